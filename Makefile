@@ -1,0 +1,61 @@
+# moonriver-env developer tasks. Every target that needs the virtualenv creates it
+# (and installs what it needs) on first use; stamp files keep re-runs fast.
+
+VENV ?= .venv
+EXTRAS ?= dev
+TORCH_VERSION ?= 2.13.0
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
+
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip
+PY := $(BIN)/python
+
+comma := ,
+# Extras that pull in torch: the pinned CPU wheel must be installed before them.
+TORCH_EXTRAS := train all
+
+VENV_STAMP := $(VENV)/.venv.stamp
+INSTALL_STAMP := $(VENV)/.install-$(subst $(comma),-,$(EXTRAS)).stamp
+
+.PHONY: venv install install-all run test bench lint format clean
+
+venv: $(VENV_STAMP)
+
+$(VENV_STAMP):
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	touch $@
+
+install: $(INSTALL_STAMP)
+
+$(INSTALL_STAMP): pyproject.toml $(VENV_STAMP) $(wildcard moonriver_env/__init__.py)
+	$(if $(filter $(TORCH_EXTRAS),$(subst $(comma), ,$(EXTRAS))),$(PIP) install torch==$(TORCH_VERSION))
+	$(PIP) install -e '.[$(EXTRAS)]'
+	touch $@
+
+install-all: $(VENV_STAMP)
+	$(PIP) install torch==$(TORCH_VERSION)
+	$(MAKE) install EXTRAS=all
+
+run: install
+	$(PY) -m moonriver_env.play_random --seed 7
+
+test: install
+	$(PY) -m pytest -q -n 2
+	$(BIN)/ruff check moonriver_env tests
+	$(BIN)/mypy moonriver_env/rules
+
+bench: install
+	$(PY) -m moonriver_env.bench
+
+lint: install
+	$(BIN)/ruff check moonriver_env agents training tests
+	$(BIN)/ruff format --check moonriver_env agents training tests
+
+format: install
+	$(BIN)/ruff format moonriver_env agents training tests
+	$(BIN)/ruff check --fix moonriver_env agents training tests
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,1 @@
+"""Baseline and search agents for Moon River."""

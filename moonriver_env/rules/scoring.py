@@ -1,0 +1,184 @@
+"""End-game scoring, scenarios and tie-breaks (RULES.md sections 5 and 7).
+
+The functions work on one ranch given as flat per-cell lists, so tests can score hand-built
+ranches (the rulebook's worked example) without playing a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .components import Landscape, PartnerKind
+from .geometry import Grid
+
+CORN = int(Landscape.CORNFIELD)
+FOREST = int(Landscape.FOREST)
+FARM = int(Landscape.FARM)
+NO_PARTNER = -1
+
+
+@dataclass(frozen=True, slots=True)
+class KindTable:
+    """Per-kind symbol lookups for every cell content: plot kinds, then the bonus tile sides.
+
+    Index ``num_plot_kinds + 2 * tile + side`` is bonus tile ``tile`` placed ``side`` up.
+    """
+
+    land: tuple[int, ...]
+    gold: tuple[int, ...]
+    beaver: tuple[int, ...]
+    corn: tuple[int, ...]
+    cows: tuple[int, ...]
+    skull: tuple[bool, ...]
+    circle: tuple[bool, ...]
+    back: tuple[int, ...]
+    num_plot_kinds: int
+
+
+def partner_code(kind: int, cowboy: bool) -> int:
+    """Cell code of a partner token: ``2 * PartnerKind + (1 if Cowboy side up)``."""
+    return 2 * kind + int(cowboy)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreBreakdown:
+    """One seat's score by category (RULES.md section 5) with the tie-break keys."""
+
+    territories: int
+    resources: int
+    partners: int
+    scenario: int
+    total: int
+    largest_territory: int
+    cows: int
+
+
+def _scenario_value(size: int) -> int:
+    return 10 + 10 * (size - 3)
+
+
+def score_ranch(
+    grid: Grid,
+    table: KindTable,
+    kinds: Sequence[int],
+    cows: Sequence[int],
+    partners: Sequence[int],
+    scenario: str | None,
+) -> ScoreBreakdown:
+    """Score one ranch.
+
+    Args:
+        grid: the ranch grid.
+        table: symbol lookups per cell content.
+        kinds: per cell, the content index (plot kind or bonus tile side), ``-1`` if empty.
+        cows: per cell, the cows standing there.
+        partners: per cell, :func:`partner_code` of the token there, or ``-1``.
+        scenario: Legends scenario name, or ``None``.
+    """
+    land_bb = [0] * 6
+    cow_bb = 0
+    partner_bb = 0
+    bandit_bb = 0
+    gold_bb = 0
+    gold = beaver = corn = 0
+    diggers = trappers = farmers = 0
+    total_cows = 0
+    gold_count = [0] * grid.cells
+    for c, k in enumerate(kinds):
+        if k < 0:
+            continue
+        bit = 1 << c
+        land_bb[table.land[k]] |= bit
+        g = table.gold[k]
+        gold += g
+        beaver += table.beaver[k]
+        corn += table.corn[k]
+        if g:
+            gold_bb |= bit
+            gold_count[c] = g
+        if cows[c]:
+            cow_bb |= bit
+            total_cows += cows[c]
+        p = partners[c]
+        if p >= 0:
+            partner_bb |= bit
+            kind, cowboy = divmod(p, 2)
+            if not cowboy:
+                if kind == PartnerKind.GOLD_DIGGER:
+                    diggers += 1
+                elif kind == PartnerKind.TRAPPER:
+                    trappers += 1
+                elif kind == PartnerKind.FARMER:
+                    farmers += 1
+                elif kind in (PartnerKind.DESPERADO, PartnerKind.CATTLE_THIEF):
+                    bandit_bb |= bit
+    territories = 0
+    largest = 0
+    forest_groups: list[int] = []
+    farm_groups: list[int] = []
+    for land in range(6):
+        for group in grid.components(land_bb[land]):
+            size = group.bit_count()
+            largest = max(largest, size)
+            if land == FOREST:
+                forest_groups.append(group)
+            elif land == FARM:
+                farm_groups.append(group)
+            if land == CORN or not group & cow_bb:
+                continue
+            herd = 0
+            rest = group & cow_bb
+            while rest:
+                low = rest & -rest
+                herd += cows[low.bit_length() - 1]
+                rest ^= low
+            territories += size * herd
+    resources = gold + beaver + corn
+    partners_pts = diggers * gold + trappers * beaver + farmers * corn
+    bonus = 0
+    if scenario == "timber_rafting":
+        bonus = sum(
+            _scenario_value(g.bit_count())
+            for g in forest_groups
+            if g.bit_count() >= 3 and g & grid.river_row
+        )
+    elif scenario == "moon_river_city":
+        bonus = sum(_scenario_value(g.bit_count()) for g in farm_groups if g.bit_count() >= 3)
+    elif scenario == "gold_rush":
+        for g in grid.components(gold_bb):
+            if g.bit_count() >= 3:
+                bonus += _scenario_value(sum(gold_count[c] for c in _bits(g)))
+    elif scenario == "outlaws":
+        bonus = sum(
+            _scenario_value(g.bit_count())
+            for g in grid.components(partner_bb)
+            if g.bit_count() >= 3 and g & bandit_bb
+        )
+    elif scenario is not None:
+        raise ValueError(f"scenario: unknown scenario {scenario!r}")
+    return ScoreBreakdown(
+        territories=territories,
+        resources=resources,
+        partners=partners_pts,
+        scenario=bonus,
+        total=territories + resources + partners_pts + bonus,
+        largest_territory=largest,
+        cows=total_cows,
+    )
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def rank_winners(scores: Sequence[ScoreBreakdown]) -> list[int]:
+    """Seats that win: highest total, then largest territory, then most cows; else shared
+    (RULES.md section 5, ruling R18)."""
+    best = max((s.total, s.largest_territory, s.cows) for s in scores)
+    return [i for i, s in enumerate(scores) if (s.total, s.largest_territory, s.cows) == best]

@@ -1,0 +1,4 @@
+"""Placeholder; replaced below."""
+SCHEMA_VERSION = 1
+class StateFormatError(ValueError):
+    pass

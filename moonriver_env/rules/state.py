@@ -1,0 +1,1037 @@
+"""The game state machine: setup, rounds, turns, symbols, partners, the end (RULES.md 2-7).
+
+A :class:`GameState` is mutated in place by :meth:`GameState.apply`. Every decision a player
+makes at the table is one action id of the config's flat numbering (:mod:`.actions`); everything
+else (collecting, cows arriving, a skull or effect with nothing to act on, refilling the
+saloon, the end of the game) happens inside ``apply``. A phase is only ever offered when it has
+at least one legal action, so ``legal_actions()`` is empty exactly when the game is over.
+
+Ranches are stored per seat as flat per-cell lists plus integer bitboards (:mod:`.geometry`):
+one mask per landscape, occupied cells, cells with cows, cells with partners.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .actions import Action, ActionLayout
+from .components import LEGENDS_BOARDS, Landscape, PartnerKind
+from .config import SCENARIOS, GameConfig
+from .geometry import Grid, bit_indices, grid_for_rows
+from .scoring import KindTable, ScoreBreakdown, partner_code, rank_winners, score_ranch
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+CORN = int(Landscape.CORNFIELD)
+NO_PLOT = -1
+NO_SEAT = -1
+
+
+class Phase(IntEnum):
+    """What the acting seat is deciding."""
+
+    SETUP_CLAIM = 0  # claim a plot of the first column (setup step 3)
+    EXPAND = 1  # place a domino or stop (optional expansion)
+    MUST_EXPAND = 2  # place a domino (reserve overflow)
+    FINAL_EXPAND = 3  # place a domino (end of the player's final turn)
+    DISCARD = 4  # discard two held plots (mandatory expansion, nothing fits)
+    SKULL = 5  # choose the cow a skull removes
+    RECRUIT = 6  # choose circle, saloon token and side
+    COWBOY = 7  # move a cow or stop
+    DESPERADO = 8  # swap reserve plots or skip
+    THIEF = 9  # steal a cow or skip
+    BONUS = 10  # place (or remove) a landscape bonus tile
+    SELECT = 11  # put the ranchero on a plot of the next column
+    GAME_OVER = 12
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state (the state is left unchanged)."""
+
+
+def build_kind_table(config: GameConfig) -> KindTable:
+    comps = config.components
+    plots = comps.plots
+    land = [int(p.landscape) for p in plots]
+    zero = [0] * len(plots)
+    cols = {
+        "gold": [p.gold for p in plots],
+        "beaver": [p.beaver for p in plots],
+        "corn": [p.corn for p in plots],
+        "cows": [p.cows for p in plots],
+        "skull": [p.skull for p in plots],
+        "circle": [p.circle for p in plots],
+        "back": [p.back for p in plots],
+    }
+    for tile in comps.bonus_tiles:
+        for side in tile.sides:
+            land.append(int(side))
+            for name in ("gold", "beaver", "corn", "cows", "back"):
+                cols[name].append(0)
+            cols["skull"].append(False)
+            cols["circle"].append(True)
+    del zero
+    return KindTable(
+        land=tuple(land),
+        gold=tuple(cols["gold"]),
+        beaver=tuple(cols["beaver"]),
+        corn=tuple(cols["corn"]),
+        cows=tuple(cols["cows"]),
+        skull=tuple(bool(x) for x in cols["skull"]),
+        circle=tuple(bool(x) for x in cols["circle"]),
+        back=tuple(cols["back"]),
+        num_plot_kinds=len(plots),
+    )
+
+
+class _Static:
+    """Per-config data shared (never mutated) by every state of that config."""
+
+    __slots__ = ("config", "layout", "grid", "kt", "pairs_for", "num_rancheros")
+
+    def __init__(self, config: GameConfig) -> None:
+        self.config = config
+        self.layout = config.layout
+        self.grid = grid_for_rows(config.rows)
+        self.kt = build_kind_table(config)
+        lay = self.layout
+        # pairs_for[h]: (pair index, i, j) for every pair of h held plots.
+        self.pairs_for = [
+            [(k, i, j) for k, (i, j) in enumerate(lay.pairs) if j < h] for h in range(lay.held + 1)
+        ]
+        self.num_rancheros = config.num_players * config.rancheros_per_seat
+
+
+_STATICS: dict[int, _Static] = {}
+
+
+def _static_for(config: GameConfig) -> _Static:
+    st = _STATICS.get(id(config))
+    if st is None or st.config is not config:
+        st = _STATICS[id(config)] = _Static(config)
+    return st
+
+
+class GameState:
+    """A Moon River game in progress. Create one with :func:`new_game`."""
+
+    __slots__ = (
+        "_st",
+        "config",
+        "rng",
+        "scenario",
+        "boards",
+        "slots",
+        "bridges",
+        "pile",
+        "stack",
+        "saloon",
+        "cur_col",
+        "cur_claim",
+        "next_col",
+        "next_claim",
+        "removed",
+        "discarded",
+        "supply",
+        "round",
+        "final_round",
+        "phase",
+        "seat",
+        "setup_order",
+        "setup_idx",
+        "turn_pos",
+        "final_turn",
+        "dominoes",
+        "held",
+        "kinds",
+        "cows",
+        "partners",
+        "land_bb",
+        "occ",
+        "cow_bb",
+        "partner_bb",
+        "bonus_done",
+        "tiles",
+        "piece",
+        "skulls",
+        "circles",
+        "reached_far",
+        "effect_cell",
+        "cowboy_moves",
+        "_legal",
+    )
+
+    # The attributes are public for encoders and tests; mutate only through apply().
+    config: GameConfig
+    rng: np.random.Generator
+    scenario: str | None
+    boards: tuple[str, ...]
+    slots: tuple[int, ...]
+    bridges: tuple[int, ...]
+    pile: list[int]
+    stack: list[int]
+    saloon: list[int]
+    cur_col: list[int]
+    cur_claim: list[int]
+    next_col: list[int]
+    next_claim: list[int]
+    removed: list[int]
+    discarded: list[int]
+    supply: int
+    round: int
+    final_round: bool
+    phase: Phase
+    seat: int
+    setup_order: list[int]
+    setup_idx: int
+    turn_pos: int
+    final_turn: bool
+    dominoes: int
+    held: list[list[int]]
+    kinds: list[list[int]]
+    cows: list[list[int]]
+    partners: list[list[int]]
+    land_bb: list[list[int]]
+    occ: list[int]
+    cow_bb: list[int]
+    partner_bb: list[int]
+    bonus_done: list[bool]
+    tiles: list[bool]
+    piece: list[int]
+    skulls: list[int]
+    circles: list[int]
+    reached_far: bool
+    effect_cell: int
+    cowboy_moves: int
+    _legal: list[int] | None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def _empty(cls, config: GameConfig, rng: np.random.Generator) -> GameState:
+        """A state with every container allocated and no game set up (for new_game/from_json)."""
+        self = cls.__new__(cls)
+        st = self._st = _static_for(config)
+        comps = config.components
+        n, cells = config.num_players, st.grid.cells
+        self.config = config
+        self.rng = rng
+        self.scenario = None
+        self.boards = ("camp",) * n
+        self.slots = ()
+        self.bridges = ()
+        self.pile = []
+        self.stack = []
+        self.saloon = [-1] * comps.saloon_size
+        self.cur_col = [NO_PLOT] * comps.column_size
+        self.cur_claim = [NO_SEAT] * comps.column_size
+        self.next_col = [NO_PLOT] * comps.column_size
+        self.next_claim = [NO_SEAT] * comps.column_size
+        self.removed = []
+        self.discarded = []
+        self.supply = comps.cows
+        self.round = 0
+        self.final_round = False
+        self.phase = Phase.SETUP_CLAIM
+        self.seat = NO_SEAT
+        self.setup_order = []
+        self.setup_idx = 0
+        self.turn_pos = 0
+        self.final_turn = False
+        self.dominoes = 0
+        self.held = [[] for _ in range(n)]
+        self.kinds = [[NO_PLOT] * cells for _ in range(n)]
+        self.cows = [[0] * cells for _ in range(n)]
+        self.partners = [[-1] * cells for _ in range(n)]
+        self.land_bb = [[0] * 6 for _ in range(n)]
+        self.occ = [0] * n
+        self.cow_bb = [0] * n
+        self.partner_bb = [0] * n
+        self.bonus_done = [False] * n
+        self.tiles = [config.num_players == 2] * len(comps.bonus_tiles)
+        self.piece = []
+        self.skulls = []
+        self.circles = []
+        self.reached_far = False
+        self.effect_cell = -1
+        self.cowboy_moves = 0
+        self._legal = None
+        return self
+
+    def _set_boards(self, boards: tuple[str, ...]) -> None:
+        comps = self.config.components
+        grid = self._st.grid
+        self.boards = boards
+        self.slots = tuple(comps.boards[b].slots for b in boards)
+        self.bridges = tuple(sum(1 << c for c in comps.boards[b].bridges) & grid.river_row for b in boards)
+
+    def _setup(self) -> None:
+        """RULES.md section 2, drawing chance in a fixed order from ``self.rng``: the scenario,
+        the boards, the plot shuffle, the partner shuffle, the rancheros' order."""
+        cfg, rng = self.config, self.rng
+        comps = cfg.components
+        n = cfg.num_players
+        if cfg.mode == "legends":
+            scen = cfg.scenario
+            if scen is None or scen == "random":
+                scen = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
+            self.scenario = scen
+            if cfg.boards is None:
+                boards = LEGENDS_BOARDS[:n]
+            elif cfg.boards == "random":
+                perm = rng.permutation(len(LEGENDS_BOARDS))
+                boards = tuple(LEGENDS_BOARDS[int(i)] for i in perm[:n])
+            else:
+                assert isinstance(cfg.boards, tuple)
+                boards = cfg.boards
+        else:
+            boards = ("camp",) * n
+        self._set_boards(tuple(boards))
+        pile = comps.plot_list()
+        rng.shuffle(pile)
+        self.pile = pile
+        stack = comps.partner_list()
+        rng.shuffle(stack)
+        self.stack = stack
+        self._refill_saloon()
+        self.cur_col = self._draw_column()
+        self.cur_claim = [NO_SEAT] * comps.column_size
+        if n == 2:
+            first = int(rng.integers(2))
+            self.setup_order = [first, 1 - first, 1 - first, first]
+        else:
+            self.setup_order = [int(s) for s in rng.permutation(n)]
+        self.setup_idx = 0
+        self.phase = Phase.SETUP_CLAIM
+        self.seat = self.setup_order[0]
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def current_seat(self) -> int | None:
+        """The seat to act, or ``None`` when the game is over."""
+        return None if self.phase == Phase.GAME_OVER else self.seat
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def grid(self) -> Grid:
+        return self._st.grid
+
+    @property
+    def layout(self) -> ActionLayout:
+        return self._st.layout
+
+    @property
+    def kind_table(self) -> KindTable:
+        return self._st.kt
+
+    def legal_action_list(self) -> list[int]:
+        """Legal action ids, ascending, as a Python list (do not mutate it)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
+        return legal
+
+    def legal_actions(self) -> NDArray[np.int64]:
+        """Legal action ids, ascending (empty when the game is over)."""
+        return np.array(self.legal_action_list(), dtype=np.int64)
+
+    def legal_action_mask(self) -> NDArray[np.bool_]:
+        """Boolean mask of length ``config.num_actions``."""
+        mask = np.zeros(self._st.layout.num_actions, dtype=bool)
+        mask[self.legal_action_list()] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        legal = self.legal_action_list()
+        # bisect on the sorted list
+        lo, hi = 0, len(legal)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if legal[mid] < action:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo < len(legal) and legal[lo] == action
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current seat (in place).
+
+        Raises:
+            IllegalActionError: naming the action and the phase; the state is unchanged.
+        """
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
+        if a != action or isinstance(action, bool):
+            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+        if not self.is_legal(a):
+            raise IllegalActionError(self._illegal_message(a))
+        self._apply(a)
+        if self.config.auto_resolve:
+            self._auto_resolve()
+
+    def decode(self, action: int) -> Action:
+        """The frozen dataclass describing ``action`` (see :mod:`.actions`)."""
+        return self._st.layout.decode(action)
+
+    def action_to_string(self, action: int) -> str:
+        return self._st.layout.to_text(action)
+
+    def string_to_action(self, text: str) -> int:
+        """Parse a text form; ``ValueError`` if it names no action (legality is not checked)."""
+        return self._st.layout.from_text(text)
+
+    def scores(self) -> list[ScoreBreakdown]:
+        """One :class:`ScoreBreakdown` per seat, on the ranches as they stand."""
+        st = self._st
+        return [
+            score_ranch(st.grid, st.kt, self.kinds[s], self.cows[s], self.partners[s], self.scenario)
+            for s in range(self.config.num_players)
+        ]
+
+    def winners(self) -> list[int]:
+        """Seats that win after the tie-breaks (on the ranches as they stand)."""
+        return rank_winners(self.scores())
+
+    def clone(self) -> GameState:
+        """An independent copy (the RNG is copied too)."""
+        new = GameState.__new__(GameState)
+        new._st = self._st
+        new.config = self.config
+        rng = np.random.Generator(type(self.rng.bit_generator)(0))
+        rng.bit_generator.state = self.rng.bit_generator.state
+        new.rng = rng
+        new.scenario = self.scenario
+        new.boards = self.boards
+        new.slots = self.slots
+        new.bridges = self.bridges
+        new.pile = self.pile.copy()
+        new.stack = self.stack.copy()
+        new.saloon = self.saloon.copy()
+        new.cur_col = self.cur_col.copy()
+        new.cur_claim = self.cur_claim.copy()
+        new.next_col = self.next_col.copy()
+        new.next_claim = self.next_claim.copy()
+        new.removed = self.removed.copy()
+        new.discarded = self.discarded.copy()
+        new.supply = self.supply
+        new.round = self.round
+        new.final_round = self.final_round
+        new.phase = self.phase
+        new.seat = self.seat
+        new.setup_order = self.setup_order.copy()
+        new.setup_idx = self.setup_idx
+        new.turn_pos = self.turn_pos
+        new.final_turn = self.final_turn
+        new.dominoes = self.dominoes
+        new.held = [h.copy() for h in self.held]
+        new.kinds = [k.copy() for k in self.kinds]
+        new.cows = [c.copy() for c in self.cows]
+        new.partners = [p.copy() for p in self.partners]
+        new.land_bb = [b.copy() for b in self.land_bb]
+        new.occ = self.occ.copy()
+        new.cow_bb = self.cow_bb.copy()
+        new.partner_bb = self.partner_bb.copy()
+        new.bonus_done = self.bonus_done.copy()
+        new.tiles = self.tiles.copy()
+        new.piece = self.piece.copy()
+        new.skulls = self.skulls.copy()
+        new.circles = self.circles.copy()
+        new.reached_far = self.reached_far
+        new.effect_cell = self.effect_cell
+        new.cowboy_moves = self.cowboy_moves
+        new._legal = self._legal
+        return new
+
+    def redetermine(self, rng: np.random.Generator) -> None:
+        """Re-shuffle the hidden information (draw pile order, partner stack order) with
+        ``rng``, for determinized search. Nothing public changes."""
+        rng.shuffle(self.pile)
+        rng.shuffle(self.stack)
+
+    def to_json(self) -> str:
+        """The whole state as versioned JSON (schema in :mod:`.serialization`)."""
+        from .serialization import state_to_json
+
+        return state_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str) -> GameState:
+        """Load a state saved by :meth:`to_json`; ``ValueError`` naming the bad entry's path."""
+        from .serialization import state_from_json
+
+        return state_from_json(text)
+
+    def held_plots(self, seat: int) -> list[int]:
+        """The plot kinds seat ``seat`` holds (reserve plus a plot just collected), sorted."""
+        return list(self.held[seat])
+
+    def __repr__(self) -> str:
+        return (
+            f"GameState(players={self.config.num_players}, mode={self.config.mode!r}, "
+            f"round={self.round}, phase={self.phase.name}, seat={self.current_seat})"
+        )
+
+    # ------------------------------------------------------------------ legal actions
+    def _illegal_message(self, a: int) -> str:
+        lay = self._st.layout
+        try:
+            text = lay.to_text(a)
+        except ValueError as exc:
+            return f"action {a} is not an action of this config: {exc}"
+        if self.phase == Phase.GAME_OVER:
+            return f"action {a} ({text}) is illegal: the game is over"
+        return (
+            f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
+        )
+
+    def _generate_legal(self) -> list[int]:
+        ph = self.phase
+        lay = self._st.layout
+        seat = self.seat
+        if ph == Phase.EXPAND:
+            return [*self._placements(seat), lay.STOP]
+        if ph in (Phase.MUST_EXPAND, Phase.FINAL_EXPAND):
+            return self._placements(seat)
+        if ph == Phase.SELECT:
+            return [lay.CLAIM + p for p, c in enumerate(self.next_claim) if c < 0 and self.next_col[p] >= 0]
+        if ph == Phase.SETUP_CLAIM:
+            return [lay.CLAIM + p for p, c in enumerate(self.cur_claim) if c < 0 and self.cur_col[p] >= 0]
+        if ph == Phase.SKULL:
+            return [lay.SKULL + c for c in bit_indices(self._skull_targets())]
+        if ph == Phase.RECRUIT:
+            s = len(self.saloon)
+            return [
+                lay.RECRUIT + (k * s + slot) * 2 + side
+                for k in sorted(self.circles)
+                for slot, tok in enumerate(self.saloon)
+                if tok >= 0
+                for side in (0, 1)
+            ]
+        if ph == Phase.COWBOY:
+            return [*self._cowboy_moves(seat), lay.COWBOY_STOP]
+        if ph == Phase.DESPERADO:
+            return [*self._swaps(seat), lay.SWAP_SKIP]
+        if ph == Phase.THIEF:
+            return [*self._steals(seat), lay.STEAL_SKIP]
+        if ph == Phase.DISCARD:
+            base = lay.DISCARD
+            return [base + k for k, _, _ in self._st.pairs_for[len(self.held[seat])]]
+        if ph == Phase.BONUS:
+            return self._bonus_options(seat)
+        return []
+
+    def _placements(self, seat: int) -> list[int]:
+        """Legal domino placements (RULES.md section 3, connection rules), vectorised over cells
+        with bitboards: per direction, cells whose pair of cells is empty, and per landscape,
+        the cells from which a plot of it connects (a bridge, or a neighbour of that landscape)."""
+        held = self.held[seat]
+        h = len(held)
+        if h < 2:
+            return []
+        st = self._st
+        g = st.grid
+        land = st.kt.land
+        bb = self.land_bb[seat]
+        bridge = self.bridges[seat]
+        empty = g.full & ~self.occ[seat]
+        back = g.back
+        free = [empty & back(empty, d) for d in range(4)]
+        attach: dict[int, int] = {}
+        done: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        out: list[int] = []
+        base = st.layout.PLACE
+        span = g.cells * 4
+        for k, i, j in st.pairs_for[h]:
+            la, lb = land[held[i]], land[held[j]]
+            key = (la, lb)
+            masks = done.get(key)
+            if masks is None:
+                xa = attach.get(la)
+                if xa is None:
+                    xa = attach[la] = bridge | g.neighbours(bb[la])
+                xb = attach.get(lb)
+                if xb is None:
+                    xb = attach[lb] = bridge | g.neighbours(bb[lb])
+                masks = done[key] = [
+                    (d, m) for d in range(4) if (m := free[d] & (xa | back(xb, d)))
+                ]
+            if not masks:
+                continue
+            off = base + k * span
+            ids: list[int] = []
+            for d, m in masks:
+                ids.extend(off + 4 * c + d for c in bit_indices(m))
+            ids.sort()
+            out.extend(ids)
+        return out
+
+    def _skull_targets(self) -> int:
+        seat = self.seat
+        cell = self.skulls[0]
+        k = self.kinds[seat][cell]
+        terr = self._st.grid.flood(1 << cell, self.land_bb[seat][self._st.kt.land[k]])
+        return terr & self.cow_bb[seat]
+
+    def _cowboy_moves(self, seat: int) -> list[int]:
+        g = self._st.grid
+        target = self.occ[seat] & ~self.land_bb[seat][CORN]
+        cows = self.cow_bb[seat]
+        base = self._st.layout.COWBOY_MOVE
+        ids = [base + 4 * c + d for d in range(4) for c in bit_indices(cows & g.back(target, d))]
+        ids.sort()
+        return ids
+
+    def _swaps(self, seat: int) -> list[int]:
+        lay = self._st.layout
+        n = self.config.num_players
+        mine = len(self.held[seat])
+        out = []
+        if not mine:
+            return out
+        for i in range(mine):
+            for t in range(1, n):
+                theirs = len(self.held[(seat + t) % n])
+                start = lay.SWAP + (i * (n - 1) + t - 1) * (lay.held - 1)
+                out.extend(range(start, start + theirs))
+        return out
+
+    def _unprotected(self, seat: int) -> int:
+        """Cells of ``seat`` with a cow that no partner protects (ruling R16)."""
+        g = self._st.grid
+        cows = self.cow_bb[seat]
+        if not cows:
+            return 0
+        partners = self.partner_bb[seat]
+        protected = 0
+        if partners:
+            for land_mask in self.land_bb[seat]:
+                seeds = partners & land_mask
+                if seeds:
+                    protected |= g.flood(seeds, land_mask)
+        return cows & ~protected
+
+    def _steals(self, seat: int) -> list[int]:
+        # Ruling R4: a thief on a cornfield cannot steal (cows may not stand there).
+        kind = self.kinds[seat][self.effect_cell]
+        if self._st.kt.land[kind] == CORN:
+            return []
+        lay = self._st.layout
+        n = self.config.num_players
+        out = []
+        for t in range(1, n):
+            base = lay.STEAL + (t - 1) * self._st.grid.cells
+            out.extend(base + c for c in bit_indices(self._unprotected((seat + t) % n)))
+        return out
+
+    def _bonus_options(self, seat: int) -> list[int]:
+        st = self._st
+        g = st.grid
+        lay = st.layout
+        kt = st.kt
+        empty = g.full & ~self.occ[seat]
+        bridge = self.bridges[seat]
+        bb = self.land_bb[seat]
+        place: list[int] = []
+        remove: list[int] = []
+        for t, available in enumerate(self.tiles):
+            if not available:
+                continue
+            fits = False
+            for side in (0, 1):
+                land = kt.land[kt.num_plot_kinds + 2 * t + side]
+                m = empty & (bridge | g.neighbours(bb[land]))
+                if m:
+                    fits = True
+                    base = lay.BONUS + (2 * t + side) * g.cells
+                    place.extend(base + c for c in bit_indices(m))
+            if not fits:
+                remove.append(lay.BONUS_REMOVE + t)
+        return place + remove
+
+    # ------------------------------------------------------------------ transitions
+    def _auto_resolve(self) -> None:
+        while self.phase != Phase.GAME_OVER:
+            legal = self.legal_action_list()
+            if len(legal) != 1:
+                return
+            self._apply(legal[0])
+
+    def _apply(self, a: int) -> None:
+        """Apply a legal action id (no legality check)."""
+        lay = self._st.layout
+        self._legal = None
+        ph = self.phase
+        if a < lay.PLACE:
+            if ph == Phase.SETUP_CLAIM:
+                self._setup_claim(a - lay.CLAIM)
+            else:
+                self._select(a - lay.CLAIM)
+        elif a < lay.STOP:
+            self._place(a - lay.PLACE)
+        elif a == lay.STOP:
+            self._after_expansion()
+        elif a < lay.SKULL:
+            self._discard(a - lay.DISCARD)
+        elif a < lay.RECRUIT:
+            self._skull(a - lay.SKULL)
+        elif a < lay.COWBOY_MOVE:
+            self._recruit(a - lay.RECRUIT)
+        elif a < lay.COWBOY_STOP:
+            self._cowboy_move(a - lay.COWBOY_MOVE)
+        elif a == lay.COWBOY_STOP:
+            self._resolve_piece()
+        elif a < lay.SWAP_SKIP:
+            self._swap(a - lay.SWAP)
+        elif a == lay.SWAP_SKIP:
+            self._resolve_piece()
+        elif a < lay.STEAL_SKIP:
+            self._steal(a - lay.STEAL)
+        elif a == lay.STEAL_SKIP:
+            self._resolve_piece()
+        elif a < lay.BONUS_REMOVE:
+            self._bonus_place(a - lay.BONUS)
+        else:
+            self.tiles[a - lay.BONUS_REMOVE] = False
+            self._continue_turn()
+
+    # -- setup and rounds -------------------------------------------------------------------
+    def _draw_column(self) -> list[int]:
+        """Draw a column and sort it by the numbers on the backs, ties in draw order."""
+        size = self.config.components.column_size
+        pile = self.pile
+        drawn = [pile.pop() for _ in range(size)]
+        back = self._st.kt.back
+        return sorted(drawn, key=back.__getitem__)
+
+    def _refill_saloon(self) -> None:
+        # Ruling R14: a short stack fills what it can.
+        saloon, stack = self.saloon, self.stack
+        for i, tok in enumerate(saloon):
+            if tok < 0 and stack:
+                saloon[i] = stack.pop()
+
+    def _remove_unclaimed(self, col: list[int], claim: list[int]) -> None:
+        # Ruling R12: with 3 players the unclaimed plot leaves the game once all have claimed.
+        for p, c in enumerate(claim):
+            if c < 0 and col[p] >= 0:
+                self.removed.append(col[p])
+                col[p] = NO_PLOT
+
+    def _setup_claim(self, pos: int) -> None:
+        self.cur_claim[pos] = self.seat
+        self.setup_idx += 1
+        if self.setup_idx < len(self.setup_order):
+            self.seat = self.setup_order[self.setup_idx]
+            return
+        self._remove_unclaimed(self.cur_col, self.cur_claim)
+        self._open_next_column()
+        self.round = 1
+        self._start_round()
+
+    def _open_next_column(self) -> None:
+        size = self.config.components.column_size
+        if len(self.pile) >= size:
+            self.next_col = self._draw_column()
+        else:
+            # Ruling R6: a short remainder is discarded; the final round follows.
+            self.discarded.extend(self.pile)
+            self.pile.clear()
+            self.next_col = [NO_PLOT] * size
+            self.final_round = True
+        self.next_claim = [NO_SEAT] * size
+
+    def _start_round(self) -> None:
+        self.turn_pos = -1
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        claim = self.cur_claim
+        for pos in range(self.turn_pos + 1, len(claim)):
+            if claim[pos] >= 0:
+                self.turn_pos = pos
+                self._start_turn()
+                return
+        self._end_round()
+
+    def _end_round(self) -> None:
+        if self.final_round:
+            self._end_game()
+            return
+        self.cur_col = self.next_col
+        self.cur_claim = self.next_claim
+        self._open_next_column()
+        self._refill_saloon()
+        self.round += 1
+        self._start_round()
+
+    def _end_game(self) -> None:
+        # Overpopulation: at most one cow per plot; the extras return to the supply.
+        for cows in self.cows:
+            for c, k in enumerate(cows):
+                if k > 1:
+                    self.supply += k - 1
+                    cows[c] = 1
+        self.phase = Phase.GAME_OVER
+        self.seat = NO_SEAT
+        self.piece = []
+        self.skulls = []
+        self.circles = []
+
+    # -- a turn ------------------------------------------------------------------------------
+    def _start_turn(self) -> None:
+        pos = self.turn_pos
+        seat = self.seat = self.cur_claim[pos]
+        held = self.held[seat]
+        held.append(self.cur_col[pos])  # Collect (ruling R13: held from now on)
+        held.sort()
+        self.cur_col[pos] = NO_PLOT
+        self.dominoes = 0
+        self.final_turn = self.final_round and seat not in self.cur_claim[pos + 1 :]
+        self._continue_turn()
+
+    def _continue_turn(self) -> None:
+        """Decide what the acting seat does next in its turn (expansion, then selection)."""
+        seat = self.seat
+        held = self.held[seat]
+        if self.final_turn:
+            if len(held) >= 2:
+                legal = self._placements(seat)
+                if legal:
+                    self.phase = Phase.FINAL_EXPAND
+                    self._legal = legal
+                    return
+            self.discarded.extend(held)
+            held.clear()
+            self._next_turn()
+            return
+        if len(held) > self.slots[seat]:
+            legal = self._placements(seat)
+            if legal:
+                self.phase = Phase.MUST_EXPAND
+                self._legal = legal
+            else:
+                self.phase = Phase.DISCARD
+            return
+        if self.dominoes < 2 and len(held) >= 2:  # ruling R3: 2 dominoes per turn
+            legal = self._placements(seat)
+            if legal:
+                self.phase = Phase.EXPAND
+                legal.append(self._st.layout.STOP)
+                self._legal = legal
+                return
+        self._after_expansion()
+
+    def _after_expansion(self) -> None:
+        if self.final_round:
+            self._next_turn()
+            return
+        self.phase = Phase.SELECT
+
+    def _select(self, pos: int) -> None:
+        self.next_claim[pos] = self.seat
+        if sum(1 for c in self.next_claim if c >= 0) == self._st.num_rancheros:
+            self._remove_unclaimed(self.next_col, self.next_claim)
+        self._next_turn()
+
+    def _discard(self, pair: int) -> None:
+        i, j = self._st.layout.pairs[pair]
+        held = self.held[self.seat]
+        self.discarded.append(held[i])
+        self.discarded.append(held[j])
+        del held[j]
+        del held[i]
+        self._continue_turn()
+
+    # -- placing pieces and resolving symbols ------------------------------------------------
+    def _put(self, seat: int, cell: int, kind: int) -> None:
+        bit = 1 << cell
+        self.kinds[seat][cell] = kind
+        self.land_bb[seat][self._st.kt.land[kind]] |= bit
+        self.occ[seat] |= bit
+
+    def _place(self, k: int) -> None:
+        st = self._st
+        g = st.grid
+        pair, rest = divmod(k, g.cells * 4)
+        cell, d = divmod(rest, 4)
+        i, j = st.layout.pairs[pair]
+        seat = self.seat
+        held = self.held[seat]
+        ka, kb = held[i], held[j]
+        del held[j]
+        del held[i]
+        other = g.step[d][cell]
+        self._put(seat, cell, ka)
+        self._put(seat, other, kb)
+        self.dominoes += 1
+        self.reached_far = self.config.num_players == 2 and bool(
+            ((1 << cell) | (1 << other)) & g.far_row
+        )
+        self._start_piece(seat, [cell, other])
+
+    def _start_piece(self, seat: int, cells: list[int]) -> None:
+        """Resolve a placed piece's symbols: all cows, then skulls, then circles (section 4)."""
+        kt = self._st.kt
+        kinds = self.kinds[seat]
+        cows = self.cows[seat]
+        for c in cells:
+            n = kt.cows[kinds[c]]
+            if n:
+                n = min(n, self.supply)  # ruling R1: an empty supply places nothing
+                if n:
+                    self.supply -= n
+                    cows[c] += n
+                    self.cow_bb[seat] |= 1 << c
+        self.piece = cells
+        self.skulls = [c for c in cells if kt.skull[kinds[c]]]
+        self.circles = [i for i, c in enumerate(cells) if kt.circle[kinds[c]]]
+        self._resolve_piece()
+
+    def _resolve_piece(self) -> None:
+        """Advance the pending symbols of the piece; then the bonus tile; then the turn."""
+        while self.skulls:
+            if self._skull_targets():
+                self.phase = Phase.SKULL
+                return
+            self.skulls.pop(0)
+        if self.circles:
+            if any(t >= 0 for t in self.saloon):
+                self.phase = Phase.RECRUIT
+                return
+            self.circles = []
+        seat = self.seat
+        if self.reached_far:
+            self.reached_far = False
+            # Ruling R19: first arrival in the far row takes a tile; at most one per player.
+            if not self.bonus_done[seat] and any(self.tiles):
+                self.bonus_done[seat] = True
+                self.phase = Phase.BONUS
+                return
+        self._continue_turn()
+
+    def _skull(self, cell: int) -> None:
+        seat = self.seat
+        cows = self.cows[seat]
+        cows[cell] -= 1
+        if not cows[cell]:
+            self.cow_bb[seat] &= ~(1 << cell)
+        self.supply += 1
+        self.skulls.pop(0)
+        self._resolve_piece()
+
+    def _recruit(self, k: int) -> None:
+        s = len(self.saloon)
+        rest, side = divmod(k, 2)
+        circle, slot = divmod(rest, s)
+        seat = self.seat
+        cell = self.piece[circle]
+        token = self.saloon[slot]
+        self.saloon[slot] = -1
+        self.circles.remove(circle)
+        self.partners[seat][cell] = partner_code(token, bool(side))
+        self.partner_bb[seat] |= 1 << cell
+        self.effect_cell = cell
+        if side:
+            self.cowboy_moves = 3
+            if self._cowboy_moves(seat):
+                self.phase = Phase.COWBOY
+                return
+        elif token == PartnerKind.DESPERADO:
+            if self._swaps(seat):
+                self.phase = Phase.DESPERADO
+                return
+        elif token == PartnerKind.CATTLE_THIEF:
+            if self._steals(seat):
+                self.phase = Phase.THIEF
+                return
+        self._resolve_piece()
+
+    def _cowboy_move(self, k: int) -> None:
+        cell, d = divmod(k, 4)
+        seat = self.seat
+        target = self._st.grid.step[d][cell]
+        cows = self.cows[seat]
+        cows[cell] -= 1
+        cows[target] += 1
+        bb = self.cow_bb[seat] | (1 << target)
+        if not cows[cell]:
+            bb &= ~(1 << cell)
+        self.cow_bb[seat] = bb
+        self.cowboy_moves -= 1
+        if self.cowboy_moves > 0:
+            self.phase = Phase.COWBOY  # _cowboy_moves is non-empty: the cow can move back
+            return
+        self._resolve_piece()
+
+    def _swap(self, k: int) -> None:
+        lay = self._st.layout
+        n = self.config.num_players
+        rest, theirs = divmod(k, lay.held - 1)
+        own, t = divmod(rest, n - 1)
+        seat = self.seat
+        other = (seat + t + 1) % n
+        mine, yours = self.held[seat], self.held[other]
+        mine[own], yours[theirs] = yours[theirs], mine[own]
+        mine.sort()
+        yours.sort()
+        self._resolve_piece()
+
+    def _steal(self, k: int) -> None:
+        g = self._st.grid
+        t, cell = divmod(k, g.cells)
+        seat = self.seat
+        victim = (seat + t + 1) % self.config.num_players
+        vcows = self.cows[victim]
+        vcows[cell] -= 1
+        if not vcows[cell]:
+            self.cow_bb[victim] &= ~(1 << cell)
+        self.cows[seat][self.effect_cell] += 1
+        self.cow_bb[seat] |= 1 << self.effect_cell
+        self._resolve_piece()
+
+    def _bonus_place(self, k: int) -> None:
+        g = self._st.grid
+        rest, cell = divmod(k, g.cells)
+        tile, side = divmod(rest, 2)
+        seat = self.seat
+        self.tiles[tile] = False
+        self._put(seat, cell, self._st.kt.num_plot_kinds + 2 * tile + side)
+        self.reached_far = False
+        self._start_piece(seat, [cell])
+
+
+def new_game(config: GameConfig | None = None, seed: int | None = None) -> GameState:
+    """Set up a new game (RULES.md section 2).
+
+    Args:
+        config: the game to play (default: 4 players, base game).
+        seed: seeds the game's ``numpy.random.Generator``; every chance event comes from it.
+    """
+    if config is None:
+        config = GameConfig()
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise ValueError(f"seed: expected an integer or None, got {seed!r}")
+    state = GameState._empty(config, np.random.default_rng(seed))
+    state._setup()
+    if config.auto_resolve:
+        state._auto_resolve()
+    return state
+
+
+def state_summary(state: GameState) -> dict[str, Any]:
+    """A small dict of the public situation (for logs and debugging)."""
+    return {
+        "round": state.round,
+        "phase": state.phase.name,
+        "seat": state.current_seat,
+        "supply": state.supply,
+        "pile": len(state.pile),
+    }

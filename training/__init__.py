@@ -1,0 +1,1 @@
+"""Training scripts and utilities for Moon River agents."""
