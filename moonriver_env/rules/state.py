@@ -469,6 +469,26 @@ class GameState:
 
         return state_from_json(text)
 
+    def rebuild_masks(self) -> None:
+        """Recompute every bitboard from the per-cell lists (``kinds``, ``cows``, ``partners``)
+        and drop cached legal actions. For loaders and hand-built test positions."""
+        kt = self._st.kt
+        n = self.config.num_players
+        self.land_bb = [[0] * 6 for _ in range(n)]
+        self.occ = [0] * n
+        self.cow_bb = [0] * n
+        self.partner_bb = [0] * n
+        for seat in range(n):
+            for c, k in enumerate(self.kinds[seat]):
+                if k >= 0:
+                    self.land_bb[seat][kt.land[k]] |= 1 << c
+                    self.occ[seat] |= 1 << c
+                if self.cows[seat][c]:
+                    self.cow_bb[seat] |= 1 << c
+                if self.partners[seat][c] >= 0:
+                    self.partner_bb[seat] |= 1 << c
+        self._legal = None
+
     def held_plots(self, seat: int) -> list[int]:
         """The plot kinds seat ``seat`` holds (reserve plus a plot just collected), sorted."""
         return list(self.held[seat])
