@@ -41,7 +41,7 @@ Cells are named like a chess board: columns ``a``-``e``, rows from ``1`` at the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from .geometry import DIRECTIONS, grid_for_rows
 
@@ -156,22 +156,23 @@ class BonusRemove:
     tile: int
 
 
-Action = Union[
-    Claim,
-    Place,
-    Stop,
-    Discard,
-    SkullCow,
-    Recruit,
-    CowboyMove,
-    CowboyStop,
-    DesperadoSwap,
-    DesperadoSkip,
-    ThiefSteal,
-    ThiefSkip,
-    BonusPlace,
-    BonusRemove,
-]
+Action = (
+    Claim
+    | Place
+    | Stop
+    | Discard
+    | SkullCow
+    | Recruit
+    | CowboyMove
+    | CowboyStop
+    | DesperadoSwap
+    | DesperadoSkip
+    | ThiefSteal
+    | ThiefSkip
+    | BonusPlace
+    | BonusRemove
+)
+"""Any decoded action."""
 
 
 class ActionLayout:
@@ -253,8 +254,10 @@ class ActionLayout:
             pair = self.pair_index.get((action.first, action.second))
             if pair is None:
                 raise ValueError(f"no held pair ({action.first}, {action.second})")
-            return self.PLACE + (pair * c + _check(action.cell, c, "cell")) * 4 + _check(
-                action.direction, 4, "direction"
+            return (
+                self.PLACE
+                + (pair * c + _check(action.cell, c, "cell")) * 4
+                + _check(action.direction, 4, "direction")
             )
         if isinstance(action, Stop):
             return self.STOP
@@ -266,19 +269,29 @@ class ActionLayout:
         if isinstance(action, SkullCow):
             return self.SKULL + _check(action.cell, c, "cell")
         if isinstance(action, Recruit):
-            return self.RECRUIT + (
-                _check(action.circle, 2, "circle") * self.saloon + _check(action.slot, self.saloon, "slot")
-            ) * 2 + int(action.cowboy)
+            return (
+                self.RECRUIT
+                + (
+                    _check(action.circle, 2, "circle") * self.saloon
+                    + _check(action.slot, self.saloon, "slot")
+                )
+                * 2
+                + int(action.cowboy)
+            )
         if isinstance(action, CowboyMove):
-            return self.COWBOY_MOVE + _check(action.cell, c, "cell") * 4 + _check(
-                action.direction, 4, "direction"
+            return (
+                self.COWBOY_MOVE
+                + _check(action.cell, c, "cell") * 4
+                + _check(action.direction, 4, "direction")
             )
         if isinstance(action, CowboyStop):
             return self.COWBOY_STOP
         if isinstance(action, DesperadoSwap):
             t = _check(action.target - 1, n - 1, "target")
-            return self.SWAP + (_check(action.own, h, "own") * (n - 1) + t) * (h - 1) + _check(
-                action.theirs, h - 1, "theirs"
+            return (
+                self.SWAP
+                + (_check(action.own, h, "own") * (n - 1) + t) * (h - 1)
+                + _check(action.theirs, h - 1, "theirs")
             )
         if isinstance(action, DesperadoSkip):
             return self.SWAP_SKIP
@@ -290,9 +303,11 @@ class ActionLayout:
         if n != 2:
             raise ValueError("bonus tiles exist only with 2 players")
         if isinstance(action, BonusPlace):
-            return self.BONUS + (
-                _check(action.tile, 2, "tile") * 2 + _check(action.side, 2, "side")
-            ) * c + _check(action.cell, c, "cell")
+            return (
+                self.BONUS
+                + (_check(action.tile, 2, "tile") * 2 + _check(action.side, 2, "side")) * c
+                + _check(action.cell, c, "cell")
+            )
         if isinstance(action, BonusRemove):
             return self.BONUS_REMOVE + _check(action.tile, 2, "tile")
         raise TypeError(f"not an action: {action!r}")

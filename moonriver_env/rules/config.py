@@ -77,7 +77,9 @@ class GameConfig:
             raise ValueError(f"boards: expected {n} board names (one per seat), got {len(boards)}")
         for i, name in enumerate(boards):
             if name not in LEGENDS_BOARDS:
-                raise ValueError(f"boards[{i}]: unknown board {name!r}; expected one of {LEGENDS_BOARDS}")
+                raise ValueError(
+                    f"boards[{i}]: unknown board {name!r}; expected one of {LEGENDS_BOARDS}"
+                )
             if name in boards[:i]:
                 raise ValueError(f"boards[{i}]: board {name!r} is used twice")
         object.__setattr__(self, "boards", tuple(boards))

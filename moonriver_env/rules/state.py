@@ -12,6 +12,7 @@ one mask per landscape, occupied cells, cells with cows, cells with partners.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from .actions import Action, ActionLayout
 from .components import LEGENDS_BOARDS, Landscape, PartnerKind
 from .config import SCENARIOS, GameConfig
-from .geometry import Grid, bit_indices, grid_for_rows
+from .geometry import Grid, bit_indices, extend_ids, grid_for_rows
 from .scoring import KindTable, ScoreBreakdown, partner_code, rank_winners, score_ranch
 
 if TYPE_CHECKING:
@@ -54,36 +55,20 @@ class IllegalActionError(ValueError):
 
 
 def build_kind_table(config: GameConfig) -> KindTable:
+    """Symbol lookups per cell content: the plot kinds, then each bonus tile side."""
     comps = config.components
     plots = comps.plots
-    land = [int(p.landscape) for p in plots]
-    zero = [0] * len(plots)
-    cols = {
-        "gold": [p.gold for p in plots],
-        "beaver": [p.beaver for p in plots],
-        "corn": [p.corn for p in plots],
-        "cows": [p.cows for p in plots],
-        "skull": [p.skull for p in plots],
-        "circle": [p.circle for p in plots],
-        "back": [p.back for p in plots],
-    }
-    for tile in comps.bonus_tiles:
-        for side in tile.sides:
-            land.append(int(side))
-            for name in ("gold", "beaver", "corn", "cows", "back"):
-                cols[name].append(0)
-            cols["skull"].append(False)
-            cols["circle"].append(True)
-    del zero
+    tiles = [side for tile in comps.bonus_tiles for side in tile.sides]
+    zeros = (0,) * len(tiles)
     return KindTable(
-        land=tuple(land),
-        gold=tuple(cols["gold"]),
-        beaver=tuple(cols["beaver"]),
-        corn=tuple(cols["corn"]),
-        cows=tuple(cols["cows"]),
-        skull=tuple(bool(x) for x in cols["skull"]),
-        circle=tuple(bool(x) for x in cols["circle"]),
-        back=tuple(cols["back"]),
+        land=tuple(int(p.landscape) for p in plots) + tuple(int(side) for side in tiles),
+        gold=tuple(p.gold for p in plots) + zeros,
+        beaver=tuple(p.beaver for p in plots) + zeros,
+        corn=tuple(p.corn for p in plots) + zeros,
+        cows=tuple(p.cows for p in plots) + zeros,
+        skull=tuple(p.skull for p in plots) + (False,) * len(tiles),
+        circle=tuple(p.circle for p in plots) + (True,) * len(tiles),  # ruling R10
+        back=tuple(p.back for p in plots) + zeros,
         num_plot_kinds=len(plots),
     )
 
@@ -106,13 +91,12 @@ class _Static:
         self.num_rancheros = config.num_players * config.rancheros_per_seat
 
 
-_STATICS: dict[int, _Static] = {}
-
-
 def _static_for(config: GameConfig) -> _Static:
-    st = _STATICS.get(id(config))
-    if st is None or st.config is not config:
-        st = _STATICS[id(config)] = _Static(config)
+    """The shared per-config tables, cached on the (frozen) config object itself."""
+    st: _Static | None = config.__dict__.get("_engine_static")
+    if st is None:
+        st = _Static(config)
+        config.__dict__["_engine_static"] = st
     return st
 
 
@@ -166,6 +150,7 @@ class GameState:
     )
 
     # The attributes are public for encoders and tests; mutate only through apply().
+    _st: _Static
     config: GameConfig
     rng: np.random.Generator
     scenario: str | None
@@ -266,7 +251,9 @@ class GameState:
         grid = self._st.grid
         self.boards = boards
         self.slots = tuple(comps.boards[b].slots for b in boards)
-        self.bridges = tuple(sum(1 << c for c in comps.boards[b].bridges) & grid.river_row for b in boards)
+        self.bridges = tuple(
+            sum(1 << c for c in comps.boards[b].bridges) & grid.river_row for b in boards
+        )
 
     def _setup(self) -> None:
         """RULES.md section 2, drawing chance in a fixed order from ``self.rng``: the scenario,
@@ -343,21 +330,14 @@ class GameState:
 
     def legal_action_mask(self) -> NDArray[np.bool_]:
         """Boolean mask of length ``config.num_actions``."""
-        mask = np.zeros(self._st.layout.num_actions, dtype=bool)
+        mask = np.zeros(self._st.layout.num_actions, dtype=np.bool_)
         mask[self.legal_action_list()] = True
         return mask
 
     def is_legal(self, action: int) -> bool:
         legal = self.legal_action_list()
-        # bisect on the sorted list
-        lo, hi = 0, len(legal)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if legal[mid] < action:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo < len(legal) and legal[lo] == action
+        i = bisect_left(legal, action)
+        return i < len(legal) and legal[i] == action
 
     def apply(self, action: int) -> None:
         """Play ``action`` for the current seat (in place).
@@ -365,12 +345,10 @@ class GameState:
         Raises:
             IllegalActionError: naming the action and the phase; the state is unchanged.
         """
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer id, got {action!r}") from None
-        if a != action or isinstance(action, bool):
-            raise IllegalActionError(f"action must be an integer id, got {action!r}")
+        if type(action) is int:
+            a = action
+        else:
+            a = _as_action_id(action)
         if not self.is_legal(a):
             raise IllegalActionError(self._illegal_message(a))
         self._apply(a)
@@ -392,7 +370,9 @@ class GameState:
         """One :class:`ScoreBreakdown` per seat, on the ranches as they stand."""
         st = self._st
         return [
-            score_ranch(st.grid, st.kt, self.kinds[s], self.cows[s], self.partners[s], self.scenario)
+            score_ranch(
+                st.grid, st.kt, self.kinds[s], self.cows[s], self.partners[s], self.scenario
+            )
             for s in range(self.config.num_players)
         ]
 
@@ -508,9 +488,7 @@ class GameState:
             return f"action {a} is not an action of this config: {exc}"
         if self.phase == Phase.GAME_OVER:
             return f"action {a} ({text}) is illegal: the game is over"
-        return (
-            f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
-        )
+        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
 
     def _generate_legal(self) -> list[int]:
         ph = self.phase
@@ -521,9 +499,17 @@ class GameState:
         if ph in (Phase.MUST_EXPAND, Phase.FINAL_EXPAND):
             return self._placements(seat)
         if ph == Phase.SELECT:
-            return [lay.CLAIM + p for p, c in enumerate(self.next_claim) if c < 0 and self.next_col[p] >= 0]
+            return [
+                lay.CLAIM + p
+                for p, c in enumerate(self.next_claim)
+                if c < 0 and self.next_col[p] >= 0
+            ]
         if ph == Phase.SETUP_CLAIM:
-            return [lay.CLAIM + p for p, c in enumerate(self.cur_claim) if c < 0 and self.cur_col[p] >= 0]
+            return [
+                lay.CLAIM + p
+                for p, c in enumerate(self.cur_claim)
+                if c < 0 and self.cur_col[p] >= 0
+            ]
         if ph == Phase.SKULL:
             return [lay.SKULL + c for c in bit_indices(self._skull_targets())]
         if ph == Phase.RECRUIT:
@@ -586,11 +572,15 @@ class GameState:
             if not masks:
                 continue
             off = base + k * span
-            ids: list[int] = []
-            for d, m in masks:
-                ids.extend(off + 4 * c + d for c in bit_indices(m))
-            ids.sort()
-            out.extend(ids)
+            if len(masks) == 1:
+                d, m = masks[0]
+                extend_ids(out, m, off + d, 4)
+            else:
+                ids: list[int] = []
+                for d, m in masks:
+                    extend_ids(ids, m, off + d, 4)
+                ids.sort()
+                out.extend(ids)
         return out
 
     def _skull_targets(self) -> int:
@@ -613,7 +603,7 @@ class GameState:
         lay = self._st.layout
         n = self.config.num_players
         mine = len(self.held[seat])
-        out = []
+        out: list[int] = []
         if not mine:
             return out
         for i in range(mine):
@@ -645,7 +635,7 @@ class GameState:
             return []
         lay = self._st.layout
         n = self.config.num_players
-        out = []
+        out: list[int] = []
         for t in range(1, n):
             base = lay.STEAL + (t - 1) * self._st.grid.cells
             out.extend(base + c for c in bit_indices(self._unprotected((seat + t) % n)))
@@ -968,10 +958,9 @@ class GameState:
             if self._swaps(seat):
                 self.phase = Phase.DESPERADO
                 return
-        elif token == PartnerKind.CATTLE_THIEF:
-            if self._steals(seat):
-                self.phase = Phase.THIEF
-                return
+        elif token == PartnerKind.CATTLE_THIEF and self._steals(seat):
+            self.phase = Phase.THIEF
+            return
         self._resolve_piece()
 
     def _cowboy_move(self, k: int) -> None:
@@ -1026,6 +1015,13 @@ class GameState:
         self._put(seat, cell, self._st.kt.num_plot_kinds + 2 * tile + side)
         self.reached_far = False
         self._start_piece(seat, [cell])
+
+
+def _as_action_id(action: object) -> int:
+    """Accept Python and NumPy integers (not bools, floats or strings) as action ids."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"action must be an integer id, got {action!r}")
+    return int(action)
 
 
 def new_game(config: GameConfig | None = None, seed: int | None = None) -> GameState:
