@@ -1,4 +1,7 @@
 """Placeholder; replaced below."""
+
 SCHEMA_VERSION = 1
+
+
 class StateFormatError(ValueError):
     pass

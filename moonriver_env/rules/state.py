@@ -13,186 +13,33 @@ one mask per landscape, occupied cells, cells with cows, cells with partners.
 from __future__ import annotations
 
 from bisect import bisect_left
-from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .actions import Action, ActionLayout
-from .components import LEGENDS_BOARDS, Landscape, PartnerKind
+from .components import LEGENDS_BOARDS
 from .config import SCENARIOS, GameConfig
-from .geometry import Grid, bit_indices, extend_ids, grid_for_rows
-from .scoring import KindTable, ScoreBreakdown, partner_code, rank_winners, score_ranch
+from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, _static_for
+from .geometry import Grid, bit_indices
+from .partners import PartnerRules
+from .placement import PlacementRules
+from .scoring import KindTable, ScoreBreakdown, rank_winners, score_ranch
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-CORN = int(Landscape.CORNFIELD)
-NO_PLOT = -1
-NO_SEAT = -1
+__all__ = ["GameState", "IllegalActionError", "Phase", "new_game"]
 
 
-class Phase(IntEnum):
-    """What the acting seat is deciding."""
+class GameState(PlacementRules, PartnerRules):
+    """A Moon River game in progress. Create one with :func:`new_game`.
 
-    SETUP_CLAIM = 0  # claim a plot of the first column (setup step 3)
-    EXPAND = 1  # place a domino or stop (optional expansion)
-    MUST_EXPAND = 2  # place a domino (reserve overflow)
-    FINAL_EXPAND = 3  # place a domino (end of the player's final turn)
-    DISCARD = 4  # discard two held plots (mandatory expansion, nothing fits)
-    SKULL = 5  # choose the cow a skull removes
-    RECRUIT = 6  # choose circle, saloon token and side
-    COWBOY = 7  # move a cow or stop
-    DESPERADO = 8  # swap reserve plots or skip
-    THIEF = 9  # steal a cow or skip
-    BONUS = 10  # place (or remove) a landscape bonus tile
-    SELECT = 11  # put the ranchero on a plot of the next column
-    GAME_OVER = 12
+    The fields (declared in :class:`.core.StateCore`) are public for encoders and tests;
+    mutate them only through :meth:`apply`.
+    """
 
-
-class IllegalActionError(ValueError):
-    """An action that is not legal in the current state (the state is left unchanged)."""
-
-
-def build_kind_table(config: GameConfig) -> KindTable:
-    """Symbol lookups per cell content: the plot kinds, then each bonus tile side."""
-    comps = config.components
-    plots = comps.plots
-    tiles = [side for tile in comps.bonus_tiles for side in tile.sides]
-    zeros = (0,) * len(tiles)
-    return KindTable(
-        land=tuple(int(p.landscape) for p in plots) + tuple(int(side) for side in tiles),
-        gold=tuple(p.gold for p in plots) + zeros,
-        beaver=tuple(p.beaver for p in plots) + zeros,
-        corn=tuple(p.corn for p in plots) + zeros,
-        cows=tuple(p.cows for p in plots) + zeros,
-        skull=tuple(p.skull for p in plots) + (False,) * len(tiles),
-        circle=tuple(p.circle for p in plots) + (True,) * len(tiles),  # ruling R10
-        back=tuple(p.back for p in plots) + zeros,
-        num_plot_kinds=len(plots),
-    )
-
-
-class _Static:
-    """Per-config data shared (never mutated) by every state of that config."""
-
-    __slots__ = ("config", "layout", "grid", "kt", "pairs_for", "num_rancheros")
-
-    def __init__(self, config: GameConfig) -> None:
-        self.config = config
-        self.layout = config.layout
-        self.grid = grid_for_rows(config.rows)
-        self.kt = build_kind_table(config)
-        lay = self.layout
-        # pairs_for[h]: (pair index, i, j) for every pair of h held plots.
-        self.pairs_for = [
-            [(k, i, j) for k, (i, j) in enumerate(lay.pairs) if j < h] for h in range(lay.held + 1)
-        ]
-        self.num_rancheros = config.num_players * config.rancheros_per_seat
-
-
-def _static_for(config: GameConfig) -> _Static:
-    """The shared per-config tables, cached on the (frozen) config object itself."""
-    st: _Static | None = config.__dict__.get("_engine_static")
-    if st is None:
-        st = _Static(config)
-        config.__dict__["_engine_static"] = st
-    return st
-
-
-class GameState:
-    """A Moon River game in progress. Create one with :func:`new_game`."""
-
-    __slots__ = (
-        "_st",
-        "config",
-        "rng",
-        "scenario",
-        "boards",
-        "slots",
-        "bridges",
-        "pile",
-        "stack",
-        "saloon",
-        "cur_col",
-        "cur_claim",
-        "next_col",
-        "next_claim",
-        "removed",
-        "discarded",
-        "supply",
-        "round",
-        "final_round",
-        "phase",
-        "seat",
-        "setup_order",
-        "setup_idx",
-        "turn_pos",
-        "final_turn",
-        "dominoes",
-        "held",
-        "kinds",
-        "cows",
-        "partners",
-        "land_bb",
-        "occ",
-        "cow_bb",
-        "partner_bb",
-        "bonus_done",
-        "tiles",
-        "piece",
-        "skulls",
-        "circles",
-        "reached_far",
-        "effect_cell",
-        "cowboy_moves",
-        "_legal",
-    )
-
-    # The attributes are public for encoders and tests; mutate only through apply().
-    _st: _Static
-    config: GameConfig
-    rng: np.random.Generator
-    scenario: str | None
-    boards: tuple[str, ...]
-    slots: tuple[int, ...]
-    bridges: tuple[int, ...]
-    pile: list[int]
-    stack: list[int]
-    saloon: list[int]
-    cur_col: list[int]
-    cur_claim: list[int]
-    next_col: list[int]
-    next_claim: list[int]
-    removed: list[int]
-    discarded: list[int]
-    supply: int
-    round: int
-    final_round: bool
-    phase: Phase
-    seat: int
-    setup_order: list[int]
-    setup_idx: int
-    turn_pos: int
-    final_turn: bool
-    dominoes: int
-    held: list[list[int]]
-    kinds: list[list[int]]
-    cows: list[list[int]]
-    partners: list[list[int]]
-    land_bb: list[list[int]]
-    occ: list[int]
-    cow_bb: list[int]
-    partner_bb: list[int]
-    bonus_done: list[bool]
-    tiles: list[bool]
-    piece: list[int]
-    skulls: list[int]
-    circles: list[int]
-    reached_far: bool
-    effect_cell: int
-    cowboy_moves: int
-    _legal: list[int] | None
+    __slots__ = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -534,137 +381,12 @@ class GameState:
             return self._bonus_options(seat)
         return []
 
-    def _placements(self, seat: int) -> list[int]:
-        """Legal domino placements (RULES.md section 3, connection rules), vectorised over cells
-        with bitboards: per direction, cells whose pair of cells is empty, and per landscape,
-        the cells from which a plot of it connects (a bridge, or a neighbour of that landscape)."""
-        held = self.held[seat]
-        h = len(held)
-        if h < 2:
-            return []
-        st = self._st
-        g = st.grid
-        land = st.kt.land
-        bb = self.land_bb[seat]
-        bridge = self.bridges[seat]
-        empty = g.full & ~self.occ[seat]
-        back = g.back
-        free = [empty & back(empty, d) for d in range(4)]
-        attach: dict[int, int] = {}
-        done: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        out: list[int] = []
-        base = st.layout.PLACE
-        span = g.cells * 4
-        for k, i, j in st.pairs_for[h]:
-            la, lb = land[held[i]], land[held[j]]
-            key = (la, lb)
-            masks = done.get(key)
-            if masks is None:
-                xa = attach.get(la)
-                if xa is None:
-                    xa = attach[la] = bridge | g.neighbours(bb[la])
-                xb = attach.get(lb)
-                if xb is None:
-                    xb = attach[lb] = bridge | g.neighbours(bb[lb])
-                masks = done[key] = [
-                    (d, m) for d in range(4) if (m := free[d] & (xa | back(xb, d)))
-                ]
-            if not masks:
-                continue
-            off = base + k * span
-            if len(masks) == 1:
-                d, m = masks[0]
-                extend_ids(out, m, off + d, 4)
-            else:
-                ids: list[int] = []
-                for d, m in masks:
-                    extend_ids(ids, m, off + d, 4)
-                ids.sort()
-                out.extend(ids)
-        return out
-
     def _skull_targets(self) -> int:
         seat = self.seat
         cell = self.skulls[0]
         k = self.kinds[seat][cell]
         terr = self._st.grid.flood(1 << cell, self.land_bb[seat][self._st.kt.land[k]])
         return terr & self.cow_bb[seat]
-
-    def _cowboy_moves(self, seat: int) -> list[int]:
-        g = self._st.grid
-        target = self.occ[seat] & ~self.land_bb[seat][CORN]
-        cows = self.cow_bb[seat]
-        base = self._st.layout.COWBOY_MOVE
-        ids = [base + 4 * c + d for d in range(4) for c in bit_indices(cows & g.back(target, d))]
-        ids.sort()
-        return ids
-
-    def _swaps(self, seat: int) -> list[int]:
-        lay = self._st.layout
-        n = self.config.num_players
-        mine = len(self.held[seat])
-        out: list[int] = []
-        if not mine:
-            return out
-        for i in range(mine):
-            for t in range(1, n):
-                theirs = len(self.held[(seat + t) % n])
-                start = lay.SWAP + (i * (n - 1) + t - 1) * (lay.held - 1)
-                out.extend(range(start, start + theirs))
-        return out
-
-    def _unprotected(self, seat: int) -> int:
-        """Cells of ``seat`` with a cow that no partner protects (ruling R16)."""
-        g = self._st.grid
-        cows = self.cow_bb[seat]
-        if not cows:
-            return 0
-        partners = self.partner_bb[seat]
-        protected = 0
-        if partners:
-            for land_mask in self.land_bb[seat]:
-                seeds = partners & land_mask
-                if seeds:
-                    protected |= g.flood(seeds, land_mask)
-        return cows & ~protected
-
-    def _steals(self, seat: int) -> list[int]:
-        # Ruling R4: a thief on a cornfield cannot steal (cows may not stand there).
-        kind = self.kinds[seat][self.effect_cell]
-        if self._st.kt.land[kind] == CORN:
-            return []
-        lay = self._st.layout
-        n = self.config.num_players
-        out: list[int] = []
-        for t in range(1, n):
-            base = lay.STEAL + (t - 1) * self._st.grid.cells
-            out.extend(base + c for c in bit_indices(self._unprotected((seat + t) % n)))
-        return out
-
-    def _bonus_options(self, seat: int) -> list[int]:
-        st = self._st
-        g = st.grid
-        lay = st.layout
-        kt = st.kt
-        empty = g.full & ~self.occ[seat]
-        bridge = self.bridges[seat]
-        bb = self.land_bb[seat]
-        place: list[int] = []
-        remove: list[int] = []
-        for t, available in enumerate(self.tiles):
-            if not available:
-                continue
-            fits = False
-            for side in (0, 1):
-                land = kt.land[kt.num_plot_kinds + 2 * t + side]
-                m = empty & (bridge | g.neighbours(bb[land]))
-                if m:
-                    fits = True
-                    base = lay.BONUS + (2 * t + side) * g.cells
-                    place.extend(base + c for c in bit_indices(m))
-            if not fits:
-                remove.append(lay.BONUS_REMOVE + t)
-        return place + remove
 
     # ------------------------------------------------------------------ transitions
     def _auto_resolve(self) -> None:
@@ -861,31 +583,6 @@ class GameState:
         self._continue_turn()
 
     # -- placing pieces and resolving symbols ------------------------------------------------
-    def _put(self, seat: int, cell: int, kind: int) -> None:
-        bit = 1 << cell
-        self.kinds[seat][cell] = kind
-        self.land_bb[seat][self._st.kt.land[kind]] |= bit
-        self.occ[seat] |= bit
-
-    def _place(self, k: int) -> None:
-        st = self._st
-        g = st.grid
-        pair, rest = divmod(k, g.cells * 4)
-        cell, d = divmod(rest, 4)
-        i, j = st.layout.pairs[pair]
-        seat = self.seat
-        held = self.held[seat]
-        ka, kb = held[i], held[j]
-        del held[j]
-        del held[i]
-        other = g.step[d][cell]
-        self._put(seat, cell, ka)
-        self._put(seat, other, kb)
-        self.dominoes += 1
-        self.reached_far = self.config.num_players == 2 and bool(
-            ((1 << cell) | (1 << other)) & g.far_row
-        )
-        self._start_piece(seat, [cell, other])
 
     def _start_piece(self, seat: int, cells: list[int]) -> None:
         """Resolve a placed piece's symbols: all cows, then skulls, then circles (section 4)."""
@@ -936,85 +633,6 @@ class GameState:
         self.supply += 1
         self.skulls.pop(0)
         self._resolve_piece()
-
-    def _recruit(self, k: int) -> None:
-        s = len(self.saloon)
-        rest, side = divmod(k, 2)
-        circle, slot = divmod(rest, s)
-        seat = self.seat
-        cell = self.piece[circle]
-        token = self.saloon[slot]
-        self.saloon[slot] = -1
-        self.circles.remove(circle)
-        self.partners[seat][cell] = partner_code(token, bool(side))
-        self.partner_bb[seat] |= 1 << cell
-        self.effect_cell = cell
-        if side:
-            self.cowboy_moves = 3
-            if self._cowboy_moves(seat):
-                self.phase = Phase.COWBOY
-                return
-        elif token == PartnerKind.DESPERADO:
-            if self._swaps(seat):
-                self.phase = Phase.DESPERADO
-                return
-        elif token == PartnerKind.CATTLE_THIEF and self._steals(seat):
-            self.phase = Phase.THIEF
-            return
-        self._resolve_piece()
-
-    def _cowboy_move(self, k: int) -> None:
-        cell, d = divmod(k, 4)
-        seat = self.seat
-        target = self._st.grid.step[d][cell]
-        cows = self.cows[seat]
-        cows[cell] -= 1
-        cows[target] += 1
-        bb = self.cow_bb[seat] | (1 << target)
-        if not cows[cell]:
-            bb &= ~(1 << cell)
-        self.cow_bb[seat] = bb
-        self.cowboy_moves -= 1
-        if self.cowboy_moves > 0:
-            self.phase = Phase.COWBOY  # _cowboy_moves is non-empty: the cow can move back
-            return
-        self._resolve_piece()
-
-    def _swap(self, k: int) -> None:
-        lay = self._st.layout
-        n = self.config.num_players
-        rest, theirs = divmod(k, lay.held - 1)
-        own, t = divmod(rest, n - 1)
-        seat = self.seat
-        other = (seat + t + 1) % n
-        mine, yours = self.held[seat], self.held[other]
-        mine[own], yours[theirs] = yours[theirs], mine[own]
-        mine.sort()
-        yours.sort()
-        self._resolve_piece()
-
-    def _steal(self, k: int) -> None:
-        g = self._st.grid
-        t, cell = divmod(k, g.cells)
-        seat = self.seat
-        victim = (seat + t + 1) % self.config.num_players
-        vcows = self.cows[victim]
-        vcows[cell] -= 1
-        if not vcows[cell]:
-            self.cow_bb[victim] &= ~(1 << cell)
-        self.cows[seat][self.effect_cell] += 1
-        self.cow_bb[seat] |= 1 << self.effect_cell
-        self._resolve_piece()
-
-    def _bonus_place(self, k: int) -> None:
-        g = self._st.grid
-        rest, cell = divmod(k, g.cells)
-        tile, side = divmod(rest, 2)
-        seat = self.seat
-        self.tiles[tile] = False
-        self._put(seat, cell, self._st.kt.num_plot_kinds + 2 * tile + side)
-        self.reached_far = False
-        self._start_piece(seat, [cell])
 
 
 def _as_action_id(action: object) -> int:

@@ -1,0 +1,141 @@
+"""Recruiting partners and their immediate effects (RULES.md section 4, "Circle", "Partners").
+
+Cowboy moves (up to 3, never onto a cornfield), the Desperado's reserve swap and the Cattle
+Thief's steal of an unprotected cow (ruling R16: a partner anywhere in the territory protects
+it; ruling R4: a thief on a cornfield cannot steal).
+"""
+
+from __future__ import annotations
+
+from .components import Landscape, PartnerKind
+from .core import Phase, StateCore
+from .geometry import bit_indices
+from .scoring import partner_code
+
+CORN = int(Landscape.CORNFIELD)
+
+
+class PartnerRules(StateCore):
+    """Legal partner actions and their effects."""
+
+    __slots__ = ()
+
+    def _cowboy_moves(self, seat: int) -> list[int]:
+        g = self._st.grid
+        target = self.occ[seat] & ~self.land_bb[seat][CORN]
+        cows = self.cow_bb[seat]
+        base = self._st.layout.COWBOY_MOVE
+        ids = [base + 4 * c + d for d in range(4) for c in bit_indices(cows & g.back(target, d))]
+        ids.sort()
+        return ids
+
+    def _swaps(self, seat: int) -> list[int]:
+        lay = self._st.layout
+        n = self.config.num_players
+        mine = len(self.held[seat])
+        out: list[int] = []
+        if not mine:
+            return out
+        for i in range(mine):
+            for t in range(1, n):
+                theirs = len(self.held[(seat + t) % n])
+                start = lay.SWAP + (i * (n - 1) + t - 1) * (lay.held - 1)
+                out.extend(range(start, start + theirs))
+        return out
+
+    def _unprotected(self, seat: int) -> int:
+        """Cells of ``seat`` with a cow that no partner protects (ruling R16)."""
+        g = self._st.grid
+        cows = self.cow_bb[seat]
+        if not cows:
+            return 0
+        partners = self.partner_bb[seat]
+        protected = 0
+        if partners:
+            for land_mask in self.land_bb[seat]:
+                seeds = partners & land_mask
+                if seeds:
+                    protected |= g.flood(seeds, land_mask)
+        return cows & ~protected
+
+    def _steals(self, seat: int) -> list[int]:
+        # Ruling R4: a thief on a cornfield cannot steal (cows may not stand there).
+        kind = self.kinds[seat][self.effect_cell]
+        if self._st.kt.land[kind] == CORN:
+            return []
+        lay = self._st.layout
+        n = self.config.num_players
+        out: list[int] = []
+        for t in range(1, n):
+            base = lay.STEAL + (t - 1) * self._st.grid.cells
+            out.extend(base + c for c in bit_indices(self._unprotected((seat + t) % n)))
+        return out
+
+    def _recruit(self, k: int) -> None:
+        s = len(self.saloon)
+        rest, side = divmod(k, 2)
+        circle, slot = divmod(rest, s)
+        seat = self.seat
+        cell = self.piece[circle]
+        token = self.saloon[slot]
+        self.saloon[slot] = -1
+        self.circles.remove(circle)
+        self.partners[seat][cell] = partner_code(token, bool(side))
+        self.partner_bb[seat] |= 1 << cell
+        self.effect_cell = cell
+        if side:
+            self.cowboy_moves = 3
+            if self._cowboy_moves(seat):
+                self.phase = Phase.COWBOY
+                return
+        elif token == PartnerKind.DESPERADO:
+            if self._swaps(seat):
+                self.phase = Phase.DESPERADO
+                return
+        elif token == PartnerKind.CATTLE_THIEF and self._steals(seat):
+            self.phase = Phase.THIEF
+            return
+        self._resolve_piece()
+
+    def _cowboy_move(self, k: int) -> None:
+        cell, d = divmod(k, 4)
+        seat = self.seat
+        target = self._st.grid.step[d][cell]
+        cows = self.cows[seat]
+        cows[cell] -= 1
+        cows[target] += 1
+        bb = self.cow_bb[seat] | (1 << target)
+        if not cows[cell]:
+            bb &= ~(1 << cell)
+        self.cow_bb[seat] = bb
+        self.cowboy_moves -= 1
+        if self.cowboy_moves > 0:
+            self.phase = Phase.COWBOY  # _cowboy_moves is non-empty: the cow can move back
+            return
+        self._resolve_piece()
+
+    def _swap(self, k: int) -> None:
+        lay = self._st.layout
+        n = self.config.num_players
+        rest, theirs = divmod(k, lay.held - 1)
+        own, t = divmod(rest, n - 1)
+        seat = self.seat
+        other = (seat + t + 1) % n
+        mine, yours = self.held[seat], self.held[other]
+        mine[own], yours[theirs] = yours[theirs], mine[own]
+        mine.sort()
+        yours.sort()
+        self._resolve_piece()
+
+    def _steal(self, k: int) -> None:
+        g = self._st.grid
+        t, cell = divmod(k, g.cells)
+        seat = self.seat
+        victim = (seat + t + 1) % self.config.num_players
+        vcows = self.cows[victim]
+        vcows[cell] -= 1
+        if not vcows[cell]:
+            self.cow_bb[victim] &= ~(1 << cell)
+        self.cows[seat][self.effect_cell] += 1
+        self.cow_bb[seat] |= 1 << self.effect_cell
+        self._resolve_piece()
