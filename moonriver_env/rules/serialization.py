@@ -1,7 +1,605 @@
-"""Placeholder; replaced below."""
+"""Save and load a whole game state as JSON (:meth:`GameState.to_json` / ``from_json``).
+
+A saved state holds everything needed to continue the game exactly: the config, the random
+generator's state (so later chance events, e.g. the next column drawn, are the same), and every
+field of :class:`~.state.GameState`. The bitboards (``land_bb``, ``occ``, ``cow_bb``,
+``partner_bb``) and each seat's ``slots`` and ``bridges`` are not saved; they are recomputed
+from the per-cell lists and the board names on load. Loading validates every entry strictly
+and then runs :func:`.invariants.check_invariants`; every problem raises
+:class:`StateFormatError` (a ``ValueError``) whose message starts with the JSON path of the
+offending entry, e.g. ``seats[2].cows[14]: expected an int >= 0, got -1``,
+``phase: unknown phase 'FOO'``, ``config.num_players: expected 2, 3 or 4, got 5`` or
+``<root>: invalid JSON: ...``.
+
+Notation below: ``n`` players, ``C`` cells per ranch (25, or 50 with 2 players), ``K`` plot
+kinds (25), ``T`` bonus tiles (2), ``S`` saloon spaces (5), ``L`` column size (4). A *plot
+kind* is an index ``0..K-1`` into the component data's ``plots`` list; a *cell content* is a
+plot kind or, with 2 players, a bonus tile pseudo-kind ``K + 2 * tile + side``, or ``-1`` for
+an empty cell. A *partner token* is a ``PartnerKind`` ``0..4`` (desperado, cattle_thief,
+gold_digger, trapper, farmer); a *partner code* on a ranch is ``2 * token + (1 if Cowboy side
+up)``, so ``0..9``, or ``-1`` for none. A *seat* is ``0..n-1`` and ``-1`` means none. Every key
+is required and unknown keys are errors (also inside ``config`` and each seat); integers must
+be JSON integers and flags JSON ``true``/``false``. Schema version 1::
+
+    {
+      "format": "moonriver-state",      # always this string
+      "version": 1,                     # SCHEMA_VERSION; other versions are rejected
+      "config": {                       # the GameConfig, as configured
+        "num_players": 2 | 3 | 4,
+        "mode": "base" | "legends",
+        "scenario": null | "random" | "timber_rafting" | "gold_rush" | "outlaws"
+                    | "moon_river_city",
+        "boards": null | "random" | ["mary", "wesley", ...],   # one distinct name per seat
+        "auto_resolve": false,
+        "components": null              # null: the shipped default_components(); else the
+                                        # full component data in the layout of
+                                        # moonriver_env/rules/data/components.json
+      },
+      "rng": {"bit_generator": "PCG64",  # numpy bit generator class name
+              "state": {...}},          # its .state dict (128-bit ints as JSON integers)
+      "scenario": null | "gold_rush",   # the scenario in play (legends: one of the four,
+                                        # drawn if configured "random"/null); base: null
+      "pile": [kind, ...],              # draw pile, bottom first (the next plot drawn is last)
+      "stack": [token, ...],            # face-down partner stack, next token drawn last
+      "saloon": [token | -1] * S,       # saloon spaces, -1 = empty
+      "cur_col": [kind | -1] * L,       # current column by position (sorted by the backs);
+                                        # -1 = collected or removed (ruling R12)
+      "cur_claim": [seat | -1] * L,     # ranchero on each position of the current column
+      "next_col": [kind | -1] * L,      # next column (all -1 in setup and the final round)
+      "next_claim": [seat | -1] * L,
+      "removed": [kind, ...],           # plots out of the game (ruling R12, 3 players)
+      "discarded": [kind, ...],         # plots discarded (forced, final turn, short pile R6)
+      "supply": int,                    # cows in the general supply, 0..components cows
+      "round": int,                     # 0 during setup, then 1, 2, ...
+      "final_round": bool,              # the final round is being played (no Select)
+      "phase": "SETUP_CLAIM" | "EXPAND" | ... | "GAME_OVER",   # a Phase name
+      "seat": seat | -1,                # acting seat; -1 once the game is over
+      "setup_order": [seat, ...],       # rancheros' claiming order at setup (n entries, or
+                                        # 4 with 2 players: each seat twice)
+      "setup_idx": int,                 # claims made at setup, 0..len(setup_order)
+      "turn_pos": int,                  # position in cur_col of the ranchero acting, -1..L-1
+      "final_turn": bool,               # the acting seat plays its final turn
+      "dominoes": int,                  # dominoes placed this turn (>= 0)
+      "seats": [                        # one object per seat, n entries
+        {"board": "camp" | "mary" | ...,   # board side (base: "camp"; legends: distinct)
+         "held": [kind, ...],            # reserve plus a collected plot, sorted ascending,
+                                         # at most (largest reserve of the mode + 1) entries
+         "kinds": [content | -1] * C,    # ranch: cell content per cell (row * 5 + column)
+         "cows": [int] * C,              # cows per cell (>= 0; the total is checked)
+         "partners": [code | -1] * C,    # partner code per cell
+         "bonus_done": bool},            # the seat has taken its bonus tile (2 players)
+        ...
+      ],
+      "tiles": [bool] * T,              # bonus tile still available (always false unless 2
+                                        # players)
+      "piece": [cell, ...],             # cells of the piece whose symbols resolve (0-2)
+      "skulls": [cell, ...],            # cells of its skulls still to resolve
+      "circles": [0 | 1, ...],          # indices into piece of circles still to resolve
+      "reached_far": bool,              # the piece reached the far row (2-player bonus)
+      "effect_cell": cell | -1,         # cell of the partner whose effect is being applied
+      "cowboy_moves": int               # moves the Cowboy has left, 0..3
+    }
+
+The output is deterministic: the same state always gives the same text (keys in the order
+above, compact separators).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+import numpy as np
+
+from .components import (
+    LEGENDS_BOARDS,
+    ComponentDataError,
+    Components,
+    PartnerKind,
+    default_components,
+    parse_components,
+)
+from .config import SCENARIOS, GameConfig
+from .invariants import StateFormatError, check_invariants
+from .state import GameState, Phase
+
+__all__ = [
+    "FORMAT_TAG",
+    "SCHEMA_VERSION",
+    "StateFormatError",
+    "components_to_raw",
+    "state_from_json",
+    "state_to_json",
+]
 
 SCHEMA_VERSION = 1
+FORMAT_TAG = "moonriver-state"
+
+_ROOT = "<root>"
+_COMPONENTS_VERSION = 1
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+_CONFIG_KEYS = ("num_players", "mode", "scenario", "boards", "auto_resolve", "components")
+_RNG_KEYS = ("bit_generator", "state")
+_SEAT_KEYS = ("board", "held", "kinds", "cows", "partners", "bonus_done")
+_STATE_KEYS = (
+    "format",
+    "version",
+    "config",
+    "rng",
+    "scenario",
+    "pile",
+    "stack",
+    "saloon",
+    "cur_col",
+    "cur_claim",
+    "next_col",
+    "next_claim",
+    "removed",
+    "discarded",
+    "supply",
+    "round",
+    "final_round",
+    "phase",
+    "seat",
+    "setup_order",
+    "setup_idx",
+    "turn_pos",
+    "final_turn",
+    "dominoes",
+    "seats",
+    "tiles",
+    "piece",
+    "skulls",
+    "circles",
+    "reached_far",
+    "effect_cell",
+    "cowboy_moves",
+)
+_NUM_PARTNER_CODES = 2 * len(PartnerKind)
 
 
-class StateFormatError(ValueError):
+# ------------------------------------------------------------------------------ saving
+
+
+def components_to_raw(components: Components) -> dict[str, Any]:
+    """The component data as a JSON-ready dict in the layout of ``data/components.json``
+    (without the optional ``source``/``doc``); :func:`.components.parse_components` reads it
+    back to an equal :class:`Components`."""
+    return {
+        "version": _COMPONENTS_VERSION,
+        "plots": [
+            {
+                "kind": p.number,
+                "count": p.count,
+                "landscape": p.landscape.name.lower(),
+                "gold": p.gold,
+                "beaver": p.beaver,
+                "corn": p.corn,
+                "cows": p.cows,
+                "skull": p.skull,
+                "circle": p.circle,
+                "back": p.back,
+            }
+            for p in components.plots
+        ],
+        "partners": {
+            kind.name.lower(): count
+            for kind, count in zip(PartnerKind, components.partner_counts, strict=True)
+        },
+        "boards": {
+            name: {"bridges": list(board.bridges), "slots": board.slots}
+            for name, board in components.boards.items()
+        },
+        "bonus_tiles": [
+            {"name": tile.name, "sides": [side.name.lower() for side in tile.sides]}
+            for tile in components.bonus_tiles
+        ],
+        "cows": components.cows,
+        "saloon_size": components.saloon_size,
+        "column_size": components.column_size,
+    }
+
+
+def _jsonable(value: object) -> Any:
+    """numpy scalars/arrays (in bit generator states) to plain JSON values."""
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    return value
+
+
+def _config_to_raw(config: GameConfig) -> dict[str, Any]:
+    comps = config.components
+    default = default_components()
+    boards = config.boards
+    return {
+        "num_players": config.num_players,
+        "mode": config.mode,
+        "scenario": config.scenario,
+        "boards": list(boards) if isinstance(boards, tuple) else boards,
+        "auto_resolve": config.auto_resolve,
+        "components": None if comps is default or comps == default else components_to_raw(comps),
+    }
+
+
+def state_to_json(state: GameState) -> str:
+    """The whole state as JSON text (layout in the module docstring)."""
+    bg = state.rng.bit_generator
+    doc: dict[str, Any] = {
+        "format": FORMAT_TAG,
+        "version": SCHEMA_VERSION,
+        "config": _config_to_raw(state.config),
+        "rng": {"bit_generator": type(bg).__name__, "state": _jsonable(bg.state)},
+        "scenario": state.scenario,
+        "pile": list(state.pile),
+        "stack": list(state.stack),
+        "saloon": list(state.saloon),
+        "cur_col": list(state.cur_col),
+        "cur_claim": list(state.cur_claim),
+        "next_col": list(state.next_col),
+        "next_claim": list(state.next_claim),
+        "removed": list(state.removed),
+        "discarded": list(state.discarded),
+        "supply": state.supply,
+        "round": state.round,
+        "final_round": state.final_round,
+        "phase": state.phase.name,
+        "seat": state.seat,
+        "setup_order": list(state.setup_order),
+        "setup_idx": state.setup_idx,
+        "turn_pos": state.turn_pos,
+        "final_turn": state.final_turn,
+        "dominoes": state.dominoes,
+        "seats": [
+            {
+                "board": state.boards[s],
+                "held": list(state.held[s]),
+                "kinds": list(state.kinds[s]),
+                "cows": list(state.cows[s]),
+                "partners": list(state.partners[s]),
+                "bonus_done": state.bonus_done[s],
+            }
+            for s in range(state.config.num_players)
+        ],
+        "tiles": list(state.tiles),
+        "piece": list(state.piece),
+        "skulls": list(state.skulls),
+        "circles": list(state.circles),
+        "reached_far": state.reached_far,
+        "effect_cell": state.effect_cell,
+        "cowboy_moves": state.cowboy_moves,
+    }
+    return json.dumps(doc, separators=(",", ":"), allow_nan=False)
+
+
+# ------------------------------------------------------------------------------ validation
+
+
+def _fail(path: str, detail: str) -> NoReturn:
+    raise StateFormatError(f"{path or _ROOT}: {detail}")
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"number {value!r}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def _object(value: object, path: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        _fail(path, f"expected an object, got {_describe(value)}")
+    for key in value:
+        if key not in keys:
+            _fail(f"{path}.{key}" if path else str(key), "unknown key")
+    for key in keys:
+        if key not in value:
+            _fail(f"{path}.{key}" if path else key, "missing key")
+    return value
+
+
+def _int(value: object, path: str, lo: int | None = None, hi: int | None = None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or ((lo is not None and value < lo) or (hi is not None and value > hi))
+    ):
+        if lo is not None and hi is not None:
+            want = f"an int in {lo}..{hi}"
+        elif lo is not None:
+            want = f"an int >= {lo}"
+        else:
+            want = "an int"
+        _fail(path, f"expected {want}, got {_describe(value)}")
+    return value
+
+
+def _bool(value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        _fail(path, f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def _list(
+    value: object, path: str, size: int | None = None, max_size: int | None = None
+) -> list[Any]:
+    if not isinstance(value, list):
+        _fail(path, f"expected a list, got {_describe(value)}")
+    if size is not None and len(value) != size:
+        _fail(path, f"expected a list of {size} entries, got {len(value)}")
+    if max_size is not None and len(value) > max_size:
+        _fail(path, f"expected at most {max_size} entries, got {len(value)}")
+    return value
+
+
+def _ints(
+    value: object,
+    path: str,
+    lo: int,
+    hi: int | None,
+    size: int | None = None,
+    max_size: int | None = None,
+) -> list[int]:
+    items = _list(value, path, size, max_size)
+    for i, item in enumerate(items):
+        # fast path for the common case, full check (and message) otherwise
+        if type(item) is not int or item < lo or (hi is not None and item > hi):
+            _int(item, f"{path}[{i}]", lo, hi)
+    return list(items)
+
+
+def _bools(value: object, path: str, size: int) -> list[bool]:
+    items = _list(value, path, size)
+    for i, item in enumerate(items):
+        _bool(item, f"{path}[{i}]")
+    return list(items)
+
+
+class _DuplicateKeyError(ValueError):
     pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
+class _ConstantError(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise _ConstantError(name)
+
+
+# ------------------------------------------------------------------------------ loading
+
+# Configs with the default components, shared by loads (a GameConfig owns per-config caches).
+_CONFIGS: dict[str, GameConfig] = {}
+
+
+def _load_config(value: object) -> GameConfig:
+    raw = _object(value, "config", _CONFIG_KEYS)
+    comps_raw = raw["components"]
+    components: Components
+    if comps_raw is None:
+        components = default_components()
+    else:
+        try:
+            components = parse_components(comps_raw, strict=False)
+        except ComponentDataError as exc:
+            msg = str(exc)
+            sep = "" if msg.startswith(_ROOT) else "."
+            if msg.startswith(_ROOT):
+                msg = msg[len(_ROOT) :]
+            raise StateFormatError(f"config.components{sep}{msg}") from None
+    boards = raw["boards"]
+    key: str | None = None
+    if comps_raw is None:
+        # JSON text as the key: 0 and false, 2 and 2.0 stay distinct.
+        key = json.dumps([raw[name] for name in _CONFIG_KEYS])
+        cached = _CONFIGS.get(key)
+        if cached is not None:
+            return cached
+    try:
+        config = GameConfig(
+            num_players=raw["num_players"],
+            mode=raw["mode"],
+            scenario=raw["scenario"],
+            boards=tuple(boards) if isinstance(boards, list) else boards,
+            auto_resolve=raw["auto_resolve"],
+            components=components,
+        )
+    except (ValueError, TypeError) as exc:
+        raise StateFormatError(f"config.{exc}") from None
+    if key is not None:
+        if len(_CONFIGS) > 256:
+            _CONFIGS.clear()
+        _CONFIGS[key] = config
+    return config
+
+
+def _load_rng(value: object) -> np.random.Generator:
+    raw = _object(value, "rng", _RNG_KEYS)
+    name = raw["bit_generator"]
+    if name not in _BIT_GENERATORS:
+        _fail("rng.bit_generator", f"expected one of {_BIT_GENERATORS}, got {_describe(name)}")
+    state = raw["state"]
+    if not isinstance(state, Mapping):
+        _fail("rng.state", f"expected an object, got {_describe(state)}")
+    bg = getattr(np.random, name)(0)
+    try:
+        bg.state = dict(state)
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
+        _fail("rng.state", f"not a valid {name} state: {exc}")
+    if _jsonable(bg.state) != state:
+        _fail("rng.state", f"not a valid {name} state (it does not read back unchanged)")
+    return np.random.Generator(bg)
+
+
+def state_from_json(text: str | bytes) -> GameState:
+    """Load a state saved by :func:`state_to_json`.
+
+    Raises:
+        StateFormatError: the text is not JSON, not a saved state of this schema version, or
+            an entry is invalid or inconsistent; the message starts with the entry's path.
+    """
+    try:
+        doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    except _DuplicateKeyError as exc:
+        _fail(_ROOT, f"invalid JSON: duplicate key {exc.args[0]!r} in an object")
+    except _ConstantError as exc:
+        _fail(_ROOT, f"invalid JSON: {exc.args[0]} is not a number")
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
+        _fail(_ROOT, f"invalid JSON: {exc}")
+    if not isinstance(doc, dict):
+        _fail(_ROOT, f"expected a JSON object, got {_describe(doc)}")
+    if "format" in doc and doc["format"] != FORMAT_TAG:
+        _fail("format", f"expected {FORMAT_TAG!r}, got {_describe(doc['format'])}")
+    if "version" in doc:
+        version = _int(doc["version"], "version")
+        if version != SCHEMA_VERSION:
+            _fail(
+                "version",
+                f"unsupported version {version} (this engine reads version {SCHEMA_VERSION})",
+            )
+    _object(doc, "", _STATE_KEYS)
+
+    config = _load_config(doc["config"])
+    rng = _load_rng(doc["rng"])
+    comps = config.components
+    n = config.num_players
+    state = GameState._empty(config, rng)
+    st = state._st
+    cells = st.grid.cells
+    num_kinds = len(comps.plots)
+    max_kind = num_kinds - 1
+    max_content = max_kind + (2 * len(comps.bonus_tiles) if n == 2 else 0)
+    max_token = len(PartnerKind) - 1
+    column = comps.column_size
+    total_plots = comps.num_plots
+
+    # scenario
+    scenario = doc["scenario"]
+    if config.mode == "base":
+        if scenario is not None:
+            _fail(
+                "scenario",
+                f"the base game has no scenario, expected null, got {_describe(scenario)}",
+            )
+    else:
+        if scenario not in SCENARIOS:
+            _fail("scenario", f"expected one of {SCENARIOS}, got {_describe(scenario)}")
+        if config.scenario not in (None, "random") and scenario != config.scenario:
+            _fail("scenario", f"expected {config.scenario!r} (config.scenario), got {scenario!r}")
+    state.scenario = scenario
+
+    # table
+    state.pile = _ints(doc["pile"], "pile", 0, max_kind, max_size=total_plots)
+    state.stack = _ints(doc["stack"], "stack", 0, max_token, max_size=comps.num_partners)
+    state.saloon = _ints(doc["saloon"], "saloon", -1, max_token, size=comps.saloon_size)
+    state.cur_col = _ints(doc["cur_col"], "cur_col", -1, max_kind, size=column)
+    state.cur_claim = _ints(doc["cur_claim"], "cur_claim", -1, n - 1, size=column)
+    state.next_col = _ints(doc["next_col"], "next_col", -1, max_kind, size=column)
+    state.next_claim = _ints(doc["next_claim"], "next_claim", -1, n - 1, size=column)
+    state.removed = _ints(doc["removed"], "removed", 0, max_kind, max_size=total_plots)
+    state.discarded = _ints(doc["discarded"], "discarded", 0, max_kind, max_size=total_plots)
+    state.supply = _int(doc["supply"], "supply", 0, comps.cows)
+    state.round = _int(doc["round"], "round", 0)
+    state.final_round = _bool(doc["final_round"], "final_round")
+    phase = doc["phase"]
+    if not isinstance(phase, str):
+        _fail("phase", f"expected a phase name, got {_describe(phase)}")
+    if phase not in Phase.__members__:
+        _fail("phase", f"unknown phase {phase!r} (known: {', '.join(Phase.__members__)})")
+    state.phase = Phase[phase]
+    state.seat = _int(doc["seat"], "seat", -1, n - 1)
+    num_rancheros = n * config.rancheros_per_seat
+    state.setup_order = _ints(doc["setup_order"], "setup_order", 0, n - 1, size=num_rancheros)
+    state.setup_idx = _int(doc["setup_idx"], "setup_idx", 0, num_rancheros)
+    state.turn_pos = _int(doc["turn_pos"], "turn_pos", -1, column - 1)
+    state.final_turn = _bool(doc["final_turn"], "final_turn")
+    state.dominoes = _int(doc["dominoes"], "dominoes", 0)
+
+    # seats
+    seats = _list(doc["seats"], "seats", size=n)
+    max_held = st.layout.held
+    boards: list[str] = []
+    for s, seat_raw in enumerate(seats):
+        path = f"seats[{s}]"
+        entry = _object(seat_raw, path, _SEAT_KEYS)
+        boards.append(_load_board(entry["board"], f"{path}.board", config, s, boards))
+        held = _ints(entry["held"], f"{path}.held", 0, max_kind, max_size=max_held)
+        if held != sorted(held):
+            _fail(f"{path}.held", f"expected plot kinds in ascending order, got {held}")
+        state.held[s] = held
+        state.kinds[s] = _ints(entry["kinds"], f"{path}.kinds", -1, max_content, size=cells)
+        state.cows[s] = _ints(entry["cows"], f"{path}.cows", 0, None, size=cells)
+        state.partners[s] = _ints(
+            entry["partners"], f"{path}.partners", -1, _NUM_PARTNER_CODES - 1, size=cells
+        )
+        state.bonus_done[s] = _bool(entry["bonus_done"], f"{path}.bonus_done")
+
+    # pending piece
+    state.tiles = _bools(doc["tiles"], "tiles", len(comps.bonus_tiles))
+    piece = state.piece = _ints(doc["piece"], "piece", 0, cells - 1, max_size=2)
+    if len(set(piece)) != len(piece):
+        _fail("piece", f"expected distinct cells, got {piece}")
+    skulls = state.skulls = _ints(doc["skulls"], "skulls", 0, cells - 1, max_size=len(piece))
+    for i, c in enumerate(skulls):
+        if c not in piece or c in skulls[:i]:
+            _fail(f"skulls[{i}]", f"expected a distinct cell of piece {piece}, got {c}")
+    circles = state.circles = _ints(
+        doc["circles"], "circles", 0, max(len(piece) - 1, 0), max_size=len(piece)
+    )
+    if len(set(circles)) != len(circles):
+        _fail("circles", f"expected distinct indices into piece, got {circles}")
+    state.reached_far = _bool(doc["reached_far"], "reached_far")
+    state.effect_cell = _int(doc["effect_cell"], "effect_cell", -1, cells - 1)
+    state.cowboy_moves = _int(doc["cowboy_moves"], "cowboy_moves", 0, 3)
+
+    state._set_boards(tuple(boards))
+    state.rebuild_masks()
+    check_invariants(state)
+    return state
+
+
+def _load_board(value: object, path: str, config: GameConfig, seat: int, before: list[str]) -> str:
+    if config.mode == "base":
+        if value != "camp":
+            _fail(path, f"the base game uses the 'camp' side, got {_describe(value)}")
+        return "camp"
+    if not isinstance(value, str) or value not in LEGENDS_BOARDS:
+        _fail(path, f"expected one of {LEGENDS_BOARDS}, got {_describe(value)}")
+    if value in before:
+        _fail(path, f"board {value!r} is used twice (also seats[{before.index(value)}])")
+    configured = config.boards
+    expected = LEGENDS_BOARDS[seat] if configured is None else None
+    if isinstance(configured, tuple):
+        expected = configured[seat]
+    if expected is not None and value != expected:
+        _fail(path, f"expected {expected!r} (config.boards), got {value!r}")
+    return value
