@@ -381,12 +381,17 @@ class GameState(PlacementRules, PartnerRules):
             return self._bonus_options(seat)
         return []
 
-    def _skull_targets(self) -> int:
+    def skull_territory(self) -> int:
+        """Cells (a bitboard) of the territory the pending skull acts on; 0 if none pends."""
+        if not self.skulls:
+            return 0
         seat = self.seat
         cell = self.skulls[0]
         k = self.kinds[seat][cell]
-        terr = self._st.grid.flood(1 << cell, self.land_bb[seat][self._st.kt.land[k]])
-        return terr & self.cow_bb[seat]
+        return self._st.grid.flood(1 << cell, self.land_bb[seat][self._st.kt.land[k]])
+
+    def _skull_targets(self) -> int:
+        return self.skull_territory() & self.cow_bb[self.seat]
 
     # ------------------------------------------------------------------ transitions
     def _auto_resolve(self) -> None:

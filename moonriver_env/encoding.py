@@ -1,0 +1,438 @@
+"""Tensor encodings of a game state for learning agents (NumPy only, no RL imports).
+
+An observation is taken from one seat's point of view: ranch 0 is the observing seat's own,
+ranch ``k`` is the seat ``k`` places after it (``(seat + k) % n``; the same relative offsets as
+the action targets ``+k``). It shows everything on the table (RULES.md section 8) and nothing
+hidden: neither the order of the draw pile nor that of the partner stack (nor which
+specialists remain in it) is encoded.
+
+Two arrays, both ``float32``:
+
+``planes``, shape ``(n * RANCH_CHANNELS, rows, 5)``: for ranch ``k`` the channels
+``k * RANCH_CHANNELS + i`` with ``i`` from :data:`RANCH_CHANNEL_NAMES`::
+
+     0- 5  land_desert .. land_farm   landscape one-hot
+     6     empty                      no plot on the cell
+     7     cows                       cows standing on the cell (count)
+     8-10  gold, beaver, corn         resource symbols (count)
+    11     skull                      the plot shows a skull (spent after placement)
+    12     circle                     the plot shows a circle
+    13-22  partner_<kind>_<side>      partner token by kind and side up (one-hot)
+    23     protected                  the cell's territory holds a partner (ruling R16)
+    24     river                      row 0 (touches the river)
+    25     bridge                     row-0 cell next to one of this board's bridges
+    26     bonus_tile                 a landscape bonus tile lies there (2 players)
+    27     piece                      cells of the piece whose symbols are being resolved
+    28     skull_target               cells of the territory the pending skull acts on
+
+``features``, shape ``(num_features,)``: named slices listed by
+:attr:`ObservationEncoder.feature_slices` (documented in the environment card): phase,
+acting seat, round, reserves, columns with claims, saloon, stack size, cow supply, unseen plot
+counts, scores so far by category, the pending decision's context, bonus tiles, scenario,
+boards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Landscape, PartnerKind, Phase
+from .rules.geometry import bit_indices
+from .rules.scoring import score_ranch
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+_LANDS = [land.name.lower() for land in Landscape]
+_PARTNERS = [k.name.lower() for k in PartnerKind]
+RANCH_CHANNEL_NAMES: tuple[str, ...] = (
+    *(f"land_{x}" for x in _LANDS),
+    "empty",
+    "cows",
+    "gold",
+    "beaver",
+    "corn",
+    "skull",
+    "circle",
+    *(f"partner_{k}_{side}" for k in _PARTNERS for side in ("specialist", "cowboy")),
+    "protected",
+    "river",
+    "bridge",
+    "bonus_tile",
+    "piece",
+    "skull_target",
+)
+RANCH_CHANNELS = len(RANCH_CHANNEL_NAMES)
+_CH = {name: i for i, name in enumerate(RANCH_CHANNEL_NAMES)}
+# Channels 0..12 come from the plot kind, 13..22 from the partner code (lookup tables).
+_KIND_CHANNELS = 13
+_PARTNER_FIRST = _CH["partner_desperado_specialist"]
+_PIECE = _CH["piece"]
+_SKULL_TARGET = _CH["skull_target"]
+_NO_PIECE_PHASES = (Phase.SELECT, Phase.SETUP_CLAIM)
+BOARD_NAMES: tuple[str, ...] = ("camp", *LEGENDS_BOARDS)
+SCORE_PARTS = ("territories", "resources", "partners", "scenario", "total")
+SCORE_SCALE = 100.0
+
+
+class ObservationEncoder:
+    """Builds ``(planes, features)`` for any state of one config.
+
+    Per-ranch planes and scores are cached and rebuilt only for ranches that changed since the
+    last call (a ranch is compared by its per-cell lists), so a step usually re-encodes one
+    ranch. An encoder is tied to one config; reuse it across games of that config.
+    """
+
+    def __init__(self, config: GameConfig) -> None:
+        self.config = config
+        comps = config.components
+        self.n = n = config.num_players
+        self.rows = rows = config.rows
+        self.cells = cells = rows * 5
+        self.num_kinds = k = len(comps.plots)
+        self.column_size = comps.column_size
+        self.saloon_size = comps.saloon_size
+        self.max_held = config.max_slots + 1
+        self.total_plots = comps.num_plots
+        self.total_partners = comps.num_partners
+        self.total_cows = max(comps.cows, 1)
+        self.plane_shape = (n * RANCH_CHANNELS, rows, 5)
+        # kind lookup: row 0 = empty cell, row 1 + kind = content (plot kinds, then tile sides).
+        from .rules.core import build_kind_table
+
+        kt = build_kind_table(config)
+        self.kind_table = kt
+        table = np.zeros((len(kt.land) + 1, _KIND_CHANNELS), dtype=np.float32)
+        table[0, _CH["empty"]] = 1.0
+        for idx in range(len(kt.land)):
+            row = table[idx + 1]
+            row[kt.land[idx]] = 1.0
+            row[_CH["gold"]] = kt.gold[idx]
+            row[_CH["beaver"]] = kt.beaver[idx]
+            row[_CH["corn"]] = kt.corn[idx]
+            row[_CH["skull"]] = float(kt.skull[idx])
+            row[_CH["circle"]] = float(kt.circle[idx])
+        self._kind_table = table
+        ptable = np.zeros((11, 10), dtype=np.float32)  # row 0 = no partner
+        for code in range(10):
+            ptable[code + 1, code] = 1.0
+        self._partner_table = ptable
+        self._river = np.zeros(cells, dtype=np.float32)
+        self._river[:5] = 1.0
+        self._bonus_first = kt.num_plot_kinds
+        # Feature layout.
+        sizes: list[tuple[str, int]] = [
+            ("phase", len(Phase)),
+            ("actor", n),
+            ("round", 1),
+            ("final_round", 1),
+            ("final_turn", 1),
+            ("dominoes_this_turn", 1),
+            ("held", n * k),
+            ("held_count", n),
+            ("reserve_slots", n),
+            ("board", n * len(BOARD_NAMES)),
+            ("current_column", self.column_size * (k + 1)),
+            ("current_claims", self.column_size * n),
+            ("next_column", self.column_size * (k + 1)),
+            ("next_claims", self.column_size * n),
+            ("saloon", self.saloon_size * len(PartnerKind)),
+            ("stack_size", 1),
+            ("cow_supply", 1),
+            ("unseen_plots", k),
+            ("scores", n * len(SCORE_PARTS)),
+            ("pending_skulls", 1),
+            ("pending_circles", 2),
+            ("cowboy_moves_left", 1),
+            ("bonus_tiles_available", 2),
+            ("bonus_tile_taken", n),
+            ("scenario", 1 + len(SCENARIOS)),
+        ]
+        self.feature_slices: dict[str, slice] = {}
+        start = 0
+        for name, size in sizes:
+            self.feature_slices[name] = slice(start, start + size)
+            start += size
+        self.num_features = start
+        self._offsets = {name: sl.start for name, sl in self.feature_slices.items()}
+        self._board_index = {name: i for i, name in enumerate(BOARD_NAMES)}
+        self.feature_high = self._feature_bounds()
+        self.plane_high = self._plane_bounds()
+        self._cache_key: list[tuple[list[int], list[int], list[int]] | None] = [None] * n
+        self._planes_abs = np.zeros((n, RANCH_CHANNELS, cells), dtype=np.float32)
+        self._cache_block: list[NDArray[np.float32]] = [self._planes_abs[s] for s in range(n)]
+        self._seat_order = [np.array([(s + r) % n for r in range(n)]) for s in range(n)]
+        self._features_abs = np.zeros(self.num_features, dtype=np.float32)
+        self._feature_perm = [self._permutation(s) for s in range(n)]
+        fs = self.feature_slices
+        self._volatile = np.r_[
+            fs["phase"],
+            fs["actor"],
+            fs["final_round"],
+            fs["final_turn"],
+            fs["pending_circles"],
+            fs["bonus_tiles_available"],
+        ]
+        self._table = np.r_[
+            fs["current_column"],
+            fs["current_claims"],
+            fs["next_column"],
+            fs["next_claims"],
+            fs["saloon"],
+            fs["unseen_plots"],
+            fs["board"],
+            fs["reserve_slots"],
+            fs["bonus_tile_taken"],
+            fs["scenario"],
+        ]
+        self._scalar_index = np.array(
+            [
+                fs[x].start
+                for x in (
+                    "round",
+                    "dominoes_this_turn",
+                    "stack_size",
+                    "cow_supply",
+                    "pending_skulls",
+                    "cowboy_moves_left",
+                )
+            ]
+        )
+        self._held_key: list[list[int] | None] = [None] * n
+        self._table_key: object = None
+        self._pile_key: list[int] | None = None
+        self._cache_score: list[tuple[float, ...]] = [(0.0,) * len(SCORE_PARTS)] * n
+        self._cache_scenario: str | None = None
+
+    def _permutation(self, seat: int) -> NDArray[np.intp]:
+        """Index array taking the absolute-seat feature vector to ``seat``'s point of view."""
+        n = self.n
+        perm = np.arange(self.num_features)
+        fs = self.feature_slices
+
+        def per_seat(name: str, width: int, groups: int = 1) -> None:
+            start = fs[name].start
+            for g in range(groups):
+                for r in range(n):
+                    a = (seat + r) % n
+                    dst = start + (g * n + r) * width
+                    src = start + (g * n + a) * width
+                    perm[dst : dst + width] = np.arange(src, src + width)
+
+        per_seat("actor", 1)
+        per_seat("held", self.num_kinds)
+        per_seat("held_count", 1)
+        per_seat("reserve_slots", 1)
+        per_seat("board", len(BOARD_NAMES))
+        per_seat("current_claims", 1, self.column_size)
+        per_seat("next_claims", 1, self.column_size)
+        per_seat("scores", len(SCORE_PARTS))
+        per_seat("bonus_tile_taken", 1)
+        return perm
+
+    # -- bounds (for the observation spaces) -----------------------------------------------
+    def _feature_bounds(self) -> NDArray[np.float32]:
+        high = np.ones(self.num_features, dtype=np.float32)
+        fs = self.feature_slices
+        high[fs["held"]] = float(self.max_held)
+        high[fs["held_count"]] = float(self.max_held)
+        high[fs["unseen_plots"]] = float(max(p.count for p in self.config.components.plots))
+        high[fs["scores"]] = 20.0  # scores / 100; far above any reachable score
+        high[fs["pending_skulls"]] = 2.0
+        return high
+
+    def _plane_bounds(self) -> NDArray[np.float32]:
+        per = np.ones(RANCH_CHANNELS, dtype=np.float32)
+        per[_CH["cows"]] = float(self.total_cows)
+        kt = self.kind_table
+        per[_CH["gold"]] = float(max(max(kt.gold), 1))
+        per[_CH["beaver"]] = float(max(max(kt.beaver), 1))
+        per[_CH["corn"]] = float(max(max(kt.corn), 1))
+        high = np.broadcast_to(np.tile(per, self.n)[:, None, None], self.plane_shape).astype(
+            np.float32
+        )
+        return high
+
+    # -- encoding ----------------------------------------------------------------------------
+    def _ranch_block(self, state: GameState, seat: int) -> NDArray[np.float32]:
+        """Channels 0..26 of one ranch (cached until its cells change)."""
+        kinds, cows, partners = state.kinds[seat], state.cows[seat], state.partners[seat]
+        key = self._cache_key[seat]
+        if (
+            key is not None
+            and key[0] == kinds
+            and key[1] == cows
+            and key[2] == partners
+            and self._cache_scenario == state.scenario
+        ):
+            return self._cache_block[seat]
+        block = self._cache_block[seat]
+        k = np.asarray(kinds, dtype=np.int64)
+        block[:_KIND_CHANNELS] = self._kind_table[k + 1].T
+        block[_CH["cows"]] = cows
+        block[_PARTNER_FIRST : _PARTNER_FIRST + 10] = self._partner_table[
+            np.asarray(partners, dtype=np.int64) + 1
+        ].T
+        prot = block[_CH["protected"]]
+        prot[:] = 0.0
+        protected = _protected_cells(state, seat)
+        if protected:
+            prot[bit_indices(protected)] = 1.0
+        block[_CH["river"]] = self._river
+        bridge = block[_CH["bridge"]]
+        bridge[:] = 0.0
+        bridge[bit_indices(state.bridges[seat])] = 1.0
+        block[_CH["bonus_tile"]] = k >= self._bonus_first
+        self._cache_key[seat] = (list(kinds), list(cows), list(partners))
+        st = state.grid
+        b = score_ranch(st, state.kind_table, kinds, cows, partners, state.scenario)
+        self._cache_score[seat] = (
+            b.territories / SCORE_SCALE,
+            b.resources / SCORE_SCALE,
+            b.partners / SCORE_SCALE,
+            b.scenario / SCORE_SCALE,
+            b.total / SCORE_SCALE,
+        )
+        return block
+
+    def encode(
+        self, state: GameState, seat: int
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """``(planes, features)`` of ``state`` as seen by ``seat`` (fresh arrays)."""
+        n = self.n
+        if state.config.num_players != n or state.grid.cells != self.cells:
+            raise ValueError("state does not belong to this encoder's config")
+        if self._cache_scenario != state.scenario:
+            self._cache_key = [None] * n
+            self._table_key = None
+            self._cache_scenario = state.scenario
+        for s in range(n):
+            self._ranch_block(state, s)
+        # One gather puts the observer's ranch first; piece channels are zero in the cache.
+        planes = self._planes_abs[self._seat_order[seat]]
+        actor = state.current_seat
+        if actor is not None and state.piece and state.phase not in _NO_PIECE_PHASES:
+            rel = (actor - seat) % n
+            planes[rel, _PIECE, state.piece] = 1.0
+            if state.phase == Phase.SKULL:
+                planes[rel, _SKULL_TARGET, bit_indices(state.skull_territory())] = 1.0
+        self._update_features(state, actor)
+        return planes.reshape(self.plane_shape), self._features_abs[self._feature_perm[seat]]
+
+    def _update_features(self, state: GameState, actor: int | None) -> None:
+        """Refresh the absolute-seat feature vector; parts are rewritten only when changed."""
+        f = self._features_abs
+        o = self._offsets
+        n, k = self.n, self.num_kinds
+        f[self._volatile] = 0.0
+        f[o["phase"] + int(state.phase)] = 1.0
+        if actor is not None:
+            f[o["actor"] + actor] = 1.0
+            if state.final_turn:
+                f[o["final_turn"]] = 1.0
+        if state.final_round:
+            f[o["final_round"]] = 1.0
+        f[self._scalar_index] = (
+            min(state.round / 24.0, 1.0),
+            state.dominoes / 2.0,
+            len(state.stack) / self.total_partners,
+            state.supply / self.total_cows,
+            len(state.skulls),
+            state.cowboy_moves / 3.0 if state.phase == Phase.COWBOY else 0.0,
+        )
+        for c in state.circles:
+            f[o["pending_circles"] + c] = 1.0
+        for t, available in enumerate(state.tiles[:2]):
+            if available:
+                f[o["bonus_tiles_available"] + t] = 1.0
+        # Per seat: held plots (change every turn), boards and bonus flags.
+        held_key = self._held_key
+        for s in range(n):
+            held = state.held[s]
+            if held_key[s] != held:
+                base = o["held"] + s * k
+                f[base : base + k] = 0.0
+                for kind in held:
+                    f[base + kind] += 1.0
+                f[o["held_count"] + s] = len(held)
+                held_key[s] = list(held)
+        table_key = (
+            state.cur_col,
+            state.cur_claim,
+            state.next_col,
+            state.next_claim,
+            state.saloon,
+            state.boards,
+            state.bonus_done,
+            len(state.pile),
+        )
+        if self._table_key != table_key or self._pile_key != state.pile:
+            self._write_table(state)
+            self._table_key = (
+                list(state.cur_col),
+                list(state.cur_claim),
+                list(state.next_col),
+                list(state.next_claim),
+                list(state.saloon),
+                state.boards,
+                list(state.bonus_done),
+                len(state.pile),
+            )
+            self._pile_key = list(state.pile)
+        sc = o["scores"]
+        f[sc : sc + n * len(SCORE_PARTS)] = [x for s in range(n) for x in self._cache_score[s]]
+
+    def _write_table(self, state: GameState) -> None:
+        """Columns with claims, saloon, unseen plots, boards, bonus flags (absolute seats)."""
+        f = self._features_abs
+        o = self._offsets
+        n, k = self.n, self.num_kinds
+        f[self._table] = 0.0
+        k1 = k + 1
+        for col, claim, c0, l0 in (
+            (state.cur_col, state.cur_claim, o["current_column"], o["current_claims"]),
+            (state.next_col, state.next_claim, o["next_column"], o["next_claims"]),
+        ):
+            for p, kind in enumerate(col):
+                f[c0 + p * k1 + (kind if kind >= 0 else k)] = 1.0
+                if claim[p] >= 0:
+                    f[l0 + p * n + claim[p]] = 1.0
+        npk = len(PartnerKind)
+        for i, tok in enumerate(state.saloon):
+            if tok >= 0:
+                f[o["saloon"] + i * npk + tok] = 1.0
+        un = o["unseen_plots"]
+        f[un : un + k] = np.bincount(state.pile, minlength=k)[:k] if state.pile else 0.0
+        nb = len(BOARD_NAMES)
+        for s in range(n):
+            f[o["board"] + s * nb + self._board_index[state.boards[s]]] = 1.0
+            f[o["reserve_slots"] + s] = state.slots[s] / 4.0
+            if state.bonus_done[s]:
+                f[o["bonus_tile_taken"] + s] = 1.0
+        scen = state.scenario
+        f[o["scenario"] + (0 if scen is None else 1 + SCENARIOS.index(scen))] = 1.0
+
+    def describe(self) -> dict[str, object]:
+        """Names of the plane channels and the feature slices (for docs and notebooks)."""
+        return {
+            "plane_shape": self.plane_shape,
+            "ranch_channels": RANCH_CHANNEL_NAMES,
+            "feature_slices": {k: (v.start, v.stop) for k, v in self.feature_slices.items()},
+            "num_features": self.num_features,
+        }
+
+
+def _protected_cells(state: GameState, seat: int) -> int:
+    """Cells of ``seat`` whose territory holds a partner (ruling R16)."""
+    partners = state.partner_bb[seat]
+    if not partners:
+        return 0
+    g = state.grid
+    out = 0
+    for land_mask in state.land_bb[seat]:
+        seeds = partners & land_mask
+        if seeds:
+            out |= g.flood(seeds, land_mask)
+    return out
