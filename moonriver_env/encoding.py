@@ -40,7 +40,6 @@ import numpy as np
 
 from .rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Landscape, PartnerKind, Phase
 from .rules.geometry import bit_indices
-from .rules.scoring import score_ranch
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -160,7 +159,7 @@ class ObservationEncoder:
         self._board_index = {name: i for i, name in enumerate(BOARD_NAMES)}
         self.feature_high = self._feature_bounds()
         self.plane_high = self._plane_bounds()
-        self._cache_key: list[tuple[list[int], list[int], list[int]] | None] = [None] * n
+        self._cache_key: list[int | None] = [None] * n
         self._planes_abs = np.zeros((n, RANCH_CHANNELS, cells), dtype=np.float32)
         self._cache_block: list[NDArray[np.float32]] = [self._planes_abs[s] for s in range(n)]
         self._seat_order = [np.array([(s + r) % n for r in range(n)]) for s in range(n)]
@@ -174,18 +173,6 @@ class ObservationEncoder:
             fs["final_turn"],
             fs["pending_circles"],
             fs["bonus_tiles_available"],
-        ]
-        self._table = np.r_[
-            fs["current_column"],
-            fs["current_claims"],
-            fs["next_column"],
-            fs["next_claims"],
-            fs["saloon"],
-            fs["unseen_plots"],
-            fs["board"],
-            fs["reserve_slots"],
-            fs["bonus_tile_taken"],
-            fs["scenario"],
         ]
         self._scalar_index = np.array(
             [
@@ -201,8 +188,9 @@ class ObservationEncoder:
             ]
         )
         self._held_key: list[list[int] | None] = [None] * n
-        self._table_key: object = None
-        self._pile_key: list[int] | None = None
+        self._parts_key: list[object] = [None] * 8
+        self._boards_key: tuple[str, ...] | None = None
+        self._slices = fs
         self._cache_score: list[tuple[float, ...]] = [(0.0,) * len(SCORE_PARTS)] * n
         self._cache_scenario: str | None = None
 
@@ -257,17 +245,12 @@ class ObservationEncoder:
 
     # -- encoding ----------------------------------------------------------------------------
     def _ranch_block(self, state: GameState, seat: int) -> NDArray[np.float32]:
-        """Channels 0..26 of one ranch (cached until its cells change)."""
-        kinds, cows, partners = state.kinds[seat], state.cows[seat], state.partners[seat]
-        key = self._cache_key[seat]
-        if (
-            key is not None
-            and key[0] == kinds
-            and key[1] == cows
-            and key[2] == partners
-            and self._cache_scenario == state.scenario
-        ):
+        """Channels 0..26 of one ranch and its score, rebuilt only when the ranch's stamp
+        (:attr:`GameState.ranch_stamp`, unique per ranch content) changed."""
+        stamp = state.ranch_stamp[seat]
+        if self._cache_key[seat] == stamp:
             return self._cache_block[seat]
+        kinds, cows, partners = state.kinds[seat], state.cows[seat], state.partners[seat]
         block = self._cache_block[seat]
         k = np.asarray(kinds, dtype=np.int64)
         block[:_KIND_CHANNELS] = self._kind_table[k + 1].T
@@ -285,9 +268,8 @@ class ObservationEncoder:
         bridge[:] = 0.0
         bridge[bit_indices(state.bridges[seat])] = 1.0
         block[_CH["bonus_tile"]] = k >= self._bonus_first
-        self._cache_key[seat] = (list(kinds), list(cows), list(partners))
-        st = state.grid
-        b = score_ranch(st, state.kind_table, kinds, cows, partners, state.scenario)
+        self._cache_key[seat] = stamp
+        b = state.score_seat(seat)
         self._cache_score[seat] = (
             b.territories / SCORE_SCALE,
             b.resources / SCORE_SCALE,
@@ -304,10 +286,11 @@ class ObservationEncoder:
         n = self.n
         if state.config.num_players != n or state.grid.cells != self.cells:
             raise ValueError("state does not belong to this encoder's config")
-        if self._cache_scenario != state.scenario:
+        if self._cache_scenario != state.scenario or self._boards_key != state.boards:
             self._cache_key = [None] * n
-            self._table_key = None
+            self._parts_key = [None] * len(self._parts_key)
             self._cache_scenario = state.scenario
+            self._boards_key = state.boards
         for s in range(n):
             self._ranch_block(state, s)
         # One gather puts the observer's ranch first; piece channels are zero in the cache.
@@ -358,61 +341,80 @@ class ObservationEncoder:
                     f[base + kind] += 1.0
                 f[o["held_count"] + s] = len(held)
                 held_key[s] = list(held)
-        table_key = (
-            state.cur_col,
-            state.cur_claim,
-            state.next_col,
-            state.next_claim,
-            state.saloon,
-            state.boards,
-            state.bonus_done,
-            len(state.pile),
-        )
-        if self._table_key != table_key or self._pile_key != state.pile:
-            self._write_table(state)
-            self._table_key = (
-                list(state.cur_col),
-                list(state.cur_claim),
-                list(state.next_col),
-                list(state.next_claim),
-                list(state.saloon),
-                state.boards,
-                list(state.bonus_done),
-                len(state.pile),
-            )
-            self._pile_key = list(state.pile)
+        keys = self._parts_key
+        if keys[0] != state.cur_col or keys[1] != state.cur_claim:
+            self._write_column(state.cur_col, state.cur_claim, "current")
+            keys[0], keys[1] = list(state.cur_col), list(state.cur_claim)
+        if keys[2] != state.next_col or keys[3] != state.next_claim:
+            self._write_column(state.next_col, state.next_claim, "next")
+            keys[2], keys[3] = list(state.next_col), list(state.next_claim)
+        if keys[4] != state.saloon:
+            sal = self._slices["saloon"]
+            f[sal] = 0.0
+            npk = len(PartnerKind)
+            for i, tok in enumerate(state.saloon):
+                if tok >= 0:
+                    f[sal.start + i * npk + tok] = 1.0
+            keys[4] = list(state.saloon)
+        if keys[5] != state.pile:  # only the counts are shown, never the order
+            un = o["unseen_plots"]
+            f[un : un + k] = np.bincount(state.pile, minlength=k)[:k] if state.pile else 0.0
+            keys[5] = list(state.pile)
+        if keys[6] != state.bonus_done:
+            taken = self._slices["bonus_tile_taken"]
+            f[taken] = state.bonus_done
+            keys[6] = list(state.bonus_done)
+        if keys[7] is None:  # boards and scenario: fixed for a game
+            self._write_fixed(state)
+            keys[7] = True
         sc = o["scores"]
         f[sc : sc + n * len(SCORE_PARTS)] = [x for s in range(n) for x in self._cache_score[s]]
 
-    def _write_table(self, state: GameState) -> None:
-        """Columns with claims, saloon, unseen plots, boards, bonus flags (absolute seats)."""
+    def _write_column(self, col: list[int], claim: list[int], which: str) -> None:
+        f = self._features_abs
+        n, k1 = self.n, self.num_kinds + 1
+        cols, claims = self._slices[f"{which}_column"], self._slices[f"{which}_claims"]
+        f[cols] = 0.0
+        f[claims] = 0.0
+        for p, kind in enumerate(col):
+            f[cols.start + p * k1 + (kind if kind >= 0 else k1 - 1)] = 1.0
+            if claim[p] >= 0:
+                f[claims.start + p * n + claim[p]] = 1.0
+
+    def _write_fixed(self, state: GameState) -> None:
+        """Boards, reserve sizes and scenario (fixed for a game)."""
         f = self._features_abs
         o = self._offsets
-        n, k = self.n, self.num_kinds
-        f[self._table] = 0.0
-        k1 = k + 1
-        for col, claim, c0, l0 in (
-            (state.cur_col, state.cur_claim, o["current_column"], o["current_claims"]),
-            (state.next_col, state.next_claim, o["next_column"], o["next_claims"]),
-        ):
-            for p, kind in enumerate(col):
-                f[c0 + p * k1 + (kind if kind >= 0 else k)] = 1.0
-                if claim[p] >= 0:
-                    f[l0 + p * n + claim[p]] = 1.0
-        npk = len(PartnerKind)
-        for i, tok in enumerate(state.saloon):
-            if tok >= 0:
-                f[o["saloon"] + i * npk + tok] = 1.0
-        un = o["unseen_plots"]
-        f[un : un + k] = np.bincount(state.pile, minlength=k)[:k] if state.pile else 0.0
+        for name in ("board", "reserve_slots", "scenario"):
+            f[self._slices[name]] = 0.0
         nb = len(BOARD_NAMES)
-        for s in range(n):
+        for s in range(self.n):
             f[o["board"] + s * nb + self._board_index[state.boards[s]]] = 1.0
             f[o["reserve_slots"] + s] = state.slots[s] / 4.0
-            if state.bonus_done[s]:
-                f[o["bonus_tile_taken"] + s] = 1.0
         scen = state.scenario
         f[o["scenario"] + (0 if scen is None else 1 + SCENARIOS.index(scen))] = 1.0
+
+    def encode_flat(self, state: GameState, seat: int) -> NDArray[np.float32]:
+        """One float32 vector: the planes (C-order ravel) followed by the features."""
+        planes, features = self.encode(state, seat)
+        return np.concatenate((planes.ravel(), features))
+
+    def split_flat(
+        self, flat: NDArray[np.float32]
+    ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """Views ``(planes, features)`` into a vector made by :meth:`encode_flat` (batched
+        inputs of shape ``(..., size)`` work too)."""
+        p = int(np.prod(self.plane_shape))
+        planes = flat[..., :p].reshape(*flat.shape[:-1], *self.plane_shape)
+        return planes, flat[..., p:]
+
+    def ranch_totals(self, state: GameState) -> list[int]:
+        """Each seat's score total as the ranch stands (cached like the planes)."""
+        if self._cache_scenario != state.scenario:
+            self.encode(state, 0)
+        for s in range(self.n):
+            self._ranch_block(state, s)
+        return [round(sc[-1] * SCORE_SCALE) for sc in self._cache_score]
 
     def describe(self) -> dict[str, object]:
         """Names of the plane channels and the feature slices (for docs and notebooks)."""

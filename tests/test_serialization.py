@@ -191,7 +191,17 @@ def test_every_state_field_is_saved_or_recomputed() -> None:
     seat_fields = {"board": "boards"}
     saved = {k for k in doc if k not in ("format", "version", "seats")}
     saved |= {seat_fields.get(k, k) for k in doc["seats"][0]}
-    recomputed = {"_st", "_legal", "land_bb", "occ", "cow_bb", "partner_bb", "slots", "bridges"}
+    recomputed = {
+        "_st",
+        "_legal",
+        "land_bb",
+        "occ",
+        "cow_bb",
+        "partner_bb",
+        "slots",
+        "bridges",
+        "ranch_stamp",
+    }
     assert fields == saved | recomputed
 
 

@@ -8,6 +8,7 @@ mixins that derive from it: :mod:`.placement` (connection rules, bonus tiles), :
 from __future__ import annotations
 
 from enum import IntEnum
+from itertools import count
 
 import numpy as np
 
@@ -16,6 +17,9 @@ from .geometry import grid_for_rows
 from .scoring import KindTable
 
 NO_PLOT = -1
+# Ranch stamps: every change of a ranch gives it a number never used before (in this process),
+# so equal stamps mean equal ranches even across clones; encoders cache by them.
+new_stamp = count(1).__next__
 NO_SEAT = -1
 
 
@@ -133,6 +137,7 @@ class StateCore:
         "reached_far",
         "effect_cell",
         "cowboy_moves",
+        "ranch_stamp",
         "_legal",
     )
 
@@ -179,6 +184,7 @@ class StateCore:
     reached_far: bool
     effect_cell: int
     cowboy_moves: int
+    ranch_stamp: list[int]
     _legal: list[int] | None
 
     # Hooks implemented by GameState (the turn flow), called by the rule mixins.

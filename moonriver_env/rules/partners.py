@@ -8,7 +8,7 @@ it; ruling R4: a thief on a cornfield cannot steal).
 from __future__ import annotations
 
 from .components import Landscape, PartnerKind
-from .core import Phase, StateCore
+from .core import Phase, StateCore, new_stamp
 from .geometry import bit_indices
 from .scoring import partner_code
 
@@ -82,6 +82,7 @@ class PartnerRules(StateCore):
         self.circles.remove(circle)
         self.partners[seat][cell] = partner_code(token, bool(side))
         self.partner_bb[seat] |= 1 << cell
+        self.ranch_stamp[seat] = new_stamp()
         self.effect_cell = cell
         if side:
             self.cowboy_moves = 3
@@ -108,6 +109,7 @@ class PartnerRules(StateCore):
         if not cows[cell]:
             bb &= ~(1 << cell)
         self.cow_bb[seat] = bb
+        self.ranch_stamp[seat] = new_stamp()
         self.cowboy_moves -= 1
         if self.cowboy_moves > 0:
             self.phase = Phase.COWBOY  # _cowboy_moves is non-empty: the cow can move back
@@ -138,4 +140,6 @@ class PartnerRules(StateCore):
             self.cow_bb[victim] &= ~(1 << cell)
         self.cows[seat][self.effect_cell] += 1
         self.cow_bb[seat] |= 1 << self.effect_cell
+        self.ranch_stamp[seat] = new_stamp()
+        self.ranch_stamp[victim] = new_stamp()
         self._resolve_piece()

@@ -8,7 +8,7 @@ no loop over cells.
 
 from __future__ import annotations
 
-from .core import StateCore
+from .core import StateCore, new_stamp
 from .geometry import bit_indices, extend_ids
 
 
@@ -109,6 +109,7 @@ class PlacementRules(StateCore):
         del held[j]
         del held[i]
         other = g.step[d][cell]
+        self.ranch_stamp[seat] = new_stamp()
         self._put(seat, cell, ka)
         self._put(seat, other, kb)
         self.dominoes += 1
@@ -123,6 +124,7 @@ class PlacementRules(StateCore):
         tile, side = divmod(rest, 2)
         seat = self.seat
         self.tiles[tile] = False
+        self.ranch_stamp[seat] = new_stamp()
         self._put(seat, cell, self._st.kt.num_plot_kinds + 2 * tile + side)
         self.reached_far = False
         self._start_piece(seat, [cell])

@@ -66,7 +66,7 @@ def score_ranch(
     partners: Sequence[int],
     scenario: str | None,
 ) -> ScoreBreakdown:
-    """Score one ranch.
+    """Score one ranch given as per-cell lists.
 
     Args:
         grid: the ranch grid.
@@ -77,42 +77,33 @@ def score_ranch(
         scenario: Legends scenario name, or ``None``.
     """
     land_bb = [0] * 6
-    cow_bb = 0
-    partner_bb = 0
-    bandit_bb = 0
-    gold_bb = 0
-    gold = beaver = corn = 0
-    diggers = trappers = farmers = 0
-    total_cows = 0
-    gold_count = [0] * grid.cells
+    cow_bb = partner_bb = 0
     for c, k in enumerate(kinds):
-        if k < 0:
-            continue
-        bit = 1 << c
-        land_bb[table.land[k]] |= bit
-        g = table.gold[k]
-        gold += g
-        beaver += table.beaver[k]
-        corn += table.corn[k]
-        if g:
-            gold_bb |= bit
-            gold_count[c] = g
+        if k >= 0:
+            land_bb[table.land[k]] |= 1 << c
         if cows[c]:
-            cow_bb |= bit
-            total_cows += cows[c]
-        p = partners[c]
-        if p >= 0:
-            partner_bb |= bit
-            kind, cowboy = divmod(p, 2)
-            if not cowboy:
-                if kind == PartnerKind.GOLD_DIGGER:
-                    diggers += 1
-                elif kind == PartnerKind.TRAPPER:
-                    trappers += 1
-                elif kind == PartnerKind.FARMER:
-                    farmers += 1
-                elif kind in (PartnerKind.DESPERADO, PartnerKind.CATTLE_THIEF):
-                    bandit_bb |= bit
+            cow_bb |= 1 << c
+        if partners[c] >= 0:
+            partner_bb |= 1 << c
+    return score_masks(grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario)
+
+
+def score_masks(
+    grid: Grid,
+    table: KindTable,
+    land_bb: Sequence[int],
+    cow_bb: int,
+    partner_bb: int,
+    kinds: Sequence[int],
+    cows: Sequence[int],
+    partners: Sequence[int],
+    scenario: str | None,
+) -> ScoreBreakdown:
+    """Score one ranch from its bitboards (per landscape, cows, partners) and per-cell lists.
+
+    Territories come from flood fills on the landscape masks; only cells with cows, partners
+    or gold are visited one by one.
+    """
     territories = 0
     largest = 0
     forest_groups: list[int] = []
@@ -120,20 +111,37 @@ def score_ranch(
     for land in range(6):
         for group in grid.components(land_bb[land]):
             size = group.bit_count()
-            largest = max(largest, size)
+            if size > largest:
+                largest = size
             if land == FOREST:
                 forest_groups.append(group)
             elif land == FARM:
                 farm_groups.append(group)
-            if land == CORN or not group & cow_bb:
+            herd_cells = group & cow_bb
+            if land == CORN or not herd_cells:
                 continue
-            herd = 0
-            rest = group & cow_bb
-            while rest:
-                low = rest & -rest
-                herd += cows[low.bit_length() - 1]
-                rest ^= low
-            territories += size * herd
+            territories += size * sum(cows[c] for c in _bits(herd_cells))
+    gold = beaver = corn = 0
+    tgold, tbeaver, tcorn = table.gold, table.beaver, table.corn
+    for k in kinds:
+        if k >= 0:
+            gold += tgold[k]
+            beaver += tbeaver[k]
+            corn += tcorn[k]
+    diggers = trappers = farmers = 0
+    bandit_bb = 0
+    for c in _bits(partner_bb):
+        kind, cowboy = divmod(partners[c], 2)
+        if cowboy:
+            continue
+        if kind == PartnerKind.GOLD_DIGGER:
+            diggers += 1
+        elif kind == PartnerKind.TRAPPER:
+            trappers += 1
+        elif kind == PartnerKind.FARMER:
+            farmers += 1
+        else:  # Desperado or Cattle Thief, specialist side up (ruling R20)
+            bandit_bb |= 1 << c
     resources = gold + beaver + corn
     partners_pts = diggers * gold + trappers * beaver + farmers * corn
     bonus = 0
@@ -146,9 +154,13 @@ def score_ranch(
     elif scenario == "moon_river_city":
         bonus = sum(_scenario_value(g.bit_count()) for g in farm_groups if g.bit_count() >= 3)
     elif scenario == "gold_rush":
+        gold_bb = 0
+        for c, k in enumerate(kinds):
+            if k >= 0 and tgold[k]:
+                gold_bb |= 1 << c
         for g in grid.components(gold_bb):
             if g.bit_count() >= 3:
-                bonus += _scenario_value(sum(gold_count[c] for c in _bits(g)))
+                bonus += _scenario_value(sum(tgold[kinds[c]] for c in _bits(g)))
     elif scenario == "outlaws":
         bonus = sum(
             _scenario_value(g.bit_count())
@@ -164,7 +176,7 @@ def score_ranch(
         scenario=bonus,
         total=territories + resources + partners_pts + bonus,
         largest_territory=largest,
-        cows=total_cows,
+        cows=sum(cows[c] for c in _bits(cow_bb)),
     )
 
 

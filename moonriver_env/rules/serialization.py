@@ -3,7 +3,8 @@
 A saved state holds everything needed to continue the game exactly: the config, the random
 generator's state (so later chance events, e.g. the next column drawn, are the same), and every
 field of :class:`~.state.GameState`. The bitboards (``land_bb``, ``occ``, ``cow_bb``,
-``partner_bb``) and each seat's ``slots`` and ``bridges`` are not saved; they are recomputed
+``partner_bb``), the ranch stamps (``ranch_stamp``, cache keys for encoders) and each
+seat's ``slots`` and ``bridges`` are not saved; they are recomputed
 from the per-cell lists and the board names on load. Loading validates every entry strictly
 and then runs :func:`.invariants.check_invariants`; every problem raises
 :class:`StateFormatError` (a ``ValueError``) whose message starts with the JSON path of the

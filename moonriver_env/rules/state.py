@@ -20,11 +20,11 @@ import numpy as np
 from .actions import Action, ActionLayout
 from .components import LEGENDS_BOARDS
 from .config import SCENARIOS, GameConfig
-from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, _static_for
+from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, _static_for, new_stamp
 from .geometry import Grid, bit_indices
 from .partners import PartnerRules
 from .placement import PlacementRules
-from .scoring import KindTable, ScoreBreakdown, rank_winners, score_ranch
+from .scoring import KindTable, ScoreBreakdown, rank_winners, score_masks
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -90,6 +90,7 @@ class GameState(PlacementRules, PartnerRules):
         self.reached_far = False
         self.effect_cell = -1
         self.cowboy_moves = 0
+        self.ranch_stamp = [new_stamp() for _ in range(n)]
         self._legal = None
         return self
 
@@ -215,13 +216,22 @@ class GameState(PlacementRules, PartnerRules):
 
     def scores(self) -> list[ScoreBreakdown]:
         """One :class:`ScoreBreakdown` per seat, on the ranches as they stand."""
+        return [self.score_seat(s) for s in range(self.config.num_players)]
+
+    def score_seat(self, seat: int) -> ScoreBreakdown:
+        """The :class:`ScoreBreakdown` of one seat, on its ranch as it stands."""
         st = self._st
-        return [
-            score_ranch(
-                st.grid, st.kt, self.kinds[s], self.cows[s], self.partners[s], self.scenario
-            )
-            for s in range(self.config.num_players)
-        ]
+        return score_masks(
+            st.grid,
+            st.kt,
+            self.land_bb[seat],
+            self.cow_bb[seat],
+            self.partner_bb[seat],
+            self.kinds[seat],
+            self.cows[seat],
+            self.partners[seat],
+            self.scenario,
+        )
 
     def winners(self) -> list[int]:
         """Seats that win after the tie-breaks (on the ranches as they stand)."""
@@ -274,6 +284,7 @@ class GameState(PlacementRules, PartnerRules):
         new.reached_far = self.reached_far
         new.effect_cell = self.effect_cell
         new.cowboy_moves = self.cowboy_moves
+        new.ranch_stamp = self.ranch_stamp.copy()
         new._legal = self._legal
         return new
 
@@ -314,6 +325,7 @@ class GameState(PlacementRules, PartnerRules):
                     self.cow_bb[seat] |= 1 << c
                 if self.partners[seat][c] >= 0:
                     self.partner_bb[seat] |= 1 << c
+        self.ranch_stamp = [new_stamp() for _ in range(n)]
         self._legal = None
 
     def held_plots(self, seat: int) -> list[int]:
@@ -516,6 +528,7 @@ class GameState(PlacementRules, PartnerRules):
                 if k > 1:
                     self.supply += k - 1
                     cows[c] = 1
+        self.ranch_stamp = [new_stamp() for _ in self.cows]
         self.phase = Phase.GAME_OVER
         self.seat = NO_SEAT
         self.piece = []
@@ -635,6 +648,7 @@ class GameState(PlacementRules, PartnerRules):
         cows[cell] -= 1
         if not cows[cell]:
             self.cow_bb[seat] &= ~(1 << cell)
+        self.ranch_stamp[seat] = new_stamp()
         self.supply += 1
         self.skulls.pop(0)
         self._resolve_piece()
