@@ -180,7 +180,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
                 rewards[a] += self.dense_reward * (totals[i] - self._last_totals[i])
             self._last_totals = totals
         if state.is_terminal:
-            for a, r in zip(self.possible_agents, self._final_rewards(state.scores())):
+            for a, r in zip(self.possible_agents, self._final_rewards(state.scores()), strict=True):
                 rewards[a] += r
             self.terminations = dict.fromkeys(self.agents, True)
         else:
