@@ -1,0 +1,262 @@
+"""The PettingZoo AEC environment and the Gymnasium single-agent wrapper (issue: RL interface).
+
+PettingZoo's own conformance tests for every player count and mode, the mask against the
+engine's legal set, rewards, errors, and the single-agent wrapper's checks and reward credit.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, performance_benchmark, seed_test
+
+from moonriver_env import moonriver_v0
+from moonriver_env.aec import win_rewards
+from moonriver_env.rules import IllegalActionError
+from moonriver_env.rules.scoring import ScoreBreakdown
+from moonriver_env.wrappers import RandomPolicy, SingleAgentEnv
+
+MODES = [
+    pytest.param({"num_players": n, "mode": m}, id=f"{n}p-{m}")
+    for n in (2, 3, 4)
+    for m in ("base", "legends")
+]
+
+
+@pytest.mark.parametrize("kwargs", MODES)
+def test_pettingzoo_api_test(kwargs: dict) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns for every dict observation
+        api_test(moonriver_v0.env(**kwargs), num_cycles=1000)
+
+
+@pytest.mark.parametrize("kwargs", MODES)
+def test_pettingzoo_seed_test(kwargs: dict) -> None:
+    seed_test(lambda: moonriver_v0.env(**kwargs), num_cycles=300)
+
+
+def test_pettingzoo_performance_benchmark_smoke(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time as time_module
+
+    clock = iter(np.arange(0.0, 1e6, 0.002))  # a fake clock: the benchmark stops quickly
+    monkeypatch.setattr(time_module, "time", lambda: float(next(clock)))
+    performance_benchmark(moonriver_v0.env(num_players=4))
+
+
+@pytest.mark.parametrize("kwargs", MODES)
+def test_mask_equals_engine_legal_set(kwargs: dict) -> None:
+    """Over random games: the acting agent's mask is the engine's legal set, others all zero."""
+    env = moonriver_v0.raw_env(**kwargs)
+    rng = random.Random(0)
+    games = 34  # x 6 modes > 200 games
+    for g in range(games):
+        env.reset(seed=g)
+        while not env.state.is_terminal:
+            legal = env.state.legal_action_list()
+            for agent in env.agents:
+                mask = env.observe(agent)["action_mask"]
+                assert mask.dtype == np.int8
+                if agent == env.agent_selection:
+                    assert np.flatnonzero(mask).tolist() == legal
+                else:
+                    assert not mask.any()
+            env.step(legal[rng.randrange(len(legal))])
+
+
+def test_observation_spaces_are_cached_objects_and_contain_observations() -> None:
+    env = moonriver_v0.raw_env(num_players=3)
+    env.reset(seed=1)
+    for agent in env.possible_agents:
+        assert env.observation_space(agent) is env.observation_space(agent)
+        assert env.action_space(agent) is env.action_space(agent)
+        assert env.observation_space(agent).contains(env.observe(agent))
+    assert env.action_space("player_0").n == env.config.num_actions
+
+
+def test_raw_env_raises_precise_error_and_env_terminates_with_penalty() -> None:
+    raw = moonriver_v0.raw_env(num_players=2)
+    raw.reset(seed=3)
+    illegal = int(np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"] == 0)[0])
+    before = raw.state.to_json()
+    with pytest.raises(IllegalActionError, match=r"not legal in phase SETUP_CLAIM"):
+        raw.step(illegal)
+    assert raw.state.to_json() == before
+    env = moonriver_v0.env(num_players=2)
+    env.reset(seed=3)
+    offender = env.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    assert all(env.terminations.values())
+    assert env.rewards[offender] == -1
+    assert all(r == 0 for a, r in env.rewards.items() if a != offender)
+
+
+@pytest.mark.parametrize(
+    "field, kwargs",
+    [
+        ("reward", {"reward": "points"}),
+        ("obs_type", {"obs_type": "image"}),
+        ("render_mode", {"render_mode": "svg"}),
+        ("num_players", {"num_players": 5}),
+        ("scenario", {"mode": "legends", "scenario": "train_robbery"}),
+        ("dense_reward", {"dense_reward": "yes"}),
+    ],
+)
+def test_bad_env_arguments_name_the_field(field: str, kwargs: dict) -> None:
+    with pytest.raises(ValueError, match=rf"^{field}:"):
+        moonriver_v0.raw_env(**kwargs)
+
+
+def _play_to_end(env, seed: int) -> dict[str, float]:
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        totals[agent] += reward
+        if term or trunc:
+            env.step(None)
+        else:
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    return totals
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_win_rewards_sum_to_zero_and_rank(n: int) -> None:
+    env = moonriver_v0.env(num_players=n)
+    totals = _play_to_end(env, seed=n)
+    assert sum(totals.values()) == pytest.approx(0.0)
+    scores = env.unwrapped.state.scores()
+    keys = [(s.total, s.largest_territory, s.cows) for s in scores]
+    best = max(keys)
+    for seat, agent in enumerate(env.possible_agents):
+        if keys[seat] == best and keys.count(best) == 1:
+            assert totals[agent] == pytest.approx(1.0)
+
+
+def test_win_rewards_table() -> None:
+    def b(total: int, largest: int = 0, cows: int = 0) -> ScoreBreakdown:
+        return ScoreBreakdown(0, 0, 0, 0, total, largest, cows)
+
+    assert win_rewards([b(50), b(40)]) == [1.0, -1.0]
+    assert win_rewards([b(50, 5), b(50, 6)]) == [-1.0, 1.0]  # tie-break: largest territory
+    assert win_rewards([b(50, 5, 3), b(50, 5, 3)]) == [0.0, 0.0]  # shared win
+    assert win_rewards([b(10), b(20), b(30)]) == [-1.0, 0.0, 1.0]
+    assert win_rewards([b(30), b(30), b(10), b(20)]) == [2 / 3, 2 / 3, -1.0, -1 / 3]
+
+
+@pytest.mark.parametrize("reward", ["score", "score_diff"])
+def test_score_rewards(reward: str) -> None:
+    env = moonriver_v0.env(num_players=3, reward=reward)
+    totals = _play_to_end(env, seed=7)
+    finals = [s.total for s in env.unwrapped.state.scores()]
+    for seat, agent in enumerate(env.possible_agents):
+        expected = finals[seat]
+        if reward == "score_diff":
+            expected -= max(t for j, t in enumerate(finals) if j != seat)
+        assert totals[agent] == pytest.approx(expected)
+
+
+def test_dense_reward_telescopes_to_final_score() -> None:
+    env = moonriver_v0.env(num_players=2, reward="score", dense_reward=0.5)
+    totals = _play_to_end(env, seed=4)
+    finals = [s.total for s in env.unwrapped.state.scores()]
+    for seat, agent in enumerate(env.possible_agents):
+        assert totals[agent] == pytest.approx(1.5 * finals[seat])
+
+
+def test_infos_carry_phase_and_final_breakdown() -> None:
+    env = moonriver_v0.raw_env(num_players=2)
+    env.reset(seed=2)
+    assert env.infos["player_0"]["phase"] == "SETUP_CLAIM"
+    rng = random.Random(2)
+    while not env.state.is_terminal:
+        legal = env.state.legal_action_list()
+        env.step(legal[rng.randrange(len(legal))])
+    scores = env.state.scores()
+    for seat, agent in enumerate(env.possible_agents):
+        info = env.infos[agent]
+        assert info["phase"] == "GAME_OVER"
+        assert info["score"]["total"] == scores[seat].total
+        assert set(info["score"]) >= {"territories", "resources", "partners", "scenario", "total"}
+
+
+def test_flat_obs_type_puts_mask_in_info() -> None:
+    env = moonriver_v0.raw_env(num_players=2, obs_type="flat")
+    env.reset(seed=0)
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    assert isinstance(obs, np.ndarray) and env.observation_space(agent).contains(obs)
+    mask = env.infos[agent]["action_mask"]
+    assert np.flatnonzero(mask).tolist() == env.state.legal_action_list()
+
+
+# -- single-agent wrapper -----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"obs_type": "dict"}, {"num_players": 3, "mode": "legends"}, {"learner_seat": 1}],
+    ids=["2p-flat", "2p-dict", "3p-legends", "seat1"],
+)
+def test_single_agent_env_passes_both_checkers(kwargs: dict) -> None:
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gym_check(SingleAgentEnv(**kwargs), skip_render_check=True)
+        sb3_check(SingleAgentEnv(**kwargs))
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_single_agent_rewards_reach_the_learner_seat(seat: int) -> None:
+    """The final reward goes to the learner whether the learner or the opponent moved last."""
+    for episode in range(6):
+        env = SingleAgentEnv(learner_seat=seat, reward="score")
+        obs, info = env.reset(seed=episode)
+        total = 0.0
+        terminated = False
+        rng = np.random.default_rng(episode)
+        while not terminated:
+            legal = np.flatnonzero(env.action_masks())
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+            total += reward
+        assert env.aec.state.scores()[seat].total == total
+
+
+def test_single_agent_illegal_action_modes() -> None:
+    env = SingleAgentEnv(learner_seat=0)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    before = env.aec.state.to_json()
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, info["illegal_action"]) == (-1.0, True, True)
+    assert env.aec.state.to_json() == before
+    strict = SingleAgentEnv(learner_seat=0, illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        strict.step(illegal)
+
+
+def test_single_agent_opponents_are_called_for_their_seats() -> None:
+    calls: list[str] = []
+
+    def opponent(observation: dict, env) -> int:
+        calls.append(env.agent_selection)
+        return RandomPolicy(0)(observation)
+
+    env = SingleAgentEnv(opponents=[opponent, opponent], num_players=3, learner_seat=2)
+    env.reset(seed=1)
+    assert set(calls) <= {"player_0", "player_1"} and calls
+    assert env.aec.agent_selection == "player_2"
+
+
+def test_single_agent_trains_with_maskable_ppo_without_glue() -> None:
+    from sb3_contrib import MaskablePPO
+
+    env = SingleAgentEnv(num_players=2)
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    model.learn(total_timesteps=128)
