@@ -260,3 +260,11 @@ def test_single_agent_trains_with_maskable_ppo_without_glue() -> None:
     env = SingleAgentEnv(num_players=2)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     model.learn(total_timesteps=128)
+
+
+@pytest.mark.parametrize("n, size", [(2, 3282), (3, 2604), (4, 3376)])
+def test_environment_card_sizes(n: int, size: int) -> None:
+    """The observation sizes the environment card documents."""
+    env = moonriver_v0.raw_env(num_players=n)
+    assert env.observation_space("player_0")["observation"].shape == (size,)
+    assert str(size) in moonriver_v0.__doc__
