@@ -126,7 +126,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self._seed_rng = np.random.default_rng()
         self.state: GameState | None = None
         self._last_totals: list[int] = []
-        self._figure: Any = None
 
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -202,21 +201,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         state = self._require_state()
         if self.render_mode == "ansi":
             return rendering.render_ansi(state)
-        frame = rendering.render_rgb(state)
         if self.render_mode == "rgb_array":
-            return frame
-        self._figure = rendering.show_human(frame, self._figure, state)
+            return rendering.render_rgb(state)
+        if rendering.can_display():  # "human": a window, else the text view on stdout
+            rendering.show_human(rendering.render_rgb(state))
+        else:
+            print(rendering.render_ansi(state))
         return None
 
     def close(self) -> None:
-        if self._figure is not None:
-            try:
-                import matplotlib.pyplot as plt
-
-                plt.close(self._figure)
-            except ImportError:  # pragma: no cover
-                pass
-            self._figure = None
+        """Nothing to release: the human-mode window (if any) belongs to matplotlib."""
 
     # -- helpers -----------------------------------------------------------------------------
     def _require_state(self) -> GameState:

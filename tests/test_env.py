@@ -268,3 +268,24 @@ def test_environment_card_sizes(n: int, size: int) -> None:
     env = moonriver_v0.raw_env(num_players=n)
     assert env.observation_space("player_0")["observation"].shape == (size,)
     assert str(size) in moonriver_v0.__doc__
+
+
+@pytest.mark.parametrize("kwargs", [MODES[0], MODES[5]])
+def test_pettingzoo_render_test(kwargs: dict, capsys: pytest.CaptureFixture[str]) -> None:
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: moonriver_v0.env(render_mode=render_mode, **kwargs))
+    assert "seat 0" in capsys.readouterr().out  # "human" headless prints the text view
+
+
+def test_rgb_frames_change_as_the_game_advances() -> None:
+    env = moonriver_v0.raw_env(num_players=4, render_mode="rgb_array")
+    env.reset(seed=8)
+    first = env.render()
+    assert first.dtype == np.uint8 and first.ndim == 3 and first.shape[2] == 3
+    assert len(np.unique(first.reshape(-1, 3), axis=0)) > 20  # not blank
+    rng = random.Random(8)
+    for _ in range(30):
+        legal = env.state.legal_action_list()
+        env.step(legal[rng.randrange(len(legal))])
+    assert not np.array_equal(first, env.render())
