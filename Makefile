@@ -2,7 +2,7 @@
 # (and installs what it needs) on first use; stamp files keep re-runs fast.
 
 VENV ?= .venv
-EXTRAS ?= dev
+EXTRAS ?= all
 TORCH_VERSION ?= 2.13.0
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 
