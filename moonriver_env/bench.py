@@ -1,0 +1,260 @@
+"""Benchmark the rules engine with random play.
+
+Usage::
+
+    python -m moonriver_env.bench [--games G] [--runs R] [--modes 2p-base 4p-legends ...]
+                                  [--seed S] [--cpu C] [--json PATH]
+
+For every mode (default: 2/3/4 players x base/legends; Legends scenarios are drawn at random
+from each game's seed) the benchmark first plays ``G`` games untimed, choosing uniformly among
+the legal actions with ``random.Random(seed).randrange`` (game ``i`` uses seed ``S + i`` for
+both the engine and the chooser), and records every game's action sequence. Then it replays
+those ``G`` games ``R`` times, timing only the engine: ``new_game``, and per decision
+``legal_action_list()`` + ``apply()``. The random choice, the bookkeeping and the check that
+every replay ends with the recorded scores are outside the timed region.
+
+The table reports decisions/s and games/s as the median over the runs with the min and max,
+and the mean number of decisions per game. Everything runs in one process; on Linux the
+process is pinned to one CPU (``--cpu``, default: the first CPU it may use). Use at least 5
+runs for numbers that go into a report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .rules import GameConfig, new_game
+
+ALL_MODES = ("2p-base", "3p-base", "4p-base", "2p-legends", "3p-legends", "4p-legends")
+REPORT_MIN_RUNS = 5
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    players: int
+    game_mode: str
+    games: int
+    runs: int
+    mean_decisions_per_game: float
+    decisions_per_s_median: float
+    decisions_per_s_min: float
+    decisions_per_s_max: float
+    games_per_s_median: float
+    games_per_s_min: float
+    games_per_s_max: float
+    run_seconds: list[float]
+
+
+def parse_mode(name: str) -> GameConfig:
+    """``"3p-legends"`` -> ``GameConfig(num_players=3, mode="legends", scenario="random")``."""
+    try:
+        players_text, game_mode = name.split("-")
+        if not players_text.endswith("p"):
+            raise ValueError
+        players = int(players_text[:-1])
+    except ValueError:
+        raise ValueError(f"mode {name!r}: expected like '2p-base' or '4p-legends'") from None
+    scenario = "random" if game_mode == "legends" else None
+    return GameConfig(num_players=players, mode=game_mode, scenario=scenario)
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def pin_to_one_cpu(cpu: int | None) -> int | None:
+    """Pin this process to one CPU where the OS allows it; return that CPU (or None)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    target = allowed[0] if cpu is None else cpu
+    os.sched_setaffinity(0, {target})
+    return target
+
+
+def record_games(
+    config: GameConfig, seeds: Sequence[int]
+) -> list[tuple[int, list[int], list[int]]]:
+    """Play the games untimed: (seed, chosen action ids, final totals) per game."""
+    games = []
+    for seed in seeds:
+        state = new_game(config, seed=seed)
+        chooser = random.Random(seed)
+        actions: list[int] = []
+        while True:
+            legal = state.legal_action_list()
+            if not legal:
+                break
+            a = legal[chooser.randrange(len(legal))]
+            actions.append(a)
+            state.apply(a)
+        games.append((seed, actions, [s.total for s in state.scores()]))
+    return games
+
+
+def timed_replay(config: GameConfig, games: list[tuple[int, list[int], list[int]]]) -> float:
+    """Replay recorded games; return the engine seconds. Checks the outcomes afterwards."""
+    finals = []
+    gc.collect()
+    perf = time.perf_counter
+    total = 0.0
+    for seed, actions, _ in games:
+        t0 = perf()
+        state = new_game(config, seed=seed)
+        for a in actions:
+            state.legal_action_list()
+            state.apply(a)
+        state.legal_action_list()
+        total += perf() - t0
+        finals.append(state)
+    for state, (seed, _, totals) in zip(finals, games, strict=True):
+        if not state.is_terminal or [s.total for s in state.scores()] != totals:
+            raise RuntimeError(f"replay of seed {seed} diverged from the recorded game")
+    return total
+
+
+def bench_mode(name: str, games: int, runs: int, seed: int) -> ModeResult:
+    config = parse_mode(name)
+    recorded = record_games(config, range(seed, seed + games))
+    decisions = sum(len(actions) for _, actions, _ in recorded)
+    seconds = [timed_replay(config, recorded) for _ in range(runs)]
+    dps = [decisions / t for t in seconds]
+    gps = [games / t for t in seconds]
+    return ModeResult(
+        mode=name,
+        players=config.num_players,
+        game_mode=config.mode,
+        games=games,
+        runs=runs,
+        mean_decisions_per_game=decisions / games,
+        decisions_per_s_median=statistics.median(dps),
+        decisions_per_s_min=min(dps),
+        decisions_per_s_max=max(dps),
+        games_per_s_median=statistics.median(gps),
+        games_per_s_min=min(gps),
+        games_per_s_max=max(gps),
+        run_seconds=seconds,
+    )
+
+
+def format_table(results: Sequence[ModeResult]) -> list[str]:
+    head = (
+        "mode",
+        "decisions/s median",
+        "(min - max)",
+        "games/s median",
+        "(min - max)",
+        "decisions/game",
+    )
+    rows = [head]
+    for r in results:
+        rows.append(
+            (
+                r.mode,
+                f"{r.decisions_per_s_median:,.0f}",
+                f"({r.decisions_per_s_min:,.0f} - {r.decisions_per_s_max:,.0f})",
+                f"{r.games_per_s_median:,.1f}",
+                f"({r.games_per_s_min:,.1f} - {r.games_per_s_max:,.1f})",
+                f"{r.mean_decisions_per_game:.1f}",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines = []
+    for k, row in enumerate(rows):
+        cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, len(head))]
+        lines.append("  ".join(cells))
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m moonriver_env.bench",
+        description="Time the rules engine (legal_action_list + apply) on random games.",
+    )
+    parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
+    parser.add_argument(
+        "--runs", type=int, default=REPORT_MIN_RUNS, help="timed runs per mode (default 5)"
+    )
+    parser.add_argument(
+        "--modes",
+        nargs="+",
+        default=list(ALL_MODES),
+        metavar="MODE",
+        help=f"modes to run (default: all of {' '.join(ALL_MODES)})",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
+    parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    for name in args.modes:
+        try:
+            parse_mode(name)
+        except ValueError as exc:
+            parser.error(str(exc))
+
+    cpu = pin_to_one_cpu(args.cpu)
+    header = {
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "numpy": np.__version__,
+        "cpu_model": cpu_model(),
+        "pinned_cpu": cpu,
+        "platform": platform.platform(),
+        "games": args.games,
+        "runs": args.runs,
+        "seed": args.seed,
+    }
+    print("Moon River engine benchmark (random play; timed: new_game + legal_action_list + apply)")
+    print(f"Python {header['python']}, NumPy {header['numpy']}")
+    pinned = f", pinned to CPU {cpu}" if cpu is not None else ""
+    print(f"CPU: {header['cpu_model']}{pinned}")
+    print(
+        f"{args.games} games x {args.runs} runs per mode; seeds {args.seed}..{args.seed + args.games - 1}"
+    )
+    if args.runs < REPORT_MIN_RUNS:
+        print(f"note: fewer than {REPORT_MIN_RUNS} runs; not for a report")
+    print()
+    sys.stdout.flush()
+
+    results = []
+    for name in args.modes:
+        results.append(bench_mode(name, args.games, args.runs, args.seed))
+    for line in format_table(results):
+        print(line)
+
+    if args.json:
+        payload = {**header, "results": [asdict(r) for r in results]}
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, indent=2)
+            fh.write("\n")
+        print(f"\nsaved {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

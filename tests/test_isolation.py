@@ -1,0 +1,71 @@
+"""The rules engine stays free of RL dependencies.
+
+In a fresh interpreter, importing ``moonriver_env.rules`` (and the command-line tools built
+only on it) and playing a short game must not import gymnasium, pettingzoo, torch or
+stable_baselines3. The check runs twice: with the environment as installed, and with
+importable stub packages of those names first on ``sys.path``, so that an optional import
+(``try: import torch``) is caught even where the real packages are not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FORBIDDEN = ("gymnasium", "pettingzoo", "torch", "stable_baselines3")
+
+CODE = """
+import json, sys
+import {module}
+from moonriver_env.rules import GameConfig, new_game
+
+state = new_game(GameConfig(num_players=3, mode="legends", scenario="random"), seed=1)
+steps = 0
+while not state.is_terminal:
+    state.apply(int(state.legal_actions()[steps % len(state.legal_actions())]))
+    steps += 1
+state.scores(); state.winners(); state.clone(); state.legal_action_mask()
+try:
+    state.to_json()
+except NotImplementedError:
+    pass
+forbidden = {forbidden!r}
+print(json.dumps({{
+    "steps": steps,
+    "loaded": sorted(m for m in sys.modules if m.split(".")[0] in forbidden),
+}}))
+"""
+
+
+@pytest.mark.parametrize("stubs", [False, True], ids=["installed", "stubbed"])
+@pytest.mark.parametrize(
+    "module",
+    ["moonriver_env.rules", "moonriver_env", "moonriver_env.play_random", "moonriver_env.bench"],
+)
+def test_engine_imports_no_rl_libraries(module: str, stubs: bool, tmp_path: Path) -> None:
+    paths = [str(ROOT)]
+    if stubs:
+        for name in FORBIDDEN:
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "__init__.py").write_text("STUB = True\n")
+        paths.insert(0, str(tmp_path))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (*paths, env.get("PYTHONPATH", "")) if p)
+    out = subprocess.run(
+        [sys.executable, "-c", CODE.format(module=module, forbidden=FORBIDDEN)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["steps"] > 0
+    assert result["loaded"] == [], f"importing {module} pulled in {result['loaded']}"
