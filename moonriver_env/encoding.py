@@ -70,7 +70,7 @@ _KIND_CHANNELS = 13
 _PARTNER_FIRST = _CH["partner_desperado_specialist"]
 _PIECE = _CH["piece"]
 _SKULL_TARGET = _CH["skull_target"]
-_NO_PIECE_PHASES = (Phase.SELECT, Phase.SETUP_CLAIM)
+_NO_PIECE_PHASES = (Phase.SELECT, Phase.SETUP_CLAIM, Phase.GAME_OVER)
 BOARD_NAMES: tuple[str, ...] = ("camp", *LEGENDS_BOARDS)
 SCORE_PARTS = ("territories", "resources", "partners", "scenario", "total")
 SCORE_SCALE = 100.0
@@ -160,20 +160,26 @@ class ObservationEncoder:
         self.feature_high = self._feature_bounds()
         self.plane_high = self._plane_bounds()
         self._cache_key: list[int | None] = [None] * n
-        self._planes_abs = np.zeros((n, RANCH_CHANNELS, cells), dtype=np.float32)
+        # One absolute-seat buffer: the planes of seats 0..n-1, then the features. An
+        # observation is one gather from it (observer's ranch first) into a fresh array.
+        self.plane_size = p = n * RANCH_CHANNELS * cells
+        self._abs = np.zeros(p + self.num_features, dtype=np.float32)
+        self._planes_abs = self._abs[:p].reshape(n, RANCH_CHANNELS, cells)
+        self._features_abs = self._abs[p:]
         self._cache_block: list[NDArray[np.float32]] = [self._planes_abs[s] for s in range(n)]
-        self._seat_order = [np.array([(s + r) % n for r in range(n)]) for s in range(n)]
-        self._features_abs = np.zeros(self.num_features, dtype=np.float32)
-        self._feature_perm = [self._permutation(s) for s in range(n)]
-        fs = self.feature_slices
-        self._volatile = np.r_[
-            fs["phase"],
-            fs["actor"],
-            fs["final_round"],
-            fs["final_turn"],
-            fs["pending_circles"],
-            fs["bonus_tiles_available"],
+        block = RANCH_CHANNELS * cells
+        self._gather = [
+            np.concatenate(
+                [np.arange(((s + r) % n) * block, ((s + r) % n + 1) * block) for r in range(n)]
+                + [p + self._permutation(s)]
+            )
+            for s in range(n)
         ]
+        # Per seat: what the cached block was built from (for incremental updates).
+        self._built: list[tuple[int, int, list[int], list[int], list[int]] | None] = [None] * n
+        fs = self.feature_slices
+        self._ones: list[int] = []
+        self._scores_dirty = True
         self._scalar_index = np.array(
             [
                 fs[x].start
@@ -245,78 +251,122 @@ class ObservationEncoder:
 
     # -- encoding ----------------------------------------------------------------------------
     def _ranch_block(self, state: GameState, seat: int) -> NDArray[np.float32]:
-        """Channels 0..26 of one ranch and its score, rebuilt only when the ranch's stamp
-        (:attr:`GameState.ranch_stamp`, unique per ranch content) changed."""
+        """Channels 0..26 of one ranch and its score, refreshed only when the ranch's stamp
+        (:attr:`GameState.ranch_stamp`, unique per ranch content) changed. Plots and partners
+        are only ever added in play, so usually just the new cells are written."""
         stamp = state.ranch_stamp[seat]
         if self._cache_key[seat] == stamp:
             return self._cache_block[seat]
         kinds, cows, partners = state.kinds[seat], state.cows[seat], state.partners[seat]
+        occ, pbb = state.occ[seat], state.partner_bb[seat]
         block = self._cache_block[seat]
-        k = np.asarray(kinds, dtype=np.int64)
-        block[:_KIND_CHANNELS] = self._kind_table[k + 1].T
-        block[_CH["cows"]] = cows
-        block[_PARTNER_FIRST : _PARTNER_FIRST + 10] = self._partner_table[
-            np.asarray(partners, dtype=np.int64) + 1
-        ].T
-        prot = block[_CH["protected"]]
-        prot[:] = 0.0
-        protected = _protected_cells(state, seat)
-        if protected:
-            prot[bit_indices(protected)] = 1.0
-        block[_CH["river"]] = self._river
-        bridge = block[_CH["bridge"]]
-        bridge[:] = 0.0
-        bridge[bit_indices(state.bridges[seat])] = 1.0
-        block[_CH["bonus_tile"]] = k >= self._bonus_first
+        built = self._built[seat]
+        new_plots = new_partners = -1  # -1: rebuild everything
+        if built is not None:
+            b_occ, b_pbb, b_kinds, b_cows, b_partners = built
+            if not b_occ & ~occ and not b_pbb & ~pbb:
+                new_plots, new_partners = occ ^ b_occ, pbb ^ b_pbb
+                patched_k, patched_p = b_kinds.copy(), b_partners.copy()
+                for c in bit_indices(new_plots):
+                    patched_k[c] = kinds[c]
+                for c in bit_indices(new_partners):
+                    patched_p[c] = partners[c]
+                if patched_k != kinds or patched_p != partners:
+                    new_plots = new_partners = -1  # changed in place (a hand-made position)
+        if new_plots < 0:
+            k = np.asarray(kinds, dtype=np.int64)
+            block[:_KIND_CHANNELS] = self._kind_table[k + 1].T
+            block[_PARTNER_FIRST : _PARTNER_FIRST + 10] = self._partner_table[
+                np.asarray(partners, dtype=np.int64) + 1
+            ].T
+            block[_CH["bonus_tile"]] = k >= self._bonus_first
+            block[_CH["river"]] = self._river
+            bridge = block[_CH["bridge"]]
+            bridge[:] = 0.0
+            bridge[bit_indices(state.bridges[seat])] = 1.0
+            block[_CH["cows"]] = cows
+        else:
+            if new_plots:
+                cells = bit_indices(new_plots)
+                ks = [kinds[c] for c in cells]
+                block[:_KIND_CHANNELS, cells] = self._kind_table[np.add(ks, 1)].T
+                block[_CH["bonus_tile"], cells] = np.greater_equal(ks, self._bonus_first)
+            if new_partners:
+                cells = bit_indices(new_partners)
+                block[_PARTNER_FIRST : _PARTNER_FIRST + 10, cells] = self._partner_table[
+                    np.add([partners[c] for c in cells], 1)
+                ].T
+            if built is None or built[3] != cows:
+                block[_CH["cows"]] = cows
+        if new_plots or new_partners:  # protection depends on landscapes and partners
+            prot = block[_CH["protected"]]
+            prot[:] = 0.0
+            protected = _protected_cells(state, seat)
+            if protected:
+                prot[bit_indices(protected)] = 1.0
+        self._built[seat] = (occ, pbb, list(kinds), list(cows), list(partners))
         self._cache_key[seat] = stamp
-        b = state.score_seat(seat)
+        self._scores_dirty = True
+        t, r, pp, sc = state.score_points(seat)
         self._cache_score[seat] = (
-            b.territories / SCORE_SCALE,
-            b.resources / SCORE_SCALE,
-            b.partners / SCORE_SCALE,
-            b.scenario / SCORE_SCALE,
-            b.total / SCORE_SCALE,
+            t / SCORE_SCALE,
+            r / SCORE_SCALE,
+            pp / SCORE_SCALE,
+            sc / SCORE_SCALE,
+            (t + r + pp + sc) / SCORE_SCALE,
         )
         return block
 
     def encode(
         self, state: GameState, seat: int
     ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
-        """``(planes, features)`` of ``state`` as seen by ``seat`` (fresh arrays)."""
+        """``(planes, features)`` of ``state`` as seen by ``seat`` (views of one fresh array)."""
+        return self.split_flat(self.encode_flat(state, seat))
+
+    def encode_flat(self, state: GameState, seat: int) -> NDArray[np.float32]:
+        """One fresh float32 vector: the planes (C-order ravel) followed by the features."""
         n = self.n
         if state.config.num_players != n or state.grid.cells != self.cells:
             raise ValueError("state does not belong to this encoder's config")
         if self._cache_scenario != state.scenario or self._boards_key != state.boards:
             self._cache_key = [None] * n
+            self._built = [None] * n
             self._parts_key = [None] * len(self._parts_key)
+            self._held_key = [None] * n
             self._cache_scenario = state.scenario
             self._boards_key = state.boards
         for s in range(n):
             self._ranch_block(state, s)
-        # One gather puts the observer's ranch first; piece channels are zero in the cache.
-        planes = self._planes_abs[self._seat_order[seat]]
         actor = state.current_seat
-        if actor is not None and state.piece and state.phase not in _NO_PIECE_PHASES:
-            rel = (actor - seat) % n
-            planes[rel, _PIECE, state.piece] = 1.0
-            if state.phase == Phase.SKULL:
-                planes[rel, _SKULL_TARGET, bit_indices(state.skull_territory())] = 1.0
         self._update_features(state, actor)
-        return planes.reshape(self.plane_shape), self._features_abs[self._feature_perm[seat]]
+        out = self._abs[self._gather[seat]]  # piece / skull_target channels are zero here
+        if actor is not None and state.piece and state.phase not in _NO_PIECE_PHASES:
+            cells = self.cells
+            base = ((actor - seat) % n) * RANCH_CHANNELS * cells
+            out[[base + _PIECE * cells + c for c in state.piece]] = 1.0
+            if state.phase == Phase.SKULL:
+                skull = base + _SKULL_TARGET * cells
+                out[[skull + c for c in bit_indices(state.skull_territory())]] = 1.0
+        return out
 
     def _update_features(self, state: GameState, actor: int | None) -> None:
         """Refresh the absolute-seat feature vector; parts are rewritten only when changed."""
         f = self._features_abs
         o = self._offsets
         n, k = self.n, self.num_kinds
-        f[self._volatile] = 0.0
-        f[o["phase"] + int(state.phase)] = 1.0
+        ones = [o["phase"] + int(state.phase)]
         if actor is not None:
-            f[o["actor"] + actor] = 1.0
+            ones.append(o["actor"] + actor)
             if state.final_turn:
-                f[o["final_turn"]] = 1.0
+                ones.append(o["final_turn"])
         if state.final_round:
-            f[o["final_round"]] = 1.0
+            ones.append(o["final_round"])
+        ones.extend([o["pending_circles"] + c for c in state.circles])
+        ones.extend([o["bonus_tiles_available"] + t for t, a in enumerate(state.tiles[:2]) if a])
+        if ones != self._ones:  # the one-hots of the moment (phase, actor, flags)
+            f[self._ones] = 0.0
+            f[ones] = 1.0
+            self._ones = ones
         f[self._scalar_index] = (
             min(state.round / 24.0, 1.0),
             state.dominoes / 2.0,
@@ -325,11 +375,6 @@ class ObservationEncoder:
             len(state.skulls),
             state.cowboy_moves / 3.0 if state.phase == Phase.COWBOY else 0.0,
         )
-        for c in state.circles:
-            f[o["pending_circles"] + c] = 1.0
-        for t, available in enumerate(state.tiles[:2]):
-            if available:
-                f[o["bonus_tiles_available"] + t] = 1.0
         # Per seat: held plots (change every turn), boards and bonus flags.
         held_key = self._held_key
         for s in range(n):
@@ -367,8 +412,10 @@ class ObservationEncoder:
         if keys[7] is None:  # boards and scenario: fixed for a game
             self._write_fixed(state)
             keys[7] = True
-        sc = o["scores"]
-        f[sc : sc + n * len(SCORE_PARTS)] = [x for s in range(n) for x in self._cache_score[s]]
+        if self._scores_dirty:
+            sc = o["scores"]
+            f[sc : sc + n * len(SCORE_PARTS)] = [x for s in range(n) for x in self._cache_score[s]]
+            self._scores_dirty = False
 
     def _write_column(self, col: list[int], claim: list[int], which: str) -> None:
         f = self._features_abs
@@ -394,24 +441,19 @@ class ObservationEncoder:
         scen = state.scenario
         f[o["scenario"] + (0 if scen is None else 1 + SCENARIOS.index(scen))] = 1.0
 
-    def encode_flat(self, state: GameState, seat: int) -> NDArray[np.float32]:
-        """One float32 vector: the planes (C-order ravel) followed by the features."""
-        planes, features = self.encode(state, seat)
-        return np.concatenate((planes.ravel(), features))
-
     def split_flat(
         self, flat: NDArray[np.float32]
     ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """Views ``(planes, features)`` into a vector made by :meth:`encode_flat` (batched
         inputs of shape ``(..., size)`` work too)."""
-        p = int(np.prod(self.plane_shape))
+        p = self.plane_size
         planes = flat[..., :p].reshape(*flat.shape[:-1], *self.plane_shape)
         return planes, flat[..., p:]
 
     def ranch_totals(self, state: GameState) -> list[int]:
         """Each seat's score total as the ranch stands (cached like the planes)."""
-        if self._cache_scenario != state.scenario:
-            self.encode(state, 0)
+        if self._cache_scenario != state.scenario or self._boards_key != state.boards:
+            self.encode_flat(state, 0)
         for s in range(self.n):
             self._ranch_block(state, s)
         return [round(sc[-1] * SCORE_SCALE) for sc in self._cache_score]

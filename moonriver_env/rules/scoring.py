@@ -99,28 +99,47 @@ def score_masks(
     partners: Sequence[int],
     scenario: str | None,
 ) -> ScoreBreakdown:
-    """Score one ranch from its bitboards (per landscape, cows, partners) and per-cell lists.
+    """Score one ranch from its bitboards (per landscape, cows, partners) and per-cell lists,
+    with the tie-break keys (largest territory of any landscape, cows on the ranch)."""
+    territories, resources, partners_pts, bonus = score_points(
+        grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario
+    )
+    largest = max((g.bit_count() for mask in land_bb for g in grid.components(mask)), default=0)
+    return ScoreBreakdown(
+        territories=territories,
+        resources=resources,
+        partners=partners_pts,
+        scenario=bonus,
+        total=territories + resources + partners_pts + bonus,
+        largest_territory=largest,
+        cows=sum(cows[c] for c in _bits(cow_bb)),
+    )
 
-    Territories come from flood fills on the landscape masks; only cells with cows, partners
-    or gold are visited one by one.
+
+def score_points(
+    grid: Grid,
+    table: KindTable,
+    land_bb: Sequence[int],
+    cow_bb: int,
+    partner_bb: int,
+    kinds: Sequence[int],
+    cows: Sequence[int],
+    partners: Sequence[int],
+    scenario: str | None,
+) -> tuple[int, int, int, int]:
+    """The points of one ranch: (territories, resources, partners, scenario).
+
+    Only territories holding cows score, so they are found by flooding from cow cells; the
+    other cells are never visited one by one.
     """
     territories = 0
-    largest = 0
-    forest_groups: list[int] = []
-    farm_groups: list[int] = []
-    for land in range(6):
-        for group in grid.components(land_bb[land]):
-            size = group.bit_count()
-            if size > largest:
-                largest = size
-            if land == FOREST:
-                forest_groups.append(group)
-            elif land == FARM:
-                farm_groups.append(group)
-            herd_cells = group & cow_bb
-            if land == CORN or not herd_cells:
-                continue
-            territories += size * sum(cows[c] for c in _bits(herd_cells))
+    herds = cow_bb & ~land_bb[CORN]  # cornfields score 0 (and hold no cows, ruling R5)
+    land_of = table.land
+    while herds:
+        low = herds & -herds
+        group = grid.flood(low, land_bb[land_of[kinds[low.bit_length() - 1]]])
+        territories += group.bit_count() * sum(cows[c] for c in _bits(group & cow_bb))
+        herds &= ~group
     gold = beaver = corn = 0
     tgold, tbeaver, tcorn = table.gold, table.beaver, table.corn
     for k in kinds:
@@ -144,15 +163,21 @@ def score_masks(
             bandit_bb |= 1 << c
     resources = gold + beaver + corn
     partners_pts = diggers * gold + trappers * beaver + farmers * corn
+    if scenario is None:
+        return territories, resources, partners_pts, 0
     bonus = 0
     if scenario == "timber_rafting":
         bonus = sum(
             _scenario_value(g.bit_count())
-            for g in forest_groups
+            for g in grid.components(land_bb[FOREST])
             if g.bit_count() >= 3 and g & grid.river_row
         )
     elif scenario == "moon_river_city":
-        bonus = sum(_scenario_value(g.bit_count()) for g in farm_groups if g.bit_count() >= 3)
+        bonus = sum(
+            _scenario_value(g.bit_count())
+            for g in grid.components(land_bb[FARM])
+            if g.bit_count() >= 3
+        )
     elif scenario == "gold_rush":
         gold_bb = 0
         for c, k in enumerate(kinds):
@@ -167,17 +192,9 @@ def score_masks(
             for g in grid.components(partner_bb)
             if g.bit_count() >= 3 and g & bandit_bb
         )
-    elif scenario is not None:
+    else:
         raise ValueError(f"scenario: unknown scenario {scenario!r}")
-    return ScoreBreakdown(
-        territories=territories,
-        resources=resources,
-        partners=partners_pts,
-        scenario=bonus,
-        total=territories + resources + partners_pts + bonus,
-        largest_territory=largest,
-        cows=sum(cows[c] for c in _bits(cow_bb)),
-    )
+    return territories, resources, partners_pts, bonus
 
 
 def _bits(mask: int) -> list[int]:

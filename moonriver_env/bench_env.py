@@ -1,0 +1,123 @@
+"""Benchmark the PettingZoo environment side by side with PettingZoo's connect_four_v3.
+
+Usage::
+
+    python -m moonriver_env.bench_env [--steps N] [--runs R] [--players 2 4 ...] [--mode base]
+                                      [--cpu C] [--json PATH]
+
+Both environments run the same loop as ``pettingzoo.test.performance_benchmark``: through
+``env()`` (the standard wrappers), ``env.last()`` builds the acting agent's observation and
+action mask, the action is ``random.choice`` over the mask's legal ids, every ``env.step``
+counts as one step (dead-agent steps included, as PettingZoo counts them), and a finished
+game is reset. Runs alternate between the environments so a busy machine slows both alike;
+the table gives the median steps/s over the runs (with min and max) and the ratio of the
+medians. The process is pinned to one CPU on Linux. connect_four_v3 needs pygame (in the
+``dev`` extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .bench import cpu_model, pin_to_one_cpu
+
+
+def run_loop(env: Any, steps: int, seed: int) -> float:
+    """Play ``steps`` random steps through ``env``; return steps per second."""
+    chooser = random.Random(seed)
+    env.reset(seed=seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        for agent in env.agent_iter(env.num_agents):
+            obs, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                action = chooser.choice(np.flatnonzero(obs["action_mask"]).tolist())
+            env.step(action)
+            done += 1
+            if all(env.terminations.values()) or all(env.truncations.values()):
+                env.reset()
+    return done / (time.perf_counter() - start)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_env")
+    parser.add_argument("--steps", type=int, default=20_000, help="steps per run (default 20000)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per environment (default 5)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--mode", default="base", choices=("base", "legends"))
+    parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
+    parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
+    args = parser.parse_args(argv)
+
+    from pettingzoo.classic import connect_four_v3
+
+    from . import moonriver_v0
+
+    cpu = pin_to_one_cpu(args.cpu)
+    print("Moon River env benchmark (PettingZoo loop: env.last() + random legal action + step)")
+    print(
+        f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
+        + (f", pinned to CPU {cpu}" if cpu is not None else "")
+    )
+    print(f"{args.steps} steps x {args.runs} runs per environment, runs interleaved\n")
+    sys.stdout.flush()
+    makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
+    for n in args.players:
+        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(
+            num_players=n, mode=args.mode
+        )
+    rates: dict[str, list[float]] = {name: [] for name in makers}
+    envs = {name: make() for name, make in makers.items()}
+    for name, env in envs.items():  # warm-up (imports, caches)
+        run_loop(env, 500, seed=12345)
+    for run in range(args.runs):
+        for name, env in envs.items():
+            rates[name].append(run_loop(env, args.steps, seed=run))
+    base = statistics.median(rates["connect_four_v3"])
+    print(f"{'environment':<28}{'steps/s (median)':>18}{'min':>10}{'max':>10}{'vs c4':>8}")
+    results = []
+    for name, values in rates.items():
+        med = statistics.median(values)
+        results.append(
+            {
+                "env": name,
+                "median": med,
+                "min": min(values),
+                "max": max(values),
+                "runs": values,
+                "ratio_to_connect_four": med / base,
+            }
+        )
+        print(
+            f"{name:<28}{med:>18,.0f}{min(values):>10,.0f}{max(values):>10,.0f}{med / base:>8.2f}"
+        )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(
+                {
+                    "cpu_model": cpu_model(),
+                    "steps": args.steps,
+                    "runs": args.runs,
+                    "results": results,
+                },
+                fh,
+                indent=2,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
