@@ -39,7 +39,7 @@ def run_loop(env: Any, steps: int, seed: int) -> float:
     done = 0
     start = time.perf_counter()
     while done < steps:
-        for agent in env.agent_iter(env.num_agents):
+        for _agent in env.agent_iter(env.num_agents):
             obs, _reward, termination, truncation, _info = env.last()
             if termination or truncation:
                 action = None
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     rates: dict[str, list[float]] = {name: [] for name in makers}
     envs = {name: make() for name, make in makers.items()}
-    for name, env in envs.items():  # warm-up (imports, caches)
+    for env in envs.values():  # warm-up (imports, caches)
         run_loop(env, 500, seed=12345)
     for run in range(args.runs):
         for name, env in envs.items():
