@@ -58,6 +58,20 @@ def _scenario_value(size: int) -> int:
     return 10 + 10 * (size - 3)
 
 
+RanchView = tuple[
+    Grid,
+    KindTable,
+    Sequence[int],
+    int,
+    int,
+    Sequence[int],
+    Sequence[int],
+    Sequence[int],
+    str | None,
+]
+"""The arguments of :func:`score_masks` / :func:`score_points`, in order."""
+
+
 def score_ranch(
     grid: Grid,
     table: KindTable,

@@ -24,7 +24,14 @@ from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, _static_for, new_
 from .geometry import Grid, bit_indices
 from .partners import PartnerRules
 from .placement import PlacementRules
-from .scoring import KindTable, ScoreBreakdown, rank_winners, score_masks, score_points
+from .scoring import (
+    KindTable,
+    RanchView,
+    ScoreBreakdown,
+    rank_winners,
+    score_masks,
+    score_points,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -221,23 +228,15 @@ class GameState(PlacementRules, PartnerRules):
     def score_points(self, seat: int) -> tuple[int, int, int, int]:
         """(territories, resources, partners, scenario) of one seat, without the tie-break
         keys (cheaper than :meth:`score_seat`; encoders call it after every change)."""
-        st = self._st
-        return score_points(
-            st.grid,
-            st.kt,
-            self.land_bb[seat],
-            self.cow_bb[seat],
-            self.partner_bb[seat],
-            self.kinds[seat],
-            self.cows[seat],
-            self.partners[seat],
-            self.scenario,
-        )
+        return score_points(*self._ranch_view(seat))
 
     def score_seat(self, seat: int) -> ScoreBreakdown:
         """The :class:`ScoreBreakdown` of one seat, on its ranch as it stands."""
+        return score_masks(*self._ranch_view(seat))
+
+    def _ranch_view(self, seat: int) -> RanchView:
         st = self._st
-        return score_masks(
+        return (
             st.grid,
             st.kt,
             self.land_bb[seat],
