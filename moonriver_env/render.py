@@ -324,6 +324,51 @@ def _table_lines(state: GameState) -> list[_Line]:
     return lines
 
 
+def score_table(state: GameState, seat_names: Sequence[str] | None = None) -> str:
+    """The score breakdown of every seat as a plain text table (section 5): territories,
+    resources, partners, scenario, total and the tie-break keys; ``*`` marks the winners
+    once the game is over."""
+    labels = _seat_labels(state, seat_names)
+    winners = set(state.winners()) if state.is_terminal else set()
+    head = (
+        "seat",
+        "board",
+        "territories",
+        "resources",
+        "partners",
+        "scenario",
+        "total",
+        "largest",
+        "cows",
+        "",
+    )
+    rows = [head]
+    for seat, sc in enumerate(state.scores()):
+        rows.append(
+            (
+                labels[seat],
+                state.boards[seat],
+                str(sc.territories),
+                str(sc.resources),
+                str(sc.partners),
+                str(sc.scenario),
+                str(sc.total),
+                str(sc.largest_territory),
+                str(sc.cows),
+                "*" if seat in winners else "",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = []
+    for k, r in enumerate(rows):
+        cells = [r[0].ljust(widths[0]), r[1].ljust(widths[1])]
+        cells += [r[i].rjust(widths[i]) for i in range(2, len(head) - 1)] + [r[-1]]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths[:-1]))
+    return "\n".join(lines)
+
+
 def render_ansi(
     state: GameState,
     *,
