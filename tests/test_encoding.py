@@ -232,3 +232,23 @@ def test_split_flat_round_trip() -> None:
     batch = np.stack([flat, flat])
     bp, bf = enc.split_flat(batch)
     assert bp.shape == (2, *enc.plane_shape) and bf.shape == (2, enc.num_features)
+
+
+RESOLVING = {Phase.SKULL, Phase.RECRUIT, Phase.COWBOY, Phase.DESPERADO, Phase.THIEF, Phase.BONUS}
+
+
+@pytest.mark.parametrize("name", ["2p-base", "4p-legends"])
+def test_piece_channel_marks_only_a_piece_in_play(name: str) -> None:
+    """``state.piece`` (and the piece plane) is set exactly while a piece's symbols act."""
+    cfg = CONFIGS[name]
+    enc = ObservationEncoder(cfg)
+    for seed in range(4):
+        state = new_game(cfg, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            assert bool(state.piece) == (state.phase in RESOLVING), state.phase
+            planes, _ = enc.encode(state, 0)
+            marked = planes.reshape(cfg.num_players, len(RANCH_CHANNEL_NAMES), -1)[:, CH["piece"]]
+            assert int(marked.sum()) == len(state.piece)
+            legal = state.legal_action_list()
+            state.apply(legal[rng.randrange(len(legal))])

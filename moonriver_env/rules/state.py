@@ -464,6 +464,7 @@ class GameState(PlacementRules, PartnerRules):
             self._bonus_place(a - lay.BONUS)
         else:
             self.tiles[a - lay.BONUS_REMOVE] = False
+            self.piece = []
             self._continue_turn()
 
     # -- setup and rounds -------------------------------------------------------------------
@@ -655,6 +656,7 @@ class GameState(PlacementRules, PartnerRules):
                 self.bonus_done[seat] = True
                 self.phase = Phase.BONUS
                 return
+        self.piece = []  # resolved: ``piece`` is non-empty only while its symbols act
         self._continue_turn()
 
     def _skull(self, cell: int) -> None:
