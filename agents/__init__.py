@@ -1,1 +1,31 @@
-"""Baseline and search agents for Moon River."""
+"""Baseline and search agents for Moon River.
+
+``make_agent("heuristic")`` builds one by name (:mod:`agents.registry`); every agent has
+``reset(seed)`` and ``act(observation, env)`` (:mod:`agents.base`).
+
+Measured (2 players, base game, seats alternated; CPU time per decision, shared machine):
+greedy beat random 200/200; heuristic beat greedy 199/200 (2.7 ms per decision);
+``mc`` (flat Monte Carlo, 32 simulations, ~45 ms per decision) beat the heuristic 61/100
+(mean margin +12.5); head to head ``mc`` beat ``mcts`` (same budget) 13/20, and on the same
+20 seeds against the heuristic ``mc`` won 18, ``mcts`` 11.
+"""
+
+from .base import Agent, PolicyAgent
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .mcts import MCTSAgent
+from .montecarlo import MonteCarloAgent
+from .random_agent import RandomAgent
+from .registry import AGENT_NAMES, make_agent
+
+__all__ = [
+    "AGENT_NAMES",
+    "Agent",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "MCTSAgent",
+    "MonteCarloAgent",
+    "PolicyAgent",
+    "RandomAgent",
+    "make_agent",
+]

@@ -1,0 +1,82 @@
+"""One-ply greedy: the action that raises the agent's own score the most right now."""
+
+from __future__ import annotations
+
+from moonriver_env.rules import GameState
+
+from .base import Agent, determinize
+from .evaluation import popcount, steal_value
+
+
+class GreedyAgent(Agent):
+    """For every legal action: copy the state, apply the action and measure the change of
+    the agent's own score (``score_seat(seat).total``); play the largest change.
+
+    Ties (most actions change nothing now) are broken by a cheap documented key, then
+    uniformly at random with the agent's Generator:
+
+    * placements: the number of orthogonal neighbours of the same landscape the two plots
+      get (extending territories), +2 per plot joining a territory that already holds cows,
+      +0.5 when both plots share a landscape; ``stop`` ranks below every placement;
+    * claims: the plot's symbols (resources + 2 per cow + 1 per circle - 1 per skull);
+    * a Cattle Thief's steals: the cow's value to its owner (size of its territory);
+    * everything else: nothing (random among equals).
+
+    The copy is a determinization (:func:`~agents.base.determinize`): a claim that ends a
+    round draws the next column from a re-shuffled pile, never from the true one.
+    """
+
+    name = "greedy"
+
+    def choose(self, state: GameState) -> int:
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        seat = state.seat
+        root = determinize(state, self.rng)
+        before = root.score_seat(seat).total
+        best: list[int] = []
+        best_key = (float("-inf"), float("-inf"))
+        for a in legal:
+            sim = root.clone()
+            sim.apply(a)
+            key = (float(sim.score_seat(seat).total - before), self._tiebreak(state, a))
+            if key > best_key:
+                best_key, best = key, [a]
+            elif key == best_key:
+                best.append(a)
+        return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+
+    @staticmethod
+    def _tiebreak(state: GameState, a: int) -> float:
+        lay = state.layout
+        kt = state.kind_table
+        seat = state.seat
+        if lay.PLACE <= a < lay.STOP:
+            g = state.grid
+            pair, rest = divmod(a - lay.PLACE, g.cells * 4)
+            cell, d = divmod(rest, 4)
+            i, j = lay.pairs[pair]
+            held = state.held[seat]
+            other = g.step[d][cell]
+            la, lb = kt.land[held[i]], kt.land[held[j]]
+            bb = state.land_bb[seat]
+            cows = state.cow_bb[seat]
+            v = 0.5 if la == lb else 0.0
+            for x, y, lx in ((cell, other, la), (other, cell, lb)):
+                nb = g.neighbours(1 << x) & ~(1 << y) & bb[lx]
+                v += popcount(nb)
+                if nb and g.flood(nb, bb[lx]) & cows:
+                    v += 2.0
+            return v
+        if a == lay.STOP:
+            return -1.0
+        if a < lay.PLACE:  # claim / select
+            col = state.cur_col if state.phase.name == "SETUP_CLAIM" else state.next_col
+            k = col[a - lay.CLAIM]
+            return (
+                kt.gold[k] + kt.beaver[k] + kt.corn[k] + 2 * kt.cows[k] + kt.circle[k] - kt.skull[k]
+            )
+        if lay.STEAL <= a < lay.STEAL_SKIP:
+            return steal_value(state, a, leader_bonus=False)
+        return 0.0

@@ -1,0 +1,76 @@
+"""Flat Monte Carlo over determinizations."""
+
+from __future__ import annotations
+
+import random
+
+from moonriver_env.rules import GameState
+
+from .base import determinize
+from .evaluation import Weights, make_context
+from .search import Budget, SearchAgent
+
+
+class MonteCarloAgent(SearchAgent):
+    """Flat Monte Carlo: every root candidate gets the same number of rollouts, and the one
+    with the best mean value is played.
+
+    The root candidates are the ``k`` best actions by the heuristic's one-ply value (all
+    legal actions with ``k=0``). Simulations run in rounds: each round draws one
+    determinization (the hidden draw pile and partner stack re-shuffled, see
+    :func:`~agents.base.determinize`) and one rollout seed, and plays every candidate from it
+    (common random numbers: the candidates are compared on the same futures). A rollout plays
+    ``depth`` decisions with the rollout policy, then the position is evaluated
+    (:class:`~agents.evaluation.Evaluator`, relative to the opponents); a finished game is
+    scored by its final margin. Ties between means go to the better one-ply value.
+
+    Decisions with a single legal action, or a single candidate, are answered at once.
+    Deterministic for a given seed when only ``sims`` limits the search.
+    """
+
+    name = "mc"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        sims: int = 32,
+        time: float | None = None,
+        rollout: str = "heuristic",
+        depth: int = 16,
+        value: str = "margin",
+        k: int = 4,
+        weights: Weights | None = None,
+    ) -> None:
+        super().__init__(seed, sims, time, rollout, depth, value, k, weights)
+
+    def choose(self, state: GameState) -> int:
+        legal = state.legal_action_list()
+        self.last_sims = 0
+        self.last_values = {}
+        if len(legal) == 1:
+            return legal[0]
+        budget = Budget(self.sims, self.time)
+        seat = state.seat
+        ctx = make_context(state)
+        cands, prior = self.candidates(state, ctx)
+        if len(cands) == 1:
+            return cands[0]
+        totals = dict.fromkeys(cands, 0.0)
+        counts = dict.fromkeys(cands, 0)
+        while budget.more():
+            det = determinize(state, self.rng)
+            seed = int(self.rng.integers(2**62))
+            for a in cands:
+                sim = det.clone()
+                sim.apply(a)
+                totals[a] += self.simulate(sim, random.Random(seed))[seat]
+                counts[a] += 1
+                budget.done += 1
+                if not budget.more():
+                    break
+        self.last_sims = budget.done
+        self.last_values = {a: totals[a] / counts[a] for a in cands if counts[a]}
+        return max(
+            cands,
+            key=lambda a: (totals[a] / counts[a] if counts[a] else float("-inf"), prior[a]),
+        )

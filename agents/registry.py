@@ -1,0 +1,109 @@
+"""Agents by name: ``make_agent("mcts:sims=200,time=0.5")``.
+
+A spec is a registered name, optionally followed by ``:`` and comma-separated
+``key=value`` parameters:
+
+=============  ===========================================================================
+``random``     uniformly random legal actions
+``greedy``     one-ply greedy on the own score
+``heuristic``  one-ply on the position evaluation; parameters: the evaluation weights
+               (``agents.evaluation.Weights``, e.g. ``heuristic:grow_w=0.8``)
+``mc``         flat Monte Carlo; ``sims``, ``time``, ``rollout``, ``depth``, ``value``, ``k``
+``mcts``       determinized UCT; the same plus ``c`` (exploration) and ``width``
+``ppo:PATH``   a saved MaskablePPO model (``PolicyAgent.from_path``)
+=============  ===========================================================================
+
+``time=none`` / ``time=0`` switch the time budget off. Bad specs raise ``ValueError`` naming
+the offending field (``spec``, the agent name, or the parameter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .base import Agent, PolicyAgent
+from .evaluation import Weights
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .mcts import MCTSAgent
+from .montecarlo import MonteCarloAgent
+from .random_agent import RandomAgent
+
+AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
+
+_SEARCH_PARAMS: dict[str, type] = {
+    "sims": int,
+    "time": float,
+    "rollout": str,
+    "depth": int,
+    "value": str,
+    "k": int,
+}
+_PARAMS: dict[str, dict[str, type]] = {
+    "random": {},
+    "greedy": {},
+    "heuristic": {name: float for name in Weights.names()},
+    "mc": dict(_SEARCH_PARAMS),
+    "mcts": {**_SEARCH_PARAMS, "c": float, "width": int},
+}
+
+
+def _convert(name: str, key: str, typ: type, text: str) -> Any:
+    if key == "time" and text.lower() in ("none", "0", "0.0", "off"):
+        return None
+    try:
+        if typ is int:
+            return int(text)
+        if typ is float:
+            return float(text)
+    except ValueError:
+        raise ValueError(
+            f"{key}: expected {'an integer' if typ is int else 'a number'} for agent "
+            f"{name!r}, got {text!r}"
+        ) from None
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mcts:sims=200,time=0.5"`` -> ``("mcts", {"sims": 200, "time": 0.5})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"spec: expected a non-empty string like 'mcts:sims=200', got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name == "ppo":
+        if not rest.strip():
+            raise ValueError("spec: 'ppo' needs a model path, e.g. 'ppo:models/ppo.zip'")
+        return name, {"path": rest.strip()}
+    if name not in _PARAMS:
+        known = ", ".join((*AGENT_NAMES, "ppo:PATH"))
+        raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
+    allowed = _PARAMS[name]
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq:
+            raise ValueError(f"spec: expected key=value in {spec!r}, got {item!r}")
+        if key not in allowed:
+            ok = ", ".join(allowed) or "none"
+            raise ValueError(f"{key}: not a parameter of agent {name!r} (parameters: {ok})")
+        if key in params:
+            raise ValueError(f"{key}: given twice in {spec!r}")
+        params[key] = _convert(name, key, allowed[key], text.strip())
+    return name, params
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build an agent from a spec (module docstring); ``ValueError`` naming a bad field."""
+    name, params = parse_spec(spec)
+    if name == "ppo":
+        return PolicyAgent.from_path(params["path"], seed=seed)
+    factories: dict[str, Callable[..., Agent]] = {
+        "random": RandomAgent,
+        "greedy": GreedyAgent,
+        "heuristic": lambda seed, **w: HeuristicAgent(seed, Weights(**w) if w else None),
+        "mc": MonteCarloAgent,
+        "mcts": MCTSAgent,
+    }
+    return factories[name](seed=seed, **params)

@@ -1,0 +1,119 @@
+"""Shared machinery of the search agents: budgets, leaf values, candidate pruning."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from moonriver_env.rules import GameState
+
+from .base import Agent
+from .evaluation import Context, Evaluator, Weights, final_margin, make_context, rel_from_values
+from .heuristic import HeuristicAgent
+from .rollout import ROLLOUT_POLICIES, rollout
+
+VALUE_MODES = ("margin", "win")
+
+
+class Budget:
+    """Stops a search after ``sims`` simulations or ``seconds`` of wall time (whichever comes
+    first; ``sims <= 0`` or ``seconds`` ``None`` disables that limit)."""
+
+    def __init__(self, sims: int, seconds: float | None) -> None:
+        self.sims = sims
+        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        self.done = 0
+
+    def more(self) -> bool:
+        if self.sims > 0 and self.done >= self.sims:
+            return False
+        return self.deadline is None or time.perf_counter() < self.deadline
+
+
+class SearchAgent(Agent):
+    """Base of :class:`~agents.montecarlo.MonteCarloAgent` and :class:`~agents.mcts.MCTSAgent`.
+
+    Args:
+        sims: simulations per decision (``0``: only the time budget limits).
+        time: seconds per decision (``None``: only ``sims`` limits). A time budget makes
+            the agent's choices depend on the machine's speed, so not reproducible.
+        rollout: ``"heuristic"`` (the light heuristic of :mod:`agents.rollout`) or
+            ``"random"``.
+        depth: decisions per rollout before the evaluation takes over (``0``: to the end).
+        value: ``"margin"`` (final score margin, or the evaluation's margin at a cutoff) or
+            ``"win"`` (+1 / 0 / -1 at the end; ``tanh(margin / 20)`` at a cutoff).
+        k: candidate actions at the root: the ``k`` best by the heuristic's one-ply value
+            (``0``: every legal action).
+    """
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        sims: int = 32,
+        time: float | None = None,
+        rollout: str = "heuristic",
+        depth: int = 16,
+        value: str = "margin",
+        k: int = 4,
+        weights: Weights | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
+            raise ValueError(f"sims: expected an integer >= 0, got {sims!r}")
+        if time is not None and (isinstance(time, bool) or not time > 0):
+            raise ValueError(f"time: expected a positive number of seconds or None, got {time!r}")
+        if sims == 0 and time is None:
+            raise ValueError("sims: 0 needs a time budget (time=...)")
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout: expected one of {ROLLOUT_POLICIES}, got {rollout!r}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"depth: expected an integer >= 0, got {depth!r}")
+        if value not in VALUE_MODES:
+            raise ValueError(f"value: expected one of {VALUE_MODES}, got {value!r}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"k: expected an integer >= 0, got {k!r}")
+        self.sims = sims
+        self.time = time
+        self.rollout_policy = rollout
+        self.depth = depth
+        self.value_mode = value
+        self.k = k
+        self.evaluator = Evaluator(weights)
+        self.prior = HeuristicAgent(seed, weights)
+        self.last_sims = 0  # simulations of the last decision
+        self.last_values: dict[int, float] = {}  # mean value of each searched root action
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.prior.reset(None if seed is None else seed + 1)
+
+    # ------------------------------------------------------------------ helpers
+    def candidates(self, state: GameState, ctx: Context) -> tuple[list[int], dict[int, float]]:
+        """Root candidates: the ``k`` best actions by the heuristic's one-ply value."""
+        legal = state.legal_action_list()
+        prior = self.prior.action_values(state, ctx)
+        ranked = sorted(legal, key=lambda a: (-prior[a], a))
+        if self.k:
+            ranked = ranked[: self.k]
+        return ranked, prior
+
+    def simulate(self, sim: GameState, rnd: random.Random) -> list[float]:
+        """Roll ``sim`` forward (in place) and return the leaf value of every seat."""
+        ctx = make_context(sim)
+        rollout(sim, self.rollout_policy, ctx, rnd, self.depth)
+        return self.leaf_values(sim)
+
+    def leaf_values(self, sim: GameState) -> list[float]:
+        n = sim.config.num_players
+        if sim.is_terminal:
+            margins = [final_margin(sim, s) for s in range(n)]
+            if self.value_mode == "win":
+                return [1.0 if m > 0 else (-1.0 if m < 0 else 0.0) for m in margins]
+            return margins
+        ctx = make_context(sim)
+        vals = self.evaluator.values(sim, ctx)
+        rel = [rel_from_values(vals, s, 1.0) for s in range(n)]
+        if self.value_mode == "win":
+            return [math.tanh(r / 20.0) for r in rel]
+        return rel
