@@ -179,6 +179,7 @@ class ObservationEncoder:
         self._built: list[tuple[int, int, list[int], list[int], list[int]] | None] = [None] * n
         fs = self.feature_slices
         self._ones: list[int] = []
+        self._scalars: tuple[float, ...] = ()
         self._scores_dirty = True
         self._scalar_index = np.array(
             [
@@ -333,6 +334,7 @@ class ObservationEncoder:
             self._built = [None] * n
             self._parts_key = [None] * len(self._parts_key)
             self._held_key = [None] * n
+            self._scalars = ()
             self._cache_scenario = state.scenario
             self._boards_key = state.boards
         for s in range(n):
@@ -367,7 +369,7 @@ class ObservationEncoder:
             f[self._ones] = 0.0
             f[ones] = 1.0
             self._ones = ones
-        f[self._scalar_index] = (
+        scalars = (
             min(state.round / 24.0, 1.0),
             state.dominoes / 2.0,
             len(state.stack) / self.total_partners,
@@ -375,6 +377,9 @@ class ObservationEncoder:
             len(state.skulls),
             state.cowboy_moves / 3.0 if state.phase == Phase.COWBOY else 0.0,
         )
+        if scalars != self._scalars:
+            f[self._scalar_index] = scalars
+            self._scalars = scalars
         # Per seat: held plots (change every turn), boards and bonus flags.
         held_key = self._held_key
         for s in range(n):
