@@ -42,7 +42,7 @@ run: install
 
 test: install
 	$(PY) -m pytest -q -n 2
-	$(BIN)/ruff check moonriver_env tests
+	$(BIN)/ruff check moonriver_env agents training tests
 	$(BIN)/mypy moonriver_env/rules
 
 bench: install
