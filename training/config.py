@@ -1,0 +1,447 @@
+"""Training configuration: TOML files (``tomllib``) over built-in defaults, ``--set`` overrides,
+validation whose errors name the key.
+
+A config is a two-level dict ``{section: {key: value}}``; the sections and keys are those of
+:data:`DEFAULTS` (``training/configs/default.toml`` documents every key). Any key not listed
+there is an error, so a typo never silently falls back to a default::
+
+    cfg = load_config("training/configs/default.toml", ["ppo.learning_rate=1e-3"])
+    cfg["ppo"]["learning_rate"]   # 0.001
+
+Errors are :class:`ConfigError` (a ``ValueError``) whose message starts with the dotted key,
+e.g. ``ppo.batch_size: expected a positive integer, got 0``.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+Config = dict[str, dict[str, Any]]
+
+BASELINES = ("random", "greedy", "heuristic")
+
+DEFAULTS: Config = {
+    "run": {
+        "seed": 0,
+        "total_timesteps": 300_000,
+        "time_limit_minutes": 0.0,
+        "n_envs": 4,
+        "vec_env": "subproc",
+        "torch_threads": 1,
+        "progress_bar": True,
+        "verbose": 0,
+        "log_interval": 1,
+    },
+    "env": {
+        "num_players": 2,
+        "mode": "base",
+        "scenario": "random",
+        "reward": "win",
+        "dense_reward": 0.02,
+        "auto_resolve": True,
+        "learner_seat": "random",
+        "illegal_penalty": -1.0,
+    },
+    "ppo": {
+        "learning_rate": 3e-4,
+        "lr_schedule": "constant",
+        "lr_final_fraction": 0.1,
+        "n_steps": 256,
+        "batch_size": 256,
+        "n_epochs": 4,
+        "gamma": 0.99,
+        "gae_lambda": 0.95,
+        "clip_range": 0.2,
+        "ent_coef": 0.01,
+        "vf_coef": 0.5,
+        "max_grad_norm": 0.5,
+        "target_kl": 0.0,
+        "normalize_advantage": True,
+    },
+    "policy": {
+        "head": "spatial",
+        "cnn_channels": [64, 64],
+        "broadcast": 32,
+        "query_hidden": 64,
+        "cnn_out": 256,
+        "feature_mlp": [128],
+        "features_dim": 256,
+        "share_ranch": False,
+        "activation": "relu",
+        "pi": [128],
+        "vf": [128],
+        "ortho_init": True,
+    },
+    "opponents": {
+        "random": 0.5,
+        "greedy": 0.3,
+        "heuristic": 0.0,
+        "snapshot": 0.2,
+        "snapshot_deterministic": False,
+        "snapshot_every": 50_000,
+        "snapshot_keep": 5,
+    },
+    "pretrain": {
+        "teacher": "",
+        "games": 200,
+        "explore": 0.05,
+        "workers": 2,
+        "epochs": 3,
+        "batch_size": 256,
+        "learning_rate": 1e-3,
+        "vf_coef": 0.5,
+        "collect_minutes": 0.0,
+        "max_minutes": 0.0,
+        "data": "",
+        "save_data": False,
+        "init_model": "",
+    },
+    "checkpoint": {
+        "every": 50_000,
+        "keep": 3,
+    },
+    "eval": {
+        "every": 50_000,
+        "opponents": ["random", "greedy"],
+        "games": 20,
+        "deterministic": True,
+        "seed": 1_000_003,
+        "final_games": 100,
+        "best_opponent": "greedy",
+    },
+}
+
+
+class ConfigError(ValueError):
+    """A bad config value; the message starts with the dotted key."""
+
+
+# -- validators: (value) -> normalised value, raising ValueError("expected ...") ---------------
+Check = Callable[[Any], Any]
+
+
+def _int(lo: int | None = None, hi: int | None = None) -> Check:
+    def check(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise ValueError(f"expected an integer, got {v!r}")
+        if lo is not None and v < lo or hi is not None and v > hi:
+            rng = f"{lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}"
+            raise ValueError(f"expected an integer in {rng}, got {v!r}")
+        return int(v)
+
+    return check
+
+
+def _float(lo: float | None = None, hi: float | None = None, open_lo: bool = False) -> Check:
+    def check(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"expected a number, got {v!r}")
+        x = float(v)
+        if lo is not None and (x < lo or (open_lo and x == lo)) or hi is not None and x > hi:
+            op = ">" if open_lo else ">="
+            bound = f"{op} {lo}" if lo is not None else ""
+            if hi is not None:
+                bound = (bound + " and " if bound else "") + f"<= {hi}"
+            raise ValueError(f"expected a number {bound}, got {v!r}")
+        return x
+
+    return check
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {v!r}")
+    return v
+
+
+def _choice(*options: Any) -> Check:
+    def check(v: Any) -> Any:
+        if v not in options:
+            raise ValueError(f"expected one of {list(options)}, got {v!r}")
+        return v
+
+    return check
+
+
+def _int_list(min_len: int = 0) -> Check:
+    def check(v: Any) -> list[int]:
+        if not isinstance(v, list) or len(v) < min_len:
+            raise ValueError(f"expected a list of at least {min_len} positive integers, got {v!r}")
+        for x in v:
+            if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
+                raise ValueError(f"expected a list of positive integers, got {v!r}")
+        return [int(x) for x in v]
+
+    return check
+
+
+def _str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError(f"expected a string, got {v!r}")
+    return v
+
+
+def _opponent_list(v: Any) -> list[str]:
+    if isinstance(v, str):
+        v = [s.strip() for s in v.split(",") if s.strip()]
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise ValueError(f"expected a list of agent names, got {v!r}")
+    return list(v)
+
+
+def _seat(v: Any) -> int | str:
+    if v == "random":
+        return v
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"expected 'random' or a seat number, got {v!r}")
+    return int(v)
+
+
+SCHEMA: dict[str, dict[str, Check]] = {
+    "run": {
+        "seed": _int(0),
+        "total_timesteps": _int(1),
+        "time_limit_minutes": _float(0.0),
+        "n_envs": _int(1, 64),
+        "vec_env": _choice("subproc", "dummy"),
+        "torch_threads": _int(0, 64),
+        "progress_bar": _bool,
+        "verbose": _int(0, 2),
+        "log_interval": _int(1),
+    },
+    "env": {
+        "num_players": _int(2, 4),
+        "mode": _choice("base", "legends"),
+        "scenario": _choice("random", "timber_rafting", "gold_rush", "outlaws", "moon_river_city"),
+        "reward": _choice("win", "score", "score_diff"),
+        "dense_reward": _float(0.0),
+        "auto_resolve": _bool,
+        "learner_seat": _seat,
+        "illegal_penalty": _float(),
+    },
+    "ppo": {
+        "learning_rate": _float(0.0, open_lo=True),
+        "lr_schedule": _choice("constant", "linear"),
+        "lr_final_fraction": _float(0.0, 1.0),
+        "n_steps": _int(2),
+        "batch_size": _int(2),
+        "n_epochs": _int(1),
+        "gamma": _float(0.0, 1.0),
+        "gae_lambda": _float(0.0, 1.0),
+        "clip_range": _float(0.0, open_lo=True),
+        "ent_coef": _float(0.0),
+        "vf_coef": _float(0.0),
+        "max_grad_norm": _float(0.0, open_lo=True),
+        "target_kl": _float(0.0),
+        "normalize_advantage": _bool,
+    },
+    "policy": {
+        "head": _choice("spatial", "flat"),
+        "cnn_channels": _int_list(1),
+        "broadcast": _int(0),
+        "query_hidden": _int(1),
+        "cnn_out": _int(0),
+        "feature_mlp": _int_list(0),
+        "features_dim": _int(1),
+        "share_ranch": _bool,
+        "activation": _choice("relu", "tanh", "elu"),
+        "pi": _int_list(0),
+        "vf": _int_list(0),
+        "ortho_init": _bool,
+    },
+    "opponents": {
+        "random": _float(0.0),
+        "greedy": _float(0.0),
+        "heuristic": _float(0.0),
+        "snapshot": _float(0.0),
+        "snapshot_deterministic": _bool,
+        "snapshot_every": _int(1),
+        "snapshot_keep": _int(1),
+    },
+    "pretrain": {
+        "teacher": _str,
+        "games": _int(1),
+        "explore": _float(0.0, 1.0),
+        "workers": _int(1, 64),
+        "epochs": _int(0),
+        "batch_size": _int(1),
+        "learning_rate": _float(0.0, open_lo=True),
+        "vf_coef": _float(0.0),
+        "collect_minutes": _float(0.0),
+        "max_minutes": _float(0.0),
+        "data": _str,
+        "save_data": _bool,
+        "init_model": _str,
+    },
+    "checkpoint": {
+        "every": _int(1),
+        "keep": _int(0),
+    },
+    "eval": {
+        "every": _int(0),
+        "opponents": _opponent_list,
+        "games": _int(1),
+        "deterministic": _bool,
+        "seed": _int(0),
+        "final_games": _int(0),
+        "best_opponent": _str,
+    },
+}
+
+
+def defaults() -> Config:
+    """A fresh copy of the built-in defaults."""
+    return copy.deepcopy(DEFAULTS)
+
+
+def merge(base: Config, update: Mapping[str, Any], source: str = "config") -> Config:
+    """``base`` updated section by section with ``update``; unknown sections/keys raise."""
+    out = copy.deepcopy(base)
+    for section, values in update.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"{section}: unknown section in {source} (known: {sorted(SCHEMA)})")
+        if not isinstance(values, Mapping):
+            raise ConfigError(f"{section}: expected a table of keys in {source}, got {values!r}")
+        for key, value in values.items():
+            if key not in SCHEMA[section]:
+                raise ConfigError(
+                    f"{section}.{key}: unknown key in {source} (known: {sorted(SCHEMA[section])})"
+                )
+            out[section][key] = value
+    return out
+
+
+def parse_override(item: str) -> tuple[str, str, Any]:
+    """``"a.b=value"`` -> ``("a", "b", value)``; the value is read as a TOML value, or taken as a
+    bare string when it is not one (``env.mode=legends``)."""
+    if "=" not in item:
+        raise ConfigError(f"{item}: expected section.key=value")
+    dotted, raw = item.split("=", 1)
+    dotted = dotted.strip()
+    parts = dotted.split(".")
+    if len(parts) != 2 or not all(parts):
+        raise ConfigError(f"{dotted}: expected section.key (e.g. ppo.learning_rate)")
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return parts[0], parts[1], value
+
+
+def validate(cfg: Config) -> Config:
+    """Check every key (and the cross-key constraints); returns the normalised config."""
+    out: Config = {}
+    for section, checks in SCHEMA.items():
+        values = cfg.get(section, {})
+        out[section] = {}
+        for key, check in checks.items():
+            if key not in values:
+                raise ConfigError(f"{section}.{key}: missing")
+            try:
+                out[section][key] = check(values[key])
+            except ValueError as e:
+                raise ConfigError(f"{section}.{key}: {e}") from None
+        extra = set(values) - set(checks)
+        if extra:
+            key = sorted(extra)[0]
+            raise ConfigError(f"{section}.{key}: unknown key (known: {sorted(checks)})")
+    extra_sections = set(cfg) - set(SCHEMA)
+    if extra_sections:
+        raise ConfigError(f"{sorted(extra_sections)[0]}: unknown section (known: {sorted(SCHEMA)})")
+    ppo, run, opp, ev = out["ppo"], out["run"], out["opponents"], out["eval"]
+    rollout = ppo["n_steps"] * run["n_envs"]
+    if ppo["batch_size"] > rollout:
+        raise ConfigError(
+            f"ppo.batch_size: {ppo['batch_size']} exceeds the rollout size "
+            f"n_steps x n_envs = {rollout}"
+        )
+    if sum(opp[k] for k in (*BASELINES, "snapshot")) <= 0:
+        raise ConfigError(
+            "opponents.random: the opponent weights (random, greedy, heuristic, snapshot) are all zero"
+        )
+    if all(opp[k] == 0 for k in BASELINES):
+        raise ConfigError(
+            "opponents.random: at least one baseline weight (random, greedy, heuristic) must be "
+            "positive (the snapshot pool starts empty)"
+        )
+    if not ev["opponents"]:
+        raise ConfigError("eval.opponents: expected at least one opponent")
+    for spec in ev["opponents"]:
+        _check_agent_spec("eval.opponents", spec)
+    if ev["best_opponent"] and ev["best_opponent"] not in ev["opponents"]:
+        raise ConfigError(
+            f"eval.best_opponent: {ev['best_opponent']!r} is not one of eval.opponents "
+            f"{ev['opponents']} ('' = no best model)"
+        )
+    if out["pretrain"]["teacher"]:
+        _check_agent_spec("pretrain.teacher", out["pretrain"]["teacher"])
+    seat = out["env"]["learner_seat"]
+    if seat != "random" and seat >= out["env"]["num_players"]:
+        raise ConfigError(
+            f"env.learner_seat: expected 'random' or 0..{out['env']['num_players'] - 1}, got {seat!r}"
+        )
+    if out["env"]["mode"] == "base" and out["env"]["scenario"] != "random":
+        raise ConfigError("env.scenario: only the Legends mode has scenarios")
+    return out
+
+
+def _check_agent_spec(key: str, spec: str) -> None:
+    """``agents.make_agent`` spec syntax (checked when the agents package is importable)."""
+    try:
+        from agents.registry import parse_spec
+    except ImportError:  # pragma: no cover - the agents package is part of the project
+        return
+    try:
+        parse_spec(spec)
+    except ValueError as e:
+        raise ConfigError(f"{key}: {e}") from None
+
+
+def load_config(
+    path: str | Path | None = None, overrides: Iterable[str] = (), base: Config | None = None
+) -> Config:
+    """Defaults (or ``base``) <- the TOML file at ``path`` <- ``overrides`` (``"a.b=v"``),
+    validated."""
+    cfg = defaults() if base is None else copy.deepcopy(base)
+    if path is not None:
+        p = Path(path)
+        try:
+            with p.open("rb") as f:
+                data = tomllib.load(f)
+        except FileNotFoundError:
+            raise ConfigError(f"config: no file {str(p)!r}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"config: {p}: {e}") from None
+        cfg = merge(cfg, data, source=str(p))
+    for item in overrides:
+        section, key, value = parse_override(item)
+        cfg = merge(cfg, {section: {key: value}}, source="--set")
+    return validate(cfg)
+
+
+def dumps(cfg: Config) -> str:
+    """TOML text of a (validated) config; ``load_config`` reads it back unchanged."""
+    lines: list[str] = []
+    for section, values in cfg.items():
+        lines.append(f"[{section}]")
+        for key, value in values.items():
+            lines.append(f"{key} = {_toml_value(value)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    raise TypeError(f"cannot write {v!r} as TOML")

@@ -1,0 +1,500 @@
+"""Evaluation of a learned policy against the baseline ladder.
+
+In training, :class:`LadderEvalCallback` plays every ``every`` steps a few games against each
+ladder opponent (``random``, ``greedy``, ``heuristic``; configurable), seats alternated, with the
+deterministic masked policy, and logs ``eval/win_rate_<opponent>`` and ``eval/score_<opponent>``
+to TensorBoard and a row per opponent to ``<run_dir>/eval.csv``::
+
+    step,wall_time,opponent,win_rate,games,ci_low,ci_high,mean_score,opponent_score
+
+From the command line::
+
+    python -m training.evaluate --model runs/NAME/final_model.zip --opponents random,greedy \\
+        --games 400 --seed 0 [--workers 2] [--stochastic] [--out DIR] [--csv runs/NAME/eval.csv]
+
+prints a table (win rate with its 95% Wilson interval, mean scores), writes ``evaluation.json``
+and, when the run's ``eval.csv`` is found (beside the model or its parent), ``learning_curve.png``
+(win rate against training steps, one line per opponent) into ``--out`` (default: the run
+directory of the model).
+
+Game ``i`` (against each opponent) is played with the learner in seat ``i % num_players``, the
+environment reset with ``SeedSequence([seed, i])`` and the opponent in the ``k``-th other seat
+reset with ``SeedSequence([seed, i, 1 + k])``, so results do not depend on ``--workers``.
+Win rate: a win counts 1, a shared win ``1/k``, a loss 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import multiprocessing as mp
+import sys
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from moonriver_env.wrappers import SingleAgentEnv
+
+from .selfplay import load_policy, make_baseline, policy_action
+
+CSV_FIELDS = (
+    "step",
+    "wall_time",
+    "opponent",
+    "win_rate",
+    "games",
+    "ci_low",
+    "ci_high",
+    "mean_score",
+    "opponent_score",
+)
+
+
+def wilson_interval(wins: float, games: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (``scipy`` for the quantile when available)."""
+    if games <= 0:
+        return (0.0, 1.0)
+    try:
+        from scipy.stats import norm
+
+        z = float(norm.ppf(0.5 + confidence / 2))
+    except ImportError:  # pragma: no cover - scipy is normally installed
+        z = 1.959963984540054 if confidence == 0.95 else 1.959963984540054
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def env_kwargs_from_config(env_cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """``SingleAgentEnv`` game arguments for evaluation: the training game, reward ignored."""
+    kwargs: dict[str, Any] = {
+        "num_players": int(env_cfg.get("num_players", 2)),
+        "mode": env_cfg.get("mode", "base"),
+        "auto_resolve": bool(env_cfg.get("auto_resolve", False)),
+    }
+    if kwargs["mode"] == "legends":
+        kwargs["scenario"] = env_cfg.get("scenario", "random")
+    return kwargs
+
+
+def _seed(*entropy: int) -> int:
+    """A 63-bit seed from ``SeedSequence(entropy)``."""
+    return int(np.random.SeedSequence(list(entropy)).generate_state(1, np.uint64)[0]) >> 1
+
+
+def play_games(
+    policy: Any,
+    opponent: str,
+    game_ids: Iterable[int],
+    seed: int = 0,
+    env_kwargs: Mapping[str, Any] | None = None,
+    deterministic: bool = True,
+) -> list[dict[str, Any]]:
+    """Play the games ``game_ids`` of the learner (an SB3 maskable policy, a model with
+    ``.policy``, or a callable ``policy(observation_dict, env)``) against ``opponent`` (an
+    ``agents.make_agent`` name) in the other seats. One dict per game: ``game``, ``seat``,
+    ``outcome`` (1 / 0 / 1/k), ``score``, ``opponent_score`` (best other seat)."""
+    kwargs = dict(env_kwargs or {})
+    kwargs.setdefault("num_players", 2)
+    n = int(kwargs["num_players"])
+    opponents = [make_baseline(opponent, seed=_seed(seed, 0, 1 + k)) for k in range(n - 1)]
+    env = SingleAgentEnv(opponents=opponents, learner_seat=0, obs_type="flat", **kwargs)
+    sb3_policy = getattr(policy, "policy", policy)
+    is_sb3 = hasattr(sb3_policy, "get_distribution")
+    results = []
+    for i in game_ids:
+        env.learner_seat_option = i % n
+        for k, opp in enumerate(opponents):
+            opp.reset(seed=_seed(seed, i, 1 + k))
+        rng = np.random.default_rng(_seed(seed, i, 0))
+        obs, info = env.reset(seed=_seed(seed, i))
+        done = False
+        while not done:
+            mask = env.action_masks()
+            if is_sb3:
+                action = policy_action(sb3_policy, obs, mask, deterministic, rng)
+            else:
+                action = int(
+                    policy({"observation": obs, "action_mask": mask.astype(np.int8)}, env.aec)
+                )
+            obs, _, done, _, info = env.step(action)
+        if info.get("illegal_action"):
+            raise RuntimeError(f"the learner played an illegal action in game {i}")
+        winners = info["winners"]
+        totals = [s["total"] for s in info["scores"]]
+        seat = env.learner_seat
+        results.append(
+            {
+                "game": int(i),
+                "seat": seat,
+                "outcome": (1.0 / len(winners)) if env.learner in winners else 0.0,
+                "score": float(totals[seat]),
+                "opponent_score": float(max(t for j, t in enumerate(totals) if j != seat)),
+            }
+        )
+    return results
+
+
+def summarize(opponent: str, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    games = len(results)
+    wins = float(sum(r["outcome"] for r in results))
+    lo, hi = wilson_interval(wins, games)
+    return {
+        "opponent": opponent,
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / games if games else float("nan"),
+        "ci_low": lo,
+        "ci_high": hi,
+        "mean_score": float(np.mean([r["score"] for r in results])) if games else float("nan"),
+        "opponent_score": float(np.mean([r["opponent_score"] for r in results]))
+        if games
+        else float("nan"),
+    }
+
+
+def _worker(args: tuple[str, str, list[int], int, dict[str, Any], bool]) -> list[dict[str, Any]]:
+    path, opponent, ids, seed, kwargs, deterministic = args
+    import torch
+
+    torch.set_num_threads(1)
+    return play_games(load_policy(path), opponent, ids, seed, kwargs, deterministic)
+
+
+def evaluate_ladder(
+    policy: Any,
+    opponents: Sequence[str],
+    games: int,
+    seed: int = 0,
+    env_kwargs: Mapping[str, Any] | None = None,
+    deterministic: bool = True,
+    workers: int = 1,
+    model_path: str | Path | None = None,
+) -> list[dict[str, Any]]:
+    """One summary per opponent (:func:`summarize`). ``workers > 1`` needs ``model_path`` (each
+    worker process loads the policy itself)."""
+    out = []
+    for opp in opponents:
+        if workers > 1 and model_path is not None:
+            chunks = [list(range(w, games, workers)) for w in range(workers)]
+            jobs = [
+                (str(model_path), opp, c, seed, dict(env_kwargs or {}), deterministic)
+                for c in chunks
+            ]
+            with mp.get_context("spawn").Pool(workers) as pool:
+                parts = pool.map(_worker, jobs)
+            results = sorted((r for part in parts for r in part), key=lambda r: r["game"])
+        else:
+            results = play_games(policy, opp, range(games), seed, env_kwargs, deterministic)
+        out.append(summarize(opp, results))
+    return out
+
+
+def append_csv(
+    path: str | Path, step: int, wall_time: float, rows: Sequence[Mapping[str, Any]]
+) -> None:
+    p = Path(path)
+    new = not p.exists()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+        if new:
+            w.writeheader()
+        for r in rows:
+            w.writerow(
+                {
+                    "step": int(step),
+                    "wall_time": round(float(wall_time), 1),
+                    "opponent": r["opponent"],
+                    "win_rate": round(r["win_rate"], 4),
+                    "games": r["games"],
+                    "ci_low": round(r["ci_low"], 4),
+                    "ci_high": round(r["ci_high"], 4),
+                    "mean_score": round(r["mean_score"], 2),
+                    "opponent_score": round(r["opponent_score"], 2),
+                }
+            )
+
+
+class LadderEvalCallback(BaseCallback):
+    """Every ``every`` steps: play ``games`` games against each ladder opponent (seats
+    alternated, ``deterministic`` masked policy), log ``eval/win_rate_<opp>``,
+    ``eval/score_<opp>`` and append to ``csv_path``. ``clock()`` gives the run's wall time in
+    seconds (resumed runs continue it)."""
+
+    def __init__(
+        self,
+        every: int,
+        opponents: Sequence[str],
+        games: int,
+        csv_path: str | Path,
+        env_kwargs: Mapping[str, Any],
+        seed: int = 0,
+        deterministic: bool = True,
+        clock: Callable[[], float] | None = None,
+        verbose: int = 0,
+        at_start: bool = False,
+        best_opponent: str = "",
+        best_path: str | Path | None = None,
+    ) -> None:
+        super().__init__(verbose)
+        self.at_start = at_start
+        self.best_opponent = best_opponent
+        self.best_path = Path(best_path) if best_path is not None else None
+        self.best_win_rate = -1.0
+        self.every = int(every)
+        self.opponents = list(opponents)
+        self.games = int(games)
+        self.csv_path = Path(csv_path)
+        self.env_kwargs = dict(env_kwargs)
+        self.seed = int(seed)
+        self.deterministic = deterministic
+        self._start = time.time()
+        self.clock = clock or (lambda: time.time() - self._start)
+        self._last = 0
+        self.history: list[tuple[int, list[dict[str, Any]]]] = []
+
+    def _on_training_start(self) -> None:
+        self._last = self.num_timesteps
+        if self.at_start:
+            self.evaluate()
+
+    def _on_step(self) -> bool:
+        if self.every > 0 and self.num_timesteps - self._last >= self.every:
+            self._last = self.num_timesteps
+            self.evaluate()
+        return True
+
+    def evaluate(self) -> list[dict[str, Any]]:
+        policy = self.model.policy
+        was_training = policy.training
+        policy.set_training_mode(False)
+        t0 = time.time()
+        # A different game set at every evaluation (step in the seed), the same for every opponent.
+        rows = evaluate_ladder(
+            policy,
+            self.opponents,
+            self.games,
+            seed=_seed(self.seed, self.num_timesteps),
+            env_kwargs=self.env_kwargs,
+            deterministic=self.deterministic,
+        )
+        policy.set_training_mode(was_training)
+        for r in rows:
+            self.logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
+            self.logger.record(f"eval/score_{r['opponent']}", r["mean_score"])
+        self.logger.record("eval/seconds", time.time() - t0)
+        append_csv(self.csv_path, self.num_timesteps, self.clock(), rows)
+        self._save_best(rows)
+        self.history.append((self.num_timesteps, rows))
+        if self.verbose:
+            text = ", ".join(f"{r['opponent']} {r['win_rate']:.2f}" for r in rows)
+            print(f"eval @ {self.num_timesteps}: {text}", flush=True)
+        self.logger.dump(self.num_timesteps)
+        return rows
+
+    def _save_best(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Save the model as ``best_path`` (+ ``.json``) when its win rate against
+        ``best_opponent`` beats every earlier evaluation of this run."""
+        if self.best_path is None or not self.best_opponent:
+            return
+        row = next((r for r in rows if r["opponent"] == self.best_opponent), None)
+        if row is None:
+            return
+        meta_path = self.best_path.with_suffix(".json")
+        if self.best_win_rate < 0 and meta_path.exists():  # a resumed run: the best so far
+            self.best_win_rate = float(json.loads(meta_path.read_text()).get("win_rate", -1.0))
+        if row["win_rate"] > self.best_win_rate:
+            self.best_win_rate = row["win_rate"]
+            self.model.save(str(self.best_path))
+            meta = {
+                "step": int(self.num_timesteps),
+                "opponent": self.best_opponent,
+                "win_rate": row["win_rate"],
+                "games": row["games"],
+            }
+            meta_path.write_text(json.dumps(meta) + "\n")
+            if self.verbose:
+                print(
+                    f"new best model: {row['win_rate']:.2f} against {self.best_opponent}",
+                    flush=True,
+                )
+
+
+# -- reporting ---------------------------------------------------------------------------------
+def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    head = (
+        f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% CI':>18}{'score':>9}{'opp. score':>12}"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
+        lines.append(
+            f"{r['opponent']:<12}{r['games']:>7}{r['win_rate']:>10.3f}{ci:>18}"
+            f"{r['mean_score']:>9.1f}{r['opponent_score']:>12.1f}"
+        )
+    return "\n".join(lines)
+
+
+def plot_learning_curve(csv_path: str | Path, out_png: str | Path) -> Path | None:
+    """Win rate (with the Wilson band) against training steps, one line per opponent."""
+    p = Path(csv_path)
+    if not p.exists():
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float, float, float]]] = {}
+    with p.open() as f:
+        for row in csv.DictReader(f):
+            series.setdefault(row["opponent"], []).append(
+                (
+                    int(row["step"]),
+                    float(row["win_rate"]),
+                    float(row["ci_low"]),
+                    float(row["ci_high"]),
+                )
+            )
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for name, pts in series.items():
+        pts.sort()
+        steps = [x[0] for x in pts]
+        ax.plot(steps, [x[1] for x in pts], marker="o", ms=3, label=name)
+        ax.fill_between(steps, [x[2] for x in pts], [x[3] for x in pts], alpha=0.15)
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(f"Learning curve ({p.parent.name})")
+    fig.tight_layout()
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def infer_game(model_path: Path) -> dict[str, Any]:
+    """The ``[env]`` section of the run's saved ``config.toml`` (the model's directory or a
+    parent), else the game whose action count matches the model's action space."""
+    for d in [model_path.parent, *model_path.parents][:3]:
+        cfg_path = d / "config.toml"
+        if cfg_path.exists():
+            import tomllib
+
+            with cfg_path.open("rb") as f:
+                return dict(tomllib.load(f).get("env", {}))
+    from moonriver_env.rules import GameConfig
+
+    policy = load_policy(model_path)
+    n_actions = int(policy.action_space.n)
+    for players in (2, 3, 4):
+        for mode in ("base", "legends"):
+            if GameConfig(num_players=players, mode=mode).num_actions == n_actions:
+                return {"num_players": players, "mode": mode}
+    raise ValueError(f"model: cannot tell the game of {model_path} ({n_actions} actions)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m training.evaluate", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--model", required=True, help="MaskablePPO zip (or a policy .pt snapshot)")
+    ap.add_argument("--opponents", default="random,greedy", help="comma-separated agent names")
+    ap.add_argument("--games", type=int, default=400, help="games per opponent")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--workers", type=int, default=1, help="processes (results do not depend on it)"
+    )
+    ap.add_argument(
+        "--stochastic", action="store_true", help="sample actions (default: most likely)"
+    )
+    ap.add_argument(
+        "--players", type=int, default=None, help="override the game (default: the run's)"
+    )
+    ap.add_argument("--mode", default=None)
+    ap.add_argument("--out", default=None, help="output directory (default: the model's run dir)")
+    ap.add_argument("--csv", default=None, help="eval.csv for the learning curve (default: found)")
+    args = ap.parse_args(argv)
+
+    model_path = Path(args.model)
+    if not model_path.exists() and model_path.with_suffix(".zip").exists():
+        model_path = model_path.with_suffix(".zip")
+    if not model_path.exists():
+        ap.error(f"--model: no file {args.model!r}")
+    if args.games < 1:
+        ap.error("--games: expected a positive integer")
+    opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    game = infer_game(model_path)
+    if args.players is not None:
+        game["num_players"] = args.players
+    if args.mode is not None:
+        game["mode"] = args.mode
+    kwargs = env_kwargs_from_config(game)
+    run_dir = (
+        model_path.parent.parent if model_path.parent.name == "checkpoints" else model_path.parent
+    )
+    out_dir = Path(args.out) if args.out else run_dir
+    t0 = time.time()
+    policy = load_policy(model_path)
+    rows = evaluate_ladder(
+        policy,
+        opponents,
+        args.games,
+        seed=args.seed,
+        env_kwargs=kwargs,
+        deterministic=not args.stochastic,
+        workers=max(1, args.workers),
+        model_path=model_path,
+    )
+    elapsed = time.time() - t0
+    print(
+        f"model {model_path} ({kwargs['num_players']} players, {kwargs['mode']}), "
+        f"{'stochastic' if args.stochastic else 'deterministic'}, seed {args.seed}"
+    )
+    print(format_table(rows))
+    print(f"{elapsed:.1f} s")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    report = {
+        "model": str(model_path),
+        "game": kwargs,
+        "seed": args.seed,
+        "games": args.games,
+        "deterministic": not args.stochastic,
+        "seconds": round(elapsed, 1),
+        "results": rows,
+    }
+    json_path = out_dir / "evaluation.json"
+    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {json_path}")
+    csv_path = (
+        Path(args.csv)
+        if args.csv
+        else next(
+            (d / "eval.csv" for d in (model_path.parent, run_dir) if (d / "eval.csv").exists()),
+            None,
+        )
+    )
+    if csv_path is not None:
+        png = plot_learning_curve(csv_path, out_dir / "learning_curve.png")
+        if png is not None:
+            print(f"wrote {png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
