@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from moonriver_env.render import render_ansi
+from moonriver_env.render import render_ansi, score_table
 from moonriver_env.rules import GameState
 
 from .tournament import agent_seed, split_specs
@@ -149,53 +149,6 @@ def parse_move(state: GameState, text: str) -> tuple[int | None, str | None]:
             f"(legal now: {_kinds(state)}). Type 'moves' to list them."
         )
     return a, None
-
-
-def score_table(state: GameState, names: Sequence[str]) -> str:
-    """The score breakdown per seat with the finishing rank (tie-breaks applied)."""
-    from .ratings import competition_ranks
-
-    scores = state.scores()
-    ranks = competition_ranks([(s.total, s.largest_territory, s.cows) for s in scores])
-    head = (
-        "seat",
-        "player",
-        "board",
-        "territories",
-        "resources",
-        "partners",
-        "scenario",
-        "total",
-        "largest",
-        "cows",
-        "rank",
-    )
-    rows = [head]
-    for seat, sc in enumerate(scores):
-        rows.append(
-            (
-                str(seat),
-                names[seat],
-                str(state.boards[seat]),
-                str(sc.territories),
-                str(sc.resources),
-                str(sc.partners),
-                str(sc.scenario),
-                str(sc.total),
-                str(sc.largest_territory),
-                str(sc.cows),
-                str(ranks[seat]),
-            )
-        )
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = []
-    for k, r in enumerate(rows):
-        cells = [r[0].rjust(widths[0]), r[1].ljust(widths[1]), r[2].ljust(widths[2])]
-        cells += [r[i].rjust(widths[i]) for i in range(3, len(head))]
-        lines.append("  ".join(cells).rstrip())
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- session
