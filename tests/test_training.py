@@ -55,6 +55,7 @@ TEST_RUN = [
     "ppo.learning_rate=3e-4",
     "ppo.lr_schedule=constant",
     "ppo.ent_coef=0.01",
+    "ppo.clip_range=0.2",
 ]
 
 

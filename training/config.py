@@ -111,6 +111,7 @@ DEFAULTS: Config = {
         "deterministic": True,
         "seed": 1_000_003,
         "final_games": 100,
+        "final_opponents": [],
         "best_opponent": "greedy",
     },
 }
@@ -288,6 +289,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "deterministic": _bool,
         "seed": _int(0),
         "final_games": _int(0),
+        "final_opponents": _opponent_list,
         "best_opponent": _str,
     },
 }
@@ -373,6 +375,8 @@ def validate(cfg: Config) -> Config:
         raise ConfigError("eval.opponents: expected at least one opponent")
     for spec in ev["opponents"]:
         _check_agent_spec("eval.opponents", spec)
+    for spec in ev["final_opponents"]:
+        _check_agent_spec("eval.final_opponents", spec)
     if ev["best_opponent"] and ev["best_opponent"] not in ev["opponents"]:
         raise ConfigError(
             f"eval.best_opponent: {ev['best_opponent']!r} is not one of eval.opponents "

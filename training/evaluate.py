@@ -278,12 +278,13 @@ class LadderEvalCallback(BaseCallback):
         was_training = policy.training
         policy.set_training_mode(False)
         t0 = time.time()
-        # A different game set at every evaluation (step in the seed), the same for every opponent.
+        # The same games at every evaluation (common random numbers: differences between
+        # evaluations are the policy's, not the deal's) and for every opponent.
         rows = evaluate_ladder(
             policy,
             self.opponents,
             self.games,
-            seed=_seed(self.seed, self.num_timesteps),
+            seed=self.seed,
             env_kwargs=self.env_kwargs,
             deterministic=self.deterministic,
         )

@@ -149,8 +149,12 @@ def collect(
     else:
         parts = [_worker(j) for j in jobs]
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    del parts
     order = np.argsort(data["game"], kind="stable")
-    return {k: v[order] for k, v in data.items()}
+    if not np.array_equal(order, np.arange(order.size)):
+        for k in list(data):  # one array at a time (the observations are large)
+            data[k] = data[k][order]
+    return data
 
 
 def behaviour_clone(

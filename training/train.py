@@ -461,7 +461,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             policy.set_training_mode(False)
             rows = evaluate_ladder(
                 policy,
-                ev["opponents"],
+                ev["final_opponents"] or ev["opponents"],
                 ev["final_games"],
                 seed=ev["seed"],
                 env_kwargs=eval_kwargs,
