@@ -6,6 +6,7 @@ layout, observation channels, rewards, version history) is in :mod:`moonriver_en
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import gymnasium
@@ -27,12 +28,99 @@ RENDER_MODES = ("ansi", "rgb_array", "human")
 def env(**kwargs: Any) -> AECEnv:
     """The environment wrapped PettingZoo's way: an illegal action ends the game for everybody
     with ``-1`` for the offender and ``0`` for the others (``TerminateIllegalWrapper``);
-    out-of-range actions assert; calls out of order raise."""
+    out-of-range actions assert; calls out of order raise.
+
+    The wrappers are PettingZoo's standard three (``isinstance`` holds), subclassed only to
+    read the per-step attributes (``agent_selection``, ``terminations``, ...) straight from the
+    raw environment: PettingZoo's ``BaseWrapper.__getattr__`` forwards them one wrapper at a
+    time through a failed lookup, which cost about 40% of a step. Behaviour is unchanged.
+    """
     e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
     return e
+
+
+# Attributes an AEC loop reads every step; none of the three wrappers changes them (the
+# illegal-move wrapper writes them on ``env.unwrapped``), so reading the raw env is exact.
+_FORWARDED = (
+    "agents",
+    "possible_agents",
+    "agent_selection",
+    "rewards",
+    "_cumulative_rewards",
+    "terminations",
+    "truncations",
+    "infos",
+)
+# What PettingZoo's OrderEnforcingWrapper refuses before reset().
+_NEEDS_RESET = frozenset(
+    ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents")
+)
+
+
+def _direct(name: str) -> property:
+    return property(operator.attrgetter(f"_raw.{name}"), doc=f"``env.unwrapped.{name}``")
+
+
+def _direct_after_reset(name: str) -> property:
+    get = operator.attrgetter(name)
+
+    def fget(self: Any) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return get(self._raw)
+
+    return property(fget, doc=f"``env.unwrapped.{name}`` (after reset)")
+
+
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`)."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
+        super().__init__(env, illegal_reward)
+        self._raw = env.unwrapped
+
+
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+    """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`) and a
+    fast path for the common case, a plain ``int`` inside ``Discrete(num_actions)`` (exactly
+    what ``Discrete.contains`` accepts for an ``int``); anything else takes the full check."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self._num_actions = self._raw.config.num_actions
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < self._num_actions:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`);
+    reading them before ``reset()`` still raises ``AttributeError``."""
+
+    def __init__(self, env: AECEnv) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+for _name in _FORWARDED:
+    setattr(TerminateIllegalWrapper, _name, _direct(_name))
+    setattr(AssertOutOfBoundsWrapper, _name, _direct(_name))
+    setattr(
+        OrderEnforcingWrapper,
+        _name,
+        _direct_after_reset(_name) if _name in _NEEDS_RESET else _direct(_name),
+    )
+del _name
 
 
 def win_rewards(scores: list[ScoreBreakdown]) -> list[float]:

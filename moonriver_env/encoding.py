@@ -65,9 +65,35 @@ RANCH_CHANNEL_NAMES: tuple[str, ...] = (
 )
 RANCH_CHANNELS = len(RANCH_CHANNEL_NAMES)
 _CH = {name: i for i, name in enumerate(RANCH_CHANNEL_NAMES)}
-# Channels 0..12 come from the plot kind, 13..22 from the partner code (lookup tables).
+# The encoder's cache keeps each ranch cell-major (one row of channels per cell, so a new
+# plot is one row write) in an internal channel order: the 13 channels given by the cell's
+# content (landscape, empty, resources, skull, circle, bonus tile: one lookup-table row), the
+# 10 partner channels (one row of a second table), then cows, protected, river, bridge, piece,
+# skull_target. The gather that builds an observation maps it to the public channel-major order.
 _KIND_CHANNELS = 13
-_PARTNER_FIRST = _CH["partner_desperado_specialist"]
+_INTERNAL_ORDER: tuple[int, ...] = (
+    *(_CH[f"land_{x}"] for x in _LANDS),
+    _CH["empty"],
+    _CH["gold"],
+    _CH["beaver"],
+    _CH["corn"],
+    _CH["skull"],
+    _CH["circle"],
+    _CH["bonus_tile"],
+    *range(_CH["partner_desperado_specialist"], _CH["partner_desperado_specialist"] + 10),
+    _CH["cows"],
+    _CH["protected"],
+    _CH["river"],
+    _CH["bridge"],
+    _CH["piece"],
+    _CH["skull_target"],
+)
+_INTERNAL_OF = {pub: i for i, pub in enumerate(_INTERNAL_ORDER)}
+_I_PARTNER = _KIND_CHANNELS
+_I_COWS = _INTERNAL_OF[_CH["cows"]]
+_I_PROTECTED = _INTERNAL_OF[_CH["protected"]]
+_I_RIVER = _INTERNAL_OF[_CH["river"]]
+_I_BRIDGE = _INTERNAL_OF[_CH["bridge"]]
 _PIECE = _CH["piece"]
 _SKULL_TARGET = _CH["skull_target"]
 _NO_PIECE_PHASES = (Phase.SELECT, Phase.SETUP_CLAIM, Phase.GAME_OVER)
@@ -103,16 +129,19 @@ class ObservationEncoder:
 
         kt = build_kind_table(config)
         self.kind_table = kt
+        # Rows in the internal channel order (_INTERNAL_ORDER): public channel ch of a kind
+        # row is column _INTERNAL_OF[ch].
         table = np.zeros((len(kt.land) + 1, _KIND_CHANNELS), dtype=np.float32)
-        table[0, _CH["empty"]] = 1.0
+        table[0, _INTERNAL_OF[_CH["empty"]]] = 1.0
         for idx in range(len(kt.land)):
             row = table[idx + 1]
-            row[kt.land[idx]] = 1.0
-            row[_CH["gold"]] = kt.gold[idx]
-            row[_CH["beaver"]] = kt.beaver[idx]
-            row[_CH["corn"]] = kt.corn[idx]
-            row[_CH["skull"]] = float(kt.skull[idx])
-            row[_CH["circle"]] = float(kt.circle[idx])
+            row[_INTERNAL_OF[kt.land[idx]]] = 1.0
+            row[_INTERNAL_OF[_CH["gold"]]] = kt.gold[idx]
+            row[_INTERNAL_OF[_CH["beaver"]]] = kt.beaver[idx]
+            row[_INTERNAL_OF[_CH["corn"]]] = kt.corn[idx]
+            row[_INTERNAL_OF[_CH["skull"]]] = float(kt.skull[idx])
+            row[_INTERNAL_OF[_CH["circle"]]] = float(kt.circle[idx])
+            row[_INTERNAL_OF[_CH["bonus_tile"]]] = float(idx >= kt.num_plot_kinds)
         self._kind_table = table
         ptable = np.zeros((11, 10), dtype=np.float32)  # row 0 = no partner
         for code in range(10):
@@ -164,14 +193,18 @@ class ObservationEncoder:
         # observation is one gather from it (observer's ranch first) into a fresh array.
         self.plane_size = p = n * RANCH_CHANNELS * cells
         self._abs = np.zeros(p + self.num_features, dtype=np.float32)
-        self._planes_abs = self._abs[:p].reshape(n, RANCH_CHANNELS, cells)
+        self._planes_abs = self._abs[:p].reshape(n, cells, RANCH_CHANNELS)  # cell-major
         self._features_abs = self._abs[p:]
         self._cache_block: list[NDArray[np.float32]] = [self._planes_abs[s] for s in range(n)]
         block = RANCH_CHANNELS * cells
+        # Offset of (public channel, cell) inside a cached ranch block, channel-major.
+        inner = (
+            np.array([_INTERNAL_OF[ch] for ch in range(RANCH_CHANNELS)])[:, None]
+            + np.arange(cells)[None, :] * RANCH_CHANNELS
+        ).ravel()
         self._gather = [
             np.concatenate(
-                [np.arange(((s + r) % n) * block, ((s + r) % n + 1) * block) for r in range(n)]
-                + [p + self._permutation(s)]
+                [((s + r) % n) * block + inner for r in range(n)] + [p + self._permutation(s)]
             )
             for s in range(n)
         ]
@@ -179,27 +212,27 @@ class ObservationEncoder:
         self._built: list[tuple[int, int, list[int], list[int], list[int]] | None] = [None] * n
         fs = self.feature_slices
         self._ones: list[int] = []
-        self._scalars: tuple[float, ...] = ()
-        self._scores_dirty = True
-        self._scalar_index = np.array(
-            [
-                fs[x].start
-                for x in (
-                    "round",
-                    "dominoes_this_turn",
-                    "stack_size",
-                    "cow_supply",
-                    "pending_skulls",
-                    "cowboy_moves_left",
-                )
-            ]
-        )
+        self._scalars: tuple[int, ...] = ()
+        self._scalar_index = [
+            fs[x].start
+            for x in (
+                "round",
+                "dominoes_this_turn",
+                "stack_size",
+                "cow_supply",
+                "pending_skulls",
+                "cowboy_moves_left",
+            )
+        ]
         self._held_key: list[list[int] | None] = [None] * n
         self._parts_key: list[object] = [None] * 8
         self._boards_key: tuple[str, ...] | None = None
         self._slices = fs
         self._cache_score: list[tuple[float, ...]] = [(0.0,) * len(SCORE_PARTS)] * n
         self._cache_scenario: str | None = None
+        self._checked_config: GameConfig | None = None
+        self._column_on: dict[str, list[int]] = {"current": [], "next": []}
+        self._dirty_scores: list[int] = list(range(n))
 
     def _permutation(self, seat: int) -> NDArray[np.intp]:
         """Index array taking the absolute-seat feature vector to ``seat``'s point of view."""
@@ -251,63 +284,70 @@ class ObservationEncoder:
         return high
 
     # -- encoding ----------------------------------------------------------------------------
-    def _ranch_block(self, state: GameState, seat: int) -> NDArray[np.float32]:
-        """Channels 0..26 of one ranch and its score, refreshed only when the ranch's stamp
-        (:attr:`GameState.ranch_stamp`, unique per ranch content) changed. Plots and partners
-        are only ever added in play, so usually just the new cells are written."""
+    def _ranch_block(self, state: GameState, seat: int) -> None:
+        """Refresh the cached planes (all but piece / skull_target) and score of one ranch when
+        its stamp (:attr:`GameState.ranch_stamp`, unique per ranch content) changed. Plots and
+        partners are only ever added in play, so usually just the new cells are written."""
         stamp = state.ranch_stamp[seat]
         if self._cache_key[seat] == stamp:
-            return self._cache_block[seat]
+            return
         kinds, cows, partners = state.kinds[seat], state.cows[seat], state.partners[seat]
         occ, pbb = state.occ[seat], state.partner_bb[seat]
-        block = self._cache_block[seat]
+        blk = self._cache_block[seat]  # (cells, channels), internal channel order
         built = self._built[seat]
-        new_plots = new_partners = -1  # -1: rebuild everything
+        full = True
         if built is not None:
             b_occ, b_pbb, b_kinds, b_cows, b_partners = built
-            if not b_occ & ~occ and not b_pbb & ~pbb:
+            if not b_occ & ~occ and not b_pbb & ~pbb:  # nothing removed
+                full = False
                 new_plots, new_partners = occ ^ b_occ, pbb ^ b_pbb
-                patched_k, patched_p = b_kinds.copy(), b_partners.copy()
-                for c in bit_indices(new_plots):
-                    patched_k[c] = kinds[c]
-                for c in bit_indices(new_partners):
-                    patched_p[c] = partners[c]
-                if patched_k != kinds or patched_p != partners:
-                    new_plots = new_partners = -1  # changed in place (a hand-made position)
-        if new_plots < 0:
-            k = np.asarray(kinds, dtype=np.int64)
-            block[:_KIND_CHANNELS] = self._kind_table[k + 1].T
-            block[_PARTNER_FIRST : _PARTNER_FIRST + 10] = self._partner_table[
-                np.asarray(partners, dtype=np.int64) + 1
-            ].T
-            block[_CH["bonus_tile"]] = k >= self._bonus_first
-            block[_CH["river"]] = self._river
-            bridge = block[_CH["bridge"]]
+                # A hand-made position may change cells in place: all but the new ones must match.
+                if new_plots:
+                    plot_cells = bit_indices(new_plots)
+                    patched = b_kinds.copy()
+                    for c in plot_cells:
+                        patched[c] = kinds[c]
+                    full = patched != kinds
+                elif kinds != b_kinds:
+                    full = True
+                if new_partners and not full:
+                    partner_cells = bit_indices(new_partners)
+                    patched = b_partners.copy()
+                    for c in partner_cells:
+                        patched[c] = partners[c]
+                    full = patched != partners
+                elif partners != b_partners:
+                    full = True
+        if full:
+            blk[:, :_KIND_CHANNELS] = self._kind_table[np.add(kinds, 1)]
+            blk[:, _I_PARTNER : _I_PARTNER + 10] = self._partner_table[np.add(partners, 1)]
+            blk[:, _I_COWS] = cows
+            blk[:, _I_RIVER] = self._river
+            bridge = blk[:, _I_BRIDGE]
             bridge[:] = 0.0
             bridge[bit_indices(state.bridges[seat])] = 1.0
-            block[_CH["cows"]] = cows
+            changed_cells = True
         else:
+            table = self._kind_table
             if new_plots:
-                cells = bit_indices(new_plots)
-                ks = [kinds[c] for c in cells]
-                block[:_KIND_CHANNELS, cells] = self._kind_table[np.add(ks, 1)].T
-                block[_CH["bonus_tile"], cells] = np.greater_equal(ks, self._bonus_first)
+                for c in plot_cells:
+                    blk[c, :_KIND_CHANNELS] = table[kinds[c] + 1]
             if new_partners:
-                cells = bit_indices(new_partners)
-                block[_PARTNER_FIRST : _PARTNER_FIRST + 10, cells] = self._partner_table[
-                    np.add([partners[c] for c in cells], 1)
-                ].T
-            if built is None or built[3] != cows:
-                block[_CH["cows"]] = cows
-        if new_plots or new_partners:  # protection depends on landscapes and partners
-            prot = block[_CH["protected"]]
+                ptable = self._partner_table
+                for c in partner_cells:
+                    blk[c, _I_PARTNER : _I_PARTNER + 10] = ptable[partners[c] + 1]
+            if b_cows != cows:
+                blk[:, _I_COWS] = cows
+            changed_cells = bool(new_plots or new_partners)
+        if changed_cells:  # protection depends on landscapes and partners
+            prot = blk[:, _I_PROTECTED]
             prot[:] = 0.0
             protected = _protected_cells(state, seat)
             if protected:
                 prot[bit_indices(protected)] = 1.0
-        self._built[seat] = (occ, pbb, list(kinds), list(cows), list(partners))
+        self._built[seat] = (occ, pbb, kinds.copy(), cows.copy(), partners.copy())
         self._cache_key[seat] = stamp
-        self._scores_dirty = True
+        self._dirty_scores.append(seat)
         t, r, pp, sc = state.score_points(seat)
         self._cache_score[seat] = (
             t / SCORE_SCALE,
@@ -316,7 +356,6 @@ class ObservationEncoder:
             sc / SCORE_SCALE,
             (t + r + pp + sc) / SCORE_SCALE,
         )
-        return block
 
     def encode(
         self, state: GameState, seat: int
@@ -327,8 +366,10 @@ class ObservationEncoder:
     def encode_flat(self, state: GameState, seat: int) -> NDArray[np.float32]:
         """One fresh float32 vector: the planes (C-order ravel) followed by the features."""
         n = self.n
-        if state.config.num_players != n or state.grid.cells != self.cells:
-            raise ValueError("state does not belong to this encoder's config")
+        if state.config is not self._checked_config:
+            if state.config.num_players != n or state.grid.cells != self.cells:
+                raise ValueError("state does not belong to this encoder's config")
+            self._checked_config = state.config
         if self._cache_scenario != state.scenario or self._boards_key != state.boards:
             self._cache_key = [None] * n
             self._built = [None] * n
@@ -337,8 +378,9 @@ class ObservationEncoder:
             self._scalars = ()
             self._cache_scenario = state.scenario
             self._boards_key = state.boards
-        for s in range(n):
-            self._ranch_block(state, s)
+        if state.ranch_stamp != self._cache_key:
+            for s in range(n):
+                self._ranch_block(state, s)
         actor = state.current_seat
         self._update_features(state, actor)
         out = self._abs[self._gather[seat]]  # piece / skull_target channels are zero here
@@ -363,22 +405,44 @@ class ObservationEncoder:
                 ones.append(o["final_turn"])
         if state.final_round:
             ones.append(o["final_round"])
-        ones.extend([o["pending_circles"] + c for c in state.circles])
-        ones.extend([o["bonus_tiles_available"] + t for t, a in enumerate(state.tiles[:2]) if a])
+        if state.circles:
+            ones.extend([o["pending_circles"] + c for c in state.circles])
+        tiles = state.tiles
+        if tiles:
+            if tiles[0]:
+                ones.append(o["bonus_tiles_available"])
+            if len(tiles) > 1 and tiles[1]:
+                ones.append(o["bonus_tiles_available"] + 1)
         if ones != self._ones:  # the one-hots of the moment (phase, actor, flags)
-            f[self._ones] = 0.0
-            f[ones] = 1.0
+            for i in self._ones:  # scalar writes: far cheaper than fancy indexing for a few
+                f[i] = 0.0
+            for i in ones:
+                f[i] = 1.0
             self._ones = ones
+        phase = state.phase
         scalars = (
-            min(state.round / 24.0, 1.0),
-            state.dominoes / 2.0,
-            len(state.stack) / self.total_partners,
-            state.supply / self.total_cows,
+            state.round,
+            state.dominoes,
+            len(state.stack),
+            state.supply,
             len(state.skulls),
-            state.cowboy_moves / 3.0 if state.phase == Phase.COWBOY else 0.0,
+            state.cowboy_moves if phase == Phase.COWBOY else 0,
         )
         if scalars != self._scalars:
-            f[self._scalar_index] = scalars
+            rnd, dominoes, stack, supply, skulls, moves = scalars
+            for i, x in zip(
+                self._scalar_index,
+                (
+                    min(rnd / 24.0, 1.0),
+                    dominoes / 2.0,
+                    stack / self.total_partners,
+                    supply / self.total_cows,
+                    skulls,
+                    moves / 3.0,
+                ),
+                strict=True,
+            ):
+                f[i] = x
             self._scalars = scalars
         # Per seat: held plots (change every turn), boards and bonus flags.
         held_key = self._held_key
@@ -417,21 +481,26 @@ class ObservationEncoder:
         if keys[7] is None:  # boards and scenario: fixed for a game
             self._write_fixed(state)
             keys[7] = True
-        if self._scores_dirty:
-            sc = o["scores"]
-            f[sc : sc + n * len(SCORE_PARTS)] = [x for s in range(n) for x in self._cache_score[s]]
-            self._scores_dirty = False
+        if self._dirty_scores:
+            width = len(SCORE_PARTS)
+            for s in self._dirty_scores:
+                i = o["scores"] + s * width
+                for x in self._cache_score[s]:
+                    f[i] = x
+                    i += 1
+            self._dirty_scores = []
 
     def _write_column(self, col: list[int], claim: list[int], which: str) -> None:
         f = self._features_abs
         n, k1 = self.n, self.num_kinds + 1
         cols, claims = self._slices[f"{which}_column"], self._slices[f"{which}_claims"]
-        f[cols] = 0.0
-        f[claims] = 0.0
-        for p, kind in enumerate(col):
-            f[cols.start + p * k1 + (kind if kind >= 0 else k1 - 1)] = 1.0
-            if claim[p] >= 0:
-                f[claims.start + p * n + claim[p]] = 1.0
+        on = [cols.start + p * k1 + (kind if kind >= 0 else k1 - 1) for p, kind in enumerate(col)]
+        on += [claims.start + p * n + c for p, c in enumerate(claim) if c >= 0]
+        for i in self._column_on[which]:
+            f[i] = 0.0
+        for i in on:
+            f[i] = 1.0
+        self._column_on[which] = on
 
     def _write_fixed(self, state: GameState) -> None:
         """Boards, reserve sizes and scenario (fixed for a game)."""

@@ -95,6 +95,36 @@ def test_raw_env_raises_precise_error_and_env_terminates_with_penalty() -> None:
     assert all(r == 0 for a, r in env.rewards.items() if a != offender)
 
 
+def test_env_wrappers_are_pettingzoos_and_behave_like_them() -> None:
+    """env() uses PettingZoo's three standard wrappers (subclassed for direct attribute reads):
+    the order checks, the bounds check and the views of the raw env's attributes still hold."""
+    from pettingzoo.utils import wrappers
+
+    env = moonriver_v0.env(num_players=2)
+    assert isinstance(env, wrappers.OrderEnforcingWrapper)
+    assert isinstance(env.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(env.env.env, wrappers.TerminateIllegalWrapper)
+    assert str(env) == "moonriver_v0"
+    for name in ("agent_selection", "agents", "rewards", "terminations", "infos"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(env, name)
+    env.reset(seed=5)
+    raw = env.unwrapped
+    for layer in (env, env.env, env.env.env):
+        for name in ("agent_selection", "agents", "rewards", "_cumulative_rewards", "infos"):
+            assert getattr(layer, name) is getattr(raw, name)
+    assert env.num_agents == 2 and env.max_num_agents == 2
+    n = env.action_space(env.agent_selection).n
+    with pytest.raises(AssertionError, match="not in action space"):
+        env.step(n)
+    with pytest.raises(AssertionError, match="not in action space"):
+        env.step(-1)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    env.step(np.int64(legal[0]))  # NumPy integers take PettingZoo's own check
+    assert env.agent_selection is raw.agent_selection
+    assert raw.state.legal_action_list() is not None
+
+
 @pytest.mark.parametrize(
     "field, kwargs",
     [

@@ -7,7 +7,7 @@ ranches (the rulebook's worked example) without playing a game.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .components import Landscape, PartnerKind
 from .geometry import Grid
@@ -16,6 +16,8 @@ CORN = int(Landscape.CORNFIELD)
 FOREST = int(Landscape.FOREST)
 FARM = int(Landscape.FARM)
 NO_PARTNER = -1
+_RES_BITS = 10  # a ranch holds at most 50 plots of at most 3 symbols each: < 2**10
+_RES_MASK = (1 << _RES_BITS) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +36,29 @@ class KindTable:
     circle: tuple[bool, ...]
     back: tuple[int, ...]
     num_plot_kinds: int
+    # gold | beaver << 10 | corn << 20 per kind, then a 0 that index -1 (no plot) reads: one
+    # C-level ``sum(map(...))`` over a ranch's kinds gives its three resource totals.
+    resources_packed: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if max((*self.gold, *self.beaver, *self.corn), default=0) > _RES_MASK // 50:
+            raise ValueError("components: at most 20 symbols of one resource per plot")
+        packed = tuple(
+            g | b << _RES_BITS | c << 2 * _RES_BITS
+            for g, b, c in zip(self.gold, self.beaver, self.corn, strict=True)
+        )
+        object.__setattr__(self, "resources_packed", (*packed, 0))
 
 
 def partner_code(kind: int, cowboy: bool) -> int:
     """Cell code of a partner token: ``2 * PartnerKind + (1 if Cowboy side up)``."""
     return 2 * kind + int(cowboy)
+
+
+# Specialist-side codes of the scoring partners.
+_DIGGER = partner_code(PartnerKind.GOLD_DIGGER, False)
+_TRAPPER = partner_code(PartnerKind.TRAPPER, False)
+_FARMER = partner_code(PartnerKind.FARMER, False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,33 +168,37 @@ def score_points(
     """
     territories = 0
     herds = cow_bb & ~land_bb[CORN]  # cornfields score 0 (and hold no cows, ruling R5)
-    land_of = table.land
-    while herds:
-        low = herds & -herds
-        group = grid.flood(low, land_bb[land_of[kinds[low.bit_length() - 1]]])
-        territories += group.bit_count() * sum(cows[c] for c in _bits(group & cow_bb))
-        herds &= ~group
-    gold = beaver = corn = 0
-    tgold, tbeaver, tcorn = table.gold, table.beaver, table.corn
-    for k in kinds:
-        if k >= 0:
-            gold += tgold[k]
-            beaver += tbeaver[k]
-            corn += tcorn[k]
+    if herds:
+        land_of = table.land
+        flood = grid.flood
+        cow_cells = _bits(herds)
+        for c in cow_cells:
+            if herds >> c & 1:  # not yet in a territory found from an earlier cow
+                group = flood(1 << c, land_bb[land_of[kinds[c]]])
+                herd = 0
+                for d in cow_cells:
+                    if group >> d & 1:
+                        herd += cows[d]
+                territories += group.bit_count() * herd
+                herds &= ~group
+    packed = sum(map(table.resources_packed.__getitem__, kinds))
+    gold = packed & _RES_MASK
+    beaver = (packed >> _RES_BITS) & _RES_MASK
+    corn = packed >> 2 * _RES_BITS
+    tgold = table.gold
     diggers = trappers = farmers = 0
     bandit_bb = 0
-    for c in _bits(partner_bb):
-        kind, cowboy = divmod(partners[c], 2)
-        if cowboy:
-            continue
-        if kind == PartnerKind.GOLD_DIGGER:
-            diggers += 1
-        elif kind == PartnerKind.TRAPPER:
-            trappers += 1
-        elif kind == PartnerKind.FARMER:
-            farmers += 1
-        else:  # Desperado or Cattle Thief, specialist side up (ruling R20)
-            bandit_bb |= 1 << c
+    if partner_bb:
+        for c in _bits(partner_bb):
+            code = partners[c]
+            if code == _DIGGER:
+                diggers += 1
+            elif code == _TRAPPER:
+                trappers += 1
+            elif code == _FARMER:
+                farmers += 1
+            elif not code & 1:  # Desperado or Cattle Thief, specialist side up (ruling R20)
+                bandit_bb |= 1 << c
     resources = gold + beaver + corn
     partners_pts = diggers * gold + trappers * beaver + farmers * corn
     if scenario is None:
