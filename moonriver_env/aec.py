@@ -17,10 +17,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .encoding import ObservationEncoder
-from .rules import GameConfig, GameState, new_game
+from .rules import GameConfig, GameState, Phase, new_game
 from .rules.scoring import ScoreBreakdown
 
 REWARD_MODES = ("win", "score", "score_diff")
+_PHASE_NAMES = [p.name for p in Phase]
 OBS_TYPES = ("dict", "flat")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -310,7 +311,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         mask = np.zeros(self.config.num_actions, dtype=np.int8)
         state = self._require_state()
         if agent == self.agent_selection and not state.is_terminal:
-            mask[state.legal_action_list()] = 1
+            # an index array first: NumPy converts a list index far more slowly
+            mask[np.array(state.legal_action_list(), dtype=np.intp)] = 1
         return mask
 
     def _final_rewards(self, scores: list[ScoreBreakdown]) -> list[float]:
@@ -323,7 +325,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
 
     def _set_infos(self) -> None:
         state = self._require_state()
-        phase = state.phase.name
+        phase = _PHASE_NAMES[state.phase]
         infos: dict[str, dict[str, Any]] = {a: {"phase": phase} for a in self.agents}
         if state.is_terminal:
             scores = state.scores()

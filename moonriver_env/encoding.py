@@ -397,7 +397,7 @@ class ObservationEncoder:
         """Refresh the absolute-seat feature vector; parts are rewritten only when changed."""
         f = self._features_abs
         o = self._offsets
-        n, k = self.n, self.num_kinds
+        k = self.num_kinds
         ones = [o["phase"] + int(state.phase)]
         if actor is not None:
             ones.append(o["actor"] + actor)
@@ -446,15 +446,15 @@ class ObservationEncoder:
             self._scalars = scalars
         # Per seat: held plots (change every turn), boards and bonus flags.
         held_key = self._held_key
-        for s in range(n):
-            held = state.held[s]
-            if held_key[s] != held:
-                base = o["held"] + s * k
-                f[base : base + k] = 0.0
-                for kind in held:
-                    f[base + kind] += 1.0
-                f[o["held_count"] + s] = len(held)
-                held_key[s] = list(held)
+        if held_key != state.held:
+            for s, held in enumerate(state.held):
+                if held_key[s] != held:
+                    base = o["held"] + s * k
+                    f[base : base + k] = 0.0
+                    for kind in held:
+                        f[base + kind] += 1.0
+                    f[o["held_count"] + s] = len(held)
+                    held_key[s] = list(held)
         keys = self._parts_key
         if keys[0] != state.cur_col or keys[1] != state.cur_claim:
             self._write_column(state.cur_col, state.cur_claim, "current")
