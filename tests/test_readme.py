@@ -27,3 +27,109 @@ def test_readme_has_a_short_quickstart() -> None:
 def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> None:
     code = python_blocks()[index]
     exec(compile(code, f"README.md[python block {index}]", "exec"), {})
+
+
+# -- every command in the README --------------------------------------------------------------
+# Each `python -m MODULE ARGS` line of a shell block is run through MODULE.main(ARGS) up to the
+# end of argument parsing (a flag that does not exist or a bad value fails here); what the
+# commands then do is run, at small sizes, by the tests named in COVERED_BY. The two set-up
+# commands `make run` and `make test` are checked against the Makefile (`make -n`), and CI
+# runs `make test` itself.
+COVERED_BY = {
+    "agents.tournament": "tests/test_tournament.py",
+    "agents.play": "tests/test_agents.py",
+    "training.train": "tests/test_training.py",
+    "training.evaluate": "tests/test_training.py",
+    "moonriver_env.bench": "test_bench_commands_run_small (below)",
+    "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
+}
+
+
+def shell_commands() -> list[str]:
+    """Command lines of the README's shell blocks (fences without a language, bash or sh),
+    continuation lines joined, comments dropped."""
+    blocks: list[str] = []
+    lang: str | None = None  # the open fence's language; None outside a fence
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            if lang is None:
+                lang = line[3:].strip()
+                if lang in ("", "bash", "sh", "console"):
+                    blocks.append("")
+            else:
+                lang = None
+        elif lang in ("", "bash", "sh", "console"):
+            blocks[-1] += line + "\n"
+    commands = []
+    for block in blocks:
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].split(" # ")[0].strip()
+            if line and not line.startswith("#"):
+                commands.append(line)
+    return commands
+
+
+class _Parsed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("command", [c for c in shell_commands() if c.startswith("python -m ")])
+def test_readme_command_parses(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import importlib
+    import shlex
+
+    words = shlex.split(command)
+    module_name, argv = words[2], words[3:]
+    assert module_name in COVERED_BY, f"{module_name}: add the test that runs it to COVERED_BY"
+    module = importlib.import_module(module_name)
+    real_parse = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(self: argparse.ArgumentParser, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        real_parse(self, args, namespace)  # SystemExit(2) with argparse's message on a bad line
+        raise _Parsed
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_then_stop)
+    with pytest.raises(_Parsed):
+        module.main(argv)
+
+
+def test_readme_names_only_known_commands() -> None:
+    commands = shell_commands()
+    assert commands, "the README shows no shell commands"
+    for command in commands:
+        assert command.startswith(("python -m ", "make ", "pip install ", "tensorboard ")), command
+
+
+@pytest.mark.parametrize("target", ["run", "test"])
+def test_setup_commands_are_the_makefile_targets(target: str) -> None:
+    """`make run` is the training main job and `make test` runs pytest (CI calls it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = README.parent
+    text = README.read_text(encoding="utf-8")
+    assert f"`make {target}`" in text
+    out = subprocess.run(
+        ["make", "-n", target],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    expected = "-m training.train" if target == "run" else "-m pytest"
+    assert expected in out
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in ci
+
+
+def test_bench_commands_run_small(capsys: pytest.CaptureFixture[str]) -> None:
+    from moonriver_env import bench, bench_env
+
+    assert bench.main(["--games", "2", "--runs", "1", "--modes", "2p-base"]) == 0
+    assert "decisions/s" in capsys.readouterr().out
+    assert bench_env.main(["--steps", "300", "--runs", "1", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "connect_four_v3" in out and "moonriver_v0 2p base" in out

@@ -13,9 +13,10 @@ From the command line::
         --games 400 --seed 0 [--workers 2] [--stochastic] [--out DIR] [--csv runs/NAME/eval.csv]
 
 prints a table (win rate with its 95% Wilson interval, mean scores), writes ``evaluation.json``
-and, when the run's ``eval.csv`` is found (beside the model or its parent), ``learning_curve.png``
-(win rate against training steps, one line per opponent) into ``--out`` (default: the run
-directory of the model).
+and ``evaluation.png`` (the win rates as bars with their intervals and, when the run's
+``eval.csv`` is found beside the model or its parent, the learning curve: win rate against
+training steps, one line per opponent) into ``--out`` (default: the run directory of the
+model).
 
 Game ``i`` (against each opponent) is played with the learner in seat ``i % num_players``, the
 environment reset with ``SeedSequence([seed, i])`` and the opponent in the ``k``-th other seat
@@ -345,47 +346,73 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot_learning_curve(csv_path: str | Path, out_png: str | Path) -> Path | None:
-    """Win rate (with the Wilson band) against training steps, one line per opponent."""
+def plot_learning_curve(
+    csv_path: str | Path,
+    out_png: str | Path,
+    final: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> Path | None:
+    """Win rate (with the Wilson band) against training steps, one line per opponent; with
+    ``final`` ({model name: evaluate_ladder rows}) a second panel shows the final evaluation
+    as bars with their 95% intervals. Drawn on a bare ``Figure`` (no pyplot, no backend
+    switch), so it is safe inside notebooks and headless processes alike."""
     p = Path(csv_path)
-    if not p.exists():
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     series: dict[str, list[tuple[int, float, float, float]]] = {}
-    with p.open() as f:
-        for row in csv.DictReader(f):
-            series.setdefault(row["opponent"], []).append(
-                (
-                    int(row["step"]),
-                    float(row["win_rate"]),
-                    float(row["ci_low"]),
-                    float(row["ci_high"]),
+    if p.exists():
+        with p.open() as f:
+            for row in csv.DictReader(f):
+                series.setdefault(row["opponent"], []).append(
+                    (
+                        int(row["step"]),
+                        float(row["win_rate"]),
+                        float(row["ci_low"]),
+                        float(row["ci_high"]),
+                    )
                 )
-            )
-    if not series:
+    if not series and not final:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name, pts in series.items():
-        pts.sort()
-        steps = [x[0] for x in pts]
-        ax.plot(steps, [x[1] for x in pts], marker="o", ms=3, label=name)
-        ax.fill_between(steps, [x[2] for x in pts], [x[3] for x in pts], alpha=0.15)
-    ax.set_xlabel("training steps")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(f"Learning curve ({p.parent.name})")
-    fig.tight_layout()
+    from matplotlib.figure import Figure
+
+    panels = int(bool(series)) + int(bool(final))
+    fig = Figure(figsize=(7 * panels, 4), layout="constrained")
+    axes = list(fig.subplots(1, panels, squeeze=False)[0])
+    if series:
+        ax = axes.pop(0)
+        for name, pts in series.items():
+            pts.sort()
+            steps = [x[0] for x in pts]
+            ax.plot(steps, [x[1] for x in pts], marker="o", ms=3, label=name)
+            ax.fill_between(steps, [x[2] for x in pts], [x[3] for x in pts], alpha=0.15)
+        ax.set_xlabel("training steps")
+        ax.set_ylabel("win rate")
+        ax.set_ylim(0, 1)
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.grid(alpha=0.3)
+        ax.legend()
+        ax.set_title(f"Learning curve ({p.parent.name})")
+    if final:
+        ax = axes.pop(0)
+        width = 0.8 / len(final)
+        for i, (model, rows) in enumerate(final.items()):
+            xs = [j + (i - (len(final) - 1) / 2) * width for j in range(len(rows))]
+            rates = [r["win_rate"] for r in rows]
+            err = [
+                [r["win_rate"] - r["ci_low"] for r in rows],
+                [r["ci_high"] - r["win_rate"] for r in rows],
+            ]
+            ax.bar(xs, rates, width, yerr=err, capsize=3, label=f"{model} model")
+            for x, r in zip(xs, rows, strict=True):
+                ax.annotate(f"{r['win_rate']:.2f}", (x, r["ci_high"]), ha="center", va="bottom")
+        names = [r["opponent"] for r in next(iter(final.values()))]
+        ax.set_xticks(range(len(names)), [f"vs {n}" for n in names])
+        ax.set_ylim(0, 1.1)
+        ax.set_ylabel("win rate")
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        games = next(iter(final.values()))[0]["games"]
+        ax.set_title(f"Final evaluation ({games} games per opponent, 95% CI)")
+        ax.legend(loc="lower right")
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    fig.savefig(out, dpi=110)
     return out
 
 
@@ -490,10 +517,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             None,
         )
     )
-    if csv_path is not None:
-        png = plot_learning_curve(csv_path, out_dir / "learning_curve.png")
-        if png is not None:
-            print(f"wrote {png}")
+    png = plot_learning_curve(
+        csv_path if csv_path is not None else out_dir / "no-eval.csv",
+        out_dir / "evaluation.png",
+        {model_path.stem: rows},
+    )
+    if png is not None:
+        print(f"wrote {png}")
     return 0
 
 

@@ -475,7 +475,10 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         summary["final_eval"] = report
         summary["final_eval_seconds"] = round(time.time() - t1, 1)
         (run_dir / "final_eval.json").write_text(json.dumps(report, indent=2) + "\n")
-    _plot(run_dir / "eval.csv", run_dir / "learning_curve.png")
+    final_rows = {name: r["results"] for name, r in summary.get("final_eval", {}).items()}
+    plot = _plot(run_dir / "eval.csv", run_dir / "learning_curve.png", final_rows)
+    if plot is not None:
+        print(f"plot: {plot}", flush=True)
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
