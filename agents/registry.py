@@ -11,6 +11,7 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``mc``         flat Monte Carlo; ``sims``, ``time``, ``rollout``, ``depth``, ``value``, ``k``
 ``mcts``       determinized UCT; the same plus ``c`` (exploration) and ``width``
 ``ppo:PATH``   a saved MaskablePPO model (``PolicyAgent.from_path``)
+``ppo``        the shipped checkpoint, 2 players, base game (:data:`SHIPPED_PPO`)
 =============  ===========================================================================
 
 ``time=none`` / ``time=0`` switch the time budget off. Bad specs raise ``ValueError`` naming
@@ -20,6 +21,7 @@ the offending field (``spec``, the agent name, or the parameter).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .base import Agent, PolicyAgent
@@ -31,6 +33,11 @@ from .montecarlo import MonteCarloAgent
 from .random_agent import RandomAgent
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
+# The MaskablePPO checkpoint kept in the repository (2 players, base game); its provenance
+# (command, budget, measured results) is in the same folder.
+SHIPPED_PPO = (
+    Path(__file__).resolve().parents[1] / "training" / "checkpoints" / "ppo_2p_base" / "model.zip"
+)
 
 _SEARCH_PARAMS: dict[str, type] = {
     "sims": int,
@@ -73,10 +80,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name = name.strip().lower()
     if name == "ppo":
         if not rest.strip():
-            raise ValueError("spec: 'ppo' needs a model path, e.g. 'ppo:models/ppo.zip'")
+            if not SHIPPED_PPO.exists():
+                raise ValueError(
+                    f"spec: no shipped checkpoint at {SHIPPED_PPO}; give a model path, "
+                    "e.g. 'ppo:runs/NAME/best_model.zip'"
+                )
+            return name, {"path": str(SHIPPED_PPO)}
         return name, {"path": rest.strip()}
     if name not in _PARAMS:
-        known = ", ".join((*AGENT_NAMES, "ppo:PATH"))
+        known = ", ".join((*AGENT_NAMES, "ppo", "ppo:PATH"))
         raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
     allowed = _PARAMS[name]
     params: dict[str, Any] = {}

@@ -302,22 +302,12 @@ class ObservationEncoder:
                 full = False
                 new_plots, new_partners = occ ^ b_occ, pbb ^ b_pbb
                 # A hand-made position may change cells in place: all but the new ones must match.
-                if new_plots:
-                    plot_cells = bit_indices(new_plots)
-                    patched = b_kinds.copy()
-                    for c in plot_cells:
-                        patched[c] = kinds[c]
-                    full = patched != kinds
-                elif kinds != b_kinds:
-                    full = True
-                if new_partners and not full:
-                    partner_cells = bit_indices(new_partners)
-                    patched = b_partners.copy()
-                    for c in partner_cells:
-                        patched[c] = partners[c]
-                    full = patched != partners
-                elif partners != b_partners:
-                    full = True
+                plot_cells = bit_indices(new_plots) if new_plots else []
+                partner_cells = bit_indices(new_partners) if new_partners else []
+                full = not (
+                    _same_outside(b_kinds, kinds, plot_cells)
+                    and _same_outside(b_partners, partners, partner_cells)
+                )
         if full:
             blk[:, :_KIND_CHANNELS] = self._kind_table[np.add(kinds, 1)]
             blk[:, _I_PARTNER : _I_PARTNER + 10] = self._partner_table[np.add(partners, 1)]
@@ -540,6 +530,16 @@ class ObservationEncoder:
             "feature_slices": {k: (v.start, v.stop) for k, v in self.feature_slices.items()},
             "num_features": self.num_features,
         }
+
+
+def _same_outside(old: list[int], new: list[int], cells: list[int]) -> bool:
+    """Whether ``new`` equals ``old`` on every cell but ``cells``."""
+    if not cells:
+        return old == new
+    patched = old.copy()
+    for c in cells:
+        patched[c] = new[c]
+    return patched == new
 
 
 def _protected_cells(state: GameState, seat: int) -> int:

@@ -32,9 +32,11 @@ dense_reward=0.0, obs_type="dict", auto_resolve=False, render_mode=None)``
 * ``auto_resolve``: play decisions with exactly one legal action automatically.
 * ``render_mode``: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None``.
 
-``env()`` wraps ``raw_env()`` in PettingZoo's standard wrappers: an illegal action ends the
-game for everyone with reward ``-1`` for the offender and ``0`` for the others
-(``TerminateIllegalWrapper``); ``raw_env`` raises the engine's ``IllegalActionError`` naming
+``env()`` wraps ``raw_env()`` in PettingZoo's standard wrappers (``TerminateIllegalWrapper``,
+``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; subclassed only to read the per-step
+attributes straight from the raw env, the same behaviour at a fraction of the cost): an
+illegal action ends the game for everyone with reward ``-1`` for the offender and ``0`` for
+the others; ``raw_env`` raises the engine's ``IllegalActionError`` naming
 the action and the phase, and leaves the game unchanged. Bad arguments raise ``ValueError``
 whose message starts with the argument's name.
 
@@ -136,7 +138,8 @@ Given at the end of the game (plus optional shaping):
 
 Version history
 ---------------
-* v0 (moonriver-env 0.1.0): initial release.
+* v0 (moonriver-env 0.1.0): initial release. (Speed-ups since, with no change to any
+  observation, mask, reward or info: faster ``env()`` wrappers and observation encoder.)
 """
 
 from .aec import env, raw_env

@@ -168,6 +168,42 @@ def test_encoder_matches_reference_across_games_seats_and_clones(name: str) -> N
     assert checked > 300
 
 
+def test_encoder_follows_positions_edited_in_place() -> None:
+    """A hand-edited position (cells changed in place, then ``rebuild_masks``) is re-encoded
+    in full, also when the edit adds plots and partners as play does: the incremental path
+    must not take an in-place change of an old cell for a plain addition."""
+    cfg = CONFIGS["2p-base"]
+    enc = ObservationEncoder(cfg)
+    g = new_game(cfg, seed=11)
+    rng = random.Random(3)
+    while len([k for k in g.kinds[0] if k >= 0]) < 6:
+        legal = g.legal_action_list()
+        g.apply(legal[rng.randrange(len(legal))])
+    seat = 0
+    enc.encode(g, seat)
+    placed = [c for c, k in enumerate(g.kinds[seat]) if k >= 0]
+    empty = [c for c, k in enumerate(g.kinds[seat]) if k < 0]
+    edits = [
+        ("kind changed", lambda: g.kinds[seat].__setitem__(placed[0], (g.kinds[seat][placed[0]] + 1) % 25)),
+        ("kind changed + plot added", lambda: (
+            g.kinds[seat].__setitem__(placed[1], (g.kinds[seat][placed[1]] + 3) % 25),
+            g.kinds[seat].__setitem__(empty[0], 7),
+        )),
+        ("partner added + partner on an old cell", lambda: (
+            g.partners[seat].__setitem__(placed[2], 4),
+            g.partners[seat].__setitem__(empty[0], 5),
+        )),
+        ("cows changed", lambda: g.cows[seat].__setitem__(placed[3], 2)),
+    ]  # fmt: skip
+    for label, edit in edits:
+        edit()
+        g.rebuild_masks()
+        planes, features = enc.encode(g, seat)
+        ref_planes, ref_features = reference(g, seat)
+        np.testing.assert_array_equal(planes, ref_planes, err_msg=label)
+        np.testing.assert_allclose(features, ref_features, err_msg=label)
+
+
 def test_own_ranch_first_and_opponents_in_seat_order() -> None:
     cfg = CONFIGS["4p-base"]
     state = new_game(cfg, seed=5)
