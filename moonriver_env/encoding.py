@@ -225,13 +225,18 @@ class ObservationEncoder:
             )
         ]
         self._held_key: list[list[int] | None] = [None] * n
-        self._parts_key: list[object] = [None] * 8
+        # What the feature parts were written from: cur_col, cur_claim, next_col, next_claim,
+        # saloon, pile, bonus_done (None: not written yet), and whether the fixed parts are.
+        self._parts_key: list[list[int] | None] = [None] * 7
+        self._fixed_written = False
         self._boards_key: tuple[str, ...] | None = None
         self._slices = fs
         self._cache_score: list[tuple[float, ...]] = [(0.0,) * len(SCORE_PARTS)] * n
         self._cache_scenario: str | None = None
         self._checked_config: GameConfig | None = None
-        self._column_on: dict[str, list[int]] = {"current": [], "next": []}
+        self._column_slices = {
+            which: (fs[f"{which}_column"], fs[f"{which}_claims"]) for which in ("current", "next")
+        }
         self._dirty_scores: list[int] = list(range(n))
 
     def _permutation(self, seat: int) -> NDArray[np.intp]:
@@ -364,6 +369,7 @@ class ObservationEncoder:
             self._cache_key = [None] * n
             self._built = [None] * n
             self._parts_key = [None] * len(self._parts_key)
+            self._fixed_written = False
             self._held_key = [None] * n
             self._scalars = ()
             self._cache_scenario = state.scenario
@@ -447,10 +453,10 @@ class ObservationEncoder:
                     held_key[s] = list(held)
         keys = self._parts_key
         if keys[0] != state.cur_col or keys[1] != state.cur_claim:
-            self._write_column(state.cur_col, state.cur_claim, "current")
+            self._write_column(state.cur_col, state.cur_claim, keys[0], keys[1], "current")
             keys[0], keys[1] = list(state.cur_col), list(state.cur_claim)
         if keys[2] != state.next_col or keys[3] != state.next_claim:
-            self._write_column(state.next_col, state.next_claim, "next")
+            self._write_column(state.next_col, state.next_claim, keys[2], keys[3], "next")
             keys[2], keys[3] = list(state.next_col), list(state.next_claim)
         if keys[4] != state.saloon:
             sal = self._slices["saloon"]
@@ -468,9 +474,9 @@ class ObservationEncoder:
             taken = self._slices["bonus_tile_taken"]
             f[taken] = state.bonus_done
             keys[6] = list(state.bonus_done)
-        if keys[7] is None:  # boards and scenario: fixed for a game
+        if not self._fixed_written:  # boards and scenario: fixed for a game
             self._write_fixed(state)
-            keys[7] = True
+            self._fixed_written = True
         if self._dirty_scores:
             width = len(SCORE_PARTS)
             for s in self._dirty_scores:
@@ -480,17 +486,40 @@ class ObservationEncoder:
                     i += 1
             self._dirty_scores = []
 
-    def _write_column(self, col: list[int], claim: list[int], which: str) -> None:
+    def _write_column(
+        self,
+        col: list[int],
+        claim: list[int],
+        old_col: list[int] | None,
+        old_claim: list[int] | None,
+        which: str,
+    ) -> None:
+        """Write a column's kind and claim one-hots; with the previous lists, only the
+        positions that changed."""
         f = self._features_abs
         n, k1 = self.n, self.num_kinds + 1
-        cols, claims = self._slices[f"{which}_column"], self._slices[f"{which}_claims"]
-        on = [cols.start + p * k1 + (kind if kind >= 0 else k1 - 1) for p, kind in enumerate(col)]
-        on += [claims.start + p * n + c for p, c in enumerate(claim) if c >= 0]
-        for i in self._column_on[which]:
-            f[i] = 0.0
-        for i in on:
-            f[i] = 1.0
-        self._column_on[which] = on
+        cols, claims = self._column_slices[which]
+        if old_col is None or old_claim is None or len(old_col) != len(col):
+            f[cols] = 0.0
+            f[claims] = 0.0
+            old_col, old_claim = [-2] * len(col), [-1] * len(claim)  # -2: nothing written
+        base = cols.start
+        for p, kind in enumerate(col):
+            was = old_col[p]
+            if kind != was:
+                if was != -2:
+                    f[base + (was if was >= 0 else k1 - 1)] = 0.0
+                f[base + (kind if kind >= 0 else k1 - 1)] = 1.0
+            base += k1
+        base = claims.start
+        for p, seat in enumerate(claim):
+            was = old_claim[p]
+            if seat != was:
+                if was >= 0:
+                    f[base + was] = 0.0
+                if seat >= 0:
+                    f[base + seat] = 1.0
+            base += n
 
     def _write_fixed(self, state: GameState) -> None:
         """Boards, reserve sizes and scenario (fixed for a game)."""
