@@ -217,7 +217,6 @@ def test_make_agent_builds_every_registered_agent() -> None:
     [
         ("", "spec"),
         ("alphazero", "spec"),
-        ("ppo", "spec"),
         ("mc:sims", "spec"),
         ("mc:sims=lots", "sims"),
         ("mc:sims=-1", "sims"),

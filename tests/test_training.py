@@ -446,8 +446,66 @@ def test_pretrain_in_a_run(tmp_path: Path) -> None:
     )  # fmt: skip
     summary = train(cfg, tmp_path / "run")
     assert summary["pretrain"]["samples"] > 100
-    assert (
-        summary["pretrain"]["holdout_accuracy"] > 0.2
-    )  # far above chance after 2 epochs? no: just > 0
+    # a decision has ~50-500 legal actions; the greedy teacher is learnt well above chance
+    assert summary["pretrain"]["holdout_accuracy"] > 0.2
     assert (tmp_path / "run" / "pretrained.zip").exists()
     assert (tmp_path / "run" / "pretrain_data.npz").exists()
+
+
+# -- keeping a model in the repository ---------------------------------------------------------
+@pytest.mark.slow
+def test_export_keeps_model_config_and_provenance(
+    short_run: tuple[Path, dict], tmp_path: Path
+) -> None:
+    from training.export import export_checkpoint, main
+
+    run_dir, summary = short_run
+    dest = export_checkpoint(run_dir, "final", "m", "python -m training.train", dest_root=tmp_path)
+    assert (dest / "model.zip").read_bytes() == (run_dir / "final_model.zip").read_bytes()
+    assert (dest / "config.toml").exists()
+    prov = json.loads((dest / "provenance.json").read_text())
+    assert prov["command"] == "python -m training.train"
+    assert prov["run_summary"]["num_timesteps"] == summary["num_timesteps"]
+    assert prov["budget"]["total_timesteps"] == 8192
+    from training.evaluate import infer_game
+
+    assert infer_game(dest / "model.zip")["num_players"] == 2
+    args = ["--run-dir", str(run_dir), "--name", "x", "--command", "c", "--dest", str(tmp_path)]
+    assert main([*args, "--model", "final", "--max-mb", "0.001"]) == 2  # too large: refused
+    assert main([*args, "--model", str(tmp_path / "none.zip")]) == 2
+    with pytest.raises(ValueError, match=r"^name\b"):
+        export_checkpoint(run_dir, "final", "../x", "c", dest_root=tmp_path)
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "training" / "checkpoints" / "ppo_2p_base"
+
+
+@pytest.mark.slow
+def test_shipped_checkpoint_plays_in_tournaments_and_beats_random() -> None:
+    """The kept model loads by the bare agent spec `ppo`, plays legal moves through the
+    tournament runner, and wins clearly against random (its measured 400-game result is in
+    provenance.json; 20 fixed games here)."""
+    from agents import make_agent
+    from agents.registry import SHIPPED_PPO
+    from agents.tournament import run_tournament
+    from training.selfplay import load_policy
+
+    assert SHIPPED_PPO == SHIPPED / "model.zip" and SHIPPED_PPO.exists()
+    assert SHIPPED_PPO.stat().st_size < 5e6  # a few MB at most
+    prov = json.loads((SHIPPED / "provenance.json").read_text())
+    assert prov["command"] and prov["budget"]["time_limit_minutes"] == 60
+    agent = make_agent("ppo", seed=0)
+    from moonriver_env import moonriver_v0
+
+    env = moonriver_v0.env(num_players=2)  # the agent plays both seats
+    env.reset(seed=9)
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(obs, env))
+    assert agent.illegal == 0  # the masked policy never needed the random fallback
+    result = run_tournament(["ppo", "random"], players=2, games=2, seed=5)
+    assert len(result.records) == 2
+    [row] = evaluate_ladder(
+        load_policy(SHIPPED_PPO), ["random"], 20, seed=77, env_kwargs={"num_players": 2}
+    )
+    assert row["win_rate"] >= 0.9, row

@@ -1,0 +1,137 @@
+"""Keep a trained model in the repository, with where it came from.
+
+    python -m training.export --run-dir runs/full1 --model best --name ppo_2p_base \\
+        --command "python -m training.train --full --run-dir runs/full1" \\
+        --evaluation runs/full1/evaluation.json
+
+copies the run's model (``best``: ``best_model.zip``, ``final``: ``final_model.zip``, or a
+path) to ``training/checkpoints/NAME/model.zip`` together with the run's ``config.toml`` (so
+``training.evaluate.infer_game`` knows its game), ``eval.csv`` and ``learning_curve.png``, and
+writes ``provenance.json``: the command and budget that produced it (the run's config and
+``summary.json``: steps, wall time, warm start), the git commit, the machine, the run's final
+evaluation and, with ``--evaluation``, a separate evaluation report (``training.evaluate``'s
+``evaluation.json``). A model over ``--max-mb`` (default 5) is refused: the repository keeps
+small checkpoints only.
+
+The shipped 2-player checkpoint is ``training/checkpoints/ppo_2p_base`` (agent spec ``ppo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+
+
+def _git_commit(cwd: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, check=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def export_checkpoint(
+    run_dir: Path,
+    model: str,
+    name: str,
+    command: str,
+    evaluation: Path | None = None,
+    dest_root: Path = CHECKPOINTS,
+    max_mb: float = 5.0,
+) -> Path:
+    """Copy a run's model and its records to ``dest_root/name``; return that folder."""
+    if not run_dir.is_dir():
+        raise ValueError(f"run_dir: no directory {str(run_dir)!r}")
+    source = {"best": run_dir / "best_model.zip", "final": run_dir / "final_model.zip"}.get(
+        model, Path(model)
+    )
+    if not source.exists():
+        raise ValueError(f"model: no file {str(source)!r}")
+    size_mb = source.stat().st_size / 1e6
+    if size_mb > max_mb:
+        raise ValueError(f"model: {source} is {size_mb:.1f} MB, over the {max_mb} MB limit")
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"name: expected a folder name, got {name!r}")
+    if evaluation is not None and not evaluation.exists():
+        raise ValueError(f"evaluation: no file {str(evaluation)!r}")
+    dest = dest_root / name
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, dest / "model.zip")
+    for extra in ("config.toml", "eval.csv", "learning_curve.png"):
+        if (run_dir / extra).exists():
+            shutil.copyfile(run_dir / extra, dest / extra)
+    import tomllib
+
+    with (run_dir / "config.toml").open("rb") as f:
+        config = tomllib.load(f)
+    best = _read_json(run_dir / "best_model.json")
+    provenance = {
+        "model": f"{model} ({source.name})",
+        "model_step": best.get("step") if model == "best" and best else None,
+        "command": command,
+        "budget": {
+            "time_limit_minutes": config["run"]["time_limit_minutes"],
+            "total_timesteps": config["run"]["total_timesteps"],
+            "n_envs": config["run"]["n_envs"],
+        },
+        "run_summary": _read_json(run_dir / "summary.json"),
+        "git_commit": _git_commit(Path(__file__).resolve().parent),
+        "machine": {
+            "python": platform.python_version(),
+            "cpu": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(),
+        },
+        "final_eval": _read_json(run_dir / "final_eval.json"),
+        "evaluation": _read_json(evaluation) if evaluation is not None else None,
+    }
+    (dest / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
+    return dest
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m training.export", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--run-dir", required=True, help="the training run's directory")
+    ap.add_argument("--model", default="best", help="best, final, or a model path")
+    ap.add_argument("--name", required=True, help="folder under training/checkpoints/")
+    ap.add_argument("--command", required=True, help="the command that produced the run")
+    ap.add_argument("--evaluation", default=None, help="an evaluation.json to keep with it")
+    ap.add_argument("--dest", default=str(CHECKPOINTS), help="default: training/checkpoints")
+    ap.add_argument("--max-mb", type=float, default=5.0)
+    args = ap.parse_args(argv)
+    try:
+        dest = export_checkpoint(
+            Path(args.run_dir),
+            args.model,
+            args.name,
+            args.command,
+            Path(args.evaluation) if args.evaluation else None,
+            Path(args.dest),
+            args.max_mb,
+        )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {dest}: " + ", ".join(sorted(p.name for p in dest.iterdir())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
