@@ -277,3 +277,15 @@ def test_policy_agent_wraps_a_model_and_repairs_illegal_actions() -> None:
     assert bad.act(obs, env) in (1, 2) and bad.illegal == 1
     with pytest.raises(TypeError, match="policy"):
         PolicyAgent(42)
+
+
+def test_bare_ppo_spec_needs_the_shipped_checkpoint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: object
+) -> None:
+    from pathlib import Path
+
+    from agents import registry
+
+    monkeypatch.setattr(registry, "SHIPPED_PPO", Path(str(tmp_path)) / "none" / "model.zip")
+    with pytest.raises(ValueError, match=r"^spec: no shipped checkpoint"):
+        make_agent("ppo")
