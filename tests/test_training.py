@@ -172,6 +172,26 @@ def test_wilson_interval() -> None:
     assert wilson_interval(0, 10)[0] == 0.0
 
 
+def test_plot_with_perfect_and_empty_results(tmp_path: Path) -> None:
+    """A 400/400 result (upper bound a rounding hair under 1.0) and a 0/400 one both plot;
+    the learning curve's axis gives the run's wall-clock span."""
+    from training.evaluate import plot_learning_curve
+
+    rows = []
+    for name, wins in (("random", 400), ("heuristic", 0)):
+        lo, hi = wilson_interval(wins, 400)
+        rows.append({"opponent": name, "games": 400, "win_rate": wins / 400, "ci_low": lo,
+                     "ci_high": min(hi, 0.9999999999999999)})  # fmt: skip
+    curve = tmp_path / "eval.csv"
+    curve.write_text(
+        "step,wall_time,opponent,win_rate,games,ci_low,ci_high,mean_score,opponent_score\n"
+        "0,1200,random,0.9,60,0.8,0.96,170,40\n25000,1300,random,1.0,60,0.94,1.0,172,41\n"
+    )
+    out = plot_learning_curve(curve, tmp_path / "plot.png", {"final": rows})
+    assert out is not None and out.stat().st_size > 1000
+    assert plot_learning_curve(tmp_path / "none.csv", tmp_path / "p2.png") is None
+
+
 # -- vectorised envs: masks are the acting learner seat's ----------------------------------------
 @pytest.mark.slow
 def test_vec_env_masks_are_the_learner_seats(tmp_path: Path) -> None:

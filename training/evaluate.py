@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import multiprocessing as mp
 import sys
 import time
@@ -40,6 +39,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.ratings import wilson_interval
 from moonriver_env.wrappers import SingleAgentEnv
 
 from .selfplay import load_policy, make_baseline, policy_action
@@ -55,23 +55,6 @@ CSV_FIELDS = (
     "mean_score",
     "opponent_score",
 )
-
-
-def wilson_interval(wins: float, games: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a proportion (``scipy`` for the quantile when available)."""
-    if games <= 0:
-        return (0.0, 1.0)
-    try:
-        from scipy.stats import norm
-
-        z = float(norm.ppf(0.5 + confidence / 2))
-    except ImportError:  # pragma: no cover - scipy is normally installed
-        z = 1.959963984540054 if confidence == 0.95 else 1.959963984540054
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def env_kwargs_from_config(env_cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -357,6 +340,7 @@ def plot_learning_curve(
     switch), so it is safe inside notebooks and headless processes alike."""
     p = Path(csv_path)
     series: dict[str, list[tuple[int, float, float, float]]] = {}
+    minutes: dict[int, float] = {}  # run wall time (minutes) of each evaluated step
     if p.exists():
         with p.open() as f:
             for row in csv.DictReader(f):
@@ -368,6 +352,7 @@ def plot_learning_curve(
                         float(row["ci_high"]),
                     )
                 )
+                minutes[int(row["step"])] = float(row.get("wall_time") or 0.0) / 60.0
     if not series and not final:
         return None
     from matplotlib.figure import Figure
@@ -382,7 +367,14 @@ def plot_learning_curve(
             steps = [x[0] for x in pts]
             ax.plot(steps, [x[1] for x in pts], marker="o", ms=3, label=name)
             ax.fill_between(steps, [x[2] for x in pts], [x[3] for x in pts], alpha=0.15)
-        ax.set_xlabel("training steps")
+        label = "training steps"
+        if minutes:
+            first, last = min(minutes), max(minutes)
+            label += f" (run wall time {minutes[first]:.0f} to {minutes[last]:.0f} min"
+            if first == 0 and minutes[first] >= 1.0:
+                label += "; step 0: the warm-started policy"
+            label += ")"
+        ax.set_xlabel(label)
         ax.set_ylabel("win rate")
         ax.set_ylim(0, 1)
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
@@ -395,9 +387,9 @@ def plot_learning_curve(
         for i, (model, rows) in enumerate(final.items()):
             xs = [j + (i - (len(final) - 1) / 2) * width for j in range(len(rows))]
             rates = [r["win_rate"] for r in rows]
-            err = [
-                [r["win_rate"] - r["ci_low"] for r in rows],
-                [r["ci_high"] - r["win_rate"] for r in rows],
+            err = [  # clamped: a rounded bound can sit a hair inside the rate
+                [max(0.0, r["win_rate"] - r["ci_low"]) for r in rows],
+                [max(0.0, r["ci_high"] - r["win_rate"]) for r in rows],
             ]
             ax.bar(xs, rates, width, yerr=err, capsize=3, label=f"{model} model")
             for x, r in zip(xs, rows, strict=True):

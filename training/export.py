@@ -6,7 +6,8 @@
 
 copies the run's model (``best``: ``best_model.zip``, ``final``: ``final_model.zip``, or a
 path) to ``training/checkpoints/NAME/model.zip`` together with the run's ``config.toml`` (so
-``training.evaluate.infer_game`` knows its game), ``eval.csv`` and ``learning_curve.png``, and
+``training.evaluate.infer_game`` knows its game), ``eval.csv``, ``learning_curve.png`` and the
+evaluation's ``evaluation.png`` (when ``--evaluation`` names one beside it), and
 writes ``provenance.json``: the command and budget that produced it (the run's config and
 ``summary.json``: steps, wall time, warm start), the git commit, the machine, the run's final
 evaluation and, with ``--evaluation``, a separate evaluation report (``training.evaluate``'s
@@ -76,6 +77,8 @@ def export_checkpoint(
     for extra in ("config.toml", "eval.csv", "learning_curve.png"):
         if (run_dir / extra).exists():
             shutil.copyfile(run_dir / extra, dest / extra)
+    if evaluation is not None and (evaluation.parent / "evaluation.png").exists():
+        shutil.copyfile(evaluation.parent / "evaluation.png", dest / "evaluation.png")
     import tomllib
 
     with (run_dir / "config.toml").open("rb") as f:
