@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from moonriver_env.bench import cpu_model
+
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
 
@@ -55,6 +57,7 @@ def export_checkpoint(
     evaluation: Path | None = None,
     dest_root: Path = CHECKPOINTS,
     max_mb: float = 5.0,
+    commit: str | None = None,
 ) -> Path:
     """Copy a run's model and its records to ``dest_root/name``; return that folder."""
     if not run_dir.is_dir():
@@ -94,10 +97,10 @@ def export_checkpoint(
             "n_envs": config["run"]["n_envs"],
         },
         "run_summary": _read_json(run_dir / "summary.json"),
-        "git_commit": _git_commit(Path(__file__).resolve().parent),
+        "git_commit": commit or _git_commit(Path(__file__).resolve().parent),
         "machine": {
             "python": platform.python_version(),
-            "cpu": platform.processor() or platform.machine(),
+            "cpu": cpu_model(),
             "cpus": os.cpu_count(),
         },
         "final_eval": _read_json(run_dir / "final_eval.json"),
@@ -118,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--evaluation", default=None, help="an evaluation.json to keep with it")
     ap.add_argument("--dest", default=str(CHECKPOINTS), help="default: training/checkpoints")
     ap.add_argument("--max-mb", type=float, default=5.0)
+    ap.add_argument("--commit", default=None, help="the code's commit at training (default: HEAD)")
     args = ap.parse_args(argv)
     try:
         dest = export_checkpoint(
@@ -128,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             Path(args.evaluation) if args.evaluation else None,
             Path(args.dest),
             args.max_mb,
+            args.commit,
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
