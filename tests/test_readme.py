@@ -40,6 +40,7 @@ COVERED_BY = {
     "agents.play": "tests/test_agents.py",
     "training.train": "tests/test_training.py",
     "training.evaluate": "tests/test_training.py",
+    "training.export": "tests/test_training.py",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
 }
