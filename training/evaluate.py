@@ -401,7 +401,7 @@ def plot_learning_curve(
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
         games = next(iter(final.values()))[0]["games"]
         ax.set_title(f"Final evaluation ({games} games per opponent, 95% CI)")
-        ax.legend(loc="lower right")
+        ax.legend(loc="upper right")
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=110)
