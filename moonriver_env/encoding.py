@@ -340,7 +340,10 @@ class ObservationEncoder:
             protected = _protected_cells(state, seat)
             if protected:
                 prot[bit_indices(protected)] = 1.0
-        self._built[seat] = (occ, pbb, kinds.copy(), cows.copy(), partners.copy())
+        if changed_cells:
+            self._built[seat] = (occ, pbb, kinds.copy(), cows.copy(), partners.copy())
+        else:  # only cows changed: the kinds and partners lists kept still match
+            self._built[seat] = (occ, pbb, b_kinds, cows.copy(), b_partners)
         self._cache_key[seat] = stamp
         self._dirty_scores.append(seat)
         t, r, pp, sc = state.score_points(seat)
@@ -383,7 +386,9 @@ class ObservationEncoder:
         if actor is not None and state.piece and state.phase not in _NO_PIECE_PHASES:
             cells = self.cells
             base = ((actor - seat) % n) * RANCH_CHANNELS * cells
-            out[[base + _PIECE * cells + c for c in state.piece]] = 1.0
+            piece = base + _PIECE * cells
+            for c in state.piece:  # one or two cells: scalar writes
+                out[piece + c] = 1.0
             if state.phase == Phase.SKULL:
                 skull = base + _SKULL_TARGET * cells
                 out[[skull + c for c in bit_indices(state.skull_territory())]] = 1.0

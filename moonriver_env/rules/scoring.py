@@ -171,7 +171,12 @@ def score_points(
     if herds:
         land_of = table.land
         flood = grid.flood
-        cow_cells = _bits(herds)
+        cow_cells = []
+        rest = herds
+        while rest:
+            low = rest & -rest
+            cow_cells.append(low.bit_length() - 1)
+            rest ^= low
         for c in cow_cells:
             if herds >> c & 1:  # not yet in a territory found from an earlier cow
                 group = flood(1 << c, land_bb[land_of[kinds[c]]])
@@ -188,17 +193,20 @@ def score_points(
     tgold = table.gold
     diggers = trappers = farmers = 0
     bandit_bb = 0
-    if partner_bb:
-        for c in _bits(partner_bb):
-            code = partners[c]
-            if code == _DIGGER:
-                diggers += 1
-            elif code == _TRAPPER:
-                trappers += 1
-            elif code == _FARMER:
-                farmers += 1
-            elif not code & 1:  # Desperado or Cattle Thief, specialist side up (ruling R20)
-                bandit_bb |= 1 << c
+    rest = partner_bb
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        c = low.bit_length() - 1
+        code = partners[c]
+        if code == _DIGGER:
+            diggers += 1
+        elif code == _TRAPPER:
+            trappers += 1
+        elif code == _FARMER:
+            farmers += 1
+        elif not code & 1:  # Desperado or Cattle Thief, specialist side up (ruling R20)
+            bandit_bb |= low
     resources = gold + beaver + corn
     partners_pts = diggers * gold + trappers * beaver + farmers * corn
     if scenario is None:
