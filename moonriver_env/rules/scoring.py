@@ -15,6 +15,9 @@ from .geometry import Grid
 CORN = int(Landscape.CORNFIELD)
 FOREST = int(Landscape.FOREST)
 FARM = int(Landscape.FARM)
+DESERT = int(Landscape.DESERT)
+CANYON = int(Landscape.CANYON)
+MEADOW = int(Landscape.MEADOW)
 NO_PARTNER = -1
 _RES_BITS = 10  # a ranch holds at most 50 plots of at most 3 symbols each: < 2**10
 _RES_MASK = (1 << _RES_BITS) - 1
@@ -171,21 +174,17 @@ def score_points(
     if herds:
         land_of = table.land
         flood = grid.flood
-        cow_cells = []
-        rest = herds
-        while rest:
-            low = rest & -rest
-            cow_cells.append(low.bit_length() - 1)
-            rest ^= low
-        for c in cow_cells:
-            if herds >> c & 1:  # not yet in a territory found from an earlier cow
-                group = flood(1 << c, land_bb[land_of[kinds[c]]])
-                herd = 0
-                for d in cow_cells:
-                    if group >> d & 1:
-                        herd += cows[d]
-                territories += group.bit_count() * herd
-                herds &= ~group
+        while herds:  # one flood per territory holding cows, from its lowest cow cell
+            low = herds & -herds
+            group = flood(low, land_bb[land_of[kinds[low.bit_length() - 1]]])
+            in_group = group & herds
+            herds ^= in_group
+            herd = 0
+            while in_group:
+                bit = in_group & -in_group
+                herd += cows[bit.bit_length() - 1]
+                in_group ^= bit
+            territories += group.bit_count() * herd
     packed = sum(map(table.resources_packed.__getitem__, kinds))
     gold = packed & _RES_MASK
     beaver = (packed >> _RES_BITS) & _RES_MASK
@@ -212,12 +211,14 @@ def score_points(
     if scenario is None:
         return territories, resources, partners_pts, 0
     bonus = 0
-    if scenario == "timber_rafting":
-        bonus = sum(
-            _scenario_value(g.bit_count())
-            for g in grid.components(land_bb[FOREST])
-            if g.bit_count() >= 3 and g & grid.river_row
-        )
+    if scenario == "timber_rafting":  # forests of 3+ touching the river: flood from the river
+        forest = land_bb[FOREST]
+        seeds = forest & grid.river_row
+        while seeds:
+            g = grid.flood(seeds & -seeds, forest)
+            seeds &= ~g
+            if g.bit_count() >= 3:
+                bonus += _scenario_value(g.bit_count())
     elif scenario == "moon_river_city":
         bonus = sum(
             _scenario_value(g.bit_count())
@@ -226,9 +227,12 @@ def score_points(
         )
     elif scenario == "gold_rush":
         gold_bb = 0
-        for c, k in enumerate(kinds):
-            if k >= 0 and tgold[k]:
-                gold_bb |= 1 << c
+        cand = land_bb[DESERT] | land_bb[CANYON] | land_bb[MEADOW]  # gold lies only there (validated)
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            if tgold[kinds[low.bit_length() - 1]]:
+                gold_bb |= low
         for g in grid.components(gold_bb):
             if g.bit_count() >= 3:
                 bonus += _scenario_value(sum(tgold[kinds[c]] for c in _bits(g)))
