@@ -340,7 +340,6 @@ class ObservationEncoder:
             protected = _protected_cells(state, seat)
             if protected:
                 prot[bit_indices(protected)] = 1.0
-        if changed_cells:
             self._built[seat] = (occ, pbb, kinds.copy(), cows.copy(), partners.copy())
         else:  # only cows changed: the kinds and partners lists kept still match
             self._built[seat] = (occ, pbb, b_kinds, cows.copy(), b_partners)

@@ -330,18 +330,19 @@ def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def plot_learning_curve(
-    csv_path: str | Path,
+    csv_path: str | Path | None,
     out_png: str | Path,
     final: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> Path | None:
     """Win rate (with the Wilson band) against training steps, one line per opponent; with
     ``final`` ({model name: evaluate_ladder rows}) a second panel shows the final evaluation
     as bars with their 95% intervals. Drawn on a bare ``Figure`` (no pyplot, no backend
-    switch), so it is safe inside notebooks and headless processes alike."""
-    p = Path(csv_path)
+    switch), so it is safe inside notebooks and headless processes alike. ``csv_path``
+    ``None`` (or missing): the final evaluation alone."""
+    p = Path(csv_path) if csv_path is not None else None
     series: dict[str, list[tuple[int, float, float, float]]] = {}
     minutes: dict[int, float] = {}  # run wall time (minutes) of each evaluated step
-    if p.exists():
+    if p is not None and p.exists():
         with p.open() as f:
             for row in csv.DictReader(f):
                 series.setdefault(row["opponent"], []).append(
@@ -380,7 +381,7 @@ def plot_learning_curve(
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
         ax.grid(alpha=0.3)
         ax.legend()
-        ax.set_title(f"Learning curve ({p.parent.name})")
+        ax.set_title(f"Learning curve ({p.parent.name if p else ''})")
     if final:
         ax = axes.pop(0)
         width = 0.8 / len(final)
@@ -394,13 +395,12 @@ def plot_learning_curve(
             ax.bar(xs, rates, width, yerr=err, capsize=3, label=f"{model} model")
             for x, r in zip(xs, rows, strict=True):
                 ax.annotate(f"{r['win_rate']:.2f}", (x, r["ci_high"]), ha="center", va="bottom")
-        names = [r["opponent"] for r in next(iter(final.values()))]
-        ax.set_xticks(range(len(names)), [f"vs {n}" for n in names])
+        first_rows = next(iter(final.values()))
+        ax.set_xticks(range(len(first_rows)), [f"vs {r['opponent']}" for r in first_rows])
         ax.set_ylim(0, 1.1)
         ax.set_ylabel("win rate")
         ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-        games = next(iter(final.values()))[0]["games"]
-        ax.set_title(f"Final evaluation ({games} games per opponent, 95% CI)")
+        ax.set_title(f"Final evaluation ({first_rows[0]['games']} games per opponent, 95% CI)")
         ax.legend(loc="upper right")
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -509,11 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             None,
         )
     )
-    png = plot_learning_curve(
-        csv_path if csv_path is not None else out_dir / "no-eval.csv",
-        out_dir / "evaluation.png",
-        {model_path.stem: rows},
-    )
+    png = plot_learning_curve(csv_path, out_dir / "evaluation.png", {model_path.stem: rows})
     if png is not None:
         print(f"wrote {png}")
     return 0

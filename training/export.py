@@ -26,6 +26,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -60,8 +61,8 @@ def export_checkpoint(
     commit: str | None = None,
 ) -> Path:
     """Copy a run's model and its records to ``dest_root/name``; return that folder."""
-    if not run_dir.is_dir():
-        raise ValueError(f"run_dir: no directory {str(run_dir)!r}")
+    if not (run_dir / "config.toml").is_file():
+        raise ValueError(f"run_dir: no training run (config.toml) in {str(run_dir)!r}")
     source = {"best": run_dir / "best_model.zip", "final": run_dir / "final_model.zip"}.get(
         model, Path(model)
     )
@@ -77,13 +78,12 @@ def export_checkpoint(
     dest = dest_root / name
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, dest / "model.zip")
-    for extra in ("config.toml", "eval.csv", "learning_curve.png"):
+    shutil.copyfile(run_dir / "config.toml", dest / "config.toml")
+    for extra in ("eval.csv", "learning_curve.png"):
         if (run_dir / extra).exists():
             shutil.copyfile(run_dir / extra, dest / extra)
     if evaluation is not None and (evaluation.parent / "evaluation.png").exists():
         shutil.copyfile(evaluation.parent / "evaluation.png", dest / "evaluation.png")
-    import tomllib
-
     with (run_dir / "config.toml").open("rb") as f:
         config = tomllib.load(f)
     best = _read_json(run_dir / "best_model.json")

@@ -19,7 +19,7 @@ DESERT = int(Landscape.DESERT)
 CANYON = int(Landscape.CANYON)
 MEADOW = int(Landscape.MEADOW)
 NO_PARTNER = -1
-_RES_BITS = 10  # a ranch holds at most 50 plots of at most 3 symbols each: < 2**10
+_RES_BITS = 10  # at most 50 cells of at most 20 symbols of one resource (checked): < 2**10
 _RES_MASK = (1 << _RES_BITS) - 1
 
 
@@ -171,25 +171,22 @@ def score_points(
     """
     territories = 0
     herds = cow_bb & ~land_bb[CORN]  # cornfields score 0 (and hold no cows, ruling R5)
-    if herds:
-        land_of = table.land
-        flood = grid.flood
-        while herds:  # one flood per territory holding cows, from its lowest cow cell
-            low = herds & -herds
-            group = flood(low, land_bb[land_of[kinds[low.bit_length() - 1]]])
-            in_group = group & herds
-            herds ^= in_group
-            herd = 0
-            while in_group:
-                bit = in_group & -in_group
-                herd += cows[bit.bit_length() - 1]
-                in_group ^= bit
-            territories += group.bit_count() * herd
+    land_of = table.land
+    while herds:  # one flood per territory holding cows, from its lowest cow cell
+        low = herds & -herds
+        group = grid.flood(low, land_bb[land_of[kinds[low.bit_length() - 1]]])
+        in_group = group & herds
+        herds ^= in_group
+        herd = 0
+        while in_group:
+            bit = in_group & -in_group
+            herd += cows[bit.bit_length() - 1]
+            in_group ^= bit
+        territories += group.bit_count() * herd
     packed = sum(map(table.resources_packed.__getitem__, kinds))
     gold = packed & _RES_MASK
     beaver = (packed >> _RES_BITS) & _RES_MASK
     corn = packed >> 2 * _RES_BITS
-    tgold = table.gold
     diggers = trappers = farmers = 0
     bandit_bb = 0
     rest = partner_bb
@@ -226,8 +223,11 @@ def score_points(
             if g.bit_count() >= 3
         )
     elif scenario == "gold_rush":
+        tgold = table.gold
         gold_bb = 0
-        cand = land_bb[DESERT] | land_bb[CANYON] | land_bb[MEADOW]  # gold lies only there (validated)
+        cand = (
+            land_bb[DESERT] | land_bb[CANYON] | land_bb[MEADOW]
+        )  # gold lies only there (validated)
         while cand:
             low = cand & -cand
             cand ^= low
