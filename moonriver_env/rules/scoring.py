@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .components import Landscape, PartnerKind
-from .geometry import Grid
+from .geometry import Grid, bit_indices
 
 CORN = int(Landscape.CORNFIELD)
 FOREST = int(Landscape.FOREST)
@@ -149,7 +149,7 @@ def score_masks(
         scenario=bonus,
         total=territories + resources + partners_pts + bonus,
         largest_territory=largest,
-        cows=sum(cows[c] for c in _bits(cow_bb)),
+        cows=sum(cows[c] for c in bit_indices(cow_bb)),
     )
 
 
@@ -235,7 +235,7 @@ def score_points(
                 gold_bb |= low
         for g in grid.components(gold_bb):
             if g.bit_count() >= 3:
-                bonus += _scenario_value(sum(tgold[kinds[c]] for c in _bits(g)))
+                bonus += _scenario_value(sum(tgold[kinds[c]] for c in bit_indices(g)))
     elif scenario == "outlaws":
         bonus = sum(
             _scenario_value(g.bit_count())
@@ -245,15 +245,6 @@ def score_points(
     else:
         raise ValueError(f"scenario: unknown scenario {scenario!r}")
     return territories, resources, partners_pts, bonus
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def rank_winners(scores: Sequence[ScoreBreakdown]) -> list[int]:
