@@ -18,8 +18,8 @@ grid of 2 players). Blank lines and indentation are ignored.
 Tokens::
 
     .          empty cell
-    23         a plot of kind 23 (the kind numbers of components.md, 1-based: 23 = plain farm)
-    A0 A1 B0 B1  a 2-player bonus tile, tile A or B, side 0 or 1 up (components.md: A is
+    23         a plot of kind 23 (the kind numbers of RULES.md section 9: 23 = plain farm)
+    A0 A1 B0 B1  a 2-player bonus tile, tile A or B, side 0 or 1 up (RULES.md section 9: A is
                meadow / forest, B is desert / canyon)
     14c2       suffix c<N>: N cows stand on the plot
     13pGs      suffix p<K><side>: a partner token; K is the specialist of the token:
@@ -146,7 +146,7 @@ def render_ranch(state: GameState, seat: int) -> str:
 
 
 def kinds_of(numbers: Iterable[int]) -> list[int]:
-    """0-based kind indices, sorted (as ``state.held`` keeps them), of components.md numbers."""
+    """0-based kind indices, sorted (as ``state.held`` keeps them), of kind numbers (RULES.md 9)."""
     return sorted(n - 1 for n in numbers)
 
 
@@ -185,7 +185,7 @@ def position(
         config: the game (default: 4 players, base game).
         ranch: grid text of ``seat``'s ranch.
         seat: the acting seat.
-        held: plots ``seat`` holds, as components.md kind numbers.
+        held: plots ``seat`` holds, as kind numbers (RULES.md section 9).
         phase: the phase to decide (a :class:`Phase` or its name).
         ranches / helds: other seats' ranches and held plots (default: empty).
         dominoes: dominoes already placed this turn.

@@ -1,4 +1,4 @@
-"""Tests of the component data (RULES.md section 1, components.md and its invariants)."""
+"""Tests of the component data (RULES.md section 1; the data and its evidence: section 9)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from moonriver_env.rules.components import (
 
 L = Landscape
 
-# components.md, "Reconstructed": (count, landscape, gold, beaver, corn, cows, skull, circle, back)
+# RULES.md section 9, plot kinds: (count, landscape, gold, beaver, corn, cows, skull, circle, back)
 TABLE: list[tuple[int, Landscape, int, int, int, int, bool, bool, int]] = [
     (7, L.DESERT, 0, 0, 0, 0, False, False, 1),
     (6, L.DESERT, 1, 0, 0, 0, False, False, 2),

@@ -1,6 +1,7 @@
-"""The project's own rulings R21-R25 (README, section Rulings), one test each or more.
+"""The project's own rulings R21-R25 (RULES.md section 11), one test each or more.
 
-RULES.md is silent on these points; the README records how the engine decides them.
+The published rules do not reach these points (how the engine turns the table into decisions);
+RULES.md states each ruling in its section and lists these tests under it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from moonriver_env.rules import GameConfig, Phase, new_game
 
 C2 = GameConfig(num_players=2)
 C4 = GameConfig(num_players=4)
-FARM, FOREST, MEADOW_CIRCLE, FARM_COW = 23, 19, 13, 16  # components.md kind numbers
+FARM, FOREST, MEADOW_CIRCLE, FARM_COW = 23, 19, 13, 16  # kind numbers of RULES.md section 9
 
 
 def test_r21_claim_either_tile_and_remove_one_that_fits_nowhere() -> None:

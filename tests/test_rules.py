@@ -7,7 +7,7 @@ data tables. Every expected value is derived by hand from the rules (the comment
 never read back from the engine.
 
 Positions come from ``tests/positions.py`` (grid text: river row last; kind numbers of
-components.md: 1 desert, 3 desert skull, 4 desert cow, 6 canyon, 8 canyon skull, 9 canyon
+RULES.md section 9: 1 desert, 3 desert skull, 4 desert cow, 6 canyon, 8 canyon skull, 9 canyon
 cow, 12 meadow gold, 13 meadow circle, 14 meadow 2 cows, 19 forest, 20 forest beaver,
 21/22 cornfield 3/5 corn, 23 farm, 24 farm circle, 25 farm cow + circle).
 """

@@ -1,5 +1,7 @@
 """The Moon River rules engine: pure Python + NumPy, no RL imports.
 
+It plays the rules of RULES.md, sections 1-8, with its rulings R1-R25 (section 11).
+
 Quick start::
 
     from moonriver_env.rules import GameConfig, new_game

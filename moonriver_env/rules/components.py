@@ -1,6 +1,6 @@
 """Component data of Moon River: plot kinds, partner tokens, boards, bonus tiles, supplies.
 
-Implements RULES.md section 1 (Components) with the data of ``components.md``: the
+Implements RULES.md section 1 (Components) with the data of RULES.md section 9: the
 reconstructed plot table (ruling R7), the partner counts (R8), the bridge columns (R9) and the
 bonus tiles (R10). The data itself is not in this module: it ships as
 ``moonriver_env/rules/data/components.json`` so that a user who owns the game can correct it.
@@ -31,8 +31,8 @@ errors, integers must be JSON integers and flags JSON ``true``/``false``)::
 :func:`parse_components` always checks what the rules need (RULES.md section 1: resources only
 on their landscapes, no cow symbol on a cornfield (R5), backs 1-6, bridge columns 0-4, ...).
 With ``strict=True`` (the default) it also checks the published data: 25 kinds, 96 plots
-counted as in the rulebook overview, 20 partners counted 5/5/3/5/2, the board sides as in
-``components.md``, 32 cows, a saloon of 5 and columns of 4. Tests and corrected user files
+counted as in the rulebook overview, 20 partners counted 5/5/3/5/2, the board sides, 32 cows,
+a saloon of 5 and columns of 4 (RULES.md section 9). Tests and corrected user files
 with other data load with ``strict=False``. Every error is a :class:`ComponentDataError`
 whose message starts with the JSON path of the offending entry, e.g.
 ``plots[21].landscape: unknown landscape 'swamp'``.

@@ -1,5 +1,8 @@
 """The state's data layout, phases and per-config tables (shared by the rule modules).
 
+The phases are the decisions of a turn in RULES.md sections 2-7 (claim, expand, symbols,
+partners, bonus tile, select); the ranch cells follow section 1, "Ranch grid".
+
 :class:`StateCore` declares every field of a game state (``__slots__``); the rules live in
 mixins that derive from it: :mod:`.placement` (connection rules, bonus tiles), :mod:`.partners`
 (recruiting and the immediate effects) and :mod:`.state` (setup, rounds, turns, symbols, API).

@@ -1,5 +1,8 @@
 """Save and load a whole game state as JSON (:meth:`GameState.to_json` / ``from_json``).
 
+A saved game holds the table of RULES.md sections 2-7 and also what section 8 keeps hidden
+(the order of the pile and of the partner stack).
+
 A saved state holds everything needed to continue the game exactly: the config, the random
 generator's state (so later chance events, e.g. the next column drawn, are the same), and every
 field of :class:`~.state.GameState`. The bitboards (``land_bb``, ``occ``, ``cow_bb``,
