@@ -144,3 +144,34 @@ def test_r25_two_player_setup_order_and_random_draws() -> None:
     assert scenarios == {"timber_rafting", "gold_rush", "outlaws", "moon_river_city"}
     assert new_game(legends, seed=5).scenario == new_game(legends, seed=5).scenario
     assert new_game(legends, seed=5).boards == ("mary", "wesley", "calamity")
+
+
+def test_r23_cowboy_with_no_cow_to_move_passes() -> None:
+    # A Cowboy recruited onto a ranch without cows has nothing to move: no COWBOY decision
+    # (not even a lone "cowboy stop"); the turn goes on.
+    st = position(C4, held=[MEADOW_CIRCLE, FARM], saloon=["trapper"] * 5)
+    act(st, "place 0+1 a1 N", "recruit c0 s0 cowboy")
+    assert st.partners[0][cell("a1")] == 2 * 3 + 1  # a Trapper token, Cowboy side up
+    assert st.phase != Phase.COWBOY and not legal_of(st, "move")
+    assert "cowboy stop" not in legal_texts(st)
+
+
+def test_r24_thief_may_steal_from_a_player_who_has_finished() -> None:
+    # The final round: seat 1 played its final turn first (position 0, now empty); seat 0
+    # plays its own final turn and recruits a Cattle Thief, which may still rob seat 1.
+    st = position(
+        C4,
+        held=[MEADOW_CIRCLE, FARM],
+        ranches={1: "\n".join([". . . . ."] * 4 + ["23c1 23 . . ."])},
+        claims=[1, 0, 2, 3],
+        turn_pos=1,
+        final_round=True,
+        phase=Phase.FINAL_EXPAND,
+        saloon=["cattle_thief"] * 5,
+    )
+    assert st.final_turn and st.held[1] == [] and 1 not in st.cur_claim[2:]
+    act(st, "place 0+1 a1 N", "recruit c0 s0 specialist")
+    assert st.phase == Phase.THIEF
+    assert legal_of(st, "steal") == ["steal +1 a1"]
+    act(st, "steal +1 a1")
+    assert st.cows[1][cell("a1")] == 0 and st.cows[0][cell("a1")] == 1
