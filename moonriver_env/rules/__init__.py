@@ -10,7 +10,7 @@ Quick start::
         state.apply(int(state.legal_actions()[0]))
     print(state.scores(), state.winners())
 
-Modules: :mod:`.components` (data file, section 1), :mod:`.config` (what game to play),
+Modules: :mod:`.components` (data file, sections 1, 9), :mod:`.config` (what game to play),
 :mod:`.actions` (flat action numbering and text), :mod:`.geometry` (bitboards),
 :mod:`.state` (the state machine, sections 2-7), :mod:`.scoring` (section 5, 7),
 :mod:`.serialization` (JSON save/load).
