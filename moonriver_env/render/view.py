@@ -134,7 +134,7 @@ class TableView:
     ranches: tuple[Ranch, ...]
 
 
-def seat_labels(state: GameState, seat_names: Sequence[str] | None) -> tuple[str, ...]:
+def _seat_labels(state: GameState, seat_names: Sequence[str] | None) -> tuple[str, ...]:
     """A label per seat: ``seat_names`` checked against the player count, else ``"seat i"``."""
     n = state.config.num_players
     if seat_names is None:
@@ -221,7 +221,7 @@ def table_view(state: GameState, seat_names: Sequence[str] | None = None) -> Tab
     Raises:
         ValueError: ``seat_names`` does not have one name per seat.
     """
-    labels = seat_labels(state, seat_names)
+    labels = _seat_labels(state, seat_names)
     scores = state.scores()
     winners = tuple(state.winners()) if state.is_terminal else ()
     piece = tuple(sorted(set(state.piece))) if state.phase in _RESOLVING else ()
