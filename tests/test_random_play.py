@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from moonriver_env.render import Face
 from moonriver_env.rules import (
     LEGENDS_BOARDS,
     SCENARIOS,
@@ -123,15 +124,9 @@ SEED_BASE = int(os.environ.get("MOONRIVER_RANDOM_SEED", "0") or 0)
 # --------------------------------------------------------------------------- independent data
 
 
-@dataclass(frozen=True)
-class KindInfo:
-    land: int
-    gold: int
-    beaver: int
-    corn: int
-    cows: int
-    skull: bool
-    circle: bool
+# What a cell content shows (land, gold, beaver, corn, cows, skull, circle), filled below
+# from the component data rather than from the engine's kind table.
+KindInfo = Face
 
 
 def kind_infos(config: GameConfig) -> dict[int, KindInfo]:

@@ -1,11 +1,13 @@
-"""The renderers (moonriver_env/render.py): ANSI text, RGB frames, the human display.
+"""The renderers (moonriver_env/render/): ANSI text, RGB frames, the human display.
 
 Frames and texts are checked on snapshots of seeded random games for every player count and
-mode, and on a hand-made ranch whose text is written out cell by cell.
+mode, and on a hand-made ranch whose text is written out cell by cell. The exact output of
+one seeded game per mode is pinned by hashes, so a change of any pixel or character shows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from functools import cache
@@ -14,7 +16,14 @@ import numpy as np
 import pytest
 from positions import position
 
-from moonriver_env.render import ANSI_LEGEND, can_display, render_ansi, render_rgb, show_human
+from moonriver_env.render import (
+    ANSI_LEGEND,
+    can_display,
+    render_ansi,
+    render_rgb,
+    score_table,
+    show_human,
+)
 from moonriver_env.rules import GameConfig, GameState, Phase, new_game
 
 CONFIGS = [(n, mode) for mode in ("base", "legends") for n in (2, 3, 4)]
@@ -238,6 +247,50 @@ def test_ansi_marks_the_piece_being_resolved() -> None:
     assert f"piece: {names}" in text
     grid_lines = [line for line in text.splitlines() if re.match(r"^\s?\d", line)]
     assert sum(line.count(">") for line in grid_lines) == len(state.piece)
+
+
+# ---------------------------------------------------------------------------------- pins
+
+# sha256 prefixes of render_ansi (colour), score_table and render_rgb (default scale) for
+# each of SNAPSHOT_STEPS of the seed-0 game: (ansi, score table, frame height x width, frame).
+# Made with Pillow 13: frames depend on Pillow's bundled font, so they are compared only
+# under the Pillow major version they were made with; the texts always.
+PINNED = {
+    (2, "base"): [
+        ("34ac50ef2007bfa6", "796b8cc5417627b5", (626, 646), "2f5c73578040f809"),
+        ("514bb8e80dc6e04d", "55934e72c103b511", (626, 646), "a28f67b64476a9ab"),
+        ("3f7c1702520e629d", "a96f9a73fa5a2cdc", (626, 646), "058447a34c3b2903"),
+        ("4dd19cdef328448e", "54000af671bc27db", (626, 646), "00258617c79e8a67"),
+    ],
+    (4, "legends"): [
+        ("2de3ca17ccdd73bd", "e5dce03f61fa40b7", (471, 870), "941e1ad5c748b1eb"),
+        ("c24033b53e8f5a06", "5dab90c96e70cc84", (471, 870), "4a4bb1394c96da24"),
+        ("03393c7830610fd9", "817458c78bd074b2", (471, 870), "0faf605657bb0b14"),
+        ("4ac8c34643e64885", "ad34e6f193257d19", (471, 870), "dcf51d187934ce11"),
+    ],
+}
+PINNED_PILLOW_MAJOR = "13"
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(("num_players", "mode"), sorted(PINNED))
+def test_renders_pinned(num_players: int, mode: str) -> None:
+    """Same texts and frames as when pinned: change the pins only for a wanted new look."""
+    import PIL
+
+    same_pillow = PIL.__version__.split(".")[0] == PINNED_PILLOW_MAJOR
+    for step, state, (ansi, table, shape, frame_hash) in zip(
+        SNAPSHOT_STEPS, snapshots(num_players, mode), PINNED[num_players, mode], strict=True
+    ):
+        assert digest(render_ansi(state).encode()) == ansi, f"ansi text after {step} actions"
+        assert digest(score_table(state).encode()) == table, f"score table after {step} actions"
+        if same_pillow:
+            frame = render_rgb(state)
+            assert frame.shape[:2] == shape, f"frame size after {step} actions"
+            assert digest(frame.tobytes()) == frame_hash, f"frame after {step} actions"
 
 
 # ---------------------------------------------------------------------------------- human
