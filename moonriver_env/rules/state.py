@@ -13,7 +13,7 @@ one mask per landscape, occupied cells, cells with cows, cells with partners.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +32,7 @@ from .scoring import (
     score_masks,
     score_points,
 )
+from .serialization import state_from_json, state_to_json
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -49,67 +50,6 @@ class GameState(PlacementRules, PartnerRules):
     __slots__ = ()
 
     # ------------------------------------------------------------------ construction
-    @classmethod
-    def _empty(cls, config: GameConfig, rng: np.random.Generator) -> GameState:
-        """A state with every container allocated and no game set up (for new_game/from_json)."""
-        self = cls.__new__(cls)
-        st = self._st = _static_for(config)
-        comps = config.components
-        n, cells = config.num_players, st.grid.cells
-        self.config = config
-        self.rng = rng
-        self.scenario = None
-        self.boards = ("camp",) * n
-        self.slots = ()
-        self.bridges = ()
-        self.pile = []
-        self.stack = []
-        self.saloon = [-1] * comps.saloon_size
-        self.cur_col = [NO_PLOT] * comps.column_size
-        self.cur_claim = [NO_SEAT] * comps.column_size
-        self.next_col = [NO_PLOT] * comps.column_size
-        self.next_claim = [NO_SEAT] * comps.column_size
-        self.removed = []
-        self.discarded = []
-        self.supply = comps.cows
-        self.round = 0
-        self.final_round = False
-        self.phase = Phase.SETUP_CLAIM
-        self.seat = NO_SEAT
-        self.setup_order = []
-        self.setup_idx = 0
-        self.turn_pos = 0
-        self.final_turn = False
-        self.dominoes = 0
-        self.held = [[] for _ in range(n)]
-        self.kinds = [[NO_PLOT] * cells for _ in range(n)]
-        self.cows = [[0] * cells for _ in range(n)]
-        self.partners = [[-1] * cells for _ in range(n)]
-        self.land_bb = [[0] * 6 for _ in range(n)]
-        self.occ = [0] * n
-        self.cow_bb = [0] * n
-        self.partner_bb = [0] * n
-        self.bonus_done = [False] * n
-        self.tiles = [config.num_players == 2] * len(comps.bonus_tiles)
-        self.piece = []
-        self.skulls = []
-        self.circles = []
-        self.reached_far = False
-        self.effect_cell = -1
-        self.cowboy_moves = 0
-        self.ranch_stamp = [new_stamp() for _ in range(n)]
-        self._legal = None
-        return self
-
-    def _set_boards(self, boards: tuple[str, ...]) -> None:
-        comps = self.config.components
-        grid = self._st.grid
-        self.boards = boards
-        self.slots = tuple(comps.boards[b].slots for b in boards)
-        self.bridges = tuple(
-            sum(1 << c for c in comps.boards[b].bridges) & grid.river_row for b in boards
-        )
-
     def _setup(self) -> None:
         """RULES.md section 2, drawing chance in a fixed order from ``self.rng``: the scenario,
         the boards, the plot shuffle, the partner shuffle, the rancheros' order."""
@@ -252,57 +192,6 @@ class GameState(PlacementRules, PartnerRules):
         """Seats that win after the tie-breaks (on the ranches as they stand)."""
         return rank_winners(self.scores())
 
-    def clone(self) -> GameState:
-        """An independent copy (the RNG is copied too)."""
-        new = GameState.__new__(GameState)
-        new._st = self._st
-        new.config = self.config
-        rng = np.random.Generator(type(self.rng.bit_generator)(0))
-        rng.bit_generator.state = self.rng.bit_generator.state
-        new.rng = rng
-        new.scenario = self.scenario
-        new.boards = self.boards
-        new.slots = self.slots
-        new.bridges = self.bridges
-        new.pile = self.pile.copy()
-        new.stack = self.stack.copy()
-        new.saloon = self.saloon.copy()
-        new.cur_col = self.cur_col.copy()
-        new.cur_claim = self.cur_claim.copy()
-        new.next_col = self.next_col.copy()
-        new.next_claim = self.next_claim.copy()
-        new.removed = self.removed.copy()
-        new.discarded = self.discarded.copy()
-        new.supply = self.supply
-        new.round = self.round
-        new.final_round = self.final_round
-        new.phase = self.phase
-        new.seat = self.seat
-        new.setup_order = self.setup_order.copy()
-        new.setup_idx = self.setup_idx
-        new.turn_pos = self.turn_pos
-        new.final_turn = self.final_turn
-        new.dominoes = self.dominoes
-        new.held = [h.copy() for h in self.held]
-        new.kinds = [k.copy() for k in self.kinds]
-        new.cows = [c.copy() for c in self.cows]
-        new.partners = [p.copy() for p in self.partners]
-        new.land_bb = [b.copy() for b in self.land_bb]
-        new.occ = self.occ.copy()
-        new.cow_bb = self.cow_bb.copy()
-        new.partner_bb = self.partner_bb.copy()
-        new.bonus_done = self.bonus_done.copy()
-        new.tiles = self.tiles.copy()
-        new.piece = self.piece.copy()
-        new.skulls = self.skulls.copy()
-        new.circles = self.circles.copy()
-        new.reached_far = self.reached_far
-        new.effect_cell = self.effect_cell
-        new.cowboy_moves = self.cowboy_moves
-        new.ranch_stamp = self.ranch_stamp.copy()
-        new._legal = self._legal
-        return new
-
     def redetermine(self, rng: np.random.Generator) -> None:
         """Re-shuffle the hidden information (draw pile order, partner stack order) with
         ``rng``, for determinized search. Nothing public changes."""
@@ -311,16 +200,12 @@ class GameState(PlacementRules, PartnerRules):
 
     def to_json(self) -> str:
         """The whole state as versioned JSON (schema in :mod:`.serialization`)."""
-        from .serialization import state_to_json
-
         return state_to_json(self)
 
     @classmethod
-    def from_json(cls, text: str) -> GameState:
+    def from_json(cls, text: str | bytes) -> GameState:
         """Load a state saved by :meth:`to_json`; ``ValueError`` naming the bad entry's path."""
-        from .serialization import state_from_json
-
-        return state_from_json(text)
+        return state_from_json(text, cls)
 
     def rebuild_masks(self) -> None:
         """Recompute every bitboard from the per-cell lists (``kinds``, ``cows``, ``partners``)
@@ -342,10 +227,6 @@ class GameState(PlacementRules, PartnerRules):
                     self.partner_bb[seat] |= 1 << c
         self.ranch_stamp = [new_stamp() for _ in range(n)]
         self._legal = None
-
-    def held_plots(self, seat: int) -> list[int]:
-        """The plot kinds seat ``seat`` holds (reserve plus a plot just collected), sorted."""
-        return list(self.held[seat])
 
     def __repr__(self) -> str:
         return (
@@ -695,13 +576,3 @@ def new_game(config: GameConfig | None = None, seed: int | None = None) -> GameS
         state._auto_resolve()
     return state
 
-
-def state_summary(state: GameState) -> dict[str, Any]:
-    """A small dict of the public situation (for logs and debugging)."""
-    return {
-        "round": state.round,
-        "phase": state.phase.name,
-        "seat": state.current_seat,
-        "supply": state.supply,
-        "pile": len(state.pile),
-    }
