@@ -128,7 +128,7 @@ def win_rewards(scores: list[ScoreBreakdown]) -> list[float]:
     """Rank-based rewards summing to zero: each seat gets (opponents it beats - opponents that
     beat it) / (n - 1), comparing (total, largest territory, cows) as the tie-breaks do.
     With 2 players: +1 win, -1 loss, 0 shared win."""
-    keys = [(s.total, s.largest_territory, s.cows) for s in scores]
+    keys = [s.rank_key for s in scores]
     n = len(keys)
     return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]
 

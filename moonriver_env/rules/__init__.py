@@ -42,15 +42,21 @@ from .components import (
     load_components,
 )
 from .config import MODES, SCENARIOS, GameConfig
+from .core import CLAIM_PHASES, PLACE_PHASES, RESOLVE_PHASES, SYMBOL_PHASES
+from .partners import protected_cells, unprotected_cows
 from .scoring import ScoreBreakdown, score_ranch
 from .serialization import SCHEMA_VERSION, StateFormatError
 from .state import GameState, IllegalActionError, Phase, new_game
 
 __all__ = [
+    "CLAIM_PHASES",
     "LEGENDS_BOARDS",
     "MODES",
+    "PLACE_PHASES",
+    "RESOLVE_PHASES",
     "SCENARIOS",
     "SCHEMA_VERSION",
+    "SYMBOL_PHASES",
     "Action",
     "ActionLayout",
     "BonusPlace",
@@ -80,5 +86,7 @@ __all__ = [
     "default_components",
     "load_components",
     "new_game",
+    "protected_cells",
     "score_ranch",
+    "unprotected_cows",
 ]

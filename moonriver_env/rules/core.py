@@ -8,7 +8,7 @@ mixins that derive from it: :mod:`.placement` (connection rules, bonus tiles), :
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from enum import IntEnum
 from itertools import count
 from typing import Any, Literal, Self
@@ -300,6 +300,27 @@ class StateCore:
         self.slots = tuple(comps.boards[b].slots for b in boards)
         self.bridges = tuple(sum(1 << c for c in comps.boards[b].bridges) & river for b in boards)
 
+    def rebuild_masks(self) -> None:
+        """Recompute every bitboard from the per-cell lists (``kinds``, ``cows``, ``partners``)
+        and drop cached legal actions. For loaders and hand-built test positions."""
+        kt = self._st.kt
+        n = self.config.num_players
+        self.land_bb = [[0] * 6 for _ in range(n)]
+        self.occ = [0] * n
+        self.cow_bb = [0] * n
+        self.partner_bb = [0] * n
+        for seat in range(n):
+            for c, k in enumerate(self.kinds[seat]):
+                if k >= 0:
+                    self.land_bb[seat][kt.land[k]] |= 1 << c
+                    self.occ[seat] |= 1 << c
+                if self.cows[seat][c]:
+                    self.cow_bb[seat] |= 1 << c
+                if self.partners[seat][c] >= 0:
+                    self.partner_bb[seat] |= 1 << c
+        self.ranch_stamp = [new_stamp() for _ in range(n)]
+        self._legal = None
+
     # Hooks implemented by GameState (the turn flow), called by the rule mixins.
     def _start_piece(self, seat: int, cells: list[int]) -> None:
         raise NotImplementedError
@@ -314,10 +335,12 @@ class StateCore:
         raise NotImplementedError
 
 
-STATE_FIELDS: tuple[StateField, ...] = tuple(
-    StateField(f.name, *f.metadata["state"][:4], key=f.metadata["state"][4] or f.name)
-    for f in fields(StateCore)
-)
+def _state_field(f: Field[Any]) -> StateField:
+    copy, new, check, per_seat, key = f.metadata["state"]
+    return StateField(f.name, copy, new, check, per_seat, key or f.name)
+
+
+STATE_FIELDS: tuple[StateField, ...] = tuple(_state_field(f) for f in fields(StateCore))
 """Every field of :class:`StateCore`, in declaration order."""
 _NEW_FIELDS = tuple(f for f in STATE_FIELDS if f.new is not None)
 

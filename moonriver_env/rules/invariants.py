@@ -37,7 +37,11 @@ class StateFormatError(ValueError):
 STATE_CHECK = Checker(
     StateFormatError,
     Wording(
-        integer="an int", typed=False, range_in_expected=True, missing="missing key", list_allowed=False
+        integer="an int",
+        typed=False,
+        range_in_expected=True,
+        missing="missing key",
+        list_allowed=False,
     ),
 )
 """The checks of saved states: messages like ``seats[2].cows[14]: expected an int >= 0, got -1``."""
@@ -119,7 +123,7 @@ def check_fields(state: StateCore) -> None:
     for f in _CHECKED:
         value = getattr(state, f.name)
         if f.per_seat:
-            STATE_CHECK.list(value, f"seats[*].{f.key}", size=n)
+            STATE_CHECK.sequence(value, f"seats[*].{f.key}", size=n)
             for s in range(n):
                 check_value(f, value[s], f"seats[{s}].{f.key}", limits, state)
         else:

@@ -18,7 +18,6 @@ FARM = int(Landscape.FARM)
 DESERT = int(Landscape.DESERT)
 CANYON = int(Landscape.CANYON)
 MEADOW = int(Landscape.MEADOW)
-NO_PARTNER = -1
 _RES_BITS = 10  # at most 50 cells of at most 20 symbols of one resource (checked): < 2**10
 _RES_MASK = (1 << _RES_BITS) - 1
 
@@ -75,6 +74,12 @@ class ScoreBreakdown:
     total: int
     largest_territory: int
     cows: int
+
+    @property
+    def rank_key(self) -> tuple[int, int, int]:
+        """What ranks the seats at the end: the total, then the largest territory, then the
+        cows (RULES.md section 5, ruling R18); a higher key ranks first, equal keys share."""
+        return (self.total, self.largest_territory, self.cows)
 
 
 def _scenario_value(size: int) -> int:
@@ -250,5 +255,5 @@ def score_points(
 def rank_winners(scores: Sequence[ScoreBreakdown]) -> list[int]:
     """Seats that win: highest total, then largest territory, then most cows; else shared
     (RULES.md section 5, ruling R18)."""
-    best = max((s.total, s.largest_territory, s.cows) for s in scores)
-    return [i for i, s in enumerate(scores) if (s.total, s.largest_territory, s.cows) == best]
+    best = max(s.rank_key for s in scores)
+    return [i for i, s in enumerate(scores) if s.rank_key == best]

@@ -277,7 +277,7 @@ _CONFIGS: dict[str, GameConfig] = {}
 
 
 def _load_config(value: object) -> GameConfig:
-    raw = _ck.object(value, "config", _CONFIG_KEYS)
+    raw = _ck.mapping(value, "config", _CONFIG_KEYS)
     comps_raw = raw["components"]
     components: Components
     if comps_raw is None:
@@ -318,7 +318,7 @@ def _load_config(value: object) -> GameConfig:
 
 
 def _load_rng(value: object) -> np.random.Generator:
-    raw = _ck.object(value, "rng", _RNG_KEYS)
+    raw = _ck.mapping(value, "rng", _RNG_KEYS)
     name = raw["bit_generator"]
     if name not in _BIT_GENERATORS:
         _fail("rng.bit_generator", f"expected one of {_BIT_GENERATORS}, got {_describe(name)}")
@@ -355,13 +355,13 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
     if "format" in doc and doc["format"] != FORMAT_TAG:
         _fail("format", f"expected {FORMAT_TAG!r}, got {_describe(doc['format'])}")
     if "version" in doc:
-        version = _ck.int(doc["version"], "version")
+        version = _ck.integer(doc["version"], "version")
         if version != SCHEMA_VERSION:
             _fail(
                 "version",
                 f"unsupported version {version} (this engine reads version {SCHEMA_VERSION})",
             )
-    _ck.object(doc, "", _STATE_KEYS)
+    _ck.mapping(doc, "", _STATE_KEYS)
 
     config = _load_config(doc["config"])
     state = cls._empty(config, _load_rng(doc["rng"]))
@@ -370,9 +370,9 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
         _load_field(state, f.name, doc[f.key], limits)
     n = config.num_players
     values: dict[str, list[Any]] = {f.name: [] for f in _SEAT_FIELDS}
-    for s, seat_raw in enumerate(_ck.list(doc["seats"], "seats", size=n)):
+    for s, seat_raw in enumerate(_ck.sequence(doc["seats"], "seats", size=n)):
         path = f"seats[{s}]"
-        entry = _ck.object(seat_raw, path, _SEAT_KEYS)
+        entry = _ck.mapping(seat_raw, path, _SEAT_KEYS)
         for f in _SEAT_FIELDS:
             where = f"{path}.{f.key}"
             if f.name == "boards":

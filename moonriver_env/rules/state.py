@@ -20,7 +20,7 @@ import numpy as np
 from .actions import Action, ActionLayout
 from .components import LEGENDS_BOARDS
 from .config import SCENARIOS, GameConfig
-from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, _static_for, new_stamp
+from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, new_stamp
 from .geometry import Grid, bit_indices
 from .partners import PartnerRules
 from .placement import PlacementRules
@@ -206,27 +206,6 @@ class GameState(PlacementRules, PartnerRules):
     def from_json(cls, text: str | bytes) -> GameState:
         """Load a state saved by :meth:`to_json`; ``ValueError`` naming the bad entry's path."""
         return state_from_json(text, cls)
-
-    def rebuild_masks(self) -> None:
-        """Recompute every bitboard from the per-cell lists (``kinds``, ``cows``, ``partners``)
-        and drop cached legal actions. For loaders and hand-built test positions."""
-        kt = self._st.kt
-        n = self.config.num_players
-        self.land_bb = [[0] * 6 for _ in range(n)]
-        self.occ = [0] * n
-        self.cow_bb = [0] * n
-        self.partner_bb = [0] * n
-        for seat in range(n):
-            for c, k in enumerate(self.kinds[seat]):
-                if k >= 0:
-                    self.land_bb[seat][kt.land[k]] |= 1 << c
-                    self.occ[seat] |= 1 << c
-                if self.cows[seat][c]:
-                    self.cow_bb[seat] |= 1 << c
-                if self.partners[seat][c] >= 0:
-                    self.partner_bb[seat] |= 1 << c
-        self.ranch_stamp = [new_stamp() for _ in range(n)]
-        self._legal = None
 
     def __repr__(self) -> str:
         return (
@@ -575,4 +554,3 @@ def new_game(config: GameConfig | None = None, seed: int | None = None) -> GameS
     if config.auto_resolve:
         state._auto_resolve()
     return state
-

@@ -93,7 +93,7 @@ class Checker:
     def describe(self, value: object) -> str:
         return describe(value, typed=self.wording.typed)
 
-    def object(
+    def mapping(
         self,
         value: object,
         path: str,
@@ -115,7 +115,7 @@ class Checker:
                 self.fail(join(path, key), self.wording.missing)
         return value
 
-    def list(
+    def sequence(
         self, value: object, path: str, size: int | None = None, max_size: int | None = None
     ) -> list[Any]:
         if not isinstance(value, (list, tuple)):
@@ -128,7 +128,9 @@ class Checker:
             self.fail(path, f"expected at most {max_size} entries, got {len(value)}")
         return value
 
-    def int(self, value: object, path: str, lo: int | None = None, hi: int | None = None) -> int:
+    def integer(
+        self, value: object, path: str, lo: int | None = None, hi: int | None = None
+    ) -> int:
         w = self.wording
         ok_type = is_int(value)
         if ok_type and (lo is None or value >= lo) and (hi is None or value <= hi):  # type: ignore[operator]
@@ -143,7 +145,7 @@ class Checker:
             self.fail(path, f"must be within {lo}..{hi}, got {value}")
         self.fail(path, f"must be{bounds_text(lo, hi)}, got {value}")
 
-    def float(
+    def number(
         self,
         value: object,
         path: str,
@@ -163,7 +165,7 @@ class Checker:
         verb = "expected a number" if self.wording.range_in_expected else "must be"
         self.fail(path, f"{verb}{low}{high}, got {self.describe(value)}")
 
-    def ints(
+    def integers(
         self,
         value: object,
         path: str,
@@ -172,7 +174,7 @@ class Checker:
         size: int | None = None,
         max_size: int | None = None,
     ) -> list[int]:
-        items = self.list(value, path, size, max_size)
+        items = self.sequence(value, path, size, max_size)
         for i, item in enumerate(items):
             # fast path for the common case, the full check (and message) otherwise
             if (
@@ -180,21 +182,21 @@ class Checker:
                 or (lo is not None and item < lo)
                 or (hi is not None and item > hi)
             ):
-                self.int(item, f"{path}[{i}]", lo, hi)
+                self.integer(item, f"{path}[{i}]", lo, hi)
         return list(items)
 
-    def bool(self, value: object, path: str) -> bool:
+    def flag(self, value: object, path: str) -> bool:
         if not isinstance(value, bool):
             self.fail(path, f"expected true or false, got {self.describe(value)}")
         return value
 
-    def bools(self, value: object, path: str, size: int | None = None) -> list[bool]:
-        items = self.list(value, path, size)
+    def flags(self, value: object, path: str, size: int | None = None) -> list[bool]:
+        items = self.sequence(value, path, size)
         for i, item in enumerate(items):
-            self.bool(item, f"{path}[{i}]")
+            self.flag(item, f"{path}[{i}]")
         return list(items)
 
-    def str(self, value: object, path: str) -> str:
+    def string(self, value: object, path: str) -> str:
         if not isinstance(value, str):
             self.fail(path, f"expected a string, got {self.describe(value)}")
         return value
@@ -217,7 +219,7 @@ class Int:
     hi: Bound = None
 
     def check(self, ck: Checker, value: object, path: str, limits: Mapping[str, int]) -> int:
-        return ck.int(value, path, _limit(self.lo, limits), _limit(self.hi, limits))
+        return ck.integer(value, path, _limit(self.lo, limits), _limit(self.hi, limits))
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +232,7 @@ class Ints:
     max_size: Bound = None
 
     def check(self, ck: Checker, value: object, path: str, limits: Mapping[str, int]) -> list[int]:
-        return ck.ints(
+        return ck.integers(
             value,
             path,
             _limit(self.lo, limits),
@@ -245,7 +247,7 @@ class Bool:
     """A flag (``true``/``false``, never 0/1)."""
 
     def check(self, ck: Checker, value: object, path: str, limits: Mapping[str, int]) -> bool:
-        return ck.bool(value, path)
+        return ck.flag(value, path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +257,7 @@ class Bools:
     size: Bound = None
 
     def check(self, ck: Checker, value: object, path: str, limits: Mapping[str, int]) -> list[bool]:
-        return ck.bools(value, path, _limit(self.size, limits))
+        return ck.flags(value, path, _limit(self.size, limits))
 
 
 @dataclass(frozen=True, slots=True)
