@@ -104,7 +104,7 @@ from .components import (
 from .config import SCENARIOS, GameConfig
 from .core import STATE_FIELDS, Phase, StateCore
 from .invariants import STATE_CHECK, StateFormatError, check_consistency, check_value, piece_limits
-from .validation import ROOT
+from .validation import ROOT, DuplicateKeyError, reject_duplicate_keys
 
 __all__ = [
     "FORMAT_TAG",
@@ -249,19 +249,6 @@ def state_to_json(state: StateCore) -> str:
 # ------------------------------------------------------------------------------ validation
 
 
-class _DuplicateKeyError(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKeyError(key)
-        out[key] = value
-    return out
-
-
 class _ConstantError(ValueError):
     pass
 
@@ -343,8 +330,10 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
             an entry is invalid or inconsistent; the message starts with the entry's path.
     """
     try:
-        doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
-    except _DuplicateKeyError as exc:
+        doc = json.loads(
+            text, object_pairs_hook=reject_duplicate_keys, parse_constant=_reject_constant
+        )
+    except DuplicateKeyError as exc:
         _fail(ROOT, f"invalid JSON: duplicate key {exc.args[0]!r} in an object")
     except _ConstantError as exc:
         _fail(ROOT, f"invalid JSON: {exc.args[0]} is not a number")

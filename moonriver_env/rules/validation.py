@@ -207,6 +207,21 @@ class Checker:
         return value
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names a key twice (``args[0]``: the key)."""
+
+
+def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads(..., object_pairs_hook=reject_duplicate_keys)``: json keeps the last of
+    two equal keys silently; a corrected file must not hide a typo."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out
+
+
 def _limit(bound: Bound, limits: Mapping[str, int]) -> int | None:
     return limits[bound] if isinstance(bound, str) else bound
 
