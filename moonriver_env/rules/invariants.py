@@ -162,101 +162,102 @@ def check_consistency(state: StateCore) -> None:
     Checks, in order: the phase, acting seat and columns fit together; the pending piece
     symbols fit the phase; per seat, the bitboards match ``kinds``/``cows``/``partners``, no
     cow on a cornfield or an empty cell, partners only on circle plots, at most one cow per
-    plot once the game is over, the reserve fits the board; the bonus tiles (each placed at most once, never also available, at most one per
-    seat, 2 players only); conservation of plots (by kind), cows and partner tokens (by
-    kind); finally, a running game has a legal action and a finished one has none and no
-    held plots.
+    plot once the game is over, the reserve fits the board; the bonus tiles (each placed at
+    most once, never also available, at most one per seat, 2 players only); conservation of
+    plots (by kind), cows and partner tokens (by kind); finally, a running game has a legal
+    action and a finished one has none and no held plots.
     """
-    st = state._st
-    cfg = state.config
-    comps = cfg.components
-    kt = st.kt
-    n = cfg.num_players
-    num_kinds = kt.num_plot_kinds
-    phase = state.phase
-    seat = state.seat
-
-    _check_turn(state, phase, seat)
-
-    # ---- per seat: ranch cells, masks, reserve
-    land = kt.land
-    circle = kt.circle
-    slots = state.slots
-    placed: list[int] = []
+    _check_turn(state, state.phase, state.seat)
+    placed: list[int] = []  # plot kinds and bonus tile pseudo-kinds on ranches and in hand
     partner_tokens: list[int] = []
     ranch_cows = 0
-    small_reserve = phase in (_SETUP_CLAIM, _SELECT, _GAME_OVER)
-    for s in range(n):
-        kinds = state.kinds[s]
-        cows = state.cows[s]
-        partners = state.partners[s]
-        path = f"seats[{s}]"
-        # The bitboards drive the loops (set cells only); list.count proves the rest empty.
-        occ = state.occ[s]
-        occ_cells = bit_indices(occ)
-        cow_cells = bit_indices(state.cow_bb[s])
-        partner_cells = bit_indices(state.partner_bb[s])
-        cells = len(kinds)
-        land_bb = [0] * 6
-        for c in occ_cells:
-            k = kinds[c]
-            if k < 0:
-                _fail_masks(state, s)
-            land_bb[land[k]] |= 1 << c
-        if land_bb != state.land_bb[s] or kinds.count(-1) != cells - len(occ_cells):
-            _fail_masks(state, s)
-        for c in cow_cells:
-            if not cows[c]:
-                _fail_masks(state, s)
-        if cows.count(0) != cells - len(cow_cells):
-            _fail_masks(state, s)
-        for c in partner_cells:
-            if partners[c] < 0:
-                _fail_masks(state, s)
-            if occ >> c & 1 and not circle[kinds[c]]:
-                _fail(f"{path}.partners[{c}]", "a partner stands on a plot without a circle")
-            partner_tokens.append(partners[c] >> 1)
-        if partners.count(-1) != cells - len(partner_cells):
-            _fail_masks(state, s)
-        if state.cow_bb[s] & ~occ:
-            c = bit_indices(state.cow_bb[s] & ~occ)[0]
-            _fail(f"{path}.cows[{c}]", f"{cows[c]} cow(s) on an empty cell")
-        if state.cow_bb[s] & land_bb[CORN]:
-            c = bit_indices(state.cow_bb[s] & land_bb[CORN])[0]
-            _fail(f"{path}.cows[{c}]", "a cow stands on a cornfield (ruling R5)")
-        if state.partner_bb[s] & ~occ:
-            c = bit_indices(state.partner_bb[s] & ~occ)[0]
-            _fail(f"{path}.partners[{c}]", "a partner stands on an empty cell")
-        if cow_cells and min(cows) < 0:
-            c = cows.index(min(cows))
-            _fail(f"{path}.cows[{c}]", f"negative cow count {cows[c]}")
-        if phase == _GAME_OVER and cow_cells and max(cows) > 1:
-            c = cows.index(max(cows))
-            _fail(f"{path}.cows[{c}]", f"{cows[c]} cows on one plot after overpopulation")
-        ranch_cows += sum(cows)
-        placed.extend(kinds[c] for c in occ_cells)
-
-        held = state.held[s]
-        limit = slots[s] if small_reserve or s != seat else slots[s] + 1
-        if len(held) > limit:
-            _fail(
-                f"{path}.held",
-                f"holds {len(held)} plots; at most {limit} fit (board "
-                f"{state.boards[s]!r}, {slots[s]} slots{'' if limit == slots[s] else ' + 1 collected'})",
-            )
-        placed.extend(held)
-
-    # ---- bonus tiles (pseudo-kinds num_kinds + 2 * tile + side, 2 players only)
+    for s in range(state.config.num_players):
+        ranch_cows += _check_ranch(state, s, placed, partner_tokens)
+        _check_reserve(state, s)
+        placed.extend(state.held[s])
+    # Bonus tiles: pseudo-kinds num_kinds + 2 * tile + side, 2 players only.
+    num_kinds = state._st.kt.num_plot_kinds
     placed.sort()
     split = bisect_left(placed, num_kinds)
     if split < len(placed):
         _check_bonus(state, num_kinds)
-    elif n != 2 and (any(state.tiles) or any(state.bonus_done)):
+    elif state.config.num_players != 2 and (any(state.tiles) or any(state.bonus_done)):
         _fail("tiles", "bonus tiles exist only with 2 players")
+    _check_conservation(state, placed[:split], ranch_cows, partner_tokens)
+    _check_legal_actions(state)
 
-    # ---- conservation of plots, cows, partner tokens
+
+def _check_ranch(state: StateCore, s: int, placed: list[int], partner_tokens: list[int]) -> int:
+    """Seat ``s``'s ranch: bitboards, cows (R5, overpopulation), partners on circles. Adds
+    its placed contents and partner tokens to the lists; returns its cows."""
+    kt = state._st.kt
+    land, circle = kt.land, kt.circle
+    kinds, cows, partners = state.kinds[s], state.cows[s], state.partners[s]
+    path = f"seats[{s}]"
+    # The bitboards drive the loops (set cells only); list.count proves the rest empty.
+    occ = state.occ[s]
+    occ_cells = bit_indices(occ)
+    cow_bb = state.cow_bb[s]
+    cow_cells = bit_indices(cow_bb)
+    partner_cells = bit_indices(state.partner_bb[s])
+    cells = len(kinds)
+    land_bb = [0] * 6
+    for c in occ_cells:
+        k = kinds[c]
+        if k < 0:
+            _fail_masks(state, s)
+        land_bb[land[k]] |= 1 << c
+    if land_bb != state.land_bb[s] or kinds.count(-1) != cells - len(occ_cells):
+        _fail_masks(state, s)
+    if any(not cows[c] for c in cow_cells) or cows.count(0) != cells - len(cow_cells):
+        _fail_masks(state, s)
+    for c in partner_cells:
+        if partners[c] < 0:
+            _fail_masks(state, s)
+        if occ >> c & 1 and not circle[kinds[c]]:
+            _fail(f"{path}.partners[{c}]", "a partner stands on a plot without a circle")
+        partner_tokens.append(partners[c] >> 1)
+    if partners.count(-1) != cells - len(partner_cells):
+        _fail_masks(state, s)
+    if cow_bb & ~occ:
+        c = bit_indices(cow_bb & ~occ)[0]
+        _fail(f"{path}.cows[{c}]", f"{cows[c]} cow(s) on an empty cell")
+    if cow_bb & land_bb[CORN]:
+        c = bit_indices(cow_bb & land_bb[CORN])[0]
+        _fail(f"{path}.cows[{c}]", "a cow stands on a cornfield (ruling R5)")
+    if state.partner_bb[s] & ~occ:
+        c = bit_indices(state.partner_bb[s] & ~occ)[0]
+        _fail(f"{path}.partners[{c}]", "a partner stands on an empty cell")
+    if cow_cells and min(cows) < 0:
+        c = cows.index(min(cows))
+        _fail(f"{path}.cows[{c}]", f"negative cow count {cows[c]}")
+    if state.phase == _GAME_OVER and cow_cells and max(cows) > 1:
+        c = cows.index(max(cows))
+        _fail(f"{path}.cows[{c}]", f"{cows[c]} cows on one plot after overpopulation")
+    placed.extend(kinds[c] for c in occ_cells)
+    return sum(cows)
+
+
+def _check_reserve(state: StateCore, s: int) -> None:
+    """The reserve fits the board; the acting seat may hold one plot more while it plays."""
+    held, slots = state.held[s], state.slots[s]
+    small = state.phase in (_SETUP_CLAIM, _SELECT, _GAME_OVER) or s != state.seat
+    limit = slots if small else slots + 1
+    if len(held) > limit:
+        _fail(
+            f"seats[{s}].held",
+            f"holds {len(held)} plots; at most {limit} fit (board "
+            f"{state.boards[s]!r}, {slots} slots{'' if limit == slots else ' + 1 collected'})",
+        )
+
+
+def _check_conservation(
+    state: StateCore, placed_plots: list[int], ranch_cows: int, partner_tokens: list[int]
+) -> None:
+    """Every plot, cow and partner token of the components is somewhere, exactly once."""
+    comps = state.config.components
     expected_plots, expected_tokens = _expected(comps)
-    plots = placed[:split]
+    plots = placed_plots
     plots.extend(state.pile)
     plots.extend(k for k in state.cur_col if k >= 0)
     plots.extend(k for k in state.next_col if k >= 0)
@@ -277,15 +278,17 @@ def check_consistency(state: StateCore) -> None:
     if partner_tokens != expected_tokens:
         _fail_tokens(partner_tokens, expected_tokens)
 
-    # ---- legal actions
+
+def _check_legal_actions(state: StateCore) -> None:
+    """A running game offers an action; a finished one none, and nobody holds plots."""
     try:
         legal = state.legal_action_list()
     except (IndexError, KeyError, ValueError, TypeError) as exc:  # safety net
         _fail("phase", f"cannot list the legal actions of phase {state.phase.name}: {exc!r}")
-    if phase == _GAME_OVER:
+    if state.phase == _GAME_OVER:
         if legal:
             _fail("phase", f"GAME_OVER but {len(legal)} legal action(s)")
-        for s in range(n):
+        for s in range(state.config.num_players):
             if state.held[s]:
                 _fail(f"seats[{s}].held", "the game is over but the seat still holds plots")
     elif not legal:
