@@ -199,7 +199,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         enc = self.encoder
         high = np.concatenate([enc.plane_high.ravel(), enc.feature_high]).astype(np.float32)
-        self.observation_size = high.size
         obs_box = spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
         num_actions = config.num_actions
         mask_box = spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8)

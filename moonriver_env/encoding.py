@@ -158,7 +158,6 @@ class ObservationEncoder:
         self._partner_table = ptable
         self._river = np.zeros(cells, dtype=np.float32)
         self._river[:5] = 1.0
-        self._bonus_first = kt.num_plot_kinds
         # Feature layout.
         sizes: list[tuple[str, int]] = [
             ("phase", len(Phase)),

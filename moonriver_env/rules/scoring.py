@@ -97,7 +97,9 @@ RanchView = tuple[
     Sequence[int],
     str | None,
 ]
-"""The arguments of :func:`score_masks` / :func:`score_points`, in order."""
+"""One ranch as :func:`score_masks` takes it (and :func:`score_points`, unpacked): grid, symbol
+table, landscape bitboards, cow and partner bitboards, per-cell kinds, cows, partner codes,
+scenario."""
 
 
 def score_ranch(
@@ -127,25 +129,14 @@ def score_ranch(
             cow_bb |= 1 << c
         if partners[c] >= 0:
             partner_bb |= 1 << c
-    return score_masks(grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario)
+    return score_masks((grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario))
 
 
-def score_masks(
-    grid: Grid,
-    table: KindTable,
-    land_bb: Sequence[int],
-    cow_bb: int,
-    partner_bb: int,
-    kinds: Sequence[int],
-    cows: Sequence[int],
-    partners: Sequence[int],
-    scenario: str | None,
-) -> ScoreBreakdown:
-    """Score one ranch from its bitboards (per landscape, cows, partners) and per-cell lists,
-    with the tie-break keys (largest territory of any landscape, cows on the ranch)."""
-    territories, resources, partners_pts, bonus = score_points(
-        grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario
-    )
+def score_masks(view: RanchView) -> ScoreBreakdown:
+    """Score one ranch from its bitboards and per-cell lists (:data:`RanchView`), with the
+    tie-break keys (largest territory of any landscape, cows on the ranch)."""
+    territories, resources, partners_pts, bonus = score_points(*view)
+    grid, _, land_bb, cow_bb, _, _, cows, _, _ = view
     largest = max((g.bit_count() for mask in land_bb for g in grid.components(mask)), default=0)
     return ScoreBreakdown(
         territories=territories,
