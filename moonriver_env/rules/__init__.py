@@ -10,8 +10,11 @@ Quick start::
 
 Modules: :mod:`.components` (data file, section 1), :mod:`.config` (what game to play),
 :mod:`.actions` (flat action numbering and text), :mod:`.geometry` (bitboards),
-:mod:`.state` (the state machine, sections 2-7), :mod:`.scoring` (section 5, 7),
-:mod:`.serialization` (JSON save/load).
+:mod:`.core` (the state's fields, declared once; phases and phase groups), :mod:`.table`
+(setup, columns, saloon), :mod:`.placement`, :mod:`.partners` (effects, protection R16),
+:mod:`.state` (the state machine, sections 2-7), :mod:`.scoring` (section 5, 7; the rank key),
+:mod:`.serialization` (JSON save/load), :mod:`.invariants` (consistency checks),
+:mod:`.validation` (checked reading of loaded data).
 """
 
 from .actions import (

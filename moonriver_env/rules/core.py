@@ -1,8 +1,12 @@
 """The state's data layout, phases and per-config tables (shared by the rule modules).
 
-:class:`StateCore` declares every field of a game state (``__slots__``); the rules live in
-mixins that derive from it: :mod:`.placement` (connection rules, bonus tiles), :mod:`.partners`
-(recruiting and the immediate effects) and :mod:`.state` (setup, rounds, turns, symbols, API).
+:class:`StateCore` declares every field of a game state once (a slotted dataclass whose
+field metadata says how each is copied, created empty and saved); :data:`STATE_FIELDS` reads
+that declaration, and ``clone``, the empty state, the JSON codec (:mod:`.serialization`) and the
+structural checks (:mod:`.invariants`) are derived from it. The rules live in mixins that
+derive from it: :mod:`.table` (setup, columns, saloon), :mod:`.placement` (connection rules,
+bonus tiles), :mod:`.partners` (recruiting, the immediate effects, protection) and
+:mod:`.state` (rounds, turns, symbols, API). The phase groups are named here too.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ from .components import (
     parse_components,
 )
 from .config import SCENARIOS, GameConfig
-from .core import STATE_FIELDS, Phase, StateCore
+from .core import STATE_FIELDS, Phase, StateCore, StateField
 from .invariants import STATE_CHECK, StateFormatError, check_consistency, check_value, piece_limits
 from .validation import ROOT, DuplicateKeyError, reject_duplicate_keys
 
@@ -356,43 +356,45 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
     state = cls._empty(config, _load_rng(doc["rng"]))
     limits = dict(state._st.limits)
     for f in _TOP_BEFORE:
-        _load_field(state, f.name, doc[f.key], limits)
-    n = config.num_players
-    values: dict[str, list[Any]] = {f.name: [] for f in _SEAT_FIELDS}
-    for s, seat_raw in enumerate(_ck.sequence(doc["seats"], "seats", size=n)):
-        path = f"seats[{s}]"
-        entry = _ck.mapping(seat_raw, path, _SEAT_KEYS)
-        for f in _SEAT_FIELDS:
-            where = f"{path}.{f.key}"
-            if f.name == "boards":
-                value = _load_board(entry[f.key], where, config, s, values["boards"])
-            else:
-                value = check_value(f, entry[f.key], where, limits, state)
-            values[f.name].append(value)
-    for f in _SEAT_FIELDS:
-        setattr(state, f.name, values[f.name] if f.name != "boards" else ())
+        _load_field(state, f, doc[f.key], limits)
+    _load_seats(state, doc["seats"], limits)
     for f in _TOP_AFTER:
-        _load_field(state, f.name, doc[f.key], limits)
+        _load_field(state, f, doc[f.key], limits)
         if f.name == "piece":
             limits.update(piece_limits(state.piece))
-    state._set_boards(tuple(values["boards"]))
     state.rebuild_masks()
     check_consistency(state)
     return state
 
 
-def _load_field(state: StateCore, name: str, raw: object, limits: dict[str, int]) -> None:
-    f = _FIELD_BY_NAME[name]
-    if name == "phase":
+def _load_field(state: StateCore, f: StateField, raw: object, limits: dict[str, int]) -> None:
+    if f.name == "phase":
         value: Any = _load_phase(raw)
-    elif name == "scenario":
+    elif f.name == "scenario":
         value = _load_scenario(raw, state.config)
     else:
         value = check_value(f, raw, f.key, limits, state)
-    setattr(state, name, value)
+    setattr(state, f.name, value)
 
 
-_FIELD_BY_NAME = {f.name: f for f in STATE_FIELDS}
+def _load_seats(state: StateCore, raw: object, limits: dict[str, int]) -> None:
+    """The seat objects: each per-seat field, seat by seat (boards set with their slots)."""
+    config = state.config
+    boards: list[str] = []
+    values: dict[str, list[Any]] = {f.name: [] for f in _SEAT_FIELDS}
+    for s, seat_raw in enumerate(_ck.sequence(raw, "seats", size=config.num_players)):
+        path = f"seats[{s}]"
+        entry = _ck.mapping(seat_raw, path, _SEAT_KEYS)
+        for f in _SEAT_FIELDS:
+            where = f"{path}.{f.key}"
+            if f.name == "boards":
+                boards.append(_load_board(entry[f.key], where, config, s, boards))
+            else:
+                values[f.name].append(check_value(f, entry[f.key], where, limits, state))
+    for f in _SEAT_FIELDS:
+        if f.name != "boards":
+            setattr(state, f.name, values[f.name])
+    state._set_boards(tuple(boards))
 
 
 def _load_phase(raw: object) -> Phase:
