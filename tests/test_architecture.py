@@ -1,4 +1,5 @@
-"""The package's module structure: no import circles inside ``moonriver_env``.
+"""The package's structure: no import circles inside ``moonriver_env``; the state's fields
+declared once (:data:`moonriver_env.rules.core.STATE_FIELDS`) and clone and JSON derived.
 
 The import graph is read from the source with :mod:`ast`, counting every import of a
 ``moonriver_env`` module wherever it stands (module level, inside a function, under
@@ -9,7 +10,11 @@ in the design (STYLE.md, "Layers, one way down").
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
+
+from moonriver_env.rules import GameConfig, new_game
+from moonriver_env.rules.core import STATE_FIELDS, StateCore
 
 PACKAGE = "moonriver_env"
 ROOT = Path(__file__).resolve().parents[1] / PACKAGE
@@ -103,3 +108,26 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_no_import_cycles_in_the_package() -> None:
     cycles = find_cycles(import_graph())
     assert not cycles, "import circles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+# ------------------------------------------------------------------ the state's declaration
+
+
+def test_state_fields_are_declared_once_and_drive_clone_and_json() -> None:
+    assert tuple(f.name for f in STATE_FIELDS) == StateCore.__slots__
+    state = new_game(GameConfig(num_players=2, mode="legends"), seed=3)
+    for _ in range(30):
+        state.apply(state.legal_action_list()[0])
+    copy = state.clone()
+    for f in STATE_FIELDS:
+        mine, theirs = getattr(state, f.name), getattr(copy, f.name)
+        if f.copy == "share":
+            assert mine is theirs, f.name
+        elif f.name != "rng":
+            assert mine == theirs and mine is not theirs, f.name
+            if f.copy == "copy_each":
+                assert all(a is not b for a, b in zip(mine, theirs, strict=True)), f.name
+    doc = json.loads(state.to_json())
+    saved = {f.key for f in STATE_FIELDS if f.check is not None and not f.per_seat}
+    assert set(doc) == saved | {"format", "version", "config", "rng", "seats"}
+    assert set(doc["seats"][0]) == {f.key for f in STATE_FIELDS if f.per_seat}

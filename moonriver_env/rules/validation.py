@@ -131,19 +131,17 @@ class Checker:
     def integer(
         self, value: object, path: str, lo: int | None = None, hi: int | None = None
     ) -> int:
+        """An int (not a bool) in ``lo..hi`` (either bound may be ``None``)."""
         w = self.wording
-        ok_type = is_int(value)
-        if ok_type and (lo is None or value >= lo) and (hi is None or value <= hi):  # type: ignore[operator]
-            return value  # type: ignore[return-value]
-        if w.range_in_expected:
-            self.fail(
-                path, f"expected {w.integer}{bounds_text(lo, hi)}, got {self.describe(value)}"
-            )
-        if not ok_type:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if (lo is None or value >= lo) and (hi is None or value <= hi):
+                return value
+            if not w.range_in_expected:
+                bounds = f" within {lo}..{hi}" if lo is not None and hi is not None else ""
+                self.fail(path, f"must be{bounds or bounds_text(lo, hi)}, got {value}")
+        elif not w.range_in_expected:
             self.fail(path, f"expected {w.integer}, got {self.describe(value)}")
-        if lo is not None and hi is not None:
-            self.fail(path, f"must be within {lo}..{hi}, got {value}")
-        self.fail(path, f"must be{bounds_text(lo, hi)}, got {value}")
+        self.fail(path, f"expected {w.integer}{bounds_text(lo, hi)}, got {self.describe(value)}")
 
     def number(
         self,
