@@ -179,8 +179,27 @@ def _f(
     return field(metadata={"state": (copy, new, check, per_seat, key)})
 
 
-def _per_seat(value: Callable[[], Any]) -> New:
-    return lambda config, st: [value() for _ in range(config.num_players)]
+def _const(value: object) -> New:
+    """An immutable initial value (shared by every state)."""
+    return lambda config, st: value
+
+
+def _new_list(config: GameConfig, st: _Static) -> list[Any]:
+    return []
+
+
+def _column(fill: int) -> New:
+    return lambda config, st: [fill] * config.components.column_size
+
+
+def _seats(fill: object) -> New:
+    """One immutable ``fill`` per seat."""
+    return lambda config, st: [fill] * config.num_players
+
+
+def _ranches(fill: int) -> New:
+    """Per seat, one ``fill`` per cell of the ranch."""
+    return lambda config, st: [[fill] * st.grid.cells for _ in range(config.num_players)]
 
 
 _NAMED = Custom("a name")  # phase, scenario, board: checked in .serialization
@@ -200,86 +219,70 @@ class StateCore:
     _st: _Static = _f("share", None)
     config: GameConfig = _f("share", None)
     rng: np.random.Generator = _f("rng", None)
-    scenario: str | None = _f("share", lambda c, st: None, _NAMED)
-    pile: list[int] = _f("copy", lambda c, st: [], Ints(0, "max_kind", max_size="plots"))
-    stack: list[int] = _f("copy", lambda c, st: [], Ints(0, "max_token", max_size="partners"))
+    scenario: str | None = _f("share", _const(None), _NAMED)
+    # The table (RULES.md sections 2-3).
+    pile: list[int] = _f("copy", _new_list, Ints(0, "max_kind", max_size="plots"))
+    stack: list[int] = _f("copy", _new_list, Ints(0, "max_token", max_size="partners"))
     saloon: list[int] = _f(
         "copy", lambda c, st: [-1] * c.components.saloon_size, Ints(-1, "max_token", "saloon")
     )
-    cur_col: list[int] = _f(
-        "copy", lambda c, st: [NO_PLOT] * c.components.column_size, Ints(-1, "max_kind", "column")
-    )
-    cur_claim: list[int] = _f(
-        "copy", lambda c, st: [NO_SEAT] * c.components.column_size, Ints(-1, "last_seat", "column")
-    )
-    next_col: list[int] = _f(
-        "copy", lambda c, st: [NO_PLOT] * c.components.column_size, Ints(-1, "max_kind", "column")
-    )
-    next_claim: list[int] = _f(
-        "copy", lambda c, st: [NO_SEAT] * c.components.column_size, Ints(-1, "last_seat", "column")
-    )
-    removed: list[int] = _f("copy", lambda c, st: [], Ints(0, "max_kind", max_size="plots"))
-    discarded: list[int] = _f("copy", lambda c, st: [], Ints(0, "max_kind", max_size="plots"))
+    cur_col: list[int] = _f("copy", _column(NO_PLOT), Ints(-1, "max_kind", "column"))
+    cur_claim: list[int] = _f("copy", _column(NO_SEAT), Ints(-1, "last_seat", "column"))
+    next_col: list[int] = _f("copy", _column(NO_PLOT), Ints(-1, "max_kind", "column"))
+    next_claim: list[int] = _f("copy", _column(NO_SEAT), Ints(-1, "last_seat", "column"))
+    removed: list[int] = _f("copy", _new_list, Ints(0, "max_kind", max_size="plots"))
+    discarded: list[int] = _f("copy", _new_list, Ints(0, "max_kind", max_size="plots"))
     supply: int = _f("share", lambda c, st: c.components.cows, Int(0, "cows"))
-    round: int = _f("share", lambda c, st: 0, Int(0))
-    final_round: bool = _f("share", lambda c, st: False, Bool())
-    phase: Phase = _f("share", lambda c, st: Phase.SETUP_CLAIM, _NAMED)
-    seat: int = _f("share", lambda c, st: NO_SEAT, Int(-1, "last_seat"))
-    setup_order: list[int] = _f("copy", lambda c, st: [], Ints(0, "last_seat", "rancheros"))
-    setup_idx: int = _f("share", lambda c, st: 0, Int(0, "rancheros"))
-    turn_pos: int = _f("share", lambda c, st: 0, Int(-1, "last_position"))
-    final_turn: bool = _f("share", lambda c, st: False, Bool())
-    dominoes: int = _f("share", lambda c, st: 0, Int(0))
-    # Per seat ("seats" in JSON).
+    # Rounds and turns.
+    round: int = _f("share", _const(0), Int(0))
+    final_round: bool = _f("share", _const(False), Bool())
+    phase: Phase = _f("share", _const(Phase.SETUP_CLAIM), _NAMED)
+    seat: int = _f("share", _const(NO_SEAT), Int(-1, "last_seat"))
+    setup_order: list[int] = _f("copy", _new_list, Ints(0, "last_seat", "rancheros"))
+    setup_idx: int = _f("share", _const(0), Int(0, "rancheros"))
+    turn_pos: int = _f("share", _const(0), Int(-1, "last_position"))
+    final_turn: bool = _f("share", _const(False), Bool())
+    dominoes: int = _f("share", _const(0), Int(0))
+    # Per seat (the "seats" objects in JSON).
     boards: tuple[str, ...] = _f(
         "share", lambda c, st: ("camp",) * c.num_players, _NAMED, per_seat=True, key="board"
     )
     held: list[list[int]] = _f(
-        "copy_each", _per_seat(list), Ints(0, "max_kind", max_size="held"), per_seat=True
+        "copy_each",
+        lambda c, st: [[] for _ in range(c.num_players)],
+        Ints(0, "max_kind", max_size="held"),
+        per_seat=True,
     )
     kinds: list[list[int]] = _f(
-        "copy_each",
-        lambda c, st: [[NO_PLOT] * st.grid.cells for _ in range(c.num_players)],
-        Ints(-1, "max_content", "cells"),
-        per_seat=True,
+        "copy_each", _ranches(NO_PLOT), Ints(-1, "max_content", "cells"), per_seat=True
     )
-    cows: list[list[int]] = _f(
-        "copy_each",
-        lambda c, st: [[0] * st.grid.cells for _ in range(c.num_players)],
-        Ints(0, None, "cells"),
-        per_seat=True,
-    )
+    cows: list[list[int]] = _f("copy_each", _ranches(0), Ints(0, None, "cells"), per_seat=True)
     partners: list[list[int]] = _f(
-        "copy_each",
-        lambda c, st: [[-1] * st.grid.cells for _ in range(c.num_players)],
-        Ints(-1, "max_code", "cells"),
-        per_seat=True,
+        "copy_each", _ranches(-1), Ints(-1, "max_code", "cells"), per_seat=True
     )
-    bonus_done: list[bool] = _f(
-        "copy", lambda c, st: [False] * c.num_players, Bool(), per_seat=True
-    )
-    # The pending piece (RULES.md section 4).
+    bonus_done: list[bool] = _f("copy", _seats(False), Bool(), per_seat=True)
+    # Bonus tiles still available (2 players), then the piece whose symbols resolve.
     tiles: list[bool] = _f(
-        "copy",
-        lambda c, st: [c.num_players == 2] * len(c.components.bonus_tiles),
-        Bools("tiles"),
+        "copy", lambda c, st: [c.num_players == 2] * len(c.components.bonus_tiles), Bools("tiles")
     )
-    piece: list[int] = _f("copy", lambda c, st: [], Ints(0, "last_cell", max_size=2))
-    skulls: list[int] = _f("copy", lambda c, st: [], Ints(0, "last_cell", max_size="piece"))
-    circles: list[int] = _f("copy", lambda c, st: [], Ints(0, "last_piece", max_size="piece"))
-    reached_far: bool = _f("share", lambda c, st: False, Bool())
-    effect_cell: int = _f("share", lambda c, st: -1, Int(-1, "last_cell"))
-    cowboy_moves: int = _f("share", lambda c, st: 0, Int(0, 3))
+    piece: list[int] = _f("copy", _new_list, Ints(0, "last_cell", max_size=2))
+    skulls: list[int] = _f("copy", _new_list, Ints(0, "last_cell", max_size="piece"))
+    circles: list[int] = _f("copy", _new_list, Ints(0, "last_piece", max_size="piece"))
+    reached_far: bool = _f("share", _const(False), Bool())
+    effect_cell: int = _f("share", _const(-1), Int(-1, "last_cell"))
+    cowboy_moves: int = _f("share", _const(0), Int(0, 3))
     # Derived: from the boards (:meth:`_set_boards`) and the per-cell lists (bitboards).
-    slots: tuple[int, ...] = _f("share", lambda c, st: ())
-    bridges: tuple[int, ...] = _f("share", lambda c, st: ())
-    land_bb: list[list[int]] = _f("copy_each", _per_seat(lambda: [0] * 6))
-    occ: list[int] = _f("copy", lambda c, st: [0] * c.num_players)
-    cow_bb: list[int] = _f("copy", lambda c, st: [0] * c.num_players)
-    partner_bb: list[int] = _f("copy", lambda c, st: [0] * c.num_players)
+    slots: tuple[int, ...] = _f("share", _const(()))
+    bridges: tuple[int, ...] = _f("share", _const(()))
+    land_bb: list[list[int]] = _f(
+        "copy_each", lambda c, st: [[0] * 6 for _ in range(c.num_players)]
+    )
+    occ: list[int] = _f("copy", _seats(0))
+    cow_bb: list[int] = _f("copy", _seats(0))
+    partner_bb: list[int] = _f("copy", _seats(0))
     # Caches: a new stamp per ranch change (encoders key on it), the legal action ids.
     ranch_stamp: list[int] = _f("copy", lambda c, st: [new_stamp() for _ in range(c.num_players)])
-    _legal: list[int] | None = _f("share", lambda c, st: None)
+    _legal: list[int] | None = _f("share", _const(None))
 
     @classmethod
     def _empty(cls, config: GameConfig, rng: np.random.Generator) -> Self:
