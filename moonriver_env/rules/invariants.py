@@ -7,8 +7,9 @@ lists, and that the phase, the acting seat and the pending symbols fit together.
 (:func:`.serialization.state_from_json`) runs it on every loaded state; the random-play tests
 run it after every action.
 
-It assumes the fields are well typed and within their ranges (the loader checks that first,
-field by field). Every failure is a :class:`StateFormatError` whose message starts with the
+It first checks each field against its declaration (:data:`.core.STATE_FIELDS`: type, size,
+bounds; :func:`check_fields`, the same checks the loader applies to the JSON, entry by entry),
+then their consistency (:func:`check_consistency`, which assumes well-typed fields). Every failure is a :class:`StateFormatError` whose message starts with the
 path of the offending entry, in the JSON layout of :mod:`.serialization`, e.g.
 ``seats[1].cows[7]: a cow stands on a cornfield (ruling R5)`` or
 ``plots[3]: 5 copies in play, expected 4 (components)``.
@@ -123,7 +124,7 @@ def check_fields(state: StateCore) -> None:
     for f in _CHECKED:
         value = getattr(state, f.name)
         if f.per_seat:
-            STATE_CHECK.sequence(value, f"seats[*].{f.key}", size=n)
+            STATE_CHECK.sequence(value, "seats", size=n)
             for s in range(n):
                 check_value(f, value[s], f"seats[{s}].{f.key}", limits, state)
         else:
