@@ -35,14 +35,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from moonriver_env.rules import GameState, Landscape, PartnerKind, Phase
+from moonriver_env.rules import (
+    RESOLVE_PHASES,
+    GameState,
+    Landscape,
+    PartnerKind,
+    Phase,
+    unprotected_cows,
+)
 from moonriver_env.rules.geometry import bit_indices
 
 DESERT, CANYON, MEADOW, FOREST, CORN, FARM = (int(x) for x in Landscape)
 DESPERADO, THIEF, DIGGER, TRAPPER, FARMER = (int(x) for x in PartnerKind)
-EFFECT_PHASES = frozenset(
-    (Phase.SKULL, Phase.RECRUIT, Phase.COWBOY, Phase.DESPERADO, Phase.THIEF, Phase.BONUS)
-)
 
 
 def popcount(x: int) -> int:
@@ -263,13 +267,11 @@ def final_margin(state: GameState, seat: int) -> float:
     other), plus 0.5 for the tie-break keys."""
     scores = state.scores()
     mine = scores[seat]
-    best = max(
-        ((s.total, s.largest_territory, s.cows) for i, s in enumerate(scores) if i != seat),
-    )
+    best = max(s.rank_key for i, s in enumerate(scores) if i != seat)
     margin = float(mine.total - best[0])
     if margin == 0:
-        key = (mine.largest_territory, mine.cows)
-        margin = 0.5 if key > best[1:] else (-0.5 if key < best[1:] else 0.0)
+        key = mine.rank_key
+        margin = 0.5 if key > best else (-0.5 if key < best else 0.0)
     return margin
 
 
@@ -507,7 +509,7 @@ def _best_steal_estimate(state: GameState, seat: int, cell: int) -> float:
     best = 0.0
     for t in range(1, n):
         victim = (seat + t) % n
-        unprot = state._unprotected(victim)
+        unprot = unprotected_cows(state, victim)
         for x in bits(unprot):
             loss = popcount(territory_cells(state, victim, x)) if state.cows[victim][x] == 1 else 1
             best = max(best, loss)
@@ -545,7 +547,7 @@ def complete_effects(state: GameState, seat: int, ctx: Context, limit: int = 40)
     choices, so that an evaluation sees a placement's symbols resolved."""
     for _ in range(limit):
         if state.seat != seat or (
-            state.phase not in EFFECT_PHASES and state.phase != Phase.DISCARD
+            state.phase not in RESOLVE_PHASES and state.phase != Phase.DISCARD
         ):
             return
         legal = state.legal_action_list()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moonriver_env.rules import GameState, Phase
+from moonriver_env.rules import CLAIM_PHASES, GameState
 
 from .base import Agent, determinize
 from .evaluation import Context, Evaluator, Weights, complete_effects, make_context, pipeline
@@ -63,7 +63,7 @@ class HeuristicAgent(Agent):
         cache: dict[tuple[int, int, tuple[int, ...]], float] = {}
         ev = self.evaluator
         lay = state.layout
-        claim_phase = state.phase in (Phase.SELECT, Phase.SETUP_CLAIM)
+        claim_phase = state.phase in CLAIM_PHASES
         col = len(state.next_col)
         out: dict[int, float] = {}
         for a in state.legal_action_list() if actions is None else actions:

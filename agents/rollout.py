@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import random
 
-from moonriver_env.rules import GameState, Phase
+from moonriver_env.rules import CLAIM_PHASES, PLACE_PHASES, GameState, Phase
 
 from .evaluation import Context, bits, effect_choice, popcount
 
-PLACE_PHASES = frozenset((Phase.EXPAND, Phase.MUST_EXPAND, Phase.FINAL_EXPAND))
-CLAIM_PHASES = frozenset((Phase.SELECT, Phase.SETUP_CLAIM))
 ROLLOUT_POLICIES = ("random", "heuristic")
 
 

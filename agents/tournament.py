@@ -340,7 +340,7 @@ class _Runner:
         state = raw.state
         scores = state.scores()
         winners = set(state.winners())
-        ranks = competition_ranks([(s.total, s.largest_territory, s.cows) for s in scores])
+        ranks = competition_ranks([s.rank_key for s in scores])
         seats = tuple(
             SeatResult(
                 seat=s,

@@ -128,7 +128,7 @@ def win_rewards(scores: list[ScoreBreakdown]) -> list[float]:
     """Rank-based rewards summing to zero: each seat gets (opponents it beats - opponents that
     beat it) / (n - 1), comparing (total, largest territory, cows) as the tie-breaks do.
     With 2 players: +1 win, -1 loss, 0 shared win."""
-    keys = [(s.total, s.largest_territory, s.cows) for s in scores]
+    keys = [s.rank_key for s in scores]
     n = len(keys)
     return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]
 
@@ -199,7 +199,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         enc = self.encoder
         high = np.concatenate([enc.plane_high.ravel(), enc.feature_high]).astype(np.float32)
-        self.observation_size = high.size
         obs_box = spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
         num_actions = config.num_actions
         mask_box = spaces.Box(low=0, high=1, shape=(num_actions,), dtype=np.int8)

@@ -38,7 +38,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Landscape, PartnerKind, Phase
+from .rules import (
+    LEGENDS_BOARDS,
+    SCENARIOS,
+    GameConfig,
+    GameState,
+    Landscape,
+    PartnerKind,
+    Phase,
+    protected_cells,
+)
 from .rules.geometry import bit_indices
 
 if TYPE_CHECKING:
@@ -149,7 +158,6 @@ class ObservationEncoder:
         self._partner_table = ptable
         self._river = np.zeros(cells, dtype=np.float32)
         self._river[:5] = 1.0
-        self._bonus_first = kt.num_plot_kinds
         # Feature layout.
         sizes: list[tuple[str, int]] = [
             ("phase", len(Phase)),
@@ -337,7 +345,7 @@ class ObservationEncoder:
         if changed_cells:  # protection depends on landscapes and partners
             prot = blk[:, _I_PROTECTED]
             prot[:] = 0.0
-            protected = _protected_cells(state, seat)
+            protected = protected_cells(state, seat)
             if protected:
                 prot[bit_indices(protected)] = 1.0
             self._built[seat] = (occ, pbb, kinds.copy(), cows.copy(), partners.copy())
@@ -573,17 +581,3 @@ def _same_outside(old: list[int], new: list[int], cells: list[int]) -> bool:
     for c in cells:
         patched[c] = new[c]
     return patched == new
-
-
-def _protected_cells(state: GameState, seat: int) -> int:
-    """Cells of ``seat`` whose territory holds a partner (ruling R16)."""
-    partners = state.partner_bb[seat]
-    if not partners:
-        return 0
-    g = state.grid
-    out = 0
-    for land_mask in state.land_bb[seat]:
-        seeds = partners & land_mask
-        if seeds:
-            out |= g.flood(seeds, land_mask)
-    return out

@@ -15,7 +15,7 @@ from moonriver_env.encoding import (
     SCORE_PARTS,
     ObservationEncoder,
 )
-from moonriver_env.rules import SCENARIOS, GameConfig, GameState, Phase, new_game
+from moonriver_env.rules import RESOLVE_PHASES, SCENARIOS, GameConfig, GameState, Phase, new_game
 
 CH = {name: i for i, name in enumerate(RANCH_CHANNEL_NAMES)}
 CONFIGS = {
@@ -270,9 +270,6 @@ def test_split_flat_round_trip() -> None:
     assert bp.shape == (2, *enc.plane_shape) and bf.shape == (2, enc.num_features)
 
 
-RESOLVING = {Phase.SKULL, Phase.RECRUIT, Phase.COWBOY, Phase.DESPERADO, Phase.THIEF, Phase.BONUS}
-
-
 @pytest.mark.parametrize("name", ["2p-base", "4p-legends"])
 def test_piece_channel_marks_only_a_piece_in_play(name: str) -> None:
     """``state.piece`` (and the piece plane) is set exactly while a piece's symbols act."""
@@ -282,7 +279,7 @@ def test_piece_channel_marks_only_a_piece_in_play(name: str) -> None:
         state = new_game(cfg, seed=seed)
         rng = random.Random(seed)
         while not state.is_terminal:
-            assert bool(state.piece) == (state.phase in RESOLVING), state.phase
+            assert bool(state.piece) == (state.phase in RESOLVE_PHASES), state.phase
             planes, _ = enc.encode(state, 0)
             marked = planes.reshape(cfg.num_players, len(RANCH_CHANNEL_NAMES), -1)[:, CH["piece"]]
             assert int(marked.sum()) == len(state.piece)

@@ -55,7 +55,9 @@ import pytest
 
 from moonriver_env.render import Face
 from moonriver_env.rules import (
+    CLAIM_PHASES,
     LEGENDS_BOARDS,
+    PLACE_PHASES,
     SCENARIOS,
     BonusPlace,
     CowboyMove,
@@ -631,7 +633,7 @@ def check_invariants(ctx: Ctx) -> None:
         return
     seat = s.seat
     ph = s.phase
-    if ph in (Phase.SETUP_CLAIM, Phase.SELECT):
+    if ph in CLAIM_PHASES:
         col, claim = (
             (s.cur_col, s.cur_claim) if ph == Phase.SETUP_CLAIM else (s.next_col, s.next_claim)
         )
@@ -711,7 +713,7 @@ def expected_bonus_options(ctx: Ctx, seat: int) -> set[int]:
 
 def check_placements(ctx: Ctx) -> None:
     s = ctx.state
-    if s.phase in (Phase.EXPAND, Phase.MUST_EXPAND, Phase.FINAL_EXPAND):
+    if s.phase in PLACE_PHASES:
         legal = s.legal_action_list()
         assert ids_in(ctx, legal, "place") == expected_placements(ctx, s.seat), ctx.where()
 

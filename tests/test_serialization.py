@@ -181,7 +181,7 @@ def test_config_boards_and_scenario_as_configured() -> None:
 
 def test_state_from_json_accepts_bytes() -> None:
     state = new_game(CONFIGS["3p-base"], seed=2)
-    assert state_from_json(state.to_json().encode()).to_json() == state.to_json()
+    assert state_from_json(state.to_json().encode(), GameState).to_json() == state.to_json()
 
 
 def test_every_state_field_is_saved_or_recomputed() -> None:
@@ -872,7 +872,7 @@ def test_malformed_text_is_rejected_naming_the_root(
 ) -> None:
     text = edit(_position(base).to_json() if base else "")
     with pytest.raises(StateFormatError) as info:
-        state_from_json(text)
+        state_from_json(text, GameState)
     assert str(info.value).startswith(expected), str(info.value)
 
 

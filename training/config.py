@@ -9,7 +9,7 @@ there is an error, so a typo never silently falls back to a default::
     cfg["ppo"]["learning_rate"]   # 0.001
 
 Errors are :class:`ConfigError` (a ``ValueError``) whose message starts with the dotted key,
-e.g. ``ppo.batch_size: expected a positive integer, got 0``.
+e.g. ``ppo.batch_size: expected an integer >= 2, got 0``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from moonriver_env.rules.validation import Checker, Wording
 
 Config = dict[str, dict[str, Any]]
 
@@ -121,84 +123,53 @@ class ConfigError(ValueError):
     """A bad config value; the message starts with the dotted key."""
 
 
-# -- validators: (value) -> normalised value, raising ValueError("expected ...") ---------------
-Check = Callable[[Any], Any]
+# -- validators: (value, dotted key) -> normalised value, raising ConfigError ----------------
+Check = Callable[[Any, str], Any]
+_CHECK = Checker(ConfigError, Wording(typed=False, range_in_expected=True))
 
 
 def _int(lo: int | None = None, hi: int | None = None) -> Check:
-    def check(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"expected an integer, got {v!r}")
-        if lo is not None and v < lo or hi is not None and v > hi:
-            rng = f"{lo if lo is not None else '-inf'}..{hi if hi is not None else 'inf'}"
-            raise ValueError(f"expected an integer in {rng}, got {v!r}")
-        return int(v)
-
-    return check
+    return lambda v, path: _CHECK.integer(v, path, lo, hi)
 
 
 def _float(lo: float | None = None, hi: float | None = None, open_lo: bool = False) -> Check:
-    def check(v: Any) -> float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"expected a number, got {v!r}")
-        x = float(v)
-        if lo is not None and (x < lo or (open_lo and x == lo)) or hi is not None and x > hi:
-            op = ">" if open_lo else ">="
-            bound = f"{op} {lo}" if lo is not None else ""
-            if hi is not None:
-                bound = (bound + " and " if bound else "") + f"<= {hi}"
-            raise ValueError(f"expected a number {bound}, got {v!r}")
-        return x
-
-    return check
+    return lambda v, path: _CHECK.number(v, path, lo, hi, open_lo=open_lo)
 
 
-def _bool(v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise ValueError(f"expected true or false, got {v!r}")
-    return v
+def _bool(v: Any, path: str) -> bool:
+    return _CHECK.flag(v, path)
 
 
 def _choice(*options: Any) -> Check:
-    def check(v: Any) -> Any:
-        if v not in options:
-            raise ValueError(f"expected one of {list(options)}, got {v!r}")
-        return v
-
-    return check
+    return lambda v, path: _CHECK.choice(v, path, options)
 
 
 def _int_list(min_len: int = 0) -> Check:
-    def check(v: Any) -> list[int]:
+    def check(v: Any, path: str) -> list[int]:
         if not isinstance(v, list) or len(v) < min_len:
-            raise ValueError(f"expected a list of at least {min_len} positive integers, got {v!r}")
-        for x in v:
-            if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
-                raise ValueError(f"expected a list of positive integers, got {v!r}")
-        return [int(x) for x in v]
+            _CHECK.fail(path, f"expected a list of at least {min_len} positive integers, got {v!r}")
+        return [_CHECK.integer(x, f"{path}[{i}]", 1) for i, x in enumerate(v)]
 
     return check
 
 
-def _str(v: Any) -> str:
-    if not isinstance(v, str):
-        raise ValueError(f"expected a string, got {v!r}")
-    return v
+def _str(v: Any, path: str) -> str:
+    return _CHECK.string(v, path)
 
 
-def _opponent_list(v: Any) -> list[str]:
+def _opponent_list(v: Any, path: str) -> list[str]:
     if isinstance(v, str):
         v = [s.strip() for s in v.split(",") if s.strip()]
     if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
-        raise ValueError(f"expected a list of agent names, got {v!r}")
+        _CHECK.fail(path, f"expected a list of agent names, got {v!r}")
     return list(v)
 
 
-def _seat(v: Any) -> int | str:
+def _seat(v: Any, path: str) -> int | str:
     if v == "random":
-        return v
+        return "random"
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ValueError(f"expected 'random' or a seat number, got {v!r}")
+        _CHECK.fail(path, f"expected 'random' or a seat number, got {v!r}")
     return int(v)
 
 
@@ -344,10 +315,7 @@ def validate(cfg: Config) -> Config:
         for key, check in checks.items():
             if key not in values:
                 raise ConfigError(f"{section}.{key}: missing")
-            try:
-                out[section][key] = check(values[key])
-            except ValueError as e:
-                raise ConfigError(f"{section}.{key}: {e}") from None
+            out[section][key] = check(values[key], f"{section}.{key}")
         extra = set(values) - set(checks)
         if extra:
             key = sorted(extra)[0]

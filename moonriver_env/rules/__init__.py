@@ -12,8 +12,11 @@ Quick start::
 
 Modules: :mod:`.components` (data file, sections 1, 9), :mod:`.config` (what game to play),
 :mod:`.actions` (flat action numbering and text), :mod:`.geometry` (bitboards),
-:mod:`.state` (the state machine, sections 2-7), :mod:`.scoring` (section 5, 7),
-:mod:`.serialization` (JSON save/load).
+:mod:`.core` (the state's fields, declared once; phases and phase groups), :mod:`.table`
+(setup, columns, saloon), :mod:`.placement`, :mod:`.partners` (effects, protection R16),
+:mod:`.state` (the state machine, sections 2-7), :mod:`.scoring` (section 5, 7; the rank key),
+:mod:`.serialization` (JSON save/load), :mod:`.invariants` (consistency checks),
+:mod:`.validation` (checked reading of loaded data).
 """
 
 from .actions import (
@@ -44,15 +47,21 @@ from .components import (
     load_components,
 )
 from .config import MODES, SCENARIOS, GameConfig
+from .core import CLAIM_PHASES, PLACE_PHASES, RESOLVE_PHASES, SYMBOL_PHASES
+from .partners import protected_cells, unprotected_cows
 from .scoring import ScoreBreakdown, score_ranch
 from .serialization import SCHEMA_VERSION, StateFormatError
 from .state import GameState, IllegalActionError, Phase, new_game
 
 __all__ = [
+    "CLAIM_PHASES",
     "LEGENDS_BOARDS",
     "MODES",
+    "PLACE_PHASES",
+    "RESOLVE_PHASES",
     "SCENARIOS",
     "SCHEMA_VERSION",
+    "SYMBOL_PHASES",
     "Action",
     "ActionLayout",
     "BonusPlace",
@@ -82,5 +91,7 @@ __all__ = [
     "default_components",
     "load_components",
     "new_game",
+    "protected_cells",
     "score_ranch",
+    "unprotected_cows",
 ]

@@ -47,7 +47,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 from importlib import resources
-from typing import Any, Final, NoReturn
+from typing import Final
+
+from .validation import Checker, DuplicateKeyError, reject_duplicate_keys
 
 __all__ = [
     "LEGENDS_BOARDS",
@@ -214,83 +216,17 @@ _PLOT_KEYS: Final = (
 _BOARD_KEYS: Final = ("bridges", "slots")
 _BONUS_KEYS: Final = ("name", "sides")
 
-_ROOT: Final = "<root>"
-
 
 # --- Generic checks; each names the JSON path ---------------------------------------------
 
 
-def _fail(path: str, detail: str) -> NoReturn:
-    raise ComponentDataError(f"{path or _ROOT}: {detail}")
-
-
-def _key(path: str, key: str) -> str:
-    return key if not path else f"{path}.{key}"
-
-
-def _describe(value: object) -> str:
-    """Names a value's JSON type for messages (bool before int: bool is an int in Python)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean {'true' if value else 'false'}"
-    if isinstance(value, int):
-        return f"integer {value}"
-    if isinstance(value, float):
-        return f"number {value!r}"
-    if isinstance(value, str):
-        return f"string {value!r}"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
-
-
-def _object(
-    value: object, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
-) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        _fail(path, f"expected an object, got {_describe(value)}")
-    allowed = required + optional
-    for key in value:
-        if not isinstance(key, str):
-            _fail(path, f"keys must be strings, got {_describe(key)}")
-        if key not in allowed:
-            _fail(_key(path, key), f"unknown key (allowed: {', '.join(allowed)})")
-    for key in required:
-        if key not in value:
-            _fail(_key(path, key), "missing required key")
-    return value
-
-
-def _list(value: object, path: str) -> list[Any]:
-    if not isinstance(value, (list, tuple)):
-        _fail(path, f"expected a list, got {_describe(value)}")
-    return list(value)
-
-
-def _int(value: object, path: str, minimum: int | None = None, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        _fail(path, f"expected an integer, got {_describe(value)}")
-    if minimum is not None and maximum is not None:
-        if not minimum <= value <= maximum:
-            _fail(path, f"must be within {minimum}..{maximum}, got {value}")
-    elif minimum is not None and value < minimum:
-        _fail(path, f"must be >= {minimum}, got {value}")
-    return value
-
-
-def _bool(value: object, path: str) -> bool:
-    if not isinstance(value, bool):
-        _fail(path, f"expected true or false, got {_describe(value)}")
-    return value
-
-
-def _str(value: object, path: str) -> str:
-    if not isinstance(value, str):
-        _fail(path, f"expected a string, got {_describe(value)}")
-    return value
+_CHECK: Final = Checker(ComponentDataError)
+_fail = _CHECK.fail
+_object = _CHECK.mapping
+_list = _CHECK.sequence
+_int = _CHECK.integer
+_bool = _CHECK.flag
+_str = _CHECK.string
 
 
 def _landscape(value: object, path: str) -> Landscape:
@@ -312,15 +248,15 @@ def _parse_plot(value: object, index: int) -> PlotKind:
             f"{path}.kind",
             f"expected {index + 1} (kinds are numbered 1, 2, ... in list order), got {number}",
         )
-    count = _int(entry["count"], f"{path}.count", minimum=1)
+    count = _int(entry["count"], f"{path}.count", lo=1)
     landscape = _landscape(entry["landscape"], f"{path}.landscape")
     symbols = {
-        name: _int(entry[name], f"{path}.{name}", minimum=0)
+        name: _int(entry[name], f"{path}.{name}", lo=0)
         for name in ("gold", "beaver", "corn", "cows")
     }
     skull = _bool(entry["skull"], f"{path}.skull")
     circle = _bool(entry["circle"], f"{path}.circle")
-    back = _int(entry["back"], f"{path}.back", minimum=_MIN_BACK, maximum=_MAX_BACK)
+    back = _int(entry["back"], f"{path}.back", lo=_MIN_BACK, hi=_MAX_BACK)
     for resource, allowed in _RESOURCE_LANDSCAPES.items():
         if symbols[resource] and landscape not in allowed:
             places = ", ".join(land.name.lower() for land in sorted(allowed))
@@ -350,7 +286,7 @@ def _parse_plot(value: object, index: int) -> PlotKind:
 
 def _parse_partners(value: object) -> tuple[int, ...]:
     entry = _object(value, "partners", _PARTNER_NAMES)
-    return tuple(_int(entry[name], f"partners.{name}", minimum=0) for name in _PARTNER_NAMES)
+    return tuple(_int(entry[name], f"partners.{name}", lo=0) for name in _PARTNER_NAMES)
 
 
 def _parse_board(value: object, name: str) -> BoardSpec:
@@ -362,7 +298,7 @@ def _parse_board(value: object, name: str) -> BoardSpec:
     bridges: list[int] = []
     for i, item in enumerate(bridges_raw):
         item_path = f"{path}.bridges[{i}]"
-        column = _int(item, item_path, minimum=0, maximum=_GRID_COLUMNS - 1)
+        column = _int(item, item_path, lo=0, hi=_GRID_COLUMNS - 1)
         if bridges and column == bridges[-1]:
             _fail(item_path, f"duplicate bridge column {column}")
         if bridges and column < bridges[-1]:
@@ -371,7 +307,7 @@ def _parse_board(value: object, name: str) -> BoardSpec:
                 f"bridge columns must be in ascending order, got {column} after {bridges[-1]}",
             )
         bridges.append(column)
-    slots = _int(entry["slots"], f"{path}.slots", minimum=1)
+    slots = _int(entry["slots"], f"{path}.slots", lo=1)
     return BoardSpec(name=name, bridges=tuple(bridges), slots=slots)
 
 
@@ -483,27 +419,13 @@ def parse_components(raw: object, *, strict: bool = True) -> Components:
         partner_counts=partner_counts,
         boards=boards,
         bonus_tiles=bonus_tiles,
-        cows=_int(root["cows"], "cows", minimum=0),
-        saloon_size=_int(root["saloon_size"], "saloon_size", minimum=1),
-        column_size=_int(root["column_size"], "column_size", minimum=2),
+        cows=_int(root["cows"], "cows", lo=0),
+        saloon_size=_int(root["saloon_size"], "saloon_size", lo=1),
+        column_size=_int(root["column_size"], "column_size", lo=2),
     )
     if strict:
         _check_published(components)
     return components
-
-
-class _DuplicateKeyError(ValueError):
-    pass
-
-
-def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # json keeps the last of two equal keys silently; a corrected file must not hide a typo.
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKeyError(key)
-        result[key] = value
-    return result
 
 
 def load_components(
@@ -537,12 +459,12 @@ def load_components(
         shown = "<shipped components.json>" if path is None else os.fspath(path)
         raise ComponentDataError(f"{shown}: cannot read component data: {exc}") from exc
     try:
-        raw = json.loads(text, object_pairs_hook=_reject_duplicate_keys)
+        raw = json.loads(text, object_pairs_hook=reject_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise ComponentDataError(
             f"{name}: invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from exc
-    except _DuplicateKeyError as exc:
+    except DuplicateKeyError as exc:
         raise ComponentDataError(
             f"{name}: invalid JSON: duplicate key {exc.args[0]!r} in an object"
         ) from exc

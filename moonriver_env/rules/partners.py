@@ -15,6 +15,28 @@ from .scoring import partner_code
 CORN = int(Landscape.CORNFIELD)
 
 
+def protected_cells(state: StateCore, seat: int) -> int:
+    """Cells (a bitboard) of ``seat``'s ranch whose territory holds a partner: a partner
+    anywhere in a territory protects its cows from the Cattle Thief (ruling R16)."""
+    partners = state.partner_bb[seat]
+    if not partners:
+        return 0
+    flood = state._st.grid.flood
+    out = 0
+    for land_mask in state.land_bb[seat]:
+        seeds = partners & land_mask
+        if seeds:
+            out |= flood(seeds, land_mask)
+    return out
+
+
+def unprotected_cows(state: StateCore, seat: int) -> int:
+    """Cells (a bitboard) of ``seat`` with a cow that no partner protects (ruling R16): what a
+    Cattle Thief may steal."""
+    cows = state.cow_bb[seat]
+    return cows & ~protected_cells(state, seat) if cows else 0
+
+
 class PartnerRules(StateCore):
     """Legal partner actions and their effects."""
 
@@ -43,21 +65,6 @@ class PartnerRules(StateCore):
                 out.extend(range(start, start + theirs))
         return out
 
-    def _unprotected(self, seat: int) -> int:
-        """Cells of ``seat`` with a cow that no partner protects (ruling R16)."""
-        g = self._st.grid
-        cows = self.cow_bb[seat]
-        if not cows:
-            return 0
-        partners = self.partner_bb[seat]
-        protected = 0
-        if partners:
-            for land_mask in self.land_bb[seat]:
-                seeds = partners & land_mask
-                if seeds:
-                    protected |= g.flood(seeds, land_mask)
-        return cows & ~protected
-
     def _steals(self, seat: int) -> list[int]:
         # Ruling R4: a thief on a cornfield cannot steal (cows may not stand there).
         kind = self.kinds[seat][self.effect_cell]
@@ -68,7 +75,7 @@ class PartnerRules(StateCore):
         out: list[int] = []
         for t in range(1, n):
             base = lay.STEAL + (t - 1) * self._st.grid.cells
-            out.extend(base + c for c in bit_indices(self._unprotected((seat + t) % n)))
+            out.extend(base + c for c in bit_indices(unprotected_cows(self, (seat + t) % n)))
         return out
 
     def _recruit(self, k: int) -> None:

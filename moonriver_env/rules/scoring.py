@@ -18,7 +18,6 @@ FARM = int(Landscape.FARM)
 DESERT = int(Landscape.DESERT)
 CANYON = int(Landscape.CANYON)
 MEADOW = int(Landscape.MEADOW)
-NO_PARTNER = -1
 _RES_BITS = 10  # at most 50 cells of at most 20 symbols of one resource (checked): < 2**10
 _RES_MASK = (1 << _RES_BITS) - 1
 
@@ -76,6 +75,12 @@ class ScoreBreakdown:
     largest_territory: int
     cows: int
 
+    @property
+    def rank_key(self) -> tuple[int, int, int]:
+        """What ranks the seats at the end: the total, then the largest territory, then the
+        cows (RULES.md section 5, ruling R18); a higher key ranks first, equal keys share."""
+        return (self.total, self.largest_territory, self.cows)
+
 
 def _scenario_value(size: int) -> int:
     return 10 + 10 * (size - 3)
@@ -92,7 +97,9 @@ RanchView = tuple[
     Sequence[int],
     str | None,
 ]
-"""The arguments of :func:`score_masks` / :func:`score_points`, in order."""
+"""One ranch as :func:`score_masks` takes it (and :func:`score_points`, unpacked): grid, symbol
+table, landscape bitboards, cow and partner bitboards, per-cell kinds, cows, partner codes,
+scenario."""
 
 
 def score_ranch(
@@ -122,25 +129,14 @@ def score_ranch(
             cow_bb |= 1 << c
         if partners[c] >= 0:
             partner_bb |= 1 << c
-    return score_masks(grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario)
+    return score_masks((grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario))
 
 
-def score_masks(
-    grid: Grid,
-    table: KindTable,
-    land_bb: Sequence[int],
-    cow_bb: int,
-    partner_bb: int,
-    kinds: Sequence[int],
-    cows: Sequence[int],
-    partners: Sequence[int],
-    scenario: str | None,
-) -> ScoreBreakdown:
-    """Score one ranch from its bitboards (per landscape, cows, partners) and per-cell lists,
-    with the tie-break keys (largest territory of any landscape, cows on the ranch)."""
-    territories, resources, partners_pts, bonus = score_points(
-        grid, table, land_bb, cow_bb, partner_bb, kinds, cows, partners, scenario
-    )
+def score_masks(view: RanchView) -> ScoreBreakdown:
+    """Score one ranch from its bitboards and per-cell lists (:data:`RanchView`), with the
+    tie-break keys (largest territory of any landscape, cows on the ranch)."""
+    territories, resources, partners_pts, bonus = score_points(*view)
+    grid, _, land_bb, cow_bb, _, _, cows, _, _ = view
     largest = max((g.bit_count() for mask in land_bb for g in grid.components(mask)), default=0)
     return ScoreBreakdown(
         territories=territories,
@@ -250,5 +246,5 @@ def score_points(
 def rank_winners(scores: Sequence[ScoreBreakdown]) -> list[int]:
     """Seats that win: highest total, then largest territory, then most cows; else shared
     (RULES.md section 5, ruling R18)."""
-    best = max((s.total, s.largest_territory, s.cows) for s in scores)
-    return [i for i, s in enumerate(scores) if (s.total, s.largest_territory, s.cows) == best]
+    best = max(s.rank_key for s in scores)
+    return [i for i, s in enumerate(scores) if s.rank_key == best]

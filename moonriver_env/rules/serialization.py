@@ -92,7 +92,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
@@ -105,8 +105,9 @@ from .components import (
     parse_components,
 )
 from .config import SCENARIOS, GameConfig
-from .invariants import StateFormatError, check_invariants
-from .state import GameState, Phase
+from .core import STATE_FIELDS, Phase, StateCore, StateField
+from .invariants import STATE_CHECK, StateFormatError, check_consistency, check_value, piece_limits
+from .validation import ROOT, DuplicateKeyError, reject_duplicate_keys
 
 __all__ = [
     "FORMAT_TAG",
@@ -120,47 +121,32 @@ __all__ = [
 SCHEMA_VERSION = 1
 FORMAT_TAG = "moonriver-state"
 
-_ROOT = "<root>"
 _COMPONENTS_VERSION = 1
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _CONFIG_KEYS = ("num_players", "mode", "scenario", "boards", "auto_resolve", "components")
 _RNG_KEYS = ("bit_generator", "state")
-_SEAT_KEYS = ("board", "held", "kinds", "cows", "partners", "bonus_done")
+# The saved fields of the state (:data:`.core.STATE_FIELDS`): the seat objects ("seats")
+# stand where the first per-seat field is declared.
+_SEAT_FIELDS = tuple(f for f in STATE_FIELDS if f.per_seat)
+_FIRST_SEAT_FIELD = STATE_FIELDS.index(_SEAT_FIELDS[0])
+_TOP_BEFORE = tuple(f for f in STATE_FIELDS[:_FIRST_SEAT_FIELD] if f.check is not None)
+_TOP_AFTER = tuple(
+    f for f in STATE_FIELDS[_FIRST_SEAT_FIELD:] if f.check is not None and not f.per_seat
+)
+_SEAT_KEYS = tuple(f.key for f in _SEAT_FIELDS)
 _STATE_KEYS = (
     "format",
     "version",
     "config",
     "rng",
-    "scenario",
-    "pile",
-    "stack",
-    "saloon",
-    "cur_col",
-    "cur_claim",
-    "next_col",
-    "next_claim",
-    "removed",
-    "discarded",
-    "supply",
-    "round",
-    "final_round",
-    "phase",
-    "seat",
-    "setup_order",
-    "setup_idx",
-    "turn_pos",
-    "final_turn",
-    "dominoes",
+    *(f.key for f in _TOP_BEFORE),
     "seats",
-    "tiles",
-    "piece",
-    "skulls",
-    "circles",
-    "reached_far",
-    "effect_cell",
-    "cowboy_moves",
+    *(f.key for f in _TOP_AFTER),
 )
-_NUM_PARTNER_CODES = 2 * len(PartnerKind)
+S = TypeVar("S", bound=StateCore)
+_ck = STATE_CHECK
+_fail = _ck.fail
+_describe = _ck.describe
 
 
 # ------------------------------------------------------------------------------ saving
@@ -234,7 +220,15 @@ def _config_to_raw(config: GameConfig) -> dict[str, Any]:
     }
 
 
-def state_to_json(state: GameState) -> str:
+def _encode(value: Any) -> Any:
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, Phase):
+        return value.name
+    return value
+
+
+def state_to_json(state: StateCore) -> str:
     """The whole state as JSON text (layout in the module docstring)."""
     bg = state.rng.bit_generator
     doc: dict[str, Any] = {
@@ -242,153 +236,20 @@ def state_to_json(state: GameState) -> str:
         "version": SCHEMA_VERSION,
         "config": _config_to_raw(state.config),
         "rng": {"bit_generator": type(bg).__name__, "state": _jsonable(bg.state)},
-        "scenario": state.scenario,
-        "pile": list(state.pile),
-        "stack": list(state.stack),
-        "saloon": list(state.saloon),
-        "cur_col": list(state.cur_col),
-        "cur_claim": list(state.cur_claim),
-        "next_col": list(state.next_col),
-        "next_claim": list(state.next_claim),
-        "removed": list(state.removed),
-        "discarded": list(state.discarded),
-        "supply": state.supply,
-        "round": state.round,
-        "final_round": state.final_round,
-        "phase": state.phase.name,
-        "seat": state.seat,
-        "setup_order": list(state.setup_order),
-        "setup_idx": state.setup_idx,
-        "turn_pos": state.turn_pos,
-        "final_turn": state.final_turn,
-        "dominoes": state.dominoes,
-        "seats": [
-            {
-                "board": state.boards[s],
-                "held": list(state.held[s]),
-                "kinds": list(state.kinds[s]),
-                "cows": list(state.cows[s]),
-                "partners": list(state.partners[s]),
-                "bonus_done": state.bonus_done[s],
-            }
-            for s in range(state.config.num_players)
-        ],
-        "tiles": list(state.tiles),
-        "piece": list(state.piece),
-        "skulls": list(state.skulls),
-        "circles": list(state.circles),
-        "reached_far": state.reached_far,
-        "effect_cell": state.effect_cell,
-        "cowboy_moves": state.cowboy_moves,
     }
+    for f in _TOP_BEFORE:
+        doc[f.key] = _encode(getattr(state, f.name))
+    seat_values = [getattr(state, f.name) for f in _SEAT_FIELDS]
+    doc["seats"] = [
+        {f.key: _encode(values[s]) for f, values in zip(_SEAT_FIELDS, seat_values, strict=True)}
+        for s in range(state.config.num_players)
+    ]
+    for f in _TOP_AFTER:
+        doc[f.key] = _encode(getattr(state, f.name))
     return json.dumps(doc, separators=(",", ":"), allow_nan=False)
 
 
 # ------------------------------------------------------------------------------ validation
-
-
-def _fail(path: str, detail: str) -> NoReturn:
-    raise StateFormatError(f"{path or _ROOT}: {detail}")
-
-
-def _describe(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"number {value!r}"
-    if isinstance(value, str):
-        return f"string {value!r}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return type(value).__name__
-
-
-def _object(value: object, path: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        _fail(path, f"expected an object, got {_describe(value)}")
-    for key in value:
-        if key not in keys:
-            _fail(f"{path}.{key}" if path else str(key), "unknown key")
-    for key in keys:
-        if key not in value:
-            _fail(f"{path}.{key}" if path else key, "missing key")
-    return value
-
-
-def _int(value: object, path: str, lo: int | None = None, hi: int | None = None) -> int:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int)
-        or ((lo is not None and value < lo) or (hi is not None and value > hi))
-    ):
-        if lo is not None and hi is not None:
-            want = f"an int in {lo}..{hi}"
-        elif lo is not None:
-            want = f"an int >= {lo}"
-        else:
-            want = "an int"
-        _fail(path, f"expected {want}, got {_describe(value)}")
-    return value
-
-
-def _bool(value: object, path: str) -> bool:
-    if not isinstance(value, bool):
-        _fail(path, f"expected true or false, got {_describe(value)}")
-    return value
-
-
-def _list(
-    value: object, path: str, size: int | None = None, max_size: int | None = None
-) -> list[Any]:
-    if not isinstance(value, list):
-        _fail(path, f"expected a list, got {_describe(value)}")
-    if size is not None and len(value) != size:
-        _fail(path, f"expected a list of {size} entries, got {len(value)}")
-    if max_size is not None and len(value) > max_size:
-        _fail(path, f"expected at most {max_size} entries, got {len(value)}")
-    return value
-
-
-def _ints(
-    value: object,
-    path: str,
-    lo: int,
-    hi: int | None,
-    size: int | None = None,
-    max_size: int | None = None,
-) -> list[int]:
-    items = _list(value, path, size, max_size)
-    for i, item in enumerate(items):
-        # fast path for the common case, full check (and message) otherwise
-        if type(item) is not int or item < lo or (hi is not None and item > hi):
-            _int(item, f"{path}[{i}]", lo, hi)
-    return list(items)
-
-
-def _bools(value: object, path: str, size: int) -> list[bool]:
-    items = _list(value, path, size)
-    for i, item in enumerate(items):
-        _bool(item, f"{path}[{i}]")
-    return list(items)
-
-
-class _DuplicateKeyError(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKeyError(key)
-        out[key] = value
-    return out
 
 
 class _ConstantError(ValueError):
@@ -406,7 +267,7 @@ _CONFIGS: dict[str, GameConfig] = {}
 
 
 def _load_config(value: object) -> GameConfig:
-    raw = _object(value, "config", _CONFIG_KEYS)
+    raw = _ck.mapping(value, "config", _CONFIG_KEYS)
     comps_raw = raw["components"]
     components: Components
     if comps_raw is None:
@@ -416,9 +277,9 @@ def _load_config(value: object) -> GameConfig:
             components = parse_components(comps_raw, strict=False)
         except ComponentDataError as exc:
             msg = str(exc)
-            sep = "" if msg.startswith(_ROOT) else "."
-            if msg.startswith(_ROOT):
-                msg = msg[len(_ROOT) :]
+            sep = "" if msg.startswith(ROOT) else "."
+            if msg.startswith(ROOT):
+                msg = msg[len(ROOT) :]
             raise StateFormatError(f"config.components{sep}{msg}") from None
     boards = raw["boards"]
     key: str | None = None
@@ -447,7 +308,7 @@ def _load_config(value: object) -> GameConfig:
 
 
 def _load_rng(value: object) -> np.random.Generator:
-    raw = _object(value, "rng", _RNG_KEYS)
+    raw = _ck.mapping(value, "rng", _RNG_KEYS)
     name = raw["bit_generator"]
     if name not in _BIT_GENERATORS:
         _fail("rng.bit_generator", f"expected one of {_BIT_GENERATORS}, got {_describe(name)}")
@@ -464,131 +325,102 @@ def _load_rng(value: object) -> np.random.Generator:
     return np.random.Generator(bg)
 
 
-def state_from_json(text: str | bytes) -> GameState:
-    """Load a state saved by :func:`state_to_json`.
+def state_from_json(text: str | bytes, cls: type[S]) -> S:
+    """Load a state saved by :func:`state_to_json` as a ``cls`` (:class:`.state.GameState`).
 
     Raises:
         StateFormatError: the text is not JSON, not a saved state of this schema version, or
             an entry is invalid or inconsistent; the message starts with the entry's path.
     """
     try:
-        doc = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
-    except _DuplicateKeyError as exc:
-        _fail(_ROOT, f"invalid JSON: duplicate key {exc.args[0]!r} in an object")
+        doc = json.loads(
+            text, object_pairs_hook=reject_duplicate_keys, parse_constant=_reject_constant
+        )
+    except DuplicateKeyError as exc:
+        _fail(ROOT, f"invalid JSON: duplicate key {exc.args[0]!r} in an object")
     except _ConstantError as exc:
-        _fail(_ROOT, f"invalid JSON: {exc.args[0]} is not a number")
+        _fail(ROOT, f"invalid JSON: {exc.args[0]} is not a number")
     except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
-        _fail(_ROOT, f"invalid JSON: {exc}")
+        _fail(ROOT, f"invalid JSON: {exc}")
     if not isinstance(doc, dict):
-        _fail(_ROOT, f"expected a JSON object, got {_describe(doc)}")
+        _fail(ROOT, f"expected a JSON object, got {_describe(doc)}")
     if "format" in doc and doc["format"] != FORMAT_TAG:
         _fail("format", f"expected {FORMAT_TAG!r}, got {_describe(doc['format'])}")
     if "version" in doc:
-        version = _int(doc["version"], "version")
+        version = _ck.integer(doc["version"], "version")
         if version != SCHEMA_VERSION:
             _fail(
                 "version",
                 f"unsupported version {version} (this engine reads version {SCHEMA_VERSION})",
             )
-    _object(doc, "", _STATE_KEYS)
+    _ck.mapping(doc, "", _STATE_KEYS)
 
     config = _load_config(doc["config"])
-    rng = _load_rng(doc["rng"])
-    comps = config.components
-    n = config.num_players
-    state = GameState._empty(config, rng)
-    st = state._st
-    cells = st.grid.cells
-    num_kinds = len(comps.plots)
-    max_kind = num_kinds - 1
-    max_content = max_kind + (2 * len(comps.bonus_tiles) if n == 2 else 0)
-    max_token = len(PartnerKind) - 1
-    column = comps.column_size
-    total_plots = comps.num_plots
+    state = cls._empty(config, _load_rng(doc["rng"]))
+    limits = dict(state._st.limits)
+    for f in _TOP_BEFORE:
+        _load_field(state, f, doc[f.key], limits)
+    _load_seats(state, doc["seats"], limits)
+    for f in _TOP_AFTER:
+        _load_field(state, f, doc[f.key], limits)
+        if f.name == "piece":
+            limits.update(piece_limits(state.piece))
+    state.rebuild_masks()
+    check_consistency(state)
+    return state
 
-    # scenario
-    scenario = doc["scenario"]
+
+def _load_field(state: StateCore, f: StateField, raw: object, limits: dict[str, int]) -> None:
+    if f.name == "phase":
+        value: Any = _load_phase(raw)
+    elif f.name == "scenario":
+        value = _load_scenario(raw, state.config)
+    else:
+        value = check_value(f, raw, f.key, limits, state)
+    setattr(state, f.name, value)
+
+
+def _load_seats(state: StateCore, raw: object, limits: dict[str, int]) -> None:
+    """The seat objects: each per-seat field, seat by seat (boards set with their slots)."""
+    config = state.config
+    boards: list[str] = []
+    values: dict[str, list[Any]] = {f.name: [] for f in _SEAT_FIELDS}
+    for s, seat_raw in enumerate(_ck.sequence(raw, "seats", size=config.num_players)):
+        path = f"seats[{s}]"
+        entry = _ck.mapping(seat_raw, path, _SEAT_KEYS)
+        for f in _SEAT_FIELDS:
+            where = f"{path}.{f.key}"
+            if f.name == "boards":
+                boards.append(_load_board(entry[f.key], where, config, s, boards))
+            else:
+                values[f.name].append(check_value(f, entry[f.key], where, limits, state))
+    for f in _SEAT_FIELDS:
+        if f.name != "boards":
+            setattr(state, f.name, values[f.name])
+    state._set_boards(tuple(boards))
+
+
+def _load_phase(raw: object) -> Phase:
+    if not isinstance(raw, str):
+        _fail("phase", f"expected a phase name, got {_describe(raw)}")
+    if raw not in Phase.__members__:
+        _fail("phase", f"unknown phase {raw!r} (known: {', '.join(Phase.__members__)})")
+    return Phase[raw]
+
+
+def _load_scenario(scenario: object, config: GameConfig) -> str | None:
     if config.mode == "base":
         if scenario is not None:
             _fail(
                 "scenario",
                 f"the base game has no scenario, expected null, got {_describe(scenario)}",
             )
-    else:
-        if scenario not in SCENARIOS:
-            _fail("scenario", f"expected one of {SCENARIOS}, got {_describe(scenario)}")
-        if config.scenario not in (None, "random") and scenario != config.scenario:
-            _fail("scenario", f"expected {config.scenario!r} (config.scenario), got {scenario!r}")
-    state.scenario = scenario
-
-    # table
-    state.pile = _ints(doc["pile"], "pile", 0, max_kind, max_size=total_plots)
-    state.stack = _ints(doc["stack"], "stack", 0, max_token, max_size=comps.num_partners)
-    state.saloon = _ints(doc["saloon"], "saloon", -1, max_token, size=comps.saloon_size)
-    state.cur_col = _ints(doc["cur_col"], "cur_col", -1, max_kind, size=column)
-    state.cur_claim = _ints(doc["cur_claim"], "cur_claim", -1, n - 1, size=column)
-    state.next_col = _ints(doc["next_col"], "next_col", -1, max_kind, size=column)
-    state.next_claim = _ints(doc["next_claim"], "next_claim", -1, n - 1, size=column)
-    state.removed = _ints(doc["removed"], "removed", 0, max_kind, max_size=total_plots)
-    state.discarded = _ints(doc["discarded"], "discarded", 0, max_kind, max_size=total_plots)
-    state.supply = _int(doc["supply"], "supply", 0, comps.cows)
-    state.round = _int(doc["round"], "round", 0)
-    state.final_round = _bool(doc["final_round"], "final_round")
-    phase = doc["phase"]
-    if not isinstance(phase, str):
-        _fail("phase", f"expected a phase name, got {_describe(phase)}")
-    if phase not in Phase.__members__:
-        _fail("phase", f"unknown phase {phase!r} (known: {', '.join(Phase.__members__)})")
-    state.phase = Phase[phase]
-    state.seat = _int(doc["seat"], "seat", -1, n - 1)
-    num_rancheros = n * config.rancheros_per_seat
-    state.setup_order = _ints(doc["setup_order"], "setup_order", 0, n - 1, size=num_rancheros)
-    state.setup_idx = _int(doc["setup_idx"], "setup_idx", 0, num_rancheros)
-    state.turn_pos = _int(doc["turn_pos"], "turn_pos", -1, column - 1)
-    state.final_turn = _bool(doc["final_turn"], "final_turn")
-    state.dominoes = _int(doc["dominoes"], "dominoes", 0)
-
-    # seats
-    seats = _list(doc["seats"], "seats", size=n)
-    max_held = st.layout.held
-    boards: list[str] = []
-    for s, seat_raw in enumerate(seats):
-        path = f"seats[{s}]"
-        entry = _object(seat_raw, path, _SEAT_KEYS)
-        boards.append(_load_board(entry["board"], f"{path}.board", config, s, boards))
-        held = _ints(entry["held"], f"{path}.held", 0, max_kind, max_size=max_held)
-        if held != sorted(held):
-            _fail(f"{path}.held", f"expected plot kinds in ascending order, got {held}")
-        state.held[s] = held
-        state.kinds[s] = _ints(entry["kinds"], f"{path}.kinds", -1, max_content, size=cells)
-        state.cows[s] = _ints(entry["cows"], f"{path}.cows", 0, None, size=cells)
-        state.partners[s] = _ints(
-            entry["partners"], f"{path}.partners", -1, _NUM_PARTNER_CODES - 1, size=cells
-        )
-        state.bonus_done[s] = _bool(entry["bonus_done"], f"{path}.bonus_done")
-
-    # pending piece
-    state.tiles = _bools(doc["tiles"], "tiles", len(comps.bonus_tiles))
-    piece = state.piece = _ints(doc["piece"], "piece", 0, cells - 1, max_size=2)
-    if len(set(piece)) != len(piece):
-        _fail("piece", f"expected distinct cells, got {piece}")
-    skulls = state.skulls = _ints(doc["skulls"], "skulls", 0, cells - 1, max_size=len(piece))
-    for i, c in enumerate(skulls):
-        if c not in piece or c in skulls[:i]:
-            _fail(f"skulls[{i}]", f"expected a distinct cell of piece {piece}, got {c}")
-    circles = state.circles = _ints(
-        doc["circles"], "circles", 0, max(len(piece) - 1, 0), max_size=len(piece)
-    )
-    if len(set(circles)) != len(circles):
-        _fail("circles", f"expected distinct indices into piece, got {circles}")
-    state.reached_far = _bool(doc["reached_far"], "reached_far")
-    state.effect_cell = _int(doc["effect_cell"], "effect_cell", -1, cells - 1)
-    state.cowboy_moves = _int(doc["cowboy_moves"], "cowboy_moves", 0, 3)
-
-    state._set_boards(tuple(boards))
-    state.rebuild_masks()
-    check_invariants(state)
-    return state
+        return None
+    if not isinstance(scenario, str) or scenario not in SCENARIOS:
+        _fail("scenario", f"expected one of {SCENARIOS}, got {_describe(scenario)}")
+    if config.scenario not in (None, "random") and scenario != config.scenario:
+        _fail("scenario", f"expected {config.scenario!r} (config.scenario), got {scenario!r}")
+    return scenario
 
 
 def _load_board(value: object, path: str, config: GameConfig, seat: int, before: list[str]) -> str:

@@ -13,14 +13,13 @@ one mask per landscape, occupied cells, cells with cows, cells with partners.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .actions import Action, ActionLayout
-from .components import LEGENDS_BOARDS
-from .config import SCENARIOS, GameConfig
-from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, _static_for, new_stamp
+from .config import GameConfig
+from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, new_stamp
 from .geometry import Grid, bit_indices
 from .partners import PartnerRules
 from .placement import PlacementRules
@@ -32,6 +31,8 @@ from .scoring import (
     score_masks,
     score_points,
 )
+from .serialization import state_from_json, state_to_json
+from .table import TableRules
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["GameState", "IllegalActionError", "Phase", "new_game"]
 
 
-class GameState(PlacementRules, PartnerRules):
+class GameState(TableRules, PlacementRules, PartnerRules):
     """A Moon River game in progress. Create one with :func:`new_game`.
 
     The fields (declared in :class:`.core.StateCore`) are public for encoders and tests;
@@ -47,108 +48,6 @@ class GameState(PlacementRules, PartnerRules):
     """
 
     __slots__ = ()
-
-    # ------------------------------------------------------------------ construction
-    @classmethod
-    def _empty(cls, config: GameConfig, rng: np.random.Generator) -> GameState:
-        """A state with every container allocated and no game set up (for new_game/from_json)."""
-        self = cls.__new__(cls)
-        st = self._st = _static_for(config)
-        comps = config.components
-        n, cells = config.num_players, st.grid.cells
-        self.config = config
-        self.rng = rng
-        self.scenario = None
-        self.boards = ("camp",) * n
-        self.slots = ()
-        self.bridges = ()
-        self.pile = []
-        self.stack = []
-        self.saloon = [-1] * comps.saloon_size
-        self.cur_col = [NO_PLOT] * comps.column_size
-        self.cur_claim = [NO_SEAT] * comps.column_size
-        self.next_col = [NO_PLOT] * comps.column_size
-        self.next_claim = [NO_SEAT] * comps.column_size
-        self.removed = []
-        self.discarded = []
-        self.supply = comps.cows
-        self.round = 0
-        self.final_round = False
-        self.phase = Phase.SETUP_CLAIM
-        self.seat = NO_SEAT
-        self.setup_order = []
-        self.setup_idx = 0
-        self.turn_pos = 0
-        self.final_turn = False
-        self.dominoes = 0
-        self.held = [[] for _ in range(n)]
-        self.kinds = [[NO_PLOT] * cells for _ in range(n)]
-        self.cows = [[0] * cells for _ in range(n)]
-        self.partners = [[-1] * cells for _ in range(n)]
-        self.land_bb = [[0] * 6 for _ in range(n)]
-        self.occ = [0] * n
-        self.cow_bb = [0] * n
-        self.partner_bb = [0] * n
-        self.bonus_done = [False] * n
-        self.tiles = [config.num_players == 2] * len(comps.bonus_tiles)
-        self.piece = []
-        self.skulls = []
-        self.circles = []
-        self.reached_far = False
-        self.effect_cell = -1
-        self.cowboy_moves = 0
-        self.ranch_stamp = [new_stamp() for _ in range(n)]
-        self._legal = None
-        return self
-
-    def _set_boards(self, boards: tuple[str, ...]) -> None:
-        comps = self.config.components
-        grid = self._st.grid
-        self.boards = boards
-        self.slots = tuple(comps.boards[b].slots for b in boards)
-        self.bridges = tuple(
-            sum(1 << c for c in comps.boards[b].bridges) & grid.river_row for b in boards
-        )
-
-    def _setup(self) -> None:
-        """RULES.md section 2, drawing chance in a fixed order from ``self.rng``: the scenario,
-        the boards, the plot shuffle, the partner shuffle, the rancheros' order."""
-        cfg, rng = self.config, self.rng
-        comps = cfg.components
-        n = cfg.num_players
-        if cfg.mode == "legends":
-            scen = cfg.scenario
-            if scen is None or scen == "random":
-                scen = SCENARIOS[int(rng.integers(len(SCENARIOS)))]
-            self.scenario = scen
-            if cfg.boards is None:
-                boards = LEGENDS_BOARDS[:n]
-            elif cfg.boards == "random":
-                perm = rng.permutation(len(LEGENDS_BOARDS))
-                boards = tuple(LEGENDS_BOARDS[int(i)] for i in perm[:n])
-            else:
-                assert isinstance(cfg.boards, tuple)
-                boards = cfg.boards
-        else:
-            boards = ("camp",) * n
-        self._set_boards(tuple(boards))
-        pile = comps.plot_list()
-        rng.shuffle(pile)
-        self.pile = pile
-        stack = comps.partner_list()
-        rng.shuffle(stack)
-        self.stack = stack
-        self._refill_saloon()
-        self.cur_col = self._draw_column()
-        self.cur_claim = [NO_SEAT] * comps.column_size
-        if n == 2:
-            first = int(rng.integers(2))
-            self.setup_order = [first, 1 - first, 1 - first, first]
-        else:
-            self.setup_order = [int(s) for s in rng.permutation(n)]
-        self.setup_idx = 0
-        self.phase = Phase.SETUP_CLAIM
-        self.seat = self.setup_order[0]
 
     # ------------------------------------------------------------------ public API
     @property
@@ -232,7 +131,7 @@ class GameState(PlacementRules, PartnerRules):
 
     def score_seat(self, seat: int) -> ScoreBreakdown:
         """The :class:`ScoreBreakdown` of one seat, on its ranch as it stands."""
-        return score_masks(*self._ranch_view(seat))
+        return score_masks(self._ranch_view(seat))
 
     def _ranch_view(self, seat: int) -> RanchView:
         st = self._st
@@ -252,57 +151,6 @@ class GameState(PlacementRules, PartnerRules):
         """Seats that win after the tie-breaks (on the ranches as they stand)."""
         return rank_winners(self.scores())
 
-    def clone(self) -> GameState:
-        """An independent copy (the RNG is copied too)."""
-        new = GameState.__new__(GameState)
-        new._st = self._st
-        new.config = self.config
-        rng = np.random.Generator(type(self.rng.bit_generator)(0))
-        rng.bit_generator.state = self.rng.bit_generator.state
-        new.rng = rng
-        new.scenario = self.scenario
-        new.boards = self.boards
-        new.slots = self.slots
-        new.bridges = self.bridges
-        new.pile = self.pile.copy()
-        new.stack = self.stack.copy()
-        new.saloon = self.saloon.copy()
-        new.cur_col = self.cur_col.copy()
-        new.cur_claim = self.cur_claim.copy()
-        new.next_col = self.next_col.copy()
-        new.next_claim = self.next_claim.copy()
-        new.removed = self.removed.copy()
-        new.discarded = self.discarded.copy()
-        new.supply = self.supply
-        new.round = self.round
-        new.final_round = self.final_round
-        new.phase = self.phase
-        new.seat = self.seat
-        new.setup_order = self.setup_order.copy()
-        new.setup_idx = self.setup_idx
-        new.turn_pos = self.turn_pos
-        new.final_turn = self.final_turn
-        new.dominoes = self.dominoes
-        new.held = [h.copy() for h in self.held]
-        new.kinds = [k.copy() for k in self.kinds]
-        new.cows = [c.copy() for c in self.cows]
-        new.partners = [p.copy() for p in self.partners]
-        new.land_bb = [b.copy() for b in self.land_bb]
-        new.occ = self.occ.copy()
-        new.cow_bb = self.cow_bb.copy()
-        new.partner_bb = self.partner_bb.copy()
-        new.bonus_done = self.bonus_done.copy()
-        new.tiles = self.tiles.copy()
-        new.piece = self.piece.copy()
-        new.skulls = self.skulls.copy()
-        new.circles = self.circles.copy()
-        new.reached_far = self.reached_far
-        new.effect_cell = self.effect_cell
-        new.cowboy_moves = self.cowboy_moves
-        new.ranch_stamp = self.ranch_stamp.copy()
-        new._legal = self._legal
-        return new
-
     def redetermine(self, rng: np.random.Generator) -> None:
         """Re-shuffle the hidden information (draw pile order, partner stack order) with
         ``rng``, for determinized search. Nothing public changes."""
@@ -311,41 +159,12 @@ class GameState(PlacementRules, PartnerRules):
 
     def to_json(self) -> str:
         """The whole state as versioned JSON (schema in :mod:`.serialization`)."""
-        from .serialization import state_to_json
-
         return state_to_json(self)
 
     @classmethod
-    def from_json(cls, text: str) -> GameState:
+    def from_json(cls, text: str | bytes) -> GameState:
         """Load a state saved by :meth:`to_json`; ``ValueError`` naming the bad entry's path."""
-        from .serialization import state_from_json
-
-        return state_from_json(text)
-
-    def rebuild_masks(self) -> None:
-        """Recompute every bitboard from the per-cell lists (``kinds``, ``cows``, ``partners``)
-        and drop cached legal actions. For loaders and hand-built test positions."""
-        kt = self._st.kt
-        n = self.config.num_players
-        self.land_bb = [[0] * 6 for _ in range(n)]
-        self.occ = [0] * n
-        self.cow_bb = [0] * n
-        self.partner_bb = [0] * n
-        for seat in range(n):
-            for c, k in enumerate(self.kinds[seat]):
-                if k >= 0:
-                    self.land_bb[seat][kt.land[k]] |= 1 << c
-                    self.occ[seat] |= 1 << c
-                if self.cows[seat][c]:
-                    self.cow_bb[seat] |= 1 << c
-                if self.partners[seat][c] >= 0:
-                    self.partner_bb[seat] |= 1 << c
-        self.ranch_stamp = [new_stamp() for _ in range(n)]
-        self._legal = None
-
-    def held_plots(self, seat: int) -> list[int]:
-        """The plot kinds seat ``seat`` holds (reserve plus a plot just collected), sorted."""
-        return list(self.held[seat])
+        return state_from_json(text, cls)
 
     def __repr__(self) -> str:
         return (
@@ -467,29 +286,7 @@ class GameState(PlacementRules, PartnerRules):
             self.piece = []
             self._continue_turn()
 
-    # -- setup and rounds -------------------------------------------------------------------
-    def _draw_column(self) -> list[int]:
-        """Draw a column and sort it by the numbers on the backs, ties in draw order."""
-        size = self.config.components.column_size
-        pile = self.pile
-        drawn = [pile.pop() for _ in range(size)]
-        back = self._st.kt.back
-        return sorted(drawn, key=back.__getitem__)
-
-    def _refill_saloon(self) -> None:
-        # Ruling R14: a short stack fills what it can.
-        saloon, stack = self.saloon, self.stack
-        for i, tok in enumerate(saloon):
-            if tok < 0 and stack:
-                saloon[i] = stack.pop()
-
-    def _remove_unclaimed(self, col: list[int], claim: list[int]) -> None:
-        # Ruling R12: with 3 players the unclaimed plot leaves the game once all have claimed.
-        for p, c in enumerate(claim):
-            if c < 0 and col[p] >= 0:
-                self.removed.append(col[p])
-                col[p] = NO_PLOT
-
+    # -- rounds ------------------------------------------------------------------------------
     def _setup_claim(self, pos: int) -> None:
         self.cur_claim[pos] = self.seat
         self.setup_idx += 1
@@ -500,18 +297,6 @@ class GameState(PlacementRules, PartnerRules):
         self._open_next_column()
         self.round = 1
         self._start_round()
-
-    def _open_next_column(self) -> None:
-        size = self.config.components.column_size
-        if len(self.pile) >= size:
-            self.next_col = self._draw_column()
-        else:
-            # Ruling R6: a short remainder is discarded; the final round follows.
-            self.discarded.extend(self.pile)
-            self.pile.clear()
-            self.next_col = [NO_PLOT] * size
-            self.final_round = True
-        self.next_claim = [NO_SEAT] * size
 
     def _start_round(self) -> None:
         self.turn_pos = -1
@@ -694,14 +479,3 @@ def new_game(config: GameConfig | None = None, seed: int | None = None) -> GameS
     if config.auto_resolve:
         state._auto_resolve()
     return state
-
-
-def state_summary(state: GameState) -> dict[str, Any]:
-    """A small dict of the public situation (for logs and debugging)."""
-    return {
-        "round": state.round,
-        "phase": state.phase.name,
-        "seat": state.current_seat,
-        "supply": state.supply,
-        "pile": len(state.pile),
-    }
