@@ -1,5 +1,8 @@
 """Checked reading of loaded data (JSON, TOML): every failure names the path of the entry.
 
+What it checks against are the limits of RULES.md sections 1 and 9 (component counts and
+kinds) and the state the rules allow (sections 2-7).
+
 One home for the checks that the component data (:mod:`.components`), saved states
 (:mod:`.serialization`) and the training config (``training/config.py``) apply to what they
 read. A :class:`Checker` raises its owner's error class with the message ``"path: detail"``;
