@@ -18,7 +18,7 @@ Usage::
   dry) leaves the game with a message.
 
 The game is ``env.reset(seed=SEED)`` and the agent in seat ``s`` is reset with
-``agents.tournament.agent_seed(SEED, 0, s)``, so a scripted input replays the same game.
+``agents.runner.agent_seed(SEED, 0, s)``, so a scripted input replays the same game.
 Colours are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color``.
 """
 
@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 from moonriver_env.render import render_ansi, score_table
 from moonriver_env.rules import GameState
 
-from .tournament import agent_seed, split_specs
+from .runner import agent_seed
+from .tournament import split_specs
 
 if TYPE_CHECKING:
     from . import Agent
