@@ -7,7 +7,7 @@ import random
 from moonriver_env.rules import GameState
 
 from .base import determinize
-from .evaluation import Weights, make_context
+from .evaluation import make_context
 from .search import Budget, SearchAgent
 
 
@@ -29,19 +29,6 @@ class MonteCarloAgent(SearchAgent):
     """
 
     name = "mc"
-
-    def __init__(
-        self,
-        seed: int | None = None,
-        sims: int = 32,
-        time: float | None = None,
-        rollout: str = "heuristic",
-        depth: int = 16,
-        value: str = "margin",
-        k: int = 4,
-        weights: Weights | None = None,
-    ) -> None:
-        super().__init__(seed, sims, time, rollout, depth, value, k, weights)
 
     def choose(self, state: GameState) -> int:
         legal = state.legal_action_list()
