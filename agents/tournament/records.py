@@ -3,20 +3,15 @@ summary row of each entry (see :mod:`agents.tournament` for the definitions)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from moonriver_env.rules import ScoreBreakdown
 
 from ..ratings import competition_ranks
 from ..runner import GameOutcome
 
-SCORE_FIELDS = (
-    "territories",
-    "resources",
-    "partners",
-    "scenario",
-    "total",
-    "largest_territory",
-    "cows",
-)
+# The score columns of games.csv: the categories and tie-break keys of the engine's breakdown.
+SCORE_FIELDS = tuple(f.name for f in fields(ScoreBreakdown))
 CATEGORIES = ("territories", "resources", "partners", "scenario")
 
 
@@ -35,13 +30,7 @@ class SeatResult:
     seat: int
     entry: int
     board: str
-    territories: int
-    resources: int
-    partners: int
-    scenario: int
-    total: int
-    largest_territory: int
-    cows: int
+    score: ScoreBreakdown
     rank: int
     win: bool
     win_share: float
@@ -98,13 +87,7 @@ def record_game(job: GameJob, outcome: GameOutcome) -> GameRecord:
             seat=s,
             entry=job.lineup[s],
             board=str(state.boards[s]),
-            territories=int(sc.territories),
-            resources=int(sc.resources),
-            partners=int(sc.partners),
-            scenario=int(sc.scenario),
-            total=int(sc.total),
-            largest_territory=int(sc.largest_territory),
-            cows=int(sc.cows),
+            score=sc,
             rank=ranks[s],
             win=s in winners,
             win_share=(1.0 / len(winners)) if s in winners else 0.0,

@@ -67,7 +67,7 @@ class TournamentResult:
                         "seat": s.seat,
                         "board": s.board,
                         "agent": self.labels[s.entry],
-                        **{k: getattr(s, k) for k in SCORE_FIELDS},
+                        **{k: getattr(s.score, k) for k in SCORE_FIELDS},
                         "rank": s.rank,
                         "win": int(s.win),
                         "win_share": _r(s.win_share, 6),
@@ -223,7 +223,7 @@ def summarise(
         wins = sum(s.win_share for s in seats)
         wins = round(wins, 9)
         low, high = wilson_interval(wins, n)
-        score = mean_interval([s.total for s in seats])
+        score = mean_interval([s.score.total for s in seats])
         sk = skill[label]
         summaries.append(
             AgentSummary(
@@ -238,10 +238,10 @@ def summarise(
                 score_mean=score.mean,
                 score_low=score.low,
                 score_high=score.high,
-                territories=_mean([s.territories for s in seats]),
-                resources=_mean([s.resources for s in seats]),
-                partners=_mean([s.partners for s in seats]),
-                scenario=_mean([s.scenario for s in seats]),
+                territories=_mean([s.score.territories for s in seats]),
+                resources=_mean([s.score.resources for s in seats]),
+                partners=_mean([s.score.partners for s in seats]),
+                scenario=_mean([s.score.scenario for s in seats]),
                 mean_rank=_mean([s.rank for s in seats]),
                 openskill_mu=sk.mu,
                 openskill_sigma=sk.sigma,
