@@ -9,7 +9,7 @@ from typing import Any
 from moonriver_env.rules import GameState
 
 from .base import determinize
-from .evaluation import make_context
+from .evaluation import Context
 from .rollout import light_candidates
 from .search import Budget, SearchAgent
 
@@ -59,17 +59,14 @@ class MCTSAgent(SearchAgent):
         self.width = width
         self.scale = 20.0 if self.value_mode == "margin" else 1.0
 
-    def choose(self, state: GameState) -> int:
-        legal = state.legal_action_list()
-        self.last_sims = 0
-        self.last_values = {}
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        ctx = make_context(state)
-        cands, prior = self.candidates(state, ctx)
-        if len(cands) == 1:
-            return cands[0]
+    def search(
+        self,
+        state: GameState,
+        ctx: Context,
+        cands: list[int],
+        prior: dict[int, float],
+        budget: Budget,
+    ) -> int:
         root = _Node(-1)
         c = self.c
         scale = self.scale
