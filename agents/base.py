@@ -12,7 +12,7 @@ copy the state and re-shuffle its hidden parts before simulating (:func:`determi
 ever reads the order of the draw pile or of the partner stack.
 
 Engine-level agents also implement :meth:`Agent.choose` (state in, action id out), which
-``act`` calls; tournaments that drive the engine directly call ``choose`` and skip the
+``act`` calls; the game runner (:mod:`agents.runner`) calls ``choose`` directly and skips the
 observation encoding.
 """
 

@@ -229,7 +229,9 @@ class GameRunner:
 _WORKER: tuple[Any, Callable[[Any, Any], Any]] | None = None
 
 
-def _init_worker(setup: Callable[..., Any], args: tuple[Any, ...], play: Callable) -> None:
+def _init_worker(
+    setup: Callable[..., Any], args: tuple[Any, ...], play: Callable[[Any, Any], Any]
+) -> None:
     global _WORKER
     if "torch" in sys.modules:  # pragma: no cover - depends on the agents
         sys.modules["torch"].set_num_threads(1)
