@@ -12,7 +12,7 @@ copy the state and re-shuffle its hidden parts before simulating (:func:`determi
 ever reads the order of the draw pile or of the partner stack.
 
 Engine-level agents also implement :meth:`Agent.choose` (state in, action id out), which
-``act`` calls; tournaments that drive the engine directly call ``choose`` and skip the
+``act`` calls; the game runner (:mod:`agents.runner`) calls ``choose`` directly and skips the
 observation encoding.
 """
 
@@ -86,14 +86,45 @@ class Agent:
         return f"{type(self).__name__}(seed={self.seed!r})"
 
 
-class PolicyAgent(Agent):
-    """Wraps a callable ``policy(observation, env) -> int`` or a stable-baselines3 /
-    sb3-contrib model (anything with ``predict(obs, action_masks=..., deterministic=...)``).
+def policy_action(
+    policy: Any,
+    observation: np.ndarray,
+    mask: np.ndarray,
+    deterministic: bool,
+    rng: np.random.Generator,
+) -> int:
+    """One masked action of an SB3 maskable policy for one flat observation: the most likely
+    legal action, or one drawn with ``rng`` from the legal actions' probabilities."""
+    import torch
 
+    legal = np.flatnonzero(mask)
+    if legal.size == 1:
+        return int(legal[0])
+    with torch.no_grad():
+        obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)).unsqueeze(0)
+        dist = policy.get_distribution(obs, action_masks=np.asarray(mask, dtype=bool)[None])
+        probs = dist.distribution.probs[0].numpy()
+    p = probs[legal].astype(np.float64)
+    if deterministic:
+        return int(legal[int(np.argmax(p))])
+    total = p.sum()
+    if not np.isfinite(total) or total <= 0:
+        return int(legal[rng.integers(legal.size)])
+    return int(rng.choice(legal, p=p / total))
+
+
+class PolicyAgent(Agent):
+    """A learned policy as an agent (the one adapter: tournaments, evaluation, self-play).
+
+    Wraps an SB3 maskable policy (anything with ``get_distribution``, or a model whose
+    ``.policy`` has one, e.g. a ``MaskablePPO``: :func:`policy_action` with the agent's own
+    Generator, so sampling is reproducible), another model with ``predict(obs,
+    action_masks=..., deterministic=...)``, or a callable ``policy(observation, env) -> int``.
     A model gets the flat observation vector ``observation["observation"]`` and the boolean
-    mask; the agent falls back to a uniformly random legal action if the model returns an
-    illegal one (counted in :attr:`illegal`). ``PolicyAgent.from_path("model.zip")`` loads
-    a ``MaskablePPO``.
+    mask; the agent falls back to a uniformly random legal action if the policy returns an
+    illegal one (counted in :attr:`illegal`), unless ``repair=False`` (then the illegal action
+    is returned, for evaluations that must not hide it). ``PolicyAgent.from_path("model.zip")``
+    loads a ``MaskablePPO``.
     """
 
     name = "policy"
@@ -104,6 +135,7 @@ class PolicyAgent(Agent):
         seed: int | None = None,
         deterministic: bool = True,
         name: str | None = None,
+        repair: bool = True,
     ) -> None:
         super().__init__(seed)
         if not (callable(policy) or hasattr(policy, "predict")):
@@ -111,7 +143,10 @@ class PolicyAgent(Agent):
                 f"policy: expected a callable or a model with predict(), got {policy!r}"
             )
         self.policy = policy
+        inner = getattr(policy, "policy", policy)
+        self.sb3_policy = inner if hasattr(inner, "get_distribution") else None
         self.deterministic = deterministic
+        self.repair = repair
         self.illegal = 0
         self._encoders: dict[int, Any] = {}
         if name is not None:
@@ -132,14 +167,18 @@ class PolicyAgent(Agent):
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
-        if hasattr(self.policy, "predict"):
+        if self.sb3_policy is not None:
+            a = policy_action(
+                self.sb3_policy, observation["observation"], mask, self.deterministic, self.rng
+            )
+        elif hasattr(self.policy, "predict"):
             action, _ = self.policy.predict(
                 observation["observation"], action_masks=mask, deterministic=self.deterministic
             )
             a = int(np.asarray(action).reshape(-1)[0])
         else:
             a = int(self.policy(observation, env))
-        if not (0 <= a < mask.size and mask[a]):
+        if self.repair and not (0 <= a < mask.size and mask[a]):
             self.illegal += 1
             legal = np.flatnonzero(mask)
             a = int(legal[self.rng.integers(legal.size)])

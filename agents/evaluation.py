@@ -33,7 +33,7 @@ opponents' (2 players: the opponent; more: the mean of the strongest and the ave
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 
 from moonriver_env.rules import (
     RESOLVE_PHASES,
@@ -75,9 +75,6 @@ class Weights:
     @classmethod
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
-
-    def with_(self, **kw: float) -> Weights:
-        return replace(self, **kw)
 
 
 @dataclass
@@ -249,10 +246,6 @@ class Evaluator:
     # ------------------------------------------------------------------ relative
     def values(self, state: GameState, ctx: Context) -> list[float]:
         return [self.seat_value(state, s, ctx) for s in range(ctx.n)]
-
-    def relative(self, state: GameState, seat: int, ctx: Context) -> float:
-        vals = self.values(state, ctx)
-        return rel_from_values(vals, seat, self.w.opp_w)
 
 
 def rel_from_values(vals: list[float], seat: int, opp_w: float = 1.0) -> float:

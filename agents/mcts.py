@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from moonriver_env.rules import GameState
 
 from .base import determinize
-from .evaluation import Weights, make_context
+from .evaluation import Context
 from .rollout import light_candidates
 from .search import Budget, SearchAgent
 
@@ -46,38 +47,26 @@ class MCTSAgent(SearchAgent):
     name = "mcts"
 
     def __init__(
-        self,
-        seed: int | None = None,
-        sims: int = 32,
-        time: float | None = None,
-        rollout: str = "heuristic",
-        depth: int = 16,
-        value: str = "margin",
-        k: int = 4,
-        c: float = 0.7,
-        width: int = 3,
-        weights: Weights | None = None,
+        self, seed: int | None = None, *, c: float = 0.7, width: int = 3, **search: Any
     ) -> None:
-        super().__init__(seed, sims, time, rollout, depth, value, k, weights)
+        """``c``, ``width`` (see above) and the :class:`~agents.search.SearchAgent` parameters."""
+        super().__init__(seed, **search)
         if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
             raise ValueError(f"c: expected a number >= 0, got {c!r}")
         if isinstance(width, bool) or not isinstance(width, int) or width < 1:
             raise ValueError(f"width: expected an integer >= 1, got {width!r}")
         self.c = float(c)
         self.width = width
-        self.scale = 20.0 if value == "margin" else 1.0
+        self.scale = 20.0 if self.value_mode == "margin" else 1.0
 
-    def choose(self, state: GameState) -> int:
-        legal = state.legal_action_list()
-        self.last_sims = 0
-        self.last_values = {}
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        ctx = make_context(state)
-        cands, prior = self.candidates(state, ctx)
-        if len(cands) == 1:
-            return cands[0]
+    def search(
+        self,
+        state: GameState,
+        ctx: Context,
+        cands: list[int],
+        prior: dict[int, float],
+        budget: Budget,
+    ) -> int:
         root = _Node(-1)
         c = self.c
         scale = self.scale

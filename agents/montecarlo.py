@@ -7,7 +7,7 @@ import random
 from moonriver_env.rules import GameState
 
 from .base import determinize
-from .evaluation import Weights, make_context
+from .evaluation import Context
 from .search import Budget, SearchAgent
 
 
@@ -30,31 +30,15 @@ class MonteCarloAgent(SearchAgent):
 
     name = "mc"
 
-    def __init__(
+    def search(
         self,
-        seed: int | None = None,
-        sims: int = 32,
-        time: float | None = None,
-        rollout: str = "heuristic",
-        depth: int = 16,
-        value: str = "margin",
-        k: int = 4,
-        weights: Weights | None = None,
-    ) -> None:
-        super().__init__(seed, sims, time, rollout, depth, value, k, weights)
-
-    def choose(self, state: GameState) -> int:
-        legal = state.legal_action_list()
-        self.last_sims = 0
-        self.last_values = {}
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
+        state: GameState,
+        ctx: Context,
+        cands: list[int],
+        prior: dict[int, float],
+        budget: Budget,
+    ) -> int:
         seat = state.seat
-        ctx = make_context(state)
-        cands, prior = self.candidates(state, ctx)
-        if len(cands) == 1:
-            return cands[0]
         totals = dict.fromkeys(cands, 0.0)
         counts = dict.fromkeys(cands, 0)
         while budget.more():

@@ -18,7 +18,7 @@ Usage::
   dry) leaves the game with a message.
 
 The game is ``env.reset(seed=SEED)`` and the agent in seat ``s`` is reset with
-``agents.tournament.agent_seed(SEED, 0, s)``, so a scripted input replays the same game.
+``agents.runner.agent_seed(SEED, 0, s)``, so a scripted input replays the same game.
 Colours are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color``.
 """
 
@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 from moonriver_env.render import render_ansi, score_table
 from moonriver_env.rules import GameState
 
-from .tournament import agent_seed, split_specs
+from .runner import agent_seed
+from .tournament import split_specs
 
 if TYPE_CHECKING:
     from . import Agent
@@ -349,33 +350,10 @@ class PlaySession:
         return f"{self.names[seat]} to play, phase {state.phase.name}: {n} legal move(s)"
 
 
-def play(
-    players: int = 2,
-    opponents: Sequence[str] = ("greedy",),
-    human_seats: Sequence[int] = (0,),
-    seed: int | None = 1,
-    mode: str = "base",
-    scenario: str | None = None,
-    delay: float = 0.0,
-    color: bool = False,
-    input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], None] = print,
-    agent_factory: Callable[[str, int], Agent] | None = None,
-) -> PlayResult:
-    """Play one game (see :class:`PlaySession`); ``human_seats=()`` watches agents."""
-    return PlaySession(
-        players=players,
-        opponents=opponents,
-        human_seats=human_seats,
-        seed=seed,
-        mode=mode,
-        scenario=scenario,
-        delay=delay,
-        color=color,
-        input_fn=input_fn,
-        output_fn=output_fn,
-        agent_factory=agent_factory,
-    ).run()
+def play(*args: Any, **kwargs: Any) -> PlayResult:
+    """Play one game: the arguments of :class:`PlaySession`; ``human_seats=()`` watches
+    agents."""
+    return PlaySession(*args, **kwargs).run()
 
 
 # --------------------------------------------------------------------------------- CLI

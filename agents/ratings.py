@@ -229,9 +229,6 @@ class BradleyTerryResult:
     se: tuple[float, ...]
     anchor: Hashable | None
 
-    def as_dict(self) -> dict[Hashable, float]:
-        return dict(zip(self.players, self.elo, strict=True))
-
     def win_probability(self, i: int, j: int) -> float:
         """Model probability that ``players[i]`` beats ``players[j]``."""
         return 1.0 / (1.0 + 10.0 ** ((self.elo[j] - self.elo[i]) / 400.0))

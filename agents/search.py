@@ -88,6 +88,33 @@ class SearchAgent(Agent):
         super().reset(seed)
         self.prior.reset(None if seed is None else seed + 1)
 
+    def choose(self, state: GameState) -> int:
+        """A single legal action or a single root candidate is answered at once; otherwise
+        :meth:`search` decides within the budget (started before the candidates are ranked)."""
+        legal = state.legal_action_list()
+        self.last_sims = 0
+        self.last_values = {}
+        if len(legal) == 1:
+            return legal[0]
+        budget = Budget(self.sims, self.time)
+        ctx = make_context(state)
+        cands, prior = self.candidates(state, ctx)
+        if len(cands) == 1:
+            return cands[0]
+        return self.search(state, ctx, cands, prior, budget)
+
+    def search(
+        self,
+        state: GameState,
+        ctx: Context,
+        cands: list[int],
+        prior: dict[int, float],
+        budget: Budget,
+    ) -> int:
+        """The action to play among ``cands`` (at least two; ``prior``: their one-ply values,
+        ``ctx``: the root's evaluation context); sets :attr:`last_sims` and :attr:`last_values`."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ helpers
     def candidates(self, state: GameState, ctx: Context) -> tuple[list[int], dict[int, float]]:
         """Root candidates: the ``k`` best actions by the heuristic's one-ply value."""

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .rules import GameConfig, new_game
+from .text_table import format_columns
 
 ALL_MODES = ("2p-base", "3p-base", "4p-base", "2p-legends", "3p-legends", "4p-legends")
 REPORT_MIN_RUNS = 5
@@ -178,14 +179,7 @@ def format_table(results: Sequence[ModeResult]) -> list[str]:
                 f"{r.mean_decisions_per_game:.1f}",
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    lines = []
-    for k, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, len(head))]
-        lines.append("  ".join(cells))
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return lines
+    return format_columns(rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

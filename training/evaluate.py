@@ -18,10 +18,11 @@ and ``evaluation.png`` (the win rates as bars with their intervals and, when the
 training steps, one line per opponent) into ``--out`` (default: the run directory of the
 model).
 
-Game ``i`` (against each opponent) is played with the learner in seat ``i % num_players``, the
-environment reset with ``SeedSequence([seed, i])`` and the opponent in the ``k``-th other seat
-reset with ``SeedSequence([seed, i, 1 + k])``, so results do not depend on ``--workers``.
-Win rate: a win counts 1, a shared win ``1/k``, a loss 0.
+Game ``i`` (against each opponent) is played by :class:`agents.runner.GameRunner` with the
+learner (:class:`agents.base.PolicyAgent`) in seat ``i % num_players``, the environment seeded
+from ``SeedSequence([seed, i])`` (:func:`learner_env_seed`) and the opponent in the ``k``-th
+other seat reset with ``SeedSequence([seed, i, 1 + k])``, so results do not depend on
+``--workers``. Win rate: a win counts 1, a shared win ``1/k``, a loss 0.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,10 +39,11 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.base import PolicyAgent
 from agents.ratings import wilson_interval
-from moonriver_env.wrappers import SingleAgentEnv
+from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
 
-from .selfplay import load_policy, make_baseline, policy_action
+from .selfplay import load_policy, make_baseline
 
 CSV_FIELDS = (
     "step",
@@ -59,19 +60,62 @@ CSV_FIELDS = (
 
 def env_kwargs_from_config(env_cfg: Mapping[str, Any]) -> dict[str, Any]:
     """``SingleAgentEnv`` game arguments for evaluation: the training game, reward ignored."""
-    kwargs: dict[str, Any] = {
-        "num_players": int(env_cfg.get("num_players", 2)),
-        "mode": env_cfg.get("mode", "base"),
-        "auto_resolve": bool(env_cfg.get("auto_resolve", False)),
-    }
-    if kwargs["mode"] == "legends":
-        kwargs["scenario"] = env_cfg.get("scenario", "random")
-    return kwargs
+    return GameSetup.from_config(env_cfg).env_kwargs(rewards=False)
 
 
-def _seed(*entropy: int) -> int:
-    """A 63-bit seed from ``SeedSequence(entropy)``."""
-    return int(np.random.SeedSequence(list(entropy)).generate_state(1, np.uint64)[0]) >> 1
+def learner_env_seed(seed: int, index: int) -> int:
+    """The AEC reset seed of evaluation game ``index``: the one ``SingleAgentEnv`` gives its
+    AEC env on ``reset(seed=game_seed(seed, index))`` (a Generator seeded with it draws a
+    63-bit integer), so evaluations keep matching the learner's own view of the game."""
+    return int(np.random.default_rng(game_seed(seed, index)).integers(2**63 - 1))
+
+
+class _Match:
+    """One process's learner (:class:`agents.base.PolicyAgent`), opponents and game runner."""
+
+    def __init__(self, policy: Any, setup: GameSetup, deterministic: bool = True) -> None:
+        self.learner = PolicyAgent(
+            policy, deterministic=deterministic, name="learner", repair=False
+        )
+        self.runner = GameRunner(setup)
+        self.opponents: dict[tuple[str, int], list[Any]] = {}
+
+    def play(self, opponent: str, index: int, seed: int) -> dict[str, Any]:
+        """Game ``index``: the learner in seat ``index % n`` (reset with ``derive_seed(seed,
+        index, 0)``), opponent ``k`` in the ``k``-th seat after it (``agent_seed(seed, index,
+        k)``). The learner's outcome (1 / 0 / 1/k), score and the best other score."""
+        n = self.runner.setup.num_players
+        key = (opponent, seed)
+        if key not in self.opponents:
+            self.opponents[key] = [
+                make_baseline(opponent, seed=agent_seed(seed, 0, k)) for k in range(n - 1)
+            ]
+        seat = index % n
+        agents: list[Any] = [self.learner] * n
+        seeds = [derive_seed(seed, index, 0)] * n
+        names = ["learner"] * n
+        for k, opp in enumerate(self.opponents[key]):
+            agents[(seat + 1 + k) % n] = opp
+            seeds[(seat + 1 + k) % n] = agent_seed(seed, index, k)
+            names[(seat + 1 + k) % n] = opponent
+        state = self.runner.play(agents, learner_env_seed(seed, index), seeds, names).state
+        winners = state.winners()
+        totals = [s.total for s in state.scores()]
+        return {
+            "game": int(index),
+            "seat": seat,
+            "outcome": (1.0 / len(winners)) if seat in winners else 0.0,
+            "score": float(totals[seat]),
+            "opponent_score": float(max(t for j, t in enumerate(totals) if j != seat)),
+        }
+
+
+def _play(match: _Match, job: tuple[str, int, int]) -> dict[str, Any]:
+    return match.play(*job)
+
+
+def _open_match(path: str, setup: GameSetup, deterministic: bool) -> _Match:
+    return _Match(load_policy(path), setup, deterministic)
 
 
 def play_games(
@@ -86,45 +130,8 @@ def play_games(
     ``.policy``, or a callable ``policy(observation_dict, env)``) against ``opponent`` (an
     ``agents.make_agent`` name) in the other seats. One dict per game: ``game``, ``seat``,
     ``outcome`` (1 / 0 / 1/k), ``score``, ``opponent_score`` (best other seat)."""
-    kwargs = dict(env_kwargs or {})
-    kwargs.setdefault("num_players", 2)
-    n = int(kwargs["num_players"])
-    opponents = [make_baseline(opponent, seed=_seed(seed, 0, 1 + k)) for k in range(n - 1)]
-    env = SingleAgentEnv(opponents=opponents, learner_seat=0, obs_type="flat", **kwargs)
-    sb3_policy = getattr(policy, "policy", policy)
-    is_sb3 = hasattr(sb3_policy, "get_distribution")
-    results = []
-    for i in game_ids:
-        env.learner_seat_option = i % n
-        for k, opp in enumerate(opponents):
-            opp.reset(seed=_seed(seed, i, 1 + k))
-        rng = np.random.default_rng(_seed(seed, i, 0))
-        obs, info = env.reset(seed=_seed(seed, i))
-        done = False
-        while not done:
-            mask = env.action_masks()
-            if is_sb3:
-                action = policy_action(sb3_policy, obs, mask, deterministic, rng)
-            else:
-                action = int(
-                    policy({"observation": obs, "action_mask": mask.astype(np.int8)}, env.aec)
-                )
-            obs, _, done, _, info = env.step(action)
-        if info.get("illegal_action"):
-            raise RuntimeError(f"the learner played an illegal action in game {i}")
-        winners = info["winners"]
-        totals = [s["total"] for s in info["scores"]]
-        seat = env.learner_seat
-        results.append(
-            {
-                "game": int(i),
-                "seat": seat,
-                "outcome": (1.0 / len(winners)) if env.learner in winners else 0.0,
-                "score": float(totals[seat]),
-                "opponent_score": float(max(t for j, t in enumerate(totals) if j != seat)),
-            }
-        )
-    return results
+    match = _Match(policy, GameSetup(**(env_kwargs or {})), deterministic)
+    return [match.play(opponent, i, seed) for i in game_ids]
 
 
 def summarize(opponent: str, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -145,14 +152,6 @@ def summarize(opponent: str, results: Sequence[Mapping[str, Any]]) -> dict[str, 
     }
 
 
-def _worker(args: tuple[str, str, list[int], int, dict[str, Any], bool]) -> list[dict[str, Any]]:
-    path, opponent, ids, seed, kwargs, deterministic = args
-    import torch
-
-    torch.set_num_threads(1)
-    return play_games(load_policy(path), opponent, ids, seed, kwargs, deterministic)
-
-
 def evaluate_ladder(
     policy: Any,
     opponents: Sequence[str],
@@ -165,21 +164,14 @@ def evaluate_ladder(
 ) -> list[dict[str, Any]]:
     """One summary per opponent (:func:`summarize`). ``workers > 1`` needs ``model_path`` (each
     worker process loads the policy itself)."""
-    out = []
-    for opp in opponents:
-        if workers > 1 and model_path is not None:
-            chunks = [list(range(w, games, workers)) for w in range(workers)]
-            jobs = [
-                (str(model_path), opp, c, seed, dict(env_kwargs or {}), deterministic)
-                for c in chunks
-            ]
-            with mp.get_context("spawn").Pool(workers) as pool:
-                parts = pool.map(_worker, jobs)
-            results = sorted((r for part in parts for r in part), key=lambda r: r["game"])
-        else:
-            results = play_games(policy, opp, range(games), seed, env_kwargs, deterministic)
-        out.append(summarize(opp, results))
-    return out
+    setup = GameSetup(**(env_kwargs or {}))
+    jobs = [(opp, i, seed) for opp in opponents for i in range(games)]
+    if workers > 1 and model_path is not None:
+        args: tuple[Any, ...] = (str(model_path), setup, deterministic)
+        results = run_jobs(jobs, _open_match, args, _play, workers=workers)
+    else:
+        results = run_jobs(jobs, _Match, (policy, setup, deterministic), _play)
+    return [summarize(opp, results[k * games : (k + 1) * games]) for k, opp in enumerate(opponents)]
 
 
 def append_csv(

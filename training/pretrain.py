@@ -21,16 +21,108 @@ teacher's, on the last 10% of the games held out).
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import time
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
 
-def _seed(*entropy: int) -> int:
-    return int(np.random.SeedSequence(list(entropy)).generate_state(1, np.uint64)[0]) >> 1
+
+class _TeacherGame:
+    """Records one teacher game (a :class:`agents.runner.DecisionHook`): every decision's
+    observation, mask and teacher action, and the rewards each seat received after it; with
+    probability ``explore`` a random legal action is played instead of the teacher's."""
+
+    def __init__(self, game: int, num_players: int, explore: float, rng: np.random.Generator):
+        self.game = game
+        self.explore = explore
+        self.rng = rng
+        self.obs: list[np.ndarray] = []
+        self.mask: list[np.ndarray] = []
+        self.action: list[int] = []
+        # per seat: indices (into this game's samples) of its decisions and rewards after each
+        self.decisions: list[list[int]] = [[] for _ in range(num_players)]
+        self.rewards: list[list[float]] = [[] for _ in range(num_players)]
+
+    def before_step(self, env: Any, seat: int, action: int) -> int:
+        ob = env.observe(env.possible_agents[seat])
+        self.obs.append(ob["observation"].astype(np.float16))
+        self.mask.append(np.packbits(ob["action_mask"].astype(bool)))
+        self.action.append(action)
+        self.decisions[seat].append(len(self.action) - 1)
+        self.rewards[seat].append(0.0)
+        if self.explore <= 0 or self.rng.random() >= self.explore:
+            return action
+        legal = np.flatnonzero(ob["action_mask"])
+        return int(legal[self.rng.integers(legal.size)])
+
+    def after_step(self, env: Any) -> None:
+        for seat, name in enumerate(env.possible_agents):
+            r = float(env.rewards.get(name, 0.0))
+            if r and self.rewards[seat]:
+                self.rewards[seat][-1] += r
+
+    def samples(self, gamma: float) -> dict[str, np.ndarray]:
+        """The arrays of :func:`play_teacher_games` for this game (returns discounted)."""
+        ret = np.zeros(len(self.action), dtype=np.float32)
+        for decisions, rewards in zip(self.decisions, self.rewards, strict=True):
+            acc = 0.0
+            for idx, r in zip(reversed(decisions), reversed(rewards), strict=True):
+                acc = r + gamma * acc
+                ret[idx] = acc
+        return {
+            "obs": np.stack(self.obs),
+            "mask": np.stack(self.mask),
+            "action": np.asarray(self.action, dtype=np.int64),
+            "ret": ret,
+            "game": np.full(len(self.action), self.game, dtype=np.int32),
+        }
+
+
+class _TeacherTable:
+    """One process's game runner and teacher agents (one per seat), kept between games."""
+
+    def __init__(self, teacher: str, env_cfg: Mapping[str, Any], seed: int) -> None:
+        from .selfplay import make_baseline
+
+        self.runner = GameRunner(GameSetup.from_config(env_cfg))
+        n = self.runner.setup.num_players
+        self.agents = [make_baseline(teacher, seed=derive_seed(seed, 0, s)) for s in range(n)]
+        self.teacher = teacher
+
+    def play(
+        self, game: int, seed: int, gamma: float, explore: float = 0.0
+    ) -> dict[str, np.ndarray]:
+        n = len(self.agents)
+        record = _TeacherGame(game, n, explore, np.random.default_rng(derive_seed(seed, game, 99)))
+        seeds = [agent_seed(seed, game, s) for s in range(n)]
+        names = [self.teacher] * n
+        self.runner.play(self.agents, game_seed(seed, game), seeds, names, hook=record)
+        return record.samples(gamma)
+
+
+def _play(
+    table: _TeacherTable, job: tuple[int, int, float, float, float | None]
+) -> dict[str, np.ndarray] | None:
+    game, seed, gamma, explore, deadline = job
+    if deadline is not None and time.time() > deadline:
+        return None
+    return table.play(game, seed, gamma, explore)
+
+
+def _concatenate(parts: list[dict[str, np.ndarray] | None]) -> dict[str, np.ndarray]:
+    played = [p for p in parts if p is not None]
+    if not played:
+        return {
+            "obs": np.zeros((0, 0), np.float16),
+            "mask": np.zeros((0, 0), np.uint8),
+            "action": np.zeros(0, np.int64),
+            "ret": np.zeros(0, np.float32),
+            "game": np.zeros(0, np.int32),
+        }
+    return {k: np.concatenate([p[k] for p in played]) for k in played[0]}
 
 
 def play_teacher_games(
@@ -42,89 +134,13 @@ def play_teacher_games(
     explore: float = 0.0,
     deadline: float | None = None,
 ) -> dict[str, np.ndarray]:
-    """Samples from the games ``game_ids`` (see the module docstring); with a ``deadline``
-    (``time.time()`` value) no game is started after it. Arrays: ``obs``
-    (float16, (N, D)), ``mask`` (packed bits, (N, ceil(A/8))), ``action`` (int64), ``ret``
-    (float32), ``game`` (int32)."""
-    from moonriver_env.aec import raw_env
-
-    from .selfplay import make_baseline
-
-    kwargs: dict[str, Any] = {
-        "num_players": int(env_cfg["num_players"]),
-        "mode": env_cfg["mode"],
-        "reward": env_cfg.get("reward", "win"),
-        "dense_reward": float(env_cfg.get("dense_reward", 0.0)),
-        "auto_resolve": bool(env_cfg.get("auto_resolve", False)),
-    }
-    if kwargs["mode"] == "legends":
-        kwargs["scenario"] = env_cfg.get("scenario", "random")
-    env = raw_env(**kwargs, obs_type="dict")
-    n = kwargs["num_players"]
-    agents = [make_baseline(teacher, seed=_seed(seed, 0, s)) for s in range(n)]
-    obs_l: list[np.ndarray] = []
-    mask_l: list[np.ndarray] = []
-    act_l: list[int] = []
-    ret_l: list[float] = []
-    game_l: list[int] = []
-    for g in game_ids:
-        if deadline is not None and time.time() > deadline:
-            break
-        rng = np.random.default_rng(_seed(seed, g, 99))
-        for s, agent in enumerate(agents):
-            agent.reset(seed=_seed(seed, g, 1 + s))
-        env.reset(seed=_seed(seed, g))
-        # per seat: indices (into this game's samples) of its decisions and rewards after each
-        decisions: list[list[int]] = [[] for _ in range(n)]
-        rewards: list[list[float]] = [[] for _ in range(n)]
-        start = len(act_l)
-        state = env.state
-        assert state is not None
-        while not state.is_terminal:
-            agent_name = env.agent_selection
-            seat = env.agent_name_mapping[agent_name]
-            ob = env.observe(agent_name)
-            a = int(agents[seat].act(ob, env))
-            legal = np.flatnonzero(ob["action_mask"])
-            obs_l.append(ob["observation"].astype(np.float16))
-            mask_l.append(np.packbits(ob["action_mask"].astype(bool)))
-            act_l.append(a)
-            game_l.append(g)
-            decisions[seat].append(len(act_l) - 1)
-            rewards[seat].append(0.0)
-            played = (
-                a
-                if explore <= 0 or rng.random() >= explore
-                else int(legal[rng.integers(legal.size)])
-            )
-            env.step(played)
-            for other, name in enumerate(env.possible_agents):
-                r = float(env.rewards.get(name, 0.0))
-                if r and rewards[other]:
-                    rewards[other][-1] += r
-        ret_l.extend([0.0] * (len(act_l) - start))
-        for s in range(n):
-            acc = 0.0
-            for idx, r in zip(reversed(decisions[s]), reversed(rewards[s]), strict=True):
-                acc = r + gamma * acc
-                ret_l[idx] = acc
-    return {
-        "obs": np.stack(obs_l) if obs_l else np.zeros((0, 0), np.float16),
-        "mask": np.stack(mask_l) if mask_l else np.zeros((0, 0), np.uint8),
-        "action": np.asarray(act_l, dtype=np.int64),
-        "ret": np.asarray(ret_l, dtype=np.float32),
-        "game": np.asarray(game_l, dtype=np.int32),
-    }
-
-
-def _worker(
-    args: tuple[str, list[int], int, dict[str, Any], float, float, float | None],
-) -> dict[str, np.ndarray]:
-    teacher, ids, seed, env_cfg, gamma, explore, deadline = args
-    import torch
-
-    torch.set_num_threads(1)
-    return play_teacher_games(teacher, ids, seed, env_cfg, gamma, explore, deadline)
+    """Samples from the games ``game_ids`` (see the module docstring) played by
+    :class:`agents.runner.GameRunner` (seeds from :mod:`agents.runner`; the exploration's
+    Generator from ``derive_seed(seed, game, 99)``); with a ``deadline`` (``time.time()``
+    value) no game is started after it. Arrays: ``obs`` (float16, (N, D)), ``mask`` (packed
+    bits, (N, ceil(A/8))), ``action`` (int64), ``ret`` (float32), ``game`` (int32)."""
+    table = _TeacherTable(teacher, env_cfg, seed)
+    return _concatenate([_play(table, (g, seed, gamma, explore, deadline)) for g in game_ids])
 
 
 def collect(
@@ -140,21 +156,10 @@ def collect(
     """The samples of ``games`` teacher games, in game order (independent of ``workers``); with
     ``minutes > 0`` the games started within that wall time (then it depends on the speed)."""
     deadline = time.time() + 60 * minutes if minutes > 0 else None
-    chunks = [list(range(w, games, workers)) for w in range(max(1, workers))]
-    chunks = [c for c in chunks if c]
-    jobs = [(teacher, c, seed, dict(env_cfg), gamma, explore, deadline) for c in chunks]
-    if len(jobs) > 1:
-        with mp.get_context("forkserver").Pool(len(jobs)) as pool:
-            parts = pool.map(_worker, jobs)
-    else:
-        parts = [_worker(j) for j in jobs]
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    del parts
-    order = np.argsort(data["game"], kind="stable")
-    if not np.array_equal(order, np.arange(order.size)):
-        for k in list(data):  # one array at a time (the observations are large)
-            data[k] = data[k][order]
-    return data
+    jobs = [(g, seed, gamma, explore, deadline) for g in range(games)]
+    table_args = (teacher, dict(env_cfg), seed)
+    parts = run_jobs(jobs, _TeacherTable, table_args, _play, workers, context="forkserver")
+    return _concatenate(parts)
 
 
 def behaviour_clone(

@@ -3,9 +3,10 @@ baseline agents, sampled per episode.
 
 * :class:`SnapshotPool` keeps policy snapshots in ``<run_dir>/snapshots/snapshot_<step>.pt``
   (``policy.save``: state_dict + constructor arguments), the last ``keep`` of them.
-* :class:`SnapshotPolicy` plays a snapshot as a ``SingleAgentEnv`` opponent: CPU, one torch
-  thread, the action mask applied, sampling (``deterministic=False``, with the opponent's own
-  NumPy Generator, so runs are reproducible) or the most likely legal action.
+* :class:`SnapshotPolicy` plays a snapshot as a ``SingleAgentEnv`` opponent (an
+  :class:`agents.base.PolicyAgent`): CPU, one torch thread, the action mask applied, sampling
+  (``deterministic=False``, with the opponent's own NumPy Generator, so runs are reproducible)
+  or the most likely legal action.
 * :class:`OpponentSampler` draws, per episode and per opponent seat, ``random`` / ``greedy`` /
   ``heuristic`` (``agents.make_agent``) or ``snapshot`` (a uniformly drawn pool member) with the
   configured weights; while the pool is empty the snapshot weight is dropped.
@@ -32,7 +33,25 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.base import PolicyAgent, policy_action
+from agents.runner import GameSetup
 from moonriver_env.wrappers import SingleAgentEnv
+
+__all__ = [
+    "BASELINES",
+    "KINDS",
+    "OpponentSampler",
+    "OpponentStatsCallback",
+    "SelfPlayEnv",
+    "SnapshotCallback",
+    "SnapshotPolicy",
+    "SnapshotPool",
+    "load_policy",
+    "make_baseline",
+    "make_selfplay_env",
+    "policy_action",
+    "save_policy",
+]
 
 BASELINES = ("random", "greedy", "heuristic")
 KINDS = (*BASELINES, "snapshot")
@@ -128,34 +147,9 @@ def load_policy(path: str | Path) -> Any:
     return policy
 
 
-def policy_action(
-    policy: Any,
-    observation: np.ndarray,
-    mask: np.ndarray,
-    deterministic: bool,
-    rng: np.random.Generator,
-) -> int:
-    """One masked action of an SB3 maskable policy for one flat observation."""
-    import torch
-
-    legal = np.flatnonzero(mask)
-    if legal.size == 1:
-        return int(legal[0])
-    with torch.no_grad():
-        obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)).unsqueeze(0)
-        dist = policy.get_distribution(obs, action_masks=np.asarray(mask, dtype=bool)[None])
-        probs = dist.distribution.probs[0].numpy()
-    p = probs[legal].astype(np.float64)
-    if deterministic:
-        return int(legal[int(np.argmax(p))])
-    total = p.sum()
-    if not np.isfinite(total) or total <= 0:
-        return int(legal[rng.integers(legal.size)])
-    return int(rng.choice(legal, p=p / total))
-
-
-class SnapshotPolicy:
-    """A loaded snapshot as an opponent ``policy(observation_dict, env) -> action``."""
+class SnapshotPolicy(PolicyAgent):
+    """A loaded snapshot as an opponent: :class:`agents.base.PolicyAgent` sampling its moves by
+    default (``deterministic=False``) with its own Generator, so runs are reproducible."""
 
     def __init__(
         self,
@@ -164,30 +158,14 @@ class SnapshotPolicy:
         seed: int | None = None,
         name: str = "snapshot",
     ) -> None:
-        self.policy = policy
-        self.deterministic = deterministic
-        self.rng = np.random.default_rng(seed)
-        self.name = name
+        super().__init__(policy, seed=seed, deterministic=deterministic, name=name)
 
     @classmethod
-    def from_path(
+    def from_path(  # type: ignore[override]
         cls, path: str | Path, deterministic: bool = False, seed: int | None = None
     ) -> SnapshotPolicy:
+        """A snapshot (or any file :func:`load_policy` reads)."""
         return cls(load_policy(path), deterministic, seed, name=Path(path).stem)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, observation: dict[str, Any], env: Any = None) -> int:
-        return policy_action(
-            self.policy,
-            observation["observation"],
-            np.asarray(observation["action_mask"]).astype(bool),
-            self.deterministic,
-            self.rng,
-        )
-
-    act = __call__
 
 
 # -- sampling ----------------------------------------------------------------------------------
@@ -324,21 +302,12 @@ def make_selfplay_env(
         deterministic=bool(opp_cfg["snapshot_deterministic"]),
         seed=seed,
     )
-    kwargs: dict[str, Any] = {
-        "num_players": int(env_cfg["num_players"]),
-        "mode": env_cfg["mode"],
-        "reward": env_cfg["reward"],
-        "dense_reward": float(env_cfg["dense_reward"]),
-        "auto_resolve": bool(env_cfg["auto_resolve"]),
-    }
-    if env_cfg["mode"] == "legends":
-        kwargs["scenario"] = env_cfg["scenario"]
     return SelfPlayEnv(
         sampler,
         learner_seat=env_cfg["learner_seat"],
         obs_type="flat",
         illegal_penalty=float(env_cfg["illegal_penalty"]),
-        **kwargs,
+        **GameSetup.from_config(env_cfg).env_kwargs(),
     )
 
 

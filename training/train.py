@@ -320,111 +320,172 @@ def resolve_config(args: argparse.Namespace) -> tuple[Config, Path]:
     return cfg, run_dir
 
 
-def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
-    """Train (or resume) the run; returns a summary dict (also ``run_dir/summary.json``)."""
-    import torch
+def find_checkpoint(run_dir: Path, resume: bool) -> tuple[Path | None, float]:
+    """The checkpoint to resume from and the run's wall time so far (``None, 0`` for a new
+    run); ``ConfigError`` when resuming finds nothing or a new run would overwrite one."""
+    ckpt_dir = run_dir / "checkpoints"
+    if not resume:
+        if list_checkpoints(ckpt_dir):
+            raise ConfigError(
+                f"--run-dir: {run_dir} already has checkpoints; pass --resume or a new dir"
+            )
+        return None, 0.0
+    found = list_checkpoints(ckpt_dir)
+    if not found:
+        raise ConfigError(f"--run-dir: no checkpoint in {ckpt_dir} to resume from")
+    meta = found[-1].with_suffix(".json")
+    base_time = float(json.loads(meta.read_text()).get("wall_time", 0.0)) if meta.exists() else 0.0
+    return found[-1], base_time
+
+
+def open_model(
+    cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock, checkpoint: Path | None
+) -> tuple[Any, dict[str, Any] | None]:
+    """The model: loaded from ``checkpoint``, or built and warm-started (``[pretrain]``
+    ``init_model`` and/or behaviour cloning, then a step-0 checkpoint so that an interrupted
+    run resumes without cloning again). Returns it with the pretraining metrics, if any."""
     from sb3_contrib import MaskablePPO
 
-    run = cfg["run"]
-    if run["torch_threads"] > 0:
-        torch.set_num_threads(run["torch_threads"])
-    run_dir.mkdir(parents=True, exist_ok=True)
-    ckpt_dir = run_dir / "checkpoints"
-    checkpoint = None
-    base_time = 0.0
-    if resume:
-        found = list_checkpoints(ckpt_dir)
-        if not found:
-            raise ConfigError(f"--run-dir: no checkpoint in {ckpt_dir} to resume from")
-        checkpoint = found[-1]
-        meta = checkpoint.with_suffix(".json")
-        if meta.exists():
-            base_time = float(json.loads(meta.read_text()).get("wall_time", 0.0))
-    elif list_checkpoints(ckpt_dir):
-        raise ConfigError(
-            f"--run-dir: {run_dir} already has checkpoints; pass --resume or a new dir"
+    if checkpoint is not None:
+        model = MaskablePPO.load(
+            str(checkpoint),
+            env=venv,
+            device="cpu",
+            custom_objects={
+                "learning_rate": learning_rate(cfg, clock),
+                "tensorboard_log": str(run_dir / "tb"),
+            },
         )
-    (run_dir / "config.toml").write_text(dumps(cfg))
-    clock = RunClock(base_time)
-    pretrain_metrics: dict[str, Any] | None = None
-    venv = make_vec_env(cfg, run_dir)
-    try:
-        if checkpoint is not None:
-            model = MaskablePPO.load(
-                str(checkpoint),
-                env=venv,
-                device="cpu",
-                custom_objects={
-                    "learning_rate": learning_rate(cfg, clock),
-                    "tensorboard_log": str(run_dir / "tb"),
-                },
-            )
-            print(f"resuming from {checkpoint} at {model.num_timesteps} steps", flush=True)
-        else:
-            model = build_model(cfg, venv, run_dir, clock)
-            if cfg["pretrain"]["init_model"]:
-                init_policy(model, cfg["pretrain"]["init_model"])
-            if cfg["pretrain"]["teacher"]:
-                pretrain_metrics = run_pretrain(model, cfg, run_dir)
-                # a step-0 checkpoint: an interrupted run resumes without cloning again
-                save_checkpoint(model, ckpt_dir, clock(), cfg["checkpoint"]["keep"])
-        start_steps = int(model.num_timesteps)
-        remaining = run["total_timesteps"] - start_steps
-        n_envs = run["n_envs"]
-        limit_s = run["time_limit_minutes"] * 60.0
-        callbacks: list[BaseCallback] = [
-            PruningCheckpointCallback(
-                max(cfg["checkpoint"]["every"] // n_envs, 1),
-                str(ckpt_dir),
-                clock,
-                cfg["checkpoint"]["keep"],
-            ),
-            OpponentStatsCallback(),
-        ]
-        if cfg["opponents"]["snapshot"] > 0:
-            pool = SnapshotPool(run_dir / "snapshots", cfg["opponents"]["snapshot_keep"])
-            callbacks.append(SnapshotCallback(pool, cfg["opponents"]["snapshot_every"]))
-        ev = cfg["eval"]
-        eval_kwargs = env_kwargs_from_config(cfg["env"])
-        eval_cb = None
-        if ev["every"] > 0:
-            eval_cb = LadderEvalCallback(
+        print(f"resuming from {checkpoint} at {model.num_timesteps} steps", flush=True)
+        return model, None
+    model = build_model(cfg, venv, run_dir, clock)
+    if cfg["pretrain"]["init_model"]:
+        init_policy(model, cfg["pretrain"]["init_model"])
+    metrics = None
+    if cfg["pretrain"]["teacher"]:
+        metrics = run_pretrain(model, cfg, run_dir)
+        save_checkpoint(model, run_dir / "checkpoints", clock(), cfg["checkpoint"]["keep"])
+    return model, metrics
+
+
+def make_callbacks(
+    cfg: Config, run_dir: Path, clock: RunClock, warm_started: bool
+) -> tuple[list[BaseCallback], TimeLimitCallback | None]:
+    """Checkpoints, opponent statistics, self-play snapshots, the ladder evaluation (also at
+    the start when ``warm_started``: the policy before PPO) and the time limit (returned
+    too, to tell whether it stopped the run)."""
+    n_envs = cfg["run"]["n_envs"]
+    callbacks: list[BaseCallback] = [
+        PruningCheckpointCallback(
+            max(cfg["checkpoint"]["every"] // n_envs, 1),
+            str(run_dir / "checkpoints"),
+            clock,
+            cfg["checkpoint"]["keep"],
+        ),
+        OpponentStatsCallback(),
+    ]
+    if cfg["opponents"]["snapshot"] > 0:
+        pool = SnapshotPool(run_dir / "snapshots", cfg["opponents"]["snapshot_keep"])
+        callbacks.append(SnapshotCallback(pool, cfg["opponents"]["snapshot_every"]))
+    ev = cfg["eval"]
+    if ev["every"] > 0:
+        callbacks.append(
+            LadderEvalCallback(
                 ev["every"],
                 ev["opponents"],
                 ev["games"],
                 run_dir / "eval.csv",
-                eval_kwargs,
+                env_kwargs_from_config(cfg["env"]),
                 seed=ev["seed"],
                 deterministic=ev["deterministic"],
                 clock=clock,
                 verbose=1,
-                # the warm-started policy, before PPO
-                at_start=pretrain_metrics is not None or bool(cfg["pretrain"]["init_model"]),
+                at_start=warm_started,
                 best_opponent=ev["best_opponent"],
                 best_path=run_dir / "best_model.zip",
             )
-            callbacks.append(eval_cb)
-        time_cb = None
-        if limit_s > 0:
-            time_cb = TimeLimitCallback(limit_s, clock, verbose=1)
-            callbacks.append(time_cb)
-        t0 = time.time()
-        if remaining > 0 and (limit_s <= 0 or clock() < limit_s):
-            model.learn(
-                total_timesteps=remaining,
-                callback=CallbackList(callbacks),
-                log_interval=run["log_interval"],
-                tb_log_name="ppo",
-                reset_num_timesteps=checkpoint is None,
-                progress_bar=run["progress_bar"],
-            )
-        else:
-            print(
-                f"nothing to do: {start_steps} steps of {run['total_timesteps']} done", flush=True
-            )
-        learn_s = time.time() - t0
-        steps = int(model.num_timesteps) - start_steps
-        final = save_checkpoint(model, ckpt_dir, clock(), cfg["checkpoint"]["keep"])
+        )
+    limit_s = cfg["run"]["time_limit_minutes"] * 60.0
+    time_cb = TimeLimitCallback(limit_s, clock, verbose=1) if limit_s > 0 else None
+    if time_cb is not None:
+        callbacks.append(time_cb)
+    return callbacks, time_cb
+
+
+def learn(
+    model: Any, cfg: Config, callbacks: list[BaseCallback], clock: RunClock, resumed: bool
+) -> tuple[int, float]:
+    """PPO for the remaining step budget (unless it or the time limit is spent); returns the
+    steps taken and the seconds it took."""
+    run = cfg["run"]
+    start_steps = int(model.num_timesteps)
+    remaining = run["total_timesteps"] - start_steps
+    limit_s = run["time_limit_minutes"] * 60.0
+    t0 = time.time()
+    if remaining > 0 and (limit_s <= 0 or clock() < limit_s):
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList(callbacks),
+            log_interval=run["log_interval"],
+            tb_log_name="ppo",
+            reset_num_timesteps=not resumed,
+            progress_bar=run["progress_bar"],
+        )
+    else:
+        print(f"nothing to do: {start_steps} steps of {run['total_timesteps']} done", flush=True)
+    return int(model.num_timesteps) - start_steps, time.time() - t0
+
+
+def final_evaluation(model: Any, cfg: Config, run_dir: Path) -> dict[str, Any]:
+    """The ``[eval] final_games`` evaluation of the final model (and of the best one, when it
+    is another), also written to ``final_eval.json``."""
+    ev = cfg["eval"]
+    models = {"final": run_dir / "final_model.zip"}
+    best_meta = run_dir / "best_model.json"
+    if (
+        (run_dir / "best_model.zip").exists()
+        and best_meta.exists()
+        and json.loads(best_meta.read_text())["step"] != model.num_timesteps
+    ):
+        models["best"] = run_dir / "best_model.zip"
+    report: dict[str, Any] = {}
+    for name, path in models.items():
+        policy = model.policy if name == "final" else load_policy(path)
+        policy.set_training_mode(False)
+        rows = evaluate_ladder(
+            policy,
+            ev["final_opponents"] or ev["opponents"],
+            ev["final_games"],
+            seed=ev["seed"],
+            env_kwargs=env_kwargs_from_config(cfg["env"]),
+            deterministic=ev["deterministic"],
+        )
+        print(f"{name} model ({path.name}), {ev['final_games']} games per opponent:")
+        print(format_table(rows), flush=True)
+        report[name] = {"model": str(path), "results": rows}
+    if "best" in report:
+        report["best"]["step"] = json.loads(best_meta.read_text())["step"]
+    (run_dir / "final_eval.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
+    """Train (or resume) the run; returns a summary dict (also ``run_dir/summary.json``)."""
+    import torch
+
+    if cfg["run"]["torch_threads"] > 0:
+        torch.set_num_threads(cfg["run"]["torch_threads"])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    checkpoint, base_time = find_checkpoint(run_dir, resume)
+    (run_dir / "config.toml").write_text(dumps(cfg))
+    clock = RunClock(base_time)
+    venv = make_vec_env(cfg, run_dir)
+    try:
+        model, pretrain_metrics = open_model(cfg, venv, run_dir, clock, checkpoint)
+        warm = pretrain_metrics is not None or bool(cfg["pretrain"]["init_model"])
+        callbacks, time_cb = make_callbacks(cfg, run_dir, clock, warm_started=warm)
+        steps, learn_s = learn(model, cfg, callbacks, clock, resumed=checkpoint is not None)
+        final = save_checkpoint(model, run_dir / "checkpoints", clock(), cfg["checkpoint"]["keep"])
         model.save(str(run_dir / "final_model.zip"))
     finally:
         venv.close()
@@ -445,36 +506,10 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         f"total {model.num_timesteps} steps",
         flush=True,
     )
-    if ev["final_games"] > 0:
+    if cfg["eval"]["final_games"] > 0:
         t1 = time.time()
-        models = {"final": run_dir / "final_model.zip"}
-        best_meta = run_dir / "best_model.json"
-        if (
-            (run_dir / "best_model.zip").exists()
-            and best_meta.exists()
-            and json.loads(best_meta.read_text())["step"] != model.num_timesteps
-        ):
-            models["best"] = run_dir / "best_model.zip"
-        report: dict[str, Any] = {}
-        for name, path in models.items():
-            policy = model.policy if name == "final" else load_policy(path)
-            policy.set_training_mode(False)
-            rows = evaluate_ladder(
-                policy,
-                ev["final_opponents"] or ev["opponents"],
-                ev["final_games"],
-                seed=ev["seed"],
-                env_kwargs=eval_kwargs,
-                deterministic=ev["deterministic"],
-            )
-            print(f"{name} model ({path.name}), {ev['final_games']} games per opponent:")
-            print(format_table(rows), flush=True)
-            report[name] = {"model": str(path), "results": rows}
-        if "best" in report:
-            report["best"]["step"] = json.loads(best_meta.read_text())["step"]
-        summary["final_eval"] = report
+        summary["final_eval"] = final_evaluation(model, cfg, run_dir)
         summary["final_eval_seconds"] = round(time.time() - t1, 1)
-        (run_dir / "final_eval.json").write_text(json.dumps(report, indent=2) + "\n")
     final_rows = {name: r["results"] for name, r in summary.get("final_eval", {}).items()}
     plot = _plot(run_dir / "eval.csv", run_dir / "learning_curve.png", final_rows)
     if plot is not None:

@@ -1,0 +1,139 @@
+"""Running a tournament: the games of the schedule, played by :class:`agents.runner.GameRunner`
+in one or more processes (:func:`agents.runner.run_jobs`), then summarised."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ..runner import GameRunner, GameSetup, agent_seed, game_seed, run_jobs
+from .records import GameJob, GameRecord, record_game
+from .results import TournamentResult, summarise
+from .schedule import entry_labels, schedule
+
+if TYPE_CHECKING:
+    from ..base import Agent
+
+AgentFactory = Callable[[str, int], "Agent"]
+
+
+def _default_factory(spec: str, seed: int) -> Agent:
+    from .. import make_agent
+
+    return make_agent(spec, seed=seed)
+
+
+class _Table:
+    """One process's game runner and agents (one per entry and copy), kept between games."""
+
+    def __init__(
+        self, specs: Sequence[str], setup: GameSetup, factory: AgentFactory | None
+    ) -> None:
+        self.specs = list(specs)
+        self.factory = factory or _default_factory
+        self.runner = GameRunner(setup)
+        self.agents: dict[tuple[int, int], Agent] = {}
+
+    def agent(self, entry: int, copy: int) -> Agent:
+        key = (entry, copy)
+        if key not in self.agents:
+            self.agents[key] = self.factory(self.specs[entry], 0)
+        return self.agents[key]
+
+    def play(self, job: GameJob) -> GameRecord:
+        copies: dict[int, int] = {}
+        seat_agents = []
+        for entry in job.lineup:
+            copies[entry] = copies.get(entry, -1) + 1
+            seat_agents.append(self.agent(entry, copies[entry]))
+        names = [self.specs[e] for e in job.lineup]
+        try:
+            outcome = self.runner.play(seat_agents, job.seed, job.agent_seeds, names=names)
+        except Exception as exc:
+            lineup = ", ".join(f"seat {s}: {name}" for s, name in enumerate(names))
+            raise RuntimeError(
+                f"game {job.index} (seed {job.seed}; {lineup}) failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        return record_game(job, outcome)
+
+
+def _play_job(table: _Table, job: GameJob) -> GameRecord:
+    return table.play(job)
+
+
+def make_jobs(n_entries: int, players: int, games: int, seed: int) -> list[GameJob]:
+    """The games of the schedule with their seeds (:mod:`agents.runner`), in game order."""
+    return [
+        GameJob(
+            index=i,
+            seed=game_seed(seed, i),
+            lineup=lineup,
+            agent_seeds=tuple(agent_seed(seed, i, s) for s in range(players)),
+        )
+        for i, lineup in enumerate(schedule(n_entries, players, games))
+    ]
+
+
+def run_tournament(
+    agent_specs: Sequence[str],
+    players: int = 2,
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    *,
+    mode: str = "base",
+    scenario: str | None = None,
+    progress: bool = False,
+    agent_factory: AgentFactory | None = None,
+) -> TournamentResult:
+    """Play a tournament (schedule, seeds and statistics in :mod:`agents.tournament`).
+
+    Args:
+        agent_specs: agent specs for :func:`agents.make_agent` (repeats allowed).
+        players: seats per game (2-4).
+        games: with 2 players, games per pair of entries; with 3-4, games in total.
+        seed: master seed (>= 0).
+        workers: processes (``1``: play in this process).
+        mode, scenario: the game variant (``scenario`` for Legends; ``None`` draws per game).
+        progress: show a tqdm progress bar (on stderr).
+        agent_factory: ``(spec, seed) -> Agent``; default :func:`agents.make_agent`. With
+            several workers it must be a picklable module-level function.
+
+    Returns:
+        The :class:`TournamentResult`, games in game order.
+    """
+    specs = tuple(agent_specs)
+    if not specs:
+        raise ValueError("agents: expected at least one agent spec")
+    if players not in (2, 3, 4):
+        raise ValueError(f"players: expected 2, 3 or 4, got {players!r}")
+    if games < 1:
+        raise ValueError(f"games: expected at least 1, got {games!r}")
+    if seed < 0:
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    if workers < 1:
+        raise ValueError(f"workers: expected at least 1, got {workers!r}")
+    setup = GameSetup(num_players=players, mode=mode, scenario=scenario)
+    setup.game_config()  # validate early
+    factory = agent_factory or _default_factory
+    for spec in dict.fromkeys(specs):
+        factory(spec, 0)  # raise ValueError on a bad spec before starting workers
+    labels = tuple(entry_labels(specs))
+    jobs = make_jobs(len(specs), players, games, seed)
+    start = time.perf_counter()
+    from tqdm import tqdm
+
+    with tqdm(total=len(jobs), desc="games", unit="game", disable=not progress, leave=False) as bar:
+        records = run_jobs(
+            jobs,
+            _Table,
+            (specs, setup, agent_factory),
+            _play_job,
+            workers=workers,
+            on_result=lambda _: bar.update(1),
+        )
+    wall = time.perf_counter() - start
+    return summarise(
+        specs, labels, players, games, seed, mode, scenario, records, wall, min(workers, len(jobs))
+    )

@@ -1,0 +1,105 @@
+"""What a tournament records: the jobs it schedules, one record per game and seat, and the
+summary row of each entry (see :mod:`agents.tournament` for the definitions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from moonriver_env.rules import ScoreBreakdown
+
+from ..ratings import competition_ranks
+from ..runner import GameOutcome
+
+# The score columns of games.csv: the categories and tie-break keys of the engine's breakdown.
+SCORE_FIELDS = tuple(f.name for f in fields(ScoreBreakdown))
+CATEGORIES = ("territories", "resources", "partners", "scenario")
+
+
+@dataclass(frozen=True)
+class GameJob:
+    index: int
+    seed: int
+    lineup: tuple[int, ...]
+    agent_seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's result in one game (``think_seconds`` is wall time, not reproducible)."""
+
+    seat: int
+    entry: int
+    board: str
+    score: ScoreBreakdown
+    rank: int
+    win: bool
+    win_share: float
+    decisions: int
+    think_seconds: float
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    index: int
+    seed: int
+    scenario: str | None
+    seats: tuple[SeatResult, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """Summary row of one entry (see the module doc for the definitions)."""
+
+    agent: str
+    spec: str
+    games: int
+    wins: float
+    shared_wins: int
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    score_mean: float
+    score_low: float
+    score_high: float
+    territories: float
+    resources: float
+    partners: float
+    scenario: float
+    mean_rank: float
+    openskill_mu: float
+    openskill_sigma: float
+    openskill_ordinal: float
+    elo: float
+    elo_se: float
+    decisions: int
+
+
+def record_game(job: GameJob, outcome: GameOutcome) -> GameRecord:
+    """The record of ``job``'s finished game: per seat the score, the finishing rank (tie-breaks
+    applied, tied seats share the better rank) and the share of the win."""
+    state = outcome.state
+    scores = state.scores()
+    winners = set(state.winners())
+    ranks = competition_ranks([s.rank_key for s in scores])
+    seats = tuple(
+        SeatResult(
+            seat=s,
+            entry=job.lineup[s],
+            board=str(state.boards[s]),
+            score=sc,
+            rank=ranks[s],
+            win=s in winners,
+            win_share=(1.0 / len(winners)) if s in winners else 0.0,
+            decisions=outcome.decisions[s],
+            think_seconds=outcome.think_seconds[s],
+        )
+        for s, sc in enumerate(scores)
+    )
+    return GameRecord(
+        index=job.index,
+        seed=job.seed,
+        scenario=state.scenario,
+        seats=seats,
+        seconds=outcome.seconds,
+    )
