@@ -38,11 +38,11 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from .components import LEGENDS_BOARDS
+from .components import LEGENDS_BOARDS, PartnerKind
 from .config import SCENARIOS, GameConfig
 from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, StateCore
 from .serialization import _config_to_raw, _load_config, state_from_json, state_to_json
@@ -55,6 +55,7 @@ __all__ = [
     "SeededDraws",
     "chance_view",
     "new_chance_game",
+    "outcome_text",
     "seeded_draws",
 ]
 
@@ -281,6 +282,20 @@ class ChanceState(GameState):
             self.seat = order[0]
 
 
+def outcome_text(kind: DrawKind, outcome: int) -> str:
+    """A short text for a draw's outcome, e.g. ``"plot 23"`` (the kind number of the
+    component data, 1-based), ``"token cattle_thief"``, ``"scenario gold_rush"``."""
+    if kind == DrawKind.PLOT:
+        return f"plot {outcome + 1}"
+    if kind == DrawKind.TOKEN:
+        return f"token {PartnerKind(outcome).name.lower()}"
+    if kind == DrawKind.SCENARIO:
+        return f"scenario {SCENARIOS[outcome]}"
+    if kind == DrawKind.BOARD:
+        return f"board {LEGENDS_BOARDS[outcome]}"
+    return f"seat {outcome}"
+
+
 def new_chance_game(config: GameConfig | None = None) -> ChanceState:
     """A game at its first chance node: set-up as in :func:`~.state.new_game` (RULES.md
     section 2) with every draw pending, in this order: the scenario, the boards (seat by
@@ -288,7 +303,7 @@ def new_chance_game(config: GameConfig | None = None) -> ChanceState:
     if config is None:
         config = GameConfig()
     # The generator is never used: it is there because every state carries one.
-    self = ChanceState._empty(config, np.random.default_rng(0))
+    self = cast(ChanceState, ChanceState._empty(config, np.random.default_rng(0)))
     _init_chance_fields(self, None)
     comps = config.components
     n = config.num_players
