@@ -243,7 +243,9 @@ def state_text(state: ChanceState) -> str:
     first); cheap enough for every step. ``render.render_ansi`` draws the table for people."""
     pending = " ".join(f"{k.name}[{t}]" for k, t in state.pending)
     lines = [f"pending={pending}"]
-    lines.extend(f"{name}={getattr(state, name)}" for name in _TEXT_FIELDS)
+    for name in _TEXT_FIELDS:
+        value = getattr(state, name)
+        lines.append(f"{name}={value.name if name == 'phase' else value}")
     return "\n".join(lines)
 
 

@@ -140,7 +140,13 @@ class ChanceState(GameState):
         """
         kind, target = self._next_draw()
         o = int(outcome)
-        if not any(o == k for k, _ in self.chance_outcomes()):
+        if kind == DrawKind.PLOT or kind == DrawKind.TOKEN:
+            pool = self.pile if kind == DrawKind.PLOT else self.stack
+            i = bisect_left(pool, o)
+            possible = i < len(pool) and pool[i] == o
+        else:
+            possible = any(o == k for k, _ in self.chance_outcomes())
+        if not possible:
             raise IllegalActionError(f"chance outcome {outcome!r} is impossible for a {kind.name}")
         self.pending.pop(0)
         self.history.append(o)
