@@ -32,7 +32,9 @@ class OpenSpielMCTSAgent(Agent):
     ) -> None:
         super().__init__(seed)
         if sims < 2 or rollouts < 1:
-            raise ValueError(f"sims, rollouts: expected >= 2 (the first only expands the root) and >= 1, got {sims}, {rollouts}")
+            raise ValueError(
+                f"sims, rollouts: expected >= 2 (the first only expands the root) and >= 1, got {sims}, {rollouts}"
+            )
         self.sims = sims
         self.c = c
         self.rollouts = rollouts

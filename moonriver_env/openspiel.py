@@ -31,7 +31,7 @@ import pyspiel
 from .aec import win_rewards
 from .encoding import ObservationEncoder
 from .rules import MODES, SCENARIOS, GameConfig, GameState
-from .rules.chance import ChanceState, DrawKind, chance_view, new_chance_game, outcome_text
+from .rules.chance import ChanceState, chance_view, new_chance_game, outcome_text
 from .rules.components import LEGENDS_BOARDS, PartnerKind
 from .rules.core import StateCore
 
@@ -234,7 +234,19 @@ _TEXT_FIELDS = tuple(
     name
     for name in StateCore.__slots__
     if name
-    not in ("_st", "config", "rng", "slots", "bridges", "land_bb", "occ", "cow_bb", "partner_bb", "ranch_stamp", "_legal")  # fmt: skip
+    not in (
+        "_st",
+        "config",
+        "rng",
+        "slots",
+        "bridges",
+        "land_bb",
+        "occ",
+        "cow_bb",
+        "partner_bb",
+        "ranch_stamp",
+        "_legal",
+    )  # fmt: skip
 )
 
 
