@@ -17,8 +17,8 @@ observation and information-state tensors are both the project's encoding
 (:meth:`.encoding.ObservationEncoder.encode_flat`) from the player's seat. ``current_player``
 follows the engine: one player may take several decisions in a row. Returns come at the end
 only: the env's ``"win"`` rewards (:func:`.aec.win_rewards`, in ``[-1, 1]``, summing to 0).
-Player actions are the engine's flat action ids; chance outcomes are the small ints of
-:class:`.rules.chance.DrawKind` (at most 25: the plot kinds).
+Player actions are the engine's flat action ids; chance outcomes are the pieces drawn, as
+small ints (:mod:`.rules.chance`: at most 25, the plot kinds).
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ def _max_chance_outcomes(config: GameConfig) -> int:
     return max(len(comps.plots), len(PartnerKind), len(SCENARIOS), len(LEGENDS_BOARDS), 4)
 
 
-class MoonRiverGame(pyspiel.Game):  # type: ignore[misc]
+class MoonRiverGame(pyspiel.Game):
     """The pyspiel game; ``pyspiel.load_game("python_moonriver", {...})`` makes one."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -180,7 +180,7 @@ class MoonRiverGame(pyspiel.Game):  # type: ignore[misc]
         return MoonRiverObserver(_encoder_for(self.config), params)
 
 
-class MoonRiverState(pyspiel.State):  # type: ignore[misc]
+class MoonRiverState(pyspiel.State):
     """A pyspiel state around a :class:`~.rules.chance.ChanceState` (``.engine``)."""
 
     def __init__(self, game: MoonRiverGame, engine: ChanceState | None = None) -> None:
