@@ -108,9 +108,7 @@ class ChanceState(GameState):
 
     def draw_kind(self) -> DrawKind:
         """The pool of the next draw; ``ValueError`` at a decision node."""
-        if not self.pending:
-            raise ValueError("not a chance node: no draw pending")
-        return self.pending[0][0]
+        return self._next_draw()[0]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``(outcome, probability)`` of the next draw, outcomes ascending, probabilities
@@ -194,10 +192,7 @@ class ChanceState(GameState):
 
     def clone(self) -> ChanceState:
         """An independent copy."""
-        base = GameState.clone(self)
-        new = ChanceState.__new__(ChanceState)
-        for name in StateCore.__slots__:
-            setattr(new, name, getattr(base, name))
+        new = _with_fields_of(GameState.clone(self))
         new.pending = self.pending.copy()
         new.history = self.history.copy()
         new.start = self.start
@@ -342,13 +337,19 @@ def chance_view(state: GameState) -> ChanceState:
     know the hidden order plays on from here with explicit chance nodes."""
     if isinstance(state, ChanceState) and state.pending:
         raise ValueError("chance_view: the state is at a chance node")
-    base = GameState.clone(state)
-    new = ChanceState.__new__(ChanceState)
-    for name in StateCore.__slots__:
-        setattr(new, name, getattr(base, name))
+    new = _with_fields_of(GameState.clone(state))
     new.pile.sort()
     new.stack.sort()
     _init_chance_fields(new, state_to_json(new))
+    return new
+
+
+def _with_fields_of(copy: GameState) -> ChanceState:
+    """A ChanceState taking over the fields of ``copy`` (a fresh clone, not shared), with
+    its own chance fields still to set."""
+    new = ChanceState.__new__(ChanceState)
+    for name in StateCore.__slots__:
+        setattr(new, name, getattr(copy, name))
     return new
 
 
