@@ -14,6 +14,9 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``ppo``        the shipped checkpoint, 2 players, base game (:data:`SHIPPED_PPO`)
 =============  ===========================================================================
 
+``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
+imported on first use); parameters ``sims``, ``c``, ``rollouts`` (:mod:`agents.openspiel_mcts`).
+
 ``time=none`` / ``time=0`` switch the time budget off. Bad specs raise ``ValueError`` naming
 the offending field (``spec``, the agent name, or the parameter).
 """
@@ -30,6 +33,7 @@ from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .mcts import MCTSAgent
 from .montecarlo import MonteCarloAgent
+from .openspiel_mcts import OpenSpielMCTSAgent
 from .random_agent import RandomAgent
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
@@ -53,6 +57,7 @@ _PARAMS: dict[str, dict[str, type]] = {
     "heuristic": {name: float for name in Weights.names()},
     "mc": dict(_SEARCH_PARAMS),
     "mcts": {**_SEARCH_PARAMS, "c": float, "width": int},
+    "openspiel_mcts": {"sims": int, "c": float, "rollouts": int},
 }
 
 
@@ -88,7 +93,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             return name, {"path": str(SHIPPED_PPO)}
         return name, {"path": rest.strip()}
     if name not in _PARAMS:
-        known = ", ".join((*AGENT_NAMES, "ppo", "ppo:PATH"))
+        known = ", ".join((*AGENT_NAMES, "ppo", "ppo:PATH", "openspiel_mcts"))
         raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
     allowed = _PARAMS[name]
     params: dict[str, Any] = {}
@@ -117,5 +122,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         "heuristic": lambda seed, **w: HeuristicAgent(seed, Weights(**w) if w else None),
         "mc": MonteCarloAgent,
         "mcts": MCTSAgent,
+        "openspiel_mcts": OpenSpielMCTSAgent,
     }
     return factories[name](seed=seed, **params)
