@@ -45,7 +45,7 @@ import numpy as np
 from .components import LEGENDS_BOARDS, PartnerKind
 from .config import SCENARIOS, GameConfig
 from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, StateCore
-from .serialization import _config_to_raw, _load_config, state_from_json, state_to_json
+from .serialization import config_from_raw, config_to_raw, state_from_json, state_to_json
 from .state import GameState
 
 __all__ = [
@@ -214,7 +214,7 @@ class ChanceState(GameState):
         doc = {
             "format": CHANCE_FORMAT_TAG,
             "version": _CHANCE_VERSION,
-            "config": _config_to_raw(self.config),
+            "config": config_to_raw(self.config),
             "start": self.start,
             "history": self.history,
         }
@@ -230,9 +230,9 @@ class ChanceState(GameState):
             raise ValueError(f"expected format {CHANCE_FORMAT_TAG!r} version {_CHANCE_VERSION}")
         start = doc["start"]
         if start is None:
-            state = new_chance_game(_load_config(doc["config"]))
+            state = new_chance_game(config_from_raw(doc["config"]))
         else:
-            state = chance_view(state_from_json(start))
+            state = chance_view(state_from_json(start, GameState))
         for i, x in enumerate(doc["history"]):
             if isinstance(x, bool) or not isinstance(x, int):
                 raise ValueError(f"history[{i}]: expected an int, got {x!r}")

@@ -206,7 +206,8 @@ def _jsonable(value: object) -> Any:
     return value
 
 
-def _config_to_raw(config: GameConfig) -> dict[str, Any]:
+def config_to_raw(config: GameConfig) -> dict[str, Any]:
+    """The JSON object of ``config`` as saved games store it (read back by :func:`config_from_raw`)."""
     comps = config.components
     default = default_components()
     boards = config.boards
@@ -234,7 +235,7 @@ def state_to_json(state: StateCore) -> str:
     doc: dict[str, Any] = {
         "format": FORMAT_TAG,
         "version": SCHEMA_VERSION,
-        "config": _config_to_raw(state.config),
+        "config": config_to_raw(state.config),
         "rng": {"bit_generator": type(bg).__name__, "state": _jsonable(bg.state)},
     }
     for f in _TOP_BEFORE:
@@ -266,7 +267,8 @@ def _reject_constant(name: str) -> NoReturn:
 _CONFIGS: dict[str, GameConfig] = {}
 
 
-def _load_config(value: object) -> GameConfig:
+def config_from_raw(value: object) -> GameConfig:
+    """The :class:`GameConfig` of a saved game's ``config`` object, checked field by field."""
     raw = _ck.mapping(value, "config", _CONFIG_KEYS)
     comps_raw = raw["components"]
     components: Components
@@ -355,7 +357,7 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
             )
     _ck.mapping(doc, "", _STATE_KEYS)
 
-    config = _load_config(doc["config"])
+    config = config_from_raw(doc["config"])
     state = cls._empty(config, _load_rng(doc["rng"]))
     limits = dict(state._st.limits)
     for f in _TOP_BEFORE:
