@@ -38,7 +38,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -304,7 +304,7 @@ def new_chance_game(config: GameConfig | None = None) -> ChanceState:
     if config is None:
         config = GameConfig()
     # The generator is never used: it is there because every state carries one.
-    self = cast(ChanceState, ChanceState._empty(config, np.random.default_rng(0)))
+    self = ChanceState._empty(config, np.random.default_rng(0))
     _init_chance_fields(self, None)
     comps = config.components
     n = config.num_players
