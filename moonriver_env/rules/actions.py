@@ -151,7 +151,9 @@ class Segment:
 
     def __post_init__(self) -> None:
         size = int(np.prod(self.shape, dtype=np.int64))
-        strides = tuple(int(np.prod(self.shape[k + 1 :], dtype=np.int64)) for k in range(len(self.shape)))
+        strides = tuple(
+            int(np.prod(self.shape[k + 1 :], dtype=np.int64)) for k in range(len(self.shape))
+        )
         object.__setattr__(self, "size", size)
         object.__setattr__(self, "stop", self.start + size)
         object.__setattr__(self, "strides", strides)
@@ -163,7 +165,9 @@ class Segment:
         if len(index) != len(self.shape):
             raise ValueError(f"{self.name} takes {len(self.shape)} indices, got {len(index)}")
         a = self.start
-        for value, bound, stride, axis in zip(index, self.shape, self.strides, self.axes, strict=True):
+        for value, bound, stride, axis in zip(
+            index, self.shape, self.strides, self.axes, strict=True
+        ):
             a += _check(value, bound, axis) * stride
         return a
 

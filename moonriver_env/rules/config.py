@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+
 from .actions import ActionLayout
 from .components import LEGENDS_BOARDS, Components, default_components
 

@@ -7,8 +7,8 @@ it; ruling R4: a thief on a cornfield cannot steal).
 
 from __future__ import annotations
 
-from .components import Landscape, PartnerKind
 from .actions import target_seat
+from .components import Landscape, PartnerKind
 from .core import Phase, StateCore, new_stamp
 from .geometry import bit_indices
 from .scoring import partner_code
