@@ -315,21 +315,21 @@ class ActionLayout:
     """
 
     def __init__(self, config: LayoutSource) -> None:
-        comps = config.components
+        sizes = axis_sizes(config)
         self.num_players = config.num_players
-        self.grid = grid = grid_for_rows(config.rows)
-        self.cells = grid.cells
-        self.held = h = config.max_slots + 1
-        self.saloon = comps.saloon_size
-        self.column = comps.column_size
+        self.grid = grid_for_rows(config.rows)
+        self.cells = sizes["cell"]
+        self.held = h = sizes["own"]  # held positions
+        self.saloon = sizes["slot"]
+        self.column = sizes["position"]
         self.pairs: tuple[tuple[int, int], ...] = tuple(
             (i, j) for i in range(h) for j in range(i + 1, h)
         )
         self.pair_index: dict[tuple[int, int], int] = {p: k for k, p in enumerate(self.pairs)}
         self.tile_sides: tuple[tuple[str, str], ...] = tuple(
-            (t.sides[0].name.lower(), t.sides[1].name.lower()) for t in comps.bonus_tiles
+            (t.sides[0].name.lower(), t.sides[1].name.lower())
+            for t in config.components.bonus_tiles
         )
-        sizes = axis_sizes(config)
         segment_list: list[Segment] = []
         start = 0
         for name, axes in SEGMENTS:
