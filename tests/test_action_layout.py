@@ -153,3 +153,16 @@ def test_every_segment_has_an_engine_handler() -> None:
     from moonriver_env.rules.state import _APPLY
 
     assert list(_APPLY) == [name for name, _ in SEGMENTS]
+
+
+def test_text_parse_errors_name_the_expected_form() -> None:
+    lay = layout_of((4, "base"))
+    assert lay.from_text("  PLACE 0+1   B1 n ") == lay.from_text("place 0+1 b1 N")
+    with pytest.raises(ValueError, match="unknown action word 'plaec'"):
+        lay.from_text("plaec 0+1 a1 N")
+    with pytest.raises(ValueError, match=r"expected 'place \{pair\} \{cell\} \{direction\}'"):
+        lay.from_text("place 0+1 e6 S")  # row 6 is off a 5-row ranch
+    with pytest.raises(ValueError, match="no bonus_place or bonus_remove actions"):
+        lay.from_text("bonus A0 c1")
+    with pytest.raises(ValueError, match="empty action text"):
+        lay.from_text("   ")

@@ -54,7 +54,9 @@ Cells are named like a chess board: columns ``a``-``e``, rows from ``1`` at the 
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -84,6 +86,25 @@ SEGMENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bonus_remove", ("tile",)),
 )
 """The action segments in id order: (name, axis names); the module docstring draws them."""
+
+TEXT_FORMS: dict[str, str] = {
+    "claim": "claim {position}",
+    "place": "place {pair} {cell} {direction}",
+    "stop": "stop",
+    "discard": "discard {pair}",
+    "skull": "skull {cell}",
+    "recruit": "recruit c{circle} s{slot} {side}",
+    "cowboy_move": "move {cell} {direction}",
+    "cowboy_stop": "cowboy stop",
+    "desperado_swap": "swap {own} +{target} {theirs}",
+    "desperado_skip": "desperado skip",
+    "thief_steal": "steal +{target} {cell}",
+    "thief_skip": "thief skip",
+    "bonus_place": "bonus {tile}{tile_side} {cell}",
+    "bonus_remove": "bonus {tile} remove",
+}
+"""The text form of each segment, its axes in braces (written by :meth:`ActionLayout._axis_text`:
+pairs ``i+j``, cells ``b1``, directions ``N``, sides ``cowboy``, targets as seat offsets)."""
 
 
 class LayoutSource(Protocol):
@@ -408,16 +429,7 @@ class ActionLayout:
 
     def decode(self, action: int) -> Action:
         """The frozen dataclass describing action id ``action``."""
-        if isinstance(action, bool) or not isinstance(action, int):
-            try:
-                import numbers
-
-                if not isinstance(action, numbers.Integral) or isinstance(action, bool):
-                    raise TypeError
-                action = int(action)
-            except TypeError:
-                raise ValueError(f"action must be an integer, got {action!r}") from None
-        name, ix = self.locate(action)
+        name, ix = self.located[_as_int(action, self.num_actions)]
         if name == "claim":
             return Claim(ix[0])
         if name == "place":
@@ -448,130 +460,69 @@ class ActionLayout:
 
     # -- text ------------------------------------------------------------------------------
     def to_text(self, action: int) -> str:
-        """Stable text form of ``action`` (see the module docstring)."""
-        a = self.decode(action)
-        g = self.grid
-        if isinstance(a, Claim):
-            return f"claim {a.position}"
-        if isinstance(a, Place):
-            return f"place {a.first}+{a.second} {g.cell_name(a.cell)} {DIRECTIONS[a.direction]}"
-        if isinstance(a, Stop):
-            return "stop"
-        if isinstance(a, Discard):
-            return f"discard {a.first}+{a.second}"
-        if isinstance(a, SkullCow):
-            return f"skull {g.cell_name(a.cell)}"
-        if isinstance(a, Recruit):
-            return f"recruit c{a.circle} s{a.slot} {SIDES[int(a.cowboy)]}"
-        if isinstance(a, CowboyMove):
-            return f"move {g.cell_name(a.cell)} {DIRECTIONS[a.direction]}"
-        if isinstance(a, CowboyStop):
-            return "cowboy stop"
-        if isinstance(a, DesperadoSwap):
-            return f"swap {a.own} +{a.target} {a.theirs}"
-        if isinstance(a, DesperadoSkip):
-            return "desperado skip"
-        if isinstance(a, ThiefSteal):
-            return f"steal +{a.target} {g.cell_name(a.cell)}"
-        if isinstance(a, ThiefSkip):
-            return "thief skip"
-        if isinstance(a, BonusPlace):
-            return f"bonus {TILE_NAMES[a.tile]}{a.side} {g.cell_name(a.cell)}"
-        assert isinstance(a, BonusRemove)
-        return f"bonus {TILE_NAMES[a.tile]} remove"
+        """Stable text form of ``action`` (:data:`TEXT_FORMS`)."""
+        return self.texts[_as_int(action, self.num_actions)]
 
     def from_text(self, text: str) -> int:
-        """Parse a text form back to its id; ``ValueError`` naming the problem otherwise."""
+        """Parse a text form back to its id (any case and spacing); ``ValueError`` naming the
+        expected form otherwise."""
         words = text.strip().lower().split()
         if not words:
             raise ValueError("empty action text")
-        try:
-            return self.encode(self._parse(words))
-        except ValueError as exc:
-            raise ValueError(f"cannot parse action {text!r}: {exc}") from None
+        action = self._ids_by_text.get(" ".join(words))
+        if action is None:
+            raise ValueError(f"cannot parse action {text!r}: {self._expected(words)}")
+        return action
 
-    def _parse(self, w: list[str]) -> Action:
-        g = self.grid
-        head, args = w[0], w[1:]
+    @cached_property
+    def texts(self) -> tuple[str, ...]:
+        """The text form of every id, ``texts[a]`` (built on first use)."""
+        out: list[str] = []
+        for seg in self.segment_list:
+            form = TEXT_FORMS[seg.name]
+            for a in range(seg.start, seg.stop):
+                index = self.located[a][1]
+                values = zip(seg.axes, index, strict=True)
+                out.append(form.format(**{axis: self._axis_text(axis, i) for axis, i in values}))
+        return tuple(out)
 
-        def need(k: int) -> None:
-            if len(args) != k:
-                raise ValueError(f"'{head}' takes {k} argument(s), got {len(args)}")
+    @cached_property
+    def _ids_by_text(self) -> dict[str, int]:
+        return {" ".join(t.lower().split()): a for a, t in enumerate(self.texts)}
 
-        def num(s: str, prefix: str = "") -> int:
-            if prefix:
-                if not s.startswith(prefix):
-                    raise ValueError(f"expected {prefix!r} before the number in {s!r}")
-                s = s[len(prefix) :]
-            if not s.isdigit():
-                raise ValueError(f"not a number: {s!r}")
-            return int(s)
+    def _axis_text(self, axis: str, i: int) -> str:
+        """How index ``i`` of ``axis`` is written in the text forms."""
+        if axis == "pair":
+            first, second = self.pairs[i]
+            return f"{first}+{second}"
+        if axis == "cell":
+            return self.grid.cell_name(i)
+        if axis == "direction":
+            return DIRECTIONS[i]
+        if axis == "side":
+            return SIDES[i]
+        if axis == "target":
+            return str(i + 1)  # seat offset
+        if axis == "tile":
+            return TILE_NAMES[i]
+        return str(i)
 
-        def direction(s: str) -> int:
-            if s.upper() not in DIRECTIONS:
-                raise ValueError(f"unknown direction {s!r} (N, E, S or W)")
-            return DIRECTIONS.index(s.upper())
-
-        def pair(s: str) -> tuple[int, int]:
-            parts = s.split("+")
-            if len(parts) != 2:
-                raise ValueError(f"expected two held positions like '0+2', got {s!r}")
-            return num(parts[0]), num(parts[1])
-
-        if head == "claim":
-            need(1)
-            return Claim(num(args[0]))
-        if head == "place":
-            need(3)
-            i, j = pair(args[0])
-            return Place(i, j, g.parse_cell(args[1]), direction(args[2]))
-        if head == "stop":
-            need(0)
-            return Stop()
-        if head == "discard":
-            need(1)
-            return Discard(*pair(args[0]))
-        if head == "skull":
-            need(1)
-            return SkullCow(g.parse_cell(args[0]))
-        if head == "recruit":
-            need(3)
-            if args[2] not in SIDES:
-                raise ValueError(f"side must be 'specialist' or 'cowboy', got {args[2]!r}")
-            return Recruit(num(args[0], "c"), num(args[1], "s"), args[2] == "cowboy")
-        if head == "move":
-            need(2)
-            return CowboyMove(g.parse_cell(args[0]), direction(args[1]))
-        if head == "cowboy":
-            if args != ["stop"]:
-                raise ValueError("expected 'cowboy stop'")
-            return CowboyStop()
-        if head == "swap":
-            need(3)
-            return DesperadoSwap(num(args[0]), num(args[1], "+"), num(args[2]))
-        if head == "desperado":
-            if args != ["skip"]:
-                raise ValueError("expected 'desperado skip'")
-            return DesperadoSkip()
-        if head == "steal":
-            need(2)
-            return ThiefSteal(num(args[0], "+"), g.parse_cell(args[1]))
-        if head == "thief":
-            if args != ["skip"]:
-                raise ValueError("expected 'thief skip'")
-            return ThiefSkip()
-        if head == "bonus":
-            need(2)
-            tile_text = args[0].upper()
-            if not tile_text or tile_text[0] not in TILE_NAMES:
-                raise ValueError(f"unknown bonus tile {args[0]!r} (A or B)")
-            tile = TILE_NAMES.index(tile_text[0])
-            if args[1] == "remove":
-                if len(tile_text) != 1:
-                    raise ValueError("expected 'bonus A remove' or 'bonus B remove'")
-                return BonusRemove(tile)
-            return BonusPlace(tile, num(tile_text[1:]), g.parse_cell(args[1]))
-        raise ValueError(f"unknown action word {head!r}")
+    def _expected(self, words: list[str]) -> str:
+        """Why ``words`` name no action: the forms their first word starts, with the ranges."""
+        names = [name for name, form in TEXT_FORMS.items() if form.split()[0] == words[0]]
+        if not names:
+            return f"unknown action word {words[0]!r}"
+        present = [self.by_name[name] for name in names if name in self.by_name]
+        if not present:
+            return f"no {' or '.join(names)} actions in a {self.num_players}-player game"
+        hints = []
+        for seg in present:
+            ranges = ", ".join(
+                f"{axis} {self._axis_text(axis, 0)}..{self._axis_text(axis, n - 1)}"
+                for axis, n in zip(seg.axes, seg.shape, strict=True)
+            )
+            hints.append(f"'{TEXT_FORMS[seg.name]}'" + (f" ({ranges})" if ranges else ""))
+        return "expected " + " or ".join(hints)
 
     def table(self) -> str:
         """A Markdown table of the segments (for docs)."""
@@ -580,6 +531,16 @@ class ActionLayout:
             lines.append(f"| {name} | {start} | {size} |")
         lines.append(f"| **total** | | {self.num_actions} |")
         return "\n".join(lines)
+
+
+def _as_int(action: object, num_actions: int) -> int:
+    """``action`` as a Python int id in ``0..num_actions - 1``; ``ValueError`` otherwise."""
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise ValueError(f"action must be an integer, got {action!r}")
+    a = int(action)
+    if not 0 <= a < num_actions:
+        raise ValueError(f"action {a} is outside 0..{num_actions - 1}")
+    return a
 
 
 def _check(value: int, bound: int, name: str) -> int:
