@@ -8,29 +8,31 @@ strides and the per-id decoding tables are derived from the declaration by :clas
 :class:`ActionLayout`, and every other module (engine, encoder, agents, policy head) reads them
 from there. With ``C`` cells (25, or 50 with 2 players), ``H`` held-plot positions (largest
 reserve of the mode + 1 for the collected plot: 4 in the base game, 5 in Legends),
-``P = H (H - 1) / 2`` unordered pairs of held positions and ``n`` players::
+``P = H (H - 1) / 2`` unordered pairs of held positions, ``S`` saloon spaces (5) and ``n``
+players::
 
     id 0                                                                   num_actions - 1
     |claim|place ..................|stop|discard|skull|recruit|cowboy_move|cowboy_stop|
         |desperado_swap|desperado_skip|thief_steal|thief_skip|bonus_place|bonus_remove|
 
-    segment          shape (axes)                          meaning of the index
-    claim            column_size (position)                position in the column (0 = lowest number)
-    place            P x C x 4 (pair, cell, direction)     pair's first plot on cell, second in direction
-    stop             ()                                    stop expanding
-    discard          P (pair)                              pair of held plots discarded (nothing fits)
-    skull            C (cell)                              cell whose cow a skull removes
-    recruit          2 x S x 2 (circle, slot, side)        circle 0 first plot / 1 second, saloon
-                                                           space 0..S-1, side 0 specialist / 1 cowboy
-    cowboy_move      C x 4 (cell, direction)               cell of the cow, direction
-    cowboy_stop      ()                                    end the Cowboy's moves
-    desperado_swap   H x (n-1) x (H-1) (own, target, theirs)  own held position, target seat
-                                                           offset - 1, target reserve position
-    desperado_skip   ()
-    thief_steal      (n-1) x C (target, cell)              target seat offset - 1, cell of the cow
-    thief_skip       ()
-    bonus_place      T x 2 x C (tile, tile_side, cell)     2 players only (T = 2 tiles, else 0)
-    bonus_remove     T (tile)                              2 players only: tile that fits nowhere
+    segment         shape              axes                  meaning of the index
+    claim           column_size (4)    position              position in the column (0 = lowest)
+    place           P x C x 4          pair, cell,           plot i of pair (i, j) on the cell,
+                                       direction             plot j on its neighbour there
+    stop            ()                                       stop expanding
+    discard         P                  pair                  held plots discarded (nothing fits)
+    skull           C                  cell                  cell whose cow a skull removes
+    recruit         2 x S x 2          circle, slot, side    circle 0 first plot / 1 second, saloon
+                                                             space, side 0 specialist / 1 cowboy
+    cowboy_move     C x 4              cell, direction       cell of the cow, direction
+    cowboy_stop     ()                                       end the Cowboy's moves
+    desperado_swap  H x (n-1) x (H-1)  own, target, theirs   own held position, target seat
+                                                             offset - 1, target reserve position
+    desperado_skip  ()
+    thief_steal     (n-1) x C          target, cell          target seat offset - 1, cell of the cow
+    thief_skip      ()
+    bonus_place     T x 2 x C          tile, tile_side, cell 2 players only (T = 2 tiles, else 0)
+    bonus_remove    T                  tile                  2 players only: tile that fits nowhere
 
 A segment with an axis of size 0 (the bonus tiles outside 2-player games) is left out. First
 ids, e.g. 4 players base: claim 0, place 4, stop 604, discard 605, skull 611, recruit 636,
