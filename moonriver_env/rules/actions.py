@@ -369,7 +369,12 @@ class ActionLayout:
         self.num_actions = start
         located: list[tuple[str, tuple[int, ...]]] = []
         for seg in segment_list:
-            located.extend((seg.name, seg.index(a)) for a in range(seg.start, seg.stop))
+            if not seg.shape:
+                located.append((seg.name, ()))
+                continue
+            axes = np.unravel_index(np.arange(seg.size), seg.shape)  # row-major, as Segment.id
+            columns = [a.tolist() for a in axes]
+            located.extend((seg.name, index) for index in zip(*columns, strict=True))
         self.located: tuple[tuple[str, tuple[int, ...]], ...] = tuple(located)
 
     # -- encoding --------------------------------------------------------------------------
