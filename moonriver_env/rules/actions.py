@@ -372,8 +372,8 @@ class ActionLayout:
             if not seg.shape:
                 located.append((seg.name, ()))
                 continue
-            axes = np.unravel_index(np.arange(seg.size), seg.shape)  # row-major, as Segment.id
-            columns = [a.tolist() for a in axes]
+            unravelled = np.unravel_index(np.arange(seg.size), seg.shape)  # row-major, as .id
+            columns = [a.tolist() for a in unravelled]
             located.extend((seg.name, index) for index in zip(*columns, strict=True))
         self.located: tuple[tuple[str, tuple[int, ...]], ...] = tuple(located)
 
