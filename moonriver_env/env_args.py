@@ -1,0 +1,156 @@
+"""The environment's arguments, checked in one place.
+
+``raw_env`` (and through it ``env()`` and ``SingleAgentEnv``) builds its settings with
+:func:`env_settings`; both ``reset`` methods check ``seed`` and ``options`` with
+:func:`check_seed` and :func:`check_options`. Every rejection is a ``ValueError`` (a bad
+value) or ``TypeError`` (a bad type) whose message starts with the argument's name and says
+what is allowed, raised before anything changes. No RL library is imported here.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from .rules import GameConfig
+
+REWARD_MODES = ("win", "score", "score_diff")
+OBS_TYPES = ("dict", "flat")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+# The game arguments and their values when neither they nor ``config`` are given.
+GAME_DEFAULTS: dict[str, Any] = {
+    "num_players": 2,
+    "mode": "base",
+    "scenario": None,
+    "boards": None,
+    "auto_resolve": False,
+}
+# Keys ``reset(options=...)`` accepts (none: every game choice is a constructor argument).
+RESET_OPTIONS: tuple[str, ...] = ()
+# Constructor arguments of raw_env / env() / SingleAgentEnv, refused as reset options.
+CONSTRUCTOR_ARGS = frozenset(
+    (
+        *GAME_DEFAULTS,
+        "config",
+        "reward",
+        "dense_reward",
+        "obs_type",
+        "render_mode",
+        "opponents",
+        "learner_seat",
+        "illegal_action",
+        "illegal_penalty",
+        "seed",
+    )
+)
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """The validated arguments of one environment."""
+
+    config: GameConfig
+    reward: str
+    dense_reward: float
+    obs_type: str
+    render_mode: str | None
+
+
+def env_settings(
+    num_players: int | None = None,
+    mode: str | None = None,
+    scenario: str | None = None,
+    boards: tuple[str, ...] | str | None = None,
+    reward: str = "win",
+    dense_reward: float = 0.0,
+    obs_type: str = "dict",
+    auto_resolve: bool | None = None,
+    render_mode: str | None = None,
+    config: GameConfig | None = None,
+) -> EnvSettings:
+    """Check the environment's arguments and build its :class:`EnvSettings`.
+
+    The game is given either by the game arguments (``num_players``, ``mode``, ``scenario``,
+    ``boards``, ``auto_resolve``; ``None`` means the default of :data:`GAME_DEFAULTS`) or by
+    ``config``; a game argument given together with a ``config`` that says otherwise raises
+    ``ValueError`` naming both.
+    """
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward: expected one of {REWARD_MODES}, got {reward!r}")
+    if (
+        isinstance(dense_reward, bool)
+        or not isinstance(dense_reward, (int, float))
+        or not math.isfinite(dense_reward)
+    ):
+        raise ValueError(f"dense_reward: expected a finite number, got {dense_reward!r}")
+    if obs_type not in OBS_TYPES:
+        raise ValueError(f"obs_type: expected one of {OBS_TYPES}, got {obs_type!r}")
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode: expected one of {RENDER_MODES} or None, got {render_mode!r}")
+    given = {
+        "num_players": num_players,
+        "mode": mode,
+        "scenario": scenario,
+        "boards": boards,
+        "auto_resolve": auto_resolve,
+    }
+    if config is None:
+        game = {k: GAME_DEFAULTS[k] if v is None else v for k, v in given.items()}
+        config = GameConfig(**game)
+    elif not isinstance(config, GameConfig):
+        raise TypeError(f"config: expected a GameConfig or None, got {type(config).__name__}")
+    else:
+        for key, value in given.items():
+            if isinstance(value, list):
+                value = tuple(value)
+            if value is not None and value != getattr(config, key):
+                raise ValueError(
+                    f"{key}={value!r} contradicts config.{key}={getattr(config, key)!r}: "
+                    f"give the game either by config or by {key}, not both"
+                )
+    return EnvSettings(config, reward, float(dense_reward), obs_type, render_mode)
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` for ``reset``: ``None`` or a non-negative integer (NumPy integers too)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise TypeError(f"seed: expected None or a non-negative integer, got {seed!r}")
+    value = operator.index(seed)
+    if value < 0:
+        raise ValueError(f"seed: expected None or a non-negative integer, got {value}")
+    return value
+
+
+def check_options(options: Any) -> None:
+    """``options`` for ``reset``: ``None`` or a dict; no key is used (:data:`RESET_OPTIONS`).
+
+    A key that is a constructor argument (``{"num_players": 3}``: the game is fixed when the
+    environment is built) raises ``ValueError``; any other key is ignored with a warning
+    (PettingZoo's ``api_test`` passes an arbitrary key to check that ``options`` is taken).
+    """
+    allowed = ", ".join(RESET_OPTIONS) or "none"
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise TypeError(
+            f"options: expected None or a dict (allowed keys: {allowed}), got {options!r}"
+        )
+    unknown = [k for k in options if k not in RESET_OPTIONS]
+    misplaced = [k for k in unknown if k in CONSTRUCTOR_ARGS]
+    if misplaced:
+        raise ValueError(
+            f"options: {', '.join(map(repr, misplaced))} is an argument of the environment's "
+            f"constructor, not of reset() (allowed keys: {allowed}); build a new environment, "
+            f"e.g. moonriver_v0.env({misplaced[0]}=...)"
+        )
+    if unknown:
+        warnings.warn(
+            f"options: unknown key(s) {', '.join(map(repr, unknown))} ignored "
+            f"(allowed keys: {allowed})",
+            stacklevel=3,
+        )
