@@ -40,6 +40,7 @@ __all__ = [
     "env",
     "raw_env",
     "win_rewards",
+    "win_share",
 ]
 
 PHASE_NAMES: tuple[str, ...] = tuple(p.name for p in Phase)
@@ -178,6 +179,13 @@ def win_rewards(scores: list[ScoreBreakdown]) -> list[float]:
     return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]
 
 
+def win_share(winners: np.ndarray, seat: int) -> float:
+    """The seat's share of the win from ``infos[agent]["winners"]`` (a 0/1 mask over seats):
+    1 for a sole winner, 1/k for one of k winners, 0 otherwise (and before the end)."""
+    k = int(np.count_nonzero(winners))
+    return float(winners[seat]) / k if k else 0.0
+
+
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
     """Moon River as a PettingZoo AEC environment (see :mod:`moonriver_env.moonriver_v0`)."""
 
@@ -285,8 +293,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self.truncations = dict.fromkeys(self.agents, False)
         n = self.config.num_players
         self._last_totals = [0] * n
-        # The end-of-game entries of the infos, zero until the end: fresh for every game (a
-        # caller may keep the infos of a finished game), shared by the steps of one game.
+        # The end-of-game entries of the infos until the end (zeros) and the mask of an agent
+        # not to act (flat mode): new for every game, shared by its steps and never written
+        # (the final infos get new arrays), so infos a caller keeps stay as they were given.
         self._blank_info = {
             "score": np.zeros(len(SCORE_COLUMNS), dtype=np.int64),
             "scores": np.zeros((n, len(SCORE_COLUMNS)), dtype=np.int64),
@@ -391,20 +400,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         array (batchable): ``phase`` (code), ``score`` / ``scores`` / ``winners`` (zero until
         the end), and in flat mode ``action_mask`` (all zero unless the agent is to act)."""
         state = self._require_state()
-        phase = int(state.phase)
         if state.is_terminal:
             self.infos = self._final_infos(state)
-        elif self.obs_type == "flat":
-            blank = self._blank_info
+            return
+        blank = self._blank_info
+        phase = int(state.phase)
+        if self.obs_type == "flat":
             sel = self.agent_selection
             mask, no_mask = self._mask(sel), self._no_mask
             self.infos = {
-                a: {"phase": phase, **blank, "action_mask": mask if a == sel else no_mask}
+                a: dict(blank, phase=phase, action_mask=mask if a == sel else no_mask)
                 for a in self.agents
             }
         else:
-            blank = self._blank_info
-            self.infos = {a: {"phase": phase, **blank} for a in self.agents}
+            self.infos = {a: dict(blank, phase=phase) for a in self.agents}
 
     def _final_infos(self, state: GameState) -> dict[str, dict[str, Any]]:
         table = np.array(
@@ -415,11 +424,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         infos: dict[str, dict[str, Any]] = {}
         for a in self.agents:
             infos[a] = {
-                "phase": int(state.phase),
                 "score": table[self.agent_name_mapping[a]].copy(),
                 "scores": table,
                 "winners": winners,
+                "phase": int(state.phase),
             }
             if self.obs_type == "flat":
-                infos[a]["action_mask"] = self._no_mask
+                infos[a]["action_mask"] = np.zeros(self.config.num_actions, dtype=np.int8)
         return infos

@@ -78,18 +78,11 @@ def env_settings(
     ``config``; a game argument given together with a ``config`` that says otherwise raises
     ``ValueError`` naming both.
     """
-    if reward not in REWARD_MODES:
-        raise ValueError(f"reward: expected one of {REWARD_MODES}, got {reward!r}")
-    if (
-        isinstance(dense_reward, bool)
-        or not isinstance(dense_reward, (int, float))
-        or not math.isfinite(dense_reward)
-    ):
-        raise ValueError(f"dense_reward: expected a finite number, got {dense_reward!r}")
-    if obs_type not in OBS_TYPES:
-        raise ValueError(f"obs_type: expected one of {OBS_TYPES}, got {obs_type!r}")
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode: expected one of {RENDER_MODES} or None, got {render_mode!r}")
+    check_choice("reward", reward, REWARD_MODES)
+    check_finite("dense_reward", dense_reward)
+    check_choice("obs_type", obs_type, OBS_TYPES)
+    if render_mode is not None:
+        check_choice("render_mode", render_mode, RENDER_MODES)
     given = {
         "num_players": num_players,
         "mode": mode,
@@ -112,6 +105,27 @@ def env_settings(
                     f"give the game either by config or by {key}, not both"
                 )
     return EnvSettings(config, reward, float(dense_reward), obs_type, render_mode)
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    """``value`` is one of ``choices``, else ``ValueError`` naming ``name``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name}: expected one of {choices}, got {value!r}")
+
+
+def check_finite(name: str, value: Any) -> float:
+    """``value`` as a float if it is a finite real number (not a bool), else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def check_seat(name: str, value: Any, num_players: int) -> None:
+    """``value`` is a seat ``0..num_players-1`` or ``"random"``, else ``ValueError``."""
+    if value == "random":
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < num_players:
+        raise ValueError(f"{name}: expected 0..{num_players - 1} or 'random', got {value!r}")
 
 
 def check_seed(seed: Any) -> int | None:

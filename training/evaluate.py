@@ -40,6 +40,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ratings import wilson_interval
+from moonriver_env.aec import SCORE_COLUMNS, win_share
 from moonriver_env.wrappers import SingleAgentEnv
 
 from .selfplay import load_policy, make_baseline, policy_action
@@ -112,14 +113,13 @@ def play_games(
             obs, _, done, _, info = env.step(action)
         if info.get("illegal_action"):
             raise RuntimeError(f"the learner played an illegal action in game {i}")
-        winners = info["winners"]
-        totals = [s["total"] for s in info["scores"]]
+        totals = info["scores"][:, SCORE_COLUMNS.index("total")].tolist()
         seat = env.learner_seat
         results.append(
             {
                 "game": int(i),
                 "seat": seat,
-                "outcome": (1.0 / len(winners)) if env.learner in winners else 0.0,
+                "outcome": win_share(info["winners"], seat),
                 "score": float(totals[seat]),
                 "opponent_score": float(max(t for j, t in enumerate(totals) if j != seat)),
             }
