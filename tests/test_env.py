@@ -219,7 +219,7 @@ def test_infos_are_batchable_with_the_breakdown_at_the_end(kwargs: dict) -> None
         shapes["action_mask"] = (env.unwrapped.config.num_actions,)
     rng = random.Random(2)
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         for a in env.agents:
             info = env.infos[a]
             assert {k: np.shape(v) for k, v in info.items()} == shapes
@@ -241,10 +241,10 @@ def test_infos_are_batchable_with_the_breakdown_at_the_end(kwargs: dict) -> None
     for seat, agent in enumerate(env.possible_agents):
         info = final[agent]
         assert PHASE_NAMES[info["phase"]] == "GAME_OVER"
-        assert dict(zip(SCORE_COLUMNS, info["score"].tolist(), strict=True)) == dataclasses.asdict(scores[seat])
-        assert info["scores"][:, SCORE_COLUMNS.index("total")].tolist() == [
-            s.total for s in scores
-        ]
+        assert dict(zip(SCORE_COLUMNS, info["score"].tolist(), strict=True)) == dataclasses.asdict(
+            scores[seat]
+        )
+        assert info["scores"][:, SCORE_COLUMNS.index("total")].tolist() == [s.total for s in scores]
         assert np.flatnonzero(info["winners"]).tolist() == winners
         assert win_share(info["winners"], seat) == (1 / len(winners) if seat in winners else 0)
 

@@ -59,7 +59,9 @@ def playthrough(num_players: int, mode: str, seed: int = SEED) -> str:
             f"{s['partners']} scenario {s['scenario']} total {s['total']} largest "
             f"{s['largest_territory']} cows {s['cows']} reward {env.rewards[f'player_{i}']:+.3f}"
         )
-    lines.append(f"winners: {', '.join(env.possible_agents[w] for w in np.flatnonzero(final['winners']))}")
+    lines.append(
+        f"winners: {', '.join(env.possible_agents[w] for w in np.flatnonzero(final['winners']))}"
+    )
     return "\n".join(lines) + "\n"
 
 
