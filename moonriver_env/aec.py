@@ -211,32 +211,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
     ) -> None:
         """Arguments: the environment card (:mod:`moonriver_env.moonriver_v0`); they are
         checked by :func:`moonriver_env.env_args.env_settings`."""
-        EzPickle.__init__(
-            self,
-            num_players=num_players,
-            mode=mode,
-            scenario=scenario,
-            boards=boards,
-            reward=reward,
-            dense_reward=dense_reward,
-            obs_type=obs_type,
-            auto_resolve=auto_resolve,
-            render_mode=render_mode,
-            config=config,
-        )
+        arguments: dict[str, Any] = {
+            "num_players": num_players,
+            "mode": mode,
+            "scenario": scenario,
+            "boards": boards,
+            "reward": reward,
+            "dense_reward": dense_reward,
+            "obs_type": obs_type,
+            "auto_resolve": auto_resolve,
+            "render_mode": render_mode,
+            "config": config,
+        }
+        EzPickle.__init__(self, **arguments)
         super().__init__()
-        settings = env_settings(
-            num_players=num_players,
-            mode=mode,
-            scenario=scenario,
-            boards=boards,
-            reward=reward,
-            dense_reward=dense_reward,
-            obs_type=obs_type,
-            auto_resolve=auto_resolve,
-            render_mode=render_mode,
-            config=config,
-        )
+        settings = env_settings(**arguments)
         config = settings.config
         self.config = config
         self.reward_mode = settings.reward

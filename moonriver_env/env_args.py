@@ -91,7 +91,7 @@ def env_settings(
         "auto_resolve": auto_resolve,
     }
     if config is None:
-        game = {k: GAME_DEFAULTS[k] if v is None else v for k, v in given.items()}
+        game: dict[str, Any] = {k: GAME_DEFAULTS[k] if v is None else v for k, v in given.items()}
         config = GameConfig(**game)
     elif not isinstance(config, GameConfig):
         raise TypeError(f"config: expected a GameConfig or None, got {type(config).__name__}")

@@ -215,7 +215,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
 
     def _info(self, illegal_action: bool = False) -> dict[str, Any]:
         # copies: Gymnasium's checker wants no object shared between two calls' infos
-        info = {k: np.copy(v) for k, v in self.aec.infos[self.learner].items()}
+        info: dict[str, Any] = {k: np.copy(v) for k, v in self.aec.infos[self.learner].items()}
         info["action_mask"] = self.action_masks()
         info["learner_seat"] = self.learner_seat
         info["illegal_action"] = illegal_action

@@ -181,11 +181,20 @@ def test_turn_based_aec_to_parallel_plays_a_game() -> None:
     assert sorted(rewards.values()) in ([-1.0, 1.0], [0.0, 0.0])
 
 
+def test_pettingzoo_parallel_example_runs() -> None:
+    from moonriver_env.examples import pettingzoo_parallel
+
+    assert pettingzoo_parallel.parallel_steps(250) > 0
+
+
 def test_supersuit_frame_stack_needs_the_flat_observation() -> None:
     ss = pytest.importorskip("supersuit")
+    from moonriver_env.examples import pettingzoo_parallel
+
     with pytest.raises(AssertionError, match="only allowed for Box and Discrete"):
         ss.frame_stack_v2(moonriver_v0.env(), 4)
     env = ss.frame_stack_v2(moonriver_v0.env(obs_type="flat"), 4)
     env.reset(seed=0)
     size = env.unwrapped.observation_size
     assert env.observe(env.agent_selection).shape == (4 * size,)
+    assert pettingzoo_parallel.frame_stack_steps(250) > 0  # a game and a reset, all legal

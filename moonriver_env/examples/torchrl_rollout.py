@@ -14,7 +14,9 @@ import statistics
 import time
 from collections.abc import Sequence
 
-PHASE_GAME_OVER = 12  # moonriver_env.aec.PHASE_NAMES.index("GAME_OVER")
+from moonriver_env.rules import Phase
+
+PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is over
 
 
 def rollout(steps: int, seed: int = 0) -> tuple[float, int]:
