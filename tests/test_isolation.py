@@ -30,11 +30,7 @@ steps = 0
 while not state.is_terminal:
     state.apply(int(state.legal_actions()[steps % len(state.legal_actions())]))
     steps += 1
-state.scores(); state.winners(); state.clone(); state.legal_action_mask()
-try:
-    state.to_json()
-except NotImplementedError:
-    pass
+state.scores(); state.winners(); state.clone(); state.legal_action_mask(); state.to_json()
 forbidden = {forbidden!r}
 print(json.dumps({{
     "steps": steps,
