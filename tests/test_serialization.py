@@ -1,5 +1,8 @@
-"""Malformed saves of game states (moonriver_env/rules/serialization.py): a table of malformed saves, each rejected with :class:`StateFormatError` naming the exact JSON
-path of the bad entry (the round trips are in ``tests/test_serialization_round_trip.py``).
+"""Malformed saves of game states (moonriver_env/rules/serialization.py): a table of them,
+each rejected with :class:`StateFormatError` naming the exact JSON path of the bad entry.
+
+The round trips and the consistency checker are tested in
+``tests/test_serialization_round_trip.py``.
 """
 
 from __future__ import annotations
