@@ -8,21 +8,9 @@ from typing import Any
 
 import pytest
 from positions import act, legal_of, position
-from rule_cases import (
-    C4,
-    DESPERADO,
-    DIGGER,
-    FARMER,
-    THIEF,
-    TRAPPER,
-    begin_turn,
-    custom_components,
-    legends,
-    rule_table,
-    snapshot,
-)
+from rule_cases import C4, begin_turn, custom_components, legends, rule_table, snapshot
 
-from moonriver_env.rules import GameConfig, IllegalActionError, Phase, new_game
+from moonriver_env.rules import GameConfig, IllegalActionError, PartnerKind, Phase, new_game
 
 RULES, rule = rule_table()
 
@@ -44,7 +32,14 @@ def _() -> None:
 def _() -> None:
     st = new_game(C4, seed=9)
     tokens = sorted([t for t in st.saloon if t >= 0] + list(st.stack))
-    assert tokens == [DESPERADO] * 5 + [THIEF] * 5 + [DIGGER] * 3 + [TRAPPER] * 5 + [FARMER] * 2
+    assert (
+        tokens
+        == [PartnerKind.DESPERADO] * 5
+        + [PartnerKind.CATTLE_THIEF] * 5
+        + [PartnerKind.GOLD_DIGGER] * 3
+        + [PartnerKind.TRAPPER] * 5
+        + [PartnerKind.FARMER] * 2
+    )
     assert -1 not in st.saloon  # 5 revealed
 
 

@@ -8,17 +8,9 @@ from typing import Any
 
 import pytest
 from positions import act, cell, kinds_of, legal_of, legal_texts, position
-from rule_cases import (
-    DESPERADO,
-    DIGGER,
-    FARMER,
-    QUIET_SALOON,
-    THIEF,
-    custom_components,
-    rule_table,
-)
+from rule_cases import QUIET_SALOON, custom_components, rule_table
 
-from moonriver_env.rules import GameConfig, GameState, Phase
+from moonriver_env.rules import GameConfig, GameState, PartnerKind, Phase
 from moonriver_env.rules.components import ComponentDataError, Components
 
 RULES, rule = rule_table()
@@ -138,13 +130,13 @@ def _() -> None:
     assert len(texts) == 2 * 5 * 2  # either circle first, 5 tokens, 2 sides
     assert {t.split()[1] for t in texts} == {"c0", "c1"}
     act(st, "recruit c1 s2 specialist")  # the farm's circle first: the Farmer
-    assert st.partners[0][cell("a2")] == 2 * FARMER
+    assert st.partners[0][cell("a2")] == 2 * PartnerKind.FARMER
     assert st.saloon[2] == -1  # not refilled before the round ends
     assert st.phase == Phase.RECRUIT
     texts = legal_texts(st)
     assert len(texts) == 4 * 2 and {t.split()[1] for t in texts} == {"c0"}
     act(st, "recruit c0 s0 cowboy")  # Gold Digger token, Cowboy side up; no cow to move
-    assert st.partners[0][cell("a1")] == 2 * DIGGER + 1
+    assert st.partners[0][cell("a1")] == 2 * PartnerKind.GOLD_DIGGER + 1
     assert not legal_of(st, "recruit") and not legal_of(st, "move")
 
 
@@ -215,7 +207,7 @@ def _() -> None:
         saloon=["desperado", *QUIET_SALOON[1:]],
     )
     act(st, "place 1+2 c1 N", "recruit c1 s0 cowboy")
-    assert st.partners[0][cell("c2")] == 2 * DESPERADO + 1
+    assert st.partners[0][cell("c2")] == 2 * PartnerKind.DESPERADO + 1
     assert st.phase == Phase.COWBOY
 
 
@@ -349,7 +341,7 @@ def _() -> None:
         cfg, held=[21, 23], ranches={1: "23c1 . . . ."}, saloon=["thief", *QUIET_SALOON[1:]]
     )
     act(st, "place 0+1 a1 N", "recruit c0 s0 specialist")  # thief on the cornfield a1
-    assert st.partners[0][cell("a1")] == 2 * THIEF
+    assert st.partners[0][cell("a1")] == 2 * PartnerKind.CATTLE_THIEF
     assert not legal_of(st, "steal") and st.cows[1][cell("a1")] == 1
 
 

@@ -7,19 +7,16 @@ from collections.abc import Callable
 
 import pytest
 from positions import act, cell, kinds_of, legal_of, legal_texts, position, render_ranch
-from rule_cases import (
-    C4,
-    DESPERADO,
-    FARMER,
-    QUIET_SALOON,
-    THIEF,
-    TRAPPER,
-    begin_turn,
-    legends,
-    rule_table,
-)
+from rule_cases import C4, QUIET_SALOON, begin_turn, legends, rule_table
 
-from moonriver_env.rules import GameConfig, GameState, IllegalActionError, Phase, new_game
+from moonriver_env.rules import (
+    GameConfig,
+    GameState,
+    IllegalActionError,
+    PartnerKind,
+    Phase,
+    new_game,
+)
 
 RULES, rule = rule_table()
 
@@ -293,7 +290,9 @@ def _() -> None:
     )
     act(st, "claim 3")  # last ranchero of the round: round end, saloon refill
     assert st.round == 2
-    assert sorted(t for t in st.saloon if t >= 0) == sorted([FARMER, TRAPPER, DESPERADO, THIEF])
+    assert sorted(t for t in st.saloon if t >= 0) == sorted(
+        [PartnerKind.FARMER, PartnerKind.TRAPPER, PartnerKind.DESPERADO, PartnerKind.CATTLE_THIEF]
+    )
     assert st.saloon.count(-1) == 1 and st.stack == []
 
 

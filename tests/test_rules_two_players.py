@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 from positions import act, cell, legal_of, legal_texts, position
-from rule_cases import C2, C4, DIGGER, NK, QUIET_SALOON, rule_table
+from rule_cases import C2, C4, NK, QUIET_SALOON, rule_table
 
-from moonriver_env.rules import Phase, new_game
+from moonriver_env.rules import PartnerKind, Phase, new_game
 
 RULES, rule = rule_table()
 
@@ -73,7 +73,7 @@ def _() -> None:
     assert st.tiles == [False, True] and st.bonus_done == [True, False]
     assert st.phase == Phase.RECRUIT  # its circle
     act(st, "recruit c0 s0 specialist")
-    assert st.partners[0][cell("c10")] == 2 * DIGGER
+    assert st.partners[0][cell("c10")] == 2 * PartnerKind.GOLD_DIGGER
     assert st.phase == Phase.SELECT
 
 
