@@ -78,6 +78,18 @@ def begin_turn(
     return st
 
 
+def last_turn(config: GameConfig = C4, **kw: Any) -> GameState:
+    """A position where the last ranchero of the round acts: seat 3 at turn position 3, every
+    position of the column claimed (seat i at position i)."""
+    return position(config, seat=3, turn_pos=3, claims=[0, 1, 2, 3], **kw)
+
+
+def round_end(config: GameConfig = C4, **kw: Any) -> GameState:
+    """:func:`last_turn` at its Select: the next column is claimed but for position 3, so
+    ``claim 3`` ends the round."""
+    return last_turn(config, next_claims=[0, 1, 2, -1], phase=Phase.SELECT, **kw)
+
+
 def snapshot(st: GameState) -> tuple[Any, ...]:
     return (
         st.phase,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from positions import act, cell, kinds_of, legal_texts, position
-from rule_cases import C2, C4, rule_table
+from rule_cases import C2, C4, last_turn, round_end, rule_table
 
 from moonriver_env.rules import GameState, Phase
 
@@ -97,14 +97,9 @@ def _() -> None:
 
 @rule("R6-short-remainder-discarded-final-round-follows")
 def _() -> None:
-    st = position(
-        seat=3,
-        turn_pos=3,
-        claims=[0, 1, 2, 3],
-        next_claims=[0, 1, 2, -1],
+    st = round_end(
         next_column=[1, 6, 12, 23],
         helds={0: [23]},
-        phase=Phase.SELECT,
         pile=[1, 6, 12],
     )
     before = len(st.discarded)
@@ -119,10 +114,7 @@ def _() -> None:
 
 @rule("s5-overpopulation-then-game-over")
 def _() -> None:
-    st = position(
-        seat=3,
-        turn_pos=3,
-        claims=[0, 1, 2, 3],
+    st = last_turn(
         ranch="14c2 14c2 . . .",
         ranches={0: "23c3 . . . ."},
         held=[1, 23],

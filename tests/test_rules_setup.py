@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 from positions import act, legal_of, position
-from rule_cases import C4, begin_turn, custom_components, legends, rule_table, snapshot
+from rule_cases import (
+    C4,
+    begin_turn,
+    custom_components,
+    last_turn,
+    legends,
+    rule_table,
+    snapshot,
+)
 
 from moonriver_env.rules import GameConfig, IllegalActionError, PartnerKind, Phase, new_game
 
@@ -147,10 +155,7 @@ def _() -> None:
 
 @rule("illegal-action-after-game-over")
 def _() -> None:
-    st = position(
-        seat=3,
-        turn_pos=3,
-        claims=[0, 1, 2, 3],
+    st = last_turn(
         held=[1, 23],
         phase=Phase.FINAL_EXPAND,
         final_round=True,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from positions import act, cell, kinds_of, legal_of, legal_texts, position, render_ranch
-from rule_cases import C4, QUIET_SALOON, begin_turn, legends, rule_table
+from rule_cases import C4, QUIET_SALOON, begin_turn, legends, round_end, rule_table
 
 from moonriver_env.rules import (
     GameConfig,
@@ -28,13 +28,8 @@ RULES, rule = rule_table()
 def _() -> None:
     # Round end: the next column is drawn from the pile (next drawn last): 23 (back 1),
     # 25 (back 5), 1 (back 1), 14 (back 6). Sorted by back, the tie 23/1 keeps draw order.
-    st = position(
-        seat=3,
-        turn_pos=3,
-        claims=[0, 1, 2, 3],
-        next_claims=[0, 1, 2, -1],
+    st = round_end(
         next_column=[1, 6, 12, 23],
-        phase=Phase.SELECT,
         pile=[19, 19, 19, 19, 14, 1, 25, 23],
     )
     act(st, "claim 3")
@@ -279,12 +274,7 @@ def _() -> None:
 
 @rule("s3-R14-short-stack-fills-what-it-can")
 def _() -> None:
-    st = position(
-        seat=3,
-        turn_pos=3,
-        claims=[0, 1, 2, 3],
-        next_claims=[0, 1, 2, -1],
-        phase=Phase.SELECT,
+    st = round_end(
         saloon=["-", "-", "-", "farmer", "trapper"],
         stack=["desperado", "thief"],
     )
@@ -298,12 +288,7 @@ def _() -> None:
 
 @rule("s3-saloon-refilled-to-five-at-round-end")
 def _() -> None:
-    st = position(
-        seat=3,
-        turn_pos=3,
-        claims=[0, 1, 2, 3],
-        next_claims=[0, 1, 2, -1],
-        phase=Phase.SELECT,
+    st = round_end(
         saloon=["-", "farmer", "-", "trapper", "trapper"],
         stack=["desperado", "thief", "thief", "farmer"],
     )
