@@ -11,15 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moonriver_env.render import Face
-from moonriver_env.rules import (
-    LEGENDS_BOARDS,
-    SCENARIOS,
-    GameConfig,
-    GameState,
-    Landscape,
-    PartnerKind,
-    Phase,
-)
+from moonriver_env.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Phase
+from moonriver_env.rules.components import Landscape, PartnerKind
 
 CORN = int(Landscape.CORNFIELD)
 FOREST = int(Landscape.FOREST)

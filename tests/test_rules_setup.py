@@ -8,15 +8,7 @@ from typing import Any
 
 import pytest
 from positions import act, legal_of, position
-from rule_cases import (
-    C4,
-    begin_turn,
-    custom_components,
-    last_turn,
-    legends,
-    rule_table,
-    snapshot,
-)
+from rule_cases import C4, begin_turn, custom_components, last_turn, legends, rule_table, snapshot
 
 from moonriver_env.rules import GameConfig, IllegalActionError, PartnerKind, Phase, new_game
 

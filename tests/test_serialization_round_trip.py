@@ -64,9 +64,9 @@ def test_loaded_game_continues_identically_to_the_end(name: str) -> None:
         while not original.is_terminal:
             legal = original.legal_action_list()
             assert loaded.legal_action_list() == legal
-            action = legal[chooser.randrange(len(legal))]
-            original.apply(action)
-            loaded.apply(action)
+            action = chooser.choice(legal)
+            for state in (original, loaded):
+                state.apply(action)
             assert loaded.to_json() == original.to_json()
         assert loaded.is_terminal
         assert loaded.scores() == original.scores()
