@@ -6,12 +6,9 @@ import math
 import random
 from typing import Any
 
-from moonriver_env.rules import GameState
-
 from .base import determinize
-from .evaluation import Context
 from .rollout import light_candidates
-from .search import Budget, SearchAgent
+from .search import Decision, SearchAgent
 
 
 class _Node:
@@ -59,14 +56,8 @@ class MCTSAgent(SearchAgent):
         self.width = width
         self.scale = 20.0 if self.value_mode == "margin" else 1.0
 
-    def search(
-        self,
-        state: GameState,
-        ctx: Context,
-        cands: list[int],
-        prior: dict[int, float],
-        budget: Budget,
-    ) -> int:
+    def search(self, decision: Decision) -> int:
+        state, ctx, cands, budget = decision.state, decision.ctx, decision.cands, decision.budget
         root = _Node(-1)
         c = self.c
         scale = self.scale
@@ -116,6 +107,6 @@ class MCTSAgent(SearchAgent):
                 root.children[a].total / root.children[a].visits
                 if a in root.children
                 else float("-inf"),
-                prior[a],
+                decision.prior[a],
             ),
         )

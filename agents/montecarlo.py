@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import random
 
-from moonriver_env.rules import GameState
-
 from .base import determinize
-from .evaluation import Context
-from .search import Budget, SearchAgent
+from .search import Decision, SearchAgent
 
 
 class MonteCarloAgent(SearchAgent):
@@ -30,14 +27,8 @@ class MonteCarloAgent(SearchAgent):
 
     name = "mc"
 
-    def search(
-        self,
-        state: GameState,
-        ctx: Context,
-        cands: list[int],
-        prior: dict[int, float],
-        budget: Budget,
-    ) -> int:
+    def search(self, decision: Decision) -> int:
+        state, cands, budget = decision.state, decision.cands, decision.budget
         seat = state.seat
         totals = dict.fromkeys(cands, 0.0)
         counts = dict.fromkeys(cands, 0)
@@ -56,5 +47,8 @@ class MonteCarloAgent(SearchAgent):
         self.last_values = {a: totals[a] / counts[a] for a in cands if counts[a]}
         return max(
             cands,
-            key=lambda a: (totals[a] / counts[a] if counts[a] else float("-inf"), prior[a]),
+            key=lambda a: (
+                totals[a] / counts[a] if counts[a] else float("-inf"),
+                decision.prior[a],
+            ),
         )

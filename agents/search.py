@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from dataclasses import dataclass
 
 from moonriver_env.rules import GameState
 
@@ -29,6 +30,19 @@ class Budget:
         if self.sims > 0 and self.done >= self.sims:
             return False
         return self.deadline is None or time.perf_counter() < self.deadline
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a search decides: the position, its evaluation context, the candidate actions
+    (at least two), their one-ply values (``prior``) and the budget, started before the
+    candidates were ranked."""
+
+    state: GameState
+    ctx: Context
+    cands: list[int]
+    prior: dict[int, float]
+    budget: Budget
 
 
 class SearchAgent(Agent):
@@ -101,18 +115,11 @@ class SearchAgent(Agent):
         cands, prior = self.candidates(state, ctx)
         if len(cands) == 1:
             return cands[0]
-        return self.search(state, ctx, cands, prior, budget)
+        return self.search(Decision(state, ctx, cands, prior, budget))
 
-    def search(
-        self,
-        state: GameState,
-        ctx: Context,
-        cands: list[int],
-        prior: dict[int, float],
-        budget: Budget,
-    ) -> int:
-        """The action to play among ``cands`` (at least two; ``prior``: their one-ply values,
-        ``ctx``: the root's evaluation context); sets :attr:`last_sims` and :attr:`last_values`."""
+    def search(self, decision: Decision) -> int:
+        """The action to play among ``decision.cands``; sets :attr:`last_sims` and
+        :attr:`last_values`."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers

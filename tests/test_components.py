@@ -12,14 +12,13 @@ from typing import Any
 
 import pytest
 
+from moonriver_env.rules import Landscape, PartnerKind
 from moonriver_env.rules.components import (
     LEGENDS_BOARDS,
     BoardSpec,
     BonusTile,
     ComponentDataError,
     Components,
-    Landscape,
-    PartnerKind,
     default_components,
     load_components,
     parse_components,

@@ -14,18 +14,14 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
+from fresh_python import ROOT, run_python
 
 from moonriver_env.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, new_game
 
-ROOT = Path(__file__).resolve().parents[1]
 MAX_DECISIONS = 2_000
 
 CONFIGS = {
@@ -172,17 +168,7 @@ def test_same_game_in_fresh_interpreters() -> None:
     here = {name: digest(trace(cfg, 7, 8)) for name, cfg in CONFIGS.items()}
     code = _SUBPROCESS_CODE.format(tests=str(ROOT / "tests"))
     for hashseed in ("1", "2"):
-        env = dict(os.environ, PYTHONHASHSEED=hashseed)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert out.returncode == 0, out.stderr
+        out = run_python(code, timeout=300, PYTHONHASHSEED=hashseed)
         assert json.loads(out.stdout) == here, f"PYTHONHASHSEED={hashseed} gives other games"
 
 

@@ -342,6 +342,11 @@ def test_single_agent_trains_with_maskable_ppo_without_glue() -> None:
     env = SingleAgentEnv(num_players=2)
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     model.learn(total_timesteps=128)
+    assert model.num_timesteps >= 128  # it stepped the env, its own loop, no glue code
+    obs, _ = env.reset(seed=3)
+    mask = env.action_masks()
+    action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+    assert mask[int(action)], f"the trained policy chose {int(action)}, illegal under the mask"
 
 
 @pytest.mark.parametrize("n, size", [(2, 3282), (3, 2604), (4, 3376)])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -23,10 +24,31 @@ def test_readme_has_a_short_quickstart() -> None:
     assert len([line for line in quickstart.splitlines() if line.strip()]) <= 12
 
 
+def bound_names(code: str) -> set[str]:
+    """The names a snippet binds at its top level (assignments, loops, imports)."""
+    names: set[str] = set()
+    for node in ast.parse(code).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        for target in getattr(node, "targets", [getattr(node, "target", None)]):
+            if target is not None:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
 @pytest.mark.parametrize("index", range(len(python_blocks())))
 def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """The snippet runs to its last line, binds every name it promises, and prints what it
+    says it prints."""
     code = python_blocks()[index]
-    exec(compile(code, f"README.md[python block {index}]", "exec"), {})
+    namespace: dict[str, object] = {}
+    ended = "\n__readme_snippet_ended__ = True\n"
+    exec(compile(code + ended, f"README.md[python block {index}]", "exec"), namespace)
+    assert namespace.get("__readme_snippet_ended__") is True
+    missing = bound_names(code) - namespace.keys()
+    assert not missing, f"block {index} never bound {sorted(missing)}"
+    if "print(" in code:
+        assert capsys.readouterr().out.strip(), f"block {index} printed nothing"
 
 
 # -- every command in the README --------------------------------------------------------------

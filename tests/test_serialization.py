@@ -1,376 +1,47 @@
-"""Save/load of game states (moonriver_env/rules/serialization.py) and the consistency checker
-(moonriver_env/rules/invariants.py).
+"""Malformed saves of game states (moonriver_env/rules/serialization.py): a table of them,
+each rejected with :class:`StateFormatError` naming the exact JSON path of the bad entry.
 
-Round trips at every point of seeded random games in every mode; identical continuations of a
-loaded game and its original; the RNG continuing identically; non-default component data; and
-a table of malformed saves, each rejected with :class:`StateFormatError` naming the exact JSON
-path of the bad entry.
+The round trips and the consistency checker are tested in
+``tests/test_serialization_round_trip.py``.
 """
 
 from __future__ import annotations
 
 import copy
-import functools
 import json
-import random
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pytest
+from saved_states import corn_seat, empty_cell, occupied_plain_cell
+from saved_states import replace_text as _replace_text
+from saved_states import saved_doc as _doc
+from saved_states import saved_position as _position
 
 from moonriver_env.rules import (
-    GameConfig,
     GameState,
-    Landscape,
-    Phase,
     StateFormatError,
     default_components,
-    new_game,
 )
-from moonriver_env.rules.components import parse_components
-from moonriver_env.rules.invariants import check_invariants
 from moonriver_env.rules.serialization import (
-    SCHEMA_VERSION,
     components_to_raw,
     state_from_json,
-    state_to_json,
 )
-
-CORN = int(Landscape.CORNFIELD)
-
-CONFIGS: dict[str, GameConfig] = {
-    "2p-base": GameConfig(num_players=2),
-    "2p-legends-random-scenario-random-boards": GameConfig(
-        num_players=2, mode="legends", scenario="random", boards="random"
-    ),
-    "3p-base": GameConfig(num_players=3),
-    "3p-legends-outlaws-explicit-boards": GameConfig(
-        num_players=3, mode="legends", scenario="outlaws", boards=("big_jo", "mary", "wesley")
-    ),
-    "3p-legends-random-scenario": GameConfig(num_players=3, mode="legends", scenario="random"),
-    "4p-base": GameConfig(num_players=4),
-    "4p-legends-default-scenario-random-boards": GameConfig(
-        num_players=4, mode="legends", boards="random"
-    ),
-    "4p-base-auto-resolve": GameConfig(num_players=4, auto_resolve=True),
-}
-
-
-def _step(state: GameState, chooser: random.Random) -> int:
-    legal = state.legal_action_list()
-    action = legal[chooser.randrange(len(legal))]
-    state.apply(action)
-    return action
-
-
-def _states(config: GameConfig, seed: int) -> list[GameState]:
-    """Every state of one seeded random game (clones), the initial and terminal included."""
-    state = new_game(config, seed=seed)
-    chooser = random.Random(seed)
-    out = [state.clone()]
-    while not state.is_terminal:
-        _step(state, chooser)
-        out.append(state.clone())
-    return out
-
-
-# ------------------------------------------------------------------------------ round trips
-
-
-@pytest.mark.parametrize("name", list(CONFIGS))
-def test_round_trip_at_every_point_of_a_game(name: str) -> None:
-    config = CONFIGS[name]
-    for seed in (11, 12):
-        for state in _states(config, seed):
-            text = state.to_json()
-            loaded = GameState.from_json(text)
-            assert loaded.to_json() == text
-            assert loaded.config == state.config
-            assert loaded.legal_action_list() == state.legal_action_list()
-            assert loaded.current_seat == state.current_seat
-            assert loaded.phase is state.phase
-            assert loaded.occ == state.occ and loaded.land_bb == state.land_bb
-            assert loaded.cow_bb == state.cow_bb and loaded.partner_bb == state.partner_bb
-            assert loaded.slots == state.slots and loaded.bridges == state.bridges
-
-
-@pytest.mark.parametrize("name", list(CONFIGS))
-def test_loaded_game_continues_identically_to_the_end(name: str) -> None:
-    config = CONFIGS[name]
-    seed = 21
-    states = _states(config, seed)
-    for index in (0, len(states) // 3, 2 * len(states) // 3, len(states) - 2):
-        original = states[index].clone()
-        loaded = GameState.from_json(original.to_json())
-        chooser = random.Random(1000 + index)
-        while not original.is_terminal:
-            legal = original.legal_action_list()
-            assert loaded.legal_action_list() == legal
-            action = legal[chooser.randrange(len(legal))]
-            original.apply(action)
-            loaded.apply(action)
-            assert loaded.to_json() == original.to_json()
-        assert loaded.is_terminal
-        assert loaded.scores() == original.scores()
-        assert loaded.winners() == original.winners()
-
-
-@pytest.mark.parametrize("bit_generator", ["PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"])
-def test_rng_continues_identically(bit_generator: str) -> None:
-    state = new_game(GameConfig(num_players=3), seed=5)
-    for _ in range(7):
-        _step(state, random.Random(3))
-    if bit_generator != "PCG64":
-        state.rng = np.random.Generator(getattr(np.random, bit_generator)(77))
-    state.rng.random(3)  # advance, including a buffered half-word where the generator has one
-    state.rng.integers(1 << 20)
-    loaded = GameState.from_json(state.to_json())
-    assert json.loads(state.to_json())["rng"]["bit_generator"] == bit_generator
-    assert type(loaded.rng.bit_generator).__name__ == bit_generator
-    for _ in range(5):
-        assert loaded.rng.random() == state.rng.random()
-        assert loaded.rng.integers(1 << 40) == state.rng.integers(1 << 40)
-
-
-def test_new_game_rng_state_is_saved_before_any_draw_after_setup() -> None:
-    state = new_game(GameConfig(num_players=4, mode="legends", scenario="random"), seed=9)
-    loaded = GameState.from_json(state.to_json())
-    assert loaded.rng.random() == state.rng.random()
-
-
-def test_output_is_deterministic_and_has_the_documented_layout() -> None:
-    config = CONFIGS["3p-legends-outlaws-explicit-boards"]
-    states = _states(config, 4)
-    state = states[len(states) // 2]
-    text = state_to_json(state)
-    assert text == state_to_json(state) == state.to_json()
-    assert text == state_to_json(state.clone())
-    doc = json.loads(text)
-    assert doc["format"] == "moonriver-state"
-    assert doc["version"] == SCHEMA_VERSION == 1
-    assert doc["config"] == {
-        "num_players": 3,
-        "mode": "legends",
-        "scenario": "outlaws",
-        "boards": ["big_jo", "mary", "wesley"],
-        "auto_resolve": False,
-        "components": None,
-    }
-    assert doc["phase"] == state.phase.name
-    assert [seat["board"] for seat in doc["seats"]] == ["big_jo", "mary", "wesley"]
-    assert all(
-        list(seat) == ["board", "held", "kinds", "cows", "partners", "bonus_done"]
-        for seat in doc["seats"]
-    )
-    for derived in ("land_bb", "occ", "cow_bb", "partner_bb", "slots", "bridges", "_legal", "_st"):
-        assert derived not in doc
-    assert list(doc)[:4] == ["format", "version", "config", "rng"]
-
-
-def test_config_boards_and_scenario_as_configured() -> None:
-    doc = json.loads(
-        new_game(CONFIGS["2p-legends-random-scenario-random-boards"], seed=1).to_json()
-    )
-    assert doc["config"]["boards"] == "random" and doc["config"]["scenario"] == "random"
-    assert doc["scenario"] in ("timber_rafting", "gold_rush", "outlaws", "moon_river_city")
-    doc = json.loads(new_game(CONFIGS["4p-base"], seed=1).to_json())
-    assert doc["config"]["boards"] is None and doc["config"]["scenario"] is None
-    assert doc["scenario"] is None
-
-
-def test_state_from_json_accepts_bytes() -> None:
-    state = new_game(CONFIGS["3p-base"], seed=2)
-    assert state_from_json(state.to_json().encode(), GameState).to_json() == state.to_json()
-
-
-def test_every_state_field_is_saved_or_recomputed() -> None:
-    """Guards the schema: a new GameState field must be saved (or listed as derived here)."""
-    fields = {name for cls in type(new_game()).__mro__ for name in getattr(cls, "__slots__", ())}
-    doc = json.loads(new_game(CONFIGS["2p-base"], seed=0).to_json())
-    seat_fields = {"board": "boards"}
-    saved = {k for k in doc if k not in ("format", "version", "seats")}
-    saved |= {seat_fields.get(k, k) for k in doc["seats"][0]}
-    recomputed = {
-        "_st",
-        "_legal",
-        "land_bb",
-        "occ",
-        "cow_bb",
-        "partner_bb",
-        "slots",
-        "bridges",
-        "ranch_stamp",
-    }
-    assert fields == saved | recomputed
-
-
-# ------------------------------------------------------------------------------ components
-
-
-def test_components_to_raw_reads_back_equal_and_strict() -> None:
-    raw = components_to_raw(default_components())
-    assert parse_components(raw) == default_components()  # strict: the published data
-    assert json.loads(json.dumps(raw)) == raw
-
-
-def _modified_components(**changes: Any) -> GameConfig:
-    raw = components_to_raw(default_components())
-    for key, value in changes.items():
-        if key == "desperados":
-            raw["partners"]["desperado"] = value
-        else:
-            raw[key] = value
-    return GameConfig(num_players=3, components=parse_components(raw, strict=False))
-
-
-@pytest.mark.parametrize(
-    "changes",
-    [{"cows": 2}, {"saloon_size": 3, "desperados": 7}],
-    ids=["cows-2", "saloon-3-desperados-7"],
-)
-def test_non_default_components_round_trip(changes: dict[str, Any]) -> None:
-    config = _modified_components(**changes)
-    states = _states(config, 8)
-    for state in states[:: max(1, len(states) // 40)] + [states[-1]]:
-        text = state.to_json()
-        doc = json.loads(text)
-        assert doc["config"]["components"] == components_to_raw(config.components)
-        loaded = GameState.from_json(text)
-        assert loaded.config.components == config.components
-        assert loaded.to_json() == text
-    if "cows" in changes:
-        assert sum(map(sum, states[-1].cows)) + states[-1].supply == 2
-
-
-def test_default_components_are_saved_as_null_even_if_equal_but_not_identical() -> None:
-    comps = parse_components(components_to_raw(default_components()))
-    assert comps is not default_components()
-    state = new_game(GameConfig(num_players=2, components=comps), seed=0)
-    assert json.loads(state.to_json())["config"]["components"] is None
-
-
-# ------------------------------------------------------------------------------ invariants
-
-
-@pytest.mark.parametrize("name", ["2p-base", "3p-legends-random-scenario", "4p-base"])
-def test_invariants_hold_after_every_action(name: str) -> None:
-    for seed in range(3):
-        state = new_game(CONFIGS[name], seed=seed)
-        chooser = random.Random(seed)
-        check_invariants(state)
-        while not state.is_terminal:
-            _step(state, chooser)
-            check_invariants(state)
-
-
-def test_invariants_detect_a_stale_bitboard() -> None:
-    state = _position("3p-cows")
-    seat = next(s for s in range(3) if state.occ[s])
-    cell = (state.occ[seat] & -state.occ[seat]).bit_length() - 1
-    state.occ[seat] &= ~(1 << cell)
-    with pytest.raises(StateFormatError, match=rf"^seats\[{seat}\]\.kinds\[{cell}\]: the bitboard"):
-        check_invariants(state)
-
-
-# ------------------------------------------------------------------------------ malformed saves
-
-
-def _find(config: GameConfig, pred: Callable[[GameState], bool], seed: int = 0) -> GameState:
-    for game in range(seed, seed + 200):
-        state = new_game(config, seed=game)
-        chooser = random.Random(game)
-        while True:
-            if pred(state):
-                return state
-            if state.is_terminal:
-                break
-            _step(state, chooser)
-    raise AssertionError("no such position")  # pragma: no cover
-
-
-def _corn_and_cow(state: GameState) -> bool:
-    """Some seat has a cornfield plot and a cow elsewhere; some partner somewhere; some seat
-    holds 2 different plots; round >= 3."""
-    if state.round < 3 or state.phase not in (Phase.EXPAND, Phase.SELECT):
-        return False
-    if not any(state.partner_bb) or not any(len(set(h)) >= 2 for h in state.held):
-        return False
-    return any(state.land_bb[s][CORN] and state.cow_bb[s] for s in range(state.config.num_players))
-
-
-@functools.cache
-def _position(name: str) -> GameState:
-    if name == "2p-cows":
-        return _find(CONFIGS["2p-base"], _corn_and_cow)
-    if name == "3p-cows":
-        return _find(CONFIGS["3p-base"], _corn_and_cow)
-    if name == "3p-legends-outlaws":
-        return _find(CONFIGS["3p-legends-outlaws-explicit-boards"], lambda s: s.round == 2)
-    if name == "3p-legends-random-boards":
-        config = GameConfig(num_players=3, mode="legends", scenario="random", boards="random")
-        return _find(config, lambda s: s.round == 2)
-    if name == "4p-recruit":
-        return _find(CONFIGS["4p-base"], lambda s: s.phase is Phase.RECRUIT)
-    if name == "4p-over":
-        return _find(CONFIGS["4p-base"], lambda s: s.is_terminal)
-    raise KeyError(name)
-
-
-def _doc(name: str) -> dict[str, Any]:
-    result: dict[str, Any] = json.loads(_position(name).to_json())
-    return result
-
-
-def _corn_seat(doc: dict[str, Any]) -> tuple[int, int, int]:
-    """(seat, a cornfield cell, a cell with a cow) of the first seat having both."""
-    comps = default_components()
-    for s, seat in enumerate(doc["seats"]):
-        corn = [
-            c
-            for c, k in enumerate(seat["kinds"])
-            if 0 <= k < 25 and comps.plots[k].landscape == CORN
-        ]
-        cows = [c for c, n in enumerate(seat["cows"]) if n]
-        if corn and cows:
-            return s, corn[0], cows[0]
-    raise AssertionError("no seat with a cornfield and a cow")  # pragma: no cover
-
-
-def _empty_cell(seat: dict[str, Any]) -> int:
-    return int(seat["kinds"].index(-1))
-
-
-def _occupied_plain_cell(seat: dict[str, Any]) -> int:
-    return next(
-        c
-        for c, k in enumerate(seat["kinds"])
-        if 0 <= k < 25 and not seat["cows"][c] and seat["partners"][c] < 0
-    )
-
-
-def _replace_text(old: str, new: str) -> Callable[[str], str]:
-    def edit(text: str) -> str:
-        assert old in text
-        return text.replace(old, new, 1)
-
-    return edit
-
 
 # --- mutations (each edits the decoded document in place and returns the expected prefix)
 
 
 def m_cow_on_cornfield(d: dict[str, Any]) -> str:
-    s, corn, cow = _corn_seat(d)
+    s, corn, cow = corn_seat(d)
     d["seats"][s]["cows"][cow] -= 1
     d["seats"][s]["cows"][corn] += 1
     return f"seats[{s}].cows[{corn}]: a cow stands on a cornfield (ruling R5)"
 
 
 def m_cow_on_empty_cell(d: dict[str, Any]) -> str:
-    s, _, cow = _corn_seat(d)
+    s, _, cow = corn_seat(d)
     seat = d["seats"][s]
-    cell = _empty_cell(seat)
+    cell = empty_cell(seat)
     seat["cows"][cow] -= 1
     seat["cows"][cell] += 1
     return f"seats[{s}].cows[{cell}]: 1 cow(s) on an empty cell"
@@ -379,7 +50,7 @@ def m_cow_on_empty_cell(d: dict[str, Any]) -> str:
 def m_partner_on_empty_cell(d: dict[str, Any]) -> str:
     s, seat = next((s, seat) for s, seat in enumerate(d["seats"]) if max(seat["partners"]) >= 0)
     src = next(c for c, p in enumerate(seat["partners"]) if p >= 0)
-    cell = _empty_cell(seat)
+    cell = empty_cell(seat)
     seat["partners"][cell], seat["partners"][src] = seat["partners"][src], -1
     return f"seats[{s}].partners[{cell}]: a partner stands on an empty cell"
 
@@ -579,7 +250,7 @@ def m_no_legal_action(d: dict[str, Any]) -> str:
 
 def m_held_at_game_over(d: dict[str, Any]) -> str:
     seat = d["seats"][1]
-    cell = _occupied_plain_cell(seat)
+    cell = occupied_plain_cell(seat)
     seat["held"] = [seat["kinds"][cell]]
     seat["kinds"][cell] = -1
     return "seats[1].held: the game is over but the seat still holds plots"
@@ -587,7 +258,7 @@ def m_held_at_game_over(d: dict[str, Any]) -> str:
 
 def m_bonus_tile_placed_twice(d: dict[str, Any]) -> str:
     for seat in d["seats"]:
-        seat["kinds"][_empty_cell(seat)] = 25  # tile 0, side 0
+        seat["kinds"][empty_cell(seat)] = 25  # tile 0, side 0
         seat["bonus_done"] = True
     d["tiles"] = [False, True]
     cell = d["seats"][1]["kinds"].index(25)
@@ -596,7 +267,7 @@ def m_bonus_tile_placed_twice(d: dict[str, Any]) -> str:
 
 def m_bonus_tile_placed_and_available(d: dict[str, Any]) -> str:
     seat = d["seats"][0]
-    cell = _empty_cell(seat)
+    cell = empty_cell(seat)
     seat["kinds"][cell] = 28  # tile 1, side 1
     seat["bonus_done"] = True
     d["tiles"] = [True, True]

@@ -349,10 +349,6 @@ class ActionLayout:
             (i, j) for i in range(h) for j in range(i + 1, h)
         )
         self.pair_index: dict[tuple[int, int], int] = {p: k for k, p in enumerate(self.pairs)}
-        self.tile_sides: tuple[tuple[str, str], ...] = tuple(
-            (t.sides[0].name.lower(), t.sides[1].name.lower())
-            for t in config.components.bonus_tiles
-        )
         segment_list: list[Segment] = []
         start = 0
         for name, axes in SEGMENTS:

@@ -48,11 +48,6 @@ def describe(value: object, *, typed: bool = True) -> str:
     return type(value).__name__
 
 
-def is_int(value: object) -> bool:
-    """A true integer (not a bool, not a float with an integral value)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def bounds_text(lo: float | None, hi: float | None) -> str:
     """``" in lo..hi"``, ``" >= lo"``, ``" <= hi"`` or ``""``."""
     if lo is not None and hi is not None:
