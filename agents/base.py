@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.rules import GameState
+from moonriver_env.rules import GameConfig, GameState
 
 
 def engine_state(env: Any) -> GameState:
@@ -78,6 +78,10 @@ class Agent:
         """A legal action id for ``state.current_seat`` (engine-level entry point)."""
         raise NotImplementedError
 
+    def check_game(self, config: GameConfig) -> None:
+        """Refuse (``ValueError`` naming both games) a game the agent cannot play; called when
+        it is seated, before any move. Engine agents play every game: accept."""
+
     def __call__(self, observation: dict[str, Any], env: Any = None) -> int:
         """Agents are policies too (``SingleAgentEnv`` opponents)."""
         return self.act(observation, env)
@@ -113,6 +117,41 @@ def policy_action(
     return int(rng.choice(legal, p=p / total))
 
 
+def describe_game(config: GameConfig) -> str:
+    """``"3 players, legends"``: how refusals name a game."""
+    return f"{config.num_players} players, {config.mode}"
+
+
+def check_game(agent: Any, config: GameConfig) -> None:
+    """Ask ``agent`` whether it can play ``config`` (objects without ``check_game`` accept)."""
+    check = getattr(agent, "check_game", None)
+    if check is not None:
+        check(config)
+
+
+def _observation_size(config: GameConfig) -> int:
+    """The length of the flat observation vector (planes, then features) of ``config``."""
+    from moonriver_env.encoding import ObservationEncoder
+
+    enc = ObservationEncoder(config)
+    return int(enc.plane_size + enc.num_features)
+
+
+def _trained_game(num_actions: int, num_features: int | None) -> str:
+    """The game(s) whose action count (and observation size) a policy's spaces match."""
+    games = []
+    for mode in ("base", "legends"):
+        for n in (2, 3, 4):
+            cfg = GameConfig(num_players=n, mode=mode)
+            if cfg.num_actions != num_actions:
+                continue
+            if num_features is None or _observation_size(cfg) == num_features:
+                games.append(describe_game(cfg))
+    if games:
+        return " or ".join(games)
+    return f"a game with {num_actions} actions and {num_features} observation features"
+
+
 class PolicyAgent(Agent):
     """A learned policy as an agent (the one adapter: tournaments, evaluation, self-play).
 
@@ -124,7 +163,10 @@ class PolicyAgent(Agent):
     mask; the agent falls back to a uniformly random legal action if the policy returns an
     illegal one (counted in :attr:`illegal`), unless ``repair=False`` (then the illegal action
     is returned, for evaluations that must not hide it). ``PolicyAgent.from_path("model.zip")``
-    loads a ``MaskablePPO``.
+    loads a ``MaskablePPO``, ``from_path("snapshot.pt")`` a saved policy.
+
+    :meth:`check_game` refuses a game whose action count or observation size differs from the
+    policy's spaces (a model trained for another player count or mode).
     """
 
     name = "policy"
@@ -149,6 +191,7 @@ class PolicyAgent(Agent):
         self.repair = repair
         self.illegal = 0
         self._encoders: dict[int, Any] = {}
+        self._accepted: set[tuple[int, str]] = set()
         if name is not None:
             self.name = name
 
@@ -156,14 +199,53 @@ class PolicyAgent(Agent):
     def from_path(
         cls, path: str | Path, seed: int | None = None, deterministic: bool = True
     ) -> PolicyAgent:
-        """Load a ``MaskablePPO`` model saved with ``model.save(path)``."""
+        """Load a ``MaskablePPO`` model saved with ``model.save(path)`` (``.zip``) or a policy
+        snapshot (``.pt``, read by ``training.selfplay.load_policy``, the loader
+        ``training.evaluate`` uses)."""
         p = Path(path)
-        if not p.exists() and not p.with_suffix(".zip").exists():
+        if not p.exists() and p.with_suffix(".zip").exists():
+            p = p.with_suffix(".zip")
+        if not p.is_file():
             raise ValueError(f"path: no model file {str(path)!r}")
+        if p.suffix == ".pt":
+            from training.selfplay import load_policy  # the policy classes live in training
+
+            try:
+                policy = load_policy(p)
+            except (KeyError, AttributeError, RuntimeError, OSError) as exc:
+                raise ValueError(
+                    f"path: {str(path)!r} is not a policy snapshot ({type(exc).__name__}: {exc})"
+                ) from None
+            return cls(policy, seed=seed, deterministic=deterministic, name="ppo")
         from sb3_contrib import MaskablePPO
 
         model = MaskablePPO.load(str(p), device="cpu")
         return cls(model, seed=seed, deterministic=deterministic, name="ppo")
+
+    def check_game(self, config: GameConfig) -> None:
+        """``ValueError`` naming both games if the policy's spaces do not fit ``config``."""
+        key = (config.num_players, config.mode)  # what the spaces depend on
+        if key in self._accepted:
+            return
+        holder = self.sb3_policy if self.sb3_policy is not None else self.policy
+        action_space = getattr(holder, "action_space", None)
+        obs_space = getattr(holder, "observation_space", None)
+        n_actions = getattr(action_space, "n", None)
+        shape = getattr(obs_space, "shape", None)
+        n_features = int(shape[0]) if shape is not None and len(shape) == 1 else None
+        if n_actions is not None:
+            want_features = _observation_size(config)
+            if int(n_actions) != config.num_actions or (
+                n_features is not None and n_features != want_features
+            ):
+                trained = _trained_game(int(n_actions), n_features)
+                raise ValueError(
+                    f"agent {self.name!r}: the game is {describe_game(config)} "
+                    f"({config.num_actions} actions, {want_features} observation features) "
+                    f"but the policy was trained for {trained} ({int(n_actions)} actions, "
+                    f"{n_features} observation features)"
+                )
+        self._accepted.add(key)
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import numpy as np
 
-from .base import Agent
+from .base import Agent, check_game
 
 if TYPE_CHECKING:
     from moonriver_env.aec import raw_env
@@ -180,11 +181,15 @@ class GameRunner:
     ) -> GameOutcome:
         """Play one game: ``agents[s]`` in seat ``s`` (reset with ``agent_seeds[s]``), the
         environment reset with ``env_seed``. ``names`` label the agents in the error an
-        illegal action raises (``RuntimeError``)."""
+        illegal action raises (``RuntimeError``). An agent that cannot play this game (its
+        ``check_game``) raises ``ValueError`` before any move."""
         start = time.perf_counter()
         n = self.setup.num_players
         if len(agents) != n or len(agent_seeds) != n:
             raise ValueError(f"agents: expected {n} agents and seeds, got {len(agents)}")
+        config = self.env.config
+        for ag in agents:
+            check_game(ag, config)
         for ag, s in zip(agents, agent_seeds, strict=True):
             ag.reset(s)
         env = self.env
@@ -233,6 +238,8 @@ def _init_worker(
     setup: Callable[..., Any], args: tuple[Any, ...], play: Callable[[Any, Any], Any]
 ) -> None:
     global _WORKER
+    # Ctrl-C is the parent's to handle (it stops the pool): no traceback from every worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if "torch" in sys.modules:  # pragma: no cover - depends on the agents
         sys.modules["torch"].set_num_threads(1)
     _WORKER = (setup(*args), play)

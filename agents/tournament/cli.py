@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
 
 from .games import run_tournament
 from .schedule import seat_slots, split_specs
+
+
+def resume_command(argv: Sequence[str], out: str) -> str:
+    """The command line that continues an interrupted run of ``argv`` writing to ``out``."""
+    words = [a for a in argv if a != "--force"]
+    if "--out" not in words and not any(a.startswith("--out=") for a in words):
+        words += ["--out", out]
+    if "--resume" not in words:
+        words.append("--resume")
+    return "python -m agents.tournament " + " ".join(shlex.quote(a) for a in words)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,7 +44,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mode", default="base", choices=("base", "legends"))
     parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
-    parser.add_argument("--out", default=None, help="output directory")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="output directory (default runs/tournament-<timestamp>); games are appended to "
+        "its games.csv as they finish",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the interrupted tournament in --out (same arguments): play only the "
+        "games missing from its games.csv",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace the tournament files already in --out"
+    )
     parser.add_argument("--no-plot", action="store_true", help="skip summary.png")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -50,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"not exactly balanced (use a multiple of {slots})",
                 file=sys.stderr,
             )
+    if args.resume and args.out is None:
+        parser.error("--resume needs --out (the directory of the interrupted tournament)")
+    out = args.out or os.path.join("runs", "tournament-" + time.strftime("%Y%m%d-%H%M%S"))
     try:
         result = run_tournament(
             specs,
@@ -60,10 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             mode=args.mode,
             scenario=args.scenario,
             progress=not args.no_progress,
+            out=out,
+            resume=args.resume,
+            force=args.force,
         )
     except ValueError as exc:
         parser.error(str(exc))
-    out = args.out or os.path.join("runs", "tournament-" + time.strftime("%Y%m%d-%H%M%S"))
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted: the finished games are in {os.path.join(out, 'games.csv')}; "
+            f"continue with:\n  {resume_command(sys.argv[1:] if argv is None else argv, out)}",
+            file=sys.stderr,
+        )
+        return 130
     result.save(out, plot=not args.no_plot)
     print(result.format_table())
     print()

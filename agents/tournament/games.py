@@ -3,11 +3,14 @@ in one or more processes (:func:`agents.runner.run_jobs`), then summarised."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from ..base import check_game
 from ..runner import GameRunner, GameSetup, agent_seed, game_seed, run_jobs
+from .gamesfile import GamesFile
 from .records import GameJob, GameRecord, record_game
 from .results import TournamentResult, summarise
 from .schedule import entry_labels, schedule
@@ -86,6 +89,9 @@ def run_tournament(
     scenario: str | None = None,
     progress: bool = False,
     agent_factory: AgentFactory | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    force: bool = False,
 ) -> TournamentResult:
     """Play a tournament (schedule, seeds and statistics in :mod:`agents.tournament`).
 
@@ -99,9 +105,21 @@ def run_tournament(
         progress: show a tqdm progress bar (on stderr).
         agent_factory: ``(spec, seed) -> Agent``; default :func:`agents.make_agent`. With
             several workers it must be a picklable module-level function.
+        out: a directory: every finished game is appended to its ``games.csv`` as it
+            arrives (:mod:`~agents.tournament.gamesfile`); checked before any game (a
+            directory holding a tournament is refused unless ``resume`` or ``force``).
+        resume: continue the tournament in ``out`` (same arguments): its finished games are
+            read back and only the others are played.
+        force: replace the tournament files in ``out``.
 
     Returns:
-        The :class:`TournamentResult`, games in game order.
+        The :class:`TournamentResult`, games in game order (save it into ``out`` to finish
+        the directory: ``result.save(out)``).
+
+    Raises:
+        ValueError: a bad argument, an agent that cannot play the game (before any game), or
+            an ``out`` that cannot be used (nothing is written then).
+        KeyboardInterrupt: passed on; the games finished so far are in ``out``.
     """
     specs = tuple(agent_specs)
     if not specs:
@@ -115,24 +133,57 @@ def run_tournament(
     if workers < 1:
         raise ValueError(f"workers: expected at least 1, got {workers!r}")
     setup = GameSetup(num_players=players, mode=mode, scenario=scenario)
-    setup.game_config()  # validate early
+    config = setup.game_config()  # validate early
     factory = agent_factory or _default_factory
     for spec in dict.fromkeys(specs):
-        factory(spec, 0)  # raise ValueError on a bad spec before starting workers
+        # a bad spec, or an agent trained for another game: ValueError before any game
+        check_game(factory(spec, 0), config)
     labels = tuple(entry_labels(specs))
     jobs = make_jobs(len(specs), players, games, seed)
+    log = None
+    if out is not None:
+        arguments = {
+            "agents": list(specs),
+            "players": players,
+            "games": games,
+            "seed": seed,
+            "mode": mode,
+            "scenario": scenario,
+        }
+        log = GamesFile.open(out, arguments, labels, players, resume=resume, force=force)
+    done = dict(log.done) if log is not None else {}
+    todo = [job for job in jobs if job.index not in done]
     start = time.perf_counter()
     from tqdm import tqdm
 
-    with tqdm(total=len(jobs), desc="games", unit="game", disable=not progress, leave=False) as bar:
-        records = run_jobs(
-            jobs,
+    bar = tqdm(
+        total=len(jobs),
+        initial=len(done),
+        desc="games",
+        unit="game",
+        disable=not progress,
+        leave=False,
+    )
+
+    def finished(record: GameRecord) -> None:
+        if log is not None:
+            log.append(record)
+        bar.update(1)
+
+    try:
+        played = run_jobs(
+            todo,
             _Table,
             (specs, setup, agent_factory),
             _play_job,
             workers=workers,
-            on_result=lambda _: bar.update(1),
+            on_result=finished,
         )
+    finally:
+        bar.close()
+        if log is not None:
+            log.close()
+    records = sorted([*done.values(), *played], key=lambda r: r.index)
     wall = time.perf_counter() - start
     return summarise(
         specs, labels, players, games, seed, mode, scenario, records, wall, min(workers, len(jobs))

@@ -3,7 +3,9 @@ summary row of each entry (see :mod:`agents.tournament` for the definitions)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 from moonriver_env.rules import ScoreBreakdown
 
@@ -13,6 +15,20 @@ from ..runner import GameOutcome
 # The score columns of games.csv: the categories and tie-break keys of the engine's breakdown.
 SCORE_FIELDS = tuple(f.name for f in fields(ScoreBreakdown))
 CATEGORIES = ("territories", "resources", "partners", "scenario")
+# The columns of games.csv (one row per game and seat), in file order.
+GAME_COLUMNS = (
+    "game",
+    "seed",
+    "game_scenario",
+    "seat",
+    "board",
+    "agent",
+    *SCORE_FIELDS,
+    "rank",
+    "win",
+    "win_share",
+    "decisions",
+)
 
 
 @dataclass(frozen=True)
@@ -103,3 +119,56 @@ def record_game(job: GameJob, outcome: GameOutcome) -> GameRecord:
         seats=seats,
         seconds=outcome.seconds,
     )
+
+
+def game_rows(record: GameRecord, labels: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of ``games.csv`` for one game (one per seat; entries named by ``labels``)."""
+    return [
+        {
+            "game": record.index,
+            "seed": record.seed,
+            "game_scenario": record.scenario or "",
+            "seat": s.seat,
+            "board": s.board,
+            "agent": labels[s.entry],
+            **{k: getattr(s.score, k) for k in SCORE_FIELDS},
+            "rank": s.rank,
+            "win": int(s.win),
+            "win_share": round(s.win_share, 6),
+            "decisions": s.decisions,
+        }
+        for s in record.seats
+    ]
+
+
+def record_from_rows(rows: Sequence[Mapping[str, str]], labels: Sequence[str]) -> GameRecord:
+    """The :class:`GameRecord` of one game read back from its ``games.csv`` rows (the inverse
+    of :func:`game_rows`; the win share is recomputed exactly, wall times are 0).
+    ``ValueError`` if a row does not fit (an unknown agent label, a malformed number)."""
+    winners = sum(int(r["win"]) for r in rows)
+    seats = tuple(
+        SeatResult(
+            seat=int(r["seat"]),
+            entry=labels.index(r["agent"]) if r["agent"] in labels else _unknown(r["agent"]),
+            board=r["board"],
+            score=ScoreBreakdown(**{k: int(r[k]) for k in SCORE_FIELDS}),
+            rank=int(r["rank"]),
+            win=bool(int(r["win"])),
+            win_share=(1.0 / winners) if int(r["win"]) else 0.0,
+            decisions=int(r["decisions"]),
+            think_seconds=0.0,
+        )
+        for r in rows
+    )
+    first = rows[0]
+    return GameRecord(
+        index=int(first["game"]),
+        seed=int(first["seed"]),
+        scenario=first["game_scenario"] or None,
+        seats=seats,
+        seconds=0.0,
+    )
+
+
+def _unknown(label: str) -> int:
+    raise ValueError(f"agent: {label!r} is not an entry of this tournament")

@@ -22,7 +22,7 @@ from ..ratings import (
     pairwise_wins,
     wilson_interval,
 )
-from .records import SCORE_FIELDS, AgentSummary, GameRecord
+from .records import AgentSummary, GameRecord, game_rows
 from .report import format_table, format_timing, plot_summary
 
 
@@ -56,25 +56,7 @@ class TournamentResult:
     # -- views -------------------------------------------------------------------------------
     def game_rows(self) -> list[dict[str, Any]]:
         """One dict per game and seat (the rows of ``games.csv``)."""
-        rows = []
-        for rec in self.records:
-            for s in rec.seats:
-                rows.append(
-                    {
-                        "game": rec.index,
-                        "seed": rec.seed,
-                        "game_scenario": rec.scenario or "",
-                        "seat": s.seat,
-                        "board": s.board,
-                        "agent": self.labels[s.entry],
-                        **{k: getattr(s.score, k) for k in SCORE_FIELDS},
-                        "rank": s.rank,
-                        "win": int(s.win),
-                        "win_share": _r(s.win_share, 6),
-                        "decisions": s.decisions,
-                    }
-                )
-        return rows
+        return [row for rec in self.records for row in game_rows(rec, self.labels)]
 
     def summary_rows(self) -> list[dict[str, Any]]:
         """One dict per entry (the rows of ``summary.csv``), floats rounded."""
@@ -168,7 +150,10 @@ class TournamentResult:
         ``plot``) ``summary.png`` into ``out_dir`` (created); returns its path."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "games.csv").write_text(self.games_csv(), encoding="utf-8")
+        # games.csv may hold the games appended while the tournament ran: replace it whole
+        tmp = out / "games.csv.tmp"
+        tmp.write_text(self.games_csv(), encoding="utf-8")
+        tmp.replace(out / "games.csv")
         (out / "summary.csv").write_text(self.summary_csv(), encoding="utf-8")
         (out / "summary.json").write_text(self.summary_json(), encoding="utf-8")
         (out / "timing.json").write_text(

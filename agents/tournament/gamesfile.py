@@ -1,0 +1,163 @@
+"""A tournament's output directory while it runs: every finished game is appended to
+``games.csv`` (and flushed) as it arrives, so an interrupted tournament loses no finished game
+and ``--resume`` plays only the missing ones.
+
+The directory holds ``tournament.json`` (the arguments that fix the games: agents, players,
+games, seed, mode, scenario) from the start; ``--resume`` refuses other arguments. Games are
+appended in the order they finish; :meth:`TournamentResult.save` rewrites ``games.csv`` in game
+order at the end, so an interrupted and resumed tournament ends with the same files as an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .records import GAME_COLUMNS, GameRecord, game_rows, record_from_rows
+
+CONFIG_FILE = "tournament.json"
+GAMES_FILE = "games.csv"
+# What a finished tournament writes next to games.csv (replaced by --force).
+OUTPUT_FILES = (
+    CONFIG_FILE,
+    GAMES_FILE,
+    "summary.csv",
+    "summary.json",
+    "timing.json",
+    "summary.png",
+)
+
+
+class GamesFile:
+    """The ``games.csv`` of a running tournament: :meth:`open` checks the directory up front
+    (before any game), :attr:`done` holds the games already finished (``resume``),
+    :meth:`append` writes one more game."""
+
+    def __init__(self, out: Path, labels: Sequence[str], done: dict[int, GameRecord]) -> None:
+        self.out = out
+        self.labels = list(labels)
+        self.done = done
+        self._file: IO[str] | None = None
+        self._writer: csv.DictWriter[str] | None = None
+
+    @classmethod
+    def open(
+        cls,
+        out: str | os.PathLike[str],
+        config: Mapping[str, Any],
+        labels: Sequence[str],
+        players: int,
+        resume: bool = False,
+        force: bool = False,
+    ) -> GamesFile:
+        """Check ``out`` and start (or, with ``resume``, continue) its ``games.csv``.
+
+        Raises ``ValueError`` naming the problem, without writing anything, if ``out`` holds
+        a tournament's files and neither ``resume`` nor ``force`` is given, if ``resume``
+        finds no tournament there or one with other arguments, or if ``out`` is not a
+        writable directory."""
+        path = Path(out)
+        if resume and force:
+            raise ValueError("out: give --resume or --force, not both")
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"out: {str(path)!r} is a file, not a directory")
+        existing = [n for n in OUTPUT_FILES if (path / n).exists()]
+        done: dict[int, GameRecord] = {}
+        if resume:
+            if not (path / CONFIG_FILE).exists():
+                raise ValueError(f"out: no tournament to resume in {str(path)!r} ({CONFIG_FILE})")
+            saved = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
+            changed = [k for k in config if saved.get(k) != config[k]]
+            if changed:
+                diff = ", ".join(f"{k}: {saved.get(k)!r} -> {config[k]!r}" for k in changed)
+                raise ValueError(
+                    f"resume: {str(path)!r} holds a tournament with other arguments ({diff})"
+                )
+            done = _read_games(path / GAMES_FILE, labels, players)
+        elif existing and not force:
+            raise ValueError(
+                f"out: {str(path)!r} already holds a tournament ({', '.join(existing)}); "
+                "add --resume to continue it or --force to replace it"
+            )
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            if not os.access(path, os.W_OK):
+                raise PermissionError(f"cannot write in {str(path)!r}")
+            if not resume:
+                for name in existing:
+                    (path / name).unlink()
+                (path / CONFIG_FILE).write_text(
+                    json.dumps(dict(config), indent=2) + "\n", encoding="utf-8"
+                )
+        except OSError as exc:
+            raise ValueError(f"out: cannot write the results to {str(path)!r} ({exc})") from None
+        games = cls(path, labels, done)
+        games._start(rewrite=resume)
+        return games
+
+    def _start(self, rewrite: bool) -> None:
+        """Open games.csv for appending; on resume first rewrite it with the complete games
+        read back (a game cut off mid-write by a hard kill is dropped and played again)."""
+        target = self.out / GAMES_FILE
+        if rewrite:
+            tmp = target.with_name(GAMES_FILE + ".tmp")
+            with tmp.open("w", encoding="utf-8", newline="") as f:
+                writer = self._new_writer(f)
+                for index in sorted(self.done):
+                    writer.writerows(game_rows(self.done[index], self.labels))
+            tmp.replace(target)
+        self._file = target.open("a", encoding="utf-8", newline="")
+        if self._file.tell() == 0:
+            self._writer = self._new_writer(self._file)
+            self._file.flush()
+
+    def _new_writer(self, f: IO[str]) -> csv.DictWriter[str]:
+        writer = csv.DictWriter(f, fieldnames=GAME_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        return writer
+
+    def append(self, record: GameRecord) -> None:
+        """Write one finished game and flush it to the file."""
+        assert self._file is not None, "games file closed"
+        if self._writer is None:
+            self._writer = csv.DictWriter(self._file, fieldnames=GAME_COLUMNS, lineterminator="\n")
+        self._writer.writerows(game_rows(record, self.labels))
+        self._file.flush()
+        self.done[record.index] = record
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _read_games(path: Path, labels: Sequence[str], players: int) -> dict[int, GameRecord]:
+    """The complete games of a ``games.csv`` (every seat present), by game index."""
+    if not path.exists():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    if not text.endswith("\n"):  # a line cut off by a hard kill: drop it
+        text = text[: text.rfind("\n") + 1]
+    by_game: dict[int, list[dict[str, str]]] = {}
+    for row in csv.DictReader(io.StringIO(text, newline="")):
+        if None in row.values() or None in row:  # a line cut short
+            continue
+        try:
+            by_game.setdefault(int(row["game"]), []).append(row)
+        except ValueError:
+            continue
+    done = {}
+    for index, rows in by_game.items():
+        if sorted(int(r["seat"]) for r in rows) != list(range(players)):
+            continue
+        try:
+            done[index] = record_from_rows(rows, labels)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"resume: {str(path)!r}: game {index}: {exc}") from None
+    return done
