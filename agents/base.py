@@ -212,7 +212,9 @@ class PolicyAgent(Agent):
 
             try:
                 policy = load_policy(p)
-            except (KeyError, AttributeError, RuntimeError, OSError) as exc:
+            except ValueError:
+                raise
+            except Exception as exc:  # torch.load / pickle: whatever the bytes make it raise
                 raise ValueError(
                     f"path: {str(path)!r} is not a policy snapshot ({type(exc).__name__}: {exc})"
                 ) from None

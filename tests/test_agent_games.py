@@ -1,0 +1,84 @@
+"""Learned agents refuse a game they were not trained for, naming both games, before any move
+(issue 12), and the ``ppo:`` spec reads policy snapshots (``.pt``) as evaluation does."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from agents import PolicyAgent, RandomAgent, make_agent
+from agents.registry import SHIPPED_PPO
+from agents.runner import GameRunner, GameSetup
+from moonriver_env import moonriver_v0
+from moonriver_env.rules import GameConfig, new_game
+
+
+@functools.cache
+def _snapshot(tmp: Path, players: int, mode: str) -> Path:
+    """A tiny untrained policy for a game, saved as a snapshot (``save_policy``)."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from training.selfplay import save_policy
+
+    env = moonriver_v0.raw_env(num_players=players, mode=mode, obs_type="flat")
+    agent = env.possible_agents[0]
+    policy = MaskableActorCriticPolicy(
+        env.observation_space(agent), env.action_space(agent), lambda _: 1e-3, net_arch=[8]
+    )
+    path = tmp / f"snapshot_{players}_{mode}.pt"
+    save_policy(policy, path)
+    return path
+
+
+def test_snapshot_spec_loads_and_plays(tmp_path: Path) -> None:
+    agent = make_agent(f"ppo:{_snapshot(tmp_path, 3, 'base')}", seed=0)
+    assert isinstance(agent, PolicyAgent)
+    state = new_game(GameConfig(num_players=3), seed=1)
+    agent.check_game(state.config)
+    assert state.is_legal(agent.choose(state))
+    bad = tmp_path / "not_a_snapshot.pt"
+    bad.write_bytes(b"nonsense")
+    with pytest.raises(ValueError, match=r"^path: .*not a policy snapshot"):
+        make_agent(f"ppo:{bad}")
+
+
+@pytest.mark.parametrize(
+    ("trained", "game", "trained_text", "game_text"),
+    [
+        ((3, "base"), (2, "base"), "3 players, base", "the game is 2 players, base"),
+        ((2, "base"), (2, "legends"), "2 players, base", "the game is 2 players, legends"),
+    ],
+)
+def test_policy_refuses_another_game_naming_both(
+    tmp_path: Path,
+    trained: tuple[int, str],
+    game: tuple[int, str],
+    trained_text: str,
+    game_text: str,
+) -> None:
+    agent = make_agent(f"ppo:{_snapshot(tmp_path, *trained)}", seed=0)
+    config = GameConfig(num_players=game[0], mode=game[1])
+    with pytest.raises(ValueError, match=game_text) as err:
+        agent.check_game(config)
+    assert f"trained for {trained_text}" in str(err.value)
+    # the runner asks before any move: the environment is never stepped
+    runner = GameRunner(GameSetup(num_players=game[0], mode=game[1]))
+    seats = [agent] + [RandomAgent(s) for s in range(1, game[0])]
+    with pytest.raises(ValueError, match=game_text):
+        runner.play(seats, env_seed=0, agent_seeds=[0] * game[0])
+    assert runner.env.state is None  # never reset: no game started
+
+
+def test_shipped_ppo_refuses_three_players_and_legends() -> None:
+    assert SHIPPED_PPO.exists()
+    agent = make_agent("ppo", seed=0)
+    agent.check_game(GameConfig(num_players=2))  # what it was trained for
+    for config, text in [
+        (GameConfig(num_players=3), "the game is 3 players, base"),
+        (GameConfig(num_players=2, mode="legends"), "the game is 2 players, legends"),
+    ]:
+        with pytest.raises(ValueError, match=text) as err:
+            agent.check_game(config)
+        assert "trained for 2 players, base" in str(err.value)
