@@ -4,22 +4,34 @@ Usage::
 
     python -m agents.play --players 2 --opponents greedy [--human 0] [--seed 1]
                           [--mode base|legends] [--scenario S] [--watch] [--delay S]
-                          [--no-color]
+                          [--no-color] [--load FILE] [--save-dir DIR]
 
 - ``--opponents``: agent specs (comma-separated) for the seats no human plays, in seat order;
-  a single spec fills every such seat.
-- ``--human``: the human seat(s), comma-separated (default ``0``); ``--watch`` (or
-  ``--human none``) lets agents play every seat, printing each decision and the board at each
-  turn, with ``--delay`` seconds between decisions.
+  the list is repeated to fill them (one spec fills every such seat; ``greedy,heuristic,mc``
+  with ``--watch --players 4`` seats greedy, heuristic, mc, greedy). More specs than agent
+  seats is an error. An agent that cannot play the game (a policy trained for another player
+  count or mode) is refused before the game starts.
+- ``--human``: the human seat(s), comma-separated (default ``0``; several humans share the
+  keyboard, hot seat). ``--watch`` (or ``--human none``) lets agents play every seat.
+- ``--watch``: on a terminal the board is redrawn in place after every decision; otherwise the
+  decisions are printed as they happen and the board once per round. ``--delay`` seconds
+  pass after each agent decision (default 0.5 when watching, else 0). The legend of the
+  board is printed once.
 - Before each of your decisions the board is shown (``render_ansi``) with your legal moves in
-  their text form, grouped by kind. Type a move (``place 0+2 b1 N``; case does not matter), its
-  action id, or a command: ``help``, ``moves``, ``board``, ``quit``. A mistyped move or an
-  illegal one is explained and you are asked again. End of input (Ctrl-D, or a pipe running
-  dry) leaves the game with a message.
+  their text form, grouped by kind. Type a move (``place 0+2 b1 N``; case does not matter; a
+  pair in either order: ``place 2+0 b1 N`` puts plot 2 on b1), its action id, or a command:
+  ``help``, ``moves``, ``board``, ``legend``, ``save FILE``, ``quit``. A mistyped move is
+  explained; an illegal one says why (the phase's kind of move, or the connection rule it
+  breaks) and shows the number of legal moves with examples; you are asked again
+  (:mod:`agents.move_text`).
+- Leaving an unfinished game (``quit``, Ctrl-C, Ctrl-D or a pipe running dry) saves it to a
+  new file in ``--save-dir`` (default: the current directory), named in the message;
+  ``--load FILE`` resumes it (the file fixes the players, mode, seed and seats;
+  :mod:`agents.saved_game`). ``save FILE`` asks before replacing an existing file.
 
-The game is ``env.reset(seed=SEED)`` and the agent in seat ``s`` is reset with
-``agents.runner.agent_seed(SEED, 0, s)``, so a scripted input replays the same game.
-Colours are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color``.
+A new game is ``env.reset(seed=SEED)`` and the agent in seat ``s`` is reset with
+``agents.runner.agent_seed(SEED, 0, s)``, so a scripted input replays the same game. Colours
+are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color``.
 """
 
 from __future__ import annotations
@@ -30,12 +42,16 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from moonriver_env.render import render_ansi, score_table
-from moonriver_env.rules import GameState
+from moonriver_env.render import ANSI_LEGEND, render_ansi, score_table
+from moonriver_env.rules import GameConfig, GameState
 
+from .base import check_game
+from .move_text import format_legal_moves, parse_move
 from .runner import agent_seed
+from .saved_game import SavedGame, free_path
 from .tournament import split_specs
 
 if TYPE_CHECKING:
@@ -45,6 +61,7 @@ __all__ = [
     "HELP",
     "PlayResult",
     "PlaySession",
+    "SavedGame",
     "format_legal_moves",
     "main",
     "parse_move",
@@ -60,96 +77,19 @@ Commands:
   <number>   a move by its action id
   moves      list your legal moves again
   board      show the board again
+  legend     what the letters of the board mean
+  save FILE  save the game (resume it with --load FILE)
   help       this help
-  quit       leave the game
+  quit       leave the game (it is saved to a new file first)
 Cells are a1..e5 (a1..e10 with 2 players): columns a-e, rows from 1 at the river. Directions
 N E S W (N points away from the river). Held positions count from 0 in the reserve order shown;
-'+k' targets the player k seats after you."""
+'+k' targets the player k seats after you. A pair may be typed either way round: 'place 2+0 b1 N'
+puts plot 2 on b1 and plot 0 north of it."""
 
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def format_legal_moves(state: GameState, width: int = 100) -> str:
-    """The legal moves of ``state`` in text form, grouped compactly by kind.
-
-    Moves are grouped by their first two words (``place 0+2``); within a group, the words in
-    between are listed with the alternatives of the last word joined by ``/``
-    (``place 0+2: b1 N/E, c1 N``); a group with nothing in between joins the alternatives
-    directly (``claim 0/1/2``). A group of one move is printed in full.
-    """
-    groups: dict[str, dict[str, list[str]]] = {}
-    singles: dict[str, str] = {}
-    for a in state.legal_action_list():
-        text = state.action_to_string(a)
-        words = text.split()
-        key = " ".join(words[:2]) if len(words) >= 3 else words[0]
-        middle = " ".join(words[2:-1]) if len(words) >= 3 else ""
-        last = words[-1] if len(words) >= 2 else ""
-        groups.setdefault(key, {}).setdefault(middle, []).append(last)
-        singles[key] = text
-    lines: list[str] = []
-    for key, subs in groups.items():
-        count = sum(len(v) for v in subs.values())
-        if count == 1:
-            lines.append(singles[key])
-            continue
-        if list(subs) == [""]:  # no words in between: 'claim 0/1/2', 'steal +1 c3/c7'
-            lines.extend(_wrap(f"{key} ", ["/".join(subs[""])], width))
-            continue
-        items = [(f"{m} " if m else "") + "/".join(v) for m, v in subs.items()]
-        lines.extend(_wrap(f"{key}: ", items, width))
-    return "\n".join("  " + line for line in lines)
-
-
-def _wrap(head: str, items: Sequence[str], width: int) -> list[str]:
-    out: list[str] = []
-    line = head
-    indent = " " * len(head)
-    for i, item in enumerate(items):
-        piece = item + ("," if i < len(items) - 1 else "")
-        if line.strip() and len(line) + len(piece) + 1 > width and line != head:
-            out.append(line.rstrip())
-            line = indent
-        line += piece + " "
-    out.append(line.rstrip())
-    return out
-
-
-def _kinds(state: GameState) -> str:
-    heads = dict.fromkeys(state.action_to_string(a).split()[0] for a in state.legal_action_list())
-    return ", ".join(heads)
-
-
-def parse_move(state: GameState, text: str) -> tuple[int | None, str | None]:
-    """Read a move typed by a person: ``(action, None)`` if legal, else ``(None, message)``.
-
-    Accepts the text form (any case) or an action id. The message says whether the text could
-    not be read (a mistyped move) or names a move that is not legal now (and the phase).
-    """
-    s = text.strip()
-    n = state.config.num_actions
-    phase = state.phase.name
-    if s.lstrip("-").isdigit():
-        a = int(s)
-        if not 0 <= a < n:
-            return None, f"no action has id {a}: ids are 0..{n - 1}. Type 'moves' for the list."
-        shown = f"{a} ({state.action_to_string(a)})"
-    else:
-        try:
-            a = state.string_to_action(s)
-        except ValueError as exc:
-            return None, (
-                f"mistyped move: {exc}. Type a move as listed (e.g. "
-                f"'{state.action_to_string(state.legal_action_list()[0])}'), 'moves' or 'help'."
-            )
-        shown = f"'{state.action_to_string(a)}'"
-    if not state.is_legal(a):
-        return None, (
-            f"illegal move: {shown} is not legal in phase {phase} "
-            f"(legal now: {_kinds(state)}). Type 'moves' to list them."
-        )
-    return a, None
+# Seconds between agent decisions when watching (the default of --delay with --watch).
+WATCH_DELAY = 0.5
+# ANSI: cursor home, clear the screen (redrawing in place on a terminal).
+CLEAR = "\x1b[H\x1b[2J"
 
 
 # ----------------------------------------------------------------------------- session
@@ -157,13 +97,15 @@ def parse_move(state: GameState, text: str) -> tuple[int | None, str | None]:
 
 @dataclass
 class PlayResult:
-    """How a session ended: ``finished`` (game over), or left by ``quit`` / end of input."""
+    """How a session ended: ``finished`` (game over), or left by ``quit``, end of input or
+    Ctrl-C (``saved``: the file the unfinished game was saved to)."""
 
     finished: bool
-    reason: str  # "game over", "quit", "end of input"
+    reason: str  # "game over", "quit", "end of input", "interrupted"
     state: GameState
     winners: list[int]
     decisions: int
+    saved: Path | None = None
 
 
 def _default_factory(spec: str, seed: int) -> Agent:
@@ -172,9 +114,26 @@ def _default_factory(spec: str, seed: int) -> Agent:
     return make_agent(spec, seed=seed)
 
 
+def seat_specs(opponents: Sequence[str], agent_seats: Sequence[int]) -> list[str]:
+    """The agent spec of each agent seat: ``opponents`` repeated in order to fill them;
+    ``ValueError`` if there are more specs than seats or none for a seat."""
+    specs = list(opponents)
+    if not agent_seats:
+        return []
+    if not specs:
+        raise ValueError("opponents: expected an agent spec for the seats of agents")
+    if len(specs) > len(agent_seats):
+        raise ValueError(
+            f"opponents: {len(specs)} agent specs for {len(agent_seats)} agent seat(s) "
+            f"(seats {', '.join(map(str, agent_seats))}): give at most {len(agent_seats)}"
+        )
+    return [specs[i % len(specs)] for i in range(len(agent_seats))]
+
+
 class PlaySession:
-    """One game in the terminal. Build it, then :meth:`run`. ``state`` is the live engine state
-    (handy for scripted input: ``input_fn`` may look at it)."""
+    """One game in the terminal. Build it (or :meth:`resume` a saved one), then :meth:`run`.
+    ``state`` is the live engine state (handy for scripted input: ``input_fn`` may look at
+    it)."""
 
     def __init__(
         self,
@@ -189,40 +148,54 @@ class PlaySession:
         input_fn: Callable[[str], str] = input,
         output_fn: Callable[[str], None] = print,
         agent_factory: Callable[[str, int], Agent] | None = None,
+        redraw: bool = False,
+        save_dir: str | os.PathLike[str] = ".",
+        saved: SavedGame | None = None,
     ) -> None:
         from moonriver_env import moonriver_v0
 
+        if players not in (2, 3, 4):
+            raise ValueError(f"players: expected 2, 3 or 4, got {players!r}")
         humans = sorted(set(human_seats))
         for h in humans:
             if not 0 <= h < players:
                 raise ValueError(f"human: seat {h} is not a seat of a {players}-player game")
         agent_seats = [s for s in range(players) if s not in humans]
-        specs = list(opponents)
-        if agent_seats:
-            if not specs:
-                raise ValueError("opponents: expected an agent spec for the seats of agents")
-            if len(specs) == 1:
-                specs = specs * len(agent_seats)
-            if len(specs) != len(agent_seats):
-                raise ValueError(
-                    f"opponents: expected 1 or {len(agent_seats)} agent specs, got {len(specs)}"
-                )
+        specs = seat_specs(opponents, agent_seats)
+        if delay < 0:
+            raise ValueError(f"delay: expected seconds >= 0, got {delay!r}")
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
+        config = GameConfig(num_players=players, mode=mode, scenario=scenario)
+        factory = agent_factory or _default_factory
+        self.agents: dict[int, Agent] = {}
+        self.specs: dict[int, str] = {}
+        for seat, spec in zip(agent_seats, specs, strict=True):
+            agent = factory(spec, agent_seed(seed, 0, seat))
+            check_game(agent, config)  # before any move: ValueError naming both games
+            self.agents[seat] = agent
+            self.specs[seat] = spec
         self.seed = seed
         self.humans = humans
         self.watch = not humans
         self.delay = delay
         self.color = color
+        self.redraw = redraw
+        self.save_dir = Path(save_dir)
         self.input_fn = input_fn
         self.output_fn = output_fn
-        factory = agent_factory or _default_factory
-        self.agents: dict[int, Agent] = {}
-        self.specs: dict[int, str] = {}
-        for seat, spec in zip(agent_seats, specs, strict=True):
-            self.agents[seat] = factory(spec, agent_seed(seed, 0, seat))
-            self.specs[seat] = spec
-        self.env = moonriver_v0.env(num_players=players, mode=mode, scenario=scenario)
+        self.mode = mode
+        self.scenario = scenario
+        self.players = players
+        self.decisions = 0
+        if saved is None:
+            env = moonriver_v0.raw_env(num_players=players, mode=mode, scenario=scenario)
+            env.reset(seed=seed)
+            assert env.state is not None
+            self._state: GameState = env.state
+        else:
+            self._state = saved.state
+            self.decisions = saved.decisions
         self.names = []
         for s in range(players):
             if s in self.agents:
@@ -231,27 +204,63 @@ class PlaySession:
                 self.names.append(f"you (seat {s})")
             else:
                 self.names.append(f"human (seat {s})")
-        self.mode = mode
-        self.players = players
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str], **kwargs: Any) -> PlaySession:
+        """The session of a saved game (``ValueError`` naming what is wrong with the file);
+        ``kwargs``: the display and input arguments of the constructor."""
+        game = SavedGame.load(path)
+        agent_seats = sorted(game.agents)
+        return cls(
+            players=game.players,
+            opponents=[game.agents[s] for s in agent_seats],
+            human_seats=game.humans,
+            seed=game.seed,
+            mode=game.mode,
+            scenario=game.scenario,
+            saved=game,
+            **kwargs,
+        )
 
     @property
     def state(self) -> GameState:
-        raw: Any = self.env.unwrapped
-        st: GameState = raw.state
-        return st
+        return self._state
 
     def _out(self, text: str = "") -> None:
         self.output_fn(text)
 
     def board(self) -> str:
-        return render_ansi(self.state, color=self.color, seat_names=self.names)
+        return render_ansi(self.state, color=self.color, seat_names=self.names, legend=False)
+
+    def saved_game(self) -> SavedGame:
+        """The game as it stands, for a save file."""
+        return SavedGame(
+            players=self.players,
+            mode=self.mode,
+            scenario=self.scenario,
+            seed=self.seed,
+            agents=dict(self.specs),
+            humans=tuple(self.humans),
+            decisions=self.decisions,
+            state=self.state.clone(),
+        )
+
+    def _autosave(self) -> Path | None:
+        """Save the unfinished game to a new file and say where (never overwrites)."""
+        try:
+            path = self.saved_game().save(free_path(self.save_dir))
+        except OSError as exc:
+            self._out(f"Could not save the game in {str(self.save_dir)!r}: {exc}")
+            return None
+        self._out(f"Game saved to {path}; resume it with: python -m agents.play --load {path}")
+        return path
+
+    def _leave(self, reason: str, message: str) -> PlayResult:
+        self._out(message)
+        saved = self._autosave()
+        return PlayResult(False, reason, self.state, [], self.decisions, saved)
 
     def run(self) -> PlayResult:
-        env = self.env
-        env.reset(seed=self.seed)
-        for seat, ag in self.agents.items():
-            ag.reset(agent_seed(self.seed, 0, seat))
-        raw: Any = env.unwrapped
         st = self.state
         scen = f", scenario {st.scenario}" if st.scenario else ""
         who = (
@@ -259,55 +268,74 @@ class PlaySession:
             if self.watch
             else "you play seat " + ", ".join(str(h) for h in self.humans)
         )
+        seating = "; ".join(f"seat {s}: {self.specs[s]}" for s in sorted(self.agents))
+        resumed = f", resumed after {self.decisions} decisions" if self.decisions else ""
         self._out(
-            f"Moon River: {self.players} players, {self.mode}{scen}, seed {self.seed}; {who}."
+            f"Moon River: {self.players} players, {self.mode}{scen}, seed {self.seed}{resumed}; "
+            f"{who}." + (f" Agents: {seating}." if seating else "")
         )
+        self._out("\n".join(ANSI_LEGEND))
         if not self.watch:
             self._out("Type a move as listed, its number, or 'help'.")
-        decisions = 0
-        last_seat: int | None = None
+        else:
+            self._show_board(first=True)
+        try:
+            return self._loop()
+        except KeyboardInterrupt:
+            return self._leave("interrupted", "\nInterrupted: leaving the game (unfinished).")
+
+    def _loop(self) -> PlayResult:
+        last_round = self.state.round
         while not self.state.is_terminal:
-            name = env.agent_selection
-            seat = raw.agent_name_mapping[name]
+            state = self.state
+            seat = state.current_seat
+            assert seat is not None
             if seat in self.agents:
-                if self.watch and seat != last_seat:
-                    self._out("")
-                    self._out(self.board())
-                state = self.state
-                action = int(self.agents[seat].act(env.observe(name), env))
+                action = int(self.agents[seat].choose(state))
                 if not state.is_legal(action):
                     raise RuntimeError(
                         f"agent {self.specs[seat]!r} chose illegal action {action} "
                         f"in phase {state.phase.name}"
                     )
-                text = state.action_to_string(action)
-                env.step(action)
-                self._out(f"{self.names[seat]}: {text}")
-                if self.delay > 0:
-                    time.sleep(self.delay)
             else:
-                action_or_end = self._ask(seat)
-                if isinstance(action_or_end, str):
-                    return PlayResult(False, action_or_end, self.state, [], decisions)
-                text = self.state.action_to_string(action_or_end)
-                env.step(action_or_end)
-                self._out(f"{self.names[seat]}: {text}")
-            decisions += 1
-            last_seat = seat
+                asked = self._ask(seat)
+                if isinstance(asked, PlayResult):
+                    return asked
+                action = asked
+            text = state.action_to_string(action)
+            state.apply(action)
+            self.decisions += 1
+            if self.watch and self.redraw:
+                self._show_board()
+            self._out(f"{self.names[seat]}: {text}")
+            if self.watch and not self.redraw and state.round != last_round:
+                self._show_board()
+            last_round = state.round
+            if seat in self.agents and self.delay > 0:
+                time.sleep(self.delay)
         state = self.state
         self._out("")
         self._out(self.board())
         self._out("")
-        self._out(f"Game over after {decisions} decisions. Final scores:")
+        self._out(f"Game over after {self.decisions} decisions. Final scores:")
         self._out(score_table(state, self.names))
         winners = state.winners()
         label = "Winner" if len(winners) == 1 else "Shared win"
         self._out(f"{label}: " + ", ".join(self.names[w] for w in winners))
-        return PlayResult(True, "game over", state, winners, decisions)
+        return PlayResult(True, "game over", state, winners, self.decisions)
 
-    def _ask(self, seat: int) -> int | str:
-        """Ask the human in ``seat`` until a legal move; ``"quit"`` / ``"end of input"`` to
-        leave."""
+    def _show_board(self, first: bool = False) -> None:
+        """Watching: on a terminal the board replaces the screen (in place); otherwise it is
+        printed once per round, between the decisions."""
+        if self.redraw and not first:
+            self._out(CLEAR + self.board())
+        else:
+            self._out("")
+            self._out(self.board())
+
+    def _ask(self, seat: int) -> int | PlayResult:
+        """Ask the human in ``seat`` until a legal move; a :class:`PlayResult` when they leave
+        (``quit``, end of input; the game is saved first)."""
         state = self.state
         self._out("")
         self._out(self.board())
@@ -317,33 +345,52 @@ class PlaySession:
         while True:
             try:
                 line = self.input_fn(f"{self.names[seat]} > ")
-            except (EOFError, KeyboardInterrupt):
-                self._out("")
-                self._out("End of input: leaving the game (unfinished).")
-                return "end of input"
+            except EOFError:
+                return self._leave("end of input", "\nEnd of input: leaving the game (unfinished).")
             cmd = line.strip()
             low = cmd.lower()
             if not cmd:
                 continue
             if low in ("quit", "exit", "q"):
-                self._out("You left the game (unfinished).")
-                return "quit"
+                return self._leave("quit", "You left the game (unfinished).")
             if low in ("help", "h", "?"):
                 self._out(HELP)
-                continue
-            if low in ("moves", "legal", "list"):
+            elif low in ("moves", "legal", "list"):
                 self._out(self._moves_header(state, seat))
                 self._out(format_legal_moves(state))
-                continue
-            if low == "board":
+            elif low == "board":
                 self._out(self.board())
-                continue
-            action, error = parse_move(state, cmd)
-            if error is not None:
+            elif low == "legend":
+                self._out("\n".join(ANSI_LEGEND))
+            elif low == "save" or low.startswith("save "):
+                self._save_command(cmd[4:].strip())
+            else:
+                action, error = parse_move(state, cmd)
+                if error is None:
+                    assert action is not None
+                    return action
                 self._out(error)
-                continue
-            assert action is not None
-            return action
+
+    def _save_command(self, name: str) -> None:
+        """``save FILE``: write the game, asking before replacing an existing file."""
+        if not name:
+            self._out("save: give a file name, e.g. 'save mygame.json'")
+            return
+        path = Path(name).expanduser()
+        if path.exists():
+            try:
+                answer = self.input_fn(f"{path} exists: replace it? [y/N] ")
+            except EOFError:
+                answer = ""
+            if answer.strip().lower() not in ("y", "yes"):
+                self._out(f"Not saved ({path} kept).")
+                return
+        try:
+            self.saved_game().save(path)
+        except OSError as exc:
+            self._out(f"save: cannot write {str(path)!r}: {exc.strerror or exc}")
+            return
+        self._out(f"Game saved to {path}; resume it with: python -m agents.play --load {path}")
 
     def _moves_header(self, state: GameState, seat: int) -> str:
         n = len(state.legal_action_list())
@@ -371,30 +418,73 @@ def _stdin_input(prompt: str) -> str:
     return line.rstrip("\n")
 
 
+# The arguments a saved game fixes (refused together with --load).
+_GAME_ARGS = ("players", "opponents", "human", "seed", "mode", "scenario", "watch")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m agents.play",
         description="Play Moon River in the terminal against agents, or watch agents play.",
     )
-    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    parser.add_argument("--players", type=int, default=None, choices=(2, 3, 4))
     parser.add_argument(
         "--opponents",
-        default="greedy",
-        help="agent spec(s) for the other seats, comma-separated (one spec fills them all)",
+        default=None,
+        help="agent spec(s) for the agent seats in seat order, comma-separated, repeated to "
+        "fill them (default greedy)",
     )
     parser.add_argument(
         "--human", default=None, help="human seat(s), comma-separated (default 0), or 'none'"
     )
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--mode", default="base", choices=("base", "legends"))
+    parser.add_argument("--seed", type=int, default=None, help="game seed (default 1)")
+    parser.add_argument("--mode", default=None, choices=("base", "legends"))
     parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
     parser.add_argument("--watch", action="store_true", help="agents play every seat")
     parser.add_argument(
-        "--delay", type=float, default=0.0, help="seconds to wait after each agent decision"
+        "--delay",
+        type=float,
+        default=None,
+        help=f"seconds to wait after each agent decision (default {WATCH_DELAY} with --watch, "
+        "else 0)",
     )
     parser.add_argument("--no-color", action="store_true", help="plain text board")
+    parser.add_argument("--load", default=None, help="resume a game saved to this file")
+    parser.add_argument(
+        "--save-dir", default=".", help="where an unfinished game is saved (default: here)"
+    )
     args = parser.parse_args(argv)
-    if args.scenario is not None and args.mode != "legends":
+    if args.delay is not None and args.delay < 0:
+        parser.error(f"--delay: expected seconds >= 0, got {args.delay}")
+    color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    io: dict[str, Any] = {
+        "color": color,
+        "input_fn": _stdin_input,
+        "output_fn": lambda text: print(text, flush=True),
+        "redraw": sys.stdout.isatty(),
+        "save_dir": args.save_dir,
+    }
+    try:
+        if args.load is not None:
+            given = [a for a in _GAME_ARGS if getattr(args, a) not in (None, False)]
+            if given:
+                parser.error(
+                    "--load: the saved game fixes the players, mode, seed and seats; drop "
+                    + ", ".join(f"--{a}" for a in given)
+                )
+            session = PlaySession.resume(args.load, delay=args.delay or 0.0, **io)
+        else:
+            session = PlaySession(**_new_game_args(parser, args), **io)
+    except ValueError as exc:
+        parser.error(str(exc))
+    session.run()
+    return 0
+
+
+def _new_game_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
+    """The :class:`PlaySession` arguments of a new game from the command line."""
+    mode = args.mode or "base"
+    if args.scenario is not None and mode != "legends":
         parser.error("--scenario needs --mode legends")
     if args.watch and args.human not in (None, "none", ""):
         parser.error("--watch plays agents in every seat: drop --human")
@@ -404,24 +494,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             humans = [int(x) for x in (args.human or "0").split(",") if x.strip()]
         except ValueError:
             parser.error(f"--human: expected seat numbers like 0 or 0,2, got {args.human!r}")
-    color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    try:
-        session = PlaySession(
-            players=args.players,
-            opponents=split_specs(args.opponents),
-            human_seats=humans,
-            seed=args.seed,
-            mode=args.mode,
-            scenario=args.scenario,
-            delay=args.delay,
-            color=color,
-            input_fn=_stdin_input,
-            output_fn=lambda text: print(text, flush=True),
-        )
-    except ValueError as exc:
-        parser.error(str(exc))
-    session.run()
-    return 0
+    watching = not humans
+    delay = args.delay if args.delay is not None else (WATCH_DELAY if watching else 0.0)
+    return {
+        "players": args.players or 2,
+        "opponents": split_specs(args.opponents or "greedy"),
+        "human_seats": humans,
+        "seed": 1 if args.seed is None else args.seed,
+        "mode": mode,
+        "scenario": args.scenario,
+        "delay": delay,
+    }
 
 
 if __name__ == "__main__":

@@ -273,7 +273,8 @@ def test_play_scripted_full_game() -> None:
     assert result.finished and result.reason == "game over"  # type: ignore[attr-defined]
     text = "\n".join(out)
     assert "mistyped move: cannot parse action 'plaec 0+1 a1 N'" in text
-    assert "illegal move: 'stop' is not legal in phase SETUP_CLAIM" in text
+    assert "illegal move: 'stop' is not a move of this phase: the phase is SETUP_CLAIM" in text
+    assert "Legal now: 4 moves, e.g. 'claim 0'" in text
     assert "no action has id 99999" in text
     assert "Commands:" in text
     assert "Game over after" in text and "territories" in text
@@ -282,16 +283,16 @@ def test_play_scripted_full_game() -> None:
     assert len(typed) > 20
 
 
-def test_play_command_on_piped_stdin() -> None:
+def test_play_command_on_piped_stdin(tmp_path: Path) -> None:
     typed, out, _ = _scripted_game()
     cmd = [sys.executable, "-m", "agents.play", "--players", "2", "--opponents", "random"]
-    cmd += ["--seed", "5", "--no-color"]
+    cmd += ["--seed", "5", "--no-color", "--save-dir", str(tmp_path)]
     proc = subprocess.run(
         cmd, input="\n".join(typed) + "\n", capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "mistyped move" in proc.stdout and "is not legal in phase SETUP_CLAIM" in proc.stdout
+    assert "mistyped move" in proc.stdout and "the phase is SETUP_CLAIM" in proc.stdout
     assert out[-1] in proc.stdout  # the same winners line as the in-process game
     # end of input before the game is over: a message, exit 0, no traceback
     proc = subprocess.run(
@@ -299,22 +300,27 @@ def test_play_command_on_piped_stdin() -> None:
     )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "End of input" in proc.stdout
+    (saved,) = tmp_path.iterdir()  # the unfinished game, named in the message
+    assert f"Game saved to {saved}" in proc.stdout
 
 
-def test_play_eof_quit_and_watch() -> None:
+def test_play_eof_quit_and_watch(tmp_path: Path) -> None:
     out: list[str] = []
 
     def eof(prompt: str) -> str:
         raise EOFError
 
-    result = play(opponents=["random"], seed=2, input_fn=eof, output_fn=out.append)
+    io = {"output_fn": out.append, "save_dir": tmp_path}
+    result = play(opponents=["random"], seed=2, input_fn=eof, **io)
     assert not result.finished and result.reason == "end of input"
-    assert "End of input" in out[-1]
+    assert "End of input" in out[-2] and result.saved is not None
+    assert out[-1].startswith(f"Game saved to {result.saved}")
     out.clear()
-    result = play(opponents=["random"], seed=2, input_fn=lambda p: "quit", output_fn=out.append)
-    assert result.reason == "quit"
+    result = play(opponents=["random"], seed=2, input_fn=lambda p: "quit", **io)
+    assert result.reason == "quit" and result.saved is not None
+    assert len(list(tmp_path.iterdir())) == 2  # a second file, the first one kept
     out.clear()
-    result = play(players=3, opponents=["random"], human_seats=[], seed=2, output_fn=out.append)
+    result = play(players=3, opponents=["random"], human_seats=[], seed=2, **io)
     assert result.finished and result.decisions > 0
     text = "\n".join(out)
     assert "random (seat 2): " in text and text.count("Moon River  round") > 5

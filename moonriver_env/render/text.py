@@ -257,6 +257,7 @@ def render_ansi(
     color: bool = True,
     seat_names: Sequence[str] | None = None,
     width: int = 160,
+    legend: bool = True,
 ) -> str:
     """A compact text view of the whole (public) table.
 
@@ -266,6 +267,7 @@ def render_ansi(
         seat_names: a label per seat (default ``"seat 0"``, ``"seat 1"``, ...).
         width: the widest line allowed; ranches are printed side by side while they fit,
             else on several rows.
+        legend: end with :data:`ANSI_LEGEND` (the play CLI prints it once instead).
 
     Returns:
         The text, lines separated by ``"\\n"``, no trailing newline.
@@ -273,8 +275,9 @@ def render_ansi(
     view = table_view(state, seat_names)
     lines = _header_lines(view) + _table_lines(view)
     lines += _side_by_side([_ranch_block(view, ranch) for ranch in view.ranches], width)
-    lines.append(_Line())
-    lines.extend(_Line().add(text) for text in ANSI_LEGEND)
+    if legend:
+        lines.append(_Line())
+        lines.extend(_Line().add(text) for text in ANSI_LEGEND)
     return "\n".join(line.render(color).rstrip() for line in lines)
 
 

@@ -1,0 +1,197 @@
+"""Moves typed by a person (the play CLI): reading the text form, saying why a move is not legal
+and what is, and listing the legal moves compactly.
+
+The text forms are :mod:`moonriver_env.rules.actions`'; a pair of held plots may be typed in
+either order: ``place 1+0 b1 N`` (plot 1 on b1, plot 0 north of it) is the domino the engine
+names ``place 0+1 b2 S``, and ``discard 1+0`` is ``discard 0+1``. Illegal placements are
+explained by the connection rules (RULES.md section 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from moonriver_env.rules import GameState
+from moonriver_env.rules.actions import Place
+from moonriver_env.rules.components import Landscape
+from moonriver_env.rules.geometry import DIRECTIONS
+
+__all__ = ["explain_illegal", "format_legal_moves", "normalise_pair", "parse_move"]
+
+# How many legal moves an explanation shows as examples.
+EXAMPLES = 3
+
+
+def format_legal_moves(state: GameState, width: int = 100) -> str:
+    """The legal moves of ``state`` in text form, grouped compactly by kind.
+
+    Moves are grouped by their first two words (``place 0+2``); within a group, the words in
+    between are listed with the alternatives of the last word joined by ``/``
+    (``place 0+2: b1 N/E, c1 N``); a group with nothing in between joins the alternatives
+    directly (``claim 0/1/2``). A group of one move is printed in full.
+    """
+    groups: dict[str, dict[str, list[str]]] = {}
+    singles: dict[str, str] = {}
+    for a in state.legal_action_list():
+        text = state.action_to_string(a)
+        words = text.split()
+        key = " ".join(words[:2]) if len(words) >= 3 else words[0]
+        middle = " ".join(words[2:-1]) if len(words) >= 3 else ""
+        last = words[-1] if len(words) >= 2 else ""
+        groups.setdefault(key, {}).setdefault(middle, []).append(last)
+        singles[key] = text
+    lines: list[str] = []
+    for key, subs in groups.items():
+        count = sum(len(v) for v in subs.values())
+        if count == 1:
+            lines.append(singles[key])
+            continue
+        if list(subs) == [""]:  # no words in between: 'claim 0/1/2', 'steal +1 c3/c7'
+            lines.extend(_wrap(f"{key} ", ["/".join(subs[""])], width))
+            continue
+        items = [(f"{m} " if m else "") + "/".join(v) for m, v in subs.items()]
+        lines.extend(_wrap(f"{key}: ", items, width))
+    return "\n".join("  " + line for line in lines)
+
+
+def _wrap(head: str, items: Sequence[str], width: int) -> list[str]:
+    out: list[str] = []
+    line = head
+    indent = " " * len(head)
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else "")
+        if line.strip() and len(line) + len(piece) + 1 > width and line != head:
+            out.append(line.rstrip())
+            line = indent
+        line += piece + " "
+    out.append(line.rstrip())
+    return out
+
+
+def normalise_pair(state: GameState, text: str) -> str:
+    """``text`` with a pair typed high plot first (``place 1+0 b1 N``, ``discard 1+0``)
+    rewritten to the engine's form (``place 0+1 b2 S``, ``discard 0+1``); other text as is.
+
+    ``ValueError`` if the reversed domino's second cell is off the ranch."""
+    words = text.split()
+    if len(words) < 2 or words[0].lower() not in ("place", "discard"):
+        return text
+    first, plus, second = words[1].partition("+")
+    if not (plus and first.isdigit() and second.isdigit() and int(first) > int(second)):
+        return text
+    words[1] = f"{second}+{first}"
+    if words[0].lower() == "place" and len(words) == 4:
+        g = state.grid
+        cell = g.parse_cell(words[2].lower())
+        d = _direction(words[3])
+        other = g.step[d][cell]
+        if other < 0:
+            raise ValueError(
+                f"plot {second} would go off the ranch: no cell {DIRECTIONS[d]} of {words[2]}"
+            )
+        words[2] = g.cell_name(other)
+        words[3] = DIRECTIONS[(d + 2) % 4]
+    return " ".join(words)
+
+
+def _direction(text: str) -> int:
+    up = text.upper()
+    if up not in DIRECTIONS:
+        raise ValueError(f"not a direction: {text!r} (expected one of {' '.join(DIRECTIONS)})")
+    return DIRECTIONS.index(up)
+
+
+def parse_move(state: GameState, text: str) -> tuple[int | None, str | None]:
+    """Read a move typed by a person: ``(action, None)`` if legal, else ``(None, message)``.
+
+    Accepts the text form (any case; a pair in either order) or an action id. The message
+    says whether the text could not be read (a mistyped move) or why the move is not legal
+    now, with the number of legal moves and a few of them.
+    """
+    s = text.strip()
+    n = state.config.num_actions
+    if s.lstrip("-").isdigit():
+        a = int(s)
+        if not 0 <= a < n:
+            return None, f"no action has id {a}: ids are 0..{n - 1}. Type 'moves' for the list."
+    else:
+        try:
+            a = state.string_to_action(normalise_pair(state, s))
+        except ValueError as exc:
+            return None, (
+                f"mistyped move: {exc}. Type a move as listed (e.g. "
+                f"'{state.action_to_string(state.legal_action_list()[0])}'), 'moves' or 'help'."
+            )
+    if not state.is_legal(a):
+        return None, f"illegal move: {explain_illegal(state, a)}. {legal_summary(state)}"
+    return a, None
+
+
+def legal_summary(state: GameState) -> str:
+    """``"Legal now: 12 moves, e.g. 'place 0+1 a1 N', 'stop'. Type 'moves' to list them."``"""
+    legal = state.legal_action_list()
+    shown = ", ".join(f"'{state.action_to_string(a)}'" for a in _spread(legal, EXAMPLES))
+    count = f"{len(legal)} moves, e.g." if len(legal) > EXAMPLES else f"{len(legal)} move(s):"
+    return f"Legal now: {count} {shown}. Type 'moves' to list them."
+
+
+def _spread(items: Sequence[int], k: int) -> list[int]:
+    """At most ``k`` items spread over ``items`` (so the examples show different kinds)."""
+    if len(items) <= k:
+        return list(items)
+    return [items[i * (len(items) - 1) // (k - 1)] for i in range(k)]
+
+
+def explain_illegal(state: GameState, action: int) -> str:
+    """Why ``action`` (an id of this config) is not legal in ``state``: the wrong kind of move
+    for the phase, or for a placement the connection rule it breaks (RULES.md section 3)."""
+    lay = state.layout
+    text = state.action_to_string(action)
+    if state.is_terminal:
+        return f"'{text}': the game is over"
+    kind = lay.segment_of(action)
+    kinds = dict.fromkeys(lay.segment_of(a) for a in state.legal_action_list())
+    if kind not in kinds:
+        return (
+            f"'{text}' is not a move of this phase: the phase is {state.phase.name}, "
+            f"the moves now are {', '.join(kinds)}"
+        )
+    move = lay.decode(action)
+    if isinstance(move, Place):
+        why = _placement_problem(state, move)
+        if why:
+            return f"'{text}': {why}"
+    return f"'{text}' is not among the legal moves of phase {state.phase.name}"
+
+
+def _placement_problem(state: GameState, move: Place) -> str | None:
+    """The connection rule a placement breaks (RULES.md section 3), or None if it is another
+    reason (e.g. the domino limit)."""
+    seat = state.current_seat
+    assert seat is not None
+    held = state.held[seat]
+    if move.second >= len(held):
+        return f"you hold {len(held)} plots (positions 0..{len(held) - 1})"
+    g = state.grid
+    cells = (move.cell, g.step[move.direction][move.cell])
+    if cells[1] < 0:
+        return f"plot {move.second} would go off the ranch"
+    occupied = state.occ[seat]
+    for cell in cells:
+        if occupied >> cell & 1:
+            return f"cell {g.cell_name(cell)} is already taken"
+    land = state.kind_table.land
+    lands = (land[held[move.first]], land[held[move.second]])
+    bridges = state.bridges[seat]
+    for cell, other, lnd in ((cells[0], cells[1], lands[0]), (cells[1], cells[0], lands[1])):
+        if bridges >> cell & 1:
+            return None
+        around = g.neighbours(1 << cell) & ~(1 << other)
+        if around & state.land_bb[seat][lnd]:
+            return None
+    names = [Landscape(lnd).name.lower() for lnd in lands]
+    return (
+        f"neither plot {move.first} ({names[0]}) on {g.cell_name(cells[0])} nor plot "
+        f"{move.second} ({names[1]}) on {g.cell_name(cells[1])} would touch a matching "
+        "landscape or a bridge (connection rules, RULES.md section 3)"
+    )

@@ -1,0 +1,135 @@
+"""A game of the play CLI saved to a file and resumed (``save FILE``, ``--load FILE``, the
+autosave when a game is left unfinished).
+
+The file is JSON: the seating (players, mode, scenario, seed, the agent spec of each agent
+seat, the human seats), the number of decisions so far, and the engine state in its versioned
+save format (:mod:`moonriver_env.rules.serialization`), so a saved game resumes exactly where
+it stopped, draw pile included. Files are never overwritten silently: :func:`free_path` picks
+a fresh name for autosaves, and the ``save`` command asks first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from moonriver_env.rules import GameState
+
+FORMAT = "moonriver-play"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """What a saved game file holds (see the module docstring)."""
+
+    players: int
+    mode: str
+    scenario: str | None
+    seed: int
+    agents: dict[int, str]  # seat -> agent spec
+    humans: tuple[int, ...]
+    decisions: int
+    state: GameState
+
+    def to_json(self) -> str:
+        return (
+            json.dumps(
+                {
+                    "format": FORMAT,
+                    "version": VERSION,
+                    "players": self.players,
+                    "mode": self.mode,
+                    "scenario": self.scenario,
+                    "seed": self.seed,
+                    "agents": {str(s): spec for s, spec in sorted(self.agents.items())},
+                    "humans": list(self.humans),
+                    "decisions": self.decisions,
+                    "state": json.loads(self.state.to_json()),
+                },
+                indent=1,
+            )
+            + "\n"
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> SavedGame:
+        """Read a saved game; ``ValueError`` naming what is wrong."""
+        try:
+            raw = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise ValueError(f"not a saved game (not JSON: {exc})") from None
+        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+            raise ValueError(f"not a saved game (expected format {FORMAT!r})")
+        if raw.get("version") != VERSION:
+            raise ValueError(f"version: unsupported saved game version {raw.get('version')!r}")
+        try:
+            state = GameState.from_json(json.dumps(raw["state"]))
+            agents = {int(s): str(spec) for s, spec in dict(raw["agents"]).items()}
+            game = cls(
+                players=int(raw["players"]),
+                mode=str(raw["mode"]),
+                scenario=raw["scenario"],
+                seed=int(raw["seed"]),
+                agents=agents,
+                humans=tuple(int(h) for h in raw["humans"]),
+                decisions=int(raw["decisions"]),
+                state=state,
+            )
+        except KeyError as exc:
+            raise ValueError(f"{exc.args[0]}: missing from the saved game") from None
+        except (TypeError, AttributeError) as exc:
+            raise ValueError(f"not a saved game ({exc})") from None
+        seats = sorted([*agents, *game.humans])
+        if seats != list(range(game.players)) or state.config.num_players != game.players:
+            raise ValueError(
+                f"seats: the saved game seats {seats} do not match its {game.players} players"
+            )
+        return game
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> SavedGame:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"load: cannot read {str(p)!r} ({exc.strerror or exc})") from None
+        try:
+            return cls.from_json(text)
+        except ValueError as exc:
+            raise ValueError(f"load: {str(p)!r}: {exc}") from None
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the file (write then rename: a crash leaves the old file or the new one)."""
+        p = Path(path)
+        tmp = p.with_name(f".{p.name}.tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        tmp.replace(p)
+        return p
+
+
+def free_path(directory: str | os.PathLike[str], stem: str = "moonriver-save") -> Path:
+    """A file name in ``directory`` that does not exist yet: ``<stem>-<time>.json``, with
+    ``-2``, ``-3``, ... added if needed."""
+    base = Path(directory) / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    p = base.with_suffix(".json")
+    k = 2
+    while p.exists():
+        p = Path(f"{base}-{k}.json")
+        k += 1
+    return p
+
+
+def describe(game: SavedGame) -> dict[str, Any]:
+    """The seating of a saved game, as the session's constructor takes it."""
+    return {
+        "players": game.players,
+        "mode": game.mode,
+        "scenario": game.scenario,
+        "seed": game.seed,
+        "human_seats": game.humans,
+    }
