@@ -24,6 +24,7 @@ from moonriver_env.rules import (
     default_components,
 )
 from moonriver_env.rules.serialization import (
+    MAX_TEXT,
     components_to_raw,
     state_from_json,
 )
@@ -78,7 +79,7 @@ def m_overpopulated_at_game_over(d: dict[str, Any]) -> str:
 
 def m_negative_cow(d: dict[str, Any]) -> str:
     d["seats"][1]["cows"][14] = -1
-    return "seats[1].cows[14]: expected an int >= 0, got -1"
+    return "seats[1].cows[14]: expected an int in 0..32, got -1"
 
 
 def m_extra_cow(d: dict[str, Any]) -> str:
@@ -184,7 +185,7 @@ def m_bool_as_int(d: dict[str, Any]) -> str:
 
 def m_float_as_int(d: dict[str, Any]) -> str:
     d["round"] = 3.0
-    return "round: expected an int >= 0, got number 3.0"
+    return "round: expected an int in 0..96, got number 3.0"
 
 
 def m_int_as_bool(d: dict[str, Any]) -> str:
@@ -417,6 +418,33 @@ def m_rng_state_extra_entry(d: dict[str, Any]) -> str:
     return "rng.state: not a valid PCG64 state (it does not read back unchanged)"
 
 
+# Huge integers (issue 12): every integer field has an upper bound, and the message shows
+# the size of the number, not its 401 digits.
+def m_round_huge(d: dict[str, Any]) -> str:
+    d["round"] = 10**400
+    return "round: expected an int in 0..96, got <401 digits>"
+
+
+def m_dominoes_huge(d: dict[str, Any]) -> str:
+    d["dominoes"] = 10**400
+    return "dominoes: expected an int in 0..25, got <401 digits>"
+
+
+def m_cows_huge(d: dict[str, Any]) -> str:
+    d["seats"][1]["cows"][3] = 10**400
+    return "seats[1].cows[3]: expected an int in 0..32, got <401 digits>"
+
+
+def m_version_huge(d: dict[str, Any]) -> str:
+    d["version"] = 10**400
+    return "version: unsupported version <401 digits>"
+
+
+def m_rng_state_huge(d: dict[str, Any]) -> str:
+    d["rng"]["state"]["state"]["state"] = 10**400
+    return "rng.state: not a valid PCG64 state"
+
+
 def m_setup_order_wrong(d: dict[str, Any]) -> str:
     d["setup_order"] = [0, 0, 1]
     return "setup_order: expected each seat 0..2 1 time(s), got [0, 0, 1]"
@@ -495,6 +523,11 @@ DOC_CASES: list[tuple[str, str, Mutation]] = [
     ("rng-unknown-generator", "3p-cows", m_rng_unknown_generator),
     ("rng-bad-state", "3p-cows", m_rng_bad_state),
     ("rng-state-extra-entry", "3p-cows", m_rng_state_extra_entry),
+    ("round-huge", "3p-cows", m_round_huge),
+    ("dominoes-huge", "3p-cows", m_dominoes_huge),
+    ("cows-huge", "3p-cows", m_cows_huge),
+    ("version-huge", "3p-cows", m_version_huge),
+    ("rng-state-huge", "3p-cows", m_rng_state_huge),
 ]
 
 
@@ -532,6 +565,21 @@ TEXT_CASES: list[tuple[str, str | None, Callable[[str], str], str]] = [
         _replace_text('"round":', '"round":NaN,"x":'),
         "<root>: invalid JSON: NaN is not a number",
     ),
+    # size and nesting guards (issue 12): a named error, never RecursionError / MemoryError
+    (
+        "nested-lists",
+        None,
+        lambda _: "[" * 100_000,
+        "<root>: invalid JSON: lists or objects nested",
+    ),
+    (
+        "nested-objects",
+        None,
+        lambda _: '{"a":' * 100_000,
+        "<root>: invalid JSON: lists or objects nested",
+    ),
+    ("too-many-digits", None, lambda _: "1" * 5000, "<root>: invalid JSON: Exceeds the limit"),
+    ("too-large", None, lambda _: " " * (MAX_TEXT + 1), "<root>: too large: "),
 ]
 
 
@@ -558,3 +606,15 @@ def test_rejection_does_not_touch_the_input_or_shared_state() -> None:
     # a valid load right after still works and round-trips
     text = json.dumps(before, separators=(",", ":"))
     assert GameState.from_json(text).to_json() == _position("3p-cows").to_json()
+
+
+def test_every_saved_integer_field_has_both_bounds() -> None:
+    """Issue 12: no integer of a saved state is unbounded (``round = 10**400`` was accepted);
+    the bounds are declared with the field (:data:`STATE_FIELDS`)."""
+    from moonriver_env.rules.core import STATE_FIELDS
+    from moonriver_env.rules.validation import Int, Ints
+
+    checked = [f for f in STATE_FIELDS if isinstance(f.check, (Int, Ints))]
+    assert len(checked) > 10
+    for f in checked:
+        assert f.check.lo is not None and f.check.hi is not None, f.name

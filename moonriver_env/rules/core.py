@@ -237,7 +237,8 @@ class StateCore:
     discarded: list[int] = _f("copy", _new_list, Ints(0, "max_kind", max_size="plots"))
     supply: int = _f("share", lambda c, st: c.components.cows, Int(0, "cows"))
     # Rounds and turns.
-    round: int = _f("share", _const(0), Int(0))
+    # a round draws its column from the pile: a game has fewer rounds than plots
+    round: int = _f("share", _const(0), Int(0, "plots"))
     final_round: bool = _f("share", _const(False), Bool())
     phase: Phase = _f("share", _const(Phase.SETUP_CLAIM), _NAMED)
     seat: int = _f("share", _const(NO_SEAT), Int(-1, "last_seat"))
@@ -245,7 +246,8 @@ class StateCore:
     setup_idx: int = _f("share", _const(0), Int(0, "rancheros"))
     turn_pos: int = _f("share", _const(0), Int(-1, "last_position"))
     final_turn: bool = _f("share", _const(False), Bool())
-    dominoes: int = _f("share", _const(0), Int(0))
+    # two cells of the ranch per domino (R3: at most 2 a turn, more in a final turn)
+    dominoes: int = _f("share", _const(0), Int(0, "cells"))
     # Per seat (the "seats" objects in JSON).
     boards: tuple[str, ...] = _f(
         "share", lambda c, st: ("camp",) * c.num_players, _NAMED, per_seat=True, key="board"
@@ -259,7 +261,7 @@ class StateCore:
     kinds: list[list[int]] = _f(
         "copy_each", _ranches(NO_PLOT), Ints(-1, "max_content", "cells"), per_seat=True
     )
-    cows: list[list[int]] = _f("copy_each", _ranches(0), Ints(0, None, "cells"), per_seat=True)
+    cows: list[list[int]] = _f("copy_each", _ranches(0), Ints(0, "cows", "cells"), per_seat=True)
     partners: list[list[int]] = _f(
         "copy_each", _ranches(-1), Ints(-1, "max_code", "cells"), per_seat=True
     )

@@ -45,7 +45,7 @@ STATE_CHECK = Checker(
         list_allowed=False,
     ),
 )
-"""The checks of saved states: messages like ``seats[2].cows[14]: expected an int >= 0, got -1``."""
+"""The checks of saved states: messages like ``seats[2].cows[14]: expected an int in 0..32, got -1``."""
 _fail = STATE_CHECK.fail
 
 _SETUP_CLAIM = Phase.SETUP_CLAIM

@@ -11,7 +11,7 @@ seat's ``slots`` and ``bridges`` are not saved; they are recomputed
 from the per-cell lists and the board names on load. Loading validates every entry strictly
 and then runs :func:`.invariants.check_invariants`; every problem raises
 :class:`StateFormatError` (a ``ValueError``) whose message starts with the JSON path of the
-offending entry, e.g. ``seats[2].cows[14]: expected an int >= 0, got -1``,
+offending entry, e.g. ``seats[2].cows[14]: expected an int in 0..32, got -1``,
 ``phase: unknown phase 'FOO'``, ``config.num_players: expected 2, 3 or 4, got 5`` or
 ``<root>: invalid JSON: ...``.
 
@@ -54,7 +54,7 @@ be JSON integers and flags JSON ``true``/``false``. Schema version 1::
       "removed": [kind, ...],           # plots out of the game (ruling R12, 3 players)
       "discarded": [kind, ...],         # plots discarded (forced, final turn, short pile R6)
       "supply": int,                    # cows in the general supply, 0..components cows
-      "round": int,                     # 0 during setup, then 1, 2, ...
+      "round": int,                     # 0 during setup, then 1, 2, ... (< the plot count)
       "final_round": bool,              # the final round is being played (no Select)
       "phase": "SETUP_CLAIM" | "EXPAND" | ... | "GAME_OVER",   # a Phase name
       "seat": seat | -1,                # acting seat; -1 once the game is over
@@ -63,13 +63,13 @@ be JSON integers and flags JSON ``true``/``false``. Schema version 1::
       "setup_idx": int,                 # claims made at setup, 0..len(setup_order)
       "turn_pos": int,                  # position in cur_col of the ranchero acting, -1..L-1
       "final_turn": bool,               # the acting seat plays its final turn
-      "dominoes": int,                  # dominoes placed this turn (>= 0)
+      "dominoes": int,                  # dominoes placed this turn, 0..C
       "seats": [                        # one object per seat, n entries
         {"board": "camp" | "mary" | ...,   # board side (base: "camp"; legends: distinct)
          "held": [kind, ...],            # reserve plus a collected plot, sorted ascending,
                                          # at most (largest reserve of the mode + 1) entries
          "kinds": [content | -1] * C,    # ranch: cell content per cell (row * 5 + column)
-         "cows": [int] * C,              # cows per cell (>= 0; the total is checked)
+         "cows": [int] * C,              # cows per cell, 0..components cows (and the total)
          "partners": [code | -1] * C,    # partner code per cell
          "bonus_done": bool},            # the seat has taken its bonus tile (2 players)
         ...
@@ -83,6 +83,10 @@ be JSON integers and flags JSON ``true``/``false``. Schema version 1::
       "effect_cell": cell | -1,         # cell of the partner whose effect is being applied
       "cowboy_moves": int               # moves the Cowboy has left, 0..3
     }
+
+Every integer has both bounds (declared with the field in :data:`.core.STATE_FIELDS`), and
+the text is read only up to :data:`MAX_TEXT` characters and a nesting depth the decoder can
+follow, so no input makes loading fail with anything but :class:`StateFormatError`.
 
 The output is deterministic: the same state always gives the same text (keys in the order
 above, compact separators).
@@ -107,7 +111,7 @@ from .components import (
 from .config import SCENARIOS, GameConfig
 from .core import STATE_FIELDS, Phase, StateCore, StateField
 from .invariants import STATE_CHECK, StateFormatError, check_consistency, check_value, piece_limits
-from .validation import ROOT, DuplicateKeyError, reject_duplicate_keys
+from .validation import ROOT, DuplicateKeyError, int_text, reject_duplicate_keys
 
 __all__ = [
     "FORMAT_TAG",
@@ -120,6 +124,9 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 FORMAT_TAG = "moonriver-state"
+# The longest text read as a saved state (a state with its full component data is about
+# 20 kB): a guard against reading a huge file into memory before any check.
+MAX_TEXT = 1 << 22
 
 _COMPONENTS_VERSION = 1
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
@@ -334,6 +341,8 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
         StateFormatError: the text is not JSON, not a saved state of this schema version, or
             an entry is invalid or inconsistent; the message starts with the entry's path.
     """
+    if isinstance(text, (str, bytes)) and len(text) > MAX_TEXT:
+        _fail(ROOT, f"too large: {len(text)} characters, a saved state has at most {MAX_TEXT}")
     try:
         doc = json.loads(
             text, object_pairs_hook=reject_duplicate_keys, parse_constant=_reject_constant
@@ -342,7 +351,10 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
         _fail(ROOT, f"invalid JSON: duplicate key {exc.args[0]!r} in an object")
     except _ConstantError as exc:
         _fail(ROOT, f"invalid JSON: {exc.args[0]} is not a number")
-    except (json.JSONDecodeError, UnicodeDecodeError, TypeError) as exc:
+    except RecursionError:  # the decoder recurses once per bracket
+        _fail(ROOT, "invalid JSON: lists or objects nested too deeply for a saved state")
+    except (ValueError, UnicodeDecodeError, TypeError) as exc:
+        # JSONDecodeError, and the integer of more digits than Python converts
         _fail(ROOT, f"invalid JSON: {exc}")
     if not isinstance(doc, dict):
         _fail(ROOT, f"expected a JSON object, got {_describe(doc)}")
@@ -353,7 +365,7 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
         if version != SCHEMA_VERSION:
             _fail(
                 "version",
-                f"unsupported version {version} (this engine reads version {SCHEMA_VERSION})",
+                f"unsupported version {int_text(version)} (this engine reads version {SCHEMA_VERSION})",
             )
     _ck.mapping(doc, "", _STATE_KEYS)
 

@@ -36,7 +36,7 @@ def describe(value: object, *, typed: bool = True) -> str:
         text = "true" if value else "false"
         return f"boolean {text}" if typed else text
     if isinstance(value, int):
-        return f"integer {value}" if typed else str(value)
+        return f"integer {int_text(value)}" if typed else int_text(value)
     if isinstance(value, float):
         return f"number {value!r}"
     if isinstance(value, str):
@@ -46,6 +46,14 @@ def describe(value: object, *, typed: bool = True) -> str:
     if isinstance(value, Mapping):
         return "an object"
     return type(value).__name__
+
+
+def int_text(value: int) -> str:
+    """An int as a message shows it: in full up to 18 digits, else by its size (a hostile
+    file's ``10**400`` must not make a 400-digit message)."""
+    if -(10**18) < value < 10**18:
+        return str(value)
+    return f"{'-' if value < 0 else ''}<{len(str(abs(value)))} digits>"
 
 
 def bounds_text(lo: float | None, hi: float | None) -> str:
@@ -136,7 +144,7 @@ class Checker:
                 return value
             if not w.range_in_expected:
                 bounds = f" within {lo}..{hi}" if lo is not None and hi is not None else ""
-                self.fail(path, f"must be{bounds or bounds_text(lo, hi)}, got {value}")
+                self.fail(path, f"must be{bounds or bounds_text(lo, hi)}, got {int_text(value)}")
         elif not w.range_in_expected:
             self.fail(path, f"expected {w.integer}, got {self.describe(value)}")
         self.fail(path, f"expected {w.integer}{bounds_text(lo, hi)}, got {self.describe(value)}")
