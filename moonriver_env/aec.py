@@ -208,6 +208,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         auto_resolve: bool | None = None,
         render_mode: str | None = None,
         config: GameConfig | None = None,
+        render_scale: int | None = None,
     ) -> None:
         """Arguments: the environment card (:mod:`moonriver_env.moonriver_v0`); they are
         checked by :func:`moonriver_env.env_args.env_settings`."""
@@ -223,9 +224,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             "render_mode": render_mode,
             "config": config,
         }
-        EzPickle.__init__(self, **arguments)
+        EzPickle.__init__(self, **arguments, render_scale=render_scale)
         super().__init__()
         settings = env_settings(**arguments)
+        from .render.picture import check_scale
+
+        self.render_scale = check_scale(render_scale, "render_scale")  # rgb_array zoom
         config = settings.config
         self.config = config
         self.reward_mode = settings.reward
@@ -351,9 +355,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         if self.render_mode == "ansi":
             return rendering.render_ansi(state)
         if self.render_mode == "rgb_array":
-            return rendering.render_rgb(state)
+            return rendering.render_rgb(state, scale=self.render_scale)
         if rendering.can_display():  # "human": a window, else the text view on stdout
-            rendering.show_human(rendering.render_rgb(state))
+            rendering.show_human(rendering.render_rgb(state, scale=self.render_scale))
         else:
             print(rendering.render_ansi(state))
         return None

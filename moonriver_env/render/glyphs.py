@@ -50,6 +50,9 @@ _GOLD: RGB = (255, 204, 0)
 _GOLD_EDGE: RGB = (130, 90, 0)
 _BEAVER: RGB = (120, 75, 40)
 _CORN: RGB = (250, 150, 0)
+_HORN: RGB = (225, 215, 190)
+_MUZZLE: RGB = (240, 170, 170)
+RING: RGB = (20, 40, 120)  # circle symbols: dark blue, apart from every landscape
 
 # Font sizes, in pixels at scale 1.
 FONT = 11
@@ -102,10 +105,19 @@ class Pen:
         )
 
     def disc(
-        self, x: float, y: float, r: float, fill: RGB | None, outline: RGB | None = BLACK
+        self,
+        x: float,
+        y: float,
+        r: float,
+        fill: RGB | None,
+        outline: RGB | None = BLACK,
+        width: int = 1,
     ) -> None:
         self.draw.ellipse(
-            self._box((x - r, y - r, x + r, y + r)), fill=fill, outline=outline, width=self.s
+            self._box((x - r, y - r, x + r, y + r)),
+            fill=fill,
+            outline=outline,
+            width=width * self.s,
         )
 
     def polygon(self, points: Sequence[tuple[float, float]], fill: RGB, outline: RGB) -> None:
@@ -153,18 +165,44 @@ def darker(color: RGB, f: float = 0.6) -> RGB:
 # --- small symbols -------------------------------------------------------------------------
 
 
-def _draw_cows(pen: Pen, x: float, y: float, n: int, r: float) -> None:
-    """Cows as white dots with a black outline, left to right from (x, y); ``n > 3`` adds
-    the count."""
-    if n <= 3:
+def glyph_radius(size: float) -> float:
+    """The radius of the small symbols on a square of ``size`` pixels (a ranch cell, a
+    column plot, a reserve plot): proportional, so they read at every size."""
+    return max(2.5, size * 0.14)
+
+
+def draw_cow(pen: Pen, x: float, y: float, r: float) -> None:
+    """A cow centred at (x, y): a white head with a black patch, two horns and a muzzle,
+    filled, so it never looks like the hollow ring of a circle symbol."""
+    horn = r * 0.55
+    for side in (-1, 1):
+        tip = (x + side * (r + horn * 0.5), y - r * 0.95)
+        pen.polygon(
+            [(x + side * r * 0.35, y - r * 0.55), tip, (x + side * r * 0.85, y - r * 0.2)],
+            fill=_HORN,
+            outline=BLACK,
+        )
+    pen.rounded((x - r * 0.8, y - r * 0.65, x + r * 0.8, y + r * 0.85), r * 0.45, WHITE, BLACK)
+    pen.disc(x - r * 0.3, y - r * 0.15, r * 0.32, BLACK, None)  # a patch
+    pen.rounded((x - r * 0.55, y + r * 0.35, x + r * 0.55, y + r * 0.85), r * 0.25, _MUZZLE)
+
+
+def draw_cows(pen: Pen, x: float, y: float, n: int, r: float) -> None:
+    """``n`` cows from the top-left corner (x, y): one or two heads, or one head and the
+    count."""
+    half = 1.3 * r  # half the width of a head with its horns
+    step = 2 * half + 1
+    cy = y + r
+    if n <= 2:
         for i in range(n):
-            pen.disc(x + r + i * (2 * r + 1), y + r, r, WHITE)
+            draw_cow(pen, x + half + i * step, cy, r)
         return
-    pen.disc(x + r, y + r, r, WHITE)
-    label = f"{n}"
+    draw_cow(pen, x + half, cy, r)
+    label = f"x{n}"
     w, h = pen.text_size(label, SMALL)
-    pen.rect((x + 2 * r + 1, y, x + 2 * r + 3 + w, y + 2 * r), fill=WHITE)
-    pen.text(x + 2 * r + 2, y + r - h / 2, label, BLACK, SMALL)
+    lx = x + 2 * half + 1
+    pen.rounded((lx, cy - h / 2 - 2, lx + w + 4, cy + h / 2 + 2), 2, WHITE, BLACK)
+    pen.text(lx + 2, cy - h / 2, label, BLACK, SMALL)
 
 
 def draw_skull(pen: Pen, x: float, y: float, r: float) -> None:
@@ -176,8 +214,11 @@ def draw_skull(pen: Pen, x: float, y: float, r: float) -> None:
 
 
 def draw_circle_mark(pen: Pen, x: float, y: float, r: float) -> None:
-    pen.disc(x, y, r, None, BLACK)
-    pen.disc(x, y, r - 1, None, WHITE)
+    """A circle symbol: a thick dark ring, hollow (the landscape shows through), unlike the
+    filled white head of a cow."""
+    width = max(2, round(r * 0.4))
+    pen.disc(x, y, r + 1, None, WHITE, width=width + 2)  # a halo: visible on dark forest too
+    pen.disc(x, y, r, None, RING, width=width)
 
 
 def star_points(x: float, y: float, r: float) -> list[tuple[float, float]]:
@@ -246,11 +287,10 @@ def draw_face(
     """
     color = LANDSCAPE_RGB[face.land]
     pen.rect((x, y, x + size, y + size), fill=color, outline=darker(color))
-    small = size < 26
-    r = 2.5 if small else 3.5
+    r = glyph_radius(size)
     n_cows = face.cows if cows is None else cows
     if n_cows:
-        _draw_cows(pen, x + 2, y + 2, n_cows, r)
+        draw_cows(pen, x + 2, y + 2, n_cows, r)
     if face.bonus:
         pen.rect((x + 1, y + 1, x + size - 1, y + size - 1), outline=STAR, width=2)
         pen.polygon(star_points(x + size - r - 3, y + r + 3, r + 2), fill=STAR, outline=BLACK)

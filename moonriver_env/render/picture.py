@@ -28,6 +28,7 @@ from .glyphs import (
     Pen,
     darker,
     draw_circle_mark,
+    draw_cow,
     draw_face,
     draw_partner,
     draw_resource,
@@ -42,7 +43,20 @@ if TYPE_CHECKING:
     from ..rules.state import GameState
 
 DEFAULT_SCALE = 1
-"""The zoom factor of :func:`render_rgb` when none is given."""
+"""The zoom factor of :func:`render_rgb` when none is given (the env's ``render_scale``)."""
+MAX_SCALE = 8
+"""The largest zoom factor (a 4-player frame is then about 7000 x 3800 pixels)."""
+
+
+def check_scale(scale: object, name: str = "scale") -> int:
+    """``scale`` if it is a zoom factor :func:`render_rgb` accepts (an int in
+    1..:data:`MAX_SCALE`), else ``ValueError`` naming ``name``; ``None``: the default."""
+    if scale is None:
+        return DEFAULT_SCALE
+    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_SCALE:
+        raise ValueError(f"{name}: expected an integer in 1..{MAX_SCALE}, got {scale!r}")
+    return scale
+
 
 # Okabe-Ito colours for the seats (claim markers, labels).
 SEAT_RGB: tuple[RGB, ...] = ((213, 94, 0), (0, 114, 178), (0, 158, 115), (204, 121, 167))
@@ -374,7 +388,7 @@ def _legend_items() -> list[tuple[str, Callable[[Pen, float, float], None]]]:
     """(label, icon drawer) pairs; an icon fits a 12 x 12 box at (x, y)."""
     items = [(land.name.lower(), _draw_swatch(int(land))) for land in Landscape]
     items += [
-        ("cow", lambda pen, x, y: pen.disc(x + 6, y + 6, 4, WHITE)),
+        ("cow", lambda pen, x, y: draw_cow(pen, x + 6, y + 7, 5)),
         ("gold", _draw_resource_icon(Face(0, 1, 0, 0, 0, False, False))),
         ("beaver", _draw_resource_icon(Face(3, 0, 1, 0, 0, False, False))),
         ("corn (count)", _draw_resource_icon(Face(4, 0, 0, 3, 0, False, False))),
@@ -405,7 +419,8 @@ def render_rgb(
 
     Args:
         state: the game state.
-        scale: integer zoom factor (every length and font size is multiplied by it).
+        scale: integer zoom factor, 1..:data:`MAX_SCALE` (every length and font size is
+            multiplied by it; glyphs are drawn at the final size, not enlarged pixels).
         seat_names: a label per seat (default ``"seat 0"``, ...).
 
     Returns:
@@ -415,8 +430,7 @@ def render_rgb(
     """
     from PIL import Image
 
-    if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
-        raise ValueError(f"scale: expected a positive integer, got {scale!r}")
+    scale = check_scale(scale)
     view = table_view(state, seat_names)
     n = view.num_players
     ranch_w, ranch_h = _ranch_size(view.rows)
