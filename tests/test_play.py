@@ -165,9 +165,7 @@ def test_save_command_and_load_resume_the_same_game(tmp_path: Path) -> None:
     assert saved.state.to_json() == SavedGame.load(result.saved).state.to_json()
     # resumed: the same position, then the game goes on to the end
     resumed, out2 = _scripted([], {"save_dir": tmp_path / "auto"})
-    resumed = PlaySession.resume(
-        target, input_fn=lambda p: _first(resumed), output_fn=out2.append
-    )
+    resumed = PlaySession.resume(target, input_fn=lambda p: _first(resumed), output_fn=out2.append)
     assert resumed.state.to_json() == saved.state.to_json()
     assert resumed.decisions == saved.decisions > 0
     assert resumed.run().finished
