@@ -93,7 +93,8 @@ def test_illegal_placement_says_which_rule_and_what_is_legal() -> None:
     lay = state.layout
     legal = set(state.legal_action_list())
     unconnected = occupied = None
-    for a in range(lay.PLACE, lay.STOP):
+    start, size = lay.segments["place"]
+    for a in range(start, start + size):
         if a in legal:
             continue
         why = explain_illegal(state, a)
@@ -108,7 +109,7 @@ def test_illegal_placement_says_which_rule_and_what_is_legal() -> None:
     assert msg.startswith(f"illegal move: '{text}': neither plot")
     assert "RULES.md section 3" in msg and f"Legal now: {len(legal)} " in msg
     # the wrong kind of move for the phase names the phase and the kinds allowed
-    claim = lay.CLAIM
+    claim = lay.segments["claim"][0]
     why = explain_illegal(state, claim)
     assert f"the phase is {state.phase.name}" in why and "place" in why
     before = state.to_json()
