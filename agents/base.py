@@ -149,7 +149,7 @@ def _trained_game(num_actions: int, num_features: int | None) -> str:
                 games.append(describe_game(cfg))
     if games:
         return " or ".join(games)
-    return f"a game with {num_actions} actions and {num_features} observation features"
+    return f"a game with {num_actions} actions and observation length {num_features}"
 
 
 class PolicyAgent(Agent):
@@ -243,9 +243,9 @@ class PolicyAgent(Agent):
                 trained = _trained_game(int(n_actions), n_features)
                 raise ValueError(
                     f"agent {self.name!r}: the game is {describe_game(config)} "
-                    f"({config.num_actions} actions, {want_features} observation features) "
+                    f"({config.num_actions} actions, observation length {want_features}) "
                     f"but the policy was trained for {trained} ({int(n_actions)} actions, "
-                    f"{n_features} observation features)"
+                    f"observation length {n_features})"
                 )
         self._accepted.add(key)
 
