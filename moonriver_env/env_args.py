@@ -39,6 +39,7 @@ CONSTRUCTOR_ARGS = frozenset(
         "dense_reward",
         "obs_type",
         "render_mode",
+        "render_scale",
         "opponents",
         "learner_seat",
         "illegal_action",
