@@ -5,8 +5,9 @@ Usage::
     python -m training.train [--config training/configs/default.toml] [--set key=value ...]
         [--total-timesteps N] [--run-dir runs/NAME] [--resume] [--seed S] [--full]
 
-* ``--config``: a TOML file over the built-in defaults (``training/configs/default.toml``, a
-  short run of a few minutes, is the default; ``--full`` defaults to ``full.toml``).
+* ``--config``: a TOML file layered over ``training/configs/default.toml`` (the one home of
+  the defaults: a short run of a few minutes; ``--full`` defaults to ``full.toml``). The run
+  prints what its config changes from ``default.toml`` at the start.
 * ``--set section.key=value`` (repeatable): override one key, e.g. ``--set ppo.n_steps=512``
   (the value is read as TOML; bare words are strings).
 * ``--full``: the full budget: 60 minutes of wall time (``run.time_limit_minutes = 60``, a
@@ -14,6 +15,15 @@ Usage::
 * ``--resume``: continue the run in ``--run-dir`` from its latest checkpoint: the saved
   ``config.toml`` is used (``--set`` / ``--total-timesteps`` still apply on top), the step count
   continues (``reset_num_timesteps=False``) and so does the run's wall clock (for the time limit).
+  Keys that fix the game or the network (``[env]``, ``[policy]``) cannot change; the others
+  can and are recorded in ``config.toml``. A checkpoint that cannot be read (cut short) is
+  skipped for the newest readable one. A run interrupted in its warm start continues it: the
+  teacher games kept so far (``pretrain/games/``) are not played again and the cloning goes on
+  from its last finished epoch (``pretrain/cloning.zip``) or from ``pretrained.zip``.
+
+The step budget is rounded up to whole rollouts (``ppo.n_steps x run.n_envs``), with a
+message. A run directory is locked while a run uses it (``.lock``: a second run there is
+refused, naming the holder). Every file is written atomically (:mod:`training.outputs`).
 
 A run directory holds ``config.toml`` (the validated config), ``checkpoints/model_<N>_steps.zip``
 (+ ``.json`` with the wall time), ``snapshots/`` (the self-play pool), ``tb/`` (TensorBoard:
@@ -326,12 +336,7 @@ def resolve_config(args: argparse.Namespace) -> tuple[Config, Path]:
             raise ConfigError(f"--run-dir: {saved} not found (nothing to resume)")
         if args.config is not None:
             print(f"--resume: using {saved}, not {args.config}", file=sys.stderr)
-        before = load_config(saved)
-        cfg = load_config(saved, overrides)
-        check_resume(before, cfg)  # before anything is written
-        if cfg != before:
-            print(describe_diff(cfg, before, f"resumed {saved}"), flush=True)
-        return cfg, run_dir
+        return load_config(saved, overrides), run_dir
     path = Path(args.config) if args.config else (FULL_CONFIG if args.full else DEFAULT_CONFIG)
     cfg = load_config(path, overrides)
     if args.run_dir is not None:
@@ -554,7 +559,11 @@ def final_evaluation(model: Any, cfg: Config, run_dir: Path) -> dict[str, Any]:
 
 
 def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
-    """Train (or resume) the run; returns a summary dict (also ``run_dir/summary.json``)."""
+    """Train (or resume) the run; returns a summary dict (also ``run_dir/summary.json``).
+
+    The run directory is locked meanwhile (:class:`~training.outputs.RunLock`); a resumed
+    run refuses a config that changes the game or the network (``[env]``, ``[policy]``)
+    before writing anything, and records the other changes in ``config.toml``."""
     import torch
 
     if cfg["run"]["torch_threads"] > 0:
@@ -564,9 +573,15 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
 
 
 def _train_locked(cfg: Config, run_dir: Path, resume: bool) -> dict[str, Any]:
+    saved = run_dir / "config.toml"
+    if resume and saved.exists():
+        before = load_config(saved)
+        check_resume(before, cfg)  # before anything is written
+        print(describe_diff(cfg, before, f"{saved} (the run's)"), flush=True)
+    else:
+        print(describe_diff(cfg), flush=True)
     checkpoint, base_time = find_checkpoint(run_dir, resume)
-    print(describe_diff(cfg), flush=True)
-    write_text(run_dir / "config.toml", dumps(cfg))
+    write_text(saved, dumps(cfg))  # the effective config; on --resume it records the changes
     clock = RunClock(base_time)
     venv = make_vec_env(cfg, run_dir)
     try:
