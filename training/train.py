@@ -640,6 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run_dir: Path | str = "runs/NAME"
     try:
         cfg, run_dir = resolve_config(args)
         print(f"run dir: {run_dir}", flush=True)
@@ -650,6 +651,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; the files written so far are whole. Continue with: "
+            f"python -m training.train --run-dir {run_dir} --resume",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 
