@@ -43,6 +43,7 @@ from moonriver_env.rules import (
     Phase,
     unprotected_cows,
 )
+from moonriver_env.rules.actions import target_seat
 from moonriver_env.rules.geometry import bit_indices
 
 DESERT, CANYON, MEADOW, FOREST, CORN, FARM = (int(x) for x in Landscape)
@@ -292,7 +293,7 @@ def cow_territories(state: GameState, seat: int) -> list[tuple[int, int]]:
 
 def plan_cowboy(state: GameState, seat: int, moves: int) -> tuple[float, int]:
     """The best single-cow Cowboy plan within ``moves`` steps: ``(net gain, first move)``
-    with the move as ``4 * cell + direction`` (``-1`` if nothing gains).
+    with the move as its ``cowboy_move`` action id (``-1`` if nothing gains).
 
     A cow is worth the size of its territory where it stands alone on a plot, nothing as a
     second cow on a plot (overpopulation); a move's gain is the best reachable free plot's
@@ -308,6 +309,7 @@ def plan_cowboy(state: GameState, seat: int, moves: int) -> tuple[float, int]:
     walk = state.occ[seat] & ~state.land_bb[seat][CORN]
     cows = state.cows[seat]
     free = ~cow_bb
+    move_ids = state.layout.by_name["cowboy_move"].ids  # [cell][direction]
     best_gain, best = 0.5, -1
     for src in bit_indices(cow_bb):
         loss = 0
@@ -329,29 +331,25 @@ def plan_cowboy(state: GameState, seat: int, moves: int) -> tuple[float, int]:
                 if size - loss <= best_gain:
                     break
                 if t & avail:
-                    best_gain, best = size - loss, 4 * src + d
+                    best_gain, best = size - loss, move_ids[src][d]
                     break
     return best_gain, best
 
 
 def cowboy_choice(state: GameState) -> int:
     """The first move of the best Cowboy plan (:func:`plan_cowboy`), or stop."""
-    lay = state.layout
-    _, m = plan_cowboy(state, state.seat, state.cowboy_moves)
-    if m >= 0:
-        a = lay.COWBOY_MOVE + m
-        if state.is_legal(a):
-            return a
-    return lay.COWBOY_STOP
+    _, a = plan_cowboy(state, state.seat, state.cowboy_moves)
+    if a >= 0 and state.is_legal(a):
+        return a
+    return state.layout.by_name["cowboy_stop"].ids
 
 
 def steal_value(state: GameState, a: int, leader_bonus: bool = True) -> float:
     """Victim's loss plus the thief's gain of a steal action (rough, in points)."""
-    g = state.grid
     n = state.config.num_players
-    t, cell = divmod(a - state.layout.STEAL, g.cells)
+    t, cell = state.layout.located[a][1]  # thief_steal: (target, cell)
     seat = state.seat
-    victim = (seat + t + 1) % n
+    victim = target_seat(seat, t, n)
     loss: float = (
         popcount(territory_cells(state, victim, cell)) if state.cows[victim][cell] == 1 else 1
     )
@@ -376,25 +374,25 @@ def thief_choice(state: GameState) -> int:
 
 def skull_choice(state: GameState) -> int:
     """Take the cow from the plot holding the most cows (an extra cow is lost anyway)."""
-    seat = state.seat
-    skull = state.layout.SKULL
-    cows = state.cows[seat]
-    return max(state.legal_action_list(), key=lambda a: (cows[a - skull], -a))
+    cows = state.cows[state.seat]
+    located = state.layout.located  # skull: (cell,)
+    return max(state.legal_action_list(), key=lambda a: (cows[located[a][1][0]], -a))
 
 
 def bonus_choice(state: GameState) -> int:
     """Put the bonus tile where it joins the biggest territory with cows."""
     g = state.grid
-    lay = state.layout
+    located = state.layout.located
     kt = state.kind_table
     seat = state.seat
     best, best_v = -1, -1.0
     for a in state.legal_action_list():
-        if a >= lay.BONUS_REMOVE:
+        segment, index = located[a]
+        if segment == "bonus_remove":
             v = -0.5
         else:
-            rest, cell = divmod(a - lay.BONUS, g.cells)
-            lk = kt.land[kt.num_plot_kinds + rest]
+            tile, side, cell = index
+            lk = kt.land[kt.num_plot_kinds + 2 * tile + side]  # the tile side's kind
             t = g.flood(1 << cell, state.land_bb[seat][lk] | (1 << cell))
             v = popcount(t) * (1 + popcount(t & state.cow_bb[seat]))
         if v > best_v:
@@ -417,9 +415,10 @@ def plot_symbol_value(state: GameState, k: int) -> float:
 def discard_choice(state: GameState) -> int:
     """Discard the pair of held plots with the least symbol value."""
     held = state.held[state.seat]
+    lay = state.layout
     best, best_v = -1, float("inf")
     for a in state.legal_action_list():
-        i, j = state.layout.pairs[a - state.layout.DISCARD]
+        i, j = lay.pairs[lay.located[a][1][0]]  # discard: (pair,)
         v = plot_symbol_value(state, held[i]) + plot_symbol_value(state, held[j])
         if v < best_v:
             best, best_v = a, v
@@ -428,16 +427,16 @@ def discard_choice(state: GameState) -> int:
 
 def desperado_choice(state: GameState) -> int:
     """Swap the own plot of least symbol value for the opponent's plot of most, if better."""
-    lay = state.layout
+    located = state.layout.located
     n = state.config.num_players
     seat = state.seat
-    best, best_v = lay.SWAP_SKIP, 1.0
+    best, best_v = state.layout.by_name["desperado_skip"].ids, 1.0
     for a in state.legal_action_list():
-        if a == lay.SWAP_SKIP:
+        segment, index = located[a]
+        if segment != "desperado_swap":
             continue
-        rest, theirs = divmod(a - lay.SWAP, lay.held - 1)
-        own, t = divmod(rest, n - 1)
-        other = (seat + t + 1) % n
+        own, t, theirs = index
+        other = target_seat(seat, t, n)
         v = plot_symbol_value(state, state.held[other][theirs]) - plot_symbol_value(
             state, state.held[seat][own]
         )
@@ -449,10 +448,9 @@ def desperado_choice(state: GameState) -> int:
 def recruit_option_values(state: GameState, ctx: Context) -> dict[int, float]:
     """Rough value of every recruit action (specialist points to come, a thief's best steal,
     a Cowboy's best moves); the token protects its territory whichever it is."""
-    lay = state.layout
+    located = state.layout.located
     kt = state.kind_table
     seat = state.seat
-    s = len(state.saloon)
     share = ctx.share
     gold = beaver = corn = 0
     for k in state.kinds[seat]:
@@ -470,9 +468,7 @@ def recruit_option_values(state: GameState, ctx: Context) -> dict[int, float]:
     cowboy_v: dict[int, float] = {}
     out: dict[int, float] = {}
     for a in state.legal_action_list():
-        k = a - lay.RECRUIT
-        rest, side = divmod(k, 2)
-        circle, slot = divmod(rest, s)
+        circle, slot, side = located[a][1]  # recruit: (circle, slot, side)
         token = state.saloon[slot]
         cell = state.piece[circle]
         if side:

@@ -52,10 +52,10 @@ class GreedyAgent(Agent):
         lay = state.layout
         kt = state.kind_table
         seat = state.seat
-        if lay.PLACE <= a < lay.STOP:
+        segment, index = lay.located[a]
+        if segment == "place":
             g = state.grid
-            pair, rest = divmod(a - lay.PLACE, g.cells * 4)
-            cell, d = divmod(rest, 4)
+            pair, cell, d = index
             i, j = lay.pairs[pair]
             held = state.held[seat]
             other = g.step[d][cell]
@@ -69,14 +69,14 @@ class GreedyAgent(Agent):
                 if nb and g.flood(nb, bb[lx]) & cows:
                     v += 2.0
             return v
-        if a == lay.STOP:
+        if segment == "stop":
             return -1.0
-        if a < lay.PLACE:  # claim / select
+        if segment == "claim":  # setup claim / select
             col = state.cur_col if state.phase.name == "SETUP_CLAIM" else state.next_col
-            k = col[a - lay.CLAIM]
+            k = col[index[0]]
             return (
                 kt.gold[k] + kt.beaver[k] + kt.corn[k] + 2 * kt.cows[k] + kt.circle[k] - kt.skull[k]
             )
-        if lay.STEAL <= a < lay.STEAL_SKIP:
+        if segment == "thief_steal":
             return steal_value(state, a, leader_bonus=False)
         return 0.0

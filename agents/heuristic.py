@@ -62,7 +62,7 @@ class HeuristicAgent(Agent):
         root = determinize(state, self.rng)
         cache: dict[tuple[int, int, tuple[int, ...]], float] = {}
         ev = self.evaluator
-        lay = state.layout
+        located = state.layout.located
         claim_phase = state.phase in CLAIM_PHASES
         col = len(state.next_col)
         out: dict[int, float] = {}
@@ -72,7 +72,8 @@ class HeuristicAgent(Agent):
             complete_effects(sim, seat, ctx)
             v = self._relative(sim, seat, ctx, cache)
             if claim_phase:
-                v += ev.w.order_w * (col - 1 - (a - lay.CLAIM))
+                position = located[a][1][0]
+                v += ev.w.order_w * (col - 1 - position)
             out[a] = v
         return out
 

@@ -43,8 +43,8 @@ def place_scores(state: GameState, legal: list[int], noise: random.Random | None
             seeds = cow_bb & bb[lk]
             if seeds:
                 herd[lk] = g.flood(seeds, bb[lk])
-    span = g.cells * 4
-    place0 = lay.PLACE
+    located = lay.located
+    stop = lay.by_name["stop"].ids
     pairs = lay.pairs
     step = g.step
     neighbours = g.neighbours
@@ -52,11 +52,10 @@ def place_scores(state: GameState, legal: list[int], noise: random.Random | None
     out: list[float] = []
     plot_cache: dict[tuple[int, int], float] = {}
     for a in legal:
-        if a >= lay.STOP:
+        if a == stop:
             out.append(-1e9)
             continue
-        pair, rest = divmod(a - place0, span)
-        cell, d = divmod(rest, 4)
+        pair, cell, d = located[a][1]  # place: (pair, cell, direction)
         i, j = pairs[pair]
         other = step[d][cell]
         ka, kb = held[i], held[j]
@@ -89,7 +88,7 @@ def place_scores(state: GameState, legal: list[int], noise: random.Random | None
 
 
 def light_place(state: GameState, legal: list[int], rnd: random.Random) -> int:
-    stop = state.layout.STOP
+    stop = state.layout.by_name["stop"].ids
     scores = place_scores(state, legal, rnd)
     best_i = max(range(len(scores)), key=scores.__getitem__)
     if legal[-1] == stop and scores[best_i] < 1.0:
@@ -100,13 +99,13 @@ def light_place(state: GameState, legal: list[int], rnd: random.Random) -> int:
 def claim_scores(state: GameState, legal: list[int], noise: random.Random | None) -> list[float]:
     """Light scores of claim actions (``noise``: add ``U(0, 1)`` to each)."""
     kt = state.kind_table
-    lay = state.layout
+    located = state.layout.located
     seat = state.seat
     bb = state.land_bb[seat]
     col = state.cur_col if state.phase == Phase.SETUP_CLAIM else state.next_col
     out: list[float] = []
     for a in legal:
-        p = a - lay.CLAIM
+        p = located[a][1][0]  # claim: (position,)
         k = col[p]
         v = (
             3.0 * kt.cows[k]
@@ -137,7 +136,7 @@ def light_candidates(state: GameState, ctx: Context, width: int) -> list[int]:
         return legal
     ph = state.phase
     if ph in PLACE_PHASES:
-        stop = state.layout.STOP
+        stop = state.layout.by_name["stop"].ids
         has_stop = legal[-1] == stop
         places = legal[:-1] if has_stop else legal
         scores = place_scores(state, places, None)

@@ -1,3 +1,54 @@
-"""moonriver-env: the reference reinforcement-learning environment for the board game Moon River."""
+"""moonriver-env: the reference reinforcement-learning environment for the board game Moon River.
+
+Importing the package registers ``MoonRiver-v0`` with Gymnasium (the single-agent
+:class:`moonriver_env.wrappers.SingleAgentEnv`, by entry-point string) if Gymnasium is
+installed, without importing Gymnasium here: the rules engine (``moonriver_env.rules``) stays
+free of RL libraries. If Gymnasium is already imported the id is registered now, otherwise as
+soon as Gymnasium is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any
 
 __version__ = "0.1.0"
+
+GYMNASIUM_ID = "MoonRiver-v0"
+_ENTRY_POINT = "moonriver_env.wrappers:SingleAgentEnv"
+
+
+def _register_with_gymnasium(gymnasium: Any) -> None:
+    if GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYMNASIUM_ID, entry_point=_ENTRY_POINT)
+
+
+class _RegisterOnImport(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when ``gymnasium`` is first imported, it lets the other finders
+    locate it and registers :data:`GYMNASIUM_ID` right after the module has run."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module: ModuleType) -> None:
+            run(module)
+            if hasattr(module, "register"):  # not a stub package without Gymnasium's API
+                _register_with_gymnasium(module)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+if "gymnasium" in sys.modules:
+    _register_with_gymnasium(sys.modules["gymnasium"])
+elif not any(isinstance(f, _RegisterOnImport) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterOnImport())

@@ -6,6 +6,7 @@ layout, observation channels, rewards, version history) is in :mod:`moonriver_en
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 from typing import Any
 
@@ -15,15 +16,44 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .encoding import ObservationEncoder
+from .env_args import (
+    OBS_TYPES,
+    RENDER_MODES,
+    REWARD_MODES,
+    check_options,
+    check_seed,
+    env_settings,
+)
 from .rules import GameConfig, GameState, Phase, new_game
 from .rules.scoring import ScoreBreakdown
 
-REWARD_MODES = ("win", "score", "score_diff")
-_PHASE_NAMES = [p.name for p in Phase]
-OBS_TYPES = ("dict", "flat")
-RENDER_MODES = ("ansi", "rgb_array", "human")
+__all__ = [
+    "OBS_TYPES",
+    "PHASE_NAMES",
+    "RENDER_MODES",
+    "REWARD_MODES",
+    "SCORE_COLUMNS",
+    "ResetNeeded",
+    "env",
+    "raw_env",
+    "win_rewards",
+    "win_share",
+]
+
+PHASE_NAMES: tuple[str, ...] = tuple(p.name for p in Phase)
+"""``infos[agent]["phase"]`` is a phase code; ``PHASE_NAMES[code]`` (``Phase(code).name``) names
+it."""
+SCORE_COLUMNS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(ScoreBreakdown))
+"""The columns of ``infos[agent]["score"]`` (one seat) and ``infos[agent]["scores"]`` (one row
+per seat): territories, resources, partners, scenario, total, largest_territory, cows."""
+
+
+class ResetNeeded(gymnasium.error.ResetNeeded, RuntimeError):
+    """The environment was stepped or observed before ``reset()``, or stepped with an action
+    after its game was over (Gymnasium's error of that name; also a ``RuntimeError``)."""
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -103,11 +133,27 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):  # type: igno
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`);
-    reading them before ``reset()`` still raises ``AttributeError``."""
+    reading them before ``reset()`` still raises ``AttributeError``. One change: an action
+    other than ``None`` after the game is over (every agent removed) raises
+    :class:`ResetNeeded` instead of being dropped with a warning."""
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
         self._raw = env.unwrapped
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if self._raw.agents:
+            self.env.step(action)
+        elif action is None:
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            raise ResetNeeded(
+                f"step: the game is over (every agent is done), got action {action!r}; "
+                "call reset() to start a new game"
+            )
 
     def __str__(self) -> str:
         return str(self.env)
@@ -133,6 +179,13 @@ def win_rewards(scores: list[ScoreBreakdown]) -> list[float]:
     return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]
 
 
+def win_share(winners: np.ndarray, seat: int) -> float:
+    """The seat's share of the win from ``infos[agent]["winners"]`` (a 0/1 mask over seats):
+    1 for a sole winner, 1/k for one of k winners, 0 otherwise (and before the end)."""
+    k = int(np.count_nonzero(winners))
+    return float(winners[seat]) / k if k else 0.0
+
+
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
     """Moon River as a PettingZoo AEC environment (see :mod:`moonriver_env.moonriver_v0`)."""
 
@@ -145,54 +198,40 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
 
     def __init__(
         self,
-        num_players: int = 2,
-        mode: str = "base",
+        num_players: int | None = None,
+        mode: str | None = None,
         scenario: str | None = None,
         boards: tuple[str, ...] | str | None = None,
         reward: str = "win",
         dense_reward: float = 0.0,
         obs_type: str = "dict",
-        auto_resolve: bool = False,
+        auto_resolve: bool | None = None,
         render_mode: str | None = None,
         config: GameConfig | None = None,
     ) -> None:
-        EzPickle.__init__(
-            self,
-            num_players=num_players,
-            mode=mode,
-            scenario=scenario,
-            boards=boards,
-            reward=reward,
-            dense_reward=dense_reward,
-            obs_type=obs_type,
-            auto_resolve=auto_resolve,
-            render_mode=render_mode,
-            config=config,
-        )
+        """Arguments: the environment card (:mod:`moonriver_env.moonriver_v0`); they are
+        checked by :func:`moonriver_env.env_args.env_settings`."""
+        arguments: dict[str, Any] = {
+            "num_players": num_players,
+            "mode": mode,
+            "scenario": scenario,
+            "boards": boards,
+            "reward": reward,
+            "dense_reward": dense_reward,
+            "obs_type": obs_type,
+            "auto_resolve": auto_resolve,
+            "render_mode": render_mode,
+            "config": config,
+        }
+        EzPickle.__init__(self, **arguments)
         super().__init__()
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward: expected one of {REWARD_MODES}, got {reward!r}")
-        if isinstance(dense_reward, bool) or not isinstance(dense_reward, (int, float)):
-            raise ValueError(f"dense_reward: expected a number, got {dense_reward!r}")
-        if obs_type not in OBS_TYPES:
-            raise ValueError(f"obs_type: expected one of {OBS_TYPES}, got {obs_type!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode: expected one of {RENDER_MODES} or None, got {render_mode!r}"
-            )
-        if config is None:
-            config = GameConfig(
-                num_players=num_players,
-                mode=mode,
-                scenario=scenario,
-                boards=boards,
-                auto_resolve=auto_resolve,
-            )
+        settings = env_settings(**arguments)
+        config = settings.config
         self.config = config
-        self.reward_mode = reward
-        self.dense_reward = float(dense_reward)
-        self.obs_type = obs_type
-        self.render_mode = render_mode
+        self.reward_mode = settings.reward
+        self.dense_reward = settings.dense_reward
+        self.obs_type = settings.obs_type
+        self.render_mode = settings.render_mode
         self.encoder = ObservationEncoder(config)
         n = config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -213,7 +252,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
         self._seed_rng = np.random.default_rng()
         self.state: GameState | None = None
+        self.agents: list[str] = []
         self._last_totals: list[int] = []
+        self._blank_info: dict[str, np.ndarray] = {}
+        self._no_mask = np.zeros(num_actions, dtype=np.int8)
 
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space[Any]:
@@ -223,8 +265,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game. With a seed the game (and the seeds of later seedless resets)
-        is determined by it."""
+        """Start a new game. With a seed (a non-negative integer) the game (and the seeds of
+        later seedless resets) is determined by it. No ``options`` are taken (``None`` or
+        ``{}``); anything else raises before the environment changes."""
+        seed = check_seed(seed)
+        check_options(options)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63 - 1))
@@ -234,7 +279,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._last_totals = [0] * self.config.num_players
+        n = self.config.num_players
+        self._last_totals = [0] * n
+        # The end-of-game entries of the infos until the end (zeros) and the mask of an agent
+        # not to act (flat mode): new for every game, shared by its steps and never written
+        # (the final infos get new arrays), so infos a caller keeps stay as they were given.
+        self._blank_info = {
+            "score": np.zeros(len(SCORE_COLUMNS), dtype=np.int64),
+            "scores": np.zeros((n, len(SCORE_COLUMNS)), dtype=np.int64),
+            "winners": np.zeros(n, dtype=np.int8),
+        }
+        self._no_mask = np.zeros(self.config.num_actions, dtype=np.int8)
         seat = self.state.current_seat
         assert seat is not None
         self.agent_selection = self.possible_agents[seat]
@@ -253,6 +308,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         return self._mask(agent)
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise ResetNeeded(
+                "step: call reset() first"
+                if self.state is None
+                else "step: the game is over (every agent is done); call reset()"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -303,7 +364,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
     # -- helpers -----------------------------------------------------------------------------
     def _require_state(self) -> GameState:
         if self.state is None:
-            raise RuntimeError("call reset() before using the environment")
+            raise ResetNeeded("call reset() before using the environment")
         return self.state
 
     def _mask(self, agent: str) -> np.ndarray:
@@ -323,31 +384,39 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         return [t - max(o for j, o in enumerate(totals) if j != i) for i, t in enumerate(totals)]
 
     def _set_infos(self) -> None:
+        """The same keys for every agent on every step, every value a number or a numeric
+        array (batchable): ``phase`` (code), ``score`` / ``scores`` / ``winners`` (zero until
+        the end), and in flat mode ``action_mask`` (all zero unless the agent is to act)."""
         state = self._require_state()
-        phase = _PHASE_NAMES[state.phase]
-        infos: dict[str, dict[str, Any]] = {a: {"phase": phase} for a in self.agents}
         if state.is_terminal:
-            scores = state.scores()
-            winners = state.winners()
-            for a in self.agents:
-                seat = self.agent_name_mapping[a]
-                infos[a]["score"] = _breakdown_dict(scores[seat])
-                infos[a]["scores"] = [_breakdown_dict(s) for s in scores]
-                infos[a]["winners"] = [self.possible_agents[w] for w in winners]
-        elif self.obs_type == "flat":
+            self.infos = self._final_infos(state)
+            return
+        blank = self._blank_info
+        phase = int(state.phase)
+        if self.obs_type == "flat":
             sel = self.agent_selection
-            if sel in infos:
-                infos[sel]["action_mask"] = self._mask(sel)
-        self.infos = infos
+            mask, no_mask = self._mask(sel), self._no_mask
+            self.infos = {
+                a: dict(blank, phase=phase, action_mask=mask if a == sel else no_mask)
+                for a in self.agents
+            }
+        else:
+            self.infos = {a: dict(blank, phase=phase) for a in self.agents}
 
-
-def _breakdown_dict(b: ScoreBreakdown) -> dict[str, int]:
-    return {
-        "territories": b.territories,
-        "resources": b.resources,
-        "partners": b.partners,
-        "scenario": b.scenario,
-        "total": b.total,
-        "largest_territory": b.largest_territory,
-        "cows": b.cows,
-    }
+    def _final_infos(self, state: GameState) -> dict[str, dict[str, Any]]:
+        table = np.array(
+            [[getattr(s, c) for c in SCORE_COLUMNS] for s in state.scores()], dtype=np.int64
+        )
+        winners = np.zeros(len(table), dtype=np.int8)
+        winners[state.winners()] = 1
+        infos: dict[str, dict[str, Any]] = {}
+        for a in self.agents:
+            infos[a] = {
+                "score": table[self.agent_name_mapping[a]].copy(),
+                "scores": table,
+                "winners": winners,
+                "phase": int(state.phase),
+            }
+            if self.obs_type == "flat":
+                infos[a]["action_mask"] = np.zeros(self.config.num_actions, dtype=np.int8)
+        return infos

@@ -128,7 +128,7 @@ class ObservationEncoder:
         self.num_kinds = k = len(comps.plots)
         self.column_size = comps.column_size
         self.saloon_size = comps.saloon_size
-        self.max_held = config.max_slots + 1
+        self.max_held = config.layout.held  # held positions, as the actions number them
         self.total_plots = comps.num_plots
         self.total_partners = comps.num_partners
         self.total_cows = max(comps.cows, 1)

@@ -18,10 +18,11 @@ Observation values  observation float32 in ``[0, high]``; action_mask int8 in {0
 
 Arguments
 ---------
-``moonriver_v0.env(num_players=2, mode="base", scenario=None, boards=None, reward="win",
-dense_reward=0.0, obs_type="dict", auto_resolve=False, render_mode=None)``
+``moonriver_v0.env(num_players=None, mode=None, scenario=None, boards=None, reward="win",
+dense_reward=0.0, obs_type="dict", auto_resolve=None, render_mode=None, config=None)``
 
-* ``num_players``: 2, 3 or 4. ``mode``: ``"base"`` (Camp boards) or ``"legends"``.
+* ``num_players``: 2, 3 or 4 (``None``: 2). ``mode``: ``"base"`` (Camp boards, the default)
+  or ``"legends"``.
 * ``scenario`` (Legends): ``"timber_rafting"``, ``"gold_rush"``, ``"outlaws"``,
   ``"moon_river_city"``, or ``None``/``"random"`` (drawn from the reset seed).
 * ``boards`` (Legends): distinct board names per seat, ``None`` (by seat) or ``"random"``.
@@ -29,8 +30,12 @@ dense_reward=0.0, obs_type="dict", auto_resolve=False, render_mode=None)``
   coefficient.
 * ``obs_type``: ``"dict"`` (the PettingZoo classic dict) or ``"flat"`` (the observation Box
   alone, with the mask in ``infos[agent]["action_mask"]``, for libraries that cannot take dicts).
-* ``auto_resolve``: play decisions with exactly one legal action automatically.
+* ``auto_resolve``: play decisions with exactly one legal action automatically (``None``:
+  no).
 * ``render_mode``: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None``.
+* ``config``: a ``GameConfig`` instead of the game arguments (``num_players``, ``mode``,
+  ``scenario``, ``boards``, ``auto_resolve``); a game argument that contradicts it raises
+  ``ValueError`` naming both.
 
 ``env()`` wraps ``raw_env()`` in PettingZoo's standard wrappers (``TerminateIllegalWrapper``,
 ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; subclassed only to read the per-step
@@ -38,7 +43,15 @@ attributes straight from the raw env, the same behaviour at a fraction of the co
 illegal action ends the game for everyone with reward ``-1`` for the offender and ``0`` for
 the others; ``raw_env`` raises the engine's ``IllegalActionError`` naming
 the action and the phase, and leaves the game unchanged. Bad arguments raise ``ValueError``
-whose message starts with the argument's name.
+(or ``TypeError``) whose message starts with the argument's name and says what is allowed,
+before anything changes (:mod:`moonriver_env.env_args`): also ``reset``'s ``seed`` (``None``
+or a non-negative integer) and ``options`` (``None`` or a dict; no key is used: a constructor
+argument such as ``{"num_players": 3}`` raises, any other key is ignored with a warning, as
+PettingZoo's ``api_test`` expects ``options`` to be taken). ``step`` before ``reset`` raises
+``ResetNeeded`` (Gymnasium's error, also a ``RuntimeError``); after the game ends the agents
+step ``None`` until all are removed (PettingZoo's protocol: another action raises
+``ValueError``); then ``raw_env`` raises ``ResetNeeded`` for any step and ``env()`` for any
+action but ``None`` (which PettingZoo answers with a logged warning).
 
 Actions
 -------
@@ -133,15 +146,47 @@ Given at the end of the game (plus optional shaping):
 * ``dense_reward=c``: in addition, after every action each agent receives ``c`` times the
   change of its score on the table (telescoping to ``c`` x its final score).
 
-``infos[agent]["phase"]`` names the phase; at the end ``infos[agent]`` also holds
-``"score"`` (own breakdown), ``"scores"`` (every seat's) and ``"winners"``.
+Infos
+-----
+The same keys for every agent on every step, every value a number or a NumPy array of a fixed
+shape, so that libraries can batch them (TorchRL turns them into tensors, Tianshou into
+buffer columns):
+
+================  ==============  ==========================================================
+key               value           meaning
+================  ==============  ==========================================================
+``phase``         int             the phase code; ``PHASE_NAMES[code]`` (= ``Phase(code)
+                                  .name``) names it, e.g. 0 ``SETUP_CLAIM``, 12 ``GAME_OVER``
+``score``         int64 (7,)      the agent's own final breakdown, columns
+                                  ``SCORE_COLUMNS``: territories, resources, partners,
+                                  scenario, total, largest_territory, cows
+``scores``        int64 (n, 7)    every seat's final breakdown (row = seat)
+``winners``       int8 (n,)       1 for each winning seat (several on a shared win)
+``action_mask``   int8 (A,)       ``obs_type="flat"`` only: the legal actions of the agent
+                                  to act, all zero for the others and at the end
+================  ==============  ==========================================================
+
+``score``, ``scores`` and ``winners`` are zero until the game is over.
+``moonriver_env.aec.win_share(info["winners"], seat)`` gives a seat's share of the win (1,
+1/k for a shared win, 0). Arrays given out are never written afterwards (the zeros are
+shared by the steps of one game, the end gets new arrays), so infos a caller keeps stay as
+they were.
 
 Version history
 ---------------
 * v0 (moonriver-env 0.1.0): initial release. (Speed-ups since, with no change to any
   observation, mask, reward or info: faster ``env()`` wrappers and observation encoder.)
+* v0, infos made batchable (issue 13; observations, masks and rewards unchanged): ``phase``
+  is the integer code (was the name); ``score`` / ``scores`` are int64 arrays with columns
+  ``SCORE_COLUMNS`` (were dicts) and ``winners`` a 0/1 mask over seats (was a list of agent
+  names), all three present from the first step (zeros until the end); in flat mode every
+  agent's infos carry ``action_mask`` (PettingZoo's ``TerminateIllegalWrapper`` needs it on
+  the final dead steps; ``api_test`` failed before). Argument checks (issue 12): ``seed``,
+  ``options``, non-finite ``dense_reward``, game arguments contradicting ``config``;
+  ``ResetNeeded`` for steps before ``reset`` or after the game. ``import moonriver_env``
+  registers the single-agent env with Gymnasium as ``MoonRiver-v0``.
 """
 
-from .aec import env, raw_env
+from .aec import PHASE_NAMES, SCORE_COLUMNS, ResetNeeded, env, raw_env
 
-__all__ = ["env", "raw_env"]
+__all__ = ["PHASE_NAMES", "SCORE_COLUMNS", "ResetNeeded", "env", "raw_env"]

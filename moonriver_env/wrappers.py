@@ -8,12 +8,20 @@ PettingZoo tutorial wrapper, which hands the final reward to the wrong agent).
 
 An opponent is any callable ``policy(observation, env) -> action`` taking the PettingZoo
 observation dict (``"observation"``, ``"action_mask"``) and the raw AEC environment (agents
-from the ``agents`` package pass their ``act`` method).
+from the ``agents`` package pass their ``act`` method), or an agent spec of the ``agents``
+package (``"heuristic"``, ``"mcts:sims=50"``): that higher layer is imported only when a spec
+is given. ``import moonriver_env`` registers this class with Gymnasium as ``MoonRiver-v0``
+(keyword arguments pass through: ``gymnasium.make("MoonRiver-v0", num_players=3,
+opponents="heuristic")``).
 
 Illegal actions: ``illegal_action="penalty"`` (default) ends the episode with reward
 ``illegal_penalty`` (default ``-1``) and ``info["illegal_action"] = True``, leaving the game
 unchanged; ``"raise"`` raises the engine's ``IllegalActionError``. ``action_masks()`` gives the
 legal actions (MaskablePPO reads it), also in ``info["action_mask"]``.
+
+``info`` has the same keys after every ``reset`` and ``step``: the learner's AEC infos
+(``phase``, ``score``, ``scores``, ``winners``; :mod:`moonriver_env.moonriver_v0`), plus
+``action_mask``, ``learner_seat`` and ``illegal_action``.
 """
 
 from __future__ import annotations
@@ -25,10 +33,12 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import raw_env
+from .aec import ResetNeeded, raw_env
+from .env_args import check_choice, check_finite, check_options, check_seat, check_seed
 from .rules import IllegalActionError
 
 Policy = Callable[[dict[str, Any], raw_env], int]
+OpponentSpec = Policy | str
 OBS_TYPES = ("flat", "dict")
 ILLEGAL_MODES = ("penalty", "raise")
 
@@ -51,55 +61,53 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
     """One learner seat against opponent policies.
 
     Args:
-        opponents: ``None`` (random opponents), one callable for every opponent seat, or a
-            sequence of ``num_players - 1`` callables for the seats after the learner's in
-            turn order (``+1``, ``+2``, ...).
+        opponents: ``None`` (random opponents), one callable or agent spec (``"heuristic"``)
+            for every opponent seat, or a sequence of ``num_players - 1`` of them for the seats
+            after the learner's in turn order (``+1``, ``+2``, ...).
         learner_seat: a seat number, or ``"random"`` to draw it each episode.
         obs_type: ``"flat"`` (one float32 Box, planes then features) or ``"dict"``
             (``{"planes": (channels, rows, 5), "features": (n,)}``, for CNN extractors).
         illegal_action: ``"penalty"`` or ``"raise"`` (see the module docstring).
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        **env_kwargs: passed to :class:`moonriver_env.aec.raw_env` (``num_players`` defaults
-            to 2; ``mode``, ``scenario``, ``reward``, ``dense_reward``, ``render_mode``, ...).
+        **env_kwargs: passed to :class:`moonriver_env.aec.raw_env`, which checks them
+            (``num_players`` defaults to 2; ``mode``, ``scenario``, ``reward``,
+            ``dense_reward``, ``render_mode``, ``config``, ...).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(
         self,
-        opponents: Policy | Sequence[Policy] | None = None,
+        opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
         learner_seat: int | str = "random",
         obs_type: str = "flat",
         illegal_action: str = "penalty",
         illegal_penalty: float = -1.0,
         **env_kwargs: Any,
     ) -> None:
-        env_kwargs.setdefault("num_players", 2)
         if "obs_type" in env_kwargs:
             raise ValueError("obs_type: pass it to SingleAgentEnv, not to the AEC env")
+        check_choice("obs_type", obs_type, OBS_TYPES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        check_finite("illegal_penalty", illegal_penalty)
         self.aec = raw_env(**env_kwargs, obs_type="dict")
         n = self.aec.config.num_players
-        if obs_type not in OBS_TYPES:
-            raise ValueError(f"obs_type: expected one of {OBS_TYPES}, got {obs_type!r}")
-        if illegal_action not in ILLEGAL_MODES:
-            raise ValueError(
-                f"illegal_action: expected one of {ILLEGAL_MODES}, got {illegal_action!r}"
-            )
-        if learner_seat != "random" and (
-            isinstance(learner_seat, bool)
-            or not isinstance(learner_seat, int)
-            or not 0 <= learner_seat < n
-        ):
-            raise ValueError(f"learner_seat: expected 0..{n - 1} or 'random', got {learner_seat!r}")
+        check_seat("learner_seat", learner_seat, n)
         if opponents is None:
-            self.opponents: list[Policy] = [RandomPolicy() for _ in range(n - 1)]
-        elif callable(opponents):
-            self.opponents = [opponents] * (n - 1)
+            opps: list[OpponentSpec] = [RandomPolicy() for _ in range(n - 1)]
+        elif callable(opponents) or isinstance(opponents, str):
+            opps = [opponents] * (n - 1)
         else:
             opps = list(opponents)
-            if len(opps) != n - 1 or not all(callable(o) for o in opps):
-                raise ValueError(f"opponents: expected {n - 1} callables, got {opponents!r}")
-            self.opponents = opps
+            if len(opps) != n - 1 or not all(callable(o) or isinstance(o, str) for o in opps):
+                raise ValueError(
+                    f"opponents: expected {n - 1} callables or agent specs, got {opponents!r}"
+                )
+        # opponents built here from specs: agents whose reset(seed) a seeded reset calls
+        self._from_spec = frozenset(i for i, o in enumerate(opps) if isinstance(o, str))
+        self.opponents: list[Policy] = [
+            _agent_from_spec(o, i) if isinstance(o, str) else o for i, o in enumerate(opps)
+        ]
         self.learner_seat_option = learner_seat
         self.obs_type = obs_type
         self.illegal_action = illegal_action
@@ -124,6 +132,8 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        seed = check_seed(seed)
+        check_options(options)
         super().reset(seed=seed)
         rng = self.np_random
         n = self.aec.config.num_players
@@ -133,8 +143,12 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
             self.learner_seat = int(self.learner_seat_option)
         self.learner = self.aec.possible_agents[self.learner_seat]
         for i, opp in enumerate(self.opponents):
-            if isinstance(opp, RandomPolicy) and seed is not None:
+            if seed is None:
+                continue
+            if isinstance(opp, RandomPolicy):
                 opp.rng = np.random.default_rng(int(rng.integers(2**63 - 1)) + i)
+            elif i in self._from_spec:
+                opp.reset(seed=int(rng.integers(2**63 - 1)) + i)  # type: ignore[attr-defined]
         self.aec.reset(seed=int(rng.integers(2**63 - 1)))
         self._done = False
         self._play_opponents()
@@ -142,7 +156,11 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if self._done:
-            raise RuntimeError("the episode is over; call reset()")
+            raise ResetNeeded(
+                "step: call reset() first"
+                if self.aec.state is None
+                else "step: the episode is over; call reset()"
+            )
         state = self.aec.state
         assert state is not None
         if not (_is_int(action) and state.is_legal(int(action))):
@@ -150,9 +168,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
                 state.apply(action)  # raises the engine's precise IllegalActionError
                 raise IllegalActionError(f"illegal action {action!r}")  # unreachable
             self._done = True
-            info = self._info()
-            info["illegal_action"] = True
-            return self._observation(), self.illegal_penalty, True, False, info
+            return self._observation(), self.illegal_penalty, True, False, self._info(True)
         self.aec.step(int(action))
         reward = float(self.aec.rewards.get(self.learner, 0.0))
         reward += self._play_opponents()
@@ -197,11 +213,21 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         planes, features = enc.encode(state, self.learner_seat)
         return {"planes": planes, "features": features}
 
-    def _info(self) -> dict[str, Any]:
-        info = dict(self.aec.infos.get(self.learner, {}))
+    def _info(self, illegal_action: bool = False) -> dict[str, Any]:
+        # copies: Gymnasium's checker wants no object shared between two calls' infos
+        info: dict[str, Any] = {k: np.copy(v) for k, v in self.aec.infos[self.learner].items()}
         info["action_mask"] = self.action_masks()
         info["learner_seat"] = self.learner_seat
+        info["illegal_action"] = illegal_action
         return info
+
+
+def _agent_from_spec(spec: str, index: int) -> Policy:
+    """An opponent built by the ``agents`` registry (a higher layer, imported here only when
+    a spec is given; ``reset(seed=...)`` reseeds it)."""
+    from agents.registry import make_agent
+
+    return make_agent(spec, seed=index)
 
 
 def _is_int(action: Any) -> bool:

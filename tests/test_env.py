@@ -6,6 +6,7 @@ engine's legal set, rewards, errors, and the single-agent wrapper's checks and r
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import warnings
 
@@ -14,7 +15,7 @@ import pytest
 from pettingzoo.test import api_test, performance_benchmark, seed_test
 
 from moonriver_env import moonriver_v0
-from moonriver_env.aec import win_rewards
+from moonriver_env.aec import PHASE_NAMES, SCORE_COLUMNS, win_rewards, win_share
 from moonriver_env.rules import IllegalActionError
 from moonriver_env.rules.scoring import ScoreBreakdown
 from moonriver_env.wrappers import RandomPolicy, SingleAgentEnv
@@ -24,16 +25,22 @@ MODES = [
     for n in (2, 3, 4)
     for m in ("base", "legends")
 ]
+# The same with the flat observation (the mask in infos), which PettingZoo checks differently.
+FLAT_MODES = [
+    pytest.param({"num_players": n, "mode": m, "obs_type": "flat"}, id=f"{n}p-{m}-flat")
+    for n in (2, 3, 4)
+    for m in ("base", "legends")
+]
 
 
-@pytest.mark.parametrize("kwargs", MODES)
+@pytest.mark.parametrize("kwargs", MODES + FLAT_MODES)
 def test_pettingzoo_api_test(kwargs: dict) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo warns for every dict observation
         api_test(moonriver_v0.env(**kwargs), num_cycles=1000)
 
 
-@pytest.mark.parametrize("kwargs", MODES)
+@pytest.mark.parametrize("kwargs", MODES + FLAT_MODES)
 def test_pettingzoo_seed_test(kwargs: dict) -> None:
     seed_test(lambda: moonriver_v0.env(**kwargs), num_cycles=300)
 
@@ -199,30 +206,75 @@ def test_dense_reward_telescopes_to_final_score() -> None:
         assert totals[agent] == pytest.approx(1.5 * finals[seat])
 
 
-def test_infos_carry_phase_and_final_breakdown() -> None:
-    env = moonriver_v0.raw_env(num_players=2)
+@pytest.mark.parametrize("kwargs", [MODES[0], MODES[5], FLAT_MODES[2]])
+def test_infos_are_batchable_with_the_breakdown_at_the_end(kwargs: dict) -> None:
+    """Every step, every agent: the same keys, every value a number or a numeric array of a
+    fixed shape (what TorchRL and Tianshou stack); the phase is a code named by PHASE_NAMES;
+    the breakdown and the winners are zero until the end and exact at the end."""
+    env = moonriver_v0.env(**kwargs)
     env.reset(seed=2)
-    assert env.infos["player_0"]["phase"] == "SETUP_CLAIM"
+    n = env.unwrapped.config.num_players
+    shapes = {"phase": (), "score": (7,), "scores": (n, 7), "winners": (n,)}
+    if kwargs.get("obs_type") == "flat":
+        shapes["action_mask"] = (env.unwrapped.config.num_actions,)
     rng = random.Random(2)
-    while not env.state.is_terminal:
-        legal = env.state.legal_action_list()
-        env.step(legal[rng.randrange(len(legal))])
-    scores = env.state.scores()
+    steps = 0
+    for _agent in env.agent_iter():
+        for a in env.agents:
+            info = env.infos[a]
+            assert {k: np.shape(v) for k, v in info.items()} == shapes
+            assert all(np.asarray(v).dtype.kind in "iu" for v in info.values())
+            assert PHASE_NAMES[info["phase"]] == env.unwrapped.state.phase.name
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert not info["scores"].any() and not info["winners"].any()
+        mask = info["action_mask"] if kwargs.get("obs_type") == "flat" else obs["action_mask"]
+        env.step(rng.choice(np.flatnonzero(mask).tolist()))
+        steps += 1
+        if env.unwrapped.state.is_terminal:
+            final = dict(env.infos)
+    assert steps > 50
+    scores = env.unwrapped.state.scores()
+    winners = env.unwrapped.state.winners()
     for seat, agent in enumerate(env.possible_agents):
-        info = env.infos[agent]
-        assert info["phase"] == "GAME_OVER"
-        assert info["score"]["total"] == scores[seat].total
-        assert set(info["score"]) >= {"territories", "resources", "partners", "scenario", "total"}
+        info = final[agent]
+        assert PHASE_NAMES[info["phase"]] == "GAME_OVER"
+        assert dict(zip(SCORE_COLUMNS, info["score"].tolist(), strict=True)) == dataclasses.asdict(
+            scores[seat]
+        )
+        assert info["scores"][:, SCORE_COLUMNS.index("total")].tolist() == [s.total for s in scores]
+        assert np.flatnonzero(info["winners"]).tolist() == winners
+        assert win_share(info["winners"], seat) == (1 / len(winners) if seat in winners else 0)
 
 
 def test_flat_obs_type_puts_mask_in_info() -> None:
-    env = moonriver_v0.raw_env(num_players=2, obs_type="flat")
+    env = moonriver_v0.raw_env(num_players=3, obs_type="flat")
     env.reset(seed=0)
     agent = env.agent_selection
     obs = env.observe(agent)
     assert isinstance(obs, np.ndarray) and env.observation_space(agent).contains(obs)
     mask = env.infos[agent]["action_mask"]
     assert np.flatnonzero(mask).tolist() == env.state.legal_action_list()
+    for other in env.agents:
+        if other != agent:
+            assert not env.infos[other]["action_mask"].any()
+
+
+def test_infos_a_caller_keeps_are_not_changed_by_later_steps() -> None:
+    env = moonriver_v0.raw_env(num_players=2)
+    env.reset(seed=6)
+    kept = [env.infos["player_0"]]
+    rng = random.Random(6)
+    while not env.state.is_terminal:
+        legal = env.state.legal_action_list()
+        env.step(legal[rng.randrange(len(legal))])
+        kept.append(env.infos["player_0"])
+    assert kept[0]["phase"] == 0 and not kept[0]["scores"].any()
+    assert kept[-1]["scores"].any() and kept[-1]["winners"].any()
+    env.reset(seed=7)
+    assert kept[-1]["scores"].any() and not env.infos["player_0"]["scores"].any()
 
 
 # -- single-agent wrapper -----------------------------------------------------------------------

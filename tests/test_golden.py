@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from moonriver_env import moonriver_v0
+from moonriver_env.aec import PHASE_NAMES, SCORE_COLUMNS
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 SEED = 2026
@@ -46,18 +47,21 @@ def playthrough(num_players: int, mode: str, seed: int = SEED) -> str:
         digest = hashlib.sha1(obs["observation"].tobytes()).hexdigest()[:12]
         text = env.state.action_to_string(action)
         lines.append(
-            f"{step:4d} {agent} {info['phase']:<13} legal={len(legal):<5d}obs={digest} {text}"
+            f"{step:4d} {agent} {PHASE_NAMES[info['phase']]:<13} legal={len(legal):<5d}obs={digest} {text}"
         )
         env.step(action)
         step += 1
     final = env.infos[env.agent_selection]
-    for i, s in enumerate(final["scores"]):
+    for i, row in enumerate(final["scores"]):
+        s = dict(zip(SCORE_COLUMNS, row.tolist(), strict=True))
         lines.append(
             f"player_{i}: territories {s['territories']} resources {s['resources']} partners "
             f"{s['partners']} scenario {s['scenario']} total {s['total']} largest "
             f"{s['largest_territory']} cows {s['cows']} reward {env.rewards[f'player_{i}']:+.3f}"
         )
-    lines.append(f"winners: {', '.join(final['winners'])}")
+    lines.append(
+        f"winners: {', '.join(env.possible_agents[w] for w in np.flatnonzero(final['winners']))}"
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -43,6 +43,10 @@ COVERED_BY = {
     "training.export": "tests/test_training.py",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
+    "moonriver_env.examples.gymnasium_vector": "tests/test_integrations.py",
+    "moonriver_env.examples.pettingzoo_parallel": "tests/test_integrations.py",
+    "moonriver_env.examples.torchrl_rollout": "tests/test_integrations.py",
+    "moonriver_env.examples.tianshou_collect": "tests/test_integrations.py",
 }
 
 

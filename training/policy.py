@@ -34,9 +34,17 @@ from torch import nn
 
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig
-from moonriver_env.rules.actions import ActionLayout
+from moonriver_env.rules.actions import ActionLayout, Segment
 
-SPATIAL_SEGMENTS = ("place", "skull", "cowboy_move", "thief_steal", "bonus_place")
+# Cell-indexed segments read off ``S`` by a 1x1 convolution: the segment's axes its output
+# channels stand for (the other axis is ``cell``); sizes come from the layout.
+CELL_HEADS: dict[str, tuple[str, ...]] = {
+    "skull": (),
+    "cowboy_move": ("direction",),
+    "thief_steal": ("target",),
+    "bonus_place": ("tile", "tile_side"),
+}
+SPATIAL_SEGMENTS = ("place", *CELL_HEADS)
 
 
 def _mlp(
@@ -164,6 +172,7 @@ class SpatialActionHead(nn.Module):
         self.channels, self.cells, self.pi_dim = channels, cells, pi_dim
         self.max_held, self.num_kinds = layout.held, num_kinds
         self.segments = list(layout.segments.items())  # (name, (start, size)) in id order
+        self.by_name = layout.by_name
         pairs = torch.tensor(layout.pairs, dtype=torch.long)
         self.register_buffer("pair_first", pairs[:, 0].clone())
         self.register_buffer("pair_second", pairs[:, 1].clone())
@@ -171,16 +180,15 @@ class SpatialActionHead(nn.Module):
         self.query = _mlp([2 * num_kinds + 4, query_hidden, channels], last_act=False)
         self.query_context = nn.Linear(pi_dim, channels)
         self.place_bias = nn.Conv1d(channels, 4, 1)  # per cell and direction, shared by pairs
-        n = layout.num_players
-        self.cell_heads = nn.ModuleDict(
-            {
-                "skull": nn.Conv1d(channels, 1, 1),
-                "cowboy_move": nn.Conv1d(channels, 4, 1),
-                "thief_steal": nn.Conv1d(channels, n - 1, 1),
-            }
-        )
-        if "bonus_place" in layout.segments:
-            self.cell_heads["bonus_place"] = nn.Conv1d(channels, 4, 1)
+        self.cell_heads = nn.ModuleDict()
+        self.cell_channels: dict[str, tuple[int, ...]] = {}
+        for name, axes in CELL_HEADS.items():
+            seg = layout.by_name.get(name)
+            if seg is None:
+                continue
+            shape = tuple(seg.shape[seg.axes.index(axis)] for axis in axes)
+            self.cell_channels[name] = shape
+            self.cell_heads[name] = nn.Conv1d(channels, int(np.prod(shape, dtype=np.int64)), 1)
         self.flat_names = [name for name, _ in self.segments if name not in SPATIAL_SEGMENTS]
         self.flat_sizes = [layout.segments[name][1] for name in self.flat_names]
         self.flat_head = nn.Linear(pi_dim, sum(self.flat_sizes))
@@ -216,12 +224,10 @@ class SpatialActionHead(nn.Module):
         q = self.query(q_in) + self.query_context(g)[:, None, None, :]
         place = torch.einsum("bpdc,bcx->bpxd", q, s) / float(np.sqrt(self.channels))
         place = place + self.place_bias(s).transpose(1, 2)[:, None]  # (B,1,cells,4)
-        pieces["place"] = place.reshape(b, -1)
+        pieces["place"] = _in_id_order(place, ("pair", "cell", "direction"), self.by_name["place"])
         for name, head in self.cell_heads.items():
-            out = head(s)  # (B, k, cells)
-            if name == "cowboy_move":  # id order (cell, direction)
-                out = out.transpose(1, 2)
-            pieces[name] = out.reshape(b, -1)
+            out = head(s).reshape(b, *self.cell_channels[name], self.cells)
+            pieces[name] = _in_id_order(out, (*CELL_HEADS[name], "cell"), self.by_name[name])
         flat = self.flat_head(g)
         for name, part in zip(
             self.flat_names, torch.split(flat, self.flat_sizes, dim=1), strict=True
@@ -294,7 +300,7 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
         self._build_mlp_extractor()
         ext = self.features_extractor
         assert isinstance(ext, SpatialExtractor)
-        layout = ActionLayout(GameConfig(**self.game))
+        layout = GameConfig(**self.game).layout
         if layout.num_actions != self.action_space.n:
             raise ValueError(
                 f"num_players: a {self.game} game has {layout.num_actions} actions, the env {self.action_space.n}"
@@ -317,6 +323,13 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
+
+
+def _in_id_order(t: torch.Tensor, axes: Sequence[str], segment: Segment) -> torch.Tensor:
+    """Flatten ``t`` (batch, then one dimension per name in ``axes``) in the id order of
+    ``segment`` (its axes, row-major)."""
+    order = list(axes)
+    return t.permute(0, *(1 + order.index(axis) for axis in segment.axes)).reshape(t.shape[0], -1)
 
 
 def _small_init(layer: nn.Module, gain: float = 0.01) -> None:

@@ -35,6 +35,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import PolicyAgent, policy_action
 from agents.runner import GameSetup
+from moonriver_env.aec import win_share
 from moonriver_env.wrappers import SingleAgentEnv
 
 __all__ = [
@@ -280,12 +281,11 @@ class SelfPlayEnv(SingleAgentEnv):
         assert state is not None
         return state.current_seat, self.learner_seat, state.legal_action_mask()
 
-    def _info(self) -> dict[str, Any]:
-        info = super()._info()
+    def _info(self, illegal_action: bool = False) -> dict[str, Any]:
+        info = super()._info(illegal_action)
         info["opponent"] = self.opponent_name
-        winners = info.get("winners")
-        if winners is not None:
-            info["outcome"] = (1.0 / len(winners)) if self.learner in winners else 0.0
+        if info["winners"].any():  # the game is over
+            info["outcome"] = win_share(info["winners"], self.learner_seat)
         return info
 
 

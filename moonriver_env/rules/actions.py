@@ -1,33 +1,49 @@
 """The flat action numbering (one ``Discrete`` space per config), its decoding and text form.
 
 Every choice a player makes at the table (RULES.md sections 2-7) is one integer. The numbering
-depends only on the player count and the mode. With ``C`` cells (25, or 50 with 2 players),
-``H`` held-plot positions (largest reserve of the mode + 1 for the collected plot: 4 in the
-base game, 5 in Legends), ``P = H (H - 1) / 2`` unordered pairs of held positions and ``n``
-players, the segments are laid out in this order::
+depends only on the player count and the mode, and is declared once, in :data:`SEGMENTS`: an
+ordered tuple of segments, each an array of ids laid out row-major (last axis fastest) from the
+segment's first id. The axes' sizes come from the config (:func:`axis_sizes`); offsets, sizes,
+strides and the per-id decoding tables are derived from the declaration by :class:`Segment` and
+:class:`ActionLayout`, and every other module (engine, encoder, agents, policy head) reads them
+from there. With ``C`` cells (25, or 50 with 2 players), ``H`` held-plot positions (largest
+reserve of the mode + 1 for the collected plot: 4 in the base game, 5 in Legends),
+``P = H (H - 1) / 2`` unordered pairs of held positions, ``S`` saloon spaces (5) and ``n``
+players::
 
-    segment          size              meaning of the index inside the segment
-    claim            column_size (4)   position in the column (0 = lowest number)
-    place            P x C x 4         (pair, cell of the pair's first plot, direction of the second)
-    stop             1                 stop expanding
-    discard          P                 pair of held plots discarded (forced, no legal placement)
-    skull            C                 cell whose cow a skull removes
-    recruit          2 x S x 2         (circle of the piece: 0 first plot / 1 second, saloon
-                                        space 0..S-1, side 0 specialist / 1 cowboy)
-    cowboy_move      C x 4             (cell of the cow, direction)
-    cowboy_stop      1                 end the Cowboy's moves
-    desperado_swap   H x (n-1) x (H-1) (own held position, target seat offset 1..n-1, target
-                                        reserve position)
-    desperado_skip   1
-    thief_steal      (n-1) x C         (target seat offset 1..n-1, cell of the cow)
-    thief_skip       1
-    bonus_place      2 x 2 x C         2 players only: (tile, side, cell)
-    bonus_remove     2                 2 players only: tile removed (it fits nowhere)
+    id 0                                                                   num_actions - 1
+    |claim|place ..................|stop|discard|skull|recruit|cowboy_move|cowboy_stop|
+        |desperado_swap|desperado_skip|thief_steal|thief_skip|bonus_place|bonus_remove|
+
+    segment         shape              axes                  meaning of the index
+    claim           column_size (4)    position              position in the column (0 = lowest)
+    place           P x C x 4          pair, cell,           plot i of pair (i, j) on the cell,
+                                       direction             plot j on its neighbour there
+    stop            ()                                       stop expanding
+    discard         P                  pair                  held plots discarded (nothing fits)
+    skull           C                  cell                  cell whose cow a skull removes
+    recruit         2 x S x 2          circle, slot, side    circle 0 first plot / 1 second, saloon
+                                                             space, side 0 specialist / 1 cowboy
+    cowboy_move     C x 4              cell, direction       cell of the cow, direction
+    cowboy_stop     ()                                       end the Cowboy's moves
+    desperado_swap  H x (n-1) x (H-1)  own, target, theirs   own held position, target seat
+                                                             offset - 1, target reserve position
+    desperado_skip  ()
+    thief_steal     (n-1) x C          target, cell          target seat offset - 1, cell of the cow
+    thief_skip      ()
+    bonus_place     T x 2 x C          tile, tile_side, cell 2 players only (T = 2 tiles, else 0)
+    bonus_remove    T                  tile                  2 players only: tile that fits nowhere
+
+A segment with an axis of size 0 (the bonus tiles outside 2-player games) is left out. First
+ids, e.g. 4 players base: claim 0, place 4, stop 604, discard 605, skull 611, recruit 636,
+cowboy_move 656, cowboy_stop 756, desperado_swap 757, desperado_skip 793, thief_steal 794,
+thief_skip 869; 870 ids (:meth:`ActionLayout.table` prints any config).
 
 Held positions index the player's held plots sorted by plot kind (the reserve, plus the plot
 just collected). A pair ``(i, j)`` always has ``i < j``: plot ``i`` goes on the cell, plot ``j``
 on its neighbour in the direction, so every placement on the table has exactly one id.
-Target seats are relative: offset ``k`` means seat ``(acting seat + k) % n``.
+Target seats are relative: offset ``k`` (index ``k - 1`` on the ``target`` axis) means seat
+``(acting seat + k) % n`` (:func:`target_seat`).
 
 Text forms (stable; parsed back by :meth:`ActionLayout.from_text`)::
 
@@ -40,16 +56,150 @@ Cells are named like a chess board: columns ``a``-``e``, rows from ``1`` at the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import numbers
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
 
 from .geometry import DIRECTIONS, grid_for_rows
 
 if TYPE_CHECKING:
-    from .config import GameConfig
+    from .components import Components
 
 SIDES = ("specialist", "cowboy")
 TILE_NAMES = ("A", "B")
+
+SEGMENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("claim", ("position",)),
+    ("place", ("pair", "cell", "direction")),
+    ("stop", ()),
+    ("discard", ("pair",)),
+    ("skull", ("cell",)),
+    ("recruit", ("circle", "slot", "side")),
+    ("cowboy_move", ("cell", "direction")),
+    ("cowboy_stop", ()),
+    ("desperado_swap", ("own", "target", "theirs")),
+    ("desperado_skip", ()),
+    ("thief_steal", ("target", "cell")),
+    ("thief_skip", ()),
+    ("bonus_place", ("tile", "tile_side", "cell")),
+    ("bonus_remove", ("tile",)),
+)
+"""The action segments in id order: (name, axis names); the module docstring draws them."""
+
+TEXT_FORMS: dict[str, str] = {
+    "claim": "claim {position}",
+    "place": "place {pair} {cell} {direction}",
+    "stop": "stop",
+    "discard": "discard {pair}",
+    "skull": "skull {cell}",
+    "recruit": "recruit c{circle} s{slot} {side}",
+    "cowboy_move": "move {cell} {direction}",
+    "cowboy_stop": "cowboy stop",
+    "desperado_swap": "swap {own} +{target} {theirs}",
+    "desperado_skip": "desperado skip",
+    "thief_steal": "steal +{target} {cell}",
+    "thief_skip": "thief skip",
+    "bonus_place": "bonus {tile}{tile_side} {cell}",
+    "bonus_remove": "bonus {tile} remove",
+}
+"""The text form of each segment, its axes in braces (written by :meth:`ActionLayout._axis_text`:
+pairs ``i+j``, cells ``b1``, directions ``N``, sides ``cowboy``, targets as seat offsets)."""
+
+
+class LayoutSource(Protocol):
+    """What the numbering depends on (a :class:`~.config.GameConfig` is one)."""
+
+    @property
+    def num_players(self) -> int: ...
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def max_slots(self) -> int: ...
+
+    @property
+    def components(self) -> Components: ...
+
+
+def axis_sizes(config: LayoutSource) -> dict[str, int]:
+    """The size of every axis named in :data:`SEGMENTS` for ``config``."""
+    comps = config.components
+    n = config.num_players
+    held = config.max_slots + 1
+    return {
+        "position": comps.column_size,
+        "pair": held * (held - 1) // 2,
+        "cell": grid_for_rows(config.rows).cells,
+        "direction": len(DIRECTIONS),
+        "circle": 2,  # a domino's two plots
+        "slot": comps.saloon_size,
+        "side": len(SIDES),
+        "own": held,
+        "target": n - 1,
+        "theirs": held - 1,
+        "tile": len(comps.bonus_tiles) if n == 2 else 0,  # RULES.md section 6: 2 players only
+        "tile_side": 2,
+    }
+
+
+def target_seat(seat: int, target: int, num_players: int) -> int:
+    """The seat that index ``target`` of a ``target`` axis names, seen from ``seat``."""
+    return (seat + 1 + target) % num_players
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One run of consecutive action ids: an array of ``shape`` stored row-major from
+    ``start`` (``shape == ()``: the single id ``start``).
+
+    Attributes:
+        name, axes, shape, start: as declared (:data:`SEGMENTS`) and placed by the layout.
+        size, stop, strides: derived; ``id = start + sum(index[k] * strides[k])``.
+        ids: the ids as nested lists of ``shape`` (``ids[i][j]...``; an ``int`` if ``shape``
+            is ``()``), for hot paths that look ids up instead of computing them.
+    """
+
+    name: str
+    axes: tuple[str, ...]
+    shape: tuple[int, ...]
+    start: int
+    size: int = field(init=False)
+    stop: int = field(init=False)
+    strides: tuple[int, ...] = field(init=False)
+    ids: Any = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        size = int(np.prod(self.shape, dtype=np.int64))
+        strides = tuple(
+            int(np.prod(self.shape[k + 1 :], dtype=np.int64)) for k in range(len(self.shape))
+        )
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "stop", self.start + size)
+        object.__setattr__(self, "strides", strides)
+        ids = np.arange(self.start, self.start + size, dtype=np.int64).reshape(self.shape)
+        object.__setattr__(self, "ids", ids.tolist())
+
+    def id(self, *index: int) -> int:
+        """The id at ``index`` (one integer per axis); ``ValueError`` naming a bad axis."""
+        if len(index) != len(self.shape):
+            raise ValueError(f"{self.name} takes {len(self.shape)} indices, got {len(index)}")
+        a = self.start
+        for value, bound, stride, axis in zip(
+            index, self.shape, self.strides, self.axes, strict=True
+        ):
+            a += _check(value, bound, axis) * stride
+        return a
+
+    def index(self, action: int) -> tuple[int, ...]:
+        """The index of id ``action`` inside this segment (inverse of :meth:`id`)."""
+        if not self.start <= action < self.stop:
+            raise ValueError(f"action {action} is not in segment {self.name}")
+        k = action - self.start
+        return tuple(k // stride % n for stride, n in zip(self.strides, self.shape, strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,324 +326,210 @@ Action = (
 
 
 class ActionLayout:
-    """The segments of the flat action space of one config, with encode/decode/text helpers."""
+    """The segments of the flat action space of one config, with encode/decode/text helpers.
 
-    def __init__(self, config: GameConfig) -> None:
-        comps = config.components
-        self.num_players = n = config.num_players
-        self.grid = grid = grid_for_rows(config.rows)
-        self.cells = c = grid.cells
-        self.held = h = config.max_slots + 1
-        self.saloon = s = comps.saloon_size
-        self.column = comps.column_size
+    Attributes:
+        segment_list: the :class:`Segment` objects in id order; ``by_name`` maps names to them.
+        segments: ``name -> (first id, size)`` in id order.
+        located: ``located[a] == (segment name, index)`` for every id ``a`` (precomputed).
+        num_actions: the number of ids.
+        pairs: the held-position pairs ``(i, j)``, ``i < j``, in ``pair`` axis order;
+            ``pair_index`` inverts it.
+    """
+
+    def __init__(self, config: LayoutSource) -> None:
+        sizes = axis_sizes(config)
+        self.num_players = config.num_players
+        self.grid = grid_for_rows(config.rows)
+        self.cells = sizes["cell"]
+        self.held = h = sizes["own"]  # held positions
+        self.saloon = sizes["slot"]
+        self.column = sizes["position"]
         self.pairs: tuple[tuple[int, int], ...] = tuple(
             (i, j) for i in range(h) for j in range(i + 1, h)
         )
         self.pair_index: dict[tuple[int, int], int] = {p: k for k, p in enumerate(self.pairs)}
         self.tile_sides: tuple[tuple[str, str], ...] = tuple(
-            (t.sides[0].name.lower(), t.sides[1].name.lower()) for t in comps.bonus_tiles
+            (t.sides[0].name.lower(), t.sides[1].name.lower())
+            for t in config.components.bonus_tiles
         )
-        p = len(self.pairs)
-        sizes = [
-            ("claim", self.column),
-            ("place", p * c * 4),
-            ("stop", 1),
-            ("discard", p),
-            ("skull", c),
-            ("recruit", 2 * s * 2),
-            ("cowboy_move", c * 4),
-            ("cowboy_stop", 1),
-            ("desperado_swap", h * (n - 1) * (h - 1)),
-            ("desperado_skip", 1),
-            ("thief_steal", (n - 1) * c),
-            ("thief_skip", 1),
-        ]
-        if n == 2:
-            sizes += [("bonus_place", 2 * 2 * c), ("bonus_remove", 2)]
-        self.segments: dict[str, tuple[int, int]] = {}
+        segment_list: list[Segment] = []
         start = 0
-        for name, size in sizes:
-            self.segments[name] = (start, size)
-            start += size
+        for name, axes in SEGMENTS:
+            shape = tuple(sizes[axis] for axis in axes)
+            if 0 in shape:
+                continue
+            segment_list.append(seg := Segment(name, axes, shape, start))
+            start = seg.stop
+        self.segment_list: tuple[Segment, ...] = tuple(segment_list)
+        self.by_name: dict[str, Segment] = {seg.name: seg for seg in segment_list}
+        self.segments: dict[str, tuple[int, int]] = {
+            seg.name: (seg.start, seg.size) for seg in segment_list
+        }
         self.num_actions = start
-        seg = self.segments
-        self.CLAIM = seg["claim"][0]
-        self.PLACE = seg["place"][0]
-        self.STOP = seg["stop"][0]
-        self.DISCARD = seg["discard"][0]
-        self.SKULL = seg["skull"][0]
-        self.RECRUIT = seg["recruit"][0]
-        self.COWBOY_MOVE = seg["cowboy_move"][0]
-        self.COWBOY_STOP = seg["cowboy_stop"][0]
-        self.SWAP = seg["desperado_swap"][0]
-        self.SWAP_SKIP = seg["desperado_skip"][0]
-        self.STEAL = seg["thief_steal"][0]
-        self.STEAL_SKIP = seg["thief_skip"][0]
-        self.BONUS = seg["bonus_place"][0] if n == 2 else -1
-        self.BONUS_REMOVE = seg["bonus_remove"][0] if n == 2 else -1
-        self._order = [(name, start) for name, (start, _) in seg.items()]
+        located: list[tuple[str, tuple[int, ...]]] = []
+        for seg in segment_list:
+            if not seg.shape:
+                located.append((seg.name, ()))
+                continue
+            unravelled = np.unravel_index(np.arange(seg.size), seg.shape)  # row-major, as .id
+            columns = [a.tolist() for a in unravelled]
+            located.extend((seg.name, index) for index in zip(*columns, strict=True))
+        self.located: tuple[tuple[str, tuple[int, ...]], ...] = tuple(located)
 
     # -- encoding --------------------------------------------------------------------------
-    def segment_of(self, action: int) -> str:
-        """Name of the segment holding ``action``; ``ValueError`` if out of range."""
+    def locate(self, action: int) -> tuple[str, tuple[int, ...]]:
+        """``(segment name, index)`` of id ``action``; ``ValueError`` if out of range."""
         if not 0 <= action < self.num_actions:
             raise ValueError(f"action {action} is outside 0..{self.num_actions - 1}")
-        name = self._order[0][0]
-        for seg_name, start in self._order:
-            if action < start:
-                break
-            name = seg_name
-        return name
+        return self.located[action]
+
+    def segment_of(self, action: int) -> str:
+        """Name of the segment holding ``action``; ``ValueError`` if out of range."""
+        return self.locate(action)[0]
 
     def encode(self, action: Action) -> int:
         """The id of a decoded action (inverse of :meth:`decode`)."""
-        c, n, h = self.cells, self.num_players, self.held
-        if isinstance(action, Claim):
-            return self.CLAIM + _check(action.position, self.column, "position")
-        if isinstance(action, Place):
-            pair = self.pair_index.get((action.first, action.second))
-            if pair is None:
-                raise ValueError(f"no held pair ({action.first}, {action.second})")
-            return (
-                self.PLACE
-                + (pair * c + _check(action.cell, c, "cell")) * 4
-                + _check(action.direction, 4, "direction")
-            )
-        if isinstance(action, Stop):
-            return self.STOP
-        if isinstance(action, Discard):
-            pair = self.pair_index.get((action.first, action.second))
-            if pair is None:
-                raise ValueError(f"no held pair ({action.first}, {action.second})")
-            return self.DISCARD + pair
-        if isinstance(action, SkullCow):
-            return self.SKULL + _check(action.cell, c, "cell")
-        if isinstance(action, Recruit):
-            return (
-                self.RECRUIT
-                + (
-                    _check(action.circle, 2, "circle") * self.saloon
-                    + _check(action.slot, self.saloon, "slot")
-                )
-                * 2
-                + int(action.cowboy)
-            )
-        if isinstance(action, CowboyMove):
-            return (
-                self.COWBOY_MOVE
-                + _check(action.cell, c, "cell") * 4
-                + _check(action.direction, 4, "direction")
-            )
-        if isinstance(action, CowboyStop):
-            return self.COWBOY_STOP
-        if isinstance(action, DesperadoSwap):
-            t = _check(action.target - 1, n - 1, "target")
-            return (
-                self.SWAP
-                + (_check(action.own, h, "own") * (n - 1) + t) * (h - 1)
-                + _check(action.theirs, h - 1, "theirs")
-            )
-        if isinstance(action, DesperadoSkip):
-            return self.SWAP_SKIP
-        if isinstance(action, ThiefSteal):
-            t = _check(action.target - 1, n - 1, "target")
-            return self.STEAL + t * c + _check(action.cell, c, "cell")
-        if isinstance(action, ThiefSkip):
-            return self.STEAL_SKIP
-        if n != 2:
+        name, index = self._index_of(action)
+        seg = self.by_name.get(name)
+        if seg is None:
             raise ValueError("bonus tiles exist only with 2 players")
-        if isinstance(action, BonusPlace):
-            return (
-                self.BONUS
-                + (_check(action.tile, 2, "tile") * 2 + _check(action.side, 2, "side")) * c
-                + _check(action.cell, c, "cell")
-            )
-        if isinstance(action, BonusRemove):
-            return self.BONUS_REMOVE + _check(action.tile, 2, "tile")
+        return seg.id(*index)
+
+    def _index_of(self, action: Action) -> tuple[str, tuple[int, ...]]:
+        match action:
+            case Claim(position):
+                return "claim", (position,)
+            case Place(first, second, cell, direction):
+                return "place", (self._pair(first, second), cell, direction)
+            case Stop():
+                return "stop", ()
+            case Discard(first, second):
+                return "discard", (self._pair(first, second),)
+            case SkullCow(cell):
+                return "skull", (cell,)
+            case Recruit(circle, slot, cowboy):
+                return "recruit", (circle, slot, int(cowboy))
+            case CowboyMove(cell, direction):
+                return "cowboy_move", (cell, direction)
+            case CowboyStop():
+                return "cowboy_stop", ()
+            case DesperadoSwap(own, target, theirs):
+                return "desperado_swap", (own, _target_index(target), theirs)
+            case DesperadoSkip():
+                return "desperado_skip", ()
+            case ThiefSteal(target, cell):
+                return "thief_steal", (_target_index(target), cell)
+            case ThiefSkip():
+                return "thief_skip", ()
+            case BonusPlace(tile, side, cell):
+                return "bonus_place", (tile, side, cell)
+            case BonusRemove(tile):
+                return "bonus_remove", (tile,)
         raise TypeError(f"not an action: {action!r}")
+
+    def _pair(self, first: int, second: int) -> int:
+        pair = self.pair_index.get((first, second))
+        if pair is None:
+            raise ValueError(f"no held pair ({first}, {second})")
+        return pair
 
     def decode(self, action: int) -> Action:
         """The frozen dataclass describing action id ``action``."""
-        if isinstance(action, bool) or not isinstance(action, int):
-            try:
-                import numbers
-
-                if not isinstance(action, numbers.Integral) or isinstance(action, bool):
-                    raise TypeError
-                action = int(action)
-            except TypeError:
-                raise ValueError(f"action must be an integer, got {action!r}") from None
-        seg = self.segment_of(action)
-        c, n, h = self.cells, self.num_players, self.held
-        if seg == "claim":
-            return Claim(action - self.CLAIM)
-        if seg == "place":
-            k = action - self.PLACE
-            pair, rest = divmod(k, c * 4)
-            cell, d = divmod(rest, 4)
-            i, j = self.pairs[pair]
-            return Place(i, j, cell, d)
-        if seg == "stop":
+        name, ix = self.located[_as_int(action, self.num_actions)]
+        if name == "claim":
+            return Claim(ix[0])
+        if name == "place":
+            return Place(*self.pairs[ix[0]], ix[1], ix[2])
+        if name == "stop":
             return Stop()
-        if seg == "discard":
-            i, j = self.pairs[action - self.DISCARD]
-            return Discard(i, j)
-        if seg == "skull":
-            return SkullCow(action - self.SKULL)
-        if seg == "recruit":
-            k = action - self.RECRUIT
-            rest, side = divmod(k, 2)
-            circle, slot = divmod(rest, self.saloon)
-            return Recruit(circle, slot, bool(side))
-        if seg == "cowboy_move":
-            cell, d = divmod(action - self.COWBOY_MOVE, 4)
-            return CowboyMove(cell, d)
-        if seg == "cowboy_stop":
+        if name == "discard":
+            return Discard(*self.pairs[ix[0]])
+        if name == "skull":
+            return SkullCow(ix[0])
+        if name == "recruit":
+            return Recruit(ix[0], ix[1], bool(ix[2]))
+        if name == "cowboy_move":
+            return CowboyMove(ix[0], ix[1])
+        if name == "cowboy_stop":
             return CowboyStop()
-        if seg == "desperado_swap":
-            k = action - self.SWAP
-            rest, theirs = divmod(k, h - 1)
-            own, t = divmod(rest, n - 1)
-            return DesperadoSwap(own, t + 1, theirs)
-        if seg == "desperado_skip":
+        if name == "desperado_swap":
+            return DesperadoSwap(ix[0], ix[1] + 1, ix[2])
+        if name == "desperado_skip":
             return DesperadoSkip()
-        if seg == "thief_steal":
-            t, cell = divmod(action - self.STEAL, c)
-            return ThiefSteal(t + 1, cell)
-        if seg == "thief_skip":
+        if name == "thief_steal":
+            return ThiefSteal(ix[0] + 1, ix[1])
+        if name == "thief_skip":
             return ThiefSkip()
-        if seg == "bonus_place":
-            rest, cell = divmod(action - self.BONUS, c)
-            tile, side = divmod(rest, 2)
-            return BonusPlace(tile, side, cell)
-        return BonusRemove(action - self.BONUS_REMOVE)
+        if name == "bonus_place":
+            return BonusPlace(ix[0], ix[1], ix[2])
+        return BonusRemove(ix[0])
 
     # -- text ------------------------------------------------------------------------------
     def to_text(self, action: int) -> str:
-        """Stable text form of ``action`` (see the module docstring)."""
-        a = self.decode(action)
-        g = self.grid
-        if isinstance(a, Claim):
-            return f"claim {a.position}"
-        if isinstance(a, Place):
-            return f"place {a.first}+{a.second} {g.cell_name(a.cell)} {DIRECTIONS[a.direction]}"
-        if isinstance(a, Stop):
-            return "stop"
-        if isinstance(a, Discard):
-            return f"discard {a.first}+{a.second}"
-        if isinstance(a, SkullCow):
-            return f"skull {g.cell_name(a.cell)}"
-        if isinstance(a, Recruit):
-            return f"recruit c{a.circle} s{a.slot} {SIDES[int(a.cowboy)]}"
-        if isinstance(a, CowboyMove):
-            return f"move {g.cell_name(a.cell)} {DIRECTIONS[a.direction]}"
-        if isinstance(a, CowboyStop):
-            return "cowboy stop"
-        if isinstance(a, DesperadoSwap):
-            return f"swap {a.own} +{a.target} {a.theirs}"
-        if isinstance(a, DesperadoSkip):
-            return "desperado skip"
-        if isinstance(a, ThiefSteal):
-            return f"steal +{a.target} {g.cell_name(a.cell)}"
-        if isinstance(a, ThiefSkip):
-            return "thief skip"
-        if isinstance(a, BonusPlace):
-            return f"bonus {TILE_NAMES[a.tile]}{a.side} {g.cell_name(a.cell)}"
-        assert isinstance(a, BonusRemove)
-        return f"bonus {TILE_NAMES[a.tile]} remove"
+        """Stable text form of ``action`` (:data:`TEXT_FORMS`)."""
+        return self.texts[_as_int(action, self.num_actions)]
 
     def from_text(self, text: str) -> int:
-        """Parse a text form back to its id; ``ValueError`` naming the problem otherwise."""
+        """Parse a text form back to its id (any case and spacing); ``ValueError`` naming the
+        expected form otherwise."""
         words = text.strip().lower().split()
         if not words:
             raise ValueError("empty action text")
-        try:
-            return self.encode(self._parse(words))
-        except ValueError as exc:
-            raise ValueError(f"cannot parse action {text!r}: {exc}") from None
+        action = self._ids_by_text.get(" ".join(words))
+        if action is None:
+            raise ValueError(f"cannot parse action {text!r}: {self._expected(words)}")
+        return action
 
-    def _parse(self, w: list[str]) -> Action:
-        g = self.grid
-        head, args = w[0], w[1:]
+    @cached_property
+    def texts(self) -> tuple[str, ...]:
+        """The text form of every id, ``texts[a]`` (built on first use)."""
+        out: list[str] = []
+        for seg in self.segment_list:
+            form = TEXT_FORMS[seg.name]
+            for a in range(seg.start, seg.stop):
+                index = self.located[a][1]
+                values = zip(seg.axes, index, strict=True)
+                out.append(form.format(**{axis: self._axis_text(axis, i) for axis, i in values}))
+        return tuple(out)
 
-        def need(k: int) -> None:
-            if len(args) != k:
-                raise ValueError(f"'{head}' takes {k} argument(s), got {len(args)}")
+    @cached_property
+    def _ids_by_text(self) -> dict[str, int]:
+        return {" ".join(t.lower().split()): a for a, t in enumerate(self.texts)}
 
-        def num(s: str, prefix: str = "") -> int:
-            if prefix:
-                if not s.startswith(prefix):
-                    raise ValueError(f"expected {prefix!r} before the number in {s!r}")
-                s = s[len(prefix) :]
-            if not s.isdigit():
-                raise ValueError(f"not a number: {s!r}")
-            return int(s)
+    def _axis_text(self, axis: str, i: int) -> str:
+        """How index ``i`` of ``axis`` is written in the text forms."""
+        if axis == "pair":
+            first, second = self.pairs[i]
+            return f"{first}+{second}"
+        if axis == "cell":
+            return self.grid.cell_name(i)
+        if axis == "direction":
+            return DIRECTIONS[i]
+        if axis == "side":
+            return SIDES[i]
+        if axis == "target":
+            return str(i + 1)  # seat offset
+        if axis == "tile":
+            return TILE_NAMES[i]
+        return str(i)
 
-        def direction(s: str) -> int:
-            if s.upper() not in DIRECTIONS:
-                raise ValueError(f"unknown direction {s!r} (N, E, S or W)")
-            return DIRECTIONS.index(s.upper())
-
-        def pair(s: str) -> tuple[int, int]:
-            parts = s.split("+")
-            if len(parts) != 2:
-                raise ValueError(f"expected two held positions like '0+2', got {s!r}")
-            return num(parts[0]), num(parts[1])
-
-        if head == "claim":
-            need(1)
-            return Claim(num(args[0]))
-        if head == "place":
-            need(3)
-            i, j = pair(args[0])
-            return Place(i, j, g.parse_cell(args[1]), direction(args[2]))
-        if head == "stop":
-            need(0)
-            return Stop()
-        if head == "discard":
-            need(1)
-            return Discard(*pair(args[0]))
-        if head == "skull":
-            need(1)
-            return SkullCow(g.parse_cell(args[0]))
-        if head == "recruit":
-            need(3)
-            if args[2] not in SIDES:
-                raise ValueError(f"side must be 'specialist' or 'cowboy', got {args[2]!r}")
-            return Recruit(num(args[0], "c"), num(args[1], "s"), args[2] == "cowboy")
-        if head == "move":
-            need(2)
-            return CowboyMove(g.parse_cell(args[0]), direction(args[1]))
-        if head == "cowboy":
-            if args != ["stop"]:
-                raise ValueError("expected 'cowboy stop'")
-            return CowboyStop()
-        if head == "swap":
-            need(3)
-            return DesperadoSwap(num(args[0]), num(args[1], "+"), num(args[2]))
-        if head == "desperado":
-            if args != ["skip"]:
-                raise ValueError("expected 'desperado skip'")
-            return DesperadoSkip()
-        if head == "steal":
-            need(2)
-            return ThiefSteal(num(args[0], "+"), g.parse_cell(args[1]))
-        if head == "thief":
-            if args != ["skip"]:
-                raise ValueError("expected 'thief skip'")
-            return ThiefSkip()
-        if head == "bonus":
-            need(2)
-            tile_text = args[0].upper()
-            if not tile_text or tile_text[0] not in TILE_NAMES:
-                raise ValueError(f"unknown bonus tile {args[0]!r} (A or B)")
-            tile = TILE_NAMES.index(tile_text[0])
-            if args[1] == "remove":
-                if len(tile_text) != 1:
-                    raise ValueError("expected 'bonus A remove' or 'bonus B remove'")
-                return BonusRemove(tile)
-            return BonusPlace(tile, num(tile_text[1:]), g.parse_cell(args[1]))
-        raise ValueError(f"unknown action word {head!r}")
+    def _expected(self, words: list[str]) -> str:
+        """Why ``words`` name no action: the forms their first word starts, with the ranges."""
+        names = [name for name, form in TEXT_FORMS.items() if form.split()[0] == words[0]]
+        if not names:
+            return f"unknown action word {words[0]!r}"
+        present = [self.by_name[name] for name in names if name in self.by_name]
+        if not present:
+            return f"no {' or '.join(names)} actions in a {self.num_players}-player game"
+        hints = []
+        for seg in present:
+            ranges = ", ".join(
+                f"{axis} {self._axis_text(axis, 0)}..{self._axis_text(axis, n - 1)}"
+                for axis, n in zip(seg.axes, seg.shape, strict=True)
+            )
+            hints.append(f"'{TEXT_FORMS[seg.name]}'" + (f" ({ranges})" if ranges else ""))
+        return "expected " + " or ".join(hints)
 
     def table(self) -> str:
         """A Markdown table of the segments (for docs)."""
@@ -504,7 +540,24 @@ class ActionLayout:
         return "\n".join(lines)
 
 
+def _as_int(action: object, num_actions: int) -> int:
+    """``action`` as a Python int id in ``0..num_actions - 1``; ``ValueError`` otherwise."""
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise ValueError(f"action must be an integer, got {action!r}")
+    a = int(action)
+    if not 0 <= a < num_actions:
+        raise ValueError(f"action {a} is outside 0..{num_actions - 1}")
+    return a
+
+
 def _check(value: int, bound: int, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < bound:
         raise ValueError(f"{name} must be in 0..{bound - 1}, got {value!r}")
     return value
+
+
+def _target_index(target: int) -> int:
+    """The ``target`` axis index of seat offset ``target`` (1..n-1); see :func:`target_seat`."""
+    if isinstance(target, bool) or not isinstance(target, int):
+        raise ValueError(f"target must be a seat offset, got {target!r}")
+    return target - 1

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
+from .actions import ActionLayout
 from .components import LEGENDS_BOARDS, Components, default_components
-
-if TYPE_CHECKING:
-    from .actions import ActionLayout
 
 MODES = ("base", "legends")
 SCENARIOS = ("timber_rafting", "gold_rush", "outlaws", "moon_river_city")
@@ -103,8 +100,6 @@ class GameConfig:
     @cached_property
     def layout(self) -> ActionLayout:
         """The flat action numbering of this config."""
-        from .actions import ActionLayout
-
         return ActionLayout(self)
 
     @property

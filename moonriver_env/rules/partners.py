@@ -7,6 +7,7 @@ it; ruling R4: a thief on a cornfield cannot steal).
 
 from __future__ import annotations
 
+from .actions import target_seat
 from .components import Landscape, PartnerKind
 from .core import Phase, StateCore, new_stamp
 from .geometry import bit_indices
@@ -46,23 +47,22 @@ class PartnerRules(StateCore):
         g = self._st.grid
         target = self.occ[seat] & ~self.land_bb[seat][CORN]
         cows = self.cow_bb[seat]
-        base = self._st.layout.COWBOY_MOVE
-        ids = [base + 4 * c + d for d in range(4) for c in bit_indices(cows & g.back(target, d))]
+        move_ids = self._st.layout.by_name["cowboy_move"].ids  # [cell][direction]
+        ids = [move_ids[c][d] for d in range(4) for c in bit_indices(cows & g.back(target, d))]
         ids.sort()
         return ids
 
     def _swaps(self, seat: int) -> list[int]:
-        lay = self._st.layout
+        swap_ids = self._st.layout.by_name["desperado_swap"].ids  # [own][target][theirs]
         n = self.config.num_players
         mine = len(self.held[seat])
         out: list[int] = []
         if not mine:
             return out
-        for i in range(mine):
-            for t in range(1, n):
-                theirs = len(self.held[(seat + t) % n])
-                start = lay.SWAP + (i * (n - 1) + t - 1) * (lay.held - 1)
-                out.extend(range(start, start + theirs))
+        for own in range(mine):
+            for t in range(n - 1):
+                theirs = len(self.held[target_seat(seat, t, n)])
+                out.extend(swap_ids[own][t][:theirs])
         return out
 
     def _steals(self, seat: int) -> list[int]:
@@ -70,18 +70,16 @@ class PartnerRules(StateCore):
         kind = self.kinds[seat][self.effect_cell]
         if self._st.kt.land[kind] == CORN:
             return []
-        lay = self._st.layout
+        steal_ids = self._st.layout.by_name["thief_steal"].ids  # [target][cell]
         n = self.config.num_players
         out: list[int] = []
-        for t in range(1, n):
-            base = lay.STEAL + (t - 1) * self._st.grid.cells
-            out.extend(base + c for c in bit_indices(unprotected_cows(self, (seat + t) % n)))
+        for t in range(n - 1):
+            row = steal_ids[t]
+            out.extend([row[c] for c in bit_indices(unprotected_cows(self, target_seat(seat, t, n)))])
         return out
 
-    def _recruit(self, k: int) -> None:
-        s = len(self.saloon)
-        rest, side = divmod(k, 2)
-        circle, slot = divmod(rest, s)
+    def _recruit(self, circle: int, slot: int, side: int) -> None:
+        """Action ``recruit`` at index (circle, saloon slot, side)."""
         seat = self.seat
         cell = self.piece[circle]
         token = self.saloon[slot]
@@ -105,8 +103,8 @@ class PartnerRules(StateCore):
             return
         self._resolve_piece()
 
-    def _cowboy_move(self, k: int) -> None:
-        cell, d = divmod(k, 4)
+    def _cowboy_move(self, cell: int, d: int) -> None:
+        """Action ``cowboy_move`` at index (cell, direction)."""
         seat = self.seat
         target = self._st.grid.step[d][cell]
         cows = self.cows[seat]
@@ -123,24 +121,20 @@ class PartnerRules(StateCore):
             return
         self._resolve_piece()
 
-    def _swap(self, k: int) -> None:
-        lay = self._st.layout
-        n = self.config.num_players
-        rest, theirs = divmod(k, lay.held - 1)
-        own, t = divmod(rest, n - 1)
+    def _swap(self, own: int, target: int, theirs: int) -> None:
+        """Action ``desperado_swap`` at index (own position, target, their position)."""
         seat = self.seat
-        other = (seat + t + 1) % n
+        other = target_seat(seat, target, self.config.num_players)
         mine, yours = self.held[seat], self.held[other]
         mine[own], yours[theirs] = yours[theirs], mine[own]
         mine.sort()
         yours.sort()
         self._resolve_piece()
 
-    def _steal(self, k: int) -> None:
-        g = self._st.grid
-        t, cell = divmod(k, g.cells)
+    def _steal(self, target: int, cell: int) -> None:
+        """Action ``thief_steal`` at index (target, cell)."""
         seat = self.seat
-        victim = (seat + t + 1) % self.config.num_players
+        victim = target_seat(seat, target, self.config.num_players)
         vcows = self.cows[victim]
         vcows[cell] -= 1
         if not vcows[cell]:

@@ -36,8 +36,9 @@ class PlacementRules(StateCore):
         attach: dict[int, int] = {}
         done: dict[tuple[int, int], list[tuple[int, int]]] = {}
         out: list[int] = []
-        base = st.layout.PLACE
-        span = g.cells * 4
+        # Ids by the layout's strides (pair, cell, direction): a run of cells per mask.
+        place = st.layout.by_name["place"]
+        pair_stride, cell_stride, dir_stride = place.strides
         for k, i, j in st.pairs_for[h]:
             la, lb = land[held[i]], land[held[j]]
             key = (la, lb)
@@ -54,14 +55,14 @@ class PlacementRules(StateCore):
                 ]
             if not masks:
                 continue
-            off = base + k * span
+            off = place.start + k * pair_stride
             if len(masks) == 1:
                 d, m = masks[0]
-                extend_ids(out, m, off + d, 4)
+                extend_ids(out, m, off + d * dir_stride, cell_stride)
             else:
                 ids: list[int] = []
                 for d, m in masks:
-                    extend_ids(ids, m, off + d, 4)
+                    extend_ids(ids, m, off + d * dir_stride, cell_stride)
                 ids.sort()
                 out.extend(ids)
         return out
@@ -69,7 +70,8 @@ class PlacementRules(StateCore):
     def _bonus_options(self, seat: int) -> list[int]:
         st = self._st
         g = st.grid
-        lay = st.layout
+        place_ids = st.layout.by_name["bonus_place"].ids  # [tile][side][cell]
+        remove_ids = st.layout.by_name["bonus_remove"].ids  # [tile]
         kt = st.kt
         empty = g.full & ~self.occ[seat]
         bridge = self.bridges[seat]
@@ -85,10 +87,10 @@ class PlacementRules(StateCore):
                 m = empty & (bridge | g.neighbours(bb[land]))
                 if m:
                     fits = True
-                    base = lay.BONUS + (2 * t + side) * g.cells
-                    place.extend(base + c for c in bit_indices(m))
+                    row = place_ids[t][side]
+                    place.extend([row[c] for c in bit_indices(m)])
             if not fits:
-                remove.append(lay.BONUS_REMOVE + t)
+                remove.append(remove_ids[t])
         return place + remove
 
     def _put(self, seat: int, cell: int, kind: int) -> None:
@@ -97,11 +99,10 @@ class PlacementRules(StateCore):
         self.land_bb[seat][self._st.kt.land[kind]] |= bit
         self.occ[seat] |= bit
 
-    def _place(self, k: int) -> None:
+    def _place(self, pair: int, cell: int, d: int) -> None:
+        """Action ``place`` at index (pair, cell, direction)."""
         st = self._st
         g = st.grid
-        pair, rest = divmod(k, g.cells * 4)
-        cell, d = divmod(rest, 4)
         i, j = st.layout.pairs[pair]
         seat = self.seat
         held = self.held[seat]
@@ -118,13 +119,17 @@ class PlacementRules(StateCore):
         )
         self._start_piece(seat, [cell, other])
 
-    def _bonus_place(self, k: int) -> None:
-        g = self._st.grid
-        rest, cell = divmod(k, g.cells)
-        tile, side = divmod(rest, 2)
+    def _bonus_place(self, tile: int, side: int, cell: int) -> None:
+        """Action ``bonus_place`` at index (tile, tile side, cell)."""
         seat = self.seat
         self.tiles[tile] = False
         self.ranch_stamp[seat] = new_stamp()
         self._put(seat, cell, self._st.kt.num_plot_kinds + 2 * tile + side)
         self.reached_far = False
         self._start_piece(seat, [cell])
+
+    def _bonus_remove(self, tile: int) -> None:
+        """Action ``bonus_remove``: the tile fits nowhere and leaves the game (section 6)."""
+        self.tiles[tile] = False
+        self.piece = []
+        self._continue_turn()

@@ -13,6 +13,7 @@ one mask per landscape, occupied cells, cells with cows, cells with partners.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -184,45 +185,45 @@ class GameState(TableRules, PlacementRules, PartnerRules):
         return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
 
     def _generate_legal(self) -> list[int]:
+        """Legal ids, ascending, looked up in the layout's id tables (:mod:`.actions`)."""
         ph = self.phase
-        lay = self._st.layout
+        seg = self._st.layout.by_name
         seat = self.seat
         if ph == Phase.EXPAND:
-            return [*self._placements(seat), lay.STOP]
+            return [*self._placements(seat), seg["stop"].ids]
         if ph in (Phase.MUST_EXPAND, Phase.FINAL_EXPAND):
             return self._placements(seat)
         if ph == Phase.SELECT:
+            claim = seg["claim"].ids
             return [
-                lay.CLAIM + p
-                for p, c in enumerate(self.next_claim)
-                if c < 0 and self.next_col[p] >= 0
+                claim[p] for p, c in enumerate(self.next_claim) if c < 0 and self.next_col[p] >= 0
             ]
         if ph == Phase.SETUP_CLAIM:
+            claim = seg["claim"].ids
             return [
-                lay.CLAIM + p
-                for p, c in enumerate(self.cur_claim)
-                if c < 0 and self.cur_col[p] >= 0
+                claim[p] for p, c in enumerate(self.cur_claim) if c < 0 and self.cur_col[p] >= 0
             ]
         if ph == Phase.SKULL:
-            return [lay.SKULL + c for c in bit_indices(self._skull_targets())]
+            skull = seg["skull"].ids
+            return [skull[c] for c in bit_indices(self._skull_targets())]
         if ph == Phase.RECRUIT:
-            s = len(self.saloon)
+            recruit = seg["recruit"].ids  # [circle][slot][side]
             return [
-                lay.RECRUIT + (k * s + slot) * 2 + side
+                recruit[k][slot][side]
                 for k in sorted(self.circles)
                 for slot, tok in enumerate(self.saloon)
                 if tok >= 0
                 for side in (0, 1)
             ]
         if ph == Phase.COWBOY:
-            return [*self._cowboy_moves(seat), lay.COWBOY_STOP]
+            return [*self._cowboy_moves(seat), seg["cowboy_stop"].ids]
         if ph == Phase.DESPERADO:
-            return [*self._swaps(seat), lay.SWAP_SKIP]
+            return [*self._swaps(seat), seg["desperado_skip"].ids]
         if ph == Phase.THIEF:
-            return [*self._steals(seat), lay.STEAL_SKIP]
+            return [*self._steals(seat), seg["thief_skip"].ids]
         if ph == Phase.DISCARD:
-            base = lay.DISCARD
-            return [base + k for k, _, _ in self._st.pairs_for[len(self.held[seat])]]
+            discard = seg["discard"].ids
+            return [discard[k] for k, _, _ in self._st.pairs_for[len(self.held[seat])]]
         if ph == Phase.BONUS:
             return self._bonus_options(seat)
         return []
@@ -248,43 +249,18 @@ class GameState(TableRules, PlacementRules, PartnerRules):
             self._apply(legal[0])
 
     def _apply(self, a: int) -> None:
-        """Apply a legal action id (no legality check)."""
-        lay = self._st.layout
+        """Apply a legal action id (no legality check): the handler of its segment
+        (:data:`_APPLY`) with the id's index, both looked up in the layout's table."""
         self._legal = None
-        ph = self.phase
-        if a < lay.PLACE:
-            if ph == Phase.SETUP_CLAIM:
-                self._setup_claim(a - lay.CLAIM)
-            else:
-                self._select(a - lay.CLAIM)
-        elif a < lay.STOP:
-            self._place(a - lay.PLACE)
-        elif a == lay.STOP:
-            self._after_expansion()
-        elif a < lay.SKULL:
-            self._discard(a - lay.DISCARD)
-        elif a < lay.RECRUIT:
-            self._skull(a - lay.SKULL)
-        elif a < lay.COWBOY_MOVE:
-            self._recruit(a - lay.RECRUIT)
-        elif a < lay.COWBOY_STOP:
-            self._cowboy_move(a - lay.COWBOY_MOVE)
-        elif a == lay.COWBOY_STOP:
-            self._resolve_piece()
-        elif a < lay.SWAP_SKIP:
-            self._swap(a - lay.SWAP)
-        elif a == lay.SWAP_SKIP:
-            self._resolve_piece()
-        elif a < lay.STEAL_SKIP:
-            self._steal(a - lay.STEAL)
-        elif a == lay.STEAL_SKIP:
-            self._resolve_piece()
-        elif a < lay.BONUS_REMOVE:
-            self._bonus_place(a - lay.BONUS)
+        name, index = self._st.layout.located[a]
+        _APPLY[name](self, *index)
+
+    def _claim(self, pos: int) -> None:
+        """Action ``claim``: a setup claim or the selection of a plot of the next column."""
+        if self.phase == Phase.SETUP_CLAIM:
+            self._setup_claim(pos)
         else:
-            self.tiles[a - lay.BONUS_REMOVE] = False
-            self.piece = []
-            self._continue_turn()
+            self._select(pos)
 
     # -- rounds ------------------------------------------------------------------------------
     def _setup_claim(self, pos: int) -> None:
@@ -375,7 +351,7 @@ class GameState(TableRules, PlacementRules, PartnerRules):
             legal = self._placements(seat)
             if legal:
                 self.phase = Phase.EXPAND
-                legal.append(self._st.layout.STOP)
+                legal.append(self._st.layout.by_name["stop"].ids)
                 self._legal = legal
                 return
         self._after_expansion()
@@ -454,6 +430,26 @@ class GameState(TableRules, PlacementRules, PartnerRules):
         self.supply += 1
         self.skulls.pop(0)
         self._resolve_piece()
+
+
+# What each action segment does (one entry per name of :data:`.actions.SEGMENTS`); the handler
+# gets the id's index inside its segment.
+_APPLY: dict[str, Callable[..., None]] = {
+    "claim": GameState._claim,
+    "place": GameState._place,
+    "stop": GameState._after_expansion,
+    "discard": GameState._discard,
+    "skull": GameState._skull,
+    "recruit": GameState._recruit,
+    "cowboy_move": GameState._cowboy_move,
+    "cowboy_stop": GameState._resolve_piece,
+    "desperado_swap": GameState._swap,
+    "desperado_skip": GameState._resolve_piece,
+    "thief_steal": GameState._steal,
+    "thief_skip": GameState._resolve_piece,
+    "bonus_place": GameState._bonus_place,
+    "bonus_remove": GameState._bonus_remove,
+}
 
 
 def _as_action_id(action: object) -> int:

@@ -1,0 +1,170 @@
+"""The environment's arguments, checked in one place.
+
+``raw_env`` (and through it ``env()`` and ``SingleAgentEnv``) builds its settings with
+:func:`env_settings`; both ``reset`` methods check ``seed`` and ``options`` with
+:func:`check_seed` and :func:`check_options`. Every rejection is a ``ValueError`` (a bad
+value) or ``TypeError`` (a bad type) whose message starts with the argument's name and says
+what is allowed, raised before anything changes. No RL library is imported here.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from .rules import GameConfig
+
+REWARD_MODES = ("win", "score", "score_diff")
+OBS_TYPES = ("dict", "flat")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+# The game arguments and their values when neither they nor ``config`` are given.
+GAME_DEFAULTS: dict[str, Any] = {
+    "num_players": 2,
+    "mode": "base",
+    "scenario": None,
+    "boards": None,
+    "auto_resolve": False,
+}
+# Keys ``reset(options=...)`` accepts (none: every game choice is a constructor argument).
+RESET_OPTIONS: tuple[str, ...] = ()
+# Constructor arguments of raw_env / env() / SingleAgentEnv, refused as reset options.
+CONSTRUCTOR_ARGS = frozenset(
+    (
+        *GAME_DEFAULTS,
+        "config",
+        "reward",
+        "dense_reward",
+        "obs_type",
+        "render_mode",
+        "opponents",
+        "learner_seat",
+        "illegal_action",
+        "illegal_penalty",
+        "seed",
+    )
+)
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """The validated arguments of one environment."""
+
+    config: GameConfig
+    reward: str
+    dense_reward: float
+    obs_type: str
+    render_mode: str | None
+
+
+def env_settings(
+    num_players: int | None = None,
+    mode: str | None = None,
+    scenario: str | None = None,
+    boards: tuple[str, ...] | str | None = None,
+    reward: str = "win",
+    dense_reward: float = 0.0,
+    obs_type: str = "dict",
+    auto_resolve: bool | None = None,
+    render_mode: str | None = None,
+    config: GameConfig | None = None,
+) -> EnvSettings:
+    """Check the environment's arguments and build its :class:`EnvSettings`.
+
+    The game is given either by the game arguments (``num_players``, ``mode``, ``scenario``,
+    ``boards``, ``auto_resolve``; ``None`` means the default of :data:`GAME_DEFAULTS`) or by
+    ``config``; a game argument given together with a ``config`` that says otherwise raises
+    ``ValueError`` naming both.
+    """
+    check_choice("reward", reward, REWARD_MODES)
+    check_finite("dense_reward", dense_reward)
+    check_choice("obs_type", obs_type, OBS_TYPES)
+    if render_mode is not None:
+        check_choice("render_mode", render_mode, RENDER_MODES)
+    given = {
+        "num_players": num_players,
+        "mode": mode,
+        "scenario": scenario,
+        "boards": boards,
+        "auto_resolve": auto_resolve,
+    }
+    if config is None:
+        game: dict[str, Any] = {k: GAME_DEFAULTS[k] if v is None else v for k, v in given.items()}
+        config = GameConfig(**game)
+    elif not isinstance(config, GameConfig):
+        raise TypeError(f"config: expected a GameConfig or None, got {type(config).__name__}")
+    else:
+        for key, value in given.items():
+            if isinstance(value, list):
+                value = tuple(value)
+            if value is not None and value != getattr(config, key):
+                raise ValueError(
+                    f"{key}={value!r} contradicts config.{key}={getattr(config, key)!r}: "
+                    f"give the game either by config or by {key}, not both"
+                )
+    return EnvSettings(config, reward, float(dense_reward), obs_type, render_mode)
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    """``value`` is one of ``choices``, else ``ValueError`` naming ``name``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name}: expected one of {choices}, got {value!r}")
+
+
+def check_finite(name: str, value: Any) -> float:
+    """``value`` as a float if it is a finite real number (not a bool), else ``ValueError``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def check_seat(name: str, value: Any, num_players: int) -> None:
+    """``value`` is a seat ``0..num_players-1`` or ``"random"``, else ``ValueError``."""
+    if value == "random":
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < num_players:
+        raise ValueError(f"{name}: expected 0..{num_players - 1} or 'random', got {value!r}")
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` for ``reset``: ``None`` or a non-negative integer (NumPy integers too)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+        raise TypeError(f"seed: expected None or a non-negative integer, got {seed!r}")
+    value = operator.index(seed)
+    if value < 0:
+        raise ValueError(f"seed: expected None or a non-negative integer, got {value}")
+    return value
+
+
+def check_options(options: Any) -> None:
+    """``options`` for ``reset``: ``None`` or a dict; no key is used (:data:`RESET_OPTIONS`).
+
+    A key that is a constructor argument (``{"num_players": 3}``: the game is fixed when the
+    environment is built) raises ``ValueError``; any other key is ignored with a warning
+    (PettingZoo's ``api_test`` passes an arbitrary key to check that ``options`` is taken).
+    """
+    allowed = ", ".join(RESET_OPTIONS) or "none"
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise TypeError(
+            f"options: expected None or a dict (allowed keys: {allowed}), got {options!r}"
+        )
+    unknown = [k for k in options if k not in RESET_OPTIONS]
+    misplaced = [k for k in unknown if k in CONSTRUCTOR_ARGS]
+    if misplaced:
+        raise ValueError(
+            f"options: {', '.join(map(repr, misplaced))} is an argument of the environment's "
+            f"constructor, not of reset() (allowed keys: {allowed}); build a new environment, "
+            f"e.g. moonriver_v0.env({misplaced[0]}=...)"
+        )
+    if unknown:
+        warnings.warn(
+            f"options: unknown key(s) {', '.join(map(repr, unknown))} ignored "
+            f"(allowed keys: {allowed})",
+            stacklevel=3,
+        )
