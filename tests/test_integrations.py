@@ -195,6 +195,6 @@ def test_supersuit_frame_stack_needs_the_flat_observation() -> None:
         ss.frame_stack_v2(moonriver_v0.env(), 4)
     env = ss.frame_stack_v2(moonriver_v0.env(obs_type="flat"), 4)
     env.reset(seed=0)
-    size = env.unwrapped.observation_size
+    (size,) = moonriver_v0.raw_env(obs_type="flat").observation_space("player_0").shape
     assert env.observe(env.agent_selection).shape == (4 * size,)
     assert pettingzoo_parallel.frame_stack_steps(250) > 0  # a game and a reset, all legal

@@ -10,6 +10,7 @@ import pytest
 
 from agents import make_agent
 from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+from moonriver_env.aec import SCORE_COLUMNS, win_share
 from moonriver_env.rules import new_game
 from moonriver_env.wrappers import SingleAgentEnv
 
@@ -141,8 +142,7 @@ def test_evaluation_plays_the_learners_single_agent_game() -> None:
             mask = env.action_masks().astype(np.int8)
             action = _first_legal({"observation": obs, "action_mask": mask}, env.aec)
             obs, _, done, _, info = env.step(action)
-        totals = [s["total"] for s in info["scores"]]
-        winners = info["winners"]
+        totals = info["scores"][:, SCORE_COLUMNS.index("total")]
         assert row["seat"] == i % n
         assert row["score"] == totals[i % n]
-        assert row["outcome"] == ((1 / len(winners)) if env.learner in winners else 0.0)
+        assert row["outcome"] == win_share(info["winners"], i % n)
