@@ -1,9 +1,11 @@
-"""Training configuration: TOML files (``tomllib``) over built-in defaults, ``--set`` overrides,
-validation whose errors name the key.
+"""Training configuration: TOML files (``tomllib``) layered over ``training/configs/default.toml``,
+``--set`` overrides, validation whose errors name the key.
 
 A config is a two-level dict ``{section: {key: value}}``; the sections and keys are those of
-:data:`DEFAULTS` (``training/configs/default.toml`` documents every key). Any key not listed
-there is an error, so a typo never silently falls back to a default::
+:data:`SCHEMA` (types and ranges); their defaults live in one place, ``default.toml``, which
+documents every key. A partial config file sets only its keys, the rest come from
+``default.toml`` (:func:`diff` lists what differs). Any key not in the schema is an error, so a
+typo never silently falls back to a default::
 
     cfg = load_config("training/configs/default.toml", ["ppo.learning_rate=1e-3"])
     cfg["ppo"]["learning_rate"]   # 0.001
@@ -26,97 +28,18 @@ Config = dict[str, dict[str, Any]]
 
 BASELINES = ("random", "greedy", "heuristic")
 
-DEFAULTS: Config = {
-    "run": {
-        "seed": 0,
-        "total_timesteps": 300_000,
-        "time_limit_minutes": 0.0,
-        "n_envs": 4,
-        "vec_env": "subproc",
-        "torch_threads": 1,
-        "progress_bar": True,
-        "verbose": 0,
-        "log_interval": 1,
-    },
-    "env": {
-        "num_players": 2,
-        "mode": "base",
-        "scenario": "random",
-        "reward": "win",
-        "dense_reward": 0.02,
-        "auto_resolve": True,
-        "learner_seat": "random",
-        "illegal_penalty": -1.0,
-    },
-    "ppo": {
-        "learning_rate": 3e-4,
-        "lr_schedule": "constant",
-        "lr_final_fraction": 0.1,
-        "n_steps": 256,
-        "batch_size": 256,
-        "n_epochs": 4,
-        "gamma": 0.99,
-        "gae_lambda": 0.95,
-        "clip_range": 0.2,
-        "ent_coef": 0.01,
-        "vf_coef": 0.5,
-        "max_grad_norm": 0.5,
-        "target_kl": 0.0,
-        "normalize_advantage": True,
-    },
-    "policy": {
-        "head": "spatial",
-        "cnn_channels": [64, 64],
-        "broadcast": 32,
-        "query_hidden": 64,
-        "cnn_out": 256,
-        "feature_mlp": [128],
-        "features_dim": 256,
-        "share_ranch": False,
-        "activation": "relu",
-        "pi": [128],
-        "vf": [128],
-        "ortho_init": True,
-    },
-    "opponents": {
-        "random": 0.5,
-        "greedy": 0.3,
-        "heuristic": 0.0,
-        "snapshot": 0.2,
-        "snapshot_deterministic": False,
-        "snapshot_every": 50_000,
-        "snapshot_keep": 5,
-    },
-    "pretrain": {
-        "teacher": "",
-        "games": 200,
-        "explore": 0.05,
-        "workers": 2,
-        "epochs": 3,
-        "batch_size": 256,
-        "learning_rate": 1e-3,
-        "vf_coef": 0.5,
-        "collect_minutes": 0.0,
-        "max_minutes": 0.0,
-        "data": "",
-        "save_data": False,
-        "init_model": "",
-    },
-    "checkpoint": {
-        "every": 50_000,
-        "keep": 3,
-    },
-    "eval": {
-        "every": 50_000,
-        "opponents": ["random", "greedy"],
-        "games": 20,
-        "deterministic": True,
-        "seed": 1_000_003,
-        "final_games": 100,
-        "final_opponents": [],
-        "best_opponent": "greedy",
-    },
-}
+CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
+"""The single home of the defaults: every config layers over it (the SCHEMA below keeps only
+the types and ranges)."""
+
+# A wall-time budget for the teacher games below this cannot start anything: the worker
+# processes alone take seconds to come up.
+MIN_COLLECT_MINUTES = 0.1
+
+# Keys that fix the game or the network: a resumed run cannot change them (its checkpoints and
+# snapshots were made for them).
+FIXED_ON_RESUME = ("env", "policy")
 
 
 class ConfigError(ValueError):
@@ -133,7 +56,20 @@ def _int(lo: int | None = None, hi: int | None = None) -> Check:
 
 
 def _float(lo: float | None = None, hi: float | None = None, open_lo: bool = False) -> Check:
-    return lambda v, path: _CHECK.number(v, path, lo, hi, open_lo=open_lo)
+    """A finite number in the bounds (nan / inf never make sense in a training config)."""
+    return lambda v, path: _CHECK.number(v, path, lo, hi, open_lo=open_lo, finite=True)
+
+
+def _minutes_or_zero(least: float) -> Check:
+    """0 (no limit) or a finite number of minutes of at least ``least``."""
+
+    def check(v: Any, path: str) -> float:
+        x = _CHECK.number(v, path, 0.0, finite=True)
+        if 0 < x < least:
+            _CHECK.fail(path, f"expected 0 (no limit) or at least {least} minutes, got {v!r}")
+        return x
+
+    return check
 
 
 def _bool(v: Any, path: str) -> bool:
@@ -243,7 +179,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "batch_size": _int(1),
         "learning_rate": _float(0.0, open_lo=True),
         "vf_coef": _float(0.0),
-        "collect_minutes": _float(0.0),
+        "collect_minutes": _minutes_or_zero(MIN_COLLECT_MINUTES),
         "max_minutes": _float(0.0),
         "data": _str,
         "save_data": _bool,
@@ -267,8 +203,18 @@ SCHEMA: dict[str, dict[str, Check]] = {
 
 
 def defaults() -> Config:
-    """A fresh copy of the built-in defaults."""
-    return copy.deepcopy(DEFAULTS)
+    """The defaults: ``training/configs/default.toml``, read fresh (a copy to change)."""
+    return _read_toml(DEFAULT_CONFIG)
+
+
+def _read_toml(path: Path) -> Config:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"config: no file {str(path)!r}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config: {path}: {e}") from None
 
 
 def merge(base: Config, update: Mapping[str, Any], source: str = "config") -> Config:
@@ -377,23 +323,51 @@ def _check_agent_spec(key: str, spec: str) -> None:
 def load_config(
     path: str | Path | None = None, overrides: Iterable[str] = (), base: Config | None = None
 ) -> Config:
-    """Defaults (or ``base``) <- the TOML file at ``path`` <- ``overrides`` (``"a.b=v"``),
-    validated."""
+    """``default.toml`` (or ``base``) <- the TOML file at ``path`` (a partial file sets only
+    its keys) <- ``overrides`` (``"a.b=v"``), validated."""
     cfg = defaults() if base is None else copy.deepcopy(base)
     if path is not None:
         p = Path(path)
-        try:
-            with p.open("rb") as f:
-                data = tomllib.load(f)
-        except FileNotFoundError:
-            raise ConfigError(f"config: no file {str(p)!r}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"config: {p}: {e}") from None
-        cfg = merge(cfg, data, source=str(p))
+        cfg = merge(cfg, _read_toml(p), source=str(p))
     for item in overrides:
         section, key, value = parse_override(item)
         cfg = merge(cfg, {section: {key: value}}, source="--set")
     return validate(cfg)
+
+
+def diff(cfg: Config, base: Config | None = None) -> list[tuple[str, Any, Any]]:
+    """``(dotted key, base value, cfg value)`` of every key where ``cfg`` differs from ``base``
+    (default: ``default.toml``), in schema order."""
+    ref = validate(defaults()) if base is None else base
+    return [
+        (f"{section}.{key}", ref[section][key], cfg[section][key])
+        for section, checks in SCHEMA.items()
+        for key in checks
+        if ref[section][key] != cfg[section][key]
+    ]
+
+
+def describe_diff(cfg: Config, base: Config | None = None, base_name: str = "default.toml") -> str:
+    """The lines a run prints at its start: what differs from ``base_name``."""
+    changes = diff(cfg, base)
+    if not changes:
+        return f"config: {base_name} unchanged"
+    lines = [f"config: {base_name} with"]
+    lines += [
+        f"  {key} = {_toml_value(new)}  (was {_toml_value(old)})" for key, old, new in changes
+    ]
+    return "\n".join(lines)
+
+
+def check_resume(saved: Config, cfg: Config) -> None:
+    """Refuse (:class:`ConfigError`) a resumed config that changes a key fixing the game or
+    the network (:data:`FIXED_ON_RESUME` sections) of the saved run."""
+    for key, old, new in diff(cfg, saved):
+        if key.split(".")[0] in FIXED_ON_RESUME:
+            raise ConfigError(
+                f"{key}: cannot change on --resume (the run's checkpoints are for "
+                f"{_toml_value(old)}, asked {_toml_value(new)}); start a new --run-dir"
+            )
 
 
 def dumps(cfg: Config) -> str:

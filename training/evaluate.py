@@ -10,13 +10,16 @@ to TensorBoard and a row per opponent to ``<run_dir>/eval.csv``::
 From the command line::
 
     python -m training.evaluate --model runs/NAME/final_model.zip --opponents random,greedy \\
-        --games 400 --seed 0 [--workers 2] [--stochastic] [--out DIR] [--csv runs/NAME/eval.csv]
+        --games 400 --seed 0 [--workers 2] [--stochastic] [--out DIR] [--csv runs/NAME/eval.csv] \\
+        [--force]
 
 prints a table (win rate with its 95% Wilson interval, mean scores), writes ``evaluation.json``
 and ``evaluation.png`` (the win rates as bars with their intervals and, when the run's
 ``eval.csv`` is found beside the model or its parent, the learning curve: win rate against
 training steps, one line per opponent) into ``--out`` (default: the run directory of the
-model).
+model; for a committed model, e.g. a shipped checkpoint, a fresh ``runs/eval-NAME-TIME``).
+Existing files are replaced only with ``--force``, committed ones never
+(:mod:`training.outputs`).
 
 Game ``i`` (against each opponent) is played by :class:`agents.runner.GameRunner` with the
 learner (:class:`agents.base.PolicyAgent`) in seat ``i % num_players``, the environment seeded
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 import time
@@ -43,6 +47,16 @@ from agents.base import PolicyAgent
 from agents.ratings import wilson_interval
 from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
 
+from .outputs import (
+    OutputError,
+    append_text,
+    atomic_path,
+    check_writable,
+    is_committed,
+    save_model,
+    write_json,
+)
+from .progress import progress
 from .selfplay import load_policy, make_baseline
 
 CSV_FIELDS = (
@@ -161,43 +175,52 @@ def evaluate_ladder(
     deterministic: bool = True,
     workers: int = 1,
     model_path: str | Path | None = None,
+    show_progress: bool = False,
 ) -> list[dict[str, Any]]:
     """One summary per opponent (:func:`summarize`). ``workers > 1`` needs ``model_path`` (each
-    worker process loads the policy itself)."""
+    worker process loads the policy itself). ``show_progress``: a bar of the games done."""
     setup = GameSetup(**(env_kwargs or {}))
     jobs = [(opp, i, seed) for opp in opponents for i in range(games)]
-    if workers > 1 and model_path is not None:
-        args: tuple[Any, ...] = (str(model_path), setup, deterministic)
-        results = run_jobs(jobs, _open_match, args, _play, workers=workers)
-    else:
-        results = run_jobs(jobs, _Match, (policy, setup, deterministic), _play)
+    bar = progress(len(jobs), "evaluation games", unit="game", enabled=show_progress)
+    try:
+        if workers > 1 and model_path is not None:
+            args: tuple[Any, ...] = (str(model_path), setup, deterministic)
+            results = run_jobs(
+                jobs, _open_match, args, _play, workers=workers, on_result=lambda _: bar.update()
+            )
+        else:
+            args = (policy, setup, deterministic)
+            results = run_jobs(jobs, _Match, args, _play, on_result=lambda _: bar.update())
+    finally:
+        bar.close()
     return [summarize(opp, results[k * games : (k + 1) * games]) for k, opp in enumerate(opponents)]
 
 
 def append_csv(
     path: str | Path, step: int, wall_time: float, rows: Sequence[Mapping[str, Any]]
 ) -> None:
+    """Append one row per opponent to ``path`` (header first in a new file), atomically: a
+    crash leaves the file with all of this evaluation's rows or none."""
     p = Path(path)
-    new = not p.exists()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with p.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-        if new:
-            w.writeheader()
-        for r in rows:
-            w.writerow(
-                {
-                    "step": int(step),
-                    "wall_time": round(float(wall_time), 1),
-                    "opponent": r["opponent"],
-                    "win_rate": round(r["win_rate"], 4),
-                    "games": r["games"],
-                    "ci_low": round(r["ci_low"], 4),
-                    "ci_high": round(r["ci_high"], 4),
-                    "mean_score": round(r["mean_score"], 2),
-                    "opponent_score": round(r["opponent_score"], 2),
-                }
-            )
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS)
+    if not p.exists():
+        w.writeheader()
+    for r in rows:
+        w.writerow(
+            {
+                "step": int(step),
+                "wall_time": round(float(wall_time), 1),
+                "opponent": r["opponent"],
+                "win_rate": round(r["win_rate"], 4),
+                "games": r["games"],
+                "ci_low": round(r["ci_low"], 4),
+                "ci_high": round(r["ci_high"], 4),
+                "mean_score": round(r["mean_score"], 2),
+                "opponent_score": round(r["opponent_score"], 2),
+            }
+        )
+    append_text(p, buf.getvalue())
 
 
 class LadderEvalCallback(BaseCallback):
@@ -263,6 +286,7 @@ class LadderEvalCallback(BaseCallback):
             seed=self.seed,
             env_kwargs=self.env_kwargs,
             deterministic=self.deterministic,
+            show_progress=self.verbose > 0,
         )
         policy.set_training_mode(was_training)
         for r in rows:
@@ -291,14 +315,14 @@ class LadderEvalCallback(BaseCallback):
             self.best_win_rate = float(json.loads(meta_path.read_text()).get("win_rate", -1.0))
         if row["win_rate"] > self.best_win_rate:
             self.best_win_rate = row["win_rate"]
-            self.model.save(str(self.best_path))
+            save_model(self.model, self.best_path)
             meta = {
                 "step": int(self.num_timesteps),
                 "opponent": self.best_opponent,
                 "win_rate": row["win_rate"],
                 "games": row["games"],
             }
-            meta_path.write_text(json.dumps(meta) + "\n")
+            write_json(meta_path, meta)
             if self.verbose:
                 print(
                     f"new best model: {row['win_rate']:.2f} against {self.best_opponent}",
@@ -395,8 +419,8 @@ def plot_learning_curve(
         ax.set_title(f"Final evaluation ({first_rows[0]['games']} games per opponent, 95% CI)")
         ax.legend(loc="upper right")
     out = Path(out_png)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, dpi=110)
     return out
 
 
@@ -421,6 +445,16 @@ def infer_game(model_path: Path) -> dict[str, Any]:
     raise ValueError(f"model: cannot tell the game of {model_path} ({n_actions} actions)")
 
 
+def default_out_dir(model_path: Path, run_dir: Path) -> Path:
+    """Where ``--out`` defaults to: the model's run directory, or for a committed model (a
+    shipped checkpoint, whose files are the repository's) a fresh ``runs/eval-NAME-TIME``."""
+    if not is_committed(model_path):
+        return run_dir
+    out = Path("runs") / time.strftime(f"eval-{run_dir.name}-%Y%m%d-%H%M%S")
+    print(f"{model_path} is committed: writing the evaluation to {out}", flush=True)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m training.evaluate", description=__doc__.split("\n")[0]
@@ -439,8 +473,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--players", type=int, default=None, help="override the game (default: the run's)"
     )
     ap.add_argument("--mode", default=None)
-    ap.add_argument("--out", default=None, help="output directory (default: the model's run dir)")
+    ap.add_argument(
+        "--out",
+        default=None,
+        help="output directory (default: the model's run dir; runs/eval-NAME-TIME for a "
+        "committed model)",
+    )
     ap.add_argument("--csv", default=None, help="eval.csv for the learning curve (default: found)")
+    ap.add_argument("--force", action="store_true", help="replace existing evaluation files")
     args = ap.parse_args(argv)
 
     model_path = Path(args.model)
@@ -460,7 +500,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_dir = (
         model_path.parent.parent if model_path.parent.name == "checkpoints" else model_path.parent
     )
-    out_dir = Path(args.out) if args.out else run_dir
+    out_dir = Path(args.out) if args.out else default_out_dir(model_path, run_dir)
+    json_path, png_path = out_dir / "evaluation.json", out_dir / "evaluation.png"
+    try:  # before the games: a refused output costs no time
+        for path in (json_path, png_path):
+            check_writable(path, args.force)
+    except OutputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     t0 = time.time()
     policy = load_policy(model_path)
     rows = evaluate_ladder(
@@ -472,6 +519,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         deterministic=not args.stochastic,
         workers=max(1, args.workers),
         model_path=model_path,
+        show_progress=True,
     )
     elapsed = time.time() - t0
     print(
@@ -480,7 +528,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(format_table(rows))
     print(f"{elapsed:.1f} s")
-    out_dir.mkdir(parents=True, exist_ok=True)
     report = {
         "model": str(model_path),
         "game": kwargs,
@@ -490,8 +537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": round(elapsed, 1),
         "results": rows,
     }
-    json_path = out_dir / "evaluation.json"
-    json_path.write_text(json.dumps(report, indent=2) + "\n")
+    write_json(json_path, report)
     print(f"wrote {json_path}")
     csv_path = (
         Path(args.csv)
@@ -501,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             None,
         )
     )
-    png = plot_learning_curve(csv_path, out_dir / "evaluation.png", {model_path.stem: rows})
+    png = plot_learning_curve(csv_path, png_path, {model_path.stem: rows})
     if png is not None:
         print(f"wrote {png}")
     return 0

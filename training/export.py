@@ -12,7 +12,8 @@ writes ``provenance.json``: the command and budget that produced it (the run's c
 ``summary.json``: steps, wall time, warm start), the git commit, the machine, the run's final
 evaluation and, with ``--evaluation``, a separate evaluation report (``training.evaluate``'s
 ``evaluation.json``). A model over ``--max-mb`` (default 5) is refused: the repository keeps
-small checkpoints only.
+small checkpoints only. An existing ``NAME`` is refused unless ``--force``, which replaces the
+whole folder at once (no stale file of the old export, e.g. its ``evaluation.png``, remains).
 
 The shipped 2-player checkpoint is ``training/checkpoints/ppo_2p_base`` (agent spec ``ppo``).
 """
@@ -26,12 +27,15 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from moonriver_env.bench import cpu_model
+
+from .outputs import OutputError, replace_dir
 
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
@@ -59,8 +63,11 @@ def export_checkpoint(
     dest_root: Path = CHECKPOINTS,
     max_mb: float = 5.0,
     commit: str | None = None,
+    force: bool = False,
 ) -> Path:
-    """Copy a run's model and its records to ``dest_root/name``; return that folder."""
+    """Copy a run's model and its records to ``dest_root/name``; return that folder. An
+    existing ``name`` is refused unless ``force``; then the whole folder is replaced at once
+    (built beside it, then swapped in: none of the old files remain)."""
     if not (run_dir / "config.toml").is_file():
         raise ValueError(f"run_dir: no training run (config.toml) in {str(run_dir)!r}")
     source = {"best": run_dir / "best_model.zip", "final": run_dir / "final_model.zip"}.get(
@@ -75,8 +82,34 @@ def export_checkpoint(
         raise ValueError(f"name: expected a folder name, got {name!r}")
     if evaluation is not None and not evaluation.exists():
         raise ValueError(f"evaluation: no file {str(evaluation)!r}")
-    dest = dest_root / name
-    dest.mkdir(parents=True, exist_ok=True)
+    final = dest_root / name
+    if final.exists() and not force:
+        raise OutputError(f"name: {final} exists; pass --force to replace the whole folder")
+    dest = Path(tempfile.mkdtemp(prefix=f".{name}.build", dir=_mkdir(dest_root)))
+    try:
+        _fill(dest, source, run_dir, model, command, evaluation, commit)
+        replace_dir(dest, final)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    return final
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _fill(
+    dest: Path,
+    source: Path,
+    run_dir: Path,
+    model: str,
+    command: str,
+    evaluation: Path | None,
+    commit: str | None,
+) -> None:
+    """Write the exported folder's files into ``dest``."""
     shutil.copyfile(source, dest / "model.zip")
     shutil.copyfile(run_dir / "config.toml", dest / "config.toml")
     for extra in ("eval.csv", "learning_curve.png"):
@@ -107,7 +140,7 @@ def export_checkpoint(
         "evaluation": _read_json(evaluation) if evaluation is not None else None,
     }
     (dest / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
-    return dest
+    os.chmod(dest, 0o755)  # mkdtemp makes it private
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -122,6 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dest", default=str(CHECKPOINTS), help="default: training/checkpoints")
     ap.add_argument("--max-mb", type=float, default=5.0)
     ap.add_argument("--commit", default=None, help="the code's commit at training (default: HEAD)")
+    ap.add_argument("--force", action="store_true", help="replace an existing NAME folder")
     args = ap.parse_args(argv)
     try:
         dest = export_checkpoint(
@@ -133,6 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             Path(args.dest),
             args.max_mb,
             args.commit,
+            args.force,
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -22,12 +22,16 @@ teacher's, on the last 10% of the games held out).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+
+from .outputs import atomic_path, save_model, write_json
+from .progress import progress
 
 
 class _TeacherGame:
@@ -107,7 +111,7 @@ def _play(
     table: _TeacherTable, job: tuple[int, int, float, float, float | None]
 ) -> dict[str, np.ndarray] | None:
     game, seed, gamma, explore, deadline = job
-    if deadline is not None and time.time() > deadline:
+    if deadline is not None and time.time() > deadline and game > 0:
         return None
     return table.play(game, seed, gamma, explore)
 
@@ -143,6 +147,53 @@ def play_teacher_games(
     return _concatenate([_play(table, (g, seed, gamma, explore, deadline)) for g in game_ids])
 
 
+class ShardWriter:
+    """Keeps the teacher games as they finish in ``directory/games_<first>.npz`` shards
+    (compressed, written atomically, every ``every_s`` seconds), so that an interrupted warm
+    start keeps its games: :func:`read_shards` reads them back on ``--resume``."""
+
+    def __init__(self, directory: Path, spent_s: float = 0.0, every_s: float = 20.0) -> None:
+        self.directory = directory
+        self.every_s = every_s
+        self.spent_s = spent_s  # collection seconds of earlier sessions
+        self.start = time.time()
+        self.last = self.start
+        self.pending: list[dict[str, np.ndarray]] = []
+
+    def add(self, part: dict[str, np.ndarray] | None) -> None:
+        if part is not None:
+            self.pending.append(part)
+        if time.time() - self.last >= self.every_s:
+            self.flush()
+
+    def flush(self) -> None:
+        self.last = time.time()
+        if not self.pending:
+            return
+        data = _concatenate(self.pending)
+        self.pending = []
+        seconds = np.float64(self.spent_s + self.last - self.start)
+        path = self.directory / f"games_{int(data['game'].min())}.npz"
+        with atomic_path(path) as tmp:
+            np.savez_compressed(tmp, seconds=seconds, **data)
+
+
+def read_shards(directory: Path) -> tuple[dict[str, np.ndarray], float]:
+    """The samples of the shards in ``directory`` (game order) and the collection seconds they
+    took; an unreadable shard (a crash mid-write cannot make one, a full disk can) is skipped
+    with a message."""
+    parts: list[dict[str, np.ndarray] | None] = []
+    seconds = 0.0
+    for path in sorted(directory.glob("games_*.npz")):
+        try:
+            with np.load(path) as f:
+                seconds = max(seconds, float(f["seconds"]))
+                parts.append({k: f[k] for k in f.files if k != "seconds"})
+        except (OSError, ValueError, KeyError, EOFError) as e:
+            print(f"pretrain: skipping the unreadable shard {path} ({e})", flush=True)
+    return _in_game_order(_concatenate(parts)), seconds
+
+
 def collect(
     teacher: str,
     games: int,
@@ -152,14 +203,51 @@ def collect(
     explore: float = 0.0,
     workers: int = 1,
     minutes: float = 0.0,
+    shards: Path | None = None,
 ) -> dict[str, np.ndarray]:
     """The samples of ``games`` teacher games, in game order (independent of ``workers``); with
-    ``minutes > 0`` the games started within that wall time (then it depends on the speed)."""
-    deadline = time.time() + 60 * minutes if minutes > 0 else None
-    jobs = [(g, seed, gamma, explore, deadline) for g in range(games)]
+    ``minutes > 0`` the games started within that wall time (then it depends on the speed;
+    game 0 always plays, so there are samples). With ``shards`` (a directory) the games are
+    kept there as they finish and the games already there are not played again (their wall
+    time counts against ``minutes``)."""
+    done, spent = (
+        read_shards(shards) if shards is not None and shards.is_dir() else (_concatenate([]), 0.0)
+    )
+    played = set(np.unique(done["game"]).tolist())
+    if played:
+        print(f"pretrain: {len(played)} teacher games kept from the interrupted run", flush=True)
+    if minutes > 0 and spent >= 60 * minutes:
+        return done
+    deadline = time.time() + 60 * minutes - spent if minutes > 0 else None
+    jobs = [(g, seed, gamma, explore, deadline) for g in range(games) if g not in played]
     table_args = (teacher, dict(env_cfg), seed)
-    parts = run_jobs(jobs, _TeacherTable, table_args, _play, workers, context="forkserver")
-    return _concatenate(parts)
+    writer = None
+    if shards is not None:
+        shards.mkdir(parents=True, exist_ok=True)
+        writer = ShardWriter(shards, spent)
+    bar = progress(len(jobs), f"teacher games ({teacher})", unit="game")
+
+    def on_result(part: dict[str, np.ndarray] | None) -> None:
+        bar.update(1)
+        if part is None and deadline is not None:
+            bar.set_postfix_str("time budget spent", refresh=False)
+        if writer is not None:
+            writer.add(part)
+
+    try:
+        parts = run_jobs(
+            jobs, _TeacherTable, table_args, _play, workers, on_result, context="forkserver"
+        )
+    finally:
+        bar.close()
+        if writer is not None:
+            writer.flush()
+    return _in_game_order(_concatenate([done, *parts]) if played else _concatenate(parts))
+
+
+def _in_game_order(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    order = np.argsort(data["game"], kind="stable")
+    return {k: v[order] for k, v in data.items()}
 
 
 def behaviour_clone(
@@ -174,9 +262,13 @@ def behaviour_clone(
     logger: Any = None,
     max_grad_norm: float = 0.5,
     deadline: float | None = None,
+    start_epoch: int = 0,
+    on_epoch: Callable[[int, dict[str, float]], None] | None = None,
 ) -> dict[str, float]:
     """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and the returns. Returns
-    the final metrics (``loss``, ``value_loss``, ``accuracy``, ``holdout_accuracy``)."""
+    the final metrics (``loss``, ``value_loss``, ``accuracy``, ``holdout_accuracy``).
+    ``start_epoch``: epochs already done (a resumed warm start: the minibatch order stays that
+    of an uninterrupted one); ``on_epoch(epochs done, metrics)`` after each epoch."""
     import torch
 
     n = len(data["action"])
@@ -194,9 +286,13 @@ def behaviour_clone(
         mask = np.unpackbits(data["mask"][idx], axis=1, count=n_actions).astype(bool)
         return obs, mask, torch.as_tensor(data["action"][idx]), torch.as_tensor(data["ret"][idx])
 
+    for _ in range(start_epoch):
+        rng.permutation(train_idx)
     metrics: dict[str, float] = {}
     step = 0
-    for epoch in range(epochs):
+    batches = -(-len(train_idx) // batch_size)
+    bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch")
+    for epoch in range(start_epoch, epochs):
         perm = rng.permutation(train_idx)
         losses: list[float] = []
         vlosses: list[float] = []
@@ -212,6 +308,7 @@ def behaviour_clone(
             losses.append(float(loss.detach()))
             vlosses.append(float(vloss.detach()))
             step += 1
+            bar.update(1)
             if deadline is not None and time.time() > deadline:
                 break
         metrics = {
@@ -232,9 +329,12 @@ def behaviour_clone(
             f"{metrics['value_loss']:.3f}, held-out accuracy {metrics['holdout_accuracy']:.3f}",
             flush=True,
         )
+        if on_epoch is not None:
+            on_epoch(epoch + 1, metrics)
         if deadline is not None and time.time() > deadline:
             print("pretrain: time budget spent", flush=True)
             break
+    bar.close()
     policy.set_training_mode(False)
     return metrics
 
@@ -267,8 +367,14 @@ def pretrain(
     seed: int,
     logger: Any = None,
     save_to: Any = None,
+    work_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """Collect the teacher's games and clone them into ``model.policy`` (``[pretrain]``)."""
+    """Collect the teacher's games and clone them into ``model.policy`` (``[pretrain]``).
+
+    With ``work_dir`` the warm start can be interrupted and run again to continue: the teacher
+    games are kept there as they finish (``games/``) and the cloned model after every epoch
+    (``cloning.zip`` + ``cloning.json``); a second call plays only the missing games and
+    clones from the last finished epoch (with the remaining time budgets)."""
     t0 = time.time()
     if cfg.get("data"):
         with np.load(cfg["data"]) as f:
@@ -284,6 +390,7 @@ def pretrain(
             cfg["explore"],
             max(1, cfg["workers"]),
             cfg["collect_minutes"],
+            shards=work_dir / "games" if work_dir is not None else None,
         )
         played = len(np.unique(data["game"]))
         print(
@@ -292,20 +399,33 @@ def pretrain(
             flush=True,
         )
         if save_to is not None:
-            np.savez(save_to, **data)
+            with atomic_path(save_to) as tmp:
+                np.savez(tmp, **data)
     t1 = time.time()
-    deadline = t1 + cfg["max_minutes"] * 60 if cfg["max_minutes"] > 0 else None
-    metrics = behaviour_clone(
-        model.policy,
-        data,
-        cfg["epochs"],
-        cfg["batch_size"],
-        cfg["learning_rate"],
-        vf_coef=cfg["vf_coef"],
-        seed=seed,
-        logger=logger,
-        deadline=deadline,
-    )
+    start_epoch, spent, metrics = _resume_cloning(model, work_dir)
+    budget = cfg["max_minutes"] * 60 - spent
+    deadline = t1 + budget if cfg["max_minutes"] > 0 else None
+
+    def keep_epoch(epoch: int, epoch_metrics: dict[str, float]) -> None:
+        assert work_dir is not None
+        save_model(model, work_dir / "cloning.zip")
+        seconds = spent + time.time() - t1
+        write_json(work_dir / "cloning.json", {"epoch": epoch, "seconds": seconds, **epoch_metrics})
+
+    if start_epoch < cfg["epochs"] and (deadline is None or budget > 0):
+        metrics = behaviour_clone(
+            model.policy,
+            data,
+            cfg["epochs"],
+            cfg["batch_size"],
+            cfg["learning_rate"],
+            vf_coef=cfg["vf_coef"],
+            seed=seed,
+            logger=logger,
+            deadline=deadline,
+            start_epoch=start_epoch,
+            on_epoch=keep_epoch if work_dir is not None else None,
+        )
     metrics.update(
         {
             "samples": int(len(data["action"])),
@@ -314,3 +434,24 @@ def pretrain(
         }
     )
     return metrics
+
+
+def _resume_cloning(model: Any, work_dir: Path | None) -> tuple[int, float, dict[str, Any]]:
+    """The epochs done, their seconds and last metrics of an interrupted cloning in
+    ``work_dir`` (its weights loaded into ``model``), or ``0, 0.0, {}``."""
+    if work_dir is None or not (work_dir / "cloning.json").exists():
+        return 0, 0.0, {}
+    import json
+
+    from sb3_contrib import MaskablePPO
+
+    try:
+        meta = json.loads((work_dir / "cloning.json").read_text())
+        saved = MaskablePPO.load(str(work_dir / "cloning.zip"), device="cpu")
+    except (OSError, ValueError, KeyError) as e:
+        print(f"pretrain: cannot read the interrupted cloning ({e}); cloning again", flush=True)
+        return 0, 0.0, {}
+    model.policy.load_state_dict(saved.policy.state_dict())
+    epoch, seconds = int(meta.pop("epoch")), float(meta.pop("seconds"))
+    print(f"pretrain: continuing the cloning after epoch {epoch} ({seconds:.0f} s)", flush=True)
+    return epoch, seconds, meta

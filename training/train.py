@@ -5,8 +5,9 @@ Usage::
     python -m training.train [--config training/configs/default.toml] [--set key=value ...]
         [--total-timesteps N] [--run-dir runs/NAME] [--resume] [--seed S] [--full]
 
-* ``--config``: a TOML file over the built-in defaults (``training/configs/default.toml``, a
-  short run of a few minutes, is the default; ``--full`` defaults to ``full.toml``).
+* ``--config``: a TOML file layered over ``training/configs/default.toml`` (the one home of
+  the defaults: a short run of a few minutes; ``--full`` defaults to ``full.toml``). The run
+  prints what its config changes from ``default.toml`` at the start.
 * ``--set section.key=value`` (repeatable): override one key, e.g. ``--set ppo.n_steps=512``
   (the value is read as TOML; bare words are strings).
 * ``--full``: the full budget: 60 minutes of wall time (``run.time_limit_minutes = 60``, a
@@ -14,6 +15,15 @@ Usage::
 * ``--resume``: continue the run in ``--run-dir`` from its latest checkpoint: the saved
   ``config.toml`` is used (``--set`` / ``--total-timesteps`` still apply on top), the step count
   continues (``reset_num_timesteps=False``) and so does the run's wall clock (for the time limit).
+  Keys that fix the game or the network (``[env]``, ``[policy]``) cannot change; the others
+  can and are recorded in ``config.toml``. A checkpoint that cannot be read (cut short) is
+  skipped for the newest readable one. A run interrupted in its warm start continues it: the
+  teacher games kept so far (``pretrain/games/``) are not played again and the cloning goes on
+  from its last finished epoch (``pretrain/cloning.zip``) or from ``pretrained.zip``.
+
+The step budget is rounded up to whole rollouts (``ppo.n_steps x run.n_envs``), with a
+message. A run directory is locked while a run uses it (``.lock``: a second run there is
+refused, naming the holder). Every file is written atomically (:mod:`training.outputs`).
 
 A run directory holds ``config.toml`` (the validated config), ``checkpoints/model_<N>_steps.zip``
 (+ ``.json`` with the wall time), ``snapshots/`` (the self-play pool), ``tb/`` (TensorBoard:
@@ -29,9 +39,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+import shutil
 import sys
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -40,10 +53,20 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from .config import Config, ConfigError, dumps, load_config
+from .config import (
+    CONFIG_DIR,
+    DEFAULT_CONFIG,
+    Config,
+    ConfigError,
+    check_resume,
+    describe_diff,
+    dumps,
+    load_config,
+)
 from .evaluate import LadderEvalCallback, env_kwargs_from_config, evaluate_ladder, format_table
 from .evaluate import plot_learning_curve as _plot
 from .features import MoonRiverExtractor, extractor_kwargs
+from .outputs import OutputError, RunLock, save_model, write_json, write_text
 from .policy import MoonRiverPolicy
 from .selfplay import (
     OpponentStatsCallback,
@@ -53,11 +76,12 @@ from .selfplay import (
     make_selfplay_env,
 )
 
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
+__all__ = ["CONFIG_DIR", "DEFAULT_CONFIG", "main", "train"]
+
 FULL_CONFIG = CONFIG_DIR / "full.toml"
 FULL_MINUTES = 60.0
 FULL_STEPS = 100_000_000
+PRETRAIN_WORK = "pretrain"  # the warm start's games and cloning epochs until step 0 is saved
 _CKPT_RE = re.compile(r"model_(\d+)_steps\.zip$")
 
 
@@ -137,11 +161,12 @@ class PruningCheckpointCallback(CheckpointCallback):
 
 
 def save_checkpoint(model: Any, ckpt_dir: Path, wall_time: float, keep: int = 0) -> Path:
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    """Save ``model`` as ``model_<N>_steps.zip`` (+ ``.json``: steps, run wall time), both
+    atomically, and drop the checkpoints beyond the last ``keep``."""
     path = ckpt_dir / f"model_{model.num_timesteps}_steps.zip"
-    model.save(str(path))
+    save_model(model, path)
     meta = {"num_timesteps": int(model.num_timesteps), "wall_time": round(float(wall_time), 2)}
-    path.with_suffix(".json").write_text(json.dumps(meta) + "\n")
+    write_json(path.with_suffix(".json"), meta)
     if keep > 0:
         for old in list_checkpoints(ckpt_dir)[:-keep]:
             old.unlink(missing_ok=True)
@@ -283,9 +308,10 @@ def run_pretrain(model: Any, cfg: Config, run_dir: Path) -> dict[str, Any]:
         cfg["run"]["seed"],
         logger=logger,
         save_to=run_dir / "pretrain_data.npz" if pre["save_data"] else None,
+        work_dir=run_dir / PRETRAIN_WORK,
     )
     logger.close()
-    model.save(str(run_dir / "pretrained.zip"))
+    save_model(model, run_dir / "pretrained.zip")
     return metrics
 
 
@@ -325,17 +351,51 @@ def find_checkpoint(run_dir: Path, resume: bool) -> tuple[Path | None, float]:
     run); ``ConfigError`` when resuming finds nothing or a new run would overwrite one."""
     ckpt_dir = run_dir / "checkpoints"
     if not resume:
-        if list_checkpoints(ckpt_dir):
+        if list_checkpoints(ckpt_dir) or (run_dir / "config.toml").exists():
             raise ConfigError(
-                f"--run-dir: {run_dir} already has checkpoints; pass --resume or a new dir"
+                f"--run-dir: {run_dir} already holds a run; pass --resume or a new dir"
             )
         return None, 0.0
-    found = list_checkpoints(ckpt_dir)
-    if not found:
-        raise ConfigError(f"--run-dir: no checkpoint in {ckpt_dir} to resume from")
-    meta = found[-1].with_suffix(".json")
-    base_time = float(json.loads(meta.read_text()).get("wall_time", 0.0)) if meta.exists() else 0.0
-    return found[-1], base_time
+    for path in reversed(list_checkpoints(ckpt_dir)):
+        problem = unreadable(path)
+        if problem:
+            print(
+                f"checkpoint {path.name} is unreadable ({problem}); trying an older one", flush=True
+            )
+            continue
+        meta = path.with_suffix(".json")
+        try:
+            base_time = float(json.loads(meta.read_text()).get("wall_time", 0.0))
+        except (OSError, ValueError, AttributeError):
+            base_time = 0.0  # the sidecar is lost: the time limit restarts with this session
+        return path, base_time
+    if (run_dir / "config.toml").exists():
+        print(
+            f"no readable checkpoint in {ckpt_dir}: starting the run again"
+            + (" (keeping the warm start done so far)" if _warm_start_kept(run_dir) else ""),
+            flush=True,
+        )
+        return None, 0.0
+    raise ConfigError(f"--run-dir: no checkpoint in {ckpt_dir} to resume from")
+
+
+def unreadable(path: Path) -> str:
+    """Why the checkpoint zip ``path`` cannot be loaded ("" when it looks whole: a zip whose
+    members pass their CRC checks; a write cut short leaves no central directory)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            bad = z.testzip()
+            if bad is not None:
+                return f"{bad} is corrupt"
+            if "data" not in z.namelist():
+                return "not an SB3 model"
+    except (OSError, zipfile.BadZipFile) as e:
+        return str(e)
+    return ""
+
+
+def _warm_start_kept(run_dir: Path) -> bool:
+    return (run_dir / "pretrained.zip").exists() or (run_dir / PRETRAIN_WORK).is_dir()
 
 
 def open_model(
@@ -359,12 +419,20 @@ def open_model(
         print(f"resuming from {checkpoint} at {model.num_timesteps} steps", flush=True)
         return model, None
     model = build_model(cfg, venv, run_dir, clock)
+    pretrained = run_dir / "pretrained.zip"
+    if cfg["pretrain"]["teacher"] and pretrained.exists() and not unreadable(pretrained):
+        # an interrupted run that finished its warm start: the cloned model is kept
+        init_policy(model, pretrained)
+        save_checkpoint(model, run_dir / "checkpoints", clock(), cfg["checkpoint"]["keep"])
+        return model, {"from": str(pretrained)}
     if cfg["pretrain"]["init_model"]:
         init_policy(model, cfg["pretrain"]["init_model"])
     metrics = None
     if cfg["pretrain"]["teacher"]:
         metrics = run_pretrain(model, cfg, run_dir)
         save_checkpoint(model, run_dir / "checkpoints", clock(), cfg["checkpoint"]["keep"])
+        # the step-0 checkpoint holds the warm start now: its games can go (they are large)
+        shutil.rmtree(run_dir / PRETRAIN_WORK, ignore_errors=True)
     return model, metrics
 
 
@@ -419,7 +487,7 @@ def learn(
     steps taken and the seconds it took."""
     run = cfg["run"]
     start_steps = int(model.num_timesteps)
-    remaining = run["total_timesteps"] - start_steps
+    remaining = round_to_rollouts(cfg, start_steps)
     limit_s = run["time_limit_minutes"] * 60.0
     t0 = time.time()
     if remaining > 0 and (limit_s <= 0 or clock() < limit_s):
@@ -434,6 +502,26 @@ def learn(
     else:
         print(f"nothing to do: {start_steps} steps of {run['total_timesteps']} done", flush=True)
     return int(model.num_timesteps) - start_steps, time.time() - t0
+
+
+def round_to_rollouts(cfg: Config, start_steps: int) -> int:
+    """The steps left to train: the budget ``run.total_timesteps`` rounded up to whole
+    rollouts (PPO collects ``ppo.n_steps x run.n_envs`` steps before every update), with a
+    message when the rounding changes it."""
+    asked = cfg["run"]["total_timesteps"]
+    remaining = asked - start_steps
+    if remaining <= 0:
+        return 0
+    rollout = cfg["ppo"]["n_steps"] * cfg["run"]["n_envs"]
+    rounded = math.ceil(remaining / rollout) * rollout
+    if rounded != remaining:
+        print(
+            f"run.total_timesteps: {asked:,} rounded up to {start_steps + rounded:,} (PPO trains "
+            f"whole rollouts of ppo.n_steps x run.n_envs = {cfg['ppo']['n_steps']} x "
+            f"{cfg['run']['n_envs']} = {rollout:,} steps)",
+            flush=True,
+        )
+    return rounded
 
 
 def final_evaluation(model: Any, cfg: Config, run_dir: Path) -> dict[str, Any]:
@@ -459,25 +547,41 @@ def final_evaluation(model: Any, cfg: Config, run_dir: Path) -> dict[str, Any]:
             seed=ev["seed"],
             env_kwargs=env_kwargs_from_config(cfg["env"]),
             deterministic=ev["deterministic"],
+            show_progress=True,
         )
         print(f"{name} model ({path.name}), {ev['final_games']} games per opponent:")
         print(format_table(rows), flush=True)
         report[name] = {"model": str(path), "results": rows}
     if "best" in report:
         report["best"]["step"] = json.loads(best_meta.read_text())["step"]
-    (run_dir / "final_eval.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_json(run_dir / "final_eval.json", report)
     return report
 
 
 def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
-    """Train (or resume) the run; returns a summary dict (also ``run_dir/summary.json``)."""
+    """Train (or resume) the run; returns a summary dict (also ``run_dir/summary.json``).
+
+    The run directory is locked meanwhile (:class:`~training.outputs.RunLock`); a resumed
+    run refuses a config that changes the game or the network (``[env]``, ``[policy]``)
+    before writing anything, and records the other changes in ``config.toml``."""
     import torch
 
     if cfg["run"]["torch_threads"] > 0:
         torch.set_num_threads(cfg["run"]["torch_threads"])
-    run_dir.mkdir(parents=True, exist_ok=True)
+    with RunLock(run_dir):
+        return _train_locked(cfg, run_dir, resume)
+
+
+def _train_locked(cfg: Config, run_dir: Path, resume: bool) -> dict[str, Any]:
+    saved = run_dir / "config.toml"
+    if resume and saved.exists():
+        before = load_config(saved)
+        check_resume(before, cfg)  # before anything is written
+        print(describe_diff(cfg, before, f"{saved} (the run's)"), flush=True)
+    else:
+        print(describe_diff(cfg), flush=True)
     checkpoint, base_time = find_checkpoint(run_dir, resume)
-    (run_dir / "config.toml").write_text(dumps(cfg))
+    write_text(saved, dumps(cfg))  # the effective config; on --resume it records the changes
     clock = RunClock(base_time)
     venv = make_vec_env(cfg, run_dir)
     try:
@@ -486,7 +590,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         callbacks, time_cb = make_callbacks(cfg, run_dir, clock, warm_started=warm)
         steps, learn_s = learn(model, cfg, callbacks, clock, resumed=checkpoint is not None)
         final = save_checkpoint(model, run_dir / "checkpoints", clock(), cfg["checkpoint"]["keep"])
-        model.save(str(run_dir / "final_model.zip"))
+        save_model(model, run_dir / "final_model.zip")
     finally:
         venv.close()
     summary: dict[str, Any] = {
@@ -514,7 +618,7 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     plot = _plot(run_dir / "eval.csv", run_dir / "learning_curve.png", final_rows)
     if plot is not None:
         print(f"plot: {plot}", flush=True)
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(run_dir / "summary.json", summary)
     return summary
 
 
@@ -536,6 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run_dir: Path | str = "runs/NAME"
     try:
         cfg, run_dir = resolve_config(args)
         print(f"run dir: {run_dir}", flush=True)
@@ -543,6 +648,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
+    except OutputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; the files written so far are whole. Continue with: "
+            f"python -m training.train --run-dir {run_dir} --resume",
+            file=sys.stderr,
+        )
+        return 130
     return 0
 
 

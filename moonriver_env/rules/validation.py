@@ -13,6 +13,7 @@ schema can be a table of them (:data:`.core.STATE_FIELDS`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -157,11 +158,15 @@ class Checker:
         hi: float | None = None,
         *,
         open_lo: bool = False,
+        finite: bool = False,
     ) -> float:
-        """A number (an int is accepted as a float); ``open_lo``: strictly above ``lo``."""
+        """A number (an int is accepted as a float); ``open_lo``: strictly above ``lo``;
+        ``finite``: not nan nor +-inf (where those make no sense)."""
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(path, f"expected a number, got {self.describe(value)}")
         x = float(value)
+        if finite and not math.isfinite(x):
+            self.fail(path, f"expected a finite number, got {self.describe(value)}")
         if (lo is None or x > lo or (x == lo and not open_lo)) and (hi is None or x <= hi):
             return x
         low = "" if lo is None else f" {'>' if open_lo else '>='} {lo}"

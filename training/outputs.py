@@ -1,0 +1,201 @@
+"""Safe outputs of the training commands: atomic writes, the run-directory lock, and the rule
+that a command never overwrites a committed file or an existing output unless asked.
+
+* :func:`atomic_path` / :func:`write_text`: every file (model zips, ``config.toml``,
+  ``eval.csv``, JSON reports, pictures, warm-start artifacts) is written to a temporary file in
+  the same directory, flushed to disk and renamed over the target (``os.replace``), so a crash
+  or Ctrl-C leaves either the old file or the new one, never a truncated one.
+* :class:`RunLock`: one run per run directory (``fcntl.flock`` on ``<run_dir>/.lock``, released
+  by the kernel when the holder dies; the file names the holder for the refusal message).
+* :func:`check_writable`: refuse to overwrite a file tracked by git or under
+  ``training/checkpoints`` (the shipped models) or any existing output without ``--force``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+SHIPPED = Path(__file__).resolve().parent / "checkpoints"
+
+
+class OutputError(ValueError):
+    """An output that must not be written (exists, is committed, or is locked by a run)."""
+
+
+# -- atomic writes -----------------------------------------------------------------------------
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix, so writers that add or read one keep
+    working) to write to; on success it is fsynced and renamed to ``path``, on error removed."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.stem}.tmp{os.getpid()}{target.suffix}")
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+        _fsync_dir(target.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+    return Path(path)
+
+
+def write_json(path: str | Path, data: Any) -> Path:
+    """``data`` as indented JSON, atomically."""
+    return write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def save_model(model: Any, path: str | Path) -> Path:
+    """``model.save`` (an SB3 model) atomically."""
+    with atomic_path(path) as tmp:
+        model.save(str(tmp))
+    return Path(path)
+
+
+def append_text(path: str | Path, text: str) -> None:
+    """Append ``text`` atomically: the old content plus ``text`` replace the file in one
+    rename (the files appended to, such as ``eval.csv``, are small)."""
+    p = Path(path)
+    old = p.read_bytes() if p.exists() else b""
+    with atomic_path(p) as tmp:
+        tmp.write_bytes(old + text.encode())
+
+
+# -- the run-directory lock --------------------------------------------------------------------
+class RunLock:
+    """An exclusive lock on a run directory for as long as a run uses it::
+
+        with RunLock(run_dir):
+            ...  # train
+
+    A second holder is refused with :class:`OutputError` naming the holder (pid, host, start
+    time). A lock file left by a killed run (no process holds the ``flock`` any more) is taken
+    over with a message."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.path = Path(run_dir) / ".lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _read_holder(fd)
+            os.close(fd)
+            raise OutputError(
+                f"--run-dir: {self.path.parent} is in use by another run ({holder}); wait for it "
+                "to finish or stop it, or choose another --run-dir"
+            ) from None
+        previous = _read_holder(fd)
+        if previous:
+            print(
+                f"run dir {self.path.parent}: taking over the stale lock of a run that is gone "
+                f"({previous})",
+                flush=True,
+            )
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "start": _now()}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        os.ftruncate(self._fd, 0)  # empty: the next run sees a clean release, not a stale lock
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> RunLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def _read_holder(fd: int) -> str:
+    """The holder recorded in a lock file, as text ("" when empty or unreadable)."""
+    raw = os.pread(fd, 4096, 0).decode(errors="replace").strip()
+    if not raw:
+        return ""
+    try:
+        info = json.loads(raw)
+        return f"pid {info['pid']} on {info['host']}, started {info['start']}"
+    except (ValueError, KeyError, TypeError):
+        return f"lock file says {raw[:80]!r}"
+
+
+# -- the no-overwrite rule ---------------------------------------------------------------------
+def is_committed(path: str | Path) -> bool:
+    """``path`` is a shipped checkpoint file or tracked by git."""
+    p = Path(path).resolve()
+    if p == SHIPPED or SHIPPED in p.parents:
+        return True
+    if not p.exists():
+        return False
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", p.name],
+            cwd=p.parent,
+            capture_output=True,
+            check=False,
+        )
+    except OSError:
+        return False
+    return out.returncode == 0
+
+
+def check_writable(path: str | Path, force: bool = False, flag: str = "--out") -> None:
+    """Refuse (:class:`OutputError`) to replace a committed file, even with ``force``, or an
+    existing one without it."""
+    p = Path(path)
+    if is_committed(p):
+        raise OutputError(
+            f"{flag}: {p} is a committed file (tracked by git or a shipped checkpoint); "
+            "write elsewhere"
+        )
+    if p.exists() and not force:
+        raise OutputError(f"{flag}: {p} exists; pass --force to replace it")
+
+
+def replace_dir(build: Path, dest: Path) -> None:
+    """Swap the finished directory ``build`` in as ``dest`` (the old one, if any, is moved
+    aside first and removed after the swap: no stale files from the old folder survive)."""
+    old = dest.with_name(f".{dest.name}.old{os.getpid()}")
+    if dest.exists():
+        os.replace(dest, old)
+    os.replace(build, dest)
+    _fsync_dir(dest.parent)
+    shutil.rmtree(old, ignore_errors=True)
