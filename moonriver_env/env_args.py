@@ -10,10 +10,13 @@ what is allowed, raised before anything changes. No RL library is imported here.
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 import warnings
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from .rules import GameConfig
 
@@ -115,8 +118,10 @@ def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
 
 
 def check_finite(name: str, value: Any) -> float:
-    """``value`` as a float if it is a finite real number (not a bool), else ``ValueError``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    """``value`` as a float if it is a finite real number (not a bool; NumPy scalars too),
+    else ``ValueError``."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    if not real or not math.isfinite(value):
         raise ValueError(f"{name}: expected a finite number, got {value!r}")
     return float(value)
 

@@ -147,6 +147,15 @@ def test_dense_reward_must_be_finite(value) -> None:
         SingleAgentEnv(dense_reward=value)
 
 
+@pytest.mark.parametrize("value", [np.float32(0.25), np.float64(0.25), np.int64(1), 1])
+def test_dense_reward_takes_numpy_numbers(value) -> None:
+    assert moonriver_v0.env(dense_reward=value).unwrapped.dense_reward == float(value)
+    with pytest.raises(ValueError, match=r"^dense_reward: expected a finite number"):
+        moonriver_v0.env(dense_reward=np.float32("nan"))
+    with pytest.raises(ValueError, match=r"^dense_reward: expected a finite number"):
+        moonriver_v0.env(dense_reward=np.bool_(True))
+
+
 @pytest.mark.parametrize(
     "kwargs, named",
     [
