@@ -34,12 +34,18 @@ import numpy as np
 from gymnasium import spaces
 
 from .aec import ResetNeeded, raw_env
-from .env_args import check_choice, check_finite, check_options, check_seat, check_seed
+from .env_args import (
+    OBS_TYPES,
+    check_choice,
+    check_finite,
+    check_options,
+    check_seat,
+    check_seed,
+)
 from .rules import IllegalActionError
 
 Policy = Callable[[dict[str, Any], raw_env], int]
 OpponentSpec = Policy | str
-OBS_TYPES = ("flat", "dict")
 ILLEGAL_MODES = ("penalty", "raise")
 
 
