@@ -75,7 +75,9 @@ class PartnerRules(StateCore):
         out: list[int] = []
         for t in range(n - 1):
             row = steal_ids[t]
-            out.extend([row[c] for c in bit_indices(unprotected_cows(self, target_seat(seat, t, n)))])
+            out.extend(
+                [row[c] for c in bit_indices(unprotected_cows(self, target_seat(seat, t, n)))]
+            )
         return out
 
     def _recruit(self, circle: int, slot: int, side: int) -> None:
