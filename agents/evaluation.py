@@ -27,8 +27,9 @@ Evaluation (:class:`Evaluator`), per seat, in points:
   ``theft_w * f * s`` (``f`` is the fraction of the game still to come).
 
 Every potential term fades with ``f`` through the counts of unseen plots, so the evaluation
-becomes the final score at the end. :meth:`Evaluator.relative` is the seat's value minus the
-opponents' (2 players: the opponent; more: the mean of the strongest and the average).
+becomes the final score at the end. :func:`rel_from_values` turns :meth:`Evaluator.values`
+into the seat's value minus the opponents' (2 players: the opponent; more: the mean of the
+strongest and the average).
 """
 
 from __future__ import annotations
