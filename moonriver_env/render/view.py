@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..rules.core import Phase
+from ..rules.core import RESOLVE_PHASES
 from ..rules.scoring import ScoreBreakdown
 
 if TYPE_CHECKING:
@@ -29,11 +29,6 @@ PARTNER_LETTERS = "dtgrf"
 COWBOY_LETTER = "W"
 
 PARTNER_NAMES = ("Desperado", "Cattle Thief", "Gold Digger", "Trapper", "Farmer")
-
-# Phases in which ``state.piece`` is the piece whose symbols are being resolved.
-_RESOLVING = frozenset(
-    {Phase.SKULL, Phase.RECRUIT, Phase.COWBOY, Phase.DESPERADO, Phase.THIEF, Phase.BONUS}
-)
 
 
 @dataclass(frozen=True)
@@ -224,7 +219,7 @@ def table_view(state: GameState, seat_names: Sequence[str] | None = None) -> Tab
     labels = _seat_labels(state, seat_names)
     scores = state.scores()
     winners = tuple(state.winners()) if state.is_terminal else ()
-    piece = tuple(sorted(set(state.piece))) if state.phase in _RESOLVING else ()
+    piece = tuple(sorted(set(state.piece))) if state.phase in RESOLVE_PHASES else ()
     return TableView(
         num_players=state.config.num_players,
         rows=state.grid.rows,
