@@ -94,6 +94,18 @@ def test_non_finite_and_useless_numbers_name_the_key(override: str, key: str) ->
     assert str(e.value).startswith(f"{key}: expected"), str(e.value)
 
 
+@pytest.mark.parametrize("seed, error", [("abc", TypeError), (-1, ValueError)])
+def test_selfplay_env_bad_seed_names_seed_and_moves_nothing(seed: Any, error: type) -> None:
+    from training.selfplay import make_selfplay_env
+
+    cfg = load_config(DEFAULT)
+    env = make_selfplay_env(cfg["env"], cfg["opponents"], None, seed=0)
+    before = env.sampler.rng.bit_generator.state
+    with pytest.raises(error, match=r"^seed: expected None or a non-negative integer"):
+        env.reset(seed=seed)
+    assert env.sampler.rng.bit_generator.state == before
+
+
 def test_collect_minutes_zero_means_no_limit() -> None:
     assert load_config(DEFAULT, ["pretrain.collect_minutes=0"])["pretrain"]["collect_minutes"] == 0
 

@@ -36,6 +36,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.base import PolicyAgent, policy_action
 from agents.runner import GameSetup
 from moonriver_env.aec import win_share
+from moonriver_env.env_args import check_seed
 from moonriver_env.wrappers import SingleAgentEnv
 
 __all__ = [
@@ -267,6 +268,7 @@ class SelfPlayEnv(SingleAgentEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        seed = check_seed(seed)  # before the sampler moves: a bad seed changes nothing
         if seed is not None:
             self.sampler.seed(seed + 7919)
         drawn = self.sampler.sample(self.aec.config.num_players - 1)
