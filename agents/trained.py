@@ -1,0 +1,238 @@
+"""The ``trained`` agent: a learned value of completed afterstates, used in a one-ply search.
+
+At each decision with a choice, the candidates are the heuristic's ``k`` best one-ply actions
+(:meth:`~agents.heuristic.HeuristicAgent.action_values`). On one determinization of the
+hidden information (:func:`~agents.base.determinize`) every candidate is applied and the
+acting seat's pending effects are played with the rule-based choices
+(:func:`~agents.evaluation.complete_effects`); the resulting afterstates are encoded
+(:func:`candidate_inputs`: the observation the env gives the acting seat, own ranch first,
+plus the hand-written evaluation of every seat) and scored by :class:`ValueNet` in one
+batched forward pass. The agent plays the best-scored candidate.
+
+The network is trained (:mod:`training.value`) to predict what flat Monte Carlo rollouts
+say an afterstate is worth, so the agent approximates the ``mc`` agent's choices at a
+fraction of its cost. A model is made for one game (player count and mode); the agent
+refuses any other game before its first move, naming the game and the games it has models
+for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
+(:data:`CHECKPOINTS`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.rules import GameConfig, GameState
+
+from .base import Agent, determinize
+from .evaluation import Context, Evaluator, complete_effects, make_context
+from .heuristic import HeuristicAgent
+
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "training" / "checkpoints"
+MODEL_FILE = "model.pt"
+# Evaluator values (points) are divided by this in the network input.
+EVAL_SCALE = 100.0
+
+
+def game_name(num_players: int, mode: str) -> str:
+    """``"2p_base"``: the name of a game in checkpoint folders and messages."""
+    return f"{num_players}p_{mode}"
+
+
+def extra_size(num_players: int) -> int:
+    """Width of the evaluation block of :func:`candidate_inputs`."""
+    return num_players + 1
+
+
+def input_size(encoder: ObservationEncoder) -> int:
+    """Width of a row of :func:`candidate_inputs`: the flat observation, then the evaluation."""
+    return encoder.plane_size + encoder.num_features + extra_size(encoder.n)
+
+
+def candidate_inputs(
+    encoder: ObservationEncoder,
+    evaluator: Evaluator,
+    det: GameState,
+    seat: int,
+    cands: Sequence[int],
+    ctx: Context,
+) -> np.ndarray:
+    """Network inputs of the completed afterstates of ``cands`` (one row each).
+
+    Each row is the flat observation of the afterstate for ``seat``
+    (:meth:`~moonriver_env.encoding.ObservationEncoder.encode_flat`) followed by the
+    evaluation block: every seat's :meth:`~agents.evaluation.Evaluator.seat_value` from
+    ``seat`` on (own first, then the seats after it), and the relative value, in
+    :data:`EVAL_SCALE` points. ``det`` is a determinization of the decision's state and
+    ``ctx`` the decision's public context; neither is changed.
+    """
+    n = det.config.num_players
+    obs = encoder.plane_size + encoder.num_features
+    rows = np.empty((len(cands), input_size(encoder)), dtype=np.float32)
+    opp_w = evaluator.w.opp_w
+    for j, a in enumerate(cands):
+        sim = det.clone()
+        sim.apply(a)
+        complete_effects(sim, seat, ctx)
+        vals = evaluator.values(sim, ctx)
+        row = rows[j]
+        row[:obs] = encoder.encode_flat(sim, seat)
+        own = [vals[(seat + i) % n] for i in range(n)]
+        others = own[1:]
+        opp = others[0] if n == 2 else 0.5 * (max(others) + sum(others) / len(others))
+        row[obs:] = [*own, own[0] - opp_w * opp]
+        row[obs:] /= EVAL_SCALE
+    return rows
+
+
+class ValueNet(nn.Module):
+    """An MLP over the afterstate input, plus a linear path from the evaluation block.
+
+    ``value(x) = mlp(x) + w . x[-extra:] + b``: the hand-written evaluation enters directly,
+    so the network learns a correction to it. The output is in units of ``target_scale``
+    points (the trainer's scale, stored with the model).
+    """
+
+    def __init__(self, input_size: int, extra: int, hidden: Sequence[int]) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.extra = extra
+        layers: list[nn.Module] = []
+        width = input_size
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, 1))
+        self.mlp = nn.Sequential(*layers)
+        self.skip = nn.Linear(extra, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (self.mlp(x) + self.skip(x[:, -self.extra :])).squeeze(-1)
+
+
+def save_model(path: Path, net: ValueNet, meta: dict[str, Any]) -> None:
+    """Write a model file: the weights and ``meta`` (game, sizes, search settings)."""
+    torch.save({"state_dict": net.state_dict(), "meta": meta}, path)
+
+
+def load_model(path: Path) -> tuple[ValueNet, dict[str, Any]]:
+    """Read a model file written by :func:`save_model`."""
+    blob = torch.load(path, map_location="cpu", weights_only=True)
+    meta = blob["meta"]
+    net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"])
+    net.load_state_dict(blob["state_dict"])
+    net.eval()
+    return net, meta
+
+
+def find_models(path: str | Path | None = None) -> dict[str, Path]:
+    """The model files by game name: every ``trained_*`` folder of :data:`CHECKPOINTS`, or the
+    one folder / file given."""
+    if path is None:
+        files = sorted(CHECKPOINTS.glob(f"trained_*/{MODEL_FILE}"))
+    else:
+        p = Path(path)
+        files = [p / MODEL_FILE if p.is_dir() else p]
+        if not files[0].exists():
+            raise ValueError(f"path: no trained model at {str(p)!r}")
+    out: dict[str, Path] = {}
+    for f in files:
+        meta = torch.load(f, map_location="cpu", weights_only=True)["meta"]
+        out[game_name(meta["num_players"], meta["mode"])] = f
+    return out
+
+
+class TrainedAgent(Agent):
+    """The learned afterstate-value agent (module docstring).
+
+    Args:
+        seed: seeds the determinizations and the heuristic's ties.
+        path: a model folder or file (default: every shipped model, one per game).
+        k: candidates per decision (default: the model's ``search.k``).
+    """
+
+    name = "trained"
+
+    def __init__(
+        self, seed: int | None = None, path: str | Path | None = None, k: int | None = None
+    ) -> None:
+        super().__init__(seed)
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"k: expected an integer >= 1, got {k!r}")
+        torch.set_num_threads(1)
+        self.models = find_models(path)
+        if not self.models:
+            raise ValueError(f"path: no trained models under {CHECKPOINTS}")
+        self.k_override = k
+        self.prior = HeuristicAgent(seed)
+        self.evaluator = self.prior.evaluator
+        self._game: tuple[GameConfig, ObservationEncoder, ValueNet, dict[str, Any]] | None = None
+        self.last_batch = 0  # rows of the last forward pass (= candidates searched)
+        self.last_values: dict[int, float] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.prior.reset(None if seed is None else seed + 1)
+
+    @property
+    def games(self) -> list[str]:
+        """Names of the games this agent has models for (``"2p_base"``, ...)."""
+        return sorted(self.models)
+
+    def load_for(self, config: GameConfig) -> tuple[ObservationEncoder, ValueNet, dict[str, Any]]:
+        """The encoder, network and settings for ``config``; ``ValueError`` for a game
+        without a model."""
+        if self._game is not None and self._game[0] is config:
+            return self._game[1:]
+        name = game_name(config.num_players, config.mode)
+        if name not in self.models:
+            raise ValueError(
+                f"game: the trained agent has no model for the {config.num_players}-player "
+                f"{config.mode} game ({name}); it has models for: {', '.join(self.games)}"
+            )
+        net, meta = load_model(self.models[name])
+        enc = ObservationEncoder(config)
+        if input_size(enc) != meta["input_size"]:
+            raise ValueError(
+                f"path: the model {self.models[name]} expects {meta['input_size']} inputs, "
+                f"the {name} encoder gives {input_size(enc)}"
+            )
+        self._game = (config, enc, net, meta)
+        return enc, net, meta
+
+    @property
+    def k(self) -> int | None:
+        """Candidates per decision of the loaded model (``None`` before the first game)."""
+        if self.k_override is not None:
+            return self.k_override
+        return None if self._game is None else int(self._game[3]["search"]["k"])
+
+    def choose(self, state: GameState) -> int:
+        enc, net, meta = self.load_for(state.config)
+        legal = state.legal_action_list()
+        self.last_batch = 0
+        self.last_values = {}
+        if len(legal) == 1:
+            return legal[0]
+        k = self.k or len(legal)
+        seat = state.seat
+        ctx = make_context(state)
+        prior = self.prior.action_values(state, ctx)
+        cands = sorted(legal, key=lambda a: (-prior[a], a))[:k]
+        if len(cands) == 1:
+            return cands[0]
+        x = candidate_inputs(enc, self.evaluator, determinize(state, self.rng), seat, cands, ctx)
+        with torch.inference_mode():
+            v = net(torch.from_numpy(x)).numpy()
+        w = float(meta["search"]["prior_weight"])
+        if w:
+            v = v + w * np.array([prior[a] for a in cands]) / float(meta["target_scale"])
+        self.last_batch = len(cands)
+        self.last_values = {a: float(v[j]) for j, a in enumerate(cands)}
+        return cands[int(np.argmax(v))]
