@@ -233,6 +233,7 @@ class TrainedAgent(Agent):
         w = float(meta["search"]["prior_weight"])
         if w:
             v = v + w * np.array([prior[a] for a in cands]) / float(meta["target_scale"])
+            # both terms in target_scale units: the network's output, the prior's points / scale
         self.last_batch = len(cands)
         self.last_values = {a: float(v[j]) for j, a in enumerate(cands)}
         return cands[int(np.argmax(v))]

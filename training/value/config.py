@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from training.config import Config, ConfigError, _choice, _float, _int, _int_list, dumps
+from training.config import Config, ConfigError, _bool, _choice, _float, _int, _int_list, dumps
 
 DEFAULTS: Config = {
     "run": {"seed": 0, "workers": 2, "torch_threads": 1},
@@ -34,7 +34,7 @@ DEFAULTS: Config = {
         "max_minutes": 30.0,
         "target_scale": 20.0,
     },
-    "search": {"k": 6, "prior_weight": 0.0},
+    "search": {"k": 6, "prior_weight": 0.0, "tune_prior_weight": True},
     "eval": {"games": 100, "opponent": "heuristic"},
 }
 
@@ -59,7 +59,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "max_minutes": _float(0.0),
         "target_scale": _float(0.0, open_lo=True),
     },
-    "search": {"k": _int(1), "prior_weight": _float()},
+    "search": {"k": _int(1), "prior_weight": _float(), "tune_prior_weight": _bool},
     "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
 }
 

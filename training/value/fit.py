@@ -47,9 +47,13 @@ def predict(net: ValueNet, s: Samples, batch: int = 4096) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 
 
-def held_out_metrics(net: ValueNet, s: Samples, scale: float) -> dict[str, float]:
-    """The held-out scores of the module docstring (labels in points)."""
+def held_out_metrics(
+    net: ValueNet, s: Samples, scale: float, prior_weight: float = 0.0
+) -> dict[str, float]:
+    """The held-out scores of the module docstring (labels in points); the agent's choice
+    is scored with the heuristic's value added at ``prior_weight`` (as it plays)."""
     pred = predict(net, s) * scale
+    choice = pred + prior_weight * s.prior
     y = s.y.astype(np.float64)
     groups = _group_ids(s.count)
     mean_y = np.bincount(groups, y) / s.count
@@ -60,7 +64,7 @@ def held_out_metrics(net: ValueNet, s: Samples, scale: float) -> dict[str, float
         a, c = s.start[g], s.count[g]
         ys = y[a : a + c]
         best = ys.max()
-        regret += best - ys[int(np.argmax(pred[a : a + c]))]
+        regret += best - ys[int(np.argmax(choice[a : a + c]))]
         prior_regret += best - ys[0]
     d = max(s.decisions, 1)
     return {
@@ -153,3 +157,15 @@ def fit(
         )
         tmp.replace(state_path)
     return curve
+
+
+PRIOR_WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
+
+
+def tune_prior_weight(
+    net: ValueNet, held: Samples, scale: float
+) -> tuple[float, dict[float, float]]:
+    """The weight of the heuristic's value (:data:`PRIOR_WEIGHTS`) with the least held-out
+    regret, and the regret of each."""
+    regrets = {w: held_out_metrics(net, held, scale, w)["regret"] for w in PRIOR_WEIGHTS}
+    return min(regrets, key=lambda w: (regrets[w], w)), regrets

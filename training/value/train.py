@@ -36,7 +36,7 @@ from moonriver_env.rules import GameConfig
 from .collect import collect
 from .config import dumps, load_value_config
 from .dataset import build_samples
-from .fit import fit
+from .fit import fit, tune_prior_weight
 
 Config = dict[str, dict[str, Any]]
 
@@ -179,6 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     meta = model_meta(cfg, enc)
     net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"])
     curve = fit(cfg, train_s, held_s, net, run_dir / "fit_state.pt")
+    tuned: dict[str, float] = {}
+    if cfg["search"]["tune_prior_weight"] and held_s.decisions:
+        w, regrets = tune_prior_weight(net, held_s, cfg["train"]["target_scale"])
+        meta["search"]["prior_weight"] = w
+        tuned = {str(x): r for x, r in regrets.items()}
+        print(f"[train] prior_weight {w} (held-out regret by weight: {tuned})", flush=True)
     save_model(run_dir / MODEL_FILE, net, meta)
     with (run_dir / "curve.csv").open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(curve[-1]))
@@ -206,6 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "afterstates": len(train_s.y),
         },
         "held_out": {"games": len(held_ids), "decisions": held_s.decisions, **curve[-1]},
+        "search": meta["search"],
+        "held_out_regret_by_prior_weight": tuned,
         "evaluation": json.loads(ev_path.read_text()) if ev_path.exists() else None,
         "wall_minutes_this_invocation": round((time.time() - t_start) / 60, 1),
     }
