@@ -206,6 +206,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "git_commit": git_commit(),
         "machine": {"platform": platform.platform(), "cpus": __import__("os").cpu_count()},
         "games_collected": len(games),
+        "collect_game_minutes": round(sum(g["seconds"] for g in games) / 60, 1),
         "train": {
             "games": len(train_ids),
             "decisions": train_s.decisions,
