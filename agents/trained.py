@@ -19,6 +19,7 @@ for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,9 @@ from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, GameState
 
 from .base import Agent, determinize
-from .evaluation import Context, Evaluator, complete_effects, make_context
+from .evaluation import Context, Evaluator, complete_effects, final_margin, make_context
 from .heuristic import HeuristicAgent
+from .rollout import rollout
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "training" / "checkpoints"
 MODEL_FILE = "model.pt"
@@ -55,32 +57,42 @@ def input_size(encoder: ObservationEncoder) -> int:
     return encoder.plane_size + encoder.num_features + extra_size(encoder.n)
 
 
-def candidate_inputs(
-    encoder: ObservationEncoder,
-    evaluator: Evaluator,
-    det: GameState,
-    seat: int,
-    cands: Sequence[int],
-    ctx: Context,
-) -> np.ndarray:
-    """Network inputs of the completed afterstates of ``cands`` (one row each).
-
-    Each row is the flat observation of the afterstate for ``seat``
-    (:meth:`~moonriver_env.encoding.ObservationEncoder.encode_flat`) followed by the
-    evaluation block: every seat's :meth:`~agents.evaluation.Evaluator.seat_value` from
-    ``seat`` on (own first, then the seats after it), and the relative value, in
-    :data:`EVAL_SCALE` points. ``det`` is a determinization of the decision's state and
-    ``ctx`` the decision's public context; neither is changed.
-    """
-    n = det.config.num_players
-    obs = encoder.plane_size + encoder.num_features
-    rows = np.empty((len(cands), input_size(encoder)), dtype=np.float32)
-    opp_w = evaluator.w.opp_w
-    for j, a in enumerate(cands):
+def completed_afterstates(
+    det: GameState, seat: int, cands: Sequence[int], ctx: Context
+) -> list[GameState]:
+    """Each candidate applied to a copy of ``det``, then ``seat``'s pending effects played with
+    the rule-based choices (what the network is trained on)."""
+    out = []
+    for a in cands:
         sim = det.clone()
         sim.apply(a)
         complete_effects(sim, seat, ctx)
-        vals = evaluator.values(sim, ctx)
+        out.append(sim)
+    return out
+
+
+def state_inputs(
+    encoder: ObservationEncoder,
+    evaluator: Evaluator,
+    states: Sequence[GameState],
+    seat: int,
+    ctx: Context | None = None,
+) -> np.ndarray:
+    """Network inputs of ``states`` seen by ``seat`` (one row each).
+
+    Each row is the flat observation for ``seat``
+    (:meth:`~moonriver_env.encoding.ObservationEncoder.encode_flat`) followed by the
+    evaluation block: every seat's :meth:`~agents.evaluation.Evaluator.seat_value` from
+    ``seat`` on (own first, then the seats after it) and the relative value, in
+    :data:`EVAL_SCALE` points. ``ctx`` is the public context to evaluate with (default: each
+    state's own).
+    """
+    obs = encoder.plane_size + encoder.num_features
+    rows = np.empty((len(states), input_size(encoder)), dtype=np.float32)
+    opp_w = evaluator.w.opp_w
+    for j, sim in enumerate(states):
+        n = sim.config.num_players
+        vals = evaluator.values(sim, make_context(sim) if ctx is None else ctx)
         row = rows[j]
         row[:obs] = encoder.encode_flat(sim, seat)
         own = [vals[(seat + i) % n] for i in range(n)]
@@ -91,6 +103,19 @@ def candidate_inputs(
     return rows
 
 
+def candidate_inputs(
+    encoder: ObservationEncoder,
+    evaluator: Evaluator,
+    det: GameState,
+    seat: int,
+    cands: Sequence[int],
+    ctx: Context,
+) -> np.ndarray:
+    """Network inputs (:func:`state_inputs`) of the completed afterstates of ``cands`` on the
+    determinization ``det`` of a decision whose public context is ``ctx``."""
+    return state_inputs(encoder, evaluator, completed_afterstates(det, seat, cands, ctx), seat, ctx)
+
+
 class ValueNet(nn.Module):
     """An MLP over the afterstate input, plus a linear path from the evaluation block.
 
@@ -99,16 +124,22 @@ class ValueNet(nn.Module):
     points (the trainer's scale, stored with the model).
     """
 
-    def __init__(self, input_size: int, extra: int, hidden: Sequence[int]) -> None:
+    def __init__(
+        self, input_size: int, extra: int, hidden: Sequence[int], dropout: float = 0.0
+    ) -> None:
         super().__init__()
         self.input_size = input_size
         self.extra = extra
         layers: list[nn.Module] = []
         width = input_size
         for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
+            layers += [nn.Linear(width, h), nn.ReLU(), nn.Dropout(dropout)]
             width = h
-        layers.append(nn.Linear(width, 1))
+        last = nn.Linear(width, 1)
+        # The correction starts at zero: training begins from the linear evaluation path.
+        nn.init.zeros_(last.weight)
+        nn.init.zeros_(last.bias)
+        layers.append(last)
         self.mlp = nn.Sequential(*layers)
         self.skip = nn.Linear(extra, 1)
 
@@ -125,7 +156,7 @@ def load_model(path: Path) -> tuple[ValueNet, dict[str, Any]]:
     """Read a model file written by :func:`save_model`."""
     blob = torch.load(path, map_location="cpu", weights_only=True)
     meta = blob["meta"]
-    net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"])
+    net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"], meta.get("dropout", 0.0))
     net.load_state_dict(blob["state_dict"])
     net.eval()
     return net, meta
@@ -220,6 +251,7 @@ class TrainedAgent(Agent):
         self.last_values = {}
         if len(legal) == 1:
             return legal[0]
+        search = meta["search"]
         k = self.k or len(legal)
         seat = state.seat
         ctx = make_context(state)
@@ -227,13 +259,54 @@ class TrainedAgent(Agent):
         cands = sorted(legal, key=lambda a: (-prior[a], a))[:k]
         if len(cands) == 1:
             return cands[0]
-        x = candidate_inputs(enc, self.evaluator, determinize(state, self.rng), seat, cands, ctx)
-        with torch.inference_mode():
-            v = net(torch.from_numpy(x)).numpy()
-        w = float(meta["search"]["prior_weight"])
+        scale = float(meta["target_scale"])
+        rounds = int(search.get("rounds", 0))
+        if rounds == 0:  # one ply: the network on the completed afterstates
+            x = candidate_inputs(
+                enc, self.evaluator, determinize(state, self.rng), seat, cands, ctx
+            )
+            v = self._forward(net, x) * scale
+        else:
+            depth = int(search["depth"])
+            v = self._rollout_values(state, seat, cands, ctx, enc, net, rounds, depth, scale)
+        w = float(search["prior_weight"])
         if w:
-            v = v + w * np.array([prior[a] for a in cands]) / float(meta["target_scale"])
-            # both terms in target_scale units: the network's output, the prior's points / scale
+            v = v + w * np.array([prior[a] for a in cands])
         self.last_batch = len(cands)
         self.last_values = {a: float(v[j]) for j, a in enumerate(cands)}
         return cands[int(np.argmax(v))]
+
+    def _forward(self, net: ValueNet, x: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return net(torch.from_numpy(x)).numpy().astype(np.float64)
+
+    def _rollout_values(
+        self,
+        state: GameState,
+        seat: int,
+        cands: list[int],
+        ctx: Context,
+        enc: ObservationEncoder,
+        net: ValueNet,
+        rounds: int,
+        depth: int,
+        scale: float,
+    ) -> np.ndarray:
+        """Mean leaf value (points) of each candidate over ``rounds`` determinizations: the
+        completed afterstate, ``depth`` light-heuristic rollout decisions (the same futures
+        for every candidate), then the network at the leaf (a finished game: its margin)."""
+        total = np.zeros(len(cands))
+        for _ in range(rounds):
+            det = determinize(state, self.rng)
+            rseed = int(self.rng.integers(2**62))
+            leaves = completed_afterstates(det, seat, cands, ctx)
+            for sim in leaves:
+                rollout(sim, "heuristic", make_context(sim), random.Random(rseed), depth)
+            live = [j for j, sim in enumerate(leaves) if not sim.is_terminal]
+            for j, sim in enumerate(leaves):
+                if sim.is_terminal:
+                    total[j] += final_margin(sim, seat)
+            if live:
+                x = state_inputs(enc, self.evaluator, [leaves[j] for j in live], seat)
+                total[live] += self._forward(net, x) * scale
+        return total / rounds

@@ -24,7 +24,7 @@ DEFAULTS: Config = {
         "depth": 16,
         "explore": 0.1,
     },
-    "model": {"hidden": [256, 256]},
+    "model": {"hidden": [256, 256], "dropout": 0.0},
     "train": {
         "epochs": 8,
         "batch_size": 256,
@@ -34,7 +34,7 @@ DEFAULTS: Config = {
         "max_minutes": 30.0,
         "target_scale": 20.0,
     },
-    "search": {"k": 6, "prior_weight": 0.0, "tune_prior_weight": True},
+    "search": {"k": 6, "rounds": 0, "depth": 8, "prior_weight": 0.0, "tune_prior_weight": True},
     "eval": {"games": 100, "opponent": "heuristic"},
 }
 
@@ -49,7 +49,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "depth": _int(0),
         "explore": _float(0.0, 1.0),
     },
-    "model": {"hidden": _int_list(1)},
+    "model": {"hidden": _int_list(1), "dropout": _float(0.0, 0.9)},
     "train": {
         "epochs": _int(1),
         "batch_size": _int(1),
@@ -59,7 +59,13 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "max_minutes": _float(0.0),
         "target_scale": _float(0.0, open_lo=True),
     },
-    "search": {"k": _int(1), "prior_weight": _float(), "tune_prior_weight": _bool},
+    "search": {
+        "k": _int(1),
+        "rounds": _int(0),
+        "depth": _int(0),
+        "prior_weight": _float(),
+        "tune_prior_weight": _bool,
+    },
     "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
 }
 

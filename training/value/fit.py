@@ -78,6 +78,16 @@ def held_out_metrics(
     }
 
 
+def init_skip(net: ValueNet, train: Samples, scale: float) -> None:
+    """Start the linear evaluation path at the least-squares fit of the scaled labels."""
+    e = train.x[:, -net.extra :].astype(np.float64)
+    a = np.c_[e, np.ones(len(e))]
+    w = np.linalg.lstsq(a, train.y / scale, rcond=None)[0]
+    with torch.no_grad():
+        net.skip.weight.copy_(torch.from_numpy(w[:-1]).float()[None, :])
+        net.skip.bias.fill_(float(w[-1]))
+
+
 def fit(
     cfg: dict[str, dict[str, Any]],
     train: Samples,
@@ -108,6 +118,7 @@ def fit(
         start_epoch = blob["epoch"]
         print(f"[fit] resumed after epoch {start_epoch}", flush=True)
     if not curve:
+        init_skip(net, train, scale)
         m = held_out_metrics(net, held, scale)
         curve.append({"epoch": 0, "train_loss": None, **m})
     rng = np.random.default_rng([cfg["run"]["seed"], start_epoch])

@@ -57,6 +57,7 @@ def model_meta(cfg: Config, enc: ObservationEncoder) -> dict[str, Any]:
         "input_size": input_size(enc),
         "extra": cfg["game"]["num_players"] + 1,
         "hidden": list(cfg["model"]["hidden"]),
+        "dropout": cfg["model"]["dropout"],
         "target_scale": cfg["train"]["target_scale"],
         "search": dict(cfg["search"]),
     }
@@ -177,10 +178,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     enc = ObservationEncoder(config)
     meta = model_meta(cfg, enc)
-    net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"])
+    net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"], meta["dropout"])
     curve = fit(cfg, train_s, held_s, net, run_dir / "fit_state.pt")
     tuned: dict[str, float] = {}
-    if cfg["search"]["tune_prior_weight"] and held_s.decisions:
+    if cfg["search"]["tune_prior_weight"] and cfg["search"]["rounds"] == 0 and held_s.decisions:
         w, regrets = tune_prior_weight(net, held_s, cfg["train"]["target_scale"])
         meta["search"]["prior_weight"] = w
         tuned = {str(x): r for x, r in regrets.items()}
