@@ -53,13 +53,38 @@ def test_shipped_models_cover_2p_and_4p_base() -> None:
 
 
 @pytest.mark.parametrize("game", SHIPPED)
-def test_shipped_search_budget_is_the_configs(game: str) -> None:
+def test_shipped_search_budget_is_the_configs(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.trained as trained_module
+
     cfg = tomllib.loads((CHECKPOINTS / f"trained_{game}" / "config.toml").read_text())
+    search = cfg["search"]
     n = int(game[0])
     agent = TrainedAgent(seed=1)
+    rollouts: list[int] = []  # decisions played by each rollout
+    real_rollout = trained_module.rollout
+
+    def counting_rollout(*args: object, **kw: object) -> int:
+        rollouts.append(real_rollout(*args, **kw))  # type: ignore[arg-type]
+        return rollouts[-1]
+
+    monkeypatch.setattr(trained_module, "rollout", counting_rollout)
+    batches: list[int] = []
+    real_choose = agent.choose
+
+    def recording_choose(state: object) -> int:
+        a = real_choose(state)  # type: ignore[arg-type]
+        batches.append(agent.last_batch)
+        return a
+
+    monkeypatch.setattr(agent, "choose", recording_choose)
     decisions, seconds = play(agent, GameConfig(num_players=n, mode="base"), seed=5)
-    assert agent.k == cfg["search"]["k"]
+    assert agent.k == search["k"]
     assert decisions > 20
+    searched = [b for b in batches if b]
+    assert searched and max(searched) == search["k"]
+    # Every searched decision rolls out each candidate once per round, at most `depth` deep.
+    assert len(rollouts) == search["rounds"] * sum(searched)
+    assert max(rollouts) <= search["depth"]
     # Loose, for the log only (no timing assertion: machines differ and are shared).
     print(f"{game}: {1000 * sum(seconds) / len(seconds):.1f} ms per decision")
 
