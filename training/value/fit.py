@@ -11,11 +11,14 @@ whole decisions. After every epoch the held-out games are scored:
 * ``regret``: mean label points lost by playing the network's argmax instead of the
   best-labelled candidate; ``prior_regret`` the same for the heuristic's choice (row 0).
 
-Checkpoints (``fit_state.pt``: weights, optimiser, epoch, curve) make the epochs resumable.
+Checkpoints (``fit_state.pt``: weights, optimiser, epoch, curve, and the weights of the epoch
+with the least held-out MSE, the start included) make the epochs resumable; the network
+returned is that best epoch's.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from pathlib import Path
@@ -109,6 +112,7 @@ def fit(
     )
     curve: list[dict[str, Any]] = []
     start_epoch = 0
+    best: dict[str, Any] = {}
     if state_path.exists():
         blob = torch.load(state_path, map_location="cpu", weights_only=False)
         net.load_state_dict(blob["net"])
@@ -116,11 +120,13 @@ def fit(
         sched.load_state_dict(blob["sched"])
         curve = blob["curve"]
         start_epoch = blob["epoch"]
+        best = blob["best"]
         print(f"[fit] resumed after epoch {start_epoch}", flush=True)
     if not curve:
         init_skip(net, train, scale)
         m = held_out_metrics(net, held, scale)
         curve.append({"epoch": 0, "train_loss": None, **m})
+        best = {"mse": m["mse"], "epoch": 0, "net": copy.deepcopy(net.state_dict())}
     rng = np.random.default_rng([cfg["run"]["seed"], start_epoch])
     mean_rows = float(train.count.mean()) if train.decisions else 1.0
     per_batch = max(1, int(tc["batch_size"] / mean_rows))
@@ -155,6 +161,8 @@ def fit(
         row = {"epoch": epoch, "train_loss": float(np.mean(losses)), **m}
         curve.append(row)
         print(f"[fit] {json.dumps(row)} ({time.time() - t0:.0f} s)", flush=True)
+        if m["mse"] < best["mse"]:
+            best = {"mse": m["mse"], "epoch": epoch, "net": copy.deepcopy(net.state_dict())}
         tmp = state_path.with_suffix(".tmp")
         torch.save(
             {
@@ -163,10 +171,15 @@ def fit(
                 "sched": sched.state_dict(),
                 "curve": curve,
                 "epoch": epoch,
+                "best": best,
             },
             tmp,
         )
         tmp.replace(state_path)
+    net.load_state_dict(best["net"])
+    print(f"[fit] keeping epoch {best['epoch']} (least held-out MSE)", flush=True)
+    for row in curve:
+        row["kept"] = int(row["epoch"] == best["epoch"])
     return curve
 
 

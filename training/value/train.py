@@ -213,7 +213,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "decisions": train_s.decisions,
             "afterstates": len(train_s.y),
         },
-        "held_out": {"games": len(held_ids), "decisions": held_s.decisions, **curve[-1]},
+        "held_out": {
+            "games": len(held_ids),
+            "decisions": held_s.decisions,
+            **next(r for r in curve if r["kept"]),
+        },
         "search": meta["search"],
         "held_out_regret_by_prior_weight": tuned,
         "evaluation": json.loads(ev_path.read_text()) if ev_path.exists() else None,
