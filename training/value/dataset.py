@@ -103,7 +103,7 @@ def build_samples(
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(".tmp.npz")
-                np.savez(tmp, **part)
+                np.savez(tmp, x=part["x"], y=part["y"], prior=part["prior"], count=part["count"])
                 tmp.replace(path)
         parts.append(part)
         game_ids.append(np.full(len(part["count"]), g["index"], dtype=np.int64))

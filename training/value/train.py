@@ -184,13 +184,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if cfg["search"]["tune_prior_weight"] and cfg["search"]["rounds"] == 0 and held_s.decisions:
         w, regrets = tune_prior_weight(net, held_s, cfg["train"]["target_scale"])
         meta["search"]["prior_weight"] = w
-        tuned = {str(x): r for x, r in regrets.items()}
+        tuned = {str(x): float(r) for x, r in regrets.items()}
         print(f"[train] prior_weight {w} (held-out regret by weight: {tuned})", flush=True)
     save_model(run_dir / MODEL_FILE, net, meta)
     with (run_dir / "curve.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(curve[-1]))
-        w.writeheader()
-        w.writerows(curve)
+        writer = csv.DictWriter(f, fieldnames=list(curve[-1]))
+        writer.writeheader()
+        writer.writerows(curve)
     plot_curve(
         curve,
         run_dir / "learning_curve.png",
