@@ -81,6 +81,10 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str) -> None:
     a1.legend()
     a2.plot(ep, [r["regret"] for r in curve], "o-", label="network's choice")
     a2.plot(ep, [r["prior_regret"] for r in curve], "--", label="heuristic's choice")
+    kept = [r["epoch"] for r in curve if r.get("kept")]
+    for ax in (a1, a2):
+        for e in kept:
+            ax.axvline(e, color="grey", linestyle=":", label="kept (least held-out MSE)")
     a2.set_xlabel("epoch")
     a2.set_ylabel("held-out regret (label points lost per decision)")
     a2.legend()
