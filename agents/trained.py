@@ -1,19 +1,26 @@
-"""The ``trained`` agent: a learned value of completed afterstates, used in a one-ply search.
+"""The ``trained`` agent: a learned value of completed afterstates, used in a small search.
 
 At each decision with a choice, the candidates are the heuristic's ``k`` best one-ply actions
-(:meth:`~agents.heuristic.HeuristicAgent.action_values`). On one determinization of the
-hidden information (:func:`~agents.base.determinize`) every candidate is applied and the
-acting seat's pending effects are played with the rule-based choices
-(:func:`~agents.evaluation.complete_effects`); the resulting afterstates are encoded
-(:func:`candidate_inputs`: the observation the env gives the acting seat, own ranch first,
-plus the hand-written evaluation of every seat) and scored by :class:`ValueNet` in one
-batched forward pass. The agent plays the best-scored candidate.
+(:meth:`~agents.heuristic.HeuristicAgent.action_values`). On a determinization of the hidden
+information (:func:`~agents.base.determinize`) every candidate is applied and the acting
+seat's pending effects are played with the rule-based choices
+(:func:`~agents.evaluation.complete_effects`).
 
-The network is trained (:mod:`training.value`) to predict what flat Monte Carlo rollouts
-say an afterstate is worth, so the agent approximates the ``mc`` agent's choices at a
-fraction of its cost. A model is made for one game (player count and mode); the agent
-refuses any other game before its first move, naming the game and the games it has models
-for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
+* ``search.rounds = 0`` (one ply): the completed afterstates are encoded
+  (:func:`state_inputs`: the observation the env gives the acting seat, own ranch first, plus
+  the hand-written evaluation of every seat) and scored by :class:`ValueNet` in one batched
+  forward pass.
+* ``search.rounds = R > 0`` (the shipped models): on each of ``R`` determinizations every
+  completed afterstate is rolled out ``search.depth`` decisions with the light heuristic of
+  :mod:`agents.rollout` (the same futures for every candidate) and the leaves are scored by
+  the network from the acting seat's side (a finished game by its final margin); the
+  candidate with the best mean is played.
+
+The network is trained (:mod:`training.value`) to predict what flat Monte Carlo rollouts say
+a completed afterstate is worth (the ``mc`` agent's estimate), so a leaf's value stands for
+the rollout that would follow it. A model is made for one game (player count and mode); the
+agent refuses any other game before its first move, naming the game and the games it has
+models for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
 (:data:`CHECKPOINTS`).
 """
 
