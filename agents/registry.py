@@ -12,6 +12,9 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``mcts``       determinized UCT; the same plus ``c`` (exploration) and ``width``
 ``ppo:PATH``   a saved MaskablePPO model (``PolicyAgent.from_path``)
 ``ppo``        the shipped checkpoint, 2 players, base game (:data:`SHIPPED_PPO`)
+``trained``    the learned afterstate-value agent (:mod:`agents.trained`): the shipped model
+               for the game played (2 or 4 players, base game; other games raise
+               ValueError); ``trained:PATH``: a model folder or ``model.pt``
 =============  ===========================================================================
 
 ``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
@@ -92,8 +95,12 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 )
             return name, {"path": str(SHIPPED_PPO)}
         return name, {"path": rest.strip()}
+    if name == "trained":
+        return name, {"path": rest.strip()} if rest.strip() else {}
     if name not in _PARAMS:
-        known = ", ".join((*AGENT_NAMES, "ppo", "ppo:PATH", "openspiel_mcts"))
+        known = ", ".join(
+            (*AGENT_NAMES, "ppo", "ppo:PATH", "trained", "trained:PATH", "openspiel_mcts")
+        )
         raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
     allowed = _PARAMS[name]
     params: dict[str, Any] = {}
@@ -116,6 +123,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     name, params = parse_spec(spec)
     if name == "ppo":
         return PolicyAgent.from_path(params["path"], seed=seed)
+    if name == "trained":
+        from .trained import TrainedAgent  # imports torch: only when asked for
+
+        return TrainedAgent(seed=seed, **params)
     factories: dict[str, Callable[..., Agent]] = {
         "random": RandomAgent,
         "greedy": GreedyAgent,

@@ -1,0 +1,198 @@
+"""The ``trained`` agent (agents/trained.py) and its training pipeline (training/value/)."""
+
+from __future__ import annotations
+
+import json
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.heuristic import HeuristicAgent  # noqa: E402
+from agents.trained import CHECKPOINTS, TrainedAgent, find_models  # noqa: E402
+from moonriver_env.rules import GameConfig, new_game  # noqa: E402
+from training.config import ConfigError  # noqa: E402
+from training.value.config import load_value_config  # noqa: E402
+
+SHIPPED = ("2p_base", "4p_base")
+
+
+def play(agent: TrainedAgent, config: GameConfig, seed: int) -> tuple[int, list[float]]:
+    """A whole game of ``agent`` in seat 0 against heuristics; checks every move is legal and
+    that each forward pass scored the configured number of candidates."""
+    state = new_game(config, seed=seed)
+    others = [HeuristicAgent(seed=seed + s) for s in range(config.num_players)]
+    agent.reset(seed)
+    decisions, seconds = 0, []
+    while not state.is_terminal:
+        if state.seat == 0:
+            legal = state.legal_action_list()
+            t0 = time.perf_counter()
+            a = agent.choose(state)
+            seconds.append(time.perf_counter() - t0)
+            assert a in legal
+            if len(legal) > 1 and agent.last_batch:
+                assert agent.k is not None
+                assert agent.last_batch == min(agent.k, len(legal))
+            decisions += 1
+        else:
+            a = others[state.seat].choose(state)
+        state.apply(a)
+    return decisions, seconds
+
+
+def test_shipped_models_cover_2p_and_4p_base() -> None:
+    assert set(SHIPPED) <= set(find_models())
+    agent = make_agent("trained", seed=0)
+    assert isinstance(agent, TrainedAgent)
+    assert set(SHIPPED) <= set(agent.games)
+
+
+@pytest.mark.parametrize("game", SHIPPED)
+def test_shipped_search_budget_is_the_configs(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agents.trained as trained_module
+
+    cfg = tomllib.loads((CHECKPOINTS / f"trained_{game}" / "config.toml").read_text())
+    search = cfg["search"]
+    n = int(game[0])
+    agent = TrainedAgent(seed=1)
+    rollouts: list[int] = []  # decisions played by each rollout
+    real_rollout = trained_module.rollout
+
+    def counting_rollout(*args: object, **kw: object) -> int:
+        rollouts.append(real_rollout(*args, **kw))  # type: ignore[arg-type]
+        return rollouts[-1]
+
+    monkeypatch.setattr(trained_module, "rollout", counting_rollout)
+    batches: list[int] = []
+    real_choose = agent.choose
+
+    def recording_choose(state: object) -> int:
+        a = real_choose(state)  # type: ignore[arg-type]
+        batches.append(agent.last_batch)
+        return a
+
+    monkeypatch.setattr(agent, "choose", recording_choose)
+    decisions, seconds = play(agent, GameConfig(num_players=n, mode="base"), seed=5)
+    assert agent.k == search["k"]
+    assert decisions > 20
+    searched = [b for b in batches if b]
+    assert searched and max(searched) == search["k"]
+    # Every searched decision rolls out each candidate once per round, at most `depth` deep.
+    assert len(rollouts) == search["rounds"] * sum(searched)
+    assert max(rollouts) <= search["depth"]
+    # Loose, for the log only (no timing assertion: machines differ and are shared).
+    print(f"{game}: {1000 * sum(seconds) / len(seconds):.1f} ms per decision")
+
+
+@pytest.mark.parametrize(
+    ("players", "mode", "named"),
+    [(3, "base", "3-player base"), (2, "legends", "2-player legends")],
+)
+def test_refuses_other_games_before_moving(players: int, mode: str, named: str) -> None:
+    agent = make_agent("trained", seed=0)
+    state = new_game(GameConfig(num_players=players, mode=mode), seed=0)
+    before = state.to_json()
+    with pytest.raises(ValueError) as err:
+        agent.choose(state)
+    msg = str(err.value)
+    assert named in msg
+    for game in SHIPPED:
+        assert game in msg
+    assert state.to_json() == before
+
+
+def test_env_game_is_refused_too() -> None:
+    from moonriver_env import moonriver_v0
+
+    env = moonriver_v0.env(num_players=3)
+    env.reset(seed=0)
+    agent = make_agent("trained", seed=0)
+    obs, *_ = env.last()
+    with pytest.raises(ValueError, match="3-player base"):
+        agent.act(obs, env)
+
+
+def test_bad_paths_and_keys_are_named() -> None:
+    with pytest.raises(ValueError, match="path"):
+        make_agent("trained:/no/such/model")
+    with pytest.raises(ValueError, match="k: expected"):
+        TrainedAgent(k=0)
+    with pytest.raises(ConfigError, match=r"collect\.rounds"):
+        load_value_config(None, ("collect.rounds=0",))
+    with pytest.raises(ConfigError, match=r"collect\.nope"):
+        load_value_config(None, ("collect.nope=1",))
+    with pytest.raises(ConfigError, match=r"search\.k"):
+        load_value_config(None, ("collect.k=3", "search.k=4"))
+
+
+@pytest.mark.parametrize("path", sorted(Path("training/configs").glob("value_*.toml")))
+def test_shipped_configs_load(path: Path) -> None:
+    cfg = load_value_config(path)
+    assert cfg["search"]["k"] <= cfg["collect"]["k"]
+
+
+def test_tiny_training_run_gives_a_model_that_plays(tmp_path: Path) -> None:
+    from training.value.train import main
+
+    run = tmp_path / "run"
+    args = [
+        "--config",
+        "training/configs/value_2p_base.toml",
+        "--run-dir",
+        str(run),
+        "--set",
+        "collect.games=2",
+        "--set",
+        "collect.k=3",
+        "--set",
+        "collect.rounds=1",
+        "--set",
+        "collect.depth=2",
+        "--set",
+        "search.k=3",
+        "--set",
+        "model.hidden=[16]",
+        "--set",
+        "train.epochs=1",
+        "--set",
+        "eval.games=0",
+        "--set",
+        "run.workers=1",
+    ]
+    assert main(args) == 0
+    lines = (run / "games" / "worker0.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    game = json.loads(lines[0])
+    assert game["labels"] and all(len(lab["c"]) <= 3 for lab in game["labels"])
+    curve = (run / "curve.csv").read_text().splitlines()
+    assert len(curve) == 3  # header, before training, epoch 1
+    prov = json.loads((run / "provenance.json").read_text())
+    assert prov["train"]["afterstates"] > 0
+    agent = make_agent(f"trained:{run}", seed=3)
+    assert isinstance(agent, TrainedAgent) and agent.games == ["2p_base"]
+    decisions, _ = play(agent, GameConfig(num_players=2, mode="base"), seed=11)
+    assert decisions > 20 and agent.k == 3
+    # A rerun resumes: nothing new to collect or fit, the same model comes out.
+    assert main([*args, "--resume"]) == 0
+    assert len((run / "games" / "worker0.jsonl").read_text().splitlines()) == 2
+
+
+def test_tournament_refuses_trained_in_a_game_without_a_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seated in a 3-player tournament, ``trained`` is refused before any game is played or
+    any file written (``check_game``): the command exits with its usage error."""
+    from agents.tournament.cli import main
+
+    out = tmp_path / "t"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--agents", "trained,heuristic,greedy", "--players", "3", "--games", "3",
+              "--out", str(out)])  # fmt: skip
+    assert exit_.value.code == 2
+    assert "3-player base" in capsys.readouterr().err
+    assert not out.exists() or not any(out.iterdir())

@@ -1,0 +1,201 @@
+"""Labelled self-play games for value learning (stage 1 of :mod:`training.value.train`).
+
+Every decision with more than one legal action is searched like the ``mc`` agent
+(:class:`~agents.montecarlo.MonteCarloAgent`) but from *completed afterstates*: the
+candidates are the heuristic's ``k`` best one-ply actions; each round draws one
+determinization, applies every candidate, plays the acting seat's pending effects with the
+rule-based choices (:func:`~agents.evaluation.complete_effects`, exactly what the agent sees
+before it evaluates) and rolls out ``depth`` decisions with the heuristic rollout policy (the
+same futures for every candidate). The mean leaf value of each candidate for the acting seat
+is its label. The game then goes on with the best candidate (a random one with probability
+``explore``).
+
+A game is one JSON line: its seed, every action, the labels (decision index, candidates,
+mean values, heuristic one-ply values) and the final scores. The first round's
+determinization of decision ``i`` is ``default_rng([seed, i])``, so the labelled afterstates
+can be rebuilt by replay (:mod:`.dataset`) and files stay small. Worker ``w`` of ``W`` plays
+game indices ``w, w + W, ...`` and appends to ``games/worker<w>.jsonl``; a rerun skips the
+games already written (resumable), and a lock file refuses a second collector.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import determinize
+from agents.evaluation import complete_effects, final_margin, make_context
+from agents.heuristic import HeuristicAgent
+from agents.montecarlo import MonteCarloAgent
+from moonriver_env.rules import GameConfig, GameState, new_game
+
+Config = dict[str, dict[str, Any]]
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The engine seed of game ``index`` of a run seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint64)[0] >> 2)
+
+
+def decision_rng(seed: int, decision: int) -> np.random.Generator:
+    """The generator of the recorded (first-round) determinization of a decision."""
+    return np.random.default_rng([seed, decision])
+
+
+def label_decision(
+    state: GameState,
+    cands: list[int],
+    det_rng: np.random.Generator,
+    mc: MonteCarloAgent,
+    rounds: int,
+) -> list[float]:
+    """Mean rollout value (acting seat, points) of each candidate's completed afterstate."""
+    seat = state.seat
+    ctx = make_context(state)
+    totals = [0.0] * len(cands)
+    for r in range(rounds):
+        det = determinize(state, det_rng if r == 0 else mc.rng)
+        rseed = int(mc.rng.integers(2**62))
+        for j, a in enumerate(cands):
+            sim = det.clone()
+            sim.apply(a)
+            complete_effects(sim, seat, ctx)
+            totals[j] += mc.simulate(sim, random.Random(rseed))[seat]
+    return [t / rounds for t in totals]
+
+
+def play_labelled_game(cfg: Config, index: int) -> dict[str, Any]:
+    """One self-play game with its labels (module docstring)."""
+    col = cfg["collect"]
+    seed = game_seed(cfg["run"]["seed"], index)
+    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    state = new_game(config, seed=seed)
+    prior_agent = HeuristicAgent(seed=seed + 1)
+    mc = MonteCarloAgent(seed=seed + 2, sims=1, depth=col["depth"], k=col["k"])
+    explore = np.random.default_rng(seed + 3)
+    actions: list[int] = []
+    labels: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    while not state.is_terminal:
+        legal = state.legal_action_list()
+        a = legal[0]
+        if len(legal) > 1:
+            prior = prior_agent.action_values(state, make_context(state))
+            cands = sorted(legal, key=lambda x: (-prior[x], x))[: col["k"]]
+            i = len(actions)
+            values = label_decision(state, cands, decision_rng(seed, i), mc, col["rounds"])
+            labels.append(
+                {
+                    "i": i,
+                    "c": cands,
+                    "v": [round(v, 3) for v in values],
+                    "p": [round(prior[x], 3) for x in cands],
+                }
+            )
+            if explore.random() < col["explore"]:
+                a = cands[int(explore.integers(len(cands)))]
+            else:
+                a = cands[int(np.argmax(values))]
+        state.apply(a)
+        actions.append(a)
+    n = config.num_players
+    return {
+        "index": index,
+        "seed": seed,
+        "actions": actions,
+        "labels": labels,
+        "scores": [s.total for s in state.scores()],
+        "margins": [final_margin(state, s) for s in range(n)],
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+
+
+def read_games(run_dir: Path) -> list[dict[str, Any]]:
+    """Every complete game line written so far (a torn last line is ignored), by index."""
+    games: dict[int, dict[str, Any]] = {}
+    for path in sorted((run_dir / "games").glob("worker*.jsonl")):
+        for line in path.read_text().splitlines():
+            try:
+                g = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            games[g["index"]] = g
+    return [games[i] for i in sorted(games)]
+
+
+def _worker(args: tuple[Config, Path, int, int, float]) -> int:
+    cfg, run_dir, w, workers, deadline = args
+    path = run_dir / "games" / f"worker{w}.jsonl"
+    done = {g["index"] for g in read_games(run_dir)}
+    total = cfg["collect"]["games"]
+    played = 0
+    with path.open("a") as f:
+        for index in range(w, total, workers):
+            if index in done:
+                continue
+            if time.time() > deadline:
+                break
+            g = play_labelled_game(cfg, index)
+            f.write(json.dumps(g, separators=(",", ":")) + "\n")
+            f.flush()
+            played += 1
+            print(
+                f"[collect w{w}] game {index} ({len(g['labels'])} labelled decisions, "
+                f"{g['seconds']} s)",
+                flush=True,
+            )
+    return played
+
+
+class RunLock:
+    """Refuses a second writer in a run directory (a lock file holding the owner's pid)."""
+
+    def __init__(self, run_dir: Path, name: str) -> None:
+        self.path = run_dir / f"{name}.lock"
+
+    def __enter__(self) -> RunLock:
+        if self.path.exists():
+            try:
+                pid = int(self.path.read_text().strip())
+                os.kill(pid, 0)
+            except (ValueError, ProcessLookupError):
+                pass  # stale lock
+            else:
+                raise RuntimeError(f"{self.path}: another process (pid {pid}) is writing this run")
+        self.path.write_text(str(os.getpid()))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def collect(cfg: Config, run_dir: Path) -> list[dict[str, Any]]:
+    """Play the missing games of the run (resumable) and return all of them."""
+    (run_dir / "games").mkdir(parents=True, exist_ok=True)
+    col = cfg["collect"]
+    have = len(read_games(run_dir))
+    if have >= col["games"]:
+        return read_games(run_dir)
+    deadline = time.time() + col["minutes"] * 60 if col["minutes"] > 0 else float("inf")
+    workers = cfg["run"]["workers"]
+    print(f"[collect] {have}/{col['games']} games done; {workers} worker(s)", flush=True)
+    t0 = time.time()
+    with RunLock(run_dir, "collect"):
+        jobs = [(cfg, run_dir, w, workers, deadline) for w in range(workers)]
+        if workers == 1:
+            played = _worker(jobs[0])
+        else:
+            with mp.get_context("spawn").Pool(workers) as pool:
+                played = sum(pool.map(_worker, jobs))
+    games = read_games(run_dir)
+    rate = played / max(time.time() - t0, 1e-9)
+    print(f"[collect] {len(games)} games ({played} new, {rate:.3f} games/s)", file=sys.stderr)
+    return games

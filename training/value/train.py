@@ -1,0 +1,247 @@
+"""One command per ``trained`` model: collect, encode, fit, evaluate, export.
+
+    python -m training.value.train --config training/configs/value_2p_base.toml \\
+        --run-dir runs/value_2p_base [--resume] [--export] [--set section.key=value ...]
+
+Every stage writes what it finished into the run directory and a rerun continues from there
+(``--resume`` is the explicit form; without it a run directory holding another config is
+refused): ``games/*.jsonl`` (collected games), ``data/`` (encoded afterstates per game),
+``fit_state.pt`` (epochs), ``model.pt`` + ``curve.csv`` + ``learning_curve.png``,
+``eval.json``. ``--export`` copies the model, config, curve and ``provenance.json`` to
+``training/checkpoints/trained_<n>p_<mode>/``, where the ``trained`` agent finds it.
+``--stage collect`` stops after the games (to collect while building something else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.trained import CHECKPOINTS, MODEL_FILE, ValueNet, game_name, input_size, save_model
+from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.rules import GameConfig
+
+from .collect import collect
+from .config import dumps, load_value_config
+from .dataset import build_samples
+from .fit import fit, tune_prior_weight
+
+Config = dict[str, dict[str, Any]]
+
+
+def split_games(cfg: Config, indices: list[int]) -> tuple[set[int], set[int]]:
+    """``(train, held_out)`` game indices: a seeded shuffle, ``holdout_fraction`` held out."""
+    rng = np.random.default_rng([cfg["run"]["seed"], 7])
+    order = rng.permutation(indices).tolist()
+    n_held = max(1, round(cfg["train"]["holdout_fraction"] * len(order))) if len(order) > 1 else 0
+    return set(order[n_held:]), set(order[:n_held])
+
+
+def model_meta(cfg: Config, enc: ObservationEncoder) -> dict[str, Any]:
+    """What the agent needs besides the weights (:func:`agents.trained.load_model`)."""
+    return {
+        "num_players": cfg["game"]["num_players"],
+        "mode": cfg["game"]["mode"],
+        "input_size": input_size(enc),
+        "extra": cfg["game"]["num_players"] + 1,
+        "hidden": list(cfg["model"]["hidden"]),
+        "dropout": cfg["model"]["dropout"],
+        "target_scale": cfg["train"]["target_scale"],
+        "search": dict(cfg["search"]),
+    }
+
+
+def plot_curve(curve: list[dict[str, Any]], path: Path, title: str) -> None:
+    """Held-out loss (vs the constant baseline) and regret per epoch."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ep = [r["epoch"] for r in curve]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    a1.plot(ep, [r["mse"] for r in curve], "o-", label="held-out MSE")
+    a1.plot(ep, [r["baseline_mse"] for r in curve], "--", label="constant baseline")
+    a1.plot(ep, [r["rel_mse"] for r in curve], "o-", label="within-decision MSE")
+    a1.plot(ep, [r["rel_baseline"] for r in curve], "--", label="within-decision baseline")
+    a1.set_xlabel("epoch")
+    a1.set_ylabel("points^2")
+    a1.legend()
+    a2.plot(ep, [r["regret"] for r in curve], "o-", label="network's choice")
+    a2.plot(ep, [r["prior_regret"] for r in curve], "--", label="heuristic's choice")
+    kept = [r["epoch"] for r in curve if r.get("kept")]
+    for ax in (a1, a2):
+        for e in kept:
+            ax.axvline(e, color="grey", linestyle=":", label="kept (least held-out MSE)")
+    a2.set_xlabel("epoch")
+    a2.set_ylabel("held-out regret (label points lost per decision)")
+    a2.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def evaluate(cfg: Config, run_dir: Path) -> dict[str, Any]:
+    """Seat-rotated games of the run's model against ``eval.opponent`` (2 players: one each;
+    more: one model against opponents in every other seat)."""
+    from agents.tournament import run_tournament
+
+    n, games = cfg["game"]["num_players"], cfg["eval"]["games"]
+    opp = cfg["eval"]["opponent"]
+    me = f"trained:{run_dir / MODEL_FILE}"
+    specs = [me, opp] if n == 2 else [me] + [opp] * (n - 1)
+    res = run_tournament(
+        specs,
+        players=n,
+        games=games,
+        seed=cfg["run"]["seed"] + 1,
+        workers=cfg["run"]["workers"],
+        mode=cfg["game"]["mode"],
+    )
+    me_row = res.summaries[0]
+    seats = [s for rec in res.records for s in rec.seats if s.entry == 0]
+    think = sum(s.think_seconds for s in seats)
+    decisions = sum(s.decisions for s in seats)
+    return {
+        "agents": specs,
+        "games": me_row.games,
+        "wins": me_row.wins,
+        "win_rate": me_row.win_rate,
+        "wilson95": [me_row.win_rate_low, me_row.win_rate_high],
+        "ms_per_decision": 1000 * think / max(decisions, 1),
+        "seed": cfg["run"]["seed"] + 1,
+    }
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parent,
+        )
+        return out.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m training.value.train",
+        description="Collect, encode, fit, evaluate and export a trained value model.",
+    )
+    ap.add_argument("--config", required=True, help="a value TOML config")
+    ap.add_argument("--run-dir", required=True, help="where the run's files go")
+    ap.add_argument("--stage", choices=("collect", "all"), default="all")
+    ap.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
+    ap.add_argument("--export", action="store_true", help="copy the model to the checkpoints")
+    ap.add_argument("--set", action="append", default=[], help="section.key=value override")
+    args = ap.parse_args(argv)
+    t_start = time.time()
+    cfg = load_value_config(args.config, tuple(args.set))
+    run_dir = Path(args.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved = run_dir / "config.toml"
+    if saved.exists() and not args.resume:
+        old = load_value_config(saved)
+        if {s: v for s, v in old.items() if s not in ("run", "eval")} != {
+            s: v for s, v in cfg.items() if s not in ("run", "eval")
+        }:
+            raise SystemExit(f"{run_dir}: holds a run with another config (use --resume)")
+    saved.write_text(dumps(cfg))
+    games = collect(cfg, run_dir)
+    if args.stage == "collect":
+        return 0
+    torch.set_num_threads(cfg["run"]["torch_threads"] or torch.get_num_threads())
+    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    train_ids, held_ids = split_games(cfg, [g["index"] for g in games])
+    k = cfg["collect"]["k"]
+    data = build_samples(games, config, k, run_dir / "data")
+    in_train = np.isin(data.game, list(train_ids))
+    train_s = data.select(np.flatnonzero(in_train))
+    held_s = data.select(np.flatnonzero(~in_train))
+    print(
+        f"[train] {len(train_ids)} games / {train_s.decisions} decisions / {len(train_s.y)} "
+        f"afterstates to train on; {len(held_ids)} games held out",
+        flush=True,
+    )
+    enc = ObservationEncoder(config)
+    meta = model_meta(cfg, enc)
+    net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"], meta["dropout"])
+    curve = fit(cfg, train_s, held_s, net, run_dir / "fit_state.pt")
+    tuned: dict[str, float] = {}
+    if cfg["search"]["tune_prior_weight"] and cfg["search"]["rounds"] == 0 and held_s.decisions:
+        w, regrets = tune_prior_weight(net, held_s, cfg["train"]["target_scale"])
+        meta["search"]["prior_weight"] = w
+        tuned = {str(x): float(r) for x, r in regrets.items()}
+        print(f"[train] prior_weight {w} (held-out regret by weight: {tuned})", flush=True)
+    save_model(run_dir / MODEL_FILE, net, meta)
+    with (run_dir / "curve.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(curve[-1]))
+        writer.writeheader()
+        writer.writerows(curve)
+    plot_curve(
+        curve,
+        run_dir / "learning_curve.png",
+        f"trained {game_name(config.num_players, config.mode)}",
+    )
+    ev_path = run_dir / "eval.json"
+    if cfg["eval"]["games"] and not ev_path.exists():
+        ev_path.write_text(json.dumps(evaluate(cfg, run_dir), indent=2))
+    provenance = {
+        "command": " ".join(
+            [Path(sys.executable).name, "-m", "training.value.train", *sys.argv[1:]]
+        ),
+        "config": args.config,
+        "git_commit": git_commit(),
+        "machine": {"platform": platform.platform(), "cpus": __import__("os").cpu_count()},
+        "games_collected": len(games),
+        "collect_game_minutes": round(sum(g["seconds"] for g in games) / 60, 1),
+        "train": {
+            "games": len(train_ids),
+            "decisions": train_s.decisions,
+            "afterstates": len(train_s.y),
+        },
+        "held_out": {
+            "games": len(held_ids),
+            "decisions": held_s.decisions,
+            **next(r for r in curve if r["kept"]),
+        },
+        "search": meta["search"],
+        "held_out_regret_by_prior_weight": tuned,
+        "evaluation": json.loads(ev_path.read_text()) if ev_path.exists() else None,
+        "wall_minutes_this_invocation": round((time.time() - t_start) / 60, 1),
+    }
+    (run_dir / "provenance.json").write_text(json.dumps(provenance, indent=2))
+    if args.export:
+        dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in (
+            MODEL_FILE,
+            "config.toml",
+            "curve.csv",
+            "learning_curve.png",
+            "provenance.json",
+        ):
+            shutil.copy2(run_dir / name, dest / name)
+        print(f"[train] exported to {dest}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
