@@ -19,6 +19,8 @@ from typing import Any
 
 from moonriver_env.rules import GameState
 
+from .atomic import write_text
+
 FORMAT = "moonriver-play"
 VERSION = 1
 
@@ -105,11 +107,7 @@ class SavedGame:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the file (write then rename: a crash leaves the old file or the new one)."""
-        p = Path(path)
-        tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(p)
-        return p
+        return write_text(path, self.to_json())
 
 
 def free_path(directory: str | os.PathLike[str], stem: str = "moonriver-save") -> Path:

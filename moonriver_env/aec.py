@@ -27,7 +27,7 @@ from .env_args import (
     check_seed,
     env_settings,
 )
-from .rules import GameConfig, GameState, Phase, new_game
+from .rules import GameConfig, GameState, Phase, new_game, scoring
 from .rules.scoring import ScoreBreakdown
 
 __all__ = [
@@ -181,9 +181,9 @@ def win_rewards(scores: list[ScoreBreakdown]) -> list[float]:
 
 def win_share(winners: np.ndarray, seat: int) -> float:
     """The seat's share of the win from ``infos[agent]["winners"]`` (a 0/1 mask over seats):
-    1 for a sole winner, 1/k for one of k winners, 0 otherwise (and before the end)."""
-    k = int(np.count_nonzero(winners))
-    return float(winners[seat]) / k if k else 0.0
+    :func:`moonriver_env.rules.scoring.win_share` of the winning seats (1 for a sole winner,
+    1/k for one of k winners, 0 otherwise and before the end)."""
+    return scoring.win_share(np.flatnonzero(winners).tolist(), seat)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)

@@ -9,16 +9,13 @@ what is allowed, raised before anything changes. No RL library is imported here.
 
 from __future__ import annotations
 
-import math
-import numbers
 import operator
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from .rules import GameConfig
+from .rules.validation import check_choice, check_finite, check_int
 
 REWARD_MODES = ("win", "score", "score_diff")
 OBS_TYPES = ("dict", "flat")
@@ -111,27 +108,17 @@ def env_settings(
     return EnvSettings(config, reward, float(dense_reward), obs_type, render_mode)
 
 
-def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
-    """``value`` is one of ``choices``, else ``ValueError`` naming ``name``."""
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name}: expected one of {choices}, got {value!r}")
-
-
-def check_finite(name: str, value: Any) -> float:
-    """``value`` as a float if it is a finite real number (not a bool; NumPy scalars too),
-    else ``ValueError``."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-    if not real or not math.isfinite(value):
-        raise ValueError(f"{name}: expected a finite number, got {value!r}")
-    return float(value)
-
-
-def check_seat(name: str, value: Any, num_players: int) -> None:
-    """``value`` is a seat ``0..num_players-1`` or ``"random"``, else ``ValueError``."""
+def check_seat(
+    name: str, value: Any, num_players: int | None = None, error: type[ValueError] = ValueError
+) -> int | str:
+    """``value`` if it is a seat ``0..num_players-1`` (any seat number when ``num_players``
+    is ``None``) or ``"random"``, else ``error`` naming ``name``."""
     if value == "random":
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < num_players:
-        raise ValueError(f"{name}: expected 0..{num_players - 1} or 'random', got {value!r}")
+        return "random"
+    if num_players is None:
+        return check_int(name, value, 0, expected="'random' or a seat number", error=error)
+    hi = num_players - 1
+    return check_int(name, value, 0, hi, expected=f"0..{hi} or 'random'", error=error)
 
 
 def check_seed(seed: Any) -> int | None:

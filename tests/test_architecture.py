@@ -1,59 +1,90 @@
-"""The package's structure: no import circles inside ``moonriver_env``; the state's fields
-declared once (:data:`moonriver_env.rules.core.STATE_FIELDS`) and clone and JSON derived.
+"""The project's structure: no import circles; the state's fields declared once
+(:data:`moonriver_env.rules.core.STATE_FIELDS`) and clone and JSON derived.
 
-The import graph is read from the source with :mod:`ast`, counting every import of a
-``moonriver_env`` module wherever it stands (module level, inside a function, under
-``TYPE_CHECKING``): a circle that only a late import breaks at run time is still a circle
-in the design (STYLE.md, "Layers, one way down").
+The import graph of ``moonriver_env``, ``agents`` and ``training`` is read from the source
+with :mod:`ast`. Inside ``moonriver_env`` every import of one of its modules counts, wherever
+it stands (module level, inside a function, under ``TYPE_CHECKING``): a circle that only a
+late import breaks at run time is still a circle in the design (STYLE.md, "Layers, one way
+down"). For ``agents`` and ``training``, and for any import from one package into another,
+only module-level imports count (including those under ``if``/``try`` and ``TYPE_CHECKING``
+at module level, and in class bodies): a few function-level imports cross the layers upwards
+on purpose and are resolved lazily at call time (``moonriver_env/wrappers.py`` ->
+``agents.registry`` to build opponents from specs, ``agents/base.py`` ->
+``training.selfplay`` to load ``.pt`` snapshots).
 """
 
 from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from moonriver_env.rules import GameConfig, new_game
 from moonriver_env.rules.core import STATE_FIELDS, StateCore
 
-PACKAGE = "moonriver_env"
-ROOT = Path(__file__).resolve().parents[1] / PACKAGE
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("moonriver_env", "agents", "training")
+ENGINE = "moonriver_env"  # the package whose function-level imports count too
 
 
 def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
+def _package(name: str) -> str:
+    return name.partition(".")[0]
+
+
+def import_nodes(tree: ast.AST, module_level_only: bool) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements of ``tree``; with ``module_level_only``, not those inside a
+    function (those run at call time, not at import time)."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif module_level_only and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+        ):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
 def imported_modules(path: Path, modules: set[str]) -> set[str]:
-    """The ``moonriver_env`` modules that ``path`` imports (a package import counts for
-    the package's ``__init__``; ``from pkg import mod`` counts for ``pkg.mod``)."""
+    """The project modules that ``path`` imports (a package import counts for the package's
+    ``__init__``; ``from pkg import mod`` counts for ``pkg.mod``), by the counting rule of
+    the module docstring."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(), filename=str(path))
+    at_import = {id(n) for n in import_nodes(tree, module_level_only=True)}
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in import_nodes(tree, module_level_only=False):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                stem = ".".join([*base, node.module] if node.module else base)
-            else:
-                stem = node.module or ""
+        elif node.level:
+            base = package.split(".")
+            base = base[: len(base) - node.level + 1]
+            stem = ".".join([*base, node.module] if node.module else base)
             targets = [stem, *(f"{stem}.{alias.name}" for alias in node.names)]
         else:
-            continue
+            stem = node.module or ""
+            targets = [stem, *(f"{stem}.{alias.name}" for alias in node.names)]
         for target in targets:
-            if target in modules and target != name:
+            if target not in modules or target == name:
+                continue
+            inside_engine = _package(name) == _package(target) == ENGINE
+            if inside_engine or id(node) in at_import:
                 out.add(target)
     return out
 
 
 def import_graph() -> dict[str, set[str]]:
-    paths = sorted(ROOT.rglob("*.py"))
+    paths = sorted(p for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py"))
     modules = {module_name(p) for p in paths}
     return {module_name(p): imported_modules(p, modules) for p in paths}
 
@@ -97,6 +128,23 @@ def test_the_graph_is_read() -> None:
     graph = import_graph()
     assert "moonriver_env.rules.state" in graph["moonriver_env.rules"]
     assert "moonriver_env.rules.core" in graph["moonriver_env.rules.state"]
+    # agents and training are in it, by their module-level imports only
+    assert "agents.tournament.report" in graph["agents.tournament.results"]
+    assert "agents.base" in graph["training.selfplay"]
+    assert "training.selfplay" not in graph["agents.base"]  # a function-level import
+    assert "agents.registry" not in graph["moonriver_env.wrappers"]  # ditto, across layers
+
+
+def test_module_level_imports_count_and_function_level_ones_do_not() -> None:
+    tree = ast.parse(
+        "import a\nif X:\n    import b\nclass C:\n    import c\ndef f():\n    import d\n"
+    )
+    names = {n.names[0].name for n in import_nodes(tree, module_level_only=True)}
+    assert names == {"a", "b", "c"}
+    assert {n.names[0].name for n in import_nodes(tree, module_level_only=False)} == {
+        *names,
+        "d",
+    }
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -105,7 +153,7 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert find_cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_import_cycles_in_the_package() -> None:
+def test_no_import_cycles_in_the_packages() -> None:
     cycles = find_cycles(import_graph())
     assert not cycles, "import circles: " + "; ".join(" <-> ".join(c) for c in cycles)
 

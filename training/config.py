@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from moonriver_env.env_args import check_seat
 from moonriver_env.rules.validation import Checker, Wording
 
 Config = dict[str, dict[str, Any]]
@@ -102,11 +103,7 @@ def _opponent_list(v: Any, path: str) -> list[str]:
 
 
 def _seat(v: Any, path: str) -> int | str:
-    if v == "random":
-        return "random"
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        _CHECK.fail(path, f"expected 'random' or a seat number, got {v!r}")
-    return int(v)
+    return check_seat(path, v, error=ConfigError)
 
 
 SCHEMA: dict[str, dict[str, Check]] = {

@@ -46,6 +46,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.base import PolicyAgent
 from agents.ratings import wilson_interval
 from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+from moonriver_env.rules.scoring import win_share
 
 from .outputs import (
     OutputError,
@@ -118,7 +119,7 @@ class _Match:
         return {
             "game": int(index),
             "seat": seat,
-            "outcome": (1.0 / len(winners)) if seat in winners else 0.0,
+            "outcome": win_share(winners, seat),
             "score": float(totals[seat]),
             "opponent_score": float(max(t for j, t in enumerate(totals) if j != seat)),
         }

@@ -1,7 +1,7 @@
 """Safe outputs of the training commands: atomic writes, the run-directory lock, and the rule
 that a command never overwrites a committed file or an existing output unless asked.
 
-* :func:`atomic_path` / :func:`write_text`: every file (model zips, ``config.toml``,
+* :func:`atomic_path` / :func:`write_text` (from :mod:`agents.atomic`): every file (model zips, ``config.toml``,
   ``eval.csv``, JSON reports, pictures, warm-start artifacts) is written to a temporary file in
   the same directory, flushed to disk and renamed over the target (``os.replace``), so a crash
   or Ctrl-C leaves either the old file or the new one, never a truncated one.
@@ -13,7 +13,6 @@ that a command never overwrites a committed file or an existing output unless as
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -21,9 +20,10 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from agents.atomic import atomic_path, fsync_dir, write_bytes, write_text
 
 SHIPPED = Path(__file__).resolve().parent / "checkpoints"
 
@@ -32,39 +32,7 @@ class OutputError(ValueError):
     """An output that must not be written (exists, is committed, or is locked by a run)."""
 
 
-# -- atomic writes -----------------------------------------------------------------------------
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
-    """A temporary path beside ``path`` (same suffix, so writers that add or read one keep
-    working) to write to; on success it is fsynced and renamed to ``path``, on error removed."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.stem}.tmp{os.getpid()}{target.suffix}")
-    try:
-        yield tmp
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-        _fsync_dir(target.parent)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def write_text(path: str | Path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text)
-    return Path(path)
-
-
+# -- atomic writes (one home: agents.atomic; re-exported for the training commands) ---------
 def write_json(path: str | Path, data: Any) -> Path:
     """``data`` as indented JSON, atomically."""
     return write_text(path, json.dumps(data, indent=2) + "\n")
@@ -82,8 +50,7 @@ def append_text(path: str | Path, text: str) -> None:
     rename (the files appended to, such as ``eval.csv``, are small)."""
     p = Path(path)
     old = p.read_bytes() if p.exists() else b""
-    with atomic_path(p) as tmp:
-        tmp.write_bytes(old + text.encode())
+    write_bytes(p, old + text.encode())
 
 
 # -- the run-directory lock --------------------------------------------------------------------
@@ -197,5 +164,5 @@ def replace_dir(build: Path, dest: Path) -> None:
     if dest.exists():
         os.replace(dest, old)
     os.replace(build, dest)
-    _fsync_dir(dest.parent)
+    fsync_dir(dest.parent)
     shutil.rmtree(old, ignore_errors=True)

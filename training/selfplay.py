@@ -22,7 +22,6 @@ only thing shared with the learner process is the files (written atomically).
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections import defaultdict, deque
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.atomic import atomic_path
 from agents.base import PolicyAgent, policy_action
 from agents.runner import GameSetup
 from moonriver_env.aec import win_share
@@ -90,11 +90,9 @@ class SnapshotPool:
     def add(self, policy: Any, step: int) -> Path:
         """Save ``policy`` (an SB3 policy) as the snapshot of ``step``; drop the oldest beyond
         ``keep``. The file is written under a temporary name and renamed (atomic)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"snapshot_{int(step)}.pt"
-        tmp = self.directory / f".tmp_{os.getpid()}_{int(step)}.pt"
-        save_policy(policy, tmp)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            save_policy(policy, tmp)
         for old in self.paths()[: -self.keep]:
             old.unlink(missing_ok=True)
         return path

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ..atomic import atomic_path, write_text
 from .records import GAME_COLUMNS, GameRecord, game_rows, record_from_rows
 
 CONFIG_FILE = "tournament.json"
@@ -92,9 +93,7 @@ class GamesFile:
             if not resume:
                 for name in existing:
                     (path / name).unlink()
-                (path / CONFIG_FILE).write_text(
-                    json.dumps(dict(config), indent=2) + "\n", encoding="utf-8"
-                )
+                write_text(path / CONFIG_FILE, json.dumps(dict(config), indent=2) + "\n")
         except OSError as exc:
             raise ValueError(f"out: cannot write the results to {str(path)!r} ({exc})") from None
         games = cls(path, labels, done)
@@ -106,12 +105,10 @@ class GamesFile:
         read back (a game cut off mid-write by a hard kill is dropped and played again)."""
         target = self.out / GAMES_FILE
         if rewrite:
-            tmp = target.with_name(GAMES_FILE + ".tmp")
-            with tmp.open("w", encoding="utf-8", newline="") as f:
+            with atomic_path(target) as tmp, tmp.open("w", encoding="utf-8", newline="") as f:
                 writer = self._new_writer(f)
                 for index in sorted(self.done):
                     writer.writerows(game_rows(self.done[index], self.labels))
-            tmp.replace(target)
         self._file = target.open("a", encoding="utf-8", newline="")
         if self._file.tell() == 0:
             self._writer = self._new_writer(self._file)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from moonriver_env.rules import ScoreBreakdown
+from moonriver_env.rules.scoring import win_share
 
 from ..ratings import competition_ranks
 from ..runner import GameOutcome
@@ -106,7 +107,7 @@ def record_game(job: GameJob, outcome: GameOutcome) -> GameRecord:
             score=sc,
             rank=ranks[s],
             win=s in winners,
-            win_share=(1.0 / len(winners)) if s in winners else 0.0,
+            win_share=win_share(winners, s),
             decisions=outcome.decisions[s],
             think_seconds=outcome.think_seconds[s],
         )
@@ -145,7 +146,7 @@ def record_from_rows(rows: Sequence[Mapping[str, str]], labels: Sequence[str]) -
     """The :class:`GameRecord` of one game read back from its ``games.csv`` rows (the inverse
     of :func:`game_rows`; the win share is recomputed exactly, wall times are 0).
     ``ValueError`` if a row does not fit (an unknown agent label, a malformed number)."""
-    winners = sum(int(r["win"]) for r in rows)
+    winners = {int(r["seat"]) for r in rows if int(r["win"])}
     seats = tuple(
         SeatResult(
             seat=int(r["seat"]),
@@ -154,7 +155,7 @@ def record_from_rows(rows: Sequence[Mapping[str, str]], labels: Sequence[str]) -
             score=ScoreBreakdown(**{k: int(r[k]) for k in SCORE_FIELDS}),
             rank=int(r["rank"]),
             win=bool(int(r["win"])),
-            win_share=(1.0 / winners) if int(r["win"]) else 0.0,
+            win_share=win_share(winners, int(r["seat"])),
             decisions=int(r["decisions"]),
             think_seconds=0.0,
         )

@@ -5,16 +5,39 @@ from __future__ import annotations
 
 import math
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from moonriver_env.text_table import format_columns
 
-from .records import CATEGORIES
+from .records import CATEGORIES, AgentSummary, GameRecord
 
-if TYPE_CHECKING:
-    from .results import TournamentResult
+
+class TournamentResult(Protocol):
+    """What a report reads of a tournament's result (:class:`.results.TournamentResult`
+    satisfies it; a protocol here keeps the report below the results, with no import back)."""
+
+    @property
+    def labels(self) -> Sequence[str]: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def scenario(self) -> str | None: ...
+    @property
+    def records(self) -> Sequence[GameRecord]: ...
+    @property
+    def summaries(self) -> Sequence[AgentSummary]: ...
+    @property
+    def pairwise(self) -> np.ndarray: ...
+    @property
+    def anchor(self) -> str | None: ...
+    def timing_dict(self) -> dict[str, Any]: ...
 
 
 def format_table(result: TournamentResult) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic import write_text
 from ..ratings import (
     bradley_terry,
     mean_interval,
@@ -151,14 +152,10 @@ class TournamentResult:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         # games.csv may hold the games appended while the tournament ran: replace it whole
-        tmp = out / "games.csv.tmp"
-        tmp.write_text(self.games_csv(), encoding="utf-8")
-        tmp.replace(out / "games.csv")
-        (out / "summary.csv").write_text(self.summary_csv(), encoding="utf-8")
-        (out / "summary.json").write_text(self.summary_json(), encoding="utf-8")
-        (out / "timing.json").write_text(
-            json.dumps(self.timing_dict(), indent=2) + "\n", encoding="utf-8"
-        )
+        write_text(out / "games.csv", self.games_csv())
+        write_text(out / "summary.csv", self.summary_csv())
+        write_text(out / "summary.json", self.summary_json())
+        write_text(out / "timing.json", json.dumps(self.timing_dict(), indent=2) + "\n")
         if plot:
             plot_summary(self, out / "summary.png")
         return out

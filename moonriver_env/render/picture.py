@@ -16,6 +16,7 @@ import numpy as np
 
 from ..rules.components import Landscape, PartnerKind
 from ..rules.geometry import COLUMN_LETTERS
+from ..rules.validation import check_int
 from .glyphs import (
     BLACK,
     FONT,
@@ -53,9 +54,7 @@ def check_scale(scale: object, name: str = "scale") -> int:
     1..:data:`MAX_SCALE`), else ``ValueError`` naming ``name``; ``None``: the default."""
     if scale is None:
         return DEFAULT_SCALE
-    if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_SCALE:
-        raise ValueError(f"{name}: expected an integer in 1..{MAX_SCALE}, got {scale!r}")
-    return scale
+    return check_int(name, scale, 1, MAX_SCALE)
 
 
 # Okabe-Ito colours for the seats (claim markers, labels).

@@ -6,7 +6,7 @@ ranches (the rulebook's worked example) without playing a game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from .components import Landscape, PartnerKind
@@ -248,3 +248,10 @@ def rank_winners(scores: Sequence[ScoreBreakdown]) -> list[int]:
     (RULES.md section 5, ruling R18)."""
     best = max(s.rank_key for s in scores)
     return [i for i, s in enumerate(scores) if s.rank_key == best]
+
+
+def win_share(winners: Collection[int], seat: int) -> float:
+    """``seat``'s share of the win when ``winners`` (seats, :func:`rank_winners`) win:
+    1 for a sole winner, 1/k for each of k winners sharing it (RULES.md section 5, ruling
+    R18), 0 for the others and when there is no winner yet."""
+    return 1.0 / len(winners) if seat in winners else 0.0

@@ -9,11 +9,16 @@ read. A :class:`Checker` raises its owner's error class with the message ``"path
 its :class:`Wording` keeps each format's established messages (their tests pin them).
 :class:`Int`, :class:`Ints`, :class:`Bool` and :class:`Bools` declare a check once so that a
 schema can be a table of them (:data:`.core.STATE_FIELDS`).
+
+:func:`check_choice`, :func:`check_finite` and :func:`check_int` check arguments given in code
+(the env's keyword arguments, a render scale, a config's seat): they raise
+``error("name: expected ..., got <repr>")``, the value shown as Python writes it.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -66,6 +71,48 @@ def bounds_text(lo: float | None, hi: float | None) -> str:
     if hi is not None:
         return f" <= {hi}"
     return ""
+
+
+# -- checks of arguments given in code ---------------------------------------------------------
+def check_choice(
+    name: str, value: Any, choices: tuple[str, ...], error: type[ValueError] = ValueError
+) -> str:
+    """``value`` if it is one of the strings ``choices``, else ``error`` naming ``name``."""
+    if not isinstance(value, str) or value not in choices:
+        raise error(f"{name}: expected one of {choices}, got {value!r}")
+    return value
+
+
+def check_finite(name: str, value: Any, error: type[ValueError] = ValueError) -> float:
+    """``value`` as a float if it is a finite real number (not a bool; NumPy scalars too),
+    else ``error`` naming ``name``."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)  # np.bool_ isn't Real
+    if not real or not math.isfinite(value):
+        raise error(f"{name}: expected a finite number, got {value!r}")
+    return float(value)
+
+
+def check_int(
+    name: str,
+    value: Any,
+    lo: int | None = None,
+    hi: int | None = None,
+    *,
+    expected: str | None = None,
+    error: type[ValueError] = ValueError,
+) -> int:
+    """``value`` if it is an int (not a bool) in ``lo..hi`` (either bound may be ``None``),
+    else ``error("name: expected <expected>, got <repr>")``; ``expected`` defaults to
+    ``an integer in lo..hi``."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or (lo is not None and value < lo)
+        or (hi is not None and value > hi)
+    ):
+        what = expected or f"an integer{bounds_text(lo, hi)}"
+        raise error(f"{name}: expected {what}, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,57 @@
+"""Atomic file writes: the one home of "write beside, fsync, rename over".
+
+Every file the project writes for later reading (saved games, tournament results, self-play
+snapshots, the training run's models, configs and reports) goes through :func:`atomic_path`: the
+content is written to a temporary file in the target's directory, flushed to disk and renamed
+over the target (``os.replace``), so a crash or Ctrl-C leaves either the old file or the new one,
+never a truncated one. It lives in ``agents`` because both ``agents`` and ``training`` (which
+imports ``agents``) need it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def fsync_dir(directory: str | os.PathLike[str]) -> None:
+    """Flush a directory's entries (a rename is durable only once its directory is synced)."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix, so writers that add or read one keep
+    working) to write to; on success it is fsynced and renamed to ``path``, on error removed.
+    The target's directory is created if missing."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.stem}.tmp{os.getpid()}{target.suffix}")
+    try:
+        yield tmp
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+        fsync_dir(target.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
