@@ -226,7 +226,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         }
         EzPickle.__init__(self, **arguments, render_scale=render_scale)
         super().__init__()
-        settings = env_settings(**arguments)
+        settings = env_settings(arguments)
         from .render.picture import check_scale
 
         self.render_scale = check_scale(render_scale, "render_scale")  # rgb_array zoom

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import operator
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,37 +61,23 @@ class EnvSettings:
     render_mode: str | None
 
 
-def env_settings(
-    num_players: int | None = None,
-    mode: str | None = None,
-    scenario: str | None = None,
-    boards: tuple[str, ...] | str | None = None,
-    reward: str = "win",
-    dense_reward: float = 0.0,
-    obs_type: str = "dict",
-    auto_resolve: bool | None = None,
-    render_mode: str | None = None,
-    config: GameConfig | None = None,
-) -> EnvSettings:
-    """Check the environment's arguments and build its :class:`EnvSettings`.
+def env_settings(arguments: Mapping[str, Any]) -> EnvSettings:
+    """Check the environment's arguments (``raw_env``'s keyword arguments by name; its
+    signature holds their defaults) and build its :class:`EnvSettings`.
 
     The game is given either by the game arguments (``num_players``, ``mode``, ``scenario``,
     ``boards``, ``auto_resolve``; ``None`` means the default of :data:`GAME_DEFAULTS`) or by
     ``config``; a game argument given together with a ``config`` that says otherwise raises
     ``ValueError`` naming both.
     """
-    check_choice("reward", reward, REWARD_MODES)
-    check_finite("dense_reward", dense_reward)
-    check_choice("obs_type", obs_type, OBS_TYPES)
+    reward = check_choice("reward", arguments["reward"], REWARD_MODES)
+    dense_reward = check_finite("dense_reward", arguments["dense_reward"])
+    obs_type = check_choice("obs_type", arguments["obs_type"], OBS_TYPES)
+    render_mode = arguments["render_mode"]
     if render_mode is not None:
         check_choice("render_mode", render_mode, RENDER_MODES)
-    given = {
-        "num_players": num_players,
-        "mode": mode,
-        "scenario": scenario,
-        "boards": boards,
-        "auto_resolve": auto_resolve,
-    }
+    config = arguments["config"]
+    given = {key: arguments[key] for key in GAME_DEFAULTS}
     if config is None:
         game: dict[str, Any] = {k: GAME_DEFAULTS[k] if v is None else v for k, v in given.items()}
         config = GameConfig(**game)
@@ -105,7 +92,7 @@ def env_settings(
                     f"{key}={value!r} contradicts config.{key}={getattr(config, key)!r}: "
                     f"give the game either by config or by {key}, not both"
                 )
-    return EnvSettings(config, reward, float(dense_reward), obs_type, render_mode)
+    return EnvSettings(config, reward, dense_reward, obs_type, render_mode)
 
 
 def check_seat(
