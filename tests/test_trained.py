@@ -19,6 +19,7 @@ from training.config import ConfigError  # noqa: E402
 from training.value.config import load_value_config  # noqa: E402
 
 SHIPPED = ("2p_base", "4p_base")
+CONFIGS = Path(__file__).resolve().parents[1] / "training" / "configs"
 
 
 def play(agent: TrainedAgent, config: GameConfig, seed: int) -> tuple[int, list[float]]:
@@ -130,9 +131,10 @@ def test_bad_paths_and_keys_are_named() -> None:
         load_value_config(None, ("collect.k=3", "search.k=4"))
 
 
-@pytest.mark.parametrize("path", sorted(Path("training/configs").glob("value_*.toml")))
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("value_*.toml")))
 def test_shipped_configs_load(path: Path) -> None:
     cfg = load_value_config(path)
+    assert cfg["game"]["mode"] == "base"
     assert cfg["search"]["k"] <= cfg["collect"]["k"]
 
 
@@ -142,7 +144,7 @@ def test_tiny_training_run_gives_a_model_that_plays(tmp_path: Path) -> None:
     run = tmp_path / "run"
     args = [
         "--config",
-        "training/configs/value_2p_base.toml",
+        str(CONFIGS / "value_2p_base.toml"),
         "--run-dir",
         str(run),
         "--set",
