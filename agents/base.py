@@ -134,7 +134,7 @@ def _observation_size(config: GameConfig) -> int:
     from moonriver_env.encoding import ObservationEncoder
 
     enc = ObservationEncoder(config)
-    return int(enc.plane_size + enc.num_features)
+    return enc.flat_size
 
 
 def _trained_game(num_actions: int, num_features: int | None) -> str:

@@ -61,7 +61,7 @@ def extra_size(num_players: int) -> int:
 
 def input_size(encoder: ObservationEncoder) -> int:
     """Width of a row of :func:`candidate_inputs`: the flat observation, then the evaluation."""
-    return encoder.plane_size + encoder.num_features + extra_size(encoder.n)
+    return encoder.flat_size + extra_size(encoder.n)
 
 
 def completed_afterstates(
@@ -94,7 +94,7 @@ def state_inputs(
     :data:`EVAL_SCALE` points. ``ctx`` is the public context to evaluate with (default: each
     state's own).
     """
-    obs = encoder.plane_size + encoder.num_features
+    obs = encoder.flat_size
     rows = np.empty((len(states), input_size(encoder)), dtype=np.float32)
     opp_w = evaluator.w.opp_w
     for j, sim in enumerate(states):

@@ -200,7 +200,9 @@ class ObservationEncoder:
         # One absolute-seat buffer: the planes of seats 0..n-1, then the features. An
         # observation is one gather from it (observer's ranch first) into a fresh array.
         self.plane_size = p = n * RANCH_CHANNELS * cells
-        self._abs = np.zeros(p + self.num_features, dtype=np.float32)
+        # Length of the flat observation (planes, then features): the env's Box, the networks.
+        self.flat_size = p + self.num_features
+        self._abs = np.zeros(self.flat_size, dtype=np.float32)
         self._planes_abs = self._abs[:p].reshape(n, cells, RANCH_CHANNELS)  # cell-major
         self._features_abs = self._abs[p:]
         self._cache_block: list[NDArray[np.float32]] = [self._planes_abs[s] for s in range(n)]
