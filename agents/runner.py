@@ -2,9 +2,9 @@
 
 Tournaments (:mod:`agents.tournament`), the ladder evaluation of a learned policy
 (:mod:`training.evaluate`) and the teacher games of behaviour cloning (:mod:`training.pretrain`)
-all play their games through :class:`GameRunner` and fan them out over processes with
-:func:`run_jobs`; the game's arguments live in :class:`GameSetup` and the seeds are derived
-here.
+all play their games through :class:`GameRunner` and fan them out with :func:`run_jobs`, on
+worker processes or on Ray (:class:`Backend`, :mod:`agents.ray_backend`); the game's arguments
+live in :class:`GameSetup` and the seeds are derived here.
 
 Seeds
 -----
@@ -13,7 +13,7 @@ A run with master seed ``S`` derives every seed of its game ``i`` from
 :func:`game_seed` ``= derive_seed(S, i)`` and the agent in slot ``k`` is reset with
 :func:`agent_seed` ``= derive_seed(S, i, 1 + k)``; other per-game streams use further words
 (the teacher games' exploration: ``derive_seed(S, i, 99)``). Results then depend on neither
-the number of workers nor the order in which games finish.
+the number of workers, nor the backend, nor the order in which games finish.
 
 Agents
 ------
@@ -25,12 +25,14 @@ the engine state), so no observation is encoded for them.
 
 from __future__ import annotations
 
+import argparse
 import multiprocessing as mp
 import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -43,11 +45,16 @@ if TYPE_CHECKING:
     from moonriver_env.rules import GameConfig, GameState
 
 __all__ = [
+    "BACKENDS",
+    "Backend",
+    "BackendError",
     "DecisionHook",
     "GameOutcome",
     "GameRunner",
     "GameSetup",
+    "add_backend_arguments",
     "agent_seed",
+    "backend_from_args",
     "derive_seed",
     "game_seed",
     "run_jobs",
@@ -231,6 +238,73 @@ class GameRunner:
 
 # ------------------------------------------------------------------------------- fan-out
 
+BACKENDS = ("process", "ray")
+
+
+class BackendError(ValueError):
+    """The backend asked for cannot run the jobs (Ray not installed, no Ray cluster at the
+    address); the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where :func:`run_jobs` plays: ``"process"``, worker processes on this machine (the
+    default), or ``"ray"``, Ray actors (:mod:`agents.ray_backend`): ``address`` ``None``
+    starts a Ray on this machine for the run, else the cluster at ``address`` is used."""
+
+    name: str = "process"
+    address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in BACKENDS:
+            raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {self.name!r}")
+        if self.address is not None and self.name != "ray":
+            raise ValueError("address: only the ray backend connects to an address (--backend ray)")
+
+    @contextmanager
+    def session(self, workers: int) -> Iterator[None]:
+        """Keep the backend up for the block, so that a run can check it before writing
+        anything and its :func:`run_jobs` calls share it (:class:`BackendError` if it
+        cannot start). Nothing to do for processes."""
+        if self.name != "ray":
+            yield
+            return
+        from .ray_backend import ray_session
+
+        with ray_session(self.address, workers):
+            yield
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--backend`` and ``--address``, the options of every command that plays through
+    :func:`run_jobs` (read back with :func:`backend_from_args`)."""
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="process",
+        help="where the --workers play: process (this machine, default) or ray (Ray actors; "
+        "needs the ray extra)",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        help="with --backend ray: the Ray cluster's address (HOST:PORT as `ray start --head` "
+        "prints it, or auto); default: a Ray started on this machine for the command",
+    )
+
+
+def backend_from_args(args: argparse.Namespace) -> Backend:
+    """The :class:`Backend` of parsed :func:`add_backend_arguments` options (``ValueError``
+    for ``--address`` without ``--backend ray``)."""
+    return Backend(args.backend, args.address)
+
+
+def limit_worker_threads() -> None:
+    """One torch thread in a worker (the workers already share the cores)."""
+    if "torch" in sys.modules:  # pragma: no cover - depends on the agents
+        sys.modules["torch"].set_num_threads(1)
+
+
 _WORKER: tuple[Any, Callable[[Any, Any], Any]] | None = None
 
 
@@ -240,8 +314,7 @@ def _init_worker(
     global _WORKER
     # Ctrl-C is the parent's to handle (it stops the pool): no traceback from every worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if "torch" in sys.modules:  # pragma: no cover - depends on the agents
-        sys.modules["torch"].set_num_threads(1)
+    limit_worker_threads()
     _WORKER = (setup(*args), play)
 
 
@@ -259,15 +332,23 @@ def run_jobs(
     workers: int = 1,
     on_result: Callable[[R], None] | None = None,
     context: str = "spawn",
+    backend: Backend | None = None,
 ) -> list[R]:
     """Results of ``play(state, job)`` for every job, in job order, where ``state =
-    setup(*setup_args)`` is built once per process (an environment, agents, a loaded policy).
+    setup(*setup_args)`` is built once per worker (an environment, agents, a loaded policy).
 
-    With ``workers > 1`` the jobs run in that many ``context`` processes (``setup`` and
-    ``play`` must then be picklable module-level functions); each process uses one
-    BLAS/torch thread unless ``OMP_NUM_THREADS`` / ``MKL_NUM_THREADS`` say otherwise.
-    ``on_result`` is called with each result as it arrives (progress, appending)."""
+    With the process backend (the default) and ``workers > 1`` the jobs run in that many
+    ``context`` processes (``setup`` and ``play`` must then be picklable module-level
+    functions); each process uses one BLAS/torch thread unless ``OMP_NUM_THREADS`` /
+    ``MKL_NUM_THREADS`` say otherwise. With the ray backend they run on ``workers`` Ray
+    actors (:mod:`agents.ray_backend`; ``setup_args`` are sent to them, so they may be
+    anywhere on a cluster). ``on_result`` is called here with each result as it arrives
+    (progress, appending), in the order the jobs finish."""
     items = list(enumerate(jobs))
+    if backend is not None and backend.name == "ray":
+        from .ray_backend import run_on_ray
+
+        return run_on_ray(items, setup, setup_args, play, workers, on_result, backend.address)
     results: list[Any] = [None] * len(items)
     if workers <= 1 or len(items) <= 1:
         state = setup(*setup_args)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from agents.runner import BACKENDS, BackendError
 from moonriver_env.env_args import check_seat
 from moonriver_env.rules.validation import Checker, Wording
 
@@ -172,6 +173,8 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "games": _int(1),
         "explore": _float(0.0, 1.0),
         "workers": _int(1, 64),
+        "backend": _choice(*BACKENDS),
+        "address": _str,
         "epochs": _int(0),
         "batch_size": _int(1),
         "learning_rate": _float(0.0, open_lo=True),
@@ -295,6 +298,7 @@ def validate(cfg: Config) -> Config:
         )
     if out["pretrain"]["teacher"]:
         _check_agent_spec("pretrain.teacher", out["pretrain"]["teacher"])
+    _check_backend(out["pretrain"])
     seat = out["env"]["learner_seat"]
     if seat != "random" and seat >= out["env"]["num_players"]:
         raise ConfigError(
@@ -303,6 +307,21 @@ def validate(cfg: Config) -> Config:
     if out["env"]["mode"] == "base" and out["env"]["scenario"] != "random":
         raise ConfigError("env.scenario: only the Legends mode has scenarios")
     return out
+
+
+def _check_backend(pretrain: Mapping[str, Any]) -> None:
+    """``pretrain.address`` only with the ray backend, and Ray installed for it."""
+    if pretrain["address"] and pretrain["backend"] != "ray":
+        raise ConfigError(
+            'pretrain.address: only the ray backend connects to an address (set pretrain.backend = "ray")'
+        )
+    if pretrain["backend"] == "ray":
+        from agents.ray_backend import check_installed
+
+        try:
+            check_installed()
+        except BackendError as e:
+            raise ConfigError(f"pretrain.backend: {e}") from None
 
 
 def _check_agent_spec(key: str, spec: str) -> None:

@@ -11,7 +11,7 @@ From the command line::
 
     python -m training.evaluate --model runs/NAME/final_model.zip --opponents random,greedy \\
         --games 400 --seed 0 [--workers 2] [--stochastic] [--out DIR] [--csv runs/NAME/eval.csv] \\
-        [--force]
+        [--force] [--backend process|ray] [--address HOST:PORT]
 
 prints a table (win rate with its 95% Wilson interval, mean scores), writes ``evaluation.json``
 and ``evaluation.png`` (the win rates as bars with their intervals and, when the run's
@@ -25,7 +25,8 @@ Game ``i`` (against each opponent) is played by :class:`agents.runner.GameRunner
 learner (:class:`agents.base.PolicyAgent`) in seat ``i % num_players``, the environment seeded
 from ``SeedSequence([seed, i])`` (:func:`learner_env_seed`) and the opponent in the ``k``-th
 other seat reset with ``SeedSequence([seed, i, 1 + k])``, so results do not depend on
-``--workers``. Win rate: a win counts 1, a shared win ``1/k``, a loss 0.
+``--workers`` nor on ``--backend`` (``ray``: the games on Ray actors, each sent the policy, on a
+Ray started for the command or the cluster at ``--address``). Win rate: a win counts 1, a shared win ``1/k``, a loss 0.
 """
 
 from __future__ import annotations
@@ -45,7 +46,18 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import PolicyAgent
 from agents.ratings import wilson_interval
-from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+from agents.runner import (
+    Backend,
+    BackendError,
+    GameRunner,
+    GameSetup,
+    add_backend_arguments,
+    agent_seed,
+    backend_from_args,
+    derive_seed,
+    game_seed,
+    run_jobs,
+)
 from moonriver_env.rules.scoring import win_share
 
 from .outputs import (
@@ -177,15 +189,23 @@ def evaluate_ladder(
     workers: int = 1,
     model_path: str | Path | None = None,
     show_progress: bool = False,
+    backend: Backend | None = None,
 ) -> list[dict[str, Any]]:
     """One summary per opponent (:func:`summarize`). ``workers > 1`` needs ``model_path`` (each
-    worker process loads the policy itself). ``show_progress``: a bar of the games done."""
+    worker process loads the policy itself), unless the ``backend`` is Ray (each actor is sent
+    ``policy``: the model file need not be on the cluster's machines). ``show_progress``: a
+    bar of the games done."""
     setup = GameSetup(**(env_kwargs or {}))
     jobs = [(opp, i, seed) for opp in opponents for i in range(games)]
     bar = progress(len(jobs), "evaluation games", unit="game", enabled=show_progress)
     try:
-        if workers > 1 and model_path is not None:
-            args: tuple[Any, ...] = (str(model_path), setup, deterministic)
+        if backend is not None and backend.name == "ray":
+            args: tuple[Any, ...] = (policy, setup, deterministic)
+            results = run_jobs(
+                jobs, _Match, args, _play, workers, lambda _: bar.update(), backend=backend
+            )
+        elif workers > 1 and model_path is not None:
+            args = (str(model_path), setup, deterministic)
             results = run_jobs(
                 jobs, _open_match, args, _play, workers=workers, on_result=lambda _: bar.update()
             )
@@ -465,8 +485,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=400, help="games per opponent")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
-        "--workers", type=int, default=1, help="processes (results do not depend on it)"
+        "--workers",
+        type=int,
+        default=1,
+        help="processes or Ray actors (results do not depend on it)",
     )
+    add_backend_arguments(ap)
     ap.add_argument(
         "--stochastic", action="store_true", help="sample actions (default: most likely)"
     )
@@ -483,6 +507,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--csv", default=None, help="eval.csv for the learning curve (default: found)")
     ap.add_argument("--force", action="store_true", help="replace existing evaluation files")
     args = ap.parse_args(argv)
+    try:
+        backend = backend_from_args(args)
+    except ValueError as e:
+        ap.error(str(e))
 
     model_path = Path(args.model)
     if not model_path.exists() and model_path.with_suffix(".zip").exists():
@@ -511,17 +539,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     t0 = time.time()
     policy = load_policy(model_path)
-    rows = evaluate_ladder(
-        policy,
-        opponents,
-        args.games,
-        seed=args.seed,
-        env_kwargs=kwargs,
-        deterministic=not args.stochastic,
-        workers=max(1, args.workers),
-        model_path=model_path,
-        show_progress=True,
-    )
+    try:
+        rows = evaluate_ladder(
+            policy,
+            opponents,
+            args.games,
+            seed=args.seed,
+            env_kwargs=kwargs,
+            deterministic=not args.stochastic,
+            workers=max(1, args.workers),
+            model_path=model_path,
+            show_progress=True,
+            backend=backend,
+        )
+    except BackendError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     elapsed = time.time() - t0
     print(
         f"model {model_path} ({kwargs['num_players']} players, {kwargs['mode']}), "

@@ -5,11 +5,11 @@ PPO from scratch spends most of a short budget learning what a one-ply search se
 in minutes; PPO (against the baselines and its own snapshots) then improves on it.
 
 1. **Data**: ``games`` games of the ``teacher`` (``agents.make_agent`` name, e.g. ``"heuristic"``)
-   against itself, in ``workers`` processes, on the training game (``[env]``: players, mode,
-   ``auto_resolve``, rewards). Every decision of every seat is a sample: the flat observation from
-   that seat's view (stored as float16), its legal-action mask, the teacher's action, and the
-   discounted return the seat went on to receive with the training rewards (``gamma``, win +
-   dense shaping), the value target. With probability ``explore`` the move actually played is a
+   against itself, in ``workers`` processes (or Ray actors: ``backend``, ``address``), on the
+   training game (``[env]``: players, mode, ``auto_resolve``, rewards). Every decision of
+   every seat is a sample: the flat observation from that seat's view (stored as float16), its
+   legal-action mask, the teacher's action, and the discounted return the seat went on to
+   receive with the training rewards (``gamma``, win + dense shaping), the value target. With probability ``explore`` the move actually played is a
    random legal one instead of the teacher's (the label stays the teacher's), so the data also
    covers positions the teacher would not reach.
 2. **Cloning**: ``epochs`` passes of minibatch Adam on ``-log pi(teacher action | obs, mask)``
@@ -28,7 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+from agents.runner import (
+    Backend,
+    GameRunner,
+    GameSetup,
+    agent_seed,
+    derive_seed,
+    game_seed,
+    run_jobs,
+)
 
 from .outputs import atomic_path, save_model, write_json
 from .progress import progress
@@ -204,8 +212,10 @@ def collect(
     workers: int = 1,
     minutes: float = 0.0,
     shards: Path | None = None,
+    backend: Backend | None = None,
 ) -> dict[str, np.ndarray]:
-    """The samples of ``games`` teacher games, in game order (independent of ``workers``); with
+    """The samples of ``games`` teacher games, in game order (independent of ``workers`` and
+    of the ``backend``: processes on this machine by default, or Ray); with
     ``minutes > 0`` the games started within that wall time (then it depends on the speed;
     game 0 always plays, so there are samples). With ``shards`` (a directory) the games are
     kept there as they finish and the games already there are not played again (their wall
@@ -236,7 +246,14 @@ def collect(
 
     try:
         parts = run_jobs(
-            jobs, _TeacherTable, table_args, _play, workers, on_result, context="forkserver"
+            jobs,
+            _TeacherTable,
+            table_args,
+            _play,
+            workers,
+            on_result,
+            context="forkserver",
+            backend=backend,
         )
     finally:
         bar.close()
@@ -391,6 +408,7 @@ def pretrain(
             max(1, cfg["workers"]),
             cfg["collect_minutes"],
             shards=work_dir / "games" if work_dir is not None else None,
+            backend=Backend(cfg["backend"], cfg["address"] or None),
         )
         played = len(np.unique(data["game"]))
         print(

@@ -3,7 +3,8 @@
 Usage::
 
     python -m agents.tournament --agents random,greedy,mcts --players 2 --games 400 \\
-        --workers 2 --seed 0 [--mode base|legends] [--scenario S] [--out DIR] [--no-plot]
+        --workers 2 --seed 0 [--mode base|legends] [--scenario S] [--out DIR] [--no-plot] \\
+        [--backend process|ray] [--address HOST:PORT]
 
 Schedule
 --------
@@ -19,10 +20,12 @@ listed twice for self-play, its entries are then labelled ``spec#1``, ``spec#2``
 
 Game ``i`` uses the seed ``SeedSequence([seed, i])`` (63 bits) for ``env.reset``, and the
 agent in seat ``s`` is ``reset`` with ``SeedSequence([seed, i, 1 + s])``. Games run in
-``--workers`` spawned processes (each keeps its agents and environment between games) and the
-results are put back in game order, so the same arguments give byte-identical ``games.csv``,
-``summary.csv`` and ``summary.json`` for any number of workers, as long as the agents are
-deterministic given their seed (no time budgets: e.g. ``mcts:sims=200,time=none``).
+``--workers`` spawned processes, or with ``--backend ray`` on as many Ray actors (a Ray started
+for the command, or the cluster at ``--address``; :mod:`agents.ray_backend`); each keeps its
+agents and environment between games, and the results are put back in game order, so the same
+arguments give byte-identical ``games.csv``, ``summary.csv`` and ``summary.json`` for any
+number of workers and either backend, as long as the agents are deterministic given their
+seed (no time budgets: e.g. ``mcts:sims=200,time=none``).
 
 Agents built on :class:`agents.base.Agent` are asked through ``choose(state)`` (what their
 ``act`` does with ``env.unwrapped.state``) so no observation is encoded for them; any other

@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from ..runner import add_backend_arguments, backend_from_args
 from .games import run_tournament
 from .schedule import seat_slots, split_specs
 
@@ -40,7 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=100,
         help="2 players: games per pair of agents; 3-4 players: games in total (default 100)",
     )
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes or Ray actors (default 1)"
+    )
+    add_backend_arguments(parser)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--mode", default="base", choices=("base", "legends"))
     parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
@@ -79,6 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--resume needs --out (the directory of the interrupted tournament)")
     out = args.out or os.path.join("runs", "tournament-" + time.strftime("%Y%m%d-%H%M%S"))
     try:
+        backend = backend_from_args(args)
         result = run_tournament(
             specs,
             players=args.players,
@@ -91,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             out=out,
             resume=args.resume,
             force=args.force,
+            backend=backend,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -1,5 +1,5 @@
 """Running a tournament: the games of the schedule, played by :class:`agents.runner.GameRunner`
-in one or more processes (:func:`agents.runner.run_jobs`), then summarised."""
+in one or more processes or Ray actors (:func:`agents.runner.run_jobs`), then summarised."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..base import check_game
-from ..runner import GameRunner, GameSetup, agent_seed, game_seed, run_jobs
+from ..runner import Backend, GameRunner, GameSetup, agent_seed, game_seed, run_jobs
 from .gamesfile import GamesFile
 from .records import GameJob, GameRecord, record_game
 from .results import TournamentResult, summarise
@@ -92,6 +92,7 @@ def run_tournament(
     out: str | os.PathLike[str] | None = None,
     resume: bool = False,
     force: bool = False,
+    backend: Backend | None = None,
 ) -> TournamentResult:
     """Play a tournament (schedule, seeds and statistics in :mod:`agents.tournament`).
 
@@ -100,7 +101,7 @@ def run_tournament(
         players: seats per game (2-4).
         games: with 2 players, games per pair of entries; with 3-4, games in total.
         seed: master seed (>= 0).
-        workers: processes (``1``: play in this process).
+        workers: processes (``1``: play in this process), or Ray actors.
         mode, scenario: the game variant (``scenario`` for Legends; ``None`` draws per game).
         progress: show a tqdm progress bar (on stderr).
         agent_factory: ``(spec, seed) -> Agent``; default :func:`agents.make_agent`. With
@@ -111,14 +112,17 @@ def run_tournament(
         resume: continue the tournament in ``out`` (same arguments): its finished games are
             read back and only the others are played.
         force: replace the tournament files in ``out``.
+        backend: where the workers play (:class:`agents.runner.Backend`; default: processes
+            on this machine). The games and files do not depend on it.
 
     Returns:
         The :class:`TournamentResult`, games in game order (save it into ``out`` to finish
         the directory: ``result.save(out)``).
 
     Raises:
-        ValueError: a bad argument, an agent that cannot play the game (before any game), or
-            an ``out`` that cannot be used (nothing is written then).
+        ValueError: a bad argument, an agent that cannot play the game (before any game), an
+            ``out`` that cannot be used, or a backend that cannot start
+            (:class:`agents.runner.BackendError`); nothing is written then.
         KeyboardInterrupt: passed on; the games finished so far are in ``out``.
     """
     specs = tuple(agent_specs)
@@ -140,51 +144,55 @@ def run_tournament(
         check_game(factory(spec, 0), config)
     labels = tuple(entry_labels(specs))
     jobs = make_jobs(len(specs), players, games, seed)
-    log = None
-    if out is not None:
-        arguments = {
-            "agents": list(specs),
-            "players": players,
-            "games": games,
-            "seed": seed,
-            "mode": mode,
-            "scenario": scenario,
-        }
-        log = GamesFile.open(out, arguments, labels, players, resume=resume, force=force)
-    done = dict(log.done) if log is not None else {}
-    todo = [job for job in jobs if job.index not in done]
-    start = time.perf_counter()
-    from tqdm import tqdm
+    backend = backend or Backend()
+    # up before any file is written: a backend that cannot start leaves ``out`` untouched
+    with backend.session(workers):
+        log = None
+        if out is not None:
+            arguments = {
+                "agents": list(specs),
+                "players": players,
+                "games": games,
+                "seed": seed,
+                "mode": mode,
+                "scenario": scenario,
+            }
+            log = GamesFile.open(out, arguments, labels, players, resume=resume, force=force)
+        done = dict(log.done) if log is not None else {}
+        todo = [job for job in jobs if job.index not in done]
+        start = time.perf_counter()
+        from tqdm import tqdm
 
-    bar = tqdm(
-        total=len(jobs),
-        initial=len(done),
-        desc="games",
-        unit="game",
-        disable=not progress,
-        leave=False,
-    )
-
-    def finished(record: GameRecord) -> None:
-        if log is not None:
-            log.append(record)
-        bar.update(1)
-
-    try:
-        played = run_jobs(
-            todo,
-            _Table,
-            (specs, setup, agent_factory),
-            _play_job,
-            workers=workers,
-            on_result=finished,
+        bar = tqdm(
+            total=len(jobs),
+            initial=len(done),
+            desc="games",
+            unit="game",
+            disable=not progress,
+            leave=False,
         )
-    finally:
-        bar.close()
-        if log is not None:
-            log.close()
-    records = sorted([*done.values(), *played], key=lambda r: r.index)
-    wall = time.perf_counter() - start
+
+        def finished(record: GameRecord) -> None:
+            if log is not None:
+                log.append(record)
+            bar.update(1)
+
+        try:
+            played = run_jobs(
+                todo,
+                _Table,
+                (specs, setup, agent_factory),
+                _play_job,
+                workers=workers,
+                on_result=finished,
+                backend=backend,
+            )
+        finally:
+            bar.close()
+            if log is not None:
+                log.close()
+        records = sorted([*done.values(), *played], key=lambda r: r.index)
+        wall = time.perf_counter() - start
     return summarise(
         specs, labels, players, games, seed, mode, scenario, records, wall, min(workers, len(jobs))
     )
