@@ -29,7 +29,14 @@ from typing import Any
 
 from .runner import BackendError, limit_worker_threads
 
-__all__ = ["CONNECT_TIMEOUT_S", "INSTALL_HINT", "check_installed", "ray_session", "run_on_ray"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "INSTALL_HINT",
+    "check_address",
+    "check_installed",
+    "ray_session",
+    "run_on_ray",
+]
 
 INSTALL_HINT = "pip install -e .[ray]"
 CONNECT_TIMEOUT_S = 10.0

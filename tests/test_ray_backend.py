@@ -43,6 +43,17 @@ def local_ray() -> Iterator[str]:
         ray.shutdown()
 
 
+@pytest.fixture(scope="module")
+def process_files(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, bytes]]:
+    """The process backend's tournament files, 2 and 4 players (what Ray must reproduce)."""
+    files = {}
+    for players in (2, 4):
+        out = tmp_path_factory.mktemp(f"process{players}")
+        _tournament(out, players)
+        files[players] = _files(out)
+    return files
+
+
 def _files(out: Path) -> dict[str, bytes]:
     """The tournament's files but its (wall-clock) timing."""
     return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.name != "timing.json"}
@@ -70,19 +81,20 @@ def test_run_jobs_streams_every_result_and_keeps_job_order(local_ray: str) -> No
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_tournament_files_are_the_process_backends(
-    local_ray: str, tmp_path: Path, players: int
+    local_ray: str, process_files: dict[int, dict[str, bytes]], tmp_path: Path, players: int
 ) -> None:
-    _tournament(tmp_path / "process", players)
-    _tournament(tmp_path / "ray", players, RAY)
-    process, ray = _files(tmp_path / "process"), _files(tmp_path / "ray")
+    _tournament(tmp_path, players, RAY)
+    process = process_files[players]
     assert set(process) >= {"games.csv", "summary.csv", "summary.json", "tournament.json"}
-    assert ray == process  # byte-identical
+    assert _files(tmp_path) == process  # byte-identical
 
 
 def test_interrupted_ray_tournament_resumes_to_the_same_files(
-    local_ray: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    local_ray: str,
+    process_files: dict[int, dict[str, bytes]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _tournament(tmp_path / "whole", 2)
     append = GamesFile.append
     kept: list[int] = []
 
@@ -99,23 +111,21 @@ def test_interrupted_ray_tournament_resumes_to_the_same_files(
     assert len((part / "games.csv").read_text().splitlines()) == 1 + 2 * 2  # header, 2 games
     monkeypatch.setattr(GamesFile, "append", append)
     _tournament(part, 2, RAY, resume=True)
-    assert _files(part) == _files(tmp_path / "whole")
+    assert _files(part) == process_files[2]
 
 
-def test_cli_on_a_cluster_address_plays_the_same_games(local_ray: str, tmp_path: Path) -> None:
+def test_cli_on_a_cluster_address_plays_the_same_games(
+    local_ray: str, process_files: dict[int, dict[str, bytes]], tmp_path: Path
+) -> None:
     """A second driver joins the running Ray by its address (as on a cluster)."""
-    _tournament(tmp_path / "process", 2)
     out = tmp_path / "cli"
-    code = "import sys; from agents.tournament import main; sys.exit(main(sys.argv[1:]))"
     argv = f"--agents {','.join(SPECS)} --games 2 --seed 11 --workers 2 --no-plot --out {out}"
-    proc = run_python(
-        f"import sys; sys.argv[1:] = {argv.split() + ['--backend', 'ray', '--address', local_ray]!r}; "
-        + code,
-        timeout=180,
-    )
+    argv += f" --backend ray --address {local_ray}"
+    code = f"import sys; from agents.tournament import main; sys.exit(main({argv.split()!r}))"
+    proc = run_python(code, timeout=180)
     assert f"results: {out}" in proc.stdout
     assert "games" in proc.stderr  # the progress bar
-    assert _files(out) == _files(tmp_path / "process")
+    assert _files(out) == process_files[2]
 
 
 def test_evaluation_is_the_process_backends(local_ray: str) -> None:
@@ -124,11 +134,11 @@ def test_evaluation_is_the_process_backends(local_ray: str) -> None:
 
     model = Path(__file__).resolve().parents[1] / "training/checkpoints/ppo_2p_base/model.zip"
     policy = load_policy(model)  # sent to the actors: the file need not be on their machine
-    args = (policy, ["random", "greedy"], 2)
+    args = (policy, ["random"], 2)
     process = evaluate_ladder(*args, seed=3, env_kwargs={"num_players": 2})
     ray = evaluate_ladder(*args, seed=3, env_kwargs={"num_players": 2}, workers=2, backend=RAY)
     assert ray == process
-    assert [r["games"] for r in ray] == [2, 2]
+    assert ray[0]["games"] == 2
 
 
 def test_teacher_games_are_the_process_backends(local_ray: str) -> None:

@@ -313,7 +313,8 @@ def _check_backend(pretrain: Mapping[str, Any]) -> None:
     """``pretrain.address`` only with the ray backend, and Ray installed for it."""
     if pretrain["address"] and pretrain["backend"] != "ray":
         raise ConfigError(
-            'pretrain.address: only the ray backend connects to an address (set pretrain.backend = "ray")'
+            "pretrain.address: only the ray backend connects to an address "
+            '(set pretrain.backend = "ray")'
         )
     if pretrain["backend"] == "ray":
         from agents.ray_backend import check_installed

@@ -26,7 +26,8 @@ learner (:class:`agents.base.PolicyAgent`) in seat ``i % num_players``, the envi
 from ``SeedSequence([seed, i])`` (:func:`learner_env_seed`) and the opponent in the ``k``-th
 other seat reset with ``SeedSequence([seed, i, 1 + k])``, so results do not depend on
 ``--workers`` nor on ``--backend`` (``ray``: the games on Ray actors, each sent the policy, on a
-Ray started for the command or the cluster at ``--address``). Win rate: a win counts 1, a shared win ``1/k``, a loss 0.
+Ray started for the command or the cluster at ``--address``). Win rate: a win counts 1, a
+shared win ``1/k``, a loss 0.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ in minutes; PPO (against the baselines and its own snapshots) then improves on i
    training game (``[env]``: players, mode, ``auto_resolve``, rewards). Every decision of
    every seat is a sample: the flat observation from that seat's view (stored as float16), its
    legal-action mask, the teacher's action, and the discounted return the seat went on to
-   receive with the training rewards (``gamma``, win + dense shaping), the value target. With probability ``explore`` the move actually played is a
-   random legal one instead of the teacher's (the label stays the teacher's), so the data also
-   covers positions the teacher would not reach.
+   receive with the training rewards (``gamma``, win + dense shaping), the value target. With
+   probability ``explore`` the move actually played is a random legal one instead of the
+   teacher's (the label stays the teacher's), so the data also covers positions the teacher
+   would not reach.
 2. **Cloning**: ``epochs`` passes of minibatch Adam on ``-log pi(teacher action | obs, mask)``
    ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks).
 
