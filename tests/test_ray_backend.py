@@ -33,14 +33,17 @@ ENV_CFG = {"num_players": 2, "mode": "base", "reward": "win", "dense_reward": 0.
 
 @pytest.fixture(scope="module")
 def local_ray() -> Iterator[str]:
-    """A Ray on this machine for the module; yields its address (for a second driver)."""
+    """A Ray on this machine for the module (one already running is used as it is); yields
+    its address (for a second driver)."""
     ray = pytest.importorskip("ray")
-    assert not ray.is_initialized(), "another test left Ray running"
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
-        ray.shutdown()
+        if started:
+            ray.shutdown()
 
 
 @pytest.fixture(scope="module")
