@@ -68,6 +68,7 @@ from .evaluate import plot_learning_curve as _plot
 from .features import MoonRiverExtractor, extractor_kwargs
 from .outputs import OutputError, RunLock, save_model, write_json, write_text
 from .policy import MoonRiverPolicy
+from .selfplay_vec import SelfPlayGames, SelfPlayPPO
 from .selfplay import (
     OpponentStatsCallback,
     SnapshotCallback,
@@ -197,8 +198,13 @@ def _make_env_fn(cfg: Config, pool_dir: Path | None, rank: int) -> Any:
 
 
 def make_vec_env(cfg: Config, run_dir: Path) -> VecEnv:
-    """``n_envs`` self-play environments (``SubprocVecEnv`` or ``DummyVecEnv``), seeded."""
+    """``n_envs`` self-play environments (``SubprocVecEnv`` or ``DummyVecEnv``), seeded; or,
+    with ``run.vec_env = "selfplay"``, ``n_envs`` in-process games (:class:`SelfPlayGames`)."""
     pool_dir = run_dir / "snapshots" if cfg["opponents"]["snapshot"] > 0 else None
+    if cfg["run"]["vec_env"] == "selfplay":
+        return SelfPlayGames(
+            cfg["run"]["n_envs"], cfg["env"], cfg["opponents"], pool_dir, cfg["run"]["seed"]
+        )
     fns = [_make_env_fn(cfg, pool_dir, i) for i in range(cfg["run"]["n_envs"])]
     if cfg["run"]["vec_env"] == "subproc" and len(fns) > 1:
         venv: VecEnv = SubprocVecEnv(fns, start_method="forkserver")
@@ -246,12 +252,17 @@ def learning_rate(cfg: Config, clock: RunClock) -> Any:
     )
 
 
-def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> Any:
+def ppo_class(cfg: Config) -> Any:
+    """``SelfPlayPPO`` for ``run.vec_env = "selfplay"``, else ``MaskablePPO`` (one zip format)."""
     from sb3_contrib import MaskablePPO
 
+    return SelfPlayPPO if cfg["run"]["vec_env"] == "selfplay" else MaskablePPO
+
+
+def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> Any:
     ppo = cfg["ppo"]
     policy_class: Any = MoonRiverPolicy if cfg["policy"]["head"] == "spatial" else "MlpPolicy"
-    return MaskablePPO(
+    return ppo_class(cfg)(
         policy_class,
         venv,
         learning_rate=learning_rate(cfg, clock),
@@ -404,10 +415,8 @@ def open_model(
     """The model: loaded from ``checkpoint``, or built and warm-started (``[pretrain]``
     ``init_model`` and/or behaviour cloning, then a step-0 checkpoint so that an interrupted
     run resumes without cloning again). Returns it with the pretraining metrics, if any."""
-    from sb3_contrib import MaskablePPO
-
     if checkpoint is not None:
-        model = MaskablePPO.load(
+        model = ppo_class(cfg).load(
             str(checkpoint),
             env=venv,
             device="cpu",
@@ -504,6 +513,11 @@ def learn(
     return int(model.num_timesteps) - start_steps, time.time() - t0
 
 
+def rollout_steps(cfg: Config) -> int:
+    """Learner steps per rollout: ``ppo.n_steps x run.n_envs``."""
+    return int(cfg["ppo"]["n_steps"] * cfg["run"]["n_envs"])
+
+
 def round_to_rollouts(cfg: Config, start_steps: int) -> int:
     """The steps left to train: the budget ``run.total_timesteps`` rounded up to whole
     rollouts (PPO collects ``ppo.n_steps x run.n_envs`` steps before every update), with a
@@ -512,7 +526,7 @@ def round_to_rollouts(cfg: Config, start_steps: int) -> int:
     remaining = asked - start_steps
     if remaining <= 0:
         return 0
-    rollout = cfg["ppo"]["n_steps"] * cfg["run"]["n_envs"]
+    rollout = rollout_steps(cfg)
     rounded = math.ceil(remaining / rollout) * rollout
     if rounded != remaining:
         print(
