@@ -258,7 +258,9 @@ def _breakdown(model: Any, run: Callable[[], tuple[float, float]], steps: int, o
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m training.bench", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m training.bench", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--config", default=None, help="TOML config (default: configs/default.toml)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--rollouts", type=int, default=3, help="rollouts (+ updates) per timed run")

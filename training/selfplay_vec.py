@@ -40,7 +40,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.runner import GameSetup
-from moonriver_env.aec import raw_env
+from moonriver_env.aec import raw_env, win_rewards
 from moonriver_env.rules import scoring
 
 from .selfplay import BASELINES, SnapshotPool, load_policy, make_baseline
@@ -192,7 +192,7 @@ class SelfPlayGames(VecEnv):
         state = aec.state
         assert state is not None
         if state.is_terminal:
-            for seat, idx in enumerate(game.pending):
+            for idx in game.pending:
                 if idx >= 0:
                     dones[idx] = True
             self.finished.append(self._final_info(g))
@@ -217,7 +217,9 @@ class SelfPlayGames(VecEnv):
                     name = aec.possible_agents[seat]
                     self.apply(g, int(agent(aec.observe(name), aec)), rewards, dones)
             if not waiting:
-                if all(game.agents[self.acting_seat(g)] is None for g, game in enumerate(self.games)):
+                if all(
+                    game.agents[self.acting_seat(g)] is None for g, game in enumerate(self.games)
+                ):
                     return
                 continue
             for group in waiting.values():
@@ -298,8 +300,13 @@ class SelfPlayGames(VecEnv):
         seat = game.learner_seat
         others = sorted({k for s, k in enumerate(game.kinds) if s != seat})
         return {
+            "game": g,
+            "learner_seat": seat,
+            "seat_kinds": list(game.kinds),
             "opponent": "+".join(others),
             "outcome": scoring.win_share(list(state.winners()), seat),
+            "totals": [s.total for s in state.scores()],
+            "win_rewards": win_rewards(state.scores()),
             "episode": {"r": game.episode[seat], "l": game.steps[seat], "t": 0.0},
         }
 
@@ -353,6 +360,7 @@ class SelfPlayPPO(MaskablePPO):
         dones = np.zeros(size, dtype=bool)
         values = np.zeros(size, dtype=np.float64)
         next_index = np.full(size, -1, dtype=np.int64)
+        seat_of = np.zeros(size, dtype=np.int64)
         bootstrap = np.zeros(size, dtype=np.float64)
         obs_buf = rollout_buffer.observations.reshape(size, -1)
         mask_buf = rollout_buffer.action_masks.reshape(size, -1)
@@ -365,6 +373,7 @@ class SelfPlayPPO(MaskablePPO):
             obs = obs_buf[base : base + n_games]
             masks = np.zeros((n_games, env.num_actions), dtype=bool)
             seats = self._learner_inputs(env, obs, masks)
+            seat_of[base : base + n_games] = seats
             with torch.no_grad():
                 actions_t, values_t, log_probs = self.policy(
                     torch.as_tensor(obs), action_masks=masks
@@ -405,6 +414,13 @@ class SelfPlayPPO(MaskablePPO):
                 tail_values = self.policy.predict_values(torch.as_tensor(tail)).numpy().ravel()
             for (_, _, idx), v in zip(open_samples, tail_values, strict=True):
                 bootstrap[idx] = v
+        # the chains of the last rollout (tests and diagnostics read them)
+        self.last_rollout = {
+            "seats": seat_of.reshape(n_rollout_steps, n_games),
+            "next_index": next_index,
+            "dones": dones,
+            "rewards": rewards,
+        }
         adv, returns = seat_advantages(
             rewards, values, dones, next_index, bootstrap, self.gamma, self.gae_lambda
         )

@@ -68,7 +68,6 @@ from .evaluate import plot_learning_curve as _plot
 from .features import MoonRiverExtractor, extractor_kwargs
 from .outputs import OutputError, RunLock, save_model, write_json, write_text
 from .policy import MoonRiverPolicy
-from .selfplay_vec import SelfPlayGames, SelfPlayPPO
 from .selfplay import (
     OpponentStatsCallback,
     SnapshotCallback,
@@ -76,6 +75,7 @@ from .selfplay import (
     load_policy,
     make_selfplay_env,
 )
+from .selfplay_vec import SelfPlayGames, SelfPlayPPO
 
 __all__ = ["CONFIG_DIR", "DEFAULT_CONFIG", "main", "train"]
 
