@@ -228,3 +228,14 @@ def test_bench_reports_steps_per_second_and_the_parts() -> None:
     assert {"update", "policy inference", "env step", "encoding", "opponent moves"} <= parts
     assert sum(row["share"] for row in report["breakdown"]) == pytest.approx(1.0, abs=0.01)
     assert "learner steps/s" in out.getvalue()
+
+
+def test_selfplay_config_keeps_the_default_network_and_rollout() -> None:
+    fast = load_config(DEFAULT.with_name("selfplay.toml"))
+    default = load_config(DEFAULT)
+    assert fast["run"]["vec_env"] == "selfplay"
+    assert fast["policy"] == default["policy"]
+    assert fast["ppo"]["n_steps"] * fast["run"]["n_envs"] == 1024
+    assert {k: v for k, v in fast["ppo"].items() if k != "n_steps"} == {
+        k: v for k, v in default["ppo"].items() if k != "n_steps"
+    }

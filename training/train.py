@@ -32,7 +32,9 @@ A run directory holds ``config.toml`` (the validated config), ``checkpoints/mode
 
 The environments are :class:`~training.selfplay.SelfPlayEnv` (one learner seat, opponents drawn
 per episode) in a ``SubprocVecEnv``; MaskablePPO reads each env's ``action_masks()`` (the
-learner's legal actions) through ``env_method``.
+learner's legal actions) through ``env_method``. With ``run.vec_env = "selfplay"`` the games run
+in this process instead and :class:`~training.selfplay_vec.SelfPlayPPO` collects every learner
+seat's decisions with one batched forward pass per step (training/selfplay_vec.py).
 """
 
 from __future__ import annotations
