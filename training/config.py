@@ -113,7 +113,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "total_timesteps": _int(1),
         "time_limit_minutes": _float(0.0),
         "n_envs": _int(1, 64),
-        "vec_env": _choice("subproc", "dummy"),
+        "vec_env": _choice("subproc", "dummy", "selfplay"),
         "torch_threads": _int(0, 64),
         "progress_bar": _bool,
         "verbose": _int(0, 2),
@@ -160,6 +160,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "ortho_init": _bool,
     },
     "opponents": {
+        "learner": _float(0.0),
         "random": _float(0.0),
         "greedy": _float(0.0),
         "heuristic": _float(0.0),
@@ -276,14 +277,21 @@ def validate(cfg: Config) -> Config:
             f"ppo.batch_size: {ppo['batch_size']} exceeds the rollout size "
             f"n_steps x n_envs = {rollout}"
         )
-    if sum(opp[k] for k in (*BASELINES, "snapshot")) <= 0:
+    selfplay = run["vec_env"] == "selfplay"
+    if opp["learner"] > 0 and not selfplay:
         raise ConfigError(
-            "opponents.random: the opponent weights (random, greedy, heuristic, snapshot) are all zero"
+            "opponents.learner: learner seats (self-play samples) need run.vec_env = 'selfplay'"
         )
-    if all(opp[k] == 0 for k in BASELINES):
+    if sum(opp[k] for k in ("learner", *BASELINES, "snapshot")) <= 0:
+        raise ConfigError(
+            "opponents.random: the opponent weights (learner, random, greedy, heuristic, "
+            "snapshot) are all zero"
+        )
+    if all(opp[k] == 0 for k in BASELINES) and not (selfplay and opp["learner"] > 0):
         raise ConfigError(
             "opponents.random: at least one baseline weight (random, greedy, heuristic) must be "
-            "positive (the snapshot pool starts empty)"
+            "positive (the snapshot pool starts empty), or, with run.vec_env = 'selfplay', "
+            "opponents.learner"
         )
     if not ev["opponents"]:
         raise ConfigError("eval.opponents: expected at least one opponent")

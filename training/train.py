@@ -32,7 +32,9 @@ A run directory holds ``config.toml`` (the validated config), ``checkpoints/mode
 
 The environments are :class:`~training.selfplay.SelfPlayEnv` (one learner seat, opponents drawn
 per episode) in a ``SubprocVecEnv``; MaskablePPO reads each env's ``action_masks()`` (the
-learner's legal actions) through ``env_method``.
+learner's legal actions) through ``env_method``. With ``run.vec_env = "selfplay"`` the games run
+in this process instead and :class:`~training.selfplay_vec.SelfPlayPPO` collects every learner
+seat's decisions with one batched forward pass per step (training/selfplay_vec.py).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ from .selfplay import (
     load_policy,
     make_selfplay_env,
 )
+from .selfplay_vec import SelfPlayGames, SelfPlayPPO
 
 __all__ = ["CONFIG_DIR", "DEFAULT_CONFIG", "main", "train"]
 
@@ -197,8 +200,13 @@ def _make_env_fn(cfg: Config, pool_dir: Path | None, rank: int) -> Any:
 
 
 def make_vec_env(cfg: Config, run_dir: Path) -> VecEnv:
-    """``n_envs`` self-play environments (``SubprocVecEnv`` or ``DummyVecEnv``), seeded."""
+    """``n_envs`` self-play environments (``SubprocVecEnv`` or ``DummyVecEnv``), seeded; or,
+    with ``run.vec_env = "selfplay"``, ``n_envs`` in-process games (:class:`SelfPlayGames`)."""
     pool_dir = run_dir / "snapshots" if cfg["opponents"]["snapshot"] > 0 else None
+    if cfg["run"]["vec_env"] == "selfplay":
+        return SelfPlayGames(
+            cfg["run"]["n_envs"], cfg["env"], cfg["opponents"], pool_dir, cfg["run"]["seed"]
+        )
     fns = [_make_env_fn(cfg, pool_dir, i) for i in range(cfg["run"]["n_envs"])]
     if cfg["run"]["vec_env"] == "subproc" and len(fns) > 1:
         venv: VecEnv = SubprocVecEnv(fns, start_method="forkserver")
@@ -246,12 +254,17 @@ def learning_rate(cfg: Config, clock: RunClock) -> Any:
     )
 
 
-def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> Any:
+def ppo_class(cfg: Config) -> Any:
+    """``SelfPlayPPO`` for ``run.vec_env = "selfplay"``, else ``MaskablePPO`` (one zip format)."""
     from sb3_contrib import MaskablePPO
 
+    return SelfPlayPPO if cfg["run"]["vec_env"] == "selfplay" else MaskablePPO
+
+
+def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> Any:
     ppo = cfg["ppo"]
     policy_class: Any = MoonRiverPolicy if cfg["policy"]["head"] == "spatial" else "MlpPolicy"
-    return MaskablePPO(
+    return ppo_class(cfg)(
         policy_class,
         venv,
         learning_rate=learning_rate(cfg, clock),
@@ -404,10 +417,8 @@ def open_model(
     """The model: loaded from ``checkpoint``, or built and warm-started (``[pretrain]``
     ``init_model`` and/or behaviour cloning, then a step-0 checkpoint so that an interrupted
     run resumes without cloning again). Returns it with the pretraining metrics, if any."""
-    from sb3_contrib import MaskablePPO
-
     if checkpoint is not None:
-        model = MaskablePPO.load(
+        model = ppo_class(cfg).load(
             str(checkpoint),
             env=venv,
             device="cpu",
@@ -504,6 +515,11 @@ def learn(
     return int(model.num_timesteps) - start_steps, time.time() - t0
 
 
+def rollout_steps(cfg: Config) -> int:
+    """Learner steps per rollout: ``ppo.n_steps x run.n_envs``."""
+    return int(cfg["ppo"]["n_steps"] * cfg["run"]["n_envs"])
+
+
 def round_to_rollouts(cfg: Config, start_steps: int) -> int:
     """The steps left to train: the budget ``run.total_timesteps`` rounded up to whole
     rollouts (PPO collects ``ppo.n_steps x run.n_envs`` steps before every update), with a
@@ -512,7 +528,7 @@ def round_to_rollouts(cfg: Config, start_steps: int) -> int:
     remaining = asked - start_steps
     if remaining <= 0:
         return 0
-    rollout = cfg["ppo"]["n_steps"] * cfg["run"]["n_envs"]
+    rollout = rollout_steps(cfg)
     rounded = math.ceil(remaining / rollout) * rollout
     if rounded != remaining:
         print(
