@@ -52,6 +52,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
     CHECKPOINT_META,
@@ -98,8 +100,9 @@ def env_config(cfg: Config) -> dict[str, Any]:
     }
 
 
-def algo_config(cfg: Config) -> Any:
-    """The RLlib ``PPOConfig`` of a run config."""
+def algo_config(cfg: Config, iteration: int = 0) -> Any:
+    """The RLlib ``PPOConfig`` of a run config; a run resumed after ``iteration`` iterations
+    seeds RLlib with ``(run.seed, iteration)`` so its env runners do not replay the first games."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from moonriver_env.rllib import (
@@ -148,8 +151,15 @@ def algo_config(cfg: Config) -> Any:
         )
         .rl_module(rl_module_spec=spec)
         .callbacks(_outcome_callback())
-        .debugging(seed=run["seed"], log_level="WARN")
+        .debugging(seed=run_seed(run["seed"], iteration), log_level="WARN")
     )
+
+
+def run_seed(seed: int, iteration: int) -> int:
+    """RLlib's seed for a run (re)started after ``iteration`` iterations: ``seed`` for a new run."""
+    if iteration == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, iteration]).generate_state(1)[0])
 
 
 def _outcome_callback() -> type:
@@ -318,15 +328,17 @@ def train(cfg: Config, run_dir: Path, args: argparse.Namespace) -> dict[str, Any
     prov_path = run_dir / "provenance.json"
     previous = json.loads(prov_path.read_text()) if prov_path.exists() else {}
     write_json(prov_path, provenance(args, run_dir, previous))
-    algo = algo_config(cfg).build_algo()
     iteration, env_steps, wall_base = 0, 0, 0.0
-    found = list_checkpoints(run_dir)
-    if args.resume and found:
-        latest = found[-1]
-        algo.restore_from_path(str(latest.resolve()))
-        meta = read_meta(latest)
+    found = list_checkpoints(run_dir) if args.resume else []
+    if found:
+        meta = read_meta(found[-1])
         iteration, env_steps, wall_base = meta["iteration"], meta["env_steps"], meta["wall_time"]
-        print(f"resumed from {latest} (iteration {iteration}, {env_steps} env steps)", flush=True)
+    algo = algo_config(cfg, iteration).build_algo()
+    if found:
+        algo.restore_from_path(str(found[-1].resolve()))
+        print(
+            f"resumed from {found[-1]} (iteration {iteration}, {env_steps} env steps)", flush=True
+        )
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(run_dir / "tb"), purge_step=iteration + 1 if iteration else None)
