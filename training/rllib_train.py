@@ -15,8 +15,9 @@ Usage::
   ``config.toml`` is used (``--set`` applies on top; ``[env]``, ``[model]`` and
   ``[opponents]`` cannot change); the iteration count, env steps and wall clock continue.
 * ``--bench N``: measure instead of training (nothing is written): env steps per second
-  sampled by the env runners and learner steps per second of the PPO update, each the median
-  of ``N`` repeats, as JSON.
+  sampled by the env runners and learner steps per second of the PPO update (batch x epochs
+  / update time), each the median of ``N`` repeats, as JSON; with ``--sb3`` the same for the
+  SB3 trainer's ``MaskablePPO`` at the same network size (no Ray).
 
 The run (:mod:`moonriver_env.rllib`): the learner module ``main`` plays one seat of every game
 and the other seats draw a role with the ``[opponents]`` weights: itself (every learner seat
@@ -165,10 +166,12 @@ def run_seed(seed: int, iteration: int) -> int:
 def _outcome_callback() -> type:
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
-    class LearnerOutcome(RLlibCallback):  # type: ignore[misc]
+    class LearnerOutcome(RLlibCallback):
         """Logs ``learner_win_share``: the learner seats' share of the win (1, 1/k, 0)."""
 
-        def on_episode_end(self, *, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
+        def on_episode_end(
+            self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any
+        ) -> None:
             for agent_id, agent_episode in episode.agent_episodes.items():
                 if "@" in agent_id or not len(agent_episode):
                     continue
@@ -420,6 +423,9 @@ def _progress_line(row: Mapping[str, Any]) -> str:
 def bench(cfg: Config, args: argparse.Namespace, repeats: int) -> dict[str, Any]:
     """Env steps/s sampled (one ``train_batch_size`` batch over all env runners, wall clock)
     and learner steps/s (one PPO update on that batch), each the median of ``repeats``."""
+    import torch
+
+    torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))
     start_ray(args.address, cfg["run"]["num_cpus"])
     algo = algo_config(cfg).build_algo()
     group = algo.env_runner_group
@@ -460,6 +466,68 @@ def bench(cfg: Config, args: argparse.Namespace, repeats: int) -> dict[str, Any]
     }
 
 
+def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
+    """The same measurement for the SB3 trainer's learner (``MaskablePPO`` of
+    ``python -m training.train``) at the RLlib run's network size: an MLP policy with
+    ``model.hidden`` for the policy and the value (separate, as RLlib's), the same batch,
+    minibatch and epochs, on ``envs_per_env_runner`` self-play envs in this process
+    (``training.selfplay``; greedy opponents). Learner steps/s: batch x epochs / the time of
+    ``train()``; env steps/s: the rollouts' steps / the time outside ``train()``."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from .config import load_config as load_train_config
+    from .selfplay import make_selfplay_env
+
+    torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))
+    base = load_train_config()
+    env_cfg = {**base["env"], **{k: cfg["env"][k] for k in GameSetup.__dataclass_fields__}}
+    opp = {**base["opponents"], "random": 0.0, "greedy": 1.0, "heuristic": 0.0, "snapshot": 0.0}
+    n_envs = cfg["run"]["envs_per_env_runner"]
+    ppo = cfg["ppo"]
+    venv = DummyVecEnv(
+        [lambda i=i: make_selfplay_env(env_cfg, opp, None, seed=i) for i in range(n_envs)]
+    )
+    hidden = list(cfg["model"]["hidden"])
+    model = MaskablePPO(
+        "MlpPolicy",
+        venv,
+        n_steps=max(2, ppo["train_batch_size"] // n_envs),
+        batch_size=ppo["minibatch_size"],
+        n_epochs=ppo["num_epochs"],
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}},
+        device="cpu",
+        seed=cfg["run"]["seed"],
+    )
+    train_times: list[float] = []
+    train = model.train
+
+    def timed_train() -> None:
+        t0 = time.perf_counter()
+        train()
+        train_times.append(time.perf_counter() - t0)
+
+    model.train = timed_train  # type: ignore[method-assign]
+    rollout = model.n_steps * n_envs
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=rollout * (repeats + 1))
+    total = time.perf_counter() - t0
+    learn_rates = [rollout * ppo["num_epochs"] / t for t in train_times[1:]]
+    venv.close()
+    return {
+        "trainer": "sb3 MaskablePPO MlpPolicy",
+        "hidden": hidden,
+        "n_envs": n_envs,
+        "rollout": rollout,
+        "repeats": repeats,
+        "env_steps_per_s_sampled": round(rollout * (repeats + 1) / (total - sum(train_times)), 1),
+        "learner_steps_per_s": round(statistics.median(learn_rates), 1),
+        "learner_samples": [round(x, 1) for x in learn_rates],
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 # -- command line ------------------------------------------------------------------------------
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
@@ -476,6 +544,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--bench", type=int, default=0, metavar="N", help="measure steps/s (median of N)"
     )
+    p.add_argument(
+        "--sb3",
+        action="store_true",
+        help="with --bench: measure the SB3 trainer's MaskablePPO at the same network size",
+    )
     return p.parse_args(argv)
 
 
@@ -484,7 +557,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.bench:
             cfg = load_config(args.config, args.set, schema=RLLIB)
-            print(json.dumps(bench(cfg, args, args.bench)), flush=True)
+            measure = bench_sb3(cfg, args.bench) if args.sb3 else bench(cfg, args, args.bench)
+            print(json.dumps(measure), flush=True)
             return 0
         if not args.run_dir:
             raise ConfigError("--run-dir: required (where the run's files go)")
