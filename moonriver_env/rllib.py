@@ -73,7 +73,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .aec import raw_env, win_share
-from .env_args import check_finite, check_seed
+from .env_args import SEAT_ROLES, check_finite, check_seat_roles, check_seed
+from .rules.validation import check_int
 
 __all__ = [
     "LEARNER",
@@ -87,7 +88,7 @@ __all__ = [
 
 LEARNER = "main"
 """The module id of the learner (RLlib's self-play examples call it ``main``)."""
-ROLES = ("self", "snapshot", "random", "greedy", "heuristic")
+ROLES = SEAT_ROLES
 """The roles an opponent seat can draw (module docstring); other keys of ``opponents`` are
 taken as :func:`agents.make_agent` specs played embedded."""
 OBS_KEY = "observations"
@@ -130,8 +131,8 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self.aec = raw_env(**cfg, obs_type="dict")
         game = self.aec.config
         self.num_players = game.num_players
-        self.snapshot_slots = _check_count("snapshot_slots", own.get("snapshot_slots", 0))
-        self.roles, self.weights = _check_opponents(
+        self.snapshot_slots = check_int("snapshot_slots", own.get("snapshot_slots", 0), 0)
+        self.roles, self.weights = check_seat_roles(
             own.get("opponents", {"self": 1.0}), self.snapshot_slots
         )
         self.illegal_penalty = check_finite("illegal_penalty", own.get("illegal_penalty", -1.0))
@@ -316,39 +317,6 @@ def _make_agent(spec: str) -> Any:
     from agents.registry import make_agent
 
     return make_agent(spec)
-
-
-def _check_count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name}: expected a non-negative integer, got {value!r}")
-    return int(value)
-
-
-def _check_opponents(opponents: Any, slots: int) -> tuple[list[str], np.ndarray]:
-    """The roles and their normalised weights; ``ValueError`` naming ``opponents``."""
-    if not isinstance(opponents, Mapping) or not opponents:
-        raise ValueError(
-            f"opponents: expected a non-empty {{role: weight}} mapping, got {opponents!r}"
-        )
-    roles, weights = [], []
-    for role, w in opponents.items():
-        w = check_finite(f"opponents[{role!r}]", w)
-        if w < 0:
-            raise ValueError(f"opponents[{role!r}]: expected a weight >= 0, got {w!r}")
-        if w == 0:
-            continue
-        if role == "snapshot" and slots == 0:
-            raise ValueError("opponents['snapshot']: a positive weight needs snapshot_slots >= 1")
-        if role not in ("self", "snapshot"):
-            from agents.registry import parse_spec
-
-            parse_spec(role)  # ValueError naming the bad field
-        roles.append(str(role))
-        weights.append(float(w))
-    if not roles:
-        raise ValueError(f"opponents: every weight is zero in {dict(opponents)!r}")
-    p = np.array(weights)
-    return roles, p / p.sum()
 
 
 # -- the masking module ----------------------------------------------------------------------

@@ -10,8 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from moonriver_env.env_args import SEAT_ROLES
+
 from .config import (
     CONFIG_DIR,
+    SCHEMA,
     Config,
     ConfigError,
     Schema,
@@ -28,8 +31,8 @@ from .config import (
 
 RLLIB_DEFAULT = CONFIG_DIR / "rllib_default.toml"
 RLLIB_SMOKE = CONFIG_DIR / "rllib_smoke.toml"
-# The roles of an opponent seat (moonriver_env.rllib.ROLES), the keys of [opponents] weights.
-ROLES = ("self", "snapshot", "random", "greedy", "heuristic")
+# The roles of an opponent seat, the keys of the [opponents] weights.
+ROLES = SEAT_ROLES
 
 KEYS = {
     "run": {
@@ -43,15 +46,8 @@ KEYS = {
         "torch_threads": _int(0, 64),
         "log_every": _int(1),
     },
-    "env": {
-        "num_players": _int(2, 4),
-        "mode": _choice("base", "legends"),
-        "scenario": _choice("random", "timber_rafting", "gold_rush", "outlaws", "moon_river_city"),
-        "reward": _choice("win", "score", "score_diff"),
-        "dense_reward": _float(0.0),
-        "auto_resolve": _bool,
-        "illegal_penalty": _float(),
-    },
+    # the SB3 trainer's game and reward keys; no learner_seat (the env draws it every game)
+    "env": {k: check for k, check in SCHEMA["env"].items() if k != "learner_seat"},
     "ppo": {
         "learning_rate": _float(0.0, open_lo=True),
         "train_batch_size": _int(2),
