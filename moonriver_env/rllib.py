@@ -73,7 +73,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .aec import raw_env, win_share
-from .env_args import SEAT_ROLES, check_finite, check_seat_roles, check_seed
+from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
 from .rules.validation import check_int
 
 __all__ = [
@@ -166,6 +166,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         seed = check_seed(seed)
+        check_options(options)  # the PettingZoo env's rule: no reset options
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         rng = self._rng
