@@ -245,3 +245,13 @@ def test_resume_continues_from_the_checkpoint(smoke_run: Path) -> None:
             ),
             smoke_run,
         )
+
+
+def test_bench_measures_both_trainers(local_ray, capsys) -> None:
+    small = ["--config", str(RLLIB_SMOKE), "--bench", "1"]
+    assert rllib_train.main(small) == 0
+    rllib = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rllib["env_steps_per_s_sampled"] > 0 and rllib["learner_steps_per_s"] > 0
+    assert rllib_train.main([*small, "--sb3"]) == 0
+    sb3 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert sb3["hidden"] == rllib["hidden"] == [64] and sb3["learner_steps_per_s"] > 0

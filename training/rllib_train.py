@@ -433,24 +433,26 @@ def bench(cfg: Config, args: argparse.Namespace, repeats: int) -> dict[str, Any]
     batch = cfg["ppo"]["train_batch_size"]
     per_runner = max(1, batch // max(1, runners))
     algo.train()  # warm-up: connectors, torch kernels
-    sample_rates, learn_rates = [], []
+    sample_rates, learn_rates, sample_cpu, learn_cpu = [], [], [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        lists = group.foreach_env_runner(
-            lambda r: r.sample(num_timesteps=per_runner, explore=True),
-            local_env_runner=runners == 0,
+        parts = group.foreach_env_runner(
+            lambda r: _timed_sample(r, per_runner), local_env_runner=runners == 0
         )
         dt = time.perf_counter() - t0
-        episodes = [e for lst in lists for e in lst]
+        episodes = [e for part, _ in parts for e in part]
         steps = sum(e.env_steps() for e in episodes)
         sample_rates.append(steps / dt)
-        t0 = time.perf_counter()
+        sample_cpu.append(steps / sum(cpu for _, cpu in parts))
+        t0, c0 = time.perf_counter(), time.process_time()
         algo.learner_group.update(
             episodes=episodes,
             minibatch_size=cfg["ppo"]["minibatch_size"],
             num_epochs=cfg["ppo"]["num_epochs"],
         )
-        learn_rates.append(steps * cfg["ppo"]["num_epochs"] / (time.perf_counter() - t0))
+        work = steps * cfg["ppo"]["num_epochs"]
+        learn_rates.append(work / (time.perf_counter() - t0))
+        learn_cpu.append(work / (time.process_time() - c0))
     algo.stop()
     return {
         "num_env_runners": runners,
@@ -462,8 +464,18 @@ def bench(cfg: Config, args: argparse.Namespace, repeats: int) -> dict[str, Any]
         "learner_steps_per_s": round(statistics.median(learn_rates), 1),
         "samples": [round(x, 1) for x in sample_rates],
         "learner_samples": [round(x, 1) for x in learn_rates],
+        # per CPU second (the process's own CPU time): what a dedicated core would give
+        "env_steps_per_cpu_s": round(statistics.median(sample_cpu), 1),
+        "learner_steps_per_cpu_s": round(statistics.median(learn_cpu), 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
+
+
+def _timed_sample(runner: Any, steps: int) -> tuple[Any, float]:
+    """An env runner's ``sample`` of ``steps`` env steps and the CPU seconds it took there."""
+    t0 = time.process_time()
+    episodes = runner.sample(num_timesteps=steps, explore=True)
+    return episodes, time.process_time() - t0
 
 
 def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
@@ -501,19 +513,22 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
         seed=cfg["run"]["seed"],
     )
     train_times: list[float] = []
+    train_cpu: list[float] = []
     train = model.train
 
     def timed_train() -> None:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         train()
         train_times.append(time.perf_counter() - t0)
+        train_cpu.append(time.process_time() - c0)
 
     model.train = timed_train  # type: ignore[method-assign]
     rollout = model.n_steps * n_envs
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=rollout * (repeats + 1))
-    total = time.perf_counter() - t0
+    total, total_cpu = time.perf_counter() - t0, time.process_time() - c0
     learn_rates = [rollout * ppo["num_epochs"] / t for t in train_times[1:]]
+    learn_cpu = [rollout * ppo["num_epochs"] / t for t in train_cpu[1:]]
     venv.close()
     return {
         "trainer": "sb3 MaskablePPO MlpPolicy",
@@ -524,6 +539,8 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
         "env_steps_per_s_sampled": round(rollout * (repeats + 1) / (total - sum(train_times)), 1),
         "learner_steps_per_s": round(statistics.median(learn_rates), 1),
         "learner_samples": [round(x, 1) for x in learn_rates],
+        "env_steps_per_cpu_s": round(rollout * (repeats + 1) / (total_cpu - sum(train_cpu)), 1),
+        "learner_steps_per_cpu_s": round(statistics.median(learn_cpu), 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
     }
 
