@@ -12,6 +12,10 @@ typo never silently falls back to a default::
 
 Errors are :class:`ConfigError` (a ``ValueError``) whose message starts with the dotted key,
 e.g. ``ppo.batch_size: expected an integer >= 2, got 0``.
+
+Other trainers reuse this machinery with their own :class:`Schema` (keys, defaults file,
+cross-key checks): ``load_config(path, overrides, schema=RLLIB)`` for the RLlib trainer
+(:mod:`training.rllib_config`).
 """
 
 from __future__ import annotations
