@@ -255,3 +255,21 @@ def test_bench_measures_both_trainers(local_ray, capsys) -> None:
     assert rllib_train.main([*small, "--sb3"]) == 0
     sb3 = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert sb3["hidden"] == rllib["hidden"] == [64] and sb3["learner_steps_per_s"] > 0
+
+
+def test_algo_config_maps_the_run_keys() -> None:
+    cfg = load_rllib_config(
+        RLLIB_SMOKE,
+        [
+            "run.num_learners=2",
+            "run.torch_threads=3",
+            "run.num_env_runners=5",
+            "opponents.snapshot_slots=2",
+        ],
+    )
+    config = rllib_train.algo_config(cfg)
+    assert config.num_learners == 2 and config.num_cpus_per_learner == 3
+    assert config.train_batch_size_per_learner == 200  # 400 split between the learners
+    assert config.num_env_runners == 5
+    assert set(config.policies) == {LEARNER, "snapshot_0", "snapshot_1"}
+    assert config.env_config["opponents"]["snapshot"] == cfg["opponents"]["snapshot"]

@@ -42,6 +42,7 @@ KEYS = {
         "max_env_steps": _int(0),
         "num_env_runners": _int(0, 1024),
         "envs_per_env_runner": _int(1, 256),
+        "num_learners": _int(0, 256),
         "num_cpus": _int(0, 4096),
         "torch_threads": _int(0, 64),
         "log_every": _int(1),

@@ -128,10 +128,14 @@ def algo_config(cfg: Config, iteration: int = 0) -> Any:
             num_envs_per_env_runner=run["envs_per_env_runner"],
             num_cpus_per_env_runner=1,
         )
-        .learners(num_learners=0)
+        # 0: the driver learns (run.torch_threads); N: N learner actors (CPU, torch DDP), each
+        # with run.torch_threads CPUs (at least 1)
+        .learners(
+            num_learners=run["num_learners"], num_cpus_per_learner=max(1, run["torch_threads"])
+        )
         .training(
             lr=ppo["learning_rate"],
-            train_batch_size_per_learner=ppo["train_batch_size"],
+            train_batch_size_per_learner=ppo["train_batch_size"] // max(1, run["num_learners"]),
             minibatch_size=ppo["minibatch_size"],
             num_epochs=ppo["num_epochs"],
             gamma=ppo["gamma"],
