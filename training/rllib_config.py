@@ -18,12 +18,10 @@ from .config import (
     Config,
     ConfigError,
     Schema,
-    _bool,
     _choice,
     _float,
     _int,
     _int_list,
-    _opponent_list,
     check_agent_specs,
     check_scenario,
     load_config,
@@ -71,13 +69,11 @@ KEYS = {
         "snapshot_every": _int(1),
     },
     "checkpoint": {"every": _int(1), "keep": _int(0)},
+    # the SB3 trainer's evaluation keys (every counts iterations here), without its best model
+    # and separate final opponents
     "eval": {
-        "every": _int(0),
-        "opponents": _opponent_list,
-        "games": _int(1),
-        "deterministic": _bool,
-        "seed": _int(0),
-        "final_games": _int(0),
+        k: SCHEMA["eval"][k]
+        for k in ("every", "opponents", "games", "deterministic", "seed", "final_games")
     },
 }
 
