@@ -15,6 +15,9 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``trained``    the learned afterstate-value agent (:mod:`agents.trained`): the shipped model
                for the game played (2 or 4 players, base game; other games raise
                ValueError); ``trained:PATH``: a model folder or ``model.pt``
+``rllib:DIR``  the learner of an RLlib run (``training.rllib_train``; the ``ray`` extra,
+               :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
+               ``rllib:DIR,sample=true,checkpoint=iter_000010``
 =============  ===========================================================================
 
 ``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
@@ -97,9 +100,14 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         return name, {"path": rest.strip()}
     if name == "trained":
         return name, {"path": rest.strip()} if rest.strip() else {}
+    if name == "rllib":
+        return name, _rllib_params(spec, rest)
     if name not in _PARAMS:
         known = ", ".join(
-            (*AGENT_NAMES, "ppo", "ppo:PATH", "trained", "trained:PATH", "openspiel_mcts")
+            (
+                *AGENT_NAMES,
+                *("ppo", "ppo:PATH", "trained", "trained:PATH", "rllib:DIR", "openspiel_mcts"),
+            )
         )
         raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
     allowed = _PARAMS[name]
@@ -118,6 +126,28 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name, params
 
 
+def _rllib_params(spec: str, rest: str) -> dict[str, Any]:
+    """``DIR[,sample=true][,checkpoint=iter_<N>]`` -> ``{"run_dir", "sample", "checkpoint"}``."""
+    path, *items = [p.strip() for p in rest.split(",")]
+    if not path:
+        raise ValueError(f"spec: expected rllib:RUN_DIR, got {spec!r}")
+    params: dict[str, Any] = {"run_dir": path}
+    for item in items:
+        key, eq, text = (p.strip() for p in item.partition("="))
+        if not eq or key not in ("sample", "checkpoint") or key in params:
+            raise ValueError(
+                f"{key or item}: not a parameter of agent 'rllib' (parameters: sample, "
+                f"checkpoint), or given twice, in {spec!r}"
+            )
+        if key == "sample":
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"sample: expected true or false for agent 'rllib', got {text!r}")
+            params[key] = text.lower() in ("true", "1")
+        else:
+            params[key] = text
+    return params
+
+
 def make_agent(spec: str, seed: int | None = None) -> Agent:
     """Build an agent from a spec (module docstring); ``ValueError`` naming a bad field."""
     name, params = parse_spec(spec)
@@ -127,6 +157,10 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         from .trained import TrainedAgent  # imports torch: only when asked for
 
         return TrainedAgent(seed=seed, **params)
+    if name == "rllib":
+        from .rllib_agent import RLlibAgent  # imports Ray RLlib and torch: only when asked for
+
+        return RLlibAgent(seed=seed, **params)
     factories: dict[str, Callable[..., Agent]] = {
         "random": RandomAgent,
         "greedy": GreedyAgent,

@@ -13,14 +13,21 @@ import operator
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .rules import GameConfig
 from .rules.validation import check_choice, check_finite, check_int
 
+if TYPE_CHECKING:
+    import numpy as np
+
 REWARD_MODES = ("win", "score", "score_diff")
 OBS_TYPES = ("dict", "flat")
 RENDER_MODES = ("ansi", "rgb_array", "human")
+SEAT_ROLES = ("self", "snapshot", "random", "greedy", "heuristic")
+"""Who may play a seat beside the learner in the RLlib env (:mod:`moonriver_env.rllib`): the
+learner itself, a frozen snapshot of it, or a baseline agent (any :func:`agents.make_agent`
+spec is accepted too)."""
 # The game arguments and their values when neither they nor ``config`` are given.
 GAME_DEFAULTS: dict[str, Any] = {
     "num_players": 2,
@@ -148,3 +155,31 @@ def check_options(options: Any) -> None:
             f"(allowed keys: {allowed})",
             stacklevel=3,
         )
+
+
+def check_seat_roles(roles: Any, snapshot_slots: int) -> tuple[list[str], np.ndarray]:
+    """The RLlib env's ``opponents`` (``{role: weight}``, :data:`SEAT_ROLES` or agent specs):
+    the roles with a positive weight and their probabilities; ``ValueError`` naming the key."""
+    import numpy as np
+
+    if not isinstance(roles, Mapping) or not roles:
+        raise ValueError(f"opponents: expected a non-empty {{role: weight}} mapping, got {roles!r}")
+    kept, weights = [], []
+    for role, w in roles.items():
+        w = check_finite(f"opponents[{role!r}]", w)
+        if w < 0:
+            raise ValueError(f"opponents[{role!r}]: expected a weight >= 0, got {w!r}")
+        if w == 0:
+            continue
+        if role == "snapshot" and snapshot_slots == 0:
+            raise ValueError("opponents['snapshot']: a positive weight needs snapshot_slots >= 1")
+        if role not in ("self", "snapshot"):
+            from agents.registry import parse_spec  # the higher layer, only for agent specs
+
+            parse_spec(role)  # ValueError naming the bad field
+        kept.append(str(role))
+        weights.append(float(w))
+    if not kept:
+        raise ValueError(f"opponents: every weight is zero in {dict(roles)!r}")
+    p = np.array(weights)
+    return kept, p / p.sum()

@@ -63,6 +63,7 @@ COVERED_BY = {
     "training.train": "tests/test_training.py",
     "training.evaluate": "tests/test_training.py",
     "training.export": "tests/test_training.py",
+    "training.rllib_train": "tests/test_rllib.py",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
     "moonriver_env.examples.gymnasium_vector": "tests/test_integrations.py",
@@ -125,7 +126,9 @@ def test_readme_names_only_known_commands() -> None:
     commands = shell_commands()
     assert commands, "the README shows no shell commands"
     for command in commands:
-        assert command.startswith(("python -m ", "make ", "pip install ", "tensorboard ")), command
+        assert command.startswith(
+            ("python -m ", "make ", "pip install ", "tensorboard ", "ray start ", "ray status")
+        ), command
 
 
 @pytest.mark.parametrize("target", ["run", "test"])

@@ -12,6 +12,10 @@ typo never silently falls back to a default::
 
 Errors are :class:`ConfigError` (a ``ValueError``) whose message starts with the dotted key,
 e.g. ``ppo.batch_size: expected an integer >= 2, got 0``.
+
+Other trainers reuse this machinery with their own :class:`Schema` (keys, defaults file,
+cross-key checks): ``load_config(path, overrides, schema=RLLIB)`` for the RLlib trainer
+(:mod:`training.rllib_config`).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -203,9 +208,27 @@ SCHEMA: dict[str, dict[str, Check]] = {
 }
 
 
-def defaults() -> Config:
-    """The defaults: ``training/configs/default.toml``, read fresh (a copy to change)."""
-    return _read_toml(DEFAULT_CONFIG)
+@dataclass(frozen=True)
+class Schema:
+    """A family of configs: the checks of its keys, the file that is the one home of its
+    defaults (documenting every key), its cross-key checks and the sections a resumed run
+    cannot change. :data:`TRAIN` is the SB3 trainer's; ``training.rllib_config.RLLIB`` the
+    RLlib trainer's. Every function below takes ``schema=`` (default :data:`TRAIN`)."""
+
+    keys: Mapping[str, Mapping[str, Check]]
+    default_file: Path
+    cross_check: Callable[[Config], None]
+    fixed_on_resume: tuple[str, ...] = ()
+
+
+def _schema(schema: Schema | None) -> Schema:
+    return TRAIN if schema is None else schema
+
+
+def defaults(schema: Schema | None = None) -> Config:
+    """The defaults (``training/configs/default.toml`` for :data:`TRAIN`), read fresh (a copy
+    to change)."""
+    return _read_toml(_schema(schema).default_file)
 
 
 def _read_toml(path: Path) -> Config:
@@ -218,18 +241,21 @@ def _read_toml(path: Path) -> Config:
         raise ConfigError(f"config: {path}: {e}") from None
 
 
-def merge(base: Config, update: Mapping[str, Any], source: str = "config") -> Config:
+def merge(
+    base: Config, update: Mapping[str, Any], source: str = "config", schema: Schema | None = None
+) -> Config:
     """``base`` updated section by section with ``update``; unknown sections/keys raise."""
+    keys = _schema(schema).keys
     out = copy.deepcopy(base)
     for section, values in update.items():
-        if section not in SCHEMA:
-            raise ConfigError(f"{section}: unknown section in {source} (known: {sorted(SCHEMA)})")
+        if section not in keys:
+            raise ConfigError(f"{section}: unknown section in {source} (known: {sorted(keys)})")
         if not isinstance(values, Mapping):
             raise ConfigError(f"{section}: expected a table of keys in {source}, got {values!r}")
         for key, value in values.items():
-            if key not in SCHEMA[section]:
+            if key not in keys[section]:
                 raise ConfigError(
-                    f"{section}.{key}: unknown key in {source} (known: {sorted(SCHEMA[section])})"
+                    f"{section}.{key}: unknown key in {source} (known: {sorted(keys[section])})"
                 )
             out[section][key] = value
     return out
@@ -253,10 +279,11 @@ def parse_override(item: str) -> tuple[str, str, Any]:
     return parts[0], parts[1], value
 
 
-def validate(cfg: Config) -> Config:
+def validate(cfg: Config, schema: Schema | None = None) -> Config:
     """Check every key (and the cross-key constraints); returns the normalised config."""
+    family = _schema(schema)
     out: Config = {}
-    for section, checks in SCHEMA.items():
+    for section, checks in family.keys.items():
         values = cfg.get(section, {})
         out[section] = {}
         for key, check in checks.items():
@@ -267,9 +294,17 @@ def validate(cfg: Config) -> Config:
         if extra:
             key = sorted(extra)[0]
             raise ConfigError(f"{section}.{key}: unknown key (known: {sorted(checks)})")
-    extra_sections = set(cfg) - set(SCHEMA)
+    extra_sections = set(cfg) - set(family.keys)
     if extra_sections:
-        raise ConfigError(f"{sorted(extra_sections)[0]}: unknown section (known: {sorted(SCHEMA)})")
+        raise ConfigError(
+            f"{sorted(extra_sections)[0]}: unknown section (known: {sorted(family.keys)})"
+        )
+    family.cross_check(out)
+    return out
+
+
+def _check_train(out: Config) -> None:
+    """The SB3 trainer's cross-key constraints."""
     ppo, run, opp, ev = out["ppo"], out["run"], out["opponents"], out["eval"]
     rollout = ppo["n_steps"] * run["n_envs"]
     if ppo["batch_size"] > rollout:
@@ -312,9 +347,19 @@ def validate(cfg: Config) -> Config:
         raise ConfigError(
             f"env.learner_seat: expected 'random' or 0..{out['env']['num_players'] - 1}, got {seat!r}"
         )
-    if out["env"]["mode"] == "base" and out["env"]["scenario"] != "random":
+    check_scenario(out)
+
+
+def check_scenario(cfg: Config) -> None:
+    """``env.scenario`` only with the Legends mode."""
+    if cfg["env"]["mode"] == "base" and cfg["env"]["scenario"] != "random":
         raise ConfigError("env.scenario: only the Legends mode has scenarios")
-    return out
+
+
+def check_agent_specs(key: str, specs: Iterable[str]) -> None:
+    """Every spec of ``specs`` parses (``agents.make_agent`` syntax), else an error naming ``key``."""
+    for spec in specs:
+        _check_agent_spec(key, spec)
 
 
 def _check_backend(pretrain: Mapping[str, Any]) -> None:
@@ -346,35 +391,45 @@ def _check_agent_spec(key: str, spec: str) -> None:
 
 
 def load_config(
-    path: str | Path | None = None, overrides: Iterable[str] = (), base: Config | None = None
+    path: str | Path | None = None,
+    overrides: Iterable[str] = (),
+    base: Config | None = None,
+    schema: Schema | None = None,
 ) -> Config:
     """``default.toml`` (or ``base``) <- the TOML file at ``path`` (a partial file sets only
     its keys) <- ``overrides`` (``"a.b=v"``), validated."""
-    cfg = defaults() if base is None else copy.deepcopy(base)
+    cfg = defaults(schema) if base is None else copy.deepcopy(base)
     if path is not None:
         p = Path(path)
-        cfg = merge(cfg, _read_toml(p), source=str(p))
+        cfg = merge(cfg, _read_toml(p), source=str(p), schema=schema)
     for item in overrides:
         section, key, value = parse_override(item)
-        cfg = merge(cfg, {section: {key: value}}, source="--set")
-    return validate(cfg)
+        cfg = merge(cfg, {section: {key: value}}, source="--set", schema=schema)
+    return validate(cfg, schema)
 
 
-def diff(cfg: Config, base: Config | None = None) -> list[tuple[str, Any, Any]]:
+def diff(
+    cfg: Config, base: Config | None = None, schema: Schema | None = None
+) -> list[tuple[str, Any, Any]]:
     """``(dotted key, base value, cfg value)`` of every key where ``cfg`` differs from ``base``
     (default: ``default.toml``), in schema order."""
-    ref = validate(defaults()) if base is None else base
+    ref = validate(defaults(schema), schema) if base is None else base
     return [
         (f"{section}.{key}", ref[section][key], cfg[section][key])
-        for section, checks in SCHEMA.items()
+        for section, checks in _schema(schema).keys.items()
         for key in checks
         if ref[section][key] != cfg[section][key]
     ]
 
 
-def describe_diff(cfg: Config, base: Config | None = None, base_name: str = "default.toml") -> str:
+def describe_diff(
+    cfg: Config,
+    base: Config | None = None,
+    base_name: str = "default.toml",
+    schema: Schema | None = None,
+) -> str:
     """The lines a run prints at its start: what differs from ``base_name``."""
-    changes = diff(cfg, base)
+    changes = diff(cfg, base, schema)
     if not changes:
         return f"config: {base_name} unchanged"
     lines = [f"config: {base_name} with"]
@@ -384,15 +439,20 @@ def describe_diff(cfg: Config, base: Config | None = None, base_name: str = "def
     return "\n".join(lines)
 
 
-def check_resume(saved: Config, cfg: Config) -> None:
+def check_resume(saved: Config, cfg: Config, schema: Schema | None = None) -> None:
     """Refuse (:class:`ConfigError`) a resumed config that changes a key fixing the game or
-    the network (:data:`FIXED_ON_RESUME` sections) of the saved run."""
-    for key, old, new in diff(cfg, saved):
-        if key.split(".")[0] in FIXED_ON_RESUME:
+    the network (:data:`FIXED_ON_RESUME` sections for :data:`TRAIN`) of the saved run."""
+    fixed = _schema(schema).fixed_on_resume
+    for key, old, new in diff(cfg, saved, schema):
+        if key.split(".")[0] in fixed:
             raise ConfigError(
                 f"{key}: cannot change on --resume (the run's checkpoints are for "
                 f"{_toml_value(old)}, asked {_toml_value(new)}); start a new --run-dir"
             )
+
+
+TRAIN = Schema(SCHEMA, DEFAULT_CONFIG, _check_train, FIXED_ON_RESUME)
+"""The SB3 trainer's configs (``python -m training.train``)."""
 
 
 def dumps(cfg: Config) -> str:

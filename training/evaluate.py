@@ -143,7 +143,39 @@ def _play(match: _Match, job: tuple[str, int, int]) -> dict[str, Any]:
 
 
 def _open_match(path: str, setup: GameSetup, deterministic: bool) -> _Match:
-    return _Match(load_policy(path), setup, deterministic)
+    return _Match(load_model(path, deterministic), setup, deterministic)
+
+
+def load_model(path: str | Path, deterministic: bool = True) -> Any:
+    """The policy of ``--model``: a ``MaskablePPO`` zip or a ``.pt`` snapshot
+    (:func:`training.selfplay.load_policy`), or an RLlib checkpoint directory of
+    ``training.rllib_train`` (its learner module, :mod:`agents.rllib_agent`)."""
+    p = Path(path)
+    if p.is_dir():
+        from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, load_module
+
+        if not (p / CHECKPOINT_META).is_file():
+            raise ValueError(f"model: {p} is not a checkpoint of training.rllib_train")
+        return ModulePolicy(load_module(p), sample=not deterministic)
+    return load_policy(p)
+
+
+def resolve_model(model: str) -> Path:
+    """``--model``: a file or checkpoint directory, or ``rllib:RUN_DIR`` (the run's latest
+    checkpoint); a missing ``.zip`` suffix is added."""
+    if model.startswith("rllib:"):
+        from agents.rllib_agent import list_checkpoints
+
+        found = list_checkpoints(model.removeprefix("rllib:"))
+        if not found:
+            raise ValueError(f"--model: no finished checkpoint in {model!r}")
+        return found[-1]
+    p = Path(model)
+    if not p.exists() and p.with_suffix(".zip").exists():
+        p = p.with_suffix(".zip")
+    if not p.exists():
+        raise ValueError(f"--model: no file {model!r}")
+    return p
 
 
 def play_games(
@@ -481,7 +513,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m training.evaluate", description=__doc__.split("\n")[0]
     )
-    ap.add_argument("--model", required=True, help="MaskablePPO zip (or a policy .pt snapshot)")
+    ap.add_argument(
+        "--model",
+        required=True,
+        help="MaskablePPO zip, policy .pt snapshot, or rllib:RUN_DIR (training.rllib_train)",
+    )
     ap.add_argument("--opponents", default="random,greedy", help="comma-separated agent names")
     ap.add_argument("--games", type=int, default=400, help="games per opponent")
     ap.add_argument("--seed", type=int, default=0)
@@ -513,11 +549,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:
         ap.error(str(e))
 
-    model_path = Path(args.model)
-    if not model_path.exists() and model_path.with_suffix(".zip").exists():
-        model_path = model_path.with_suffix(".zip")
-    if not model_path.exists():
-        ap.error(f"--model: no file {args.model!r}")
+    try:
+        model_path = resolve_model(args.model)
+    except ValueError as e:
+        ap.error(str(e))
     if args.games < 1:
         ap.error("--games: expected a positive integer")
     opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
@@ -539,7 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     t0 = time.time()
-    policy = load_policy(model_path)
+    policy = load_model(model_path, not args.stochastic)
     try:
         rows = evaluate_ladder(
             policy,
