@@ -130,8 +130,8 @@ def leader_gap(rows: np.ndarray, num_players: int) -> np.ndarray:
     The network's target compares the acting seat with ``(best + mean) / 2`` of the others (the
     ``mc`` leaf, :func:`~agents.evaluation.rel_from_values`); subtracting ``w x`` this gap moves
     it towards the margin against the best opponent (``w = 0.5``: exactly that margin in the
-    evaluation), which is what a multi-player win needs (RULES.md, end of the game: the
-    highest total wins).
+    evaluation; a multi-player game is won by the highest total, RULES.md section 5),
+    a negative ``w`` towards the margin against the opponents' mean (``w = -0.5``).
     """
     start = rows.shape[1] - extra_size(num_players) + 1  # the others' values, after own
     others = rows[:, start : start + num_players - 1].astype(np.float64) * EVAL_SCALE

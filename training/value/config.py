@@ -73,7 +73,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "depth": _int(0),
         "prior_weight": _float(),
         "tune_prior_weight": _bool,
-        "leader_weight": _float(0.0),
+        "leader_weight": _float(),
         "win_scale": _float(0.0),
     },
     "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
