@@ -123,6 +123,31 @@ def candidate_inputs(
     return state_inputs(encoder, evaluator, completed_afterstates(det, seat, cands, ctx), seat, ctx)
 
 
+def leader_gap(rows: np.ndarray, num_players: int) -> np.ndarray:
+    """How far the leading opponent's evaluation is above the opponents' mean, in points, for
+    each row of :func:`state_inputs` (0 with one opponent).
+
+    The network's target compares the acting seat with ``(best + mean) / 2`` of the others (the
+    ``mc`` leaf, :func:`~agents.evaluation.rel_from_values`); subtracting ``w x`` this gap moves
+    it towards the margin against the best opponent (``w = 0.5``: exactly that margin in the
+    evaluation; a multi-player game is won by the highest total, RULES.md section 5),
+    a negative ``w`` towards the margin against the opponents' mean (``w = -0.5``).
+    """
+    start = rows.shape[1] - extra_size(num_players) + 1  # the others' values, after own
+    others = rows[:, start : start + num_players - 1].astype(np.float64) * EVAL_SCALE
+    return others.max(axis=1) - others.mean(axis=1)
+
+
+def squash(values: np.ndarray, win_scale: float) -> np.ndarray:
+    """``T tanh(v / T)`` for ``T = win_scale`` (0: ``values`` unchanged): a leaf far ahead or
+    far behind counts little more than one a little ahead or behind, so the mean over
+    determinizations leans towards how often a candidate leads (a win) rather than by how
+    much (kept in points, so ``search.prior_weight`` keeps its meaning)."""
+    if not win_scale:
+        return values
+    return win_scale * np.tanh(values / win_scale)
+
+
 class ValueNet(nn.Module):
     """An MLP over the afterstate input, plus a linear path from the evaluation block.
 
@@ -280,8 +305,7 @@ class TrainedAgent(Agent):
             )
             v = self._forward(net, x) * scale
         else:
-            depth = int(search["depth"])
-            v = self._rollout_values(state, seat, cands, ctx, enc, net, rounds, depth, scale)
+            v = self._rollout_values(state, seat, cands, ctx, enc, net, search, scale)
         w = float(search["prior_weight"])
         if w:
             v = v + w * np.array([prior[a] for a in cands])
@@ -301,13 +325,17 @@ class TrainedAgent(Agent):
         ctx: Context,
         enc: ObservationEncoder,
         net: ValueNet,
-        rounds: int,
-        depth: int,
+        search: dict[str, Any],
         scale: float,
     ) -> np.ndarray:
-        """Mean leaf value (points) of each candidate over ``rounds`` determinizations: the
-        completed afterstate, ``depth`` light-heuristic rollout decisions (the same futures
-        for every candidate), then the network at the leaf (a finished game: its margin)."""
+        """Mean leaf value (points) of each candidate over ``search.rounds`` determinizations:
+        the completed afterstate, ``search.depth`` light-heuristic rollout decisions (the same
+        futures for every candidate), then the network at the leaf (a finished game: its
+        margin against the best other seat), less ``search.leader_weight`` x the
+        :func:`leader_gap`, squashed by :func:`squash` (``search.win_scale``)."""
+        rounds, depth = int(search["rounds"]), int(search["depth"])
+        leader_weight = float(search.get("leader_weight", 0.0))
+        win_scale = float(search.get("win_scale", 0.0))
         total = np.zeros(len(cands))
         for _ in range(rounds):
             det = determinize(state, self.rng)
@@ -315,11 +343,16 @@ class TrainedAgent(Agent):
             leaves = completed_afterstates(det, seat, cands, ctx)
             for sim in leaves:
                 rollout(sim, "heuristic", make_context(sim), random.Random(rseed), depth)
+            value = np.zeros(len(cands))
             live = [j for j, sim in enumerate(leaves) if not sim.is_terminal]
             for j, sim in enumerate(leaves):
                 if sim.is_terminal:
-                    total[j] += final_margin(sim, seat)
+                    value[j] = final_margin(sim, seat)
             if live:
                 x = state_inputs(enc, self.evaluator, [leaves[j] for j in live], seat)
-                total[live] += self._forward(net, x) * scale
+                v = self._forward(net, x) * scale
+                if leader_weight:
+                    v -= leader_weight * leader_gap(x, state.config.num_players)
+                value[live] = v
+            total += squash(value, win_scale)
         return total / rounds

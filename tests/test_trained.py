@@ -7,6 +7,7 @@ import time
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -198,3 +199,114 @@ def test_tournament_refuses_trained_in_a_game_without_a_model(
     assert exit_.value.code == 2
     assert "3-player base" in capsys.readouterr().err
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_leader_gap_on_hand_built_rows() -> None:
+    """The evaluation block of a 4-player row is own, then the three others, then the relative
+    value (points / EVAL_SCALE): the gap is the best other minus the others' mean, and the
+    learner's ``own - (best + mean) / 2`` less half the gap is its margin against the best."""
+    from agents.trained import EVAL_SCALE, leader_gap
+
+    own, others = 50.0, [30.0, 60.0, 30.0]
+    rel = own - 0.5 * (max(others) + sum(others) / 3)  # 50 - (60 + 40) / 2 = 0
+    rows = np.zeros((2, 10), dtype=np.float32)
+    rows[0, -5:] = np.array([own, *others, rel]) / EVAL_SCALE
+    rows[1, -5:] = np.array([10.0, 20.0, 20.0, 20.0, -10.0]) / EVAL_SCALE  # a tie: no leader
+    gap = leader_gap(rows, 4)
+    assert gap == pytest.approx([20.0, 0.0], abs=1e-4)
+    assert rel - 0.5 * gap[0] == pytest.approx(own - max(others), abs=1e-4)  # -10
+    two = np.zeros((1, 6), dtype=np.float32)
+    two[0, -3:] = np.array([40.0, 70.0, -30.0]) / EVAL_SCALE
+    assert leader_gap(two, 2) == pytest.approx([0.0])  # one opponent: it is the leader
+
+
+def test_leader_gap_reads_the_evaluations_of_a_real_position() -> None:
+    from agents.evaluation import Evaluator, make_context
+    from agents.trained import leader_gap, state_inputs
+    from moonriver_env.encoding import ObservationEncoder
+
+    config = GameConfig(num_players=4, mode="base")
+    state = new_game(config, seed=3)
+    players = [HeuristicAgent(seed=s) for s in range(4)]
+    for _ in range(60):
+        state.apply(players[state.seat].choose(state))
+    ev = Evaluator()
+    vals = ev.values(state, make_context(state))
+    seat = state.seat
+    rows = state_inputs(ObservationEncoder(config), ev, [state], seat)
+    others = [vals[(seat + i) % 4] for i in range(1, 4)]
+    want = max(others) - sum(others) / 3
+    assert want > 0  # the position has a leader among the others
+    assert leader_gap(rows, 4) == pytest.approx([want], rel=1e-4)
+
+
+def test_squash_keeps_points_and_prefers_the_frequent_winner() -> None:
+    from agents.trained import squash
+
+    v = np.array([-40.0, -1.0, 0.0, 1.0, 40.0])
+    assert np.array_equal(squash(v, 0.0), v)
+    s = squash(v, 10.0)
+    assert np.all(np.diff(s) > 0) and np.all(np.abs(s) < 10.0)
+    assert s[3] == pytest.approx(1.0, abs=0.01)  # small margins stay in points
+    # Candidate A wins 3 of 4 futures by 2 points and loses one by 6 (mean margin 0);
+    # B loses 3 by 2 and wins one by 30 (mean margin +6): margins prefer B, the squash A.
+    a, b = np.array([2.0, 2.0, 2.0, -6.0]), np.array([-2.0, -2.0, -2.0, 30.0])
+    assert a.mean() < b.mean()
+    assert squash(a, 5.0).mean() > squash(b, 5.0).mean()
+
+
+@pytest.mark.parametrize(("key", "value"), [("leader_weight", 0.5), ("win_scale", 10.0)])
+def test_leaf_options_change_only_the_leaf_values(key: str, value: float) -> None:
+    """Two agents with the same seed search the same futures; ``leader_weight`` lowers every
+    candidate's value (the gap is never negative), ``win_scale`` bounds it."""
+    config = GameConfig(num_players=4, mode="base")
+    state = new_game(config, seed=8)
+    players = [HeuristicAgent(seed=s) for s in range(4)]
+    for _ in range(80):
+        state.apply(players[state.seat].choose(state))
+    while len(state.legal_action_list()) < 2:
+        state.apply(players[state.seat].choose(state))
+    plain, changed = TrainedAgent(seed=4), TrainedAgent(seed=4)
+    _, _, meta = changed.load_for(config)
+    meta["search"] = {**meta["search"], "leader_weight": 0.0, "win_scale": 0.0, key: value}
+    _, _, meta0 = plain.load_for(config)
+    meta0["search"] = {**meta0["search"], "leader_weight": 0.0, "win_scale": 0.0}
+    plain.choose(state)
+    changed.choose(state)
+    assert plain.last_values.keys() == changed.last_values.keys()
+    before = np.array(list(plain.last_values.values()))
+    after = np.array(list(changed.last_values.values()))
+    assert not np.allclose(before, after)
+    if key == "leader_weight":
+        assert np.all(after <= before + 1e-9)
+    else:
+        assert np.all(np.abs(after) < value)
+
+
+def test_search_only_rewrites_the_settings_not_the_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    import torch
+
+    import training.value.train as train_module
+    from agents.trained import load_model
+
+    shutil.copytree(CHECKPOINTS / "trained_4p_base", tmp_path / "trained_4p_base")
+    monkeypatch.setattr(train_module, "CHECKPOINTS", tmp_path)
+    cfg_path = str(CONFIGS / "value_4p_base.toml")
+    before, _ = load_model(tmp_path / "trained_4p_base" / "model.pt")
+    args = ["--config", cfg_path, "--search-only", "--set", "search.leader_weight=0.25"]
+    assert train_module.main(args) == 0
+    after, meta = load_model(tmp_path / "trained_4p_base" / "model.pt")
+    assert meta["search"]["leader_weight"] == 0.25
+    for name, w in before.state_dict().items():
+        assert torch.equal(w, after.state_dict()[name])
+    saved = load_value_config(tmp_path / "trained_4p_base" / "config.toml")
+    assert saved["search"]["leader_weight"] == 0.25
+    prov = json.loads((tmp_path / "trained_4p_base" / "provenance.json").read_text())
+    assert prov["search"]["leader_weight"] == 0.25
+    assert prov["search_updates"][-1]["search"]["leader_weight"] == 0.25
+    with pytest.raises(SystemExit, match=r"\[collect\]"):
+        train_module.main([*args, "--set", "collect.depth=3"])

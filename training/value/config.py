@@ -34,7 +34,15 @@ DEFAULTS: Config = {
         "max_minutes": 30.0,
         "target_scale": 20.0,
     },
-    "search": {"k": 6, "rounds": 0, "depth": 8, "prior_weight": 0.0, "tune_prior_weight": True},
+    "search": {
+        "k": 6,
+        "rounds": 0,
+        "depth": 8,
+        "prior_weight": 0.0,
+        "tune_prior_weight": True,
+        "leader_weight": 0.0,
+        "win_scale": 0.0,
+    },
     "eval": {"games": 100, "opponent": "heuristic"},
 }
 
@@ -65,6 +73,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "depth": _int(0),
         "prior_weight": _float(),
         "tune_prior_weight": _bool,
+        "leader_weight": _float(),
+        "win_scale": _float(0.0),
     },
     "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
 }

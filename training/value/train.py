@@ -2,6 +2,7 @@
 
     python -m training.value.train --config training/configs/value_2p_base.toml \\
         --run-dir runs/value_2p_base [--resume] [--export] [--set section.key=value ...]
+    python -m training.value.train --config training/configs/value_4p_base.toml --search-only
 
 Every stage writes what it finished into the run directory and a rerun continues from there
 (``--resume`` is the explicit form; without it a run directory holding another config is
@@ -10,6 +11,8 @@ refused): ``games/*.jsonl`` (collected games), ``data/`` (encoded afterstates pe
 ``eval.json``. ``--export`` copies the model, config, curve and ``provenance.json`` to
 ``training/checkpoints/trained_<n>p_<mode>/``, where the ``trained`` agent finds it.
 ``--stage collect`` stops after the games (to collect while building something else).
+``--search-only`` rewrites only the exported model's ``[search]`` settings (how it plays) from
+the config, after the config's other sections are checked against the exported model's.
 """
 
 from __future__ import annotations
@@ -126,6 +129,43 @@ def evaluate(cfg: Config, run_dir: Path) -> dict[str, Any]:
     }
 
 
+def update_search(cfg: Config, config_path: str) -> Path:
+    """Rewrite the search settings (``[search]``: how the agent plays, not what it learned) of
+    the exported model of ``cfg``'s game from ``cfg``, in the model, its ``config.toml`` and
+    ``provenance.json`` (which records the command and commit under ``search_updates``). The
+    weights are untouched; a full run of the same config gives the same settings."""
+    from agents.trained import load_model
+
+    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
+    net, meta = load_model(dest / MODEL_FILE)
+    saved = load_value_config(dest / "config.toml")
+    for section in ("game", "collect", "model", "train"):
+        if saved[section] != cfg[section]:
+            raise SystemExit(
+                f"--search-only: [{section}] of {config_path} differs from the exported model's "
+                f"({dest / 'config.toml'}): that needs a new run, not a search update"
+            )
+    meta["search"] = dict(cfg["search"])
+    save_model(dest / MODEL_FILE, net, meta)
+    saved["search"] = dict(cfg["search"])
+    (dest / "config.toml").write_text(dumps(saved))
+    prov_path = dest / "provenance.json"
+    prov = json.loads(prov_path.read_text())
+    prov["search"] = meta["search"]
+    prov.setdefault("search_updates", []).append(
+        {
+            "command": " ".join(
+                [Path(sys.executable).name, "-m", "training.value.train", *sys.argv[1:]]
+            ),
+            "git_commit": git_commit(),
+            "search": meta["search"],
+        }
+    )
+    prov_path.write_text(json.dumps(prov, indent=2))
+    return dest
+
+
 def git_commit() -> str | None:
     try:
         out = subprocess.run(
@@ -146,14 +186,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Collect, encode, fit, evaluate and export a trained value model.",
     )
     ap.add_argument("--config", required=True, help="a value TOML config")
-    ap.add_argument("--run-dir", required=True, help="where the run's files go")
+    ap.add_argument("--run-dir", help="where the run's files go (required but with --search-only)")
     ap.add_argument("--stage", choices=("collect", "all"), default="all")
     ap.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     ap.add_argument("--export", action="store_true", help="copy the model to the checkpoints")
     ap.add_argument("--set", action="append", default=[], help="section.key=value override")
+    ap.add_argument(
+        "--search-only",
+        action="store_true",
+        help="only rewrite the exported model's [search] settings from --config",
+    )
     args = ap.parse_args(argv)
     t_start = time.time()
     cfg = load_value_config(args.config, tuple(args.set))
+    if args.search_only:
+        print(f"[train] search settings updated in {update_search(cfg, args.config)}")
+        return 0
+    if args.run_dir is None:
+        ap.error("--run-dir is required (unless --search-only)")
     run_dir = Path(args.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     saved = run_dir / "config.toml"
