@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import socket
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -94,6 +95,24 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
         )
 
 
+def connect(address: str, **options: Any) -> None:
+    """``ray.init`` on the cluster at ``address`` (checked first by :func:`check_address`); a
+    refusal is a :class:`~agents.runner.BackendError` that says what to check."""
+    ray = _import_ray()
+    check_address(address)
+    try:
+        ray.init(address=address, **options)
+    except (ConnectionError, ValueError) as e:
+        hint = ""
+        if os.environ.get("RAY_AUTH_MODE") != "token":
+            hint = (
+                " (Ray 2.60's `ray start` turns token authentication on: run this command with "
+                "RAY_AUTH_MODE=token and the cluster's token, `ray get-auth-token` on the head, "
+                "in ~/.ray/auth_token or RAY_AUTH_TOKEN)"
+            )
+        raise BackendError(f"address: cannot connect to Ray at {address!r}: {e}{hint}") from None
+
+
 @contextmanager
 def ray_session(address: str | None, workers: int) -> Iterator[Any]:
     """Ray, ready for the block (the module docstring says which); yields the ``ray`` module."""
@@ -105,11 +124,7 @@ def ray_session(address: str | None, workers: int) -> Iterator[Any]:
     if address is None:
         ray.init(address="local", num_cpus=max(1, workers), **options)
     else:
-        check_address(address)
-        try:
-            ray.init(address=address, **options)
-        except (ConnectionError, ValueError) as e:
-            raise BackendError(f"address: cannot connect to Ray at {address!r}: {e}") from None
+        connect(address, **options)
     try:
         yield ray
     finally:

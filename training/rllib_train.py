@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.ray_backend import check_address
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
     CHECKPOINT_META,
@@ -64,7 +65,7 @@ from agents.rllib_agent import (
     list_checkpoints,
     read_meta,
 )
-from agents.runner import GameSetup
+from agents.runner import BackendError, GameSetup
 
 from .config import Config, ConfigError, check_resume, describe_diff, dumps, load_config
 from .outputs import OutputError, RunLock, append_text, replace_dir, write_json, write_text
@@ -197,7 +198,9 @@ def start_ray(address: str | None, num_cpus: int) -> None:
     if ray.is_initialized():
         return
     if address:
-        ray.init(address=address, log_to_driver=True)
+        from agents.ray_backend import connect
+
+        connect(address, log_to_driver=True)
     else:
         ray.init(num_cpus=num_cpus or os.cpu_count(), include_dashboard=False)
 
@@ -584,11 +587,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.run_dir:
             raise ConfigError("--run-dir: required (where the run's files go)")
         run_dir = Path(args.run_dir)
+        if args.address:  # before anything is written: a dead address leaves no run behind
+            check_address(args.address)
         with RunLock(run_dir):
             cfg = _run_config(args, run_dir)
             print(describe_diff(cfg, base_name=RLLIB_DEFAULT.name, schema=RLLIB), flush=True)
             train(cfg, run_dir, args)
-    except (ConfigError, OutputError) as e:
+    except (ConfigError, OutputError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
