@@ -127,7 +127,15 @@ def test_readme_names_only_known_commands() -> None:
     assert commands, "the README shows no shell commands"
     for command in commands:
         assert command.startswith(
-            ("python -m ", "make ", "pip install ", "tensorboard ", "ray start ", "ray status")
+            (
+                "python -m ",
+                "make ",
+                "pip install ",
+                "tensorboard ",
+                "ray start ",
+                "ray status",
+                "export RAY_AUTH_MODE=",
+            )
         ), command
 
 
