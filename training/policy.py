@@ -36,6 +36,8 @@ from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig
 from moonriver_env.rules.actions import ActionLayout, Segment
 
+from .territory import TERRITORY_CHANNELS, TerritoryPlanes
+
 # Cell-indexed segments read off ``S`` by a 1x1 convolution: the segment's axes its output
 # channels stand for (the other axis is ``cell``); sizes come from the layout.
 CELL_HEADS: dict[str, tuple[str, ...]] = {
@@ -72,6 +74,7 @@ class SpatialExtractor(BaseFeaturesExtractor):
         broadcast: int = 32,
         feature_mlp: Sequence[int] = (128,),
         global_dim: int = 256,
+        territory: bool = False,
     ) -> None:
         enc = ObservationEncoder(GameConfig(num_players=num_players, mode=mode))
         ch = int(cnn_channels[-1])
@@ -95,6 +98,10 @@ class SpatialExtractor(BaseFeaturesExtractor):
         self.held_start = held_slice.start  # own seat first: the first num_kinds values
         self.broadcast = int(broadcast)
         in_ch = self.plane_shape[0] + self.broadcast
+        self.territory: TerritoryPlanes | None = None
+        if territory:
+            self.territory = TerritoryPlanes(num_players, enc.rows)
+            in_ch += num_players * len(TERRITORY_CHANNELS)
         if self.broadcast:
             self.embed = nn.Sequential(nn.Linear(enc.num_features, self.broadcast), nn.ReLU())
         convs: list[nn.Module] = []
@@ -119,10 +126,14 @@ class SpatialExtractor(BaseFeaturesExtractor):
         b = observations.shape[0]
         planes = observations[:, : self.plane_size].reshape(b, *self.plane_shape)
         features = observations[:, self.plane_size :]
-        x = planes
+        parts = [planes]
+        if self.territory is not None:
+            parts.append(self.territory(planes))
         if self.broadcast:
-            e = self.embed(features)[:, :, None, None].expand(-1, -1, *self.plane_shape[1:])
-            x = torch.cat([planes, e], dim=1)
+            parts.append(
+                self.embed(features)[:, :, None, None].expand(-1, -1, *self.plane_shape[1:])
+            )
+        x = torch.cat(parts, dim=1) if len(parts) > 1 else planes
         s = self.cnn(x).reshape(b, self.channels, self.cells)
         pooled = torch.cat([s.mean(dim=2), s.amax(dim=2)], dim=1)
         g = self.global_net(torch.cat([pooled, self.feature_mlp(features)], dim=1))
@@ -259,6 +270,7 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
         pi: Sequence[int] = (128,),
         vf: Sequence[int] = (128,),
         query_hidden: int = 64,
+        territory: bool = False,
         **kwargs: Any,
     ) -> None:
         self.game = {"num_players": int(num_players), "mode": str(mode)}
@@ -270,6 +282,7 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
             "pi": list(pi),
             "vf": list(vf),
             "query_hidden": int(query_hidden),
+            "territory": bool(territory),
         }
         kwargs["features_extractor_class"] = SpatialExtractor
         kwargs["features_extractor_kwargs"] = {
@@ -278,6 +291,7 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
             "broadcast": int(broadcast),
             "feature_mlp": list(feature_mlp),
             "global_dim": int(global_dim),
+            "territory": bool(territory),
         }
         kwargs.pop("net_arch", None)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)

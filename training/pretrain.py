@@ -264,6 +264,9 @@ def behaviour_clone(
     deadline: float | None = None,
     start_epoch: int = 0,
     on_epoch: Callable[[int, dict[str, float]], None] | None = None,
+    split: tuple[np.ndarray, np.ndarray] | None = None,
+    target: str = "action",
+    lr_schedule: str = "constant",
 ) -> dict[str, float]:
     """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and the returns. Returns
     the final metrics (``loss``, ``value_loss``, ``accuracy``, ``holdout_accuracy``).
@@ -271,40 +274,57 @@ def behaviour_clone(
     of an uninterrupted one); ``on_epoch(epochs done, metrics)`` after each epoch."""
     import torch
 
-    n = len(data["action"])
+    if target not in TARGETS:
+        raise ValueError(f"target: expected one of {TARGETS}, got {target!r}")
+    if target == "tie_set" and "best" not in data:
+        raise ValueError("target: 'tie_set' needs the teacher's tie sets ('best') in the data")
     n_actions = int(policy.action_space.n)
-    games = data["game"]
-    cut_game = np.quantile(games, 1 - holdout) if holdout > 0 and n > 10 else games.max() + 1
-    train_idx = np.flatnonzero(games < cut_game)
-    test_idx = np.flatnonzero(games >= cut_game)
+    train_idx, test_idx = split if split is not None else holdout_split(data["game"], holdout)
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    batches = -(-len(train_idx) // batch_size)
+    total_steps = max(1, epochs * batches)
+    if lr_schedule == "cosine":  # to 0 at the last step of ``epochs`` (resumes where it was)
+        sched: Any = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda k: 0.5 * (1 + np.cos(np.pi * min(k, total_steps) / total_steps))
+        )
+        for _ in range(start_epoch * batches):
+            sched.step()
+    elif lr_schedule == "constant":
+        sched = None
+    else:
+        raise ValueError(f"lr_schedule: expected 'constant' or 'cosine', got {lr_schedule!r}")
     policy.set_training_mode(True)
 
-    def batch(idx: np.ndarray) -> tuple[torch.Tensor, np.ndarray, torch.Tensor, torch.Tensor]:
+    def batch(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         obs = torch.as_tensor(data["obs"][idx].astype(np.float32))
-        mask = np.unpackbits(data["mask"][idx], axis=1, count=n_actions).astype(bool)
-        return obs, mask, torch.as_tensor(data["action"][idx]), torch.as_tensor(data["ret"][idx])
+        mask = torch.as_tensor(np.unpackbits(data["mask"][idx], axis=1, count=n_actions))
+        if target == "tie_set":
+            label = torch.as_tensor(np.unpackbits(data["best"][idx], axis=1, count=n_actions))
+        else:
+            label = torch.as_tensor(data["action"][idx])
+        return obs, mask.bool(), label, torch.as_tensor(data["ret"][idx])
 
     for _ in range(start_epoch):
         rng.permutation(train_idx)
     metrics: dict[str, float] = {}
     step = 0
-    batches = -(-len(train_idx) // batch_size)
     bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch")
     for epoch in range(start_epoch, epochs):
         perm = rng.permutation(train_idx)
         losses: list[float] = []
         vlosses: list[float] = []
         for i in range(0, len(perm), batch_size):
-            obs, mask, act, ret = batch(perm[i : i + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
-            vloss = torch.nn.functional.mse_loss(values.flatten(), ret)
-            loss = -log_prob.mean() + vf_coef * vloss
+            obs, mask, label, ret = batch(perm[i : i + batch_size])
+            log_probs, values = policy_outputs(policy, obs, mask)
+            vloss = torch.nn.functional.mse_loss(values, ret)
+            loss = imitation_loss(log_probs, label) + vf_coef * vloss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
             opt.step()
+            if sched is not None:
+                sched.step()
             losses.append(float(loss.detach()))
             vlosses.append(float(vloss.detach()))
             step += 1
@@ -337,6 +357,44 @@ def behaviour_clone(
     bar.close()
     policy.set_training_mode(False)
     return metrics
+
+
+TARGETS = ("action", "tie_set")
+
+
+def holdout_split(games: np.ndarray, holdout: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(train, held-out)`` sample indices: the games from the ``1 - holdout`` quantile of
+    the game numbers on are held out (none when ``holdout`` is 0 or there are few samples)."""
+    n = len(games)
+    cut_game = np.quantile(games, 1 - holdout) if holdout > 0 and n > 10 else games.max() + 1
+    return np.flatnonzero(games < cut_game), np.flatnonzero(games >= cut_game)
+
+
+def policy_outputs(policy: Any, obs: Any, mask: Any) -> tuple[Any, Any]:
+    """``(log-probabilities (B, actions), values (B,))`` of an SB3 maskable policy: one pass
+    through the network (``evaluate_actions`` without picking the actions); illegal actions
+    get ``-inf``-like log-probabilities."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    dist = policy._get_action_dist_from_latent(latent_pi)
+    dist.apply_masking(mask)
+    return dist.distribution.logits, policy.value_net(latent_vf).flatten()
+
+
+def imitation_loss(log_probs: Any, label: Any) -> Any:
+    """Mean negative log-likelihood of the teacher: ``label`` is the teacher's action
+    (``(B,)``, int) or its tie set (``(B, actions)``, 0/1; the probability of the set: the
+    teacher draws among equally valued moves at random, so which one it drew is noise)."""
+    import torch
+
+    if label.dim() == 1:
+        return -log_probs.gather(1, label[:, None]).mean()
+    in_set = torch.where(label.bool(), log_probs, torch.full_like(log_probs, -1e9))
+    return -torch.logsumexp(in_set, dim=1).mean()
 
 
 def accuracy(
@@ -422,6 +480,8 @@ def pretrain(
             vf_coef=cfg["vf_coef"],
             seed=seed,
             logger=logger,
+            target=cfg["target"],
+            lr_schedule=cfg["lr_schedule"],
             deadline=deadline,
             start_epoch=start_epoch,
             on_epoch=keep_epoch if work_dir is not None else None,

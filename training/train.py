@@ -224,6 +224,7 @@ def policy_kwargs(cfg: Config) -> dict[str, Any]:
             "pi": list(pol["pi"]),
             "vf": list(pol["vf"]),
             "query_hidden": pol["query_hidden"],
+            "territory": pol["territory"],
             "ortho_init": bool(pol["ortho_init"]),
         }
     return {
