@@ -33,7 +33,6 @@ The report (printed and written to ``--out`` as JSON), on the held-out samples:
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,23 @@ from .progress import progress
 class _TeacherGame:
     """Records one teacher game (a :class:`agents.runner.DecisionHook`): every decision's
     observation, mask and teacher action, and the rewards each seat received after it; with
-    probability ``explore`` a random legal action is played instead of the teacher's."""
+    probability ``explore`` a random legal action is played instead of the teacher's. With
+    ``teachers`` (one per seat, :class:`training.teacher_data.RecordingHeuristic`) also the
+    teacher's tie set (``best``: every action valued as high as its choice)."""
 
-    def __init__(self, game: int, num_players: int, explore: float, rng: np.random.Generator):
+    def __init__(
+        self,
+        game: int,
+        num_players: int,
+        explore: float,
+        rng: np.random.Generator,
+        teachers: list[Any] | None = None,
+    ):
         self.game = game
         self.explore = explore
         self.rng = rng
+        self.teachers = teachers
+        self.best: list[np.ndarray] = []
         self.obs: list[np.ndarray] = []
         self.mask: list[np.ndarray] = []
         self.action: list[int] = []
@@ -52,6 +64,12 @@ class _TeacherGame:
 
     def before_step(self, env: Any, seat: int, action: int) -> int:
         ob = env.observe(env.possible_agents[seat])
+        if self.teachers is not None:
+            from .teacher_data import tie_bits
+
+            self.best.append(
+                tie_bits(self.teachers[seat].last_values, action, ob["action_mask"].size)
+            )
         self.obs.append(ob["observation"].astype(np.float16))
         self.mask.append(np.packbits(ob["action_mask"].astype(bool)))
         self.action.append(action)
@@ -76,13 +94,16 @@ class _TeacherGame:
             for idx, r in zip(reversed(decisions), reversed(rewards), strict=True):
                 acc = r + gamma * acc
                 ret[idx] = acc
-        return {
+        out = {
             "obs": np.stack(self.obs),
             "mask": np.stack(self.mask),
             "action": np.asarray(self.action, dtype=np.int64),
             "ret": ret,
             "game": np.full(len(self.action), self.game, dtype=np.int32),
         }
+        if self.teachers is not None:
+            out["best"] = np.stack(self.best)
+        return out
 
 
 class _TeacherTable:
@@ -90,17 +111,22 @@ class _TeacherTable:
 
     def __init__(self, teacher: str, env_cfg: Mapping[str, Any], seed: int) -> None:
         from .selfplay import make_baseline
+        from .teacher_data import RecordingHeuristic
 
         self.runner = GameRunner(GameSetup.from_config(env_cfg))
         n = self.runner.setup.num_players
-        self.agents = [make_baseline(teacher, seed=derive_seed(seed, 0, s)) for s in range(n)]
+        # the heuristic teacher also tells its tie sets (the same moves: same Generator draws)
+        make = RecordingHeuristic if teacher == "heuristic" else partial(make_baseline, teacher)
+        self.agents = [make(seed=derive_seed(seed, 0, s)) for s in range(n)]
+        self.recording = teacher == "heuristic"
         self.teacher = teacher
 
     def play(
         self, game: int, seed: int, gamma: float, explore: float = 0.0
     ) -> dict[str, np.ndarray]:
         n = len(self.agents)
-        record = _TeacherGame(game, n, explore, np.random.default_rng(derive_seed(seed, game, 99)))
+        rng = np.random.default_rng(derive_seed(seed, game, 99))
+        record = _TeacherGame(game, n, explore, rng, self.agents if self.recording else None)
         seeds = [agent_seed(seed, game, s) for s in range(n)]
         names = [self.teacher] * n
         self.runner.play(self.agents, game_seed(seed, game), seeds, names, hook=record)

@@ -64,6 +64,14 @@ def best_set(values: Mapping[int, float]) -> list[int]:
     return sorted(a for a, v in values.items() if v >= top - TIE_EPS)
 
 
+def tie_bits(values: Mapping[int, float] | None, action: int, n_actions: int) -> np.ndarray:
+    """The packed bits of the tie set of ``values`` (``{action}`` for ``None``: a single
+    legal action)."""
+    best = np.zeros(n_actions, dtype=bool)
+    best[best_set(values) if values is not None else action] = True
+    return np.packbits(best)
+
+
 class _DiagnosisGame(_TeacherGame):
     """A :class:`training.pretrain._TeacherGame` that also records the teacher's values, tie
     set and the best set on a second determinization (``probe``: another heuristic agent)."""
@@ -76,10 +84,8 @@ class _DiagnosisGame(_TeacherGame):
         explore: float,
         rng: np.random.Generator,
     ) -> None:
-        super().__init__(game, len(teachers), explore, rng)
-        self.teachers = teachers
+        super().__init__(game, len(teachers), explore, rng, teachers)
         self.probe = probe
-        self.best: list[np.ndarray] = []
         self.alt: list[np.ndarray] = []
         self.phase: list[int] = []
         self.n_legal: list[int] = []
@@ -89,20 +95,16 @@ class _DiagnosisGame(_TeacherGame):
     def before_step(self, env: Any, seat: int, action: int) -> int:
         state = env.state
         n_actions = state.layout.num_actions
+        assert self.teachers is not None
         values = self.teachers[seat].last_values
-        best = np.zeros(n_actions, dtype=bool)
-        alt = np.zeros(n_actions, dtype=bool)
         if values is None:
-            best[action] = alt[action] = True
+            self.alt.append(tie_bits(None, action, n_actions))
             self.value_action.append(np.zeros(0, np.int16))
             self.value.append(np.zeros(0, np.float32))
         else:
-            best[best_set(values)] = True
-            alt[best_set(self.probe.action_values(state))] = True
+            self.alt.append(tie_bits(self.probe.action_values(state), action, n_actions))
             self.value_action.append(np.fromiter(values, np.int16, len(values)))
             self.value.append(np.fromiter(values.values(), np.float32, len(values)))
-        self.best.append(np.packbits(best))
-        self.alt.append(np.packbits(alt))
         self.phase.append(int(state.phase))
         self.n_legal.append(len(state.legal_action_list()))
         return super().before_step(env, seat, action)
@@ -111,7 +113,6 @@ class _DiagnosisGame(_TeacherGame):
         out = super().samples(gamma)
         counts = np.array([len(v) for v in self.value], dtype=np.int64)
         out.update(
-            best=np.stack(self.best),
             alt=np.stack(self.alt),
             phase=np.asarray(self.phase, dtype=np.int8),
             n_legal=np.asarray(self.n_legal, dtype=np.int16),
