@@ -168,3 +168,22 @@ def test_territory_planes_match_the_engine(players: int) -> None:
                     assert odd[cell] == region.bit_count() % 2
                 checked += 1
     assert checked > 0
+
+
+def test_value_regression_can_stop_at_the_trunk() -> None:
+    from training.imitation import make_policy
+    from training.pretrain import policy_outputs
+
+    cfg = load_config(None, ["policy.cnn_channels=[4]", "policy.broadcast=4", "policy.pi=[8]", "policy.vf=[8]"])  # fmt: skip
+    policy = make_policy(cfg)
+    n_actions = int(policy.action_space.n)
+    obs = torch.rand(3, policy.observation_space.shape[0])
+    mask = torch.ones(3, n_actions, dtype=torch.bool)
+    for to_trunk in (True, False):
+        policy.zero_grad()
+        _, values = policy_outputs(policy, obs, mask, value_to_trunk=to_trunk)
+        values.sum().backward()
+        trunk = [p.grad for p in policy.features_extractor.parameters()]
+        reached = any(g is not None and bool(g.abs().sum() > 0) for g in trunk)
+        assert reached == to_trunk
+        assert policy.value_net.weight.grad is not None

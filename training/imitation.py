@@ -281,7 +281,11 @@ def clone(
 def clone_options(pre: Mapping[str, Any]) -> dict[str, Any]:
     """The keyword arguments of :func:`training.pretrain.behaviour_clone` beyond the basic
     ones, from a ``[pretrain]`` section."""
-    return {"target": pre["target"], "lr_schedule": pre["lr_schedule"]}
+    return {
+        "target": pre["target"],
+        "lr_schedule": pre["lr_schedule"],
+        "value_to_trunk": pre["value_to_trunk"],
+    }
 
 
 def diagnose(

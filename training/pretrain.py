@@ -293,6 +293,7 @@ def behaviour_clone(
     split: tuple[np.ndarray, np.ndarray] | None = None,
     target: str = "action",
     lr_schedule: str = "constant",
+    value_to_trunk: bool = True,
 ) -> dict[str, float]:
     """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and the returns. Returns
     the final metrics (``loss``, ``value_loss``, ``accuracy``, ``holdout_accuracy``).
@@ -342,7 +343,7 @@ def behaviour_clone(
         vlosses: list[float] = []
         for i in range(0, len(perm), batch_size):
             obs, mask, label, ret = batch(perm[i : i + batch_size])
-            log_probs, values = policy_outputs(policy, obs, mask)
+            log_probs, values = policy_outputs(policy, obs, mask, value_to_trunk)
             vloss = torch.nn.functional.mse_loss(values, ret)
             loss = imitation_loss(log_probs, label) + vf_coef * vloss
             opt.zero_grad()
@@ -396,16 +397,19 @@ def holdout_split(games: np.ndarray, holdout: float) -> tuple[np.ndarray, np.nda
     return np.flatnonzero(games < cut_game), np.flatnonzero(games >= cut_game)
 
 
-def policy_outputs(policy: Any, obs: Any, mask: Any) -> tuple[Any, Any]:
+def policy_outputs(
+    policy: Any, obs: Any, mask: Any, value_to_trunk: bool = True
+) -> tuple[Any, Any]:
     """``(log-probabilities (B, actions), values (B,))`` of an SB3 maskable policy: one pass
     through the network (``evaluate_actions`` without picking the actions); illegal actions
-    get ``-inf``-like log-probabilities."""
+    get ``-inf``-like log-probabilities. With ``value_to_trunk=False`` the values' gradient
+    stops at the shared features extractor (it trains the critic's own layers only)."""
     features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    pi_features, vf_features = features if not policy.share_features_extractor else (features,) * 2
+    latent_pi = policy.mlp_extractor.forward_actor(pi_features)
+    if not value_to_trunk and policy.share_features_extractor:
+        vf_features = vf_features.detach()
+    latent_vf = policy.mlp_extractor.forward_critic(vf_features)
     dist = policy._get_action_dist_from_latent(latent_pi)
     dist.apply_masking(mask)
     return dist.distribution.logits, policy.value_net(latent_vf).flatten()
@@ -508,6 +512,7 @@ def pretrain(
             logger=logger,
             target=cfg["target"],
             lr_schedule=cfg["lr_schedule"],
+            value_to_trunk=cfg["value_to_trunk"],
             deadline=deadline,
             start_epoch=start_epoch,
             on_epoch=keep_epoch if work_dir is not None else None,
