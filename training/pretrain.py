@@ -11,9 +11,13 @@ in minutes; PPO (against the baselines and its own snapshots) then improves on i
    discounted return the seat went on to receive with the training rewards (``gamma``, win +
    dense shaping), the value target. With probability ``explore`` the move actually played is a
    random legal one instead of the teacher's (the label stays the teacher's), so the data also
-   covers positions the teacher would not reach.
+   covers positions the teacher would not reach. The heuristic teacher also records its tie
+   set (``best``): the moves it valued as high as the one it drew at random among them.
 2. **Cloning**: ``epochs`` passes of minibatch Adam on ``-log pi(teacher action | obs, mask)``
-   ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks).
+   (``target = "tie_set"``: ``-log pi(tie set)``, the probability of any equally valued move)
+   ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks); with
+   ``value_to_trunk = false`` the value term trains only the critic's own layers. Why these
+   choices: training/README.md, "Why imitation was weak" (``python -m training.imitation``).
 
 Logged to TensorBoard as ``pretrain/*`` (loss, accuracy = the policy's most likely action is the
 teacher's, on the last 10% of the games held out).
@@ -489,6 +493,10 @@ def pretrain(
         if save_to is not None:
             with atomic_path(save_to) as tmp:
                 np.savez(tmp, **data)
+    target = cfg["target"]
+    if target == "tie_set" and "best" not in data:  # a teacher other than the heuristic
+        print("pretrain: the samples have no tie sets; cloning the teacher's moves", flush=True)
+        target = "action"
     t1 = time.time()
     start_epoch, spent, metrics = _resume_cloning(model, work_dir)
     budget = cfg["max_minutes"] * 60 - spent
@@ -510,7 +518,7 @@ def pretrain(
             vf_coef=cfg["vf_coef"],
             seed=seed,
             logger=logger,
-            target=cfg["target"],
+            target=target,
             lr_schedule=cfg["lr_schedule"],
             value_to_trunk=cfg["value_to_trunk"],
             deadline=deadline,
