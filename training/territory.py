@@ -78,9 +78,9 @@ class TerritoryPlanes(nn.Module):
         b = planes.shape[0]
         n = b * self.ranches
         x = planes.reshape(n, RANCH_CHANNELS, self.cells)
-        land = x[:, _LAND]  # one-hot
-        is_plot = land.sum(dim=1)
-        is_empty = x[:, _EMPTY]
+        land = x[:, _LAND]  # one-hot in an observation; thresholded so any input is safe
+        is_plot = (land.sum(dim=1) > 0.5).to(x.dtype)
+        is_empty = (x[:, _EMPTY] > 0.5).to(x.dtype) * (1 - is_plot)
         # region kind: the landscape, len(_LAND) for empty cells, -1 for neither
         kind = torch.einsum("nlc,l->nc", land, self.land_numbers) + len(_LAND) * is_empty
         kind = torch.where(is_plot + is_empty > 0.5, kind.round().long(), -1)
