@@ -7,7 +7,10 @@ segments are read off the convolutional map at that cell, so what is learnt abou
 transfers to every cell:
 
 * trunk: the planes (``n * 29`` channels) plus a learnt embedding of the feature vector
-  broadcast over the grid -> 3x3 convolutions (padding 1) -> a map ``S`` (channels x cells);
+  broadcast over the grid (and, with ``territory=True``, the territory planes of
+  :mod:`training.territory`: size, cows, score and open frontier of each cell's territory,
+  odd empty regions, computed from the planes) -> 3x3 convolutions (padding 1) -> a map ``S``
+  (channels x cells);
 * global vector ``g``: mean- and max-pooled ``S`` + an MLP over the features;
 * placements ``place i+j <cell> <dir>``: a query vector from the plot kinds held in positions
   ``i`` and ``j`` (decoded exactly from the ``held`` feature: held positions are the held plots
@@ -33,8 +36,10 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig
+from moonriver_env.rules import GameConfig, Phase
 from moonriver_env.rules.actions import ActionLayout, Segment
+
+from .territory import TERRITORY_CHANNELS, TerritoryPlanes
 
 # Cell-indexed segments read off ``S`` by a 1x1 convolution: the segment's axes its output
 # channels stand for (the other axis is ``cell``); sizes come from the layout.
@@ -72,12 +77,21 @@ class SpatialExtractor(BaseFeaturesExtractor):
         broadcast: int = 32,
         feature_mlp: Sequence[int] = (128,),
         global_dim: int = 256,
+        territory: bool = False,
+        claim_query: bool = False,
     ) -> None:
         enc = ObservationEncoder(GameConfig(num_players=num_players, mode=mode))
         ch = int(cnn_channels[-1])
         cells = enc.rows * 5
         held = enc.max_held * enc.num_kinds
-        super().__init__(observation_space, ch * cells + global_dim + held)
+        # claim_query: the kind one-hot (kinds + "none") of each column position a claim takes
+        claims = enc.column_size * (enc.num_kinds + 1) if claim_query else 0
+        super().__init__(observation_space, ch * cells + global_dim + held + claims)
+        self.claim_query = bool(claim_query)
+        self.column_size = enc.column_size
+        fs = enc.feature_slices
+        self.setup_index = fs["phase"].start + int(Phase.SETUP_CLAIM)
+        self.current_column, self.next_column = fs["current_column"], fs["next_column"]
         obs_dim = int(np.prod(observation_space.shape))
         if obs_dim != enc.plane_size + enc.num_features:
             raise ValueError(
@@ -95,6 +109,10 @@ class SpatialExtractor(BaseFeaturesExtractor):
         self.held_start = held_slice.start  # own seat first: the first num_kinds values
         self.broadcast = int(broadcast)
         in_ch = self.plane_shape[0] + self.broadcast
+        self.territory: TerritoryPlanes | None = None
+        if territory:
+            self.territory = TerritoryPlanes(num_players, enc.rows)
+            in_ch += num_players * len(TERRITORY_CHANNELS)
         if self.broadcast:
             self.embed = nn.Sequential(nn.Linear(enc.num_features, self.broadcast), nn.ReLU())
         convs: list[nn.Module] = []
@@ -119,14 +137,23 @@ class SpatialExtractor(BaseFeaturesExtractor):
         b = observations.shape[0]
         planes = observations[:, : self.plane_size].reshape(b, *self.plane_shape)
         features = observations[:, self.plane_size :]
-        x = planes
+        parts = [planes]
+        if self.territory is not None:
+            parts.append(self.territory(planes))
         if self.broadcast:
-            e = self.embed(features)[:, :, None, None].expand(-1, -1, *self.plane_shape[1:])
-            x = torch.cat([planes, e], dim=1)
+            parts.append(
+                self.embed(features)[:, :, None, None].expand(-1, -1, *self.plane_shape[1:])
+            )
+        x = torch.cat(parts, dim=1) if len(parts) > 1 else planes
         s = self.cnn(x).reshape(b, self.channels, self.cells)
         pooled = torch.cat([s.mean(dim=2), s.amax(dim=2)], dim=1)
         g = self.global_net(torch.cat([pooled, self.feature_mlp(features)], dim=1))
-        return torch.cat([s.reshape(b, -1), g, self.held_onehot(features).reshape(b, -1)], dim=1)
+        parts = [s.reshape(b, -1), g, self.held_onehot(features).reshape(b, -1)]
+        if self.claim_query:  # setup claims take from the current column, selections the next
+            setup = features[:, self.setup_index : self.setup_index + 1]
+            cur, nxt = features[:, self.current_column], features[:, self.next_column]
+            parts.append(setup * cur + (1 - setup) * nxt)
+        return torch.cat(parts, dim=1)
 
 
 class SpatialLatent(nn.Module):
@@ -140,7 +167,8 @@ class SpatialLatent(nn.Module):
         self.pi_net = _mlp([self.g_dim, *pi]) if pi else nn.Identity()
         self.vf_net = _mlp([self.g_dim, *vf]) if vf else nn.Identity()
         self.pi_dim = int(pi[-1]) if pi else self.g_dim
-        self.held_dim = extractor.max_held * extractor.num_kinds
+        # held kinds, then (claim_query) the claimable kinds: passed through to the head
+        self.held_dim = extractor.features_dim - self.s_dim - self.g_dim
         self.latent_dim_pi = self.s_dim + self.pi_dim + self.held_dim
         self.latent_dim_vf = int(vf[-1]) if vf else self.g_dim
 
@@ -165,9 +193,15 @@ class SpatialActionHead(nn.Module):
 
     def __init__(
         self, layout: ActionLayout, channels: int, cells: int, pi_dim: int, num_kinds: int,
-        query_hidden: int = 64,
+        query_hidden: int = 64, claim_query: bool = False,
     ) -> None:  # fmt: skip
         super().__init__()
+        self.claim_query = bool(claim_query)
+        self.column_size = layout.column
+        if self.claim_query:  # a claim's logit: its plot kind . the map (best cell) + an MLP
+            self.claim_q = _mlp([num_kinds + 1, query_hidden, channels], last_act=False)
+            self.claim_context = nn.Linear(pi_dim, channels)
+            self.claim_mlp = _mlp([pi_dim + num_kinds + 1, query_hidden, 1], last_act=False)
         self.layout = layout
         self.channels, self.cells, self.pi_dim = channels, cells, pi_dim
         self.max_held, self.num_kinds = layout.held, num_kinds
@@ -202,6 +236,11 @@ class SpatialActionHead(nn.Module):
             self.place_bias,
             *self.cell_heads.values(),
             self.flat_head,
+            *(
+                [self.claim_q[-1], self.claim_context, self.claim_mlp[-1]]
+                if self.claim_query
+                else []
+            ),
         ]
 
     def forward(self, latent: torch.Tensor) -> torch.Tensor:
@@ -209,7 +248,8 @@ class SpatialActionHead(nn.Module):
         s_dim = self.channels * self.cells
         s = latent[:, :s_dim].reshape(b, self.channels, self.cells)
         g = latent[:, s_dim : s_dim + self.pi_dim]
-        held = latent[:, s_dim + self.pi_dim :].reshape(b, self.max_held, self.num_kinds)
+        held_end = s_dim + self.pi_dim + self.max_held * self.num_kinds
+        held = latent[:, s_dim + self.pi_dim : held_end].reshape(b, self.max_held, self.num_kinds)
         pieces: dict[str, torch.Tensor] = {}
         # placements: (B, P, 4, ch) queries . (B, ch, cells) -> (B, P, cells, 4)
         kinds = torch.cat([held[:, self.pair_first], held[:, self.pair_second]], dim=2)  # (B,P,2K)
@@ -233,6 +273,12 @@ class SpatialActionHead(nn.Module):
             self.flat_names, torch.split(flat, self.flat_sizes, dim=1), strict=True
         ):
             pieces[name] = part
+        if self.claim_query:
+            kinds = latent[:, held_end:].reshape(b, self.column_size, self.num_kinds + 1)
+            q = self.claim_q(kinds) + self.claim_context(g)[:, None, :]  # (B, positions, ch)
+            fit = torch.einsum("bpc,bcx->bpx", q, s).amax(dim=2) / float(np.sqrt(self.channels))
+            both = torch.cat([g[:, None, :].expand(-1, self.column_size, -1), kinds], dim=2)
+            pieces["claim"] = pieces["claim"] + fit + self.claim_mlp(both).squeeze(2)
         return torch.cat([pieces[name] for name, _ in self.segments], dim=1)
 
 
@@ -241,8 +287,9 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
     :class:`SpatialActionHead`.
 
     Extra keyword arguments: ``num_players``, ``mode`` (the game), ``cnn_channels``,
-    ``broadcast``, ``feature_mlp``, ``global_dim`` (the trunk), ``pi`` / ``vf`` (MLPs on the
-    global vector), ``query_hidden`` (the placement query MLP).
+    ``broadcast``, ``feature_mlp``, ``global_dim``, ``territory`` (the trunk), ``pi`` / ``vf``
+    (MLPs on the global vector), ``query_hidden`` (the placement query MLP). A model saved
+    before ``territory`` existed loads with ``territory=False``, the network it was built with.
     """
 
     def __init__(
@@ -259,6 +306,8 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
         pi: Sequence[int] = (128,),
         vf: Sequence[int] = (128,),
         query_hidden: int = 64,
+        territory: bool = False,
+        claim_query: bool = False,
         **kwargs: Any,
     ) -> None:
         self.game = {"num_players": int(num_players), "mode": str(mode)}
@@ -270,6 +319,8 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
             "pi": list(pi),
             "vf": list(vf),
             "query_hidden": int(query_hidden),
+            "territory": bool(territory),
+            "claim_query": bool(claim_query),
         }
         kwargs["features_extractor_class"] = SpatialExtractor
         kwargs["features_extractor_kwargs"] = {
@@ -278,6 +329,8 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
             "broadcast": int(broadcast),
             "feature_mlp": list(feature_mlp),
             "global_dim": int(global_dim),
+            "territory": bool(territory),
+            "claim_query": bool(claim_query),
         }
         kwargs.pop("net_arch", None)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
@@ -307,7 +360,7 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
             )
         self.action_net = SpatialActionHead(
             layout, ext.channels, ext.cells, self.mlp_extractor.pi_dim, ext.num_kinds,
-            self.head_kwargs["query_hidden"],
+            self.head_kwargs["query_hidden"], self.head_kwargs["claim_query"],
         )  # fmt: skip
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         if self.ortho_init:

@@ -12,9 +12,13 @@ in minutes; PPO (against the baselines and its own snapshots) then improves on i
    receive with the training rewards (``gamma``, win + dense shaping), the value target. With
    probability ``explore`` the move actually played is a random legal one instead of the
    teacher's (the label stays the teacher's), so the data also covers positions the teacher
-   would not reach.
+   would not reach. The heuristic teacher also records its tie
+   set (``best``): the moves it valued as high as the one it drew at random among them.
 2. **Cloning**: ``epochs`` passes of minibatch Adam on ``-log pi(teacher action | obs, mask)``
-   ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks).
+   (``target = "tie_set"``: ``-log pi(tie set)``, the probability of any equally valued move)
+   ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks); with
+   ``value_to_trunk = false`` the value term trains only the critic's own layers. Why these
+   choices: training/README.md, "Why imitation was weak" (``python -m training.imitation``).
 
 Logged to TensorBoard as ``pretrain/*`` (loss, accuracy = the policy's most likely action is the
 teacher's, on the last 10% of the games held out).
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +51,23 @@ from .progress import progress
 class _TeacherGame:
     """Records one teacher game (a :class:`agents.runner.DecisionHook`): every decision's
     observation, mask and teacher action, and the rewards each seat received after it; with
-    probability ``explore`` a random legal action is played instead of the teacher's."""
+    probability ``explore`` a random legal action is played instead of the teacher's. With
+    ``teachers`` (one per seat, :class:`training.teacher_data.RecordingHeuristic`) also the
+    teacher's tie set (``best``: every action valued as high as its choice)."""
 
-    def __init__(self, game: int, num_players: int, explore: float, rng: np.random.Generator):
+    def __init__(
+        self,
+        game: int,
+        num_players: int,
+        explore: float,
+        rng: np.random.Generator,
+        teachers: list[Any] | None = None,
+    ):
         self.game = game
         self.explore = explore
         self.rng = rng
+        self.teachers = teachers
+        self.best: list[np.ndarray] = []
         self.obs: list[np.ndarray] = []
         self.mask: list[np.ndarray] = []
         self.action: list[int] = []
@@ -61,6 +77,12 @@ class _TeacherGame:
 
     def before_step(self, env: Any, seat: int, action: int) -> int:
         ob = env.observe(env.possible_agents[seat])
+        if self.teachers is not None:
+            from .teacher_data import tie_bits
+
+            self.best.append(
+                tie_bits(self.teachers[seat].last_values, action, ob["action_mask"].size)
+            )
         self.obs.append(ob["observation"].astype(np.float16))
         self.mask.append(np.packbits(ob["action_mask"].astype(bool)))
         self.action.append(action)
@@ -85,13 +107,16 @@ class _TeacherGame:
             for idx, r in zip(reversed(decisions), reversed(rewards), strict=True):
                 acc = r + gamma * acc
                 ret[idx] = acc
-        return {
+        out = {
             "obs": np.stack(self.obs),
             "mask": np.stack(self.mask),
             "action": np.asarray(self.action, dtype=np.int64),
             "ret": ret,
             "game": np.full(len(self.action), self.game, dtype=np.int32),
         }
+        if self.teachers is not None:
+            out["best"] = np.stack(self.best)
+        return out
 
 
 class _TeacherTable:
@@ -99,17 +124,22 @@ class _TeacherTable:
 
     def __init__(self, teacher: str, env_cfg: Mapping[str, Any], seed: int) -> None:
         from .selfplay import make_baseline
+        from .teacher_data import RecordingHeuristic
 
         self.runner = GameRunner(GameSetup.from_config(env_cfg))
         n = self.runner.setup.num_players
-        self.agents = [make_baseline(teacher, seed=derive_seed(seed, 0, s)) for s in range(n)]
+        # the heuristic teacher also tells its tie sets (the same moves: same Generator draws)
+        make = RecordingHeuristic if teacher == "heuristic" else partial(make_baseline, teacher)
+        self.agents = [make(seed=derive_seed(seed, 0, s)) for s in range(n)]
+        self.recording = teacher == "heuristic"
         self.teacher = teacher
 
     def play(
         self, game: int, seed: int, gamma: float, explore: float = 0.0
     ) -> dict[str, np.ndarray]:
         n = len(self.agents)
-        record = _TeacherGame(game, n, explore, np.random.default_rng(derive_seed(seed, game, 99)))
+        rng = np.random.default_rng(derive_seed(seed, game, 99))
+        record = _TeacherGame(game, n, explore, rng, self.agents if self.recording else None)
         seeds = [agent_seed(seed, game, s) for s in range(n)]
         names = [self.teacher] * n
         self.runner.play(self.agents, game_seed(seed, game), seeds, names, hook=record)
@@ -282,6 +312,10 @@ def behaviour_clone(
     deadline: float | None = None,
     start_epoch: int = 0,
     on_epoch: Callable[[int, dict[str, float]], None] | None = None,
+    split: tuple[np.ndarray, np.ndarray] | None = None,
+    target: str = "action",
+    lr_schedule: str = "constant",
+    value_to_trunk: bool = True,
 ) -> dict[str, float]:
     """Fit ``policy`` (an SB3 maskable policy) to the teacher's actions and the returns. Returns
     the final metrics (``loss``, ``value_loss``, ``accuracy``, ``holdout_accuracy``).
@@ -289,40 +323,57 @@ def behaviour_clone(
     of an uninterrupted one); ``on_epoch(epochs done, metrics)`` after each epoch."""
     import torch
 
-    n = len(data["action"])
+    if target not in TARGETS:
+        raise ValueError(f"target: expected one of {TARGETS}, got {target!r}")
+    if target == "tie_set" and "best" not in data:
+        raise ValueError("target: 'tie_set' needs the teacher's tie sets ('best') in the data")
     n_actions = int(policy.action_space.n)
-    games = data["game"]
-    cut_game = np.quantile(games, 1 - holdout) if holdout > 0 and n > 10 else games.max() + 1
-    train_idx = np.flatnonzero(games < cut_game)
-    test_idx = np.flatnonzero(games >= cut_game)
+    train_idx, test_idx = split if split is not None else holdout_split(data["game"], holdout)
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    batches = -(-len(train_idx) // batch_size)
+    total_steps = max(1, epochs * batches)
+    if lr_schedule == "cosine":  # to 0 at the last step of ``epochs`` (resumes where it was)
+        sched: Any = torch.optim.lr_scheduler.LambdaLR(
+            opt, lambda k: 0.5 * (1 + np.cos(np.pi * min(k, total_steps) / total_steps))
+        )
+        for _ in range(start_epoch * batches):
+            sched.step()
+    elif lr_schedule == "constant":
+        sched = None
+    else:
+        raise ValueError(f"lr_schedule: expected 'constant' or 'cosine', got {lr_schedule!r}")
     policy.set_training_mode(True)
 
-    def batch(idx: np.ndarray) -> tuple[torch.Tensor, np.ndarray, torch.Tensor, torch.Tensor]:
+    def batch(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         obs = torch.as_tensor(data["obs"][idx].astype(np.float32))
-        mask = np.unpackbits(data["mask"][idx], axis=1, count=n_actions).astype(bool)
-        return obs, mask, torch.as_tensor(data["action"][idx]), torch.as_tensor(data["ret"][idx])
+        mask = torch.as_tensor(np.unpackbits(data["mask"][idx], axis=1, count=n_actions))
+        if target == "tie_set":
+            label = torch.as_tensor(np.unpackbits(data["best"][idx], axis=1, count=n_actions))
+        else:
+            label = torch.as_tensor(data["action"][idx])
+        return obs, mask.bool(), label, torch.as_tensor(data["ret"][idx])
 
     for _ in range(start_epoch):
         rng.permutation(train_idx)
     metrics: dict[str, float] = {}
     step = 0
-    batches = -(-len(train_idx) // batch_size)
     bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch")
     for epoch in range(start_epoch, epochs):
         perm = rng.permutation(train_idx)
         losses: list[float] = []
         vlosses: list[float] = []
         for i in range(0, len(perm), batch_size):
-            obs, mask, act, ret = batch(perm[i : i + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
-            vloss = torch.nn.functional.mse_loss(values.flatten(), ret)
-            loss = -log_prob.mean() + vf_coef * vloss
+            obs, mask, label, ret = batch(perm[i : i + batch_size])
+            log_probs, values = policy_outputs(policy, obs, mask, value_to_trunk)
+            vloss = torch.nn.functional.mse_loss(values, ret)
+            loss = imitation_loss(log_probs, label) + vf_coef * vloss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), max_grad_norm)
             opt.step()
+            if sched is not None:
+                sched.step()
             losses.append(float(loss.detach()))
             vlosses.append(float(vloss.detach()))
             step += 1
@@ -355,6 +406,47 @@ def behaviour_clone(
     bar.close()
     policy.set_training_mode(False)
     return metrics
+
+
+TARGETS = ("action", "tie_set")
+
+
+def holdout_split(games: np.ndarray, holdout: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(train, held-out)`` sample indices: the games from the ``1 - holdout`` quantile of
+    the game numbers on are held out (none when ``holdout`` is 0 or there are few samples)."""
+    n = len(games)
+    cut_game = np.quantile(games, 1 - holdout) if holdout > 0 and n > 10 else games.max() + 1
+    return np.flatnonzero(games < cut_game), np.flatnonzero(games >= cut_game)
+
+
+def policy_outputs(
+    policy: Any, obs: Any, mask: Any, value_to_trunk: bool = True
+) -> tuple[Any, Any]:
+    """``(log-probabilities (B, actions), values (B,))`` of an SB3 maskable policy: one pass
+    through the network (``evaluate_actions`` without picking the actions); illegal actions
+    get ``-inf``-like log-probabilities. With ``value_to_trunk=False`` the values' gradient
+    stops at the shared features extractor (it trains the critic's own layers only)."""
+    features = policy.extract_features(obs)
+    pi_features, vf_features = features if not policy.share_features_extractor else (features,) * 2
+    latent_pi = policy.mlp_extractor.forward_actor(pi_features)
+    if not value_to_trunk and policy.share_features_extractor:
+        vf_features = vf_features.detach()
+    latent_vf = policy.mlp_extractor.forward_critic(vf_features)
+    dist = policy._get_action_dist_from_latent(latent_pi)
+    dist.apply_masking(mask)
+    return dist.distribution.logits, policy.value_net(latent_vf).flatten()
+
+
+def imitation_loss(log_probs: Any, label: Any) -> Any:
+    """Mean negative log-likelihood of the teacher: ``label`` is the teacher's action
+    (``(B,)``, int) or its tie set (``(B, actions)``, 0/1; the probability of the set: the
+    teacher draws among equally valued moves at random, so which one it drew is noise)."""
+    import torch
+
+    if label.dim() == 1:
+        return -log_probs.gather(1, label[:, None]).mean()
+    in_set = torch.where(label.bool(), log_probs, torch.full_like(log_probs, -1e9))
+    return -torch.logsumexp(in_set, dim=1).mean()
 
 
 def accuracy(
@@ -420,6 +512,10 @@ def pretrain(
         if save_to is not None:
             with atomic_path(save_to) as tmp:
                 np.savez(tmp, **data)
+    target = cfg["target"]
+    if target == "tie_set" and "best" not in data:  # a teacher other than the heuristic
+        print("pretrain: the samples have no tie sets; cloning the teacher's moves", flush=True)
+        target = "action"
     t1 = time.time()
     start_epoch, spent, metrics = _resume_cloning(model, work_dir)
     budget = cfg["max_minutes"] * 60 - spent
@@ -441,6 +537,9 @@ def pretrain(
             vf_coef=cfg["vf_coef"],
             seed=seed,
             logger=logger,
+            target=target,
+            lr_schedule=cfg["lr_schedule"],
+            value_to_trunk=cfg["value_to_trunk"],
             deadline=deadline,
             start_epoch=start_epoch,
             on_epoch=keep_epoch if work_dir is not None else None,

@@ -232,6 +232,8 @@ def policy_kwargs(cfg: Config) -> dict[str, Any]:
             "pi": list(pol["pi"]),
             "vf": list(pol["vf"]),
             "query_hidden": pol["query_hidden"],
+            "territory": pol["territory"],
+            "claim_query": pol["claim_query"],
             "ortho_init": bool(pol["ortho_init"]),
         }
     return {
