@@ -69,7 +69,8 @@ def load_module(checkpoint: str | Path) -> Any:
     """The learner's ``RLModule`` of an algorithm checkpoint, for inference (eval mode)."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    module = RLModule.from_checkpoint(str(Path(checkpoint) / MODULE_PATH))
+    # absolute: RLlib reads a relative path as a URI without a scheme and refuses it
+    module = RLModule.from_checkpoint(str((Path(checkpoint) / MODULE_PATH).resolve()))
     module.eval()
     return module
 

@@ -222,6 +222,16 @@ def test_smoke_run_writes_its_files_and_plays_as_an_agent(smoke_run: Path) -> No
         agent.check_game(GameConfig(num_players=3))
 
 
+def test_agent_spec_takes_a_run_dir_relative_to_the_working_directory(
+    smoke_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the README's form, rllib:runs/NAME (RLlib itself refuses a relative checkpoint path)
+    monkeypatch.chdir(smoke_run.parent)
+    agent = make_agent(f"rllib:{smoke_run.name}", seed=0)
+    assert isinstance(agent, RLlibAgent)
+    agent.check_game(GameConfig(num_players=2))
+
+
 def test_second_run_in_the_same_dir_is_refused(smoke_run: Path, capsys) -> None:
     assert rllib_train.main(["--run-dir", str(smoke_run)]) == 2
     assert "--resume" in capsys.readouterr().err
