@@ -42,16 +42,13 @@ import numpy as np
 
 from moonriver_env.rules import GameConfig, Phase
 
+from .pretrain import unpack
+
 METRICS = ("top1", "tie_top1", "top3", "top5", "regret")
 LEGAL_BINS = ((2, 2), (3, 5), (6, 10), (11, 30), (31, 100), (101, 10_000))
 
 
 # -- per-sample scores ----------------------------------------------------------------------
-def unpack(bits: np.ndarray, n_actions: int) -> np.ndarray:
-    """Boolean ``(N, n_actions)`` from packed rows (``np.packbits`` along axis 1)."""
-    return np.unpackbits(bits, axis=1, count=n_actions).astype(bool)
-
-
 def dense_values(data: Mapping[str, np.ndarray], idx: np.ndarray, n_actions: int) -> np.ndarray:
     """``(len(idx), n_actions)`` teacher values (``-inf`` where none: illegal, or a
     single-action decision, whose only action gets 0)."""

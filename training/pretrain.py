@@ -155,6 +155,12 @@ def _play(
     return table.play(game, seed, gamma, explore)
 
 
+def unpack(bits: np.ndarray, n_actions: int) -> np.ndarray:
+    """Boolean ``(N, n_actions)`` from the packed rows the samples store (``mask``, ``best``:
+    ``np.packbits`` of each decision's action flags)."""
+    return np.unpackbits(bits, axis=1, count=n_actions).astype(bool)
+
+
 def _concatenate(parts: list[dict[str, np.ndarray] | None]) -> dict[str, np.ndarray]:
     played = [p for p in parts if p is not None]
     if not played:
@@ -347,9 +353,9 @@ def behaviour_clone(
 
     def batch(idx: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         obs = torch.as_tensor(data["obs"][idx].astype(np.float32))
-        mask = torch.as_tensor(np.unpackbits(data["mask"][idx], axis=1, count=n_actions))
+        mask = torch.as_tensor(unpack(data["mask"][idx], n_actions))
         if target == "tie_set":
-            label = torch.as_tensor(np.unpackbits(data["best"][idx], axis=1, count=n_actions))
+            label = torch.as_tensor(unpack(data["best"][idx], n_actions))
         else:
             label = torch.as_tensor(data["action"][idx])
         return obs, mask.bool(), label, torch.as_tensor(data["ret"][idx])
@@ -462,7 +468,7 @@ def accuracy(
         for i in range(0, len(idx), batch_size):
             j = idx[i : i + batch_size]
             obs = torch.as_tensor(data["obs"][j].astype(np.float32))
-            mask = np.unpackbits(data["mask"][j], axis=1, count=n_actions).astype(bool)
+            mask = unpack(data["mask"][j], n_actions)
             dist = policy.get_distribution(obs, action_masks=mask)
             pred = dist.distribution.probs.argmax(dim=1).numpy()
             hits += int((pred == data["action"][j]).sum())
