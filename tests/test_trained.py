@@ -310,3 +310,90 @@ def test_search_only_rewrites_the_settings_not_the_weights(
     assert prov["search_updates"][-1]["search"]["leader_weight"] == 0.25
     with pytest.raises(SystemExit, match=r"\[collect\]"):
         train_module.main([*args, "--set", "collect.depth=3"])
+
+
+def _outcome_cfg(*overrides: str) -> dict:
+    return load_value_config(CONFIGS / "value_4p_base.toml", ("collect.labels=outcome", *overrides))
+
+
+def test_outcome_game_is_the_heuristics_game_with_every_seats_final_margin() -> None:
+    """With ``explore = 0`` an outcome game is exactly four heuristic agents playing (seeded
+    as the collector seeds them), and its labels are every seat's final margin."""
+    from agents.evaluation import final_margin
+    from training.value.collect import game_seed, play_game
+
+    cfg = _outcome_cfg("collect.explore=0.0")
+    game = play_game(cfg, 3)
+    assert game["labels"] == [] and game == {**play_game(cfg, 3), "seconds": game["seconds"]}
+    seed = game_seed(cfg["run"]["seed"], 3)
+    assert game["seed"] == seed
+    state = new_game(GameConfig(num_players=4, mode="base"), seed=seed)
+    agents = [HeuristicAgent(seed=seed + 1 + s) for s in range(4)]
+    for a in game["actions"]:
+        assert agents[state.seat].choose(state) == a
+        state.apply(a)
+    assert state.is_terminal
+    assert game["margins"] == [final_margin(state, s) for s in range(4)]
+    assert game["scores"] == [s.total for s in state.scores()]
+    assert max(game["margins"]) > 0 > min(game["margins"])  # one winner, the others behind
+
+
+def test_outcome_game_explores_the_heuristics_best_actions() -> None:
+    from training.value.collect import play_game
+
+    greedy = play_game(_outcome_cfg("collect.explore=0.0"), 4)["actions"]
+    explored = play_game(_outcome_cfg("collect.explore=0.5"), 4)["actions"]
+    assert explored != greedy
+
+
+def test_outcome_rows_are_every_seat_at_the_sampled_positions() -> None:
+    """Each sampled position gives one row per seat: the agent's own leaf input for that seat
+    (``state_inputs``), labelled with that seat's final margin."""
+    from agents.evaluation import Evaluator
+    from agents.trained import state_inputs
+    from moonriver_env.encoding import ObservationEncoder
+    from training.value.collect import play_game
+    from training.value.dataset import build_samples
+
+    config = GameConfig(num_players=4, mode="base")
+    game = play_game(_outcome_cfg(), 1)
+    s = build_samples([game], config, 6, None, states=5)
+    assert s.x.shape[0] == 20 and s.decisions == 20 and set(s.count) == {1}
+    assert s.y.tolist() == game["margins"] * 5
+    enc, ev = ObservationEncoder(config), Evaluator()
+    state = new_game(config, seed=game["seed"])
+    expected = []
+    for a in game["actions"]:
+        expected.append(np.concatenate([state_inputs(enc, ev, [state], t) for t in range(4)]))
+        state.apply(a)
+    found = [
+        i for i, rows in enumerate(expected)
+        if np.array_equal(rows.astype(np.float16), s.x[: 4])
+    ]  # fmt: skip
+    assert found, "the first sampled position is not a position of the game"
+    # Five distinct positions of the game, in game order.
+    at = [
+        next(i for i, rows in enumerate(expected)
+             if np.array_equal(rows.astype(np.float16), s.x[4 * j : 4 * j + 4]))
+        for j in range(5)
+    ]  # fmt: skip
+    assert at == sorted(set(at))
+
+
+def test_tiny_outcome_run_gives_a_4p_model_that_plays(tmp_path: Path) -> None:
+    from training.value.train import main
+
+    run = tmp_path / "run"
+    args = ["--config", str(CONFIGS / "value_4p_base.toml"), "--run-dir", str(run)]
+    for item in ("collect.labels=outcome", "collect.games=3", "collect.states=6",
+                 "model.hidden=[8]", "train.epochs=1", "eval.games=0", "run.workers=1",
+                 "search.rounds=1", "search.depth=4"):  # fmt: skip
+        args += ["--set", item]
+    assert main(args) == 0
+    prov = json.loads((run / "provenance.json").read_text())
+    held = prov["held_out"]["decisions"]
+    assert prov["train"]["afterstates"] + held == 3 * 6 * 4
+    agent = make_agent(f"trained:{run}", seed=3)
+    assert isinstance(agent, TrainedAgent) and agent.games == ["4p_base"]
+    decisions, _ = play(agent, GameConfig(num_players=4, mode="base"), seed=11)
+    assert decisions > 20

@@ -1,6 +1,8 @@
-"""Labelled self-play games for value learning (stage 1 of :mod:`training.value.train`).
+"""The games a value is learned from (stage 1 of :mod:`training.value.train`).
 
-Every decision with more than one legal action is searched like the ``mc`` agent
+``collect.labels = "outcome"``: games of heuristic agents, kept for their final margins
+(:func:`play_outcome_game`). ``collect.labels = "rollout"``, labelled self-play games: every
+decision with more than one legal action is searched like the ``mc`` agent
 (:class:`~agents.montecarlo.MonteCarloAgent`) but from *completed afterstates*: the
 candidates are the heuristic's ``k`` best one-ply actions; each round draws one
 determinization, applies every candidate, plays the acting seat's pending effects with the
@@ -10,8 +12,9 @@ same futures for every candidate). The mean leaf value of each candidate for the
 is its label. The game then goes on with the best candidate (a random one with probability
 ``explore``).
 
-A game is one JSON line: its seed, every action, the labels (decision index, candidates,
-mean values, heuristic one-ply values) and the final scores. The first round's
+A game is one JSON line: its seed, every action, the labels (rollout: decision index,
+candidates, mean values, heuristic one-ply values; outcome: none) and the final scores and
+margins. The first round's
 determinization of decision ``i`` is ``default_rng([seed, i])``, so the labelled afterstates
 can be rebuilt by replay (:mod:`.dataset`) and files stay small. Worker ``w`` of ``W`` plays
 game indices ``w, w + W, ...`` and appends to ``games/worker<w>.jsonl``; a rerun skips the
@@ -118,6 +121,53 @@ def play_labelled_game(cfg: Config, index: int) -> dict[str, Any]:
     }
 
 
+def play_outcome_game(cfg: Config, index: int) -> dict[str, Any]:
+    """One game of heuristic agents in every seat, kept for its outcome (``collect.labels =
+    "outcome"``): at each decision with a choice, with probability ``explore`` the acting seat
+    plays a random one of the heuristic's ``k`` best one-ply actions instead of its choice (so
+    the data covers more than the heuristic's own line). No search: a game costs what the
+    heuristic costs, and the labels are the final margins (:func:`final_margin` of every seat),
+    read by :mod:`.dataset` at ``collect.states`` sampled positions."""
+    col = cfg["collect"]
+    seed = game_seed(cfg["run"]["seed"], index)
+    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    state = new_game(config, seed=seed)
+    agents = [HeuristicAgent(seed=seed + 1 + s) for s in range(config.num_players)]
+    explore = np.random.default_rng(seed + 3)
+    actions: list[int] = []
+    t0 = time.perf_counter()
+    while not state.is_terminal:
+        legal = state.legal_action_list()
+        agent = agents[state.seat]
+        if len(legal) == 1:
+            a = legal[0]
+        elif explore.random() < col["explore"]:
+            prior = agent.action_values(state)
+            cands = sorted(legal, key=lambda x: (-prior[x], x))[: col["k"]]
+            a = cands[int(explore.integers(len(cands)))]
+        else:
+            a = agent.choose(state)
+        state.apply(a)
+        actions.append(a)
+    n = config.num_players
+    return {
+        "index": index,
+        "seed": seed,
+        "actions": actions,
+        "labels": [],
+        "scores": [s.total for s in state.scores()],
+        "margins": [final_margin(state, s) for s in range(n)],
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+
+
+def play_game(cfg: Config, index: int) -> dict[str, Any]:
+    """Game ``index`` of the run, as ``collect.labels`` asks."""
+    if cfg["collect"]["labels"] == "outcome":
+        return play_outcome_game(cfg, index)
+    return play_labelled_game(cfg, index)
+
+
 def read_games(run_dir: Path) -> list[dict[str, Any]]:
     """Every complete game line written so far (a torn last line is ignored), by index."""
     games: dict[int, dict[str, Any]] = {}
@@ -143,12 +193,12 @@ def _worker(args: tuple[Config, Path, int, int, float]) -> int:
                 continue
             if time.time() > deadline:
                 break
-            g = play_labelled_game(cfg, index)
+            g = play_game(cfg, index)
             f.write(json.dumps(g, separators=(",", ":")) + "\n")
             f.flush()
             played += 1
             print(
-                f"[collect w{w}] game {index} ({len(g['labels'])} labelled decisions, "
+                f"[collect w{w}] game {index} ({len(g['labels'] or g['actions'])} decisions, "
                 f"{g['seconds']} s)",
                 flush=True,
             )

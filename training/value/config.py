@@ -17,6 +17,8 @@ DEFAULTS: Config = {
     "run": {"seed": 0, "workers": 2, "torch_threads": 1},
     "game": {"num_players": 2, "mode": "base"},
     "collect": {
+        "labels": "rollout",
+        "states": 48,
         "games": 400,
         "minutes": 0.0,
         "k": 6,
@@ -50,6 +52,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "run": {"seed": _int(0), "workers": _int(1, 2), "torch_threads": _int(0)},
     "game": {"num_players": _choice(2, 3, 4), "mode": _choice("base", "legends")},
     "collect": {
+        "labels": _choice("rollout", "outcome"),
+        "states": _int(1),
         "games": _int(1),
         "minutes": _float(0.0),
         "k": _int(2),

@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.base import determinize
 from agents.evaluation import Evaluator, make_context
-from agents.trained import candidate_inputs
+from agents.trained import candidate_inputs, state_inputs
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, new_game
 
@@ -87,19 +87,57 @@ def encode_game(game: dict[str, Any], config: GameConfig, k: int) -> dict[str, n
     }
 
 
+def encode_outcome_game(
+    game: dict[str, Any], config: GameConfig, states: int
+) -> dict[str, np.ndarray]:
+    """The inputs and labels of an outcome game (``collect.labels = "outcome"``): ``states``
+    positions drawn without replacement from the game's decisions (``default_rng([seed, 1])``),
+    each seen by every seat (:func:`~agents.trained.state_inputs`, the input the agent gives
+    its leaves) and labelled with that seat's final margin. Every row is its own group."""
+    enc = ObservationEncoder(config)
+    ev = Evaluator()
+    n = config.num_players
+    actions = game["actions"]
+    rng = np.random.default_rng([game["seed"], 1])
+    picked = set(rng.choice(len(actions), size=min(states, len(actions)), replace=False).tolist())
+    state = new_game(config, seed=game["seed"])
+    xs: list[np.ndarray] = []
+    for i, a in enumerate(actions):
+        if i in picked:
+            xs += [state_inputs(enc, ev, [state], seat) for seat in range(n)]
+        state.apply(a)
+    rows = len(xs)
+    width = enc.plane_size + enc.num_features + n + 1
+    return {
+        "x": (np.concatenate(xs) if xs else np.zeros((0, width))).astype(np.float16),
+        "y": np.tile(np.asarray(game["margins"], dtype=np.float32), rows // n),
+        "prior": np.zeros(rows, dtype=np.float32),
+        "count": np.ones(rows, dtype=np.int64),
+    }
+
+
 def build_samples(
-    games: list[dict[str, Any]], config: GameConfig, k: int, cache: Path | None = None
+    games: list[dict[str, Any]],
+    config: GameConfig,
+    k: int,
+    cache: Path | None = None,
+    states: int | None = None,
 ) -> Samples:
-    """Every labelled afterstate of ``games`` (cached per game under ``cache``)."""
+    """Every labelled afterstate of ``games`` (cached per game under ``cache``); with
+    ``states``, outcome games (:func:`encode_outcome_game`)."""
     parts: list[dict[str, np.ndarray]] = []
     game_ids: list[np.ndarray] = []
+    tag = f"k{k}" if states is None else f"s{states}"
     for n, g in enumerate(games):
-        path = None if cache is None else cache / f"game{g['index']}_k{k}.npz"
+        path = None if cache is None else cache / f"game{g['index']}_{tag}.npz"
         if path is not None and path.exists():
             with np.load(path) as z:
                 part = {key: z[key] for key in z.files}
         else:
-            part = encode_game(g, config, k)
+            if states is None:
+                part = encode_game(g, config, k)
+            else:
+                part = encode_outcome_game(g, config, states)
             if path is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(".tmp.npz")
@@ -107,7 +145,7 @@ def build_samples(
                 tmp.replace(path)
         parts.append(part)
         game_ids.append(np.full(len(part["count"]), g["index"], dtype=np.int64))
-        if (n + 1) % 20 == 0:
+        if (n + 1) % 200 == 0 or (states is None and (n + 1) % 20 == 0):
             print(f"[dataset] {n + 1}/{len(games)} games encoded", flush=True)
     count = np.concatenate([p["count"] for p in parts])
     return Samples(

@@ -77,19 +77,24 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str) -> None:
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     a1.plot(ep, [r["mse"] for r in curve], "o-", label="held-out MSE")
     a1.plot(ep, [r["baseline_mse"] for r in curve], "--", label="constant baseline")
-    a1.plot(ep, [r["rel_mse"] for r in curve], "o-", label="within-decision MSE")
-    a1.plot(ep, [r["rel_baseline"] for r in curve], "--", label="within-decision baseline")
+    if any(r["rel_baseline"] for r in curve):
+        a1.plot(ep, [r["rel_mse"] for r in curve], "o-", label="within-decision MSE")
+        a1.plot(ep, [r["rel_baseline"] for r in curve], "--", label="within-decision baseline")
     a1.set_xlabel("epoch")
     a1.set_ylabel("points^2")
     a1.legend()
-    a2.plot(ep, [r["regret"] for r in curve], "o-", label="network's choice")
-    a2.plot(ep, [r["prior_regret"] for r in curve], "--", label="heuristic's choice")
+    if any(r["rel_baseline"] for r in curve):  # rollout labels: candidates to compare
+        a2.plot(ep, [r["regret"] for r in curve], "o-", label="network's choice")
+        a2.plot(ep, [r["prior_regret"] for r in curve], "--", label="heuristic's choice")
+        a2.set_ylabel("held-out regret (label points lost per decision)")
+    else:  # outcome labels: one row per position and seat, nothing to compare within
+        a2.plot(ep, [r["corr"] for r in curve], "o-", label="held-out correlation")
+        a2.set_ylabel("correlation of prediction and final margin")
     kept = [r["epoch"] for r in curve if r.get("kept")]
     for ax in (a1, a2):
         for e in kept:
             ax.axvline(e, color="grey", linestyle=":", label="kept (least held-out MSE)")
     a2.set_xlabel("epoch")
-    a2.set_ylabel("held-out regret (label points lost per decision)")
     a2.legend()
     fig.suptitle(title)
     fig.tight_layout()
@@ -221,7 +226,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
     train_ids, held_ids = split_games(cfg, [g["index"] for g in games])
     k = cfg["collect"]["k"]
-    data = build_samples(games, config, k, run_dir / "data")
+    outcome = cfg["collect"]["labels"] == "outcome"
+    states = cfg["collect"]["states"] if outcome else None
+    data = build_samples(games, config, k, run_dir / "data", states)
     in_train = np.isin(data.game, list(train_ids))
     train_s = data.select(np.flatnonzero(in_train))
     held_s = data.select(np.flatnonzero(~in_train))
