@@ -149,6 +149,8 @@ def test_tiny_training_run_gives_a_model_that_plays(tmp_path: Path) -> None:
         "--run-dir",
         str(run),
         "--set",
+        "collect.labels=rollout",
+        "--set",
         "collect.games=2",
         "--set",
         "collect.k=3",
