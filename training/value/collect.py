@@ -75,6 +75,27 @@ def label_decision(
     return [t / rounds for t in totals]
 
 
+def game_record(
+    index: int,
+    seed: int,
+    actions: list[int],
+    labels: list[dict[str, Any]],
+    state: GameState,
+    t0: float,
+) -> dict[str, Any]:
+    """The JSON line of a finished game (module docstring); ``t0`` its ``perf_counter`` start."""
+    n = state.config.num_players
+    return {
+        "index": index,
+        "seed": seed,
+        "actions": actions,
+        "labels": labels,
+        "scores": [s.total for s in state.scores()],
+        "margins": [final_margin(state, s) for s in range(n)],
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+
+
 def play_labelled_game(cfg: Config, index: int) -> dict[str, Any]:
     """One self-play game with its labels (module docstring)."""
     col = cfg["collect"]
@@ -109,16 +130,7 @@ def play_labelled_game(cfg: Config, index: int) -> dict[str, Any]:
                 a = cands[int(np.argmax(values))]
         state.apply(a)
         actions.append(a)
-    n = config.num_players
-    return {
-        "index": index,
-        "seed": seed,
-        "actions": actions,
-        "labels": labels,
-        "scores": [s.total for s in state.scores()],
-        "margins": [final_margin(state, s) for s in range(n)],
-        "seconds": round(time.perf_counter() - t0, 2),
-    }
+    return game_record(index, seed, actions, labels, state, t0)
 
 
 def play_outcome_game(cfg: Config, index: int) -> dict[str, Any]:
@@ -149,16 +161,7 @@ def play_outcome_game(cfg: Config, index: int) -> dict[str, Any]:
             a = agent.choose(state)
         state.apply(a)
         actions.append(a)
-    n = config.num_players
-    return {
-        "index": index,
-        "seed": seed,
-        "actions": actions,
-        "labels": [],
-        "scores": [s.total for s in state.scores()],
-        "margins": [final_margin(state, s) for s in range(n)],
-        "seconds": round(time.perf_counter() - t0, 2),
-    }
+    return game_record(index, seed, actions, [], state, t0)
 
 
 def play_game(cfg: Config, index: int) -> dict[str, Any]:
