@@ -155,8 +155,8 @@ def _play(table: _DiagnosisTable, job: tuple[int, int, float, float]) -> dict[st
 
 
 def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Concatenate games (in game order), turning the ragged value counts into offsets."""
-    parts = sorted(parts, key=lambda p: int(p["game"][0]))
+    """Concatenate games (given in game order: ``run_jobs`` returns them in job order),
+    turning the ragged value counts into offsets."""
     data = _concatenate(parts)  # type: ignore[arg-type]
     counts = data.pop("value_count")
     data["value_start"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
