@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.base import determinize
 from agents.evaluation import Evaluator, make_context
-from agents.trained import candidate_inputs, state_inputs
+from agents.trained import candidate_inputs, input_size, state_inputs
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, new_game
 
@@ -78,9 +78,8 @@ def encode_game(game: dict[str, Any], config: GameConfig, k: int) -> dict[str, n
             priors += lab["p"][:k]
             counts.append(len(cands))
         state.apply(a)
-    width = enc.plane_size + enc.num_features + config.num_players + 1
     return {
-        "x": (np.concatenate(xs) if xs else np.zeros((0, width))).astype(np.float16),
+        "x": (np.concatenate(xs) if xs else np.zeros((0, input_size(enc)))).astype(np.float16),
         "y": np.asarray(ys, dtype=np.float32),
         "prior": np.asarray(priors, dtype=np.float32),
         "count": np.asarray(counts, dtype=np.int64),
@@ -107,9 +106,8 @@ def encode_outcome_game(
             xs += [state_inputs(enc, ev, [state], seat) for seat in range(n)]
         state.apply(a)
     rows = len(xs)
-    width = enc.plane_size + enc.num_features + n + 1
     return {
-        "x": (np.concatenate(xs) if xs else np.zeros((0, width))).astype(np.float16),
+        "x": (np.concatenate(xs) if xs else np.zeros((0, input_size(enc)))).astype(np.float16),
         "y": np.tile(np.asarray(game["margins"], dtype=np.float32), rows // n),
         "prior": np.zeros(rows, dtype=np.float32),
         "count": np.ones(rows, dtype=np.int64),

@@ -77,13 +77,14 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str) -> None:
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
     a1.plot(ep, [r["mse"] for r in curve], "o-", label="held-out MSE")
     a1.plot(ep, [r["baseline_mse"] for r in curve], "--", label="constant baseline")
-    if any(r["rel_baseline"] for r in curve):
+    rollout = any(r["rel_baseline"] for r in curve)  # rollout labels: candidates to compare
+    if rollout:
         a1.plot(ep, [r["rel_mse"] for r in curve], "o-", label="within-decision MSE")
         a1.plot(ep, [r["rel_baseline"] for r in curve], "--", label="within-decision baseline")
     a1.set_xlabel("epoch")
     a1.set_ylabel("points^2")
     a1.legend()
-    if any(r["rel_baseline"] for r in curve):  # rollout labels: candidates to compare
+    if rollout:
         a2.plot(ep, [r["regret"] for r in curve], "o-", label="network's choice")
         a2.plot(ep, [r["prior_regret"] for r in curve], "--", label="heuristic's choice")
         a2.set_ylabel("held-out regret (label points lost per decision)")
