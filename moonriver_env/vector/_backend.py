@@ -146,9 +146,7 @@ class PythonBackend:
                 scores = state.scores()
                 for s, r in enumerate(_final_rewards(vg.reward_mode, scores)):
                     row[s] += r
-                arrays["scores"][i] = [
-                    [getattr(sc, f) for f in _SCORE_FIELDS] for sc in scores
-                ]
+                arrays["scores"][i] = [[getattr(sc, f) for f in _SCORE_FIELDS] for sc in scores]
                 arrays["terminated"][i] = True
                 if vg.auto_reset:
                     self._states[i] = self._new_game(i)

@@ -201,7 +201,9 @@ def state_to_record(dtype: np.dtype, state: GameState) -> bytes:
     def put(name: str, values: list[int], length: str | None = None) -> None:
         field = rec[name]
         if len(values) > field.shape[0]:
-            raise ValueError(f"set_state: {name} has {len(values)} entries, the core holds {field.shape[0]}")
+            raise ValueError(
+                f"set_state: {name} has {len(values)} entries, the core holds {field.shape[0]}"
+            )
         field[: len(values)] = values
         if length is not None:
             rec[length] = len(values)

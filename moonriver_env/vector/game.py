@@ -190,9 +190,7 @@ class VectorGame:
         """
         arr = np.asarray(actions)
         if arr.shape != (self.num_games,):
-            raise ValueError(
-                f"actions: expected shape ({self.num_games},), got {arr.shape}"
-            )
+            raise ValueError(f"actions: expected shape ({self.num_games},), got {arr.shape}")
         if arr.dtype.kind not in "iu":
             raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
@@ -225,8 +223,7 @@ class VectorGame:
         layout = self.config.layout
         text = layout.to_text(action) if 0 <= action < layout.num_actions else "out of range"
         return (
-            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} "
-            f"for seat {seat}"
+            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} for seat {seat}"
         )
 
     def __repr__(self) -> str:
