@@ -9,74 +9,93 @@
 
 static inline int rel(int seat, int observer, int n) { return (seat - observer + n) % n; }
 
-static void encode_planes(const mr_config *cfg, const mr_state *st, int observer, float *out) {
-    int n = cfg->n, cells = cfg->cells;
+int mr_block_size(const mr_config *cfg) { return MR_NUM_CHANNELS * cfg->cells; }
+
+/* One ranch's block (all channels but piece and skull_target), channel-major, and its points
+ * (territories, resources, partners, scenario). */
+static void ranch_block(const mr_config *cfg, const mr_state *st, int a, float *base,
+                        int32_t *points) {
+    int cells = cfg->cells;
     const int *ch = cfg->channel;
     int npk = cfg->num_plot_kinds;
+    memset(base, 0, sizeof(float) * (size_t)mr_block_size(cfg));
+#define AT(channel, cell) base[(size_t)ch[channel] * cells + (cell)]
+    for (int c = 0; c < cells; c++) {
+        int k = st->kinds[a][c];
+        if (k < 0) {
+            AT(CH_EMPTY, c) = 1.0f;
+            continue;
+        }
+        AT(CH_LAND0 + cfg->land[k], c) = 1.0f;
+        if (cfg->gold[k]) {
+            AT(CH_GOLD, c) = (float)cfg->gold[k];
+        }
+        if (cfg->beaver[k]) {
+            AT(CH_BEAVER, c) = (float)cfg->beaver[k];
+        }
+        if (cfg->corn[k]) {
+            AT(CH_CORN, c) = (float)cfg->corn[k];
+        }
+        if (cfg->skull[k]) {
+            AT(CH_SKULL, c) = 1.0f;
+        }
+        if (cfg->circle[k]) {
+            AT(CH_CIRCLE, c) = 1.0f;
+        }
+        if (k >= npk) {
+            AT(CH_BONUS_TILE, c) = 1.0f;
+        }
+        int p = st->partners[a][c];
+        if (p >= 0) {
+            AT(CH_PARTNER0 + p, c) = 1.0f;
+        }
+        if (st->cows[a][c]) {
+            AT(CH_COWS, c) = (float)st->cows[a][c];
+        }
+    }
+    uint64_t prot = mr_protected(cfg, st, a);
+    while (prot) {
+        AT(CH_PROTECTED, __builtin_ctzll(prot)) = 1.0f;
+        prot &= prot - 1;
+    }
+    for (int c = 0; c < 5 && c < cells; c++) {
+        AT(CH_RIVER, c) = 1.0f;
+    }
+    uint64_t bridges = st->bridges[a];
+    while (bridges) {
+        AT(CH_BRIDGE, __builtin_ctzll(bridges)) = 1.0f;
+        bridges &= bridges - 1;
+    }
+#undef AT
+    int p[4];
+    mr_points(cfg, st, a, p);
+    for (int i = 0; i < 4; i++) {
+        points[i] = p[i];
+    }
+}
+
+/* The planes from the blocks (observer's ranch first), then the pending piece. */
+static void encode_planes(const mr_config *cfg, const mr_state *st, int observer,
+                          const float *blocks, float *out) {
+    int n = cfg->n, cells = cfg->cells, size = mr_block_size(cfg);
     for (int r = 0; r < n; r++) {
         int a = (observer + r) % n;
-        float *base = out + (size_t)r * MR_NUM_CHANNELS * cells;
-#define AT(channel, cell) base[(size_t)ch[channel] * cells + (cell)]
-        for (int c = 0; c < cells; c++) {
-            int k = st->kinds[a][c];
-            if (k < 0) {
-                AT(CH_EMPTY, c) = 1.0f;
-                continue;
-            }
-            AT(CH_LAND0 + cfg->land[k], c) = 1.0f;
-            if (cfg->gold[k]) {
-                AT(CH_GOLD, c) = (float)cfg->gold[k];
-            }
-            if (cfg->beaver[k]) {
-                AT(CH_BEAVER, c) = (float)cfg->beaver[k];
-            }
-            if (cfg->corn[k]) {
-                AT(CH_CORN, c) = (float)cfg->corn[k];
-            }
-            if (cfg->skull[k]) {
-                AT(CH_SKULL, c) = 1.0f;
-            }
-            if (cfg->circle[k]) {
-                AT(CH_CIRCLE, c) = 1.0f;
-            }
-            if (k >= npk) {
-                AT(CH_BONUS_TILE, c) = 1.0f;
-            }
-            int p = st->partners[a][c];
-            if (p >= 0) {
-                AT(CH_PARTNER0 + p, c) = 1.0f;
-            }
-            if (st->cows[a][c]) {
-                AT(CH_COWS, c) = (float)st->cows[a][c];
-            }
-        }
-        uint64_t prot = mr_protected(cfg, st, a);
-        while (prot) {
-            AT(CH_PROTECTED, __builtin_ctzll(prot)) = 1.0f;
-            prot &= prot - 1;
-        }
-        for (int c = 0; c < 5 && c < cells; c++) {
-            AT(CH_RIVER, c) = 1.0f;
-        }
-        uint64_t bridges = st->bridges[a];
-        while (bridges) {
-            AT(CH_BRIDGE, __builtin_ctzll(bridges)) = 1.0f;
-            bridges &= bridges - 1;
-        }
+        float *base = out + (size_t)r * size;
+        memcpy(base, blocks + (size_t)a * size, sizeof(float) * (size_t)size);
         if (a == st->seat && st->piece_len && st->phase != PH_SELECT &&
             st->phase != PH_SETUP_CLAIM && st->phase != PH_GAME_OVER) {
+            const int *ch = cfg->channel;
             for (int i = 0; i < st->piece_len; i++) {
-                AT(CH_PIECE, st->piece[i]) = 1.0f;
+                base[(size_t)ch[CH_PIECE] * cells + st->piece[i]] = 1.0f;
             }
             if (st->phase == PH_SKULL) {
                 uint64_t t = mr_skull_territory(cfg, st);
                 while (t) {
-                    AT(CH_SKULL_TARGET, __builtin_ctzll(t)) = 1.0f;
+                    base[(size_t)ch[CH_SKULL_TARGET] * cells + __builtin_ctzll(t)] = 1.0f;
                     t &= t - 1;
                 }
             }
         }
-#undef AT
     }
 }
 
@@ -92,7 +111,9 @@ static void write_column(const mr_config *cfg, const int8_t *col, const int8_t *
     }
 }
 
-static void encode_features(const mr_config *cfg, const mr_state *st, int observer, float *f) {
+static void encode_features(const mr_config *cfg, const mr_state *st, int observer,
+                            const int32_t *points, float *f) {
+    memset(f, 0, sizeof(float) * (size_t)cfg->num_features);
     const int *o = cfg->feature;
     int n = cfg->n, k = cfg->num_plot_kinds;
     int over = st->phase == PH_GAME_OVER;
@@ -136,8 +157,7 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
         if (st->bonus_done[s]) {
             f[o[F_BONUS_TILE_TAKEN] + r] = 1.0f;
         }
-        int p[4]; /* the four point categories (the tie-break keys are not shown) */
-        mr_points(cfg, st, s, p);
+        const int32_t *p = points + 4 * s; /* the tie-break keys are not shown */
         float *scores = f + o[F_SCORES] + r * 5;
         scores[0] = (float)(p[0] / 100.0);
         scores[1] = (float)(p[1] / 100.0);
@@ -160,8 +180,26 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
     f[o[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario)] = 1.0f;
 }
 
+void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
+                      float *blocks, int32_t *points, uint32_t *keys) {
+    int size = mr_block_size(cfg);
+    for (int a = 0; a < cfg->n; a++) {
+        if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
+            ranch_block(cfg, st, a, blocks + (size_t)a * size, points + 4 * a);
+            keys[a] = st->version[a];
+        }
+    }
+    encode_planes(cfg, st, seat, blocks, out);
+    encode_features(cfg, st, seat, points, out + cfg->plane_size);
+}
+
 void mr_encode(const mr_config *cfg, const mr_state *st, int seat, float *out) {
-    memset(out, 0, sizeof(float) * (size_t)cfg->obs_size);
-    encode_planes(cfg, st, seat, out);
-    encode_features(cfg, st, seat, out + cfg->plane_size);
+    /* Without a cache: every block is built afresh in a per-thread scratch area. */
+    static _Thread_local float scratch[MR_MAX_PLAYERS * MR_NUM_CHANNELS * MR_MAX_CELLS];
+    int32_t points[4 * MR_MAX_PLAYERS];
+    uint32_t keys[MR_MAX_PLAYERS];
+    for (int a = 0; a < cfg->n; a++) {
+        keys[a] = MR_NO_KEY;
+    }
+    mr_encode_cached(cfg, st, seat, out, scratch, points, keys);
 }

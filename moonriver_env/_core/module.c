@@ -98,6 +98,9 @@ typedef struct {
     int16_t *legal;   /* [num_games][num_actions]: the private, trusted legal lists */
     int32_t *nlegal;  /* [num_games] */
     int32_t *totals;  /* [num_games][n]: ranch totals at the last step (dense reward) */
+    float *blocks;    /* [num_games][n][block]: the encoder's cache of ranch blocks */
+    int32_t *points;  /* [num_games][n][4]: and of their points */
+    uint32_t *keys;   /* [num_games][n]: the ranch versions they were built from */
     int reward_mode;  /* 0 win, 1 score, 2 score_diff */
     double dense;
     int auto_reset, observe;
@@ -116,6 +119,9 @@ static void Batch_dealloc(BatchObject *self) {
     PyMem_Free(self->legal);
     PyMem_Free(self->nlegal);
     PyMem_Free(self->totals);
+    PyMem_Free(self->blocks);
+    PyMem_Free(self->points);
+    PyMem_Free(self->keys);
     Py_XDECREF(self->config);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -175,7 +181,13 @@ static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
     self->legal = PyMem_Calloc((size_t)(N * A), sizeof(int16_t));
     self->nlegal = PyMem_Calloc((size_t)N, sizeof(int32_t));
     self->totals = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
-    if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals) {
+    self->points = PyMem_Calloc((size_t)(N * n * 4), sizeof(int32_t));
+    self->keys = PyMem_Calloc((size_t)(N * n), sizeof(uint32_t));
+    if (self->observe) {
+        self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
+    }
+    if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals ||
+        !self->points || !self->keys || (self->observe && !self->blocks)) {
         PyErr_NoMemory();
         return -1;
     }
@@ -208,7 +220,16 @@ static void publish(BatchObject *self, Py_ssize_t i) {
     ((int32_t *)self->out[OUT_SEAT].buf)[i] = st->phase == PH_GAME_OVER ? -1 : st->seat;
     if (self->observe) {
         int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
-        mr_encode(cfg, st, seat, (float *)self->out[OUT_OBS].buf + i * cfg->obs_size);
+        Py_ssize_t n = cfg->n;
+        mr_encode_cached(cfg, st, seat, (float *)self->out[OUT_OBS].buf + i * cfg->obs_size,
+                         self->blocks + i * n * mr_block_size(cfg), self->points + i * n * 4,
+                         self->keys + i * n);
+    }
+}
+
+static void forget_blocks(BatchObject *self, Py_ssize_t i) {
+    for (int s = 0; s < self->cfg->n; s++) {
+        self->keys[i * self->cfg->n + s] = MR_NO_KEY;
     }
 }
 
@@ -216,6 +237,7 @@ static void new_game(BatchObject *self, Py_ssize_t i) {
     uint64_t game_seed = mr_integers(&self->seeders[i], (1ull << 63) - 1);
     mr_new_game(self->cfg, &self->states[i], game_seed);
     memset(self->totals + i * self->cfg->n, 0, sizeof(int32_t) * (size_t)self->cfg->n);
+    forget_blocks(self, i);
 }
 
 static void clear_step_outputs(BatchObject *self, Py_ssize_t i) {
@@ -432,6 +454,7 @@ static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
     }
     mr_rebuild(self->cfg, &st);
     self->states[i] = st;
+    forget_blocks(self, i);
     int n = self->cfg->n;
     for (int s = 0; s < n; s++) {
         self->totals[i * n + s] = mr_total(self->cfg, &st, s);

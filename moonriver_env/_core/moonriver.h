@@ -102,6 +102,8 @@ typedef struct {
     uint64_t bridges[MR_MAX_PLAYERS];
     uint64_t land_bb[MR_MAX_PLAYERS][MR_NUM_LANDS];
     uint64_t occ[MR_MAX_PLAYERS], cow_bb[MR_MAX_PLAYERS], partner_bb[MR_MAX_PLAYERS];
+    /* Counts the changes of each ranch (plots, cows, partners): the encoder's cache key. */
+    uint32_t version[MR_MAX_PLAYERS];
 } mr_state;
 
 /* Per-config tables (read from the spec by mr_config_init; never changed afterwards). */
@@ -189,5 +191,13 @@ void mr_redetermine(mr_state *st, mr_pcg64 *rng);
 /* Writes the flat observation (planes, then features) of st as seen by seat into out
  * (cfg->obs_size floats), exactly as ObservationEncoder.encode_flat. */
 void mr_encode(const mr_config *cfg, const mr_state *st, int seat, float *out);
+/* Floats of one ranch block: the ranch's channels, channel-major (cfg->plane_size / n). */
+int mr_block_size(const mr_config *cfg);
+/* The same with a cache of each seat's ranch block and points (blocks: n blocks, points:
+ * 4 per seat, keys: n), rebuilt only for ranches whose version changed; a key of
+ * MR_NO_KEY forces a rebuild. */
+#define MR_NO_KEY 0xFFFFFFFFu
+void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
+                      float *blocks, int32_t *points, uint32_t *keys);
 
 #endif

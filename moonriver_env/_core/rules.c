@@ -536,6 +536,7 @@ static void resolve_piece(const mr_config *cfg, mr_state *st);
 static void end_game(const mr_config *cfg, mr_state *st) {
     /* Overpopulation: at most one cow per plot; the extras return to the supply. */
     for (int s = 0; s < cfg->n; s++) {
+        st->version[s]++;
         for (int c = 0; c < cfg->cells; c++) {
             if (st->cows[s][c] > 1) {
                 st->supply = (int16_t)(st->supply + st->cows[s][c] - 1);
@@ -740,6 +741,7 @@ static void resolve_piece(const mr_config *cfg, mr_state *st) {
 static void skull(const mr_config *cfg, mr_state *st, int cell) {
     int seat = st->seat;
     st->cows[seat][cell]--;
+    st->version[seat]++;
     if (!st->cows[seat][cell]) {
         st->cow_bb[seat] &= ~(1ull << cell);
     }
@@ -752,6 +754,7 @@ static void skull(const mr_config *cfg, mr_state *st, int cell) {
 static void put(const mr_config *cfg, mr_state *st, int seat, int cell, int kind) {
     uint64_t bit = 1ull << cell;
     st->kinds[seat][cell] = (int8_t)kind;
+    st->version[seat]++;
     st->land_bb[seat][cfg->land[kind]] |= bit;
     st->occ[seat] |= bit;
 }
@@ -800,6 +803,7 @@ static void recruit(const mr_config *cfg, mr_state *st, int circle, int slot, in
         }
     }
     st->partners[seat][cell] = (int8_t)(2 * token + side);
+    st->version[seat]++;
     st->partner_bb[seat] |= 1ull << cell;
     st->effect_cell = (int8_t)cell;
     if (side) {
@@ -825,6 +829,7 @@ static void cowboy_move(const mr_config *cfg, mr_state *st, int cell, int d) {
     int target = cell + cfg->delta[d];
     st->cows[seat][cell]--;
     st->cows[seat][target]++;
+    st->version[seat]++;
     uint64_t bb = st->cow_bb[seat] | (1ull << target);
     if (!st->cows[seat][cell]) {
         bb &= ~(1ull << cell);
@@ -853,6 +858,8 @@ static void steal(const mr_config *cfg, mr_state *st, int target, int cell) {
     int seat = st->seat;
     int victim = target_seat(seat, target, cfg->n);
     st->cows[victim][cell]--;
+    st->version[victim]++;
+    st->version[seat]++;
     if (!st->cows[victim][cell]) {
         st->cow_bb[victim] &= ~(1ull << cell);
     }

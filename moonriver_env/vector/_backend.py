@@ -8,11 +8,10 @@ then), ``get_state(i)``, ``set_state(i, state)``, ``phase(i)``.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-import dataclasses
 
 from ..encoding import ObservationEncoder
 from ..rules import GameState, new_game

@@ -16,8 +16,8 @@ def test_the_extension_is_built_and_used() -> None:
 
     assert NATIVE
     assert VectorGame(num_games=1, seed=0).backend == "native"
-    assert native.PHASES == tuple(p.name for p in Phase)
-    assert native.SEGMENTS == tuple(name for name, _ in SEGMENTS)
+    assert tuple(p.name for p in Phase) == native.PHASES
+    assert tuple(name for name, _ in SEGMENTS) == native.SEGMENTS
     assert set(native.CHANNELS) == set(RANCH_CHANNEL_NAMES)
     assert set(native.FEATURES) == set(ObservationEncoder(GameConfig()).feature_slices)
 
