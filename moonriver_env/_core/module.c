@@ -492,6 +492,229 @@ static PyTypeObject BatchType = {
     .tp_doc = "N games of one config, stepped together (see moonriver_env.vector).",
 };
 
+
+/* --- State: one game for search ------------------------------------------------------------ */
+typedef struct {
+    PyObject_HEAD PyObject *config;
+    const mr_config *cfg;
+    mr_state st;
+} StateObject;
+
+static PyTypeObject StateType;
+
+static void State_dealloc(StateObject *self) {
+    Py_XDECREF(self->config);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static StateObject *new_state_object(PyObject *config) {
+    StateObject *obj = PyObject_New(StateObject, &StateType);
+    if (!obj) {
+        return NULL;
+    }
+    Py_INCREF(config);
+    obj->config = config;
+    obj->cfg = &((ConfigObject *)config)->cfg;
+    return obj;
+}
+
+/* new_state(config, seed): the game new_game(config, seed=seed) sets up. */
+static PyObject *new_state(PyObject *mod, PyObject *args) {
+    PyObject *config;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "O!K", &ConfigType, &config, &seed)) {
+        return NULL;
+    }
+    StateObject *obj = new_state_object(config);
+    if (obj) {
+        mr_new_game(obj->cfg, &obj->st, seed);
+    }
+    return (PyObject *)obj;
+}
+
+/* state_from_record(config, bytes): checked like Batch.set_record. */
+static PyObject *state_from_record(PyObject *mod, PyObject *args) {
+    PyObject *config;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "O!y*", &ConfigType, &config, &view)) {
+        return NULL;
+    }
+    if (view.len != (Py_ssize_t)sizeof(mr_state)) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", sizeof(mr_state),
+                     view.len);
+        return NULL;
+    }
+    mr_state st;
+    memcpy(&st, view.buf, sizeof st);
+    PyBuffer_Release(&view);
+    const mr_config *cfg = &((ConfigObject *)config)->cfg;
+    const char *err = mr_check_state(cfg, &st);
+    if (err) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    mr_rebuild(cfg, &st);
+    StateObject *obj = new_state_object(config);
+    if (obj) {
+        obj->st = st;
+    }
+    return (PyObject *)obj;
+}
+
+static PyObject *State_clone(StateObject *self, PyObject *unused) {
+    StateObject *obj = new_state_object(self->config);
+    if (obj) {
+        obj->st = self->st;
+    }
+    return (PyObject *)obj;
+}
+
+static PyObject *State_copy_from(StateObject *self, PyObject *other) {
+    if (!PyObject_TypeCheck(other, &StateType) ||
+        ((StateObject *)other)->config != self->config) {
+        PyErr_SetString(PyExc_TypeError, "copy_from: expected a State of the same Config");
+        return NULL;
+    }
+    self->st = ((StateObject *)other)->st;
+    Py_RETURN_NONE;
+}
+
+static PyObject *State_legal(StateObject *self, PyObject *unused) {
+    int16_t legal[MR_MAX_ACTIONS];
+    int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
+    PyObject *out = PyList_New(count);
+    if (!out) {
+        return NULL;
+    }
+    for (int i = 0; i < count; i++) {
+        PyList_SET_ITEM(out, i, PyLong_FromLong(legal[i]));
+    }
+    return out;
+}
+
+/* apply(a) -> True, or False when a is not legal (then nothing changed). */
+static PyObject *State_apply(StateObject *self, PyObject *arg) {
+    long long a = PyLong_AsLongLong(arg);
+    if (a == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    int16_t legal[MR_MAX_ACTIONS];
+    int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
+    if (!is_legal(legal, count, a)) {
+        Py_RETURN_FALSE;
+    }
+    mr_apply(self->cfg, &self->st, (int)a);
+    Py_RETURN_TRUE;
+}
+
+static PyObject *State_scores(StateObject *self, PyObject *unused) {
+    int n = self->cfg->n;
+    PyObject *out = PyTuple_New(n);
+    if (!out) {
+        return NULL;
+    }
+    for (int s = 0; s < n; s++) {
+        mr_breakdown b;
+        mr_score(self->cfg, &self->st, s, &b);
+        PyTuple_SET_ITEM(out, s, Py_BuildValue("(iiiiiii)", b.territories, b.resources,
+                                               b.partners, b.scenario, b.total, b.largest,
+                                               b.cows));
+    }
+    return out;
+}
+
+/* redetermine(seed): as GameState.redetermine(numpy.random.default_rng(seed)). */
+static PyObject *State_redetermine(StateObject *self, PyObject *arg) {
+    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    mr_pcg64 rng;
+    mr_pcg64_seed(&rng, seed);
+    mr_redetermine(&self->st, &rng);
+    Py_RETURN_NONE;
+}
+
+/* rollout(seed, depth) -> decisions played: uniformly random legal actions, each
+ * legal[rng.integers(len(legal))] with rng = numpy.random.default_rng(seed), for depth
+ * decisions (0: to the end). */
+static PyObject *State_rollout(StateObject *self, PyObject *args) {
+    unsigned long long seed;
+    int depth;
+    if (!PyArg_ParseTuple(args, "Ki", &seed, &depth)) {
+        return NULL;
+    }
+    int played = 0; /* with the GIL held: nothing else may touch this state meanwhile */
+    mr_pcg64 rng;
+    mr_pcg64_seed(&rng, seed);
+    int16_t legal[MR_MAX_ACTIONS];
+    while (self->st.phase != PH_GAME_OVER && (depth <= 0 || played < depth)) {
+        int count = mr_legal(self->cfg, &self->st, legal);
+        mr_apply(self->cfg, &self->st, legal[mr_integers(&rng, (uint64_t)count)]);
+        played++;
+    }
+    return PyLong_FromLong(played);
+}
+
+static PyObject *State_record(StateObject *self, PyObject *unused) {
+    return PyBytes_FromStringAndSize((const char *)&self->st, sizeof(mr_state));
+}
+
+/* time_clones(k) -> k: copies the state k times inside the core (the clone's own cost,
+ * without Python's object allocation), for the benchmark. */
+static PyObject *State_time_clones(StateObject *self, PyObject *arg) {
+    long k = PyLong_AsLong(arg);
+    if (k == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    static mr_state sink[2];
+    volatile int8_t keep = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (long i = 0; i < k; i++) {
+        memcpy(&sink[i & 1], &self->st, sizeof(mr_state));
+        keep = (int8_t)(keep + sink[i & 1].phase);
+    }
+    Py_END_ALLOW_THREADS;
+    (void)keep;
+    return PyLong_FromLong(k);
+}
+
+static PyObject *State_get_phase(StateObject *self, void *closure) {
+    return PyLong_FromLong(self->st.phase);
+}
+
+static PyObject *State_get_seat(StateObject *self, void *closure) {
+    return PyLong_FromLong(self->st.seat);
+}
+
+static PyMethodDef State_methods[] = {
+    {"clone", (PyCFunction)State_clone, METH_NOARGS, "an independent copy"},
+    {"copy_from", (PyCFunction)State_copy_from, METH_O, "become a copy of another State"},
+    {"legal", (PyCFunction)State_legal, METH_NOARGS, "legal action ids, ascending"},
+    {"apply", (PyCFunction)State_apply, METH_O, "apply(a) -> False if a is not legal"},
+    {"scores", (PyCFunction)State_scores, METH_NOARGS, "one 7-tuple per seat"},
+    {"redetermine", (PyCFunction)State_redetermine, METH_O, "re-shuffle the hidden order"},
+    {"rollout", (PyCFunction)State_rollout, METH_VARARGS, "rollout(seed, depth)"},
+    {"record", (PyCFunction)State_record, METH_NOARGS, "the state's record bytes"},
+    {"time_clones", (PyCFunction)State_time_clones, METH_O, "benchmark helper"},
+    {NULL}};
+
+static PyGetSetDef State_getset[] = {
+    {"phase", (getter)State_get_phase, NULL, "phase code", NULL},
+    {"seat", (getter)State_get_seat, NULL, "acting seat (-1 when over)", NULL},
+    {NULL}};
+
+static PyTypeObject StateType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.State",
+    .tp_basicsize = sizeof(StateObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)State_dealloc,
+    .tp_methods = State_methods,
+    .tp_getset = State_getset,
+    .tp_doc = "One game in the core, for search (see moonriver_env.vector.search).",
+};
+
 /* --- module -------------------------------------------------------------------------------- */
 /* The names of the core's enums, in their order; the Python side maps them to its own tables
  * (encoding.RANCH_CHANNEL_NAMES, the encoder's feature slices, Phase, actions.SEGMENTS) and
@@ -556,6 +779,9 @@ static PyObject *state_fields(PyObject *mod, PyObject *unused) {
 }
 
 static PyMethodDef module_methods[] = {
+    {"new_state", new_state, METH_VARARGS, "new_state(config, seed) -> State"},
+    {"state_from_record", state_from_record, METH_VARARGS,
+     "state_from_record(config, bytes) -> State (checked)"},
     {"spec_keys", spec_keys, METH_NOARGS, "The spec entries: (name, size) in order."},
     {"state_fields", state_fields, METH_NOARGS,
      "The game record's fields: (name, byte offset, type code, count)."},
@@ -566,7 +792,8 @@ static struct PyModuleDef module_def = {
     "The native Moon River core (see moonriver_env.vector).", -1, module_methods};
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (PyType_Ready(&ConfigType) < 0 || PyType_Ready(&BatchType) < 0) {
+    if (PyType_Ready(&ConfigType) < 0 || PyType_Ready(&BatchType) < 0 ||
+        PyType_Ready(&StateType) < 0) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&module_def);
