@@ -27,7 +27,7 @@ _CONFIGS: dict[int, tuple[Any, Any]] = {}
 
 def native_config(config: Any) -> Any:
     """The core's checked tables for ``config`` (built once per config object)."""
-    from .. import _native
+    import moonriver_env._native as _native
 
     key = id(config)
     hit = _CONFIGS.get(key)
@@ -40,7 +40,7 @@ class NativeBackend:
     """The games live in the core (``moonriver_env._native.Batch``)."""
 
     def __init__(self, vg: VectorGame) -> None:
-        from .. import _native
+        import moonriver_env._native as _native
 
         self._config = vg.config
         self._dtype = _spec.record_dtype(_native)

@@ -39,7 +39,7 @@ def build_spec(native: ModuleType, config: GameConfig) -> np.ndarray:
     else:
         scenario = SCENARIOS.index(config.scenario)
     if config.boards is None:
-        boards_mode, boards = 0, []
+        boards_mode, boards = 0, list[int]()
     elif config.boards == "random":
         boards_mode, boards = 1, []
     else:
@@ -179,7 +179,7 @@ def record_to_state(config: GameConfig, rec: np.void) -> GameState:
     return st
 
 
-def _max_held(rec: np.void) -> int:
+def _max_held(rec: Any) -> int:
     return len(rec["held"]) // len(rec["held_len"])
 
 

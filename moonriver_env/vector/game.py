@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -38,8 +39,9 @@ from ..env_args import check_seed, env_settings
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.validation import check_int
 
+_native: ModuleType | None
 try:
-    from .. import _native
+    import moonriver_env._native as _native
 except ImportError as exc:  # no C compiler at install time: the Python engine stands in
     _native = None
     _IMPORT_ERROR: ImportError | None = exc

@@ -20,10 +20,12 @@ from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.scoring import ScoreBreakdown, rank_winners
 from . import _spec
 from ._backend import native_config
-from .game import _native
+from .game import NATIVE
 
-if _native is None:  # pragma: no cover - only without a C compiler
+if not NATIVE:  # pragma: no cover - only without a C compiler
     raise ImportError("moonriver_env.vector.search needs the native core (not built)")
+
+import moonriver_env._native as _native  # noqa: E402 - after the check above
 
 __all__ = ["NativeState"]
 
@@ -69,7 +71,7 @@ class NativeState:
 
     def legal_action_list(self) -> list[int]:
         """Legal action ids, ascending (empty when the game is over)."""
-        return self._core.legal()  # type: ignore[no-any-return]
+        return self._core.legal()
 
     def apply(self, action: int) -> None:
         """Play ``action``; :class:`IllegalActionError` (nothing changes) if it is not legal."""
