@@ -14,6 +14,7 @@ them. Without a built core (no C compiler at install time) the same API runs on 
 engine, with one warning. The docs page is ``docs/vector.md``.
 """
 
-from .game import NATIVE, VectorGame
+from ._native_core import NATIVE
+from .game import VectorGame
 
 __all__ = ["NATIVE", "VectorGame"]

@@ -9,18 +9,17 @@ then), ``get_state(i)``, ``set_state(i, state)``, ``phase(i)``.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..encoding import ObservationEncoder
 from ..rules import GameState, new_game
 from ..rules.scoring import ScoreBreakdown
-from . import _spec
-from .game import _GAME_SEED_HIGH, REWARD_CODES, SCORE_WIDTH
+from ._native_core import GAME_SEED_HIGH, REWARD_CODES, SCORE_WIDTH
+from ._spec import build_spec, record_dtype, record_to_state, state_to_record
 
-if TYPE_CHECKING:
-    from .game import VectorGame
+VectorGame = Any  # moonriver_env.vector.game.VectorGame (not imported: it imports this module)
 
 _CONFIGS: dict[int, tuple[Any, Any]] = {}
 
@@ -32,7 +31,7 @@ def native_config(config: Any) -> Any:
     key = id(config)
     hit = _CONFIGS.get(key)
     if hit is None or hit[0] is not config:
-        hit = _CONFIGS[key] = (config, _native.Config(_spec.build_spec(_native, config)))
+        hit = _CONFIGS[key] = (config, _native.Config(build_spec(_native, config)))
     return hit[1]
 
 
@@ -43,7 +42,7 @@ class NativeBackend:
         import moonriver_env._native as _native
 
         self._config = vg.config
-        self._dtype = _spec.record_dtype(_native)
+        self._dtype = record_dtype(_native)
         arrays = vg._arrays
         self._batch = _native.Batch(
             native_config(vg.config),
@@ -69,10 +68,10 @@ class NativeBackend:
 
     def get_state(self, i: int) -> GameState:
         rec = np.frombuffer(self._batch.get_record(i), dtype=self._dtype)[0]
-        return _spec.record_to_state(self._config, rec)
+        return record_to_state(self._config, rec)
 
     def set_state(self, i: int, state: GameState) -> None:
-        self._batch.set_record(i, _spec.state_to_record(self._dtype, state))
+        self._batch.set_record(i, state_to_record(self._dtype, state))
 
     def phase(self, i: int) -> int:
         return int(self._batch.phase(i))
@@ -91,7 +90,7 @@ class PythonBackend:
         self._totals: list[list[int]] = [[0] * vg.num_players for _ in range(vg.num_games)]
 
     def _new_game(self, i: int) -> GameState:
-        seed = int(self._seeders[i].integers(_GAME_SEED_HIGH))
+        seed = int(self._seeders[i].integers(GAME_SEED_HIGH))
         self._totals[i] = [0] * self._vg.num_players
         return new_game(self._vg.config, seed=seed)
 

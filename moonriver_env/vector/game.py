@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -38,23 +37,10 @@ import numpy as np
 from ..env_args import check_seed, env_settings
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.validation import check_int
-
-_native: ModuleType | None
-try:
-    import moonriver_env._native as _native
-except ImportError as exc:  # no C compiler at install time: the Python engine stands in
-    _native = None
-    _IMPORT_ERROR: ImportError | None = exc
-else:
-    _IMPORT_ERROR = None
-
-NATIVE = _native is not None
-"""Whether the native core is available (else VectorGame runs on the Python engine)."""
+from ._backend import NativeBackend, PythonBackend
+from ._native_core import IMPORT_ERROR, NATIVE, SCORE_WIDTH
 
 _SEED_LIMIT = 2**64
-_GAME_SEED_HIGH = 2**63 - 1  # the env draws each game's seed as integers(2**63 - 1)
-SCORE_WIDTH = 7
-REWARD_CODES = {"win": 0, "score": 1, "score_diff": 2}
 _warned = False
 
 
@@ -62,7 +48,7 @@ def _warn_fallback() -> None:
     global _warned
     if not _warned:
         warnings.warn(
-            f"moonriver_env.vector: the native core is not built ({_IMPORT_ERROR}); "
+            f"moonriver_env.vector: the native core is not built ({IMPORT_ERROR}); "
             "VectorGame runs on the Python engine (slow). Reinstall with a C compiler "
             "(make install, or pip install -e .) to build it.",
             RuntimeWarning,
@@ -158,14 +144,7 @@ class VectorGame:
         self.rewards = _readonly(self._arrays["rewards"])
         self.terminated = _readonly(self._arrays["terminated"])
         self.scores = _readonly(self._arrays["scores"])
-        if backend == "native":
-            from ._backend import NativeBackend
-
-            self._backend: Any = NativeBackend(self)
-        else:
-            from ._backend import PythonBackend
-
-            self._backend = PythonBackend(self)
+        self._backend: Any = NativeBackend(self) if backend == "native" else PythonBackend(self)
         self.reset(seed=int(np.random.default_rng().integers(2**62)) if seed is None else seed)
 
     # -- the batched API ---------------------------------------------------------------------

@@ -18,9 +18,9 @@ import numpy as np
 
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.scoring import ScoreBreakdown, rank_winners
-from . import _spec
 from ._backend import native_config
-from .game import NATIVE
+from ._native_core import NATIVE
+from ._spec import record_dtype, record_to_state, state_to_record
 
 if not NATIVE:  # pragma: no cover - only without a C compiler
     raise ImportError("moonriver_env.vector.search needs the native core (not built)")
@@ -50,16 +50,14 @@ class NativeState:
     @classmethod
     def from_state(cls, state: GameState) -> NativeState:
         """The game of ``state`` (checked by the core)."""
-        dtype = _spec.record_dtype(_native)
-        core = _native.state_from_record(
-            native_config(state.config), _spec.state_to_record(dtype, state)
-        )
+        dtype = record_dtype(_native)
+        core = _native.state_from_record(native_config(state.config), state_to_record(dtype, state))
         return cls(state.config, _core=core)
 
     def to_state(self) -> GameState:
         """This game as a :class:`GameState` (a copy)."""
-        rec = np.frombuffer(self._core.record(), dtype=_spec.record_dtype(_native))[0]
-        return _spec.record_to_state(self.config, rec)
+        rec = np.frombuffer(self._core.record(), dtype=record_dtype(_native))[0]
+        return record_to_state(self.config, rec)
 
     def clone(self) -> NativeState:
         """An independent copy (one struct copy in the core)."""

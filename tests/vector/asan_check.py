@@ -53,9 +53,9 @@ def fuzz() -> None:
 
 if __name__ == "__main__":
     load(sys.argv[1])
+    from moonriver_env.vector._native_core import native as used
     from moonriver_env.vector.check import main
-    from moonriver_env.vector.game import _native as used
 
-    assert used.__file__ == sys.argv[1], used.__file__
+    assert used is not None and used.__file__ == sys.argv[1]
     fuzz()
     sys.exit(main(["--games", sys.argv[2]]))
