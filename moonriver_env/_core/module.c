@@ -324,15 +324,27 @@ static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode
     }
 }
 
-/* step(actions): int64 (N,). Returns -1, or the index of the first game whose action is
- * not legal (then nothing changed). A finished game (auto_reset off) ignores its action. */
+/* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
+ * the first game whose action is not legal (then nothing changed). A finished game
+ * (auto_reset off) ignores its action; a game whose active entry is false is left as it is,
+ * its outputs included. */
 static PyObject *Batch_step(BatchObject *self, PyObject *args) {
-    PyObject *actions;
-    if (!ready(self) || !PyArg_ParseTuple(args, "O", &actions)) {
+    PyObject *actions, *active_obj = Py_None;
+    if (!ready(self) || !PyArg_ParseTuple(args, "O|O", &actions, &active_obj)) {
         return NULL;
     }
-    Py_buffer view;
+    Py_buffer view, active_view;
+    const char *active = NULL;
+    if (active_obj != Py_None) {
+        if (get_buffer(active_obj, &active_view, "active", "?bB", 1, self->num_games, 0) < 0) {
+            return NULL;
+        }
+        active = active_view.buf;
+    }
     if (get_buffer(actions, &view, "actions", "qlL", 8, self->num_games, 0) < 0) {
+        if (active) {
+            PyBuffer_Release(&active_view);
+        }
         return NULL;
     }
     const int64_t *act = view.buf;
@@ -340,7 +352,7 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     Py_ssize_t A = cfg->num_actions, N = self->num_games;
     Py_ssize_t bad = -1;
     for (Py_ssize_t i = 0; i < N; i++) {
-        if (self->states[i].phase == PH_GAME_OVER) {
+        if (self->states[i].phase == PH_GAME_OVER || (active && !active[i])) {
             continue;
         }
         if (!is_legal(self->legal + i * A, self->nlegal[i], act[i])) {
@@ -350,11 +362,17 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     }
     if (bad >= 0) {
         PyBuffer_Release(&view);
+        if (active) {
+            PyBuffer_Release(&active_view);
+        }
         return PyLong_FromSsize_t(bad);
     }
     int n = cfg->n;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < N; i++) {
+        if (active && !active[i]) {
+            continue;
+        }
         mr_state *st = &self->states[i];
         double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
         char *terminated = (char *)self->out[OUT_TERMINATED].buf + i;
@@ -406,6 +424,9 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS;
     PyBuffer_Release(&view);
+    if (active) {
+        PyBuffer_Release(&active_view);
+    }
     return PyLong_FromLong(-1);
 }
 

@@ -63,8 +63,8 @@ class NativeBackend:
     def reset(self, seeds: np.ndarray | None) -> None:
         self._batch.reset(seeds)
 
-    def step(self, actions: np.ndarray) -> int:
-        return int(self._batch.step(actions))
+    def step(self, actions: np.ndarray, active: np.ndarray | None) -> int:
+        return int(self._batch.step(actions, active))
 
     def get_state(self, i: int) -> GameState:
         rec = np.frombuffer(self._batch.get_record(i), dtype=self._dtype)[0]
@@ -119,13 +119,16 @@ class PythonBackend:
         if self._vg.observe:
             arrays["observation"][i] = self._encoders[i].encode_flat(state, seat or 0)
 
-    def step(self, actions: np.ndarray) -> int:
+    def step(self, actions: np.ndarray, active: np.ndarray | None) -> int:
+        playing = [active is None or bool(active[i]) for i in range(len(self._states))]
         for i, state in enumerate(self._states):
-            if not state.is_terminal and not state.is_legal(int(actions[i])):
+            if playing[i] and not state.is_terminal and not state.is_legal(int(actions[i])):
                 return i
         vg = self._vg
         arrays = vg._arrays
         for i, state in enumerate(self._states):
+            if not playing[i]:
+                continue
             rewards = arrays["rewards"][i]
             if state.is_terminal:
                 rewards[:] = 0.0

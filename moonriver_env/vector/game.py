@@ -161,8 +161,11 @@ class VectorGame:
             seeds = np.arange(self.num_games, dtype=np.uint64) + np.uint64(seed)
         self._backend.reset(seeds)
 
-    def step(self, actions: Sequence[int] | np.ndarray) -> None:
+    def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """Play one action per game (for its acting seat); the arrays show the result.
+
+        ``active`` (optional, bool (N,)): only the games marked ``True`` play; the others, and
+        their entries of every array, stay as they are (their actions are not read).
 
         Raises:
             ValueError: ``actions`` is not N integers.
@@ -177,7 +180,15 @@ class VectorGame:
         if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
             raise IllegalActionError(f"actions: id {int(arr.max())} is out of range")
         arr = np.ascontiguousarray(arr, dtype=np.int64)
-        bad = self._backend.step(arr)
+        if active is not None:
+            active = np.asarray(active)
+            if active.shape != (self.num_games,) or active.dtype != np.bool_:
+                raise ValueError(
+                    f"active: expected a bool array of shape ({self.num_games},), "
+                    f"got {active.dtype} {active.shape}"
+                )
+            active = np.ascontiguousarray(active)
+        bad = self._backend.step(arr, active)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
 

@@ -178,3 +178,25 @@ def test_the_core_refuses_bad_records_and_specs() -> None:
         bad[offsets[name] + index] = value
         with pytest.raises(ValueError, match=name.split("_")[0]):
             _native.Config(bad)
+
+
+def test_only_the_active_games_play() -> None:
+    vg = VectorGame(num_games=4, num_players=2, seed=3)
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        vg.step(_random_actions(vg, rng))
+    before = [vg.get_state(i).to_json() for i in range(4)]
+    masks = vg.action_mask.copy()
+    obs = None if vg.observation is None else vg.observation.copy()
+    active = np.array([True, False, True, False])
+    actions = _random_actions(vg, rng)
+    actions[1] = -7  # not read: game 1 does not play
+    vg.step(actions, active)
+    after = [vg.get_state(i).to_json() for i in range(4)]
+    assert after[1] == before[1] and after[3] == before[3]
+    assert after[0] != before[0] and after[2] != before[2]
+    assert (vg.action_mask[[1, 3]] == masks[[1, 3]]).all()
+    assert obs is not None and vg.observation is not None
+    assert (vg.observation[[1, 3]] == obs[[1, 3]]).all()
+    with pytest.raises(ValueError, match="active"):
+        vg.step(actions, np.ones(4, dtype=np.int64))
