@@ -33,7 +33,7 @@ from .game import VectorGame
 __all__ = ["MoonRiverVectorEnv"]
 
 
-class MoonRiverVectorEnv(VectorEnv):  # type: ignore[misc]
+class MoonRiverVectorEnv(VectorEnv):
     """``num_envs`` single-agent games on the native core (see the module docstring).
 
     Args:
