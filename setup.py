@@ -15,7 +15,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = Path("moonriver_env") / "_core"
-SOURCES = [str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng")]
+SOURCES = [str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng", "agent")]
 
 
 class OptionalBuildExt(build_ext):
@@ -49,6 +49,7 @@ setup(
             sources=SOURCES,
             depends=[str(CORE / "moonriver.h")],
             extra_compile_args=["-std=c11", "-O3", "-fno-strict-aliasing"],
+            libraries=["m"],
             optional=True,
         )
     ],

@@ -150,6 +150,31 @@ def clone_runner(players: int) -> Runner | None:
     return run
 
 
+def mc_decision_times(players: int, games: int) -> dict[str, float]:
+    """CPU milliseconds per decision of ``mc:sims=64`` (every decision of ``games`` games,
+    the single-action ones included), simulating natively and in Python: the same games, as
+    both make the same decisions."""
+    from agents.registry import make_agent
+
+    from .rules import GameConfig, new_game
+
+    out: dict[str, float] = {}
+    for label, native in (("native", True), ("python", False)):
+        spent, decisions = 0.0, 0
+        for g in range(games):
+            agent = make_agent("mc:sims=64", seed=g)
+            agent.native = native  # type: ignore[attr-defined]
+            state = new_game(GameConfig(num_players=players), seed=g)
+            while not state.is_terminal:
+                start = time.process_time()
+                action = agent.choose(state)
+                spent += time.process_time() - start
+                state.apply(action)
+                decisions += 1
+        out[label] = 1000.0 * spent / decisions
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_vector")
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per run (2)")
@@ -159,6 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--mode", default="base", choices=("base", "legends"))
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
+    parser.add_argument(
+        "--mc-games", type=int, default=1, help="games for the mc:sims=64 timing (1; 0: skip)"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1 or args.seconds <= 0 or args.num_games < 1:
         parser.error("--runs, --seconds and --num-games must be positive")
@@ -228,10 +256,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "\n(ratios: rows with an observation to OpenSpiel with observation_tensor(), the "
         "others to OpenSpiel without; a clone row counts copies per second)"
     )
+    mc: dict[str, float] = {}
+    if args.mc_games > 0 and NATIVE:
+        mc = mc_decision_times(args.players[0], args.mc_games)
+        print(
+            f"\nmc:sims=64, {args.players[0]}p {args.mode}, CPU ms per decision over "
+            f"{args.mc_games} game(s): native simulations {mc['native']:.2f}, Python "
+            f"{mc['python']:.2f} ({mc['python'] / mc['native']:.1f}x; the same decisions)"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(
                 {
+                    "mc_ms_per_decision": mc,
                     "cpu_model": cpu_model(),
                     "native": NATIVE,
                     "num_games": args.num_games,

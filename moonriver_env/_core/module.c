@@ -678,6 +678,83 @@ static PyObject *State_rollout(StateObject *self, PyObject *args) {
     return PyLong_FromLong(played);
 }
 
+/* simulate(policy, depth, value_mode, seed, weights) -> tuple of leaf values (in place). */
+static PyObject *State_simulate(StateObject *self, PyObject *args) {
+    int policy, depth, value_mode;
+    unsigned long long seed;
+    PyObject *wobj;
+    if (!PyArg_ParseTuple(args, "iiiKO", &policy, &depth, &value_mode, &seed, &wobj)) {
+        return NULL;
+    }
+    double w[11];
+    PyObject *seq = PySequence_Fast(wobj, "weights: expected a sequence of 11 numbers");
+    if (!seq) {
+        return NULL;
+    }
+    if (PySequence_Fast_GET_SIZE(seq) != 11) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "weights: expected 11 numbers");
+        return NULL;
+    }
+    for (int i = 0; i < 11; i++) {
+        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    if (policy < 0 || policy > 1 || value_mode < 0 || value_mode > 1) {
+        PyErr_SetString(PyExc_ValueError, "simulate: policy and value_mode are 0 or 1");
+        return NULL;
+    }
+    double values[MR_MAX_PLAYERS];
+    mr_simulate(self->cfg, &self->st, policy, depth, value_mode, seed, w, values);
+    PyObject *out = PyTuple_New(self->cfg->n);
+    if (!out) {
+        return NULL;
+    }
+    for (int s = 0; s < self->cfg->n; s++) {
+        PyTuple_SET_ITEM(out, s, PyFloat_FromDouble(values[s]));
+    }
+    return out;
+}
+
+static void sort8(int8_t *a, int len) {
+    for (int i = 1; i < len; i++) {
+        int8_t x = a[i];
+        int j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
+/* determinize(state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) -> the generator's
+ * state after: the pile and the stack sorted, then shuffled with that PCG64 (as
+ * agents.base.determinize with a NumPy generator in that state). */
+static PyObject *State_determinize(StateObject *self, PyObject *args) {
+    mr_pcg64 rng;
+    unsigned long long a, b, c, d;
+    unsigned int has, u;
+    if (!PyArg_ParseTuple(args, "KKKKII", &a, &b, &c, &d, &has, &u)) {
+        return NULL;
+    }
+    rng.state_hi = a;
+    rng.state_lo = b;
+    rng.inc_hi = c;
+    rng.inc_lo = d;
+    rng.has_uint32 = has ? 1u : 0u;
+    rng.uinteger = u;
+    sort8(self->st.pile, self->st.pile_len);
+    sort8(self->st.stack, self->st.stack_len);
+    mr_redetermine(&self->st, &rng);
+    return Py_BuildValue("(KKKKII)", (unsigned long long)rng.state_hi,
+                         (unsigned long long)rng.state_lo, (unsigned long long)rng.inc_hi,
+                         (unsigned long long)rng.inc_lo, rng.has_uint32, rng.uinteger);
+}
+
 static PyObject *State_record(StateObject *self, PyObject *unused) {
     return PyBytes_FromStringAndSize((const char *)&self->st, sizeof(mr_state));
 }
@@ -718,6 +795,10 @@ static PyMethodDef State_methods[] = {
     {"redetermine", (PyCFunction)State_redetermine, METH_O, "re-shuffle the hidden order"},
     {"rollout", (PyCFunction)State_rollout, METH_VARARGS, "rollout(seed, depth)"},
     {"record", (PyCFunction)State_record, METH_NOARGS, "the state's record bytes"},
+    {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
+     "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
+    {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
+     "determinize(*pcg64_state) -> the generator state after"},
     {"time_clones", (PyCFunction)State_time_clones, METH_O, "benchmark helper"},
     {NULL}};
 

@@ -187,6 +187,14 @@ uint64_t mr_protected(const mr_config *cfg, const mr_state *st, int seat);
 /* Re-shuffles the hidden order of the pile and the stack with rng (for search). */
 void mr_redetermine(mr_state *st, mr_pcg64 *rng);
 
+/* --- the search agents' simulations (agent.c) ------------------------------------------ */
+/* Rolls st forward (policy 0: random, 1: the light heuristic of agents/rollout.py) for depth
+ * decisions (0: to the end) with random.Random(seed) noise, then writes every seat's leaf
+ * value (value_mode 0: margin, 1: win) as agents.search.SearchAgent.leaf_values; weights:
+ * the 11 fields of agents.evaluation.Weights in order. Returns the decisions played. */
+int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int value_mode,
+                uint64_t seed, const double *weights, double *values);
+
 /* --- the observation (encode.c) ------------------------------------------------------- */
 /* Writes the flat observation (planes, then features) of st as seen by seat into out
  * (cfg->obs_size floats), exactly as ObservationEncoder.encode_flat. */

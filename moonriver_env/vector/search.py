@@ -12,6 +12,7 @@ end (or ``depth`` decisions), so a Python loop with the same seed plays the same
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,9 @@ if not NATIVE:  # pragma: no cover - only without a C compiler
 import moonriver_env._native as _native  # noqa: E402 - after the check above
 
 __all__ = ["NativeState"]
+
+_POLICIES = ("random", "heuristic")  # the core's policy codes (agents.rollout.ROLLOUT_POLICIES)
+_VALUES = ("margin", "win")  # the core's value codes (agents.search.VALUE_MODES)
 
 
 class NativeState:
@@ -108,6 +112,37 @@ class NativeState:
     def rollout(self, seed: int, depth: int = 0) -> int:
         """Play uniformly random legal actions (module docstring); return how many."""
         return int(self._core.rollout(int(seed), int(depth)))
+
+    def determinize(self, rng: np.random.Generator) -> None:
+        """Sort the pile and the stack, then shuffle them with ``rng`` (a PCG64 generator,
+        advanced as NumPy would): ``agents.base.determinize`` in place."""
+        bg = rng.bit_generator
+        raw = bg.state
+        if raw.get("bit_generator") != "PCG64":
+            raise ValueError("determinize: expected a PCG64 generator")
+        mask = (1 << 64) - 1
+        state, inc = raw["state"]["state"], raw["state"]["inc"]
+        out = self._core.determinize(
+            state >> 64, state & mask, inc >> 64, inc & mask, raw["has_uint32"], raw["uinteger"]
+        )
+        bg.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": out[0] << 64 | out[1], "inc": out[2] << 64 | out[3]},
+            "has_uint32": out[4],
+            "uinteger": out[5],
+        }
+
+    def simulate(
+        self, policy: str, depth: int, value: str, seed: int, weights: Sequence[float]
+    ) -> tuple[float, ...]:
+        """``agents.search.SearchAgent.simulate`` in the core, in place: a rollout of
+        ``depth`` decisions (0: to the end) with ``policy`` (``"heuristic"``: the light
+        policy of ``agents.rollout``, ``"random"``) drawing from ``random.Random(seed)``,
+        then every seat's leaf value (``value``: ``"margin"`` or ``"win"``); ``weights``:
+        the fields of ``agents.evaluation.Weights`` in order."""
+        return self._core.simulate(
+            _POLICIES.index(policy), int(depth), _VALUES.index(value), int(seed), tuple(weights)
+        )
 
     def time_clones(self, k: int) -> int:
         """Copy the state ``k`` times inside the core (the benchmark's clone row)."""

@@ -51,6 +51,20 @@ def fuzz() -> None:
             good = batch.get_record(0)
 
 
+def search() -> None:
+    """The mc agent's native simulations (agent.c) and the single-state API."""
+    from agents.registry import make_agent
+    from moonriver_env.rules import GameConfig, new_game
+
+    for players, spec in ((2, "mc:sims=16"), (4, "mc:sims=8,rollout=random,depth=0")):
+        agent = make_agent(spec, seed=players)
+        state = new_game(GameConfig(num_players=players, mode="legends"), seed=players)
+        for _ in range(40):
+            if state.is_terminal:
+                break
+            state.apply(agent.choose(state))
+
+
 if __name__ == "__main__":
     load(sys.argv[1])
     from moonriver_env.vector._native_core import native as used
@@ -58,4 +72,5 @@ if __name__ == "__main__":
 
     assert used is not None and used.__file__ == sys.argv[1]
     fuzz()
+    search()
     sys.exit(main(["--games", sys.argv[2]]))

@@ -58,3 +58,50 @@ def test_illegal_actions_are_refused() -> None:
     assert nat.to_state().to_json() == before
     with pytest.raises(ValueError, match="seed"):
         NativeState(GameConfig(num_players=2), -1)
+
+
+@pytest.mark.parametrize(
+    ("config", "spec"),
+    [
+        (GameConfig(num_players=2), "mc:sims=24"),
+        (GameConfig(num_players=3, mode="legends", scenario="timber_rafting"), "mc:sims=12,k=3"),
+        (GameConfig(num_players=4, mode="legends"), "mc:sims=8,rollout=random,depth=0,value=win"),
+    ],
+    ids=["2p", "3p-legends", "4p-random-rollouts"],
+)
+def test_mc_simulates_natively_with_the_same_decisions(config: GameConfig, spec: str) -> None:
+    """The mc agent's simulations in the core give the Python values to the last bit."""
+    from agents.registry import make_agent
+
+    native, python = make_agent(spec, seed=3), make_agent(spec, seed=3)
+    python.native = False  # type: ignore[attr-defined]
+    state = new_game(config, seed=8)
+    searched = 0
+    for _ in range(30):
+        if state.is_terminal:
+            break
+        a = native.choose(state)
+        assert python.choose(state) == a
+        assert native.last_values == python.last_values  # type: ignore[attr-defined]
+        searched += bool(native.last_values)  # type: ignore[attr-defined]
+        state.apply(a)
+    assert searched > 5
+
+
+def test_the_core_reads_the_weights_in_their_declared_order() -> None:
+    from agents.evaluation import Weights
+
+    # agent.c's struct weights, field for field
+    assert Weights.names() == (
+        "grow_w",
+        "pipe_cow_w",
+        "unseen_cow_w",
+        "pipe_res_w",
+        "circle_w",
+        "skull_w",
+        "waste_w",
+        "theft_w",
+        "spread_w",
+        "order_w",
+        "opp_w",
+    )
