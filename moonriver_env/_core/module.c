@@ -282,6 +282,29 @@ static PyObject *Batch_reset(BatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static int check_index(BatchObject *self, Py_ssize_t i);
+
+/* reset_game(i, seed or None): a new game in slot i only (seed: its generator becomes
+ * default_rng(seed); None: the slot's next game). */
+static PyObject *Batch_reset_game(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    PyObject *seed_obj;
+    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &seed_obj) || !check_index(self, i)) {
+        return NULL;
+    }
+    if (seed_obj != Py_None) {
+        unsigned long long seed = PyLong_AsUnsignedLongLong(seed_obj);
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        mr_pcg64_seed(&self->seeders[i], seed);
+    }
+    new_game(self, i);
+    clear_step_outputs(self, i);
+    publish(self, i);
+    Py_RETURN_NONE;
+}
+
 static int is_legal(const int16_t *legal, int count, int64_t a) {
     int lo = 0, hi = count;
     while (lo < hi) {
@@ -497,6 +520,7 @@ static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
 static PyMethodDef Batch_methods[] = {
     {"reset", (PyCFunction)Batch_reset, METH_VARARGS, "reset(seeds or None)"},
     {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions) -> -1 or a bad index"},
+    {"reset_game", (PyCFunction)Batch_reset_game, METH_VARARGS, "reset_game(i, seed or None)"},
     {"get_record", (PyCFunction)Batch_get_record, METH_VARARGS, "get_record(i) -> bytes"},
     {"set_record", (PyCFunction)Batch_set_record, METH_VARARGS, "set_record(i, bytes)"},
     {"phase", (PyCFunction)Batch_phase, METH_VARARGS, "phase(i) -> phase code"},

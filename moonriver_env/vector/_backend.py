@@ -63,6 +63,9 @@ class NativeBackend:
     def reset(self, seeds: np.ndarray | None) -> None:
         self._batch.reset(seeds)
 
+    def reset_game(self, i: int, seed: int | None) -> None:
+        self._batch.reset_game(i, seed)
+
     def step(self, actions: np.ndarray, active: np.ndarray | None) -> int:
         return int(self._batch.step(actions, active))
 
@@ -105,6 +108,16 @@ class PythonBackend:
         arrays["scores"][:] = 0
         for i in range(vg.num_games):
             self._publish(i)
+
+    def reset_game(self, i: int, seed: int | None) -> None:
+        if seed is not None:
+            self._seeders[i] = np.random.default_rng(seed)
+        self._states[i] = self._new_game(i)
+        arrays = self._vg._arrays
+        arrays["rewards"][i] = 0.0
+        arrays["terminated"][i] = False
+        arrays["scores"][i] = 0
+        self._publish(i)
 
     def _publish(self, i: int) -> None:
         arrays = self._vg._arrays

@@ -200,3 +200,19 @@ def test_only_the_active_games_play() -> None:
     assert (vg.observation[[1, 3]] == obs[[1, 3]]).all()
     with pytest.raises(ValueError, match="active"):
         vg.step(actions, np.ones(4, dtype=np.int64))
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_reset_game_starts_one_slot_afresh(backend: str) -> None:
+    vg = VectorGame(num_games=3, num_players=3, seed=0, backend=backend)
+    others = [vg.get_state(i).to_json() for i in (0, 2)]
+    vg.reset_game(1, seed=40)
+    env = moonriver_v0.raw_env(num_players=3)
+    env.reset(seed=40)
+    assert env.state is not None and vg.get_state(1).to_json() == env.state.to_json()
+    assert [vg.get_state(i).to_json() for i in (0, 2)] == others
+    vg.reset_game(1)  # the env's next game after a seedless reset
+    env.reset()
+    assert vg.get_state(1).to_json() == env.state.to_json()
+    with pytest.raises(ValueError, match="seed"):
+        vg.reset_game(1, seed=-3)
