@@ -161,6 +161,15 @@ class VectorGame:
             seeds = np.arange(self.num_games, dtype=np.uint64) + np.uint64(seed)
         self._backend.reset(seeds)
 
+    def reset_game(self, i: int, seed: int | None = None) -> None:
+        """A new game in slot ``i`` only: with ``seed``, the env's game after
+        ``reset(seed=seed)`` (and its sequence after that); without, the slot's next game."""
+        i = self._index(i)
+        seed = check_seed(seed)
+        if seed is not None and seed >= _SEED_LIMIT:
+            raise ValueError(f"seed: expected a seed below 2**64 for VectorGame, got {seed}")
+        self._backend.reset_game(i, seed)
+
     def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """Play one action per game (for its acting seat); the arrays show the result.
 
