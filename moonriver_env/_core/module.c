@@ -508,6 +508,27 @@ static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* observe(i, seat, out): game i as seat sees it, into out (float32, obs_size). */
+static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    int seat;
+    PyObject *out;
+    if (!ready(self) || !PyArg_ParseTuple(args, "niO", &i, &seat, &out) || !check_index(self, i)) {
+        return NULL;
+    }
+    if (seat < 0 || seat >= self->cfg->n) {
+        PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", self->cfg->n - 1, seat);
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_buffer(out, &view, "out", "f", 4, self->cfg->obs_size, 1) < 0) {
+        return NULL;
+    }
+    mr_encode(self->cfg, &self->states[i], seat, (float *)view.buf);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 /* phase(i) -> int */
 static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
@@ -524,6 +545,7 @@ static PyMethodDef Batch_methods[] = {
     {"get_record", (PyCFunction)Batch_get_record, METH_VARARGS, "get_record(i) -> bytes"},
     {"set_record", (PyCFunction)Batch_set_record, METH_VARARGS, "set_record(i, bytes)"},
     {"phase", (PyCFunction)Batch_phase, METH_VARARGS, "phase(i) -> phase code"},
+    {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(i, seat, out)"},
     {NULL}};
 
 static PyTypeObject BatchType = {

@@ -42,6 +42,7 @@ class NativeBackend:
         import moonriver_env._native as _native
 
         self._config = vg.config
+        self._obs_size = vg.observation_size
         self._dtype = record_dtype(_native)
         arrays = vg._arrays
         self._batch = _native.Batch(
@@ -78,6 +79,11 @@ class NativeBackend:
 
     def phase(self, i: int) -> int:
         return int(self._batch.phase(i))
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        out = np.empty(self._obs_size, dtype=np.float32)
+        self._batch.observe(i, seat, out)
+        return out
 
 
 class PythonBackend:
@@ -184,6 +190,9 @@ class PythonBackend:
 
     def phase(self, i: int) -> int:
         return int(self._states[i].phase)
+
+    def observe(self, i: int, seat: int) -> np.ndarray:
+        return self._encoders[i].encode_flat(self._states[i], seat)
 
 
 _SCORE_FIELDS = tuple(f.name for f in dataclasses.fields(ScoreBreakdown))

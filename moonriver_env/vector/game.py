@@ -201,6 +201,13 @@ class VectorGame:
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
 
+    def observation_of(self, i: int, seat: int) -> np.ndarray:
+        """Game ``i`` as ``seat`` sees it (a new flat observation; any seat, also with
+        ``observe=False``)."""
+        i = self._index(i)
+        seat = check_int("seat", seat, 0, self.num_players - 1)
+        return self._backend.observe(i, seat)
+
     def get_state(self, i: int) -> GameState:
         """Game ``i`` as a :class:`GameState` (a copy: changing it changes nothing here)."""
         return self._backend.get_state(self._index(i))

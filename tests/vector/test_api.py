@@ -216,3 +216,18 @@ def test_reset_game_starts_one_slot_afresh(backend: str) -> None:
     assert vg.get_state(1).to_json() == env.state.to_json()
     with pytest.raises(ValueError, match="seed"):
         vg.reset_game(1, seed=-3)
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_observe_any_seat_equals_the_encoder(backend: str) -> None:
+    from moonriver_env.encoding import ObservationEncoder
+
+    vg = VectorGame(num_games=2, num_players=4, mode="legends", seed=5, backend=backend)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        vg.step(_random_actions(vg, rng))
+    enc = ObservationEncoder(vg.config)
+    for seat in range(4):
+        assert np.array_equal(vg.observation_of(1, seat), enc.encode_flat(vg.get_state(1), seat))
+    with pytest.raises(ValueError, match="seat"):
+        vg.observation_of(0, 4)
