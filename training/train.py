@@ -201,10 +201,19 @@ def _make_env_fn(cfg: Config, pool_dir: Path | None, rank: int) -> Any:
 
 def make_vec_env(cfg: Config, run_dir: Path) -> VecEnv:
     """``n_envs`` self-play environments (``SubprocVecEnv`` or ``DummyVecEnv``), seeded; or,
-    with ``run.vec_env = "selfplay"``, ``n_envs`` in-process games (:class:`SelfPlayGames`)."""
+    with ``run.vec_env = "selfplay"``, ``n_envs`` in-process games (:class:`SelfPlayGames`;
+    in the native core when it is built, the same games)."""
     pool_dir = run_dir / "snapshots" if cfg["opponents"]["snapshot"] > 0 else None
     if cfg["run"]["vec_env"] == "selfplay":
-        return SelfPlayGames(
+        from moonriver_env.vector import NATIVE
+
+        if NATIVE:  # the same games, in the native core (training/selfplay_native.py)
+            from .selfplay_native import NativeSelfPlayGames
+
+            games: type[SelfPlayGames] = NativeSelfPlayGames
+        else:
+            games = SelfPlayGames
+        return games(
             cfg["run"]["n_envs"], cfg["env"], cfg["opponents"], pool_dir, cfg["run"]["seed"]
         )
     fns = [_make_env_fn(cfg, pool_dir, i) for i in range(cfg["run"]["n_envs"])]
