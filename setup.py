@@ -15,7 +15,9 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 CORE = Path("moonriver_env") / "_core"
-SOURCES = [str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng", "agent")]
+SOURCES = [
+    str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng", "agent")
+]
 
 
 class OptionalBuildExt(build_ext):
