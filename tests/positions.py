@@ -202,7 +202,7 @@ def position(
         supply: cows in the supply (default: component cows minus cows on the ranches).
         pile: kind numbers of the draw pile, next drawn last (default: the engine's).
     """
-    config = config or GameConfig()
+    config = config or GameConfig(num_players=4)
     state = new_game(config, seed=seed)
     n = config.num_players
     comps = config.components

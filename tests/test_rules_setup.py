@@ -23,7 +23,7 @@ def _() -> None:
     def edit(raw: dict[str, Any]) -> None:
         raw["boards"]["camp"]["bridges"] = [1]
 
-    st = position(GameConfig(components=custom_components(edit)), held=[1, 23])
+    st = position(GameConfig(num_players=4, components=custom_components(edit)), held=[1, 23])
     # The only bridge b1 has 3 neighbours (a1, c1, b2): 3 + 3 = 6 placements.
     assert len(legal_of(st, "place")) == 6
 

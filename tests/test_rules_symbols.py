@@ -37,7 +37,7 @@ def _one_cow_components() -> Components:
 
 @rule("R1-supply-runs-out-mid-plot")
 def _() -> None:
-    st = position(GameConfig(components=_one_cow_components()), held=[14, 23])
+    st = position(GameConfig(num_players=4, components=_one_cow_components()), held=[14, 23])
     assert st.supply == 1
     act(st, "place 0+1 a1 N")  # meadow with 2 cow symbols on a1, farm a2
     assert st.cows[0][cell("a1")] == 1 and st.supply == 0
@@ -45,7 +45,7 @@ def _() -> None:
 
 @rule("R1-empty-supply-places-nothing")
 def _() -> None:
-    st = position(GameConfig(components=_one_cow_components()), held=[14, 9], supply=0)
+    st = position(GameConfig(num_players=4, components=_one_cow_components()), held=[14, 9], supply=0)
     act(st, "place 0+1 a1 N")
     assert st.cows[0] == [0] * 25 and st.supply == 0
 
@@ -336,7 +336,7 @@ def _cornfield_circle_components() -> Components:
 
 @rule("R4-thief-on-cornfield-cannot-steal")
 def _() -> None:
-    cfg = GameConfig(components=_cornfield_circle_components())
+    cfg = GameConfig(num_players=4, components=_cornfield_circle_components())
     st = position(
         cfg, held=[21, 23], ranches={1: "23c1 . . . ."}, saloon=["thief", *QUIET_SALOON[1:]]
     )
@@ -347,7 +347,7 @@ def _() -> None:
 
 @rule("R4-control-thief-on-farm-steals")
 def _() -> None:
-    cfg = GameConfig(components=_cornfield_circle_components())
+    cfg = GameConfig(num_players=4, components=_cornfield_circle_components())
     st = position(
         cfg, held=[23, 24], ranches={1: "23c1 . . . ."}, saloon=["thief", *QUIET_SALOON[1:]]
     )

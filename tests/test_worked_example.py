@@ -87,6 +87,6 @@ def test_worked_example_with_score_ranch():
 
 def test_farmer_on_cowboy_side_scores_nothing():
     """The same token turned to its Cowboy side is a Cowboy: no Farmer bonus (89 - 18)."""
-    state = position(GameConfig(), ranch=EXAMPLE.replace("pFs", "pFc"))
+    state = position(GameConfig(num_players=4), ranch=EXAMPLE.replace("pFs", "pFc"))
     s = state.scores()[0]
     assert (s.partners, s.total) == (0, 71)
