@@ -26,6 +26,8 @@ import numpy as np
 
 from moonriver_env.rules import GameConfig, GameState
 
+from .networks.snapshots import load_policy
+
 
 def engine_state(env: Any) -> GameState:
     """The engine state behind a PettingZoo env (wrapped or raw) or a ``SingleAgentEnv``."""
@@ -200,24 +202,14 @@ class PolicyAgent(Agent):
         cls, path: str | Path, seed: int | None = None, deterministic: bool = True
     ) -> PolicyAgent:
         """Load a ``MaskablePPO`` model saved with ``model.save(path)`` (``.zip``) or a policy
-        snapshot (``.pt``, read by ``training.selfplay.load_policy``, the loader
-        ``training.evaluate`` uses)."""
+        snapshot (``.pt``, :func:`agents.networks.snapshots.load_policy`)."""
         p = Path(path)
         if not p.exists() and p.with_suffix(".zip").exists():
             p = p.with_suffix(".zip")
         if not p.is_file():
             raise ValueError(f"path: no model file {str(path)!r}")
         if p.suffix == ".pt":
-            from training.selfplay import load_policy  # the policy classes live in training
-
-            try:
-                policy = load_policy(p)
-            except ValueError:
-                raise
-            except Exception as exc:  # torch.load / pickle: whatever the bytes make it raise
-                raise ValueError(
-                    f"path: {str(path)!r} is not a policy snapshot ({type(exc).__name__}: {exc})"
-                ) from None
+            policy = load_policy(p)  # ValueError naming the file if it is not a snapshot
             return cls(policy, seed=seed, deterministic=deterministic, name="ppo")
         from sb3_contrib import MaskablePPO
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .opponents import check_agent_spec
 from .rules import GameConfig
 from .rules.validation import check_choice, check_finite, check_int
 
@@ -174,9 +175,7 @@ def check_seat_roles(roles: Any, snapshot_slots: int) -> tuple[list[str], np.nda
         if role == "snapshot" and snapshot_slots == 0:
             raise ValueError("opponents['snapshot']: a positive weight needs snapshot_slots >= 1")
         if role not in ("self", "snapshot"):
-            from agents.registry import parse_spec  # the higher layer, only for agent specs
-
-            parse_spec(role)  # ValueError naming the bad field
+            check_agent_spec(role)  # ValueError naming the bad field
         kept.append(str(role))
         weights.append(float(w))
     if not kept:

@@ -74,6 +74,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .aec import raw_env, win_share
 from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
+from .opponents import make_opponent
 from .rules.validation import check_int
 
 __all__ = [
@@ -313,11 +314,9 @@ def _is_int(action: Any) -> bool:
 
 
 def _make_agent(spec: str) -> Any:
-    """An embedded opponent from the ``agents`` registry (a higher layer, imported only when
-    a baseline is asked for)."""
-    from agents.registry import make_agent
-
-    return make_agent(spec)
+    """An embedded opponent built from an agent spec through the agents' plug
+    (:mod:`moonriver_env.opponents`)."""
+    return make_opponent(spec)
 
 
 # -- the masking module ----------------------------------------------------------------------

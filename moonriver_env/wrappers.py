@@ -8,9 +8,8 @@ PettingZoo tutorial wrapper, which hands the final reward to the wrong agent).
 
 An opponent is any callable ``policy(observation, env) -> action`` taking the PettingZoo
 observation dict (``"observation"``, ``"action_mask"``) and the raw AEC environment (agents
-from the ``agents`` package pass their ``act`` method), or an agent spec of the ``agents``
-package (``"heuristic"``, ``"mcts:sims=50"``): that higher layer is imported only when a spec
-is given. ``import moonriver_env`` registers this class with Gymnasium as ``MoonRiver-v0``
+from the ``agents`` package pass their ``act`` method), or an agent spec (``"heuristic"``,
+``"mcts:sims=50"``), built through the agents' plug (:mod:`moonriver_env.opponents`). ``import moonriver_env`` registers this class with Gymnasium as ``MoonRiver-v0``
 (keyword arguments pass through: ``gymnasium.make("MoonRiver-v0", num_players=3,
 opponents="heuristic")``).
 
@@ -42,6 +41,7 @@ from .env_args import (
     check_seat,
     check_seed,
 )
+from .opponents import make_opponent
 from .rules import IllegalActionError
 
 Policy = Callable[[dict[str, Any], raw_env], int]
@@ -229,11 +229,9 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
 
 
 def _agent_from_spec(spec: str, index: int) -> Policy:
-    """An opponent built by the ``agents`` registry (a higher layer, imported here only when
-    a spec is given; ``reset(seed=...)`` reseeds it)."""
-    from agents.registry import make_agent
-
-    return make_agent(spec, seed=index)
+    """An opponent built from an agent spec through the agents' plug
+    (:mod:`moonriver_env.opponents`; ``reset(seed=...)`` reseeds it)."""
+    return make_opponent(spec, seed=index)  # type: ignore[no-any-return]
 
 
 def _is_int(action: Any) -> bool:

@@ -20,7 +20,7 @@ def _snapshot(tmp: Path, players: int, mode: str) -> Path:
     """A tiny untrained policy for a game, saved as a snapshot (``save_policy``)."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from training.selfplay import save_policy
+    from agents.networks.snapshots import save_policy
 
     env = moonriver_v0.raw_env(num_players=players, mode=mode, obs_type="flat")
     agent = env.possible_agents[0]

@@ -124,9 +124,9 @@ def test_diagnose_reports_every_group(tiny_data: dict[str, np.ndarray]) -> None:
 @pytest.mark.parametrize("players", [2, 4])
 def test_territory_planes_match_the_engine(players: int) -> None:
     from agents.evaluation import territory_cells
+    from agents.networks.territory import TERRITORY_CHANNELS, TerritoryPlanes
     from moonriver_env.encoding import ObservationEncoder
     from moonriver_env.rules import GameConfig, new_game
-    from training.territory import TERRITORY_CHANNELS, TerritoryPlanes
 
     config = GameConfig(num_players=players, mode="base")
     enc = ObservationEncoder(config)

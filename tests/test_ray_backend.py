@@ -132,8 +132,8 @@ def test_cli_on_a_cluster_address_plays_the_same_games(
 
 
 def test_evaluation_is_the_process_backends(local_ray: str) -> None:
+    from agents.networks.snapshots import load_policy
     from training.evaluate import evaluate_ladder
-    from training.selfplay import load_policy
 
     model = Path(__file__).resolve().parents[1] / "training/checkpoints/ppo_2p_base/model.zip"
     policy = load_policy(model)  # sent to the actors: the file need not be on their machine

@@ -45,7 +45,9 @@ def _() -> None:
 
 @rule("R1-empty-supply-places-nothing")
 def _() -> None:
-    st = position(GameConfig(num_players=4, components=_one_cow_components()), held=[14, 9], supply=0)
+    st = position(
+        GameConfig(num_players=4, components=_one_cow_components()), held=[14, 9], supply=0
+    )
     act(st, "place 0+1 a1 N")
     assert st.cows[0] == [0] * 25 and st.supply == 0
 

@@ -17,13 +17,13 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
+from agents.networks.features import MoonRiverExtractor  # noqa: E402
 from moonriver_env.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.wrappers import SingleAgentEnv  # noqa: E402
 from training import config as tconfig  # noqa: E402
 from training.config import ConfigError, load_config  # noqa: E402
 from training.evaluate import evaluate_ladder, play_games, wilson_interval  # noqa: E402
-from training.features import MoonRiverExtractor  # noqa: E402
 from training.selfplay import (  # noqa: E402
     OpponentSampler,
     SnapshotPolicy,
@@ -248,7 +248,7 @@ def short_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 @pytest.mark.slow
 def test_short_run_beats_random(short_run: tuple[Path, dict]) -> None:
-    from training.selfplay import load_policy
+    from agents.networks.snapshots import load_policy
 
     run_dir, summary = short_run
     assert summary["num_timesteps"] >= 8192
@@ -416,7 +416,7 @@ def test_evaluate_cli(
 
 
 def _policy(run_dir: Path):  # type: ignore[no-untyped-def]
-    from training.selfplay import load_policy
+    from agents.networks.snapshots import load_policy
 
     return load_policy(run_dir / "final_model.zip")
 
@@ -506,9 +506,9 @@ def test_shipped_checkpoint_plays_in_tournaments_and_beats_random() -> None:
     tournament runner, and wins clearly against random (its measured 400-game result is in
     provenance.json; 20 fixed games here)."""
     from agents import make_agent
+    from agents.networks.snapshots import load_policy
     from agents.registry import SHIPPED_PPO
     from agents.tournament import run_tournament
-    from training.selfplay import load_policy
 
     assert SHIPPED_PPO == SHIPPED / "model.zip" and SHIPPED_PPO.exists()
     assert SHIPPED_PPO.stat().st_size < 5e6  # a few MB at most

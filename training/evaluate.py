@@ -46,6 +46,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import PolicyAgent
+from agents.networks.snapshots import load_policy
 from agents.ratings import wilson_interval
 from agents.runner import (
     Backend,
@@ -71,7 +72,7 @@ from .outputs import (
     write_json,
 )
 from .progress import progress
-from .selfplay import load_policy, make_baseline
+from .selfplay import make_baseline
 
 CSV_FIELDS = (
     "step",
@@ -148,7 +149,7 @@ def _open_match(path: str, setup: GameSetup, deterministic: bool) -> _Match:
 
 def load_model(path: str | Path, deterministic: bool = True) -> Any:
     """The policy of ``--model``: a ``MaskablePPO`` zip or a ``.pt`` snapshot
-    (:func:`training.selfplay.load_policy`), or an RLlib checkpoint directory of
+    (:func:`agents.networks.snapshots.load_policy`), or an RLlib checkpoint directory of
     ``training.rllib_train`` (its learner module, :mod:`agents.rllib_agent`)."""
     p = Path(path)
     if p.is_dir():

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.networks.snapshots import load_policy
 from moonriver_env.rules import GameConfig, Phase
 
 from .pretrain import unpack
@@ -225,9 +226,9 @@ def make_policy(cfg: Mapping[str, Any]) -> Any:
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    from agents.networks.policy import MoonRiverPolicy
     from moonriver_env.encoding import ObservationEncoder
 
-    from .policy import MoonRiverPolicy
     from .train import policy_kwargs
 
     torch.manual_seed(int(cfg["run"]["seed"]))
@@ -238,13 +239,6 @@ def make_policy(cfg: Mapping[str, Any]) -> Any:
     cls = MoonRiverPolicy if cfg["policy"]["head"] == "spatial" else MaskableActorCriticPolicy
     lr = float(cfg["pretrain"]["learning_rate"])
     return cls(obs_space, act_space, lambda _: lr, **policy_kwargs(cfg))  # type: ignore[arg-type]
-
-
-def load_policy(path: str | Path) -> Any:
-    """The policy of a saved MaskablePPO zip."""
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO.load(str(path), device="cpu").policy
 
 
 def clone(

@@ -34,6 +34,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.atomic import atomic_path
 from agents.base import PolicyAgent, policy_action
+from agents.networks.snapshots import load_policy, save_policy
 from agents.runner import GameSetup
 from moonriver_env.aec import win_share
 from moonriver_env.env_args import check_seed
@@ -48,11 +49,9 @@ __all__ = [
     "SnapshotCallback",
     "SnapshotPolicy",
     "SnapshotPool",
-    "load_policy",
     "make_baseline",
     "make_selfplay_env",
     "policy_action",
-    "save_policy",
 ]
 
 BASELINES = ("random", "greedy", "heuristic")
@@ -96,55 +95,6 @@ class SnapshotPool:
         for old in self.paths()[: -self.keep]:
             old.unlink(missing_ok=True)
         return path
-
-
-POLICY_CLASSES = {
-    "MoonRiverPolicy": ("training.policy", "MoonRiverPolicy"),
-    "MaskableActorCriticPolicy": (
-        "sb3_contrib.common.maskable.policies",
-        "MaskableActorCriticPolicy",
-    ),
-}
-
-
-def save_policy(policy: Any, path: str | Path) -> None:
-    """Save an SB3 policy like ``policy.save`` (state_dict + constructor arguments) plus the
-    name of its class, so :func:`load_policy` rebuilds the right one."""
-    import torch
-
-    torch.save(
-        {
-            "state_dict": policy.state_dict(),
-            "data": policy._get_constructor_parameters(),
-            "policy_class": type(policy).__name__,
-        },
-        str(path),
-    )
-
-
-def load_policy(path: str | Path) -> Any:
-    """A policy saved with :func:`save_policy` (or ``policy.save``), or the policy of a
-    ``MaskablePPO`` zip, on the CPU in evaluation mode."""
-    import importlib
-
-    import torch
-
-    p = Path(path)
-    if p.suffix == ".zip":
-        from sb3_contrib import MaskablePPO
-
-        policy = MaskablePPO.load(str(p), device="cpu").policy
-    else:
-        saved = torch.load(str(p), map_location="cpu", weights_only=False)
-        name = saved.get("policy_class", "MaskableActorCriticPolicy")
-        if name not in POLICY_CLASSES:
-            raise ValueError(f"path: unknown policy class {name!r} in {p}")
-        module, attr = POLICY_CLASSES[name]
-        cls = getattr(importlib.import_module(module), attr)
-        policy = cls(**saved["data"])
-        policy.load_state_dict(saved["state_dict"])
-    policy.set_training_mode(False)
-    return policy
 
 
 class SnapshotPolicy(PolicyAgent):

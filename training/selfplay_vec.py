@@ -39,11 +39,12 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from agents.networks.snapshots import load_policy
 from agents.runner import GameSetup
 from moonriver_env.aec import raw_env, win_rewards
 from moonriver_env.rules import scoring
 
-from .selfplay import BASELINES, SnapshotPool, load_policy, make_baseline
+from .selfplay import BASELINES, SnapshotPool, make_baseline
 
 __all__ = ["LEARNER", "SEAT_KINDS", "SelfPlayGames", "SelfPlayPPO", "seat_advantages"]
 

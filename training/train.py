@@ -55,6 +55,10 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
+from agents.networks.features import MoonRiverExtractor, extractor_kwargs
+from agents.networks.policy import MoonRiverPolicy
+from agents.networks.snapshots import load_policy
+
 from .config import (
     CONFIG_DIR,
     DEFAULT_CONFIG,
@@ -67,14 +71,11 @@ from .config import (
 )
 from .evaluate import LadderEvalCallback, env_kwargs_from_config, evaluate_ladder, format_table
 from .evaluate import plot_learning_curve as _plot
-from .features import MoonRiverExtractor, extractor_kwargs
 from .outputs import OutputError, RunLock, save_model, write_json, write_text
-from .policy import MoonRiverPolicy
 from .selfplay import (
     OpponentStatsCallback,
     SnapshotCallback,
     SnapshotPool,
-    load_policy,
     make_selfplay_env,
 )
 from .selfplay_vec import SelfPlayGames, SelfPlayPPO
