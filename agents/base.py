@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, GameState
 
 from .networks.snapshots import load_policy
@@ -133,8 +134,6 @@ def check_game(agent: Any, config: GameConfig) -> None:
 
 def _observation_size(config: GameConfig) -> int:
     """The length of the flat observation vector (planes, then features) of ``config``."""
-    from moonriver_env.encoding import ObservationEncoder
-
     enc = ObservationEncoder(config)
     return enc.flat_size
 
@@ -262,8 +261,6 @@ class PolicyAgent(Agent):
 
     def choose(self, state: GameState) -> int:
         """Engine-level entry point: builds the observation the env would give."""
-        from moonriver_env.encoding import ObservationEncoder
-
         enc = self._encoders.get(id(state.config))
         if enc is None:
             enc = self._encoders[id(state.config)] = ObservationEncoder(state.config)

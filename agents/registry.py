@@ -41,6 +41,7 @@ from .mcts import MCTSAgent
 from .montecarlo import MonteCarloAgent
 from .openspiel_mcts import OpenSpielMCTSAgent
 from .random_agent import RandomAgent
+from .rllib_agent import RLlibAgent
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 # The MaskablePPO checkpoint kept in the repository (2 players, base game); its provenance
@@ -158,8 +159,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
         return TrainedAgent(seed=seed, **params)
     if name == "rllib":
-        from .rllib_agent import RLlibAgent  # imports Ray RLlib and torch: only when asked for
-
         return RLlibAgent(seed=seed, **params)
     factories: dict[str, Callable[..., Agent]] = {
         "random": RandomAgent,

@@ -18,6 +18,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from . import render as rendering
 from .encoding import ObservationEncoder
 from .env_args import (
     OBS_TYPES,
@@ -27,6 +28,7 @@ from .env_args import (
     check_seed,
     env_settings,
 )
+from .render.picture import check_scale
 from .rules import GameConfig, GameState, Phase, new_game, scoring
 from .rules.scoring import ScoreBreakdown
 
@@ -227,8 +229,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         EzPickle.__init__(self, **arguments, render_scale=render_scale)
         super().__init__()
         settings = env_settings(arguments)
-        from .render.picture import check_scale
-
         self.render_scale = check_scale(render_scale, "render_scale")  # rgb_array zoom
         config = settings.config
         self.config = config
@@ -349,8 +349,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        from . import render as rendering
-
         state = self._require_state()
         if self.render_mode == "ansi":
             return rendering.render_ansi(state)

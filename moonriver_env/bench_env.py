@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import moonriver_v0
 from .bench import cpu_model, pin_to_one_cpu
 
 
@@ -63,8 +64,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from pettingzoo.classic import connect_four_v3
-
-    from . import moonriver_v0
 
     cpu = pin_to_one_cpu(args.cpu)
     print("Moon River env benchmark (PettingZoo loop: env.last() + random legal action + step)")

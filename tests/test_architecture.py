@@ -1,23 +1,38 @@
-"""The project's structure: no import circles; the state's fields declared once
-(:data:`moonriver_env.rules.core.STATE_FIELDS`) and clone and JSON derived.
+"""The project's structure: the floors and the rule of imports, no import circles; the state's
+fields declared once (:data:`moonriver_env.rules.core.STATE_FIELDS`) and clone and JSON derived.
 
-The import graph of ``moonriver_env``, ``agents`` and ``training`` is read from the source
-with :mod:`ast`. Inside ``moonriver_env`` every import of one of its modules counts, wherever
-it stands (module level, inside a function, under ``TYPE_CHECKING``): a circle that only a
-late import breaks at run time is still a circle in the design (STYLE.md, "Layers, one way
-down"). For ``agents`` and ``training``, and for any import from one package into another,
-only module-level imports count (including those under ``if``/``try`` and ``TYPE_CHECKING``
-at module level, and in class bodies): a few function-level imports cross the layers upwards
-on purpose and are resolved lazily at call time (``moonriver_env/wrappers.py`` ->
-``agents.registry`` to build opponents from specs, ``agents/base.py`` ->
-``training.selfplay`` to load ``.pt`` snapshots).
+The floors, lowest first (README, "Architecture"; STYLE.md, "Layers, one way down")::
+
+    0 rules                        moonriver_env.rules
+    1 encoding, render, utilities  encoding, render, games, opponents, text_table
+    2 envs and integrations        the rest of moonriver_env (aec, wrappers, rllib, openspiel, ...)
+    3 agents                       agents.* (the players and what plays a saved model)
+    4 tournaments and arenas       agents.runner/jobs/seeds/workers/ray_backend, tournament, play
+    5 training                     training.*
+
+The import graph of ``moonriver_env``, ``agents`` and ``training`` is read from the source with
+:mod:`ast`. Every import of a project module counts, wherever it stands (module level, inside a
+function, under ``TYPE_CHECKING``). The rules:
+
+1. An import points to the same floor or a lower one.
+2. No circles, function-level imports included.
+3. A project module is imported inside a function only to defer an optional third-party library:
+   the imported module needs (at its module level, through its own module-level imports) a
+   library outside the standard library and NumPy that the importing module does not need.
+
+``training/policy.py`` is the one alias: a module that only re-exports ``MoonRiverPolicy`` from
+``agents.networks.policy``, because the shipped ``ppo_2p_base/model.zip`` names the class by
+that module path (it points down, so rule 1 holds without an exception; the test pins that it
+stays a pure re-export).
 """
 
 from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from moonriver_env.rules import GameConfig, new_game
@@ -25,7 +40,54 @@ from moonriver_env.rules.core import STATE_FIELDS, StateCore
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("moonriver_env", "agents", "training")
-ENGINE = "moonriver_env"  # the package whose function-level imports count too
+CORE_LIBRARIES = frozenset({"numpy"})  # the one required dependency (pyproject)
+
+FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("rules", ("moonriver_env.rules",)),
+    (
+        "encoding, render, utilities",
+        (
+            "moonriver_env.encoding",
+            "moonriver_env.render",
+            "moonriver_env.games",
+            "moonriver_env.opponents",
+            "moonriver_env.text_table",
+        ),
+    ),
+    ("envs and integrations", ("moonriver_env",)),
+    ("agents", ()),  # every agents module not on the arena floor
+    (
+        "tournaments and arenas",
+        (
+            "agents.runner",
+            "agents.jobs",
+            "agents.seeds",
+            "agents.workers",
+            "agents.ray_backend",
+            "agents.tournament",
+            "agents.play",
+            "agents.saved_game",
+            "agents.ratings",
+        ),
+    ),
+    ("training", ("training",)),
+)
+ALIASES = {"training.policy": "agents.networks.policy"}
+"""Modules kept at an old path that only re-export from their new home."""
+
+
+def floor(module: str) -> int:
+    """The floor of ``module`` (index into :data:`FLOORS`): the longest matching prefix."""
+    best, length = -1, -1
+    for i, (_, prefixes) in enumerate(FLOORS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > length:
+                best, length = i, len(prefix)
+    if module == "agents" or module.startswith("agents.") and length < len("agents.x"):
+        return 3 if best < 4 else best
+    if best < 0:
+        raise AssertionError(f"{module}: on no floor")
+    return best
 
 
 def module_name(path: Path) -> str:
@@ -35,58 +97,138 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _package(name: str) -> str:
-    return name.partition(".")[0]
+@dataclass(frozen=True)
+class Edge:
+    """One import of a project module (``target``) by ``source``; ``lazy``: inside a
+    function."""
+
+    source: str
+    target: str
+    lazy: bool
+    line: int
 
 
-def import_nodes(tree: ast.AST, module_level_only: bool) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements of ``tree``; with ``module_level_only``, not those inside a
-    function (those run at call time, not at import time)."""
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        elif module_level_only and isinstance(
-            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-        ):
+def _function_nodes(tree: ast.AST) -> set[int]:
+    """The ids of the import statements inside a function (or lambda) of ``tree``."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            inside.update(
+                id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))
+            )
+    return inside
+
+
+def _targets(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = package.split(".")
+        base = base[: len(base) - node.level + 1]
+        stem = ".".join([*base, node.module] if node.module else base)
+    else:
+        stem = node.module or ""
+    return [stem, *(f"{stem}.{alias.name}" for alias in node.names)]
+
+
+def read_module(
+    name: str, source: str, is_package: bool, modules: set[str]
+) -> tuple[list[Edge], set[str]]:
+    """The project imports of module ``name`` (its ``source``) and the third-party libraries
+    it imports at module level (top-level names outside the standard library and the
+    project)."""
+    package = name if is_package else name.rpartition(".")[0]
+    tree = ast.parse(source)
+    lazy = _function_nodes(tree)
+    edges: list[Edge] = []
+    libraries: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        found = [t for t in _targets(node, package) if t in modules and t != name]
+        for target in found:
+            edges.append(Edge(name, target, id(node) in lazy, node.lineno))
+        top = _targets(node, package)[0].partition(".")[0]
+        if (
+            not found
+            and not node_is_relative(node)
+            and id(node) not in lazy
+            and top not in PACKAGES
+            and top not in sys.stdlib_module_names
+            and top != "__future__"
+        ):
+            libraries.add(top)
+    return edges, libraries
 
 
-def imported_modules(path: Path, modules: set[str]) -> set[str]:
-    """The project modules that ``path`` imports (a package import counts for the package's
-    ``__init__``; ``from pkg import mod`` counts for ``pkg.mod``), by the counting rule of
-    the module docstring."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    tree = ast.parse(path.read_text(), filename=str(path))
-    at_import = {id(n) for n in import_nodes(tree, module_level_only=True)}
-    out: set[str] = set()
-    for node in import_nodes(tree, module_level_only=False):
-        if isinstance(node, ast.Import):
-            targets = [alias.name for alias in node.names]
-        elif node.level:
-            base = package.split(".")
-            base = base[: len(base) - node.level + 1]
-            stem = ".".join([*base, node.module] if node.module else base)
-            targets = [stem, *(f"{stem}.{alias.name}" for alias in node.names)]
-        else:
-            stem = node.module or ""
-            targets = [stem, *(f"{stem}.{alias.name}" for alias in node.names)]
-        for target in targets:
-            if target not in modules or target == name:
-                continue
-            inside_engine = _package(name) == _package(target) == ENGINE
-            if inside_engine or id(node) in at_import:
-                out.add(target)
-    return out
+def node_is_relative(node: ast.Import | ast.ImportFrom) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.level > 0
 
 
-def import_graph() -> dict[str, set[str]]:
+def project_sources() -> dict[str, tuple[str, bool]]:
+    """Every project module: name -> (source, is a package's ``__init__``)."""
     paths = sorted(p for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py"))
-    modules = {module_name(p) for p in paths}
-    return {module_name(p): imported_modules(p, modules) for p in paths}
+    return {module_name(p): (p.read_text(), p.name == "__init__.py") for p in paths}
+
+
+def read_project(
+    sources: Mapping[str, tuple[str, bool]],
+) -> tuple[list[Edge], dict[str, set[str]]]:
+    """All project imports, and per module the libraries it needs at import time (its own
+    module-level ones and those of the project modules it imports at module level)."""
+    modules = set(sources)
+    edges: list[Edge] = []
+    own: dict[str, set[str]] = {}
+    for name, (source, is_package) in sources.items():
+        found, libraries = read_module(name, source, is_package, modules)
+        edges.extend(found)
+        own[name] = libraries
+    eager: dict[str, set[str]] = {m: set() for m in modules}
+    for e in edges:
+        if not e.lazy:
+            eager[e.source].add(e.target)
+    needs: dict[str, set[str]] = {}
+    for m in modules:
+        seen, stack, libs = {m}, [m], set()
+        while stack:
+            v = stack.pop()
+            libs |= own[v]
+            for w in eager[v]:
+                if w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        needs[m] = libs
+    return edges, needs
+
+
+def graph_of(edges: list[Edge]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for e in edges:
+        graph.setdefault(e.source, set()).add(e.target)
+        graph.setdefault(e.target, set())
+    return graph
+
+
+def violations(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
+    """Every breach of the rules of the module docstring, one line each."""
+    edges, needs = read_project(sources)
+    out = []
+    for e in edges:
+        if floor(e.target) > floor(e.source):
+            out.append(
+                f"{e.source}:{e.line} imports {e.target}: up from floor "
+                f"{FLOORS[floor(e.source)][0]!r} to {FLOORS[floor(e.target)][0]!r}"
+            )
+        if e.lazy:
+            deferred = needs[e.target] - needs[e.source] - CORE_LIBRARIES
+            if not deferred:
+                out.append(
+                    f"{e.source}:{e.line} imports {e.target} inside a function, deferring no "
+                    "optional library: import it at module level"
+                )
+    for cycle in find_cycles(graph_of(edges)):
+        out.append("import circle: " + " <-> ".join(cycle))
+    return out
 
 
 def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -125,26 +267,56 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_graph_is_read() -> None:
-    graph = import_graph()
+    edges, needs = read_project(project_sources())
+    graph = graph_of(edges)
     assert "moonriver_env.rules.state" in graph["moonriver_env.rules"]
     assert "moonriver_env.rules.core" in graph["moonriver_env.rules.state"]
-    # agents and training are in it, by their module-level imports only
     assert "agents.tournament.report" in graph["agents.tournament.results"]
     assert "agents.base" in graph["training.selfplay"]
-    assert "training.selfplay" not in graph["agents.base"]  # a function-level import
-    assert "agents.registry" not in graph["moonriver_env.wrappers"]  # ditto, across layers
+    assert any(e.lazy for e in edges)  # function-level imports are read too
+    assert "torch" in needs["agents.networks.policy"]
+    assert "torch" not in needs["moonriver_env.rules"]
 
 
-def test_module_level_imports_count_and_function_level_ones_do_not() -> None:
-    tree = ast.parse(
-        "import a\nif X:\n    import b\nclass C:\n    import c\ndef f():\n    import d\n"
+def test_the_rules_hold() -> None:
+    found = violations(project_sources())
+    assert not found, "\n".join(found)
+
+
+def _with(extra: dict[str, str]) -> dict[str, tuple[str, bool]]:
+    sources = dict(project_sources())
+    for name, text in extra.items():
+        sources[name] = (text, False)
+    return sources
+
+
+def test_an_upward_import_fails_even_inside_a_function() -> None:
+    bad = {"moonriver_env.rules.bad": "def f():\n    from agents import make_agent\n"}
+    found = violations(_with(bad))
+    assert any(
+        "moonriver_env.rules.bad:2 imports agents: up from floor 'rules'" in v for v in found
     )
-    names = {n.names[0].name for n in import_nodes(tree, module_level_only=True)}
-    assert names == {"a", "b", "c"}
-    assert {n.names[0].name for n in import_nodes(tree, module_level_only=False)} == {
-        *names,
-        "d",
+
+
+def test_a_circle_fails() -> None:
+    bad = {
+        "agents.bad_a": "from agents import bad_b\n",
+        "agents.bad_b": "def f():\n    from agents import bad_a\n",
     }
+    found = violations(_with(bad))
+    assert "import circle: agents.bad_a <-> agents.bad_b" in found
+
+
+def test_a_lazy_import_of_a_pure_module_fails_and_of_an_optional_library_passes() -> None:
+    pure = {"training.bad": "def f():\n    from moonriver_env.rules import GameConfig\n"}
+    assert any(
+        "training.bad:2 imports moonriver_env.rules inside a function" in v
+        for v in violations(_with(pure))
+    )
+    torch_user = {
+        "training.fine": "def f():\n    from agents.networks.policy import MoonRiverPolicy\n"
+    }
+    assert not [v for v in violations(_with(torch_user)) if "training.fine" in v]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -153,9 +325,26 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert find_cycles({"a": {"b"}, "b": set()}) == []
 
 
-def test_no_import_cycles_in_the_packages() -> None:
-    cycles = find_cycles(import_graph())
-    assert not cycles, "import circles: " + "; ".join(" <-> ".join(c) for c in cycles)
+def test_every_module_is_on_a_floor_and_the_floors_are_ordered() -> None:
+    for name in project_sources():
+        floor(name)
+    assert floor("moonriver_env.rules.state") < floor("moonriver_env.encoding")
+    assert floor("moonriver_env.encoding") < floor("moonriver_env.aec")
+    assert floor("moonriver_env.aec") < floor("agents.heuristic") < floor("agents.runner")
+    assert floor("agents.tournament.games") < floor("training.train")
+
+
+def test_the_alias_only_re_exports() -> None:
+    for alias, home in ALIASES.items():
+        tree = ast.parse((REPO / (alias.replace(".", "/") + ".py")).read_text())
+        body = [n for n in tree.body if not isinstance(n, ast.Expr)]  # the docstring
+        imports = [n for n in body if isinstance(n, ast.ImportFrom)]
+        assert imports and all(n.module == home for n in imports), alias
+        rest = [n for n in body if not isinstance(n, ast.ImportFrom)]
+        assert all(
+            isinstance(n, ast.Assign) and n.targets[0].id == "__all__"  # type: ignore[attr-defined]
+            for n in rest
+        ), alias
 
 
 # ------------------------------------------------------------------ the state's declaration

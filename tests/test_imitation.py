@@ -18,7 +18,8 @@ from training.imitation import (  # noqa: E402
     split_games,
 )
 from training.pretrain import imitation_loss, play_teacher_games  # noqa: E402
-from training.teacher_data import best_set, collect_diagnosis  # noqa: E402
+from training.teacher_data import collect_diagnosis  # noqa: E402
+from training.teacher_games import best_set  # noqa: E402
 
 
 def test_sample_hits_hand_built() -> None:

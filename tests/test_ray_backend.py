@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 from fresh_python import run_python
 
+from agents.jobs import Backend, BackendError, run_jobs
 from agents.ray_backend import INSTALL_HINT, check_address
-from agents.runner import Backend, BackendError, run_jobs
 from agents.tournament import main, run_tournament
 from agents.tournament.gamesfile import GamesFile
 

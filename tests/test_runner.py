@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+from agents.jobs import run_jobs
+from agents.runner import GameRunner, GameSetup
+from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.aec import SCORE_COLUMNS, win_share
 from moonriver_env.rules import new_game
 from moonriver_env.wrappers import SingleAgentEnv

@@ -43,6 +43,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from agents.base import Agent
+from moonriver_env.encoding import ObservationEncoder
+
 from .config import DEFAULT_CONFIG, Config, ConfigError, load_config
 
 __all__ = ["PartTimer", "bench", "main"]
@@ -125,9 +128,7 @@ def instrument(timer: PartTimer, model: Any) -> None:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from agents.base import Agent
     from moonriver_env.aec import raw_env
-    from moonriver_env.encoding import ObservationEncoder
     from moonriver_env.wrappers import RandomPolicy, SingleAgentEnv
 
     timer.wrap(ObservationEncoder, "encode_flat", "encoding")

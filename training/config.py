@@ -27,7 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.runner import BACKENDS, BackendError
+from agents.jobs import BACKENDS, BackendError
+from agents.ray_backend import check_installed
+from agents.registry import parse_spec
 from moonriver_env.env_args import check_seat
 from moonriver_env.rules.validation import Checker, Wording
 
@@ -375,8 +377,6 @@ def _check_backend(pretrain: Mapping[str, Any]) -> None:
             '(set pretrain.backend = "ray")'
         )
     if pretrain["backend"] == "ray":
-        from agents.ray_backend import check_installed
-
         try:
             check_installed()
         except BackendError as e:
@@ -384,11 +384,7 @@ def _check_backend(pretrain: Mapping[str, Any]) -> None:
 
 
 def _check_agent_spec(key: str, spec: str) -> None:
-    """``agents.make_agent`` spec syntax (checked when the agents package is importable)."""
-    try:
-        from agents.registry import parse_spec
-    except ImportError:  # pragma: no cover - the agents package is part of the project
-        return
+    """``agents.make_agent`` spec syntax."""
     try:
         parse_spec(spec)
     except ValueError as e:

@@ -46,20 +46,13 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import PolicyAgent
+from agents.jobs import Backend, BackendError, add_backend_arguments, backend_from_args, run_jobs
 from agents.networks.snapshots import load_policy
 from agents.ratings import wilson_interval
-from agents.runner import (
-    Backend,
-    BackendError,
-    GameRunner,
-    GameSetup,
-    add_backend_arguments,
-    agent_seed,
-    backend_from_args,
-    derive_seed,
-    game_seed,
-    run_jobs,
-)
+from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
+from agents.runner import GameRunner, GameSetup
+from agents.seeds import agent_seed, derive_seed, game_seed
+from moonriver_env.rules import GameConfig
 from moonriver_env.rules.scoring import win_share
 
 from .outputs import (
@@ -153,8 +146,6 @@ def load_model(path: str | Path, deterministic: bool = True) -> Any:
     ``training.rllib_train`` (its learner module, :mod:`agents.rllib_agent`)."""
     p = Path(path)
     if p.is_dir():
-        from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, load_module
-
         if not (p / CHECKPOINT_META).is_file():
             raise ValueError(f"model: {p} is not a checkpoint of training.rllib_train")
         return ModulePolicy(load_module(p), sample=not deterministic)
@@ -165,8 +156,6 @@ def resolve_model(model: str) -> Path:
     """``--model``: a file or checkpoint directory, or ``rllib:RUN_DIR`` (the run's latest
     checkpoint); a missing ``.zip`` suffix is added."""
     if model.startswith("rllib:"):
-        from agents.rllib_agent import list_checkpoints
-
         found = list_checkpoints(model.removeprefix("rllib:"))
         if not found:
             raise ValueError(f"--model: no finished checkpoint in {model!r}")
@@ -489,8 +478,6 @@ def infer_game(model_path: Path) -> dict[str, Any]:
 
             with cfg_path.open("rb") as f:
                 return dict(tomllib.load(f).get("env", {}))
-    from moonriver_env.rules import GameConfig
-
     policy = load_policy(model_path)
     n_actions = int(policy.action_space.n)
     for players in (2, 3, 4):

@@ -41,9 +41,12 @@ from typing import Any
 import numpy as np
 
 from agents.networks.snapshots import load_policy
+from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, Phase
 
-from .pretrain import unpack
+from .config import load_config
+from .outputs import write_json
+from .teacher_games import unpack
 
 METRICS = ("top1", "tie_top1", "top3", "top5", "regret")
 LEGAL_BINS = ((2, 2), (3, 5), (6, 10), (11, 30), (31, 100), (101, 10_000))
@@ -227,7 +230,6 @@ def make_policy(cfg: Mapping[str, Any]) -> Any:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.networks.policy import MoonRiverPolicy
-    from moonriver_env.encoding import ObservationEncoder
 
     from .train import policy_kwargs
 
@@ -360,7 +362,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
-    from .config import load_config
     from .teacher_data import load_or_collect
 
     args = build_parser().parse_args(argv)
@@ -374,8 +375,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["settings"] = list(args.set)
     print(format_report(report), flush=True)
     if args.out:
-        from .outputs import write_json
-
         write_json(args.out, report)
     return 0
 

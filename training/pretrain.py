@@ -34,89 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.runner import (
-    Backend,
-    GameRunner,
-    GameSetup,
-    agent_seed,
-    derive_seed,
-    game_seed,
-    run_jobs,
-)
+from agents.jobs import Backend, run_jobs
+from agents.runner import GameRunner, GameSetup
+from agents.seeds import agent_seed, derive_seed, game_seed
 
 from .outputs import atomic_path, save_model, write_json
 from .progress import progress
-
-
-class _TeacherGame:
-    """Records one teacher game (a :class:`agents.runner.DecisionHook`): every decision's
-    observation, mask and teacher action, and the rewards each seat received after it; with
-    probability ``explore`` a random legal action is played instead of the teacher's. With
-    ``teachers`` (one per seat, :class:`training.teacher_data.RecordingHeuristic`) also the
-    teacher's tie set (``best``: every action valued as high as its choice)."""
-
-    def __init__(
-        self,
-        game: int,
-        num_players: int,
-        explore: float,
-        rng: np.random.Generator,
-        teachers: list[Any] | None = None,
-    ):
-        self.game = game
-        self.explore = explore
-        self.rng = rng
-        self.teachers = teachers
-        self.best: list[np.ndarray] = []
-        self.obs: list[np.ndarray] = []
-        self.mask: list[np.ndarray] = []
-        self.action: list[int] = []
-        # per seat: indices (into this game's samples) of its decisions and rewards after each
-        self.decisions: list[list[int]] = [[] for _ in range(num_players)]
-        self.rewards: list[list[float]] = [[] for _ in range(num_players)]
-
-    def before_step(self, env: Any, seat: int, action: int) -> int:
-        ob = env.observe(env.possible_agents[seat])
-        if self.teachers is not None:
-            from .teacher_data import tie_bits
-
-            self.best.append(
-                tie_bits(self.teachers[seat].last_values, action, ob["action_mask"].size)
-            )
-        self.obs.append(ob["observation"].astype(np.float16))
-        self.mask.append(np.packbits(ob["action_mask"].astype(bool)))
-        self.action.append(action)
-        self.decisions[seat].append(len(self.action) - 1)
-        self.rewards[seat].append(0.0)
-        if self.explore <= 0 or self.rng.random() >= self.explore:
-            return action
-        legal = np.flatnonzero(ob["action_mask"])
-        return int(legal[self.rng.integers(legal.size)])
-
-    def after_step(self, env: Any) -> None:
-        for seat, name in enumerate(env.possible_agents):
-            r = float(env.rewards.get(name, 0.0))
-            if r and self.rewards[seat]:
-                self.rewards[seat][-1] += r
-
-    def samples(self, gamma: float) -> dict[str, np.ndarray]:
-        """The arrays of :func:`play_teacher_games` for this game (returns discounted)."""
-        ret = np.zeros(len(self.action), dtype=np.float32)
-        for decisions, rewards in zip(self.decisions, self.rewards, strict=True):
-            acc = 0.0
-            for idx, r in zip(reversed(decisions), reversed(rewards), strict=True):
-                acc = r + gamma * acc
-                ret[idx] = acc
-        out = {
-            "obs": np.stack(self.obs),
-            "mask": np.stack(self.mask),
-            "action": np.asarray(self.action, dtype=np.int64),
-            "ret": ret,
-            "game": np.full(len(self.action), self.game, dtype=np.int32),
-        }
-        if self.teachers is not None:
-            out["best"] = np.stack(self.best)
-        return out
+from .teacher_games import RecordingHeuristic, TeacherGame, concatenate_samples, unpack
 
 
 class _TeacherTable:
@@ -124,7 +48,6 @@ class _TeacherTable:
 
     def __init__(self, teacher: str, env_cfg: Mapping[str, Any], seed: int) -> None:
         from .selfplay import make_baseline
-        from .teacher_data import RecordingHeuristic
 
         self.runner = GameRunner(GameSetup.from_config(env_cfg))
         n = self.runner.setup.num_players
@@ -139,7 +62,7 @@ class _TeacherTable:
     ) -> dict[str, np.ndarray]:
         n = len(self.agents)
         rng = np.random.default_rng(derive_seed(seed, game, 99))
-        record = _TeacherGame(game, n, explore, rng, self.agents if self.recording else None)
+        record = TeacherGame(game, n, explore, rng, self.agents if self.recording else None)
         seeds = [agent_seed(seed, game, s) for s in range(n)]
         names = [self.teacher] * n
         self.runner.play(self.agents, game_seed(seed, game), seeds, names, hook=record)
@@ -153,25 +76,6 @@ def _play(
     if deadline is not None and time.time() > deadline and game > 0:
         return None
     return table.play(game, seed, gamma, explore)
-
-
-def unpack(bits: np.ndarray, n_actions: int) -> np.ndarray:
-    """Boolean ``(N, n_actions)`` from the packed rows the samples store (``mask``, ``best``:
-    ``np.packbits`` of each decision's action flags)."""
-    return np.unpackbits(bits, axis=1, count=n_actions).astype(bool)
-
-
-def _concatenate(parts: list[dict[str, np.ndarray] | None]) -> dict[str, np.ndarray]:
-    played = [p for p in parts if p is not None]
-    if not played:
-        return {
-            "obs": np.zeros((0, 0), np.float16),
-            "mask": np.zeros((0, 0), np.uint8),
-            "action": np.zeros(0, np.int64),
-            "ret": np.zeros(0, np.float32),
-            "game": np.zeros(0, np.int32),
-        }
-    return {k: np.concatenate([p[k] for p in played]) for k in played[0]}
 
 
 def play_teacher_games(
@@ -189,7 +93,9 @@ def play_teacher_games(
     value) no game is started after it. Arrays: ``obs`` (float16, (N, D)), ``mask`` (packed
     bits, (N, ceil(A/8))), ``action`` (int64), ``ret`` (float32), ``game`` (int32)."""
     table = _TeacherTable(teacher, env_cfg, seed)
-    return _concatenate([_play(table, (g, seed, gamma, explore, deadline)) for g in game_ids])
+    return concatenate_samples(
+        [_play(table, (g, seed, gamma, explore, deadline)) for g in game_ids]
+    )
 
 
 class ShardWriter:
@@ -215,7 +121,7 @@ class ShardWriter:
         self.last = time.time()
         if not self.pending:
             return
-        data = _concatenate(self.pending)
+        data = concatenate_samples(self.pending)
         self.pending = []
         seconds = np.float64(self.spent_s + self.last - self.start)
         path = self.directory / f"games_{int(data['game'].min())}.npz"
@@ -236,7 +142,7 @@ def read_shards(directory: Path) -> tuple[dict[str, np.ndarray], float]:
                 parts.append({k: f[k] for k in f.files if k != "seconds"})
         except (OSError, ValueError, KeyError, EOFError) as e:
             print(f"pretrain: skipping the unreadable shard {path} ({e})", flush=True)
-    return _in_game_order(_concatenate(parts)), seconds
+    return _in_game_order(concatenate_samples(parts)), seconds
 
 
 def collect(
@@ -258,7 +164,9 @@ def collect(
     kept there as they finish and the games already there are not played again (their wall
     time counts against ``minutes``)."""
     done, spent = (
-        read_shards(shards) if shards is not None and shards.is_dir() else (_concatenate([]), 0.0)
+        read_shards(shards)
+        if shards is not None and shards.is_dir()
+        else (concatenate_samples([]), 0.0)
     )
     played = set(np.unique(done["game"]).tolist())
     if played:
@@ -296,7 +204,9 @@ def collect(
         bar.close()
         if writer is not None:
             writer.flush()
-    return _in_game_order(_concatenate([done, *parts]) if played else _concatenate(parts))
+    return _in_game_order(
+        concatenate_samples([done, *parts]) if played else concatenate_samples(parts)
+    )
 
 
 def _in_game_order(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.ray_backend import check_address
+from agents.ray_backend import check_address, connect
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
     CHECKPOINT_META,
@@ -65,9 +65,11 @@ from agents.rllib_agent import (
     list_checkpoints,
     read_meta,
 )
-from agents.runner import BackendError, GameSetup
+from agents.runner import GameSetup
+from agents.workers import BackendError
 
 from .config import Config, ConfigError, check_resume, describe_diff, dumps, load_config
+from .config import load_config as load_train_config
 from .outputs import OutputError, RunLock, append_text, replace_dir, write_json, write_text
 from .rllib_config import RLLIB, RLLIB_DEFAULT, ROLES
 
@@ -198,8 +200,6 @@ def start_ray(address: str | None, num_cpus: int) -> None:
     if ray.is_initialized():
         return
     if address:
-        from agents.ray_backend import connect
-
         connect(address, log_to_driver=True)
     else:
         ray.init(num_cpus=num_cpus or os.cpu_count(), include_dashboard=False)
@@ -496,7 +496,6 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from .config import load_config as load_train_config
     from .selfplay import make_selfplay_env
 
     torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))

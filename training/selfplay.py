@@ -35,6 +35,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.atomic import atomic_path
 from agents.base import PolicyAgent, policy_action
 from agents.networks.snapshots import load_policy, save_policy
+from agents.registry import make_agent
 from agents.runner import GameSetup
 from moonriver_env.aec import win_share
 from moonriver_env.env_args import check_seed
@@ -60,11 +61,7 @@ _SNAPSHOT_RE = re.compile(r"snapshot_(\d+)\.pt$")
 
 
 def make_baseline(name: str, seed: int | None = None) -> Any:
-    """A baseline agent from the ``agents`` package (imported lazily)."""
-    try:
-        from agents import make_agent
-    except ImportError:  # the package's registry before ``agents/__init__`` exports it
-        from agents.registry import make_agent
+    """A baseline agent from the ``agents`` package."""
     return make_agent(name, seed=seed)
 
 

@@ -30,50 +30,17 @@ from typing import Any
 import numpy as np
 
 from agents.heuristic import HeuristicAgent
-from agents.runner import GameRunner, GameSetup, agent_seed, derive_seed, game_seed, run_jobs
+from agents.jobs import run_jobs
+from agents.runner import GameRunner, GameSetup
+from agents.seeds import agent_seed, derive_seed, game_seed
 
 from .outputs import atomic_path
-from .pretrain import _concatenate, _TeacherGame
 from .progress import progress
-
-TIE_EPS = 1e-9  # the heuristic's own tie tolerance (HeuristicAgent.choose)
-
-
-class RecordingHeuristic(HeuristicAgent):
-    """The heuristic agent, keeping the one-ply values of its last decision
-    (``last_values``; ``None`` when it had a single legal action). Plays exactly as
-    :class:`~agents.heuristic.HeuristicAgent` (same Generator draws)."""
-
-    last_values: dict[int, float] | None = None
-
-    def choose(self, state: Any) -> int:
-        self.last_values = None
-        return super().choose(state)
-
-    def action_values(
-        self, state: Any, ctx: Any = None, actions: list[int] | None = None
-    ) -> dict[int, float]:
-        values = super().action_values(state, ctx, actions)
-        self.last_values = values
-        return values
+from .teacher_games import RecordingHeuristic, TeacherGame, concatenate_samples, tie_bits
 
 
-def best_set(values: Mapping[int, float]) -> list[int]:
-    """The actions within :data:`TIE_EPS` of the best value (the teacher's tie set)."""
-    top = max(values.values())
-    return sorted(a for a, v in values.items() if v >= top - TIE_EPS)
-
-
-def tie_bits(values: Mapping[int, float] | None, action: int, n_actions: int) -> np.ndarray:
-    """The packed bits of the tie set of ``values`` (``{action}`` for ``None``: a single
-    legal action)."""
-    best = np.zeros(n_actions, dtype=bool)
-    best[best_set(values) if values is not None else action] = True
-    return np.packbits(best)
-
-
-class _DiagnosisGame(_TeacherGame):
-    """A :class:`training.pretrain._TeacherGame` that also records the teacher's values, tie
+class _DiagnosisGame(TeacherGame):
+    """A :class:`training.teacher_games.TeacherGame` that also records the teacher's values, tie
     set and the best set on a second determinization (``probe``: another heuristic agent)."""
 
     def __init__(
@@ -157,7 +124,7 @@ def _play(table: _DiagnosisTable, job: tuple[int, int, float, float]) -> dict[st
 def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """Concatenate games (given in game order: ``run_jobs`` returns them in job order),
     turning the ragged value counts into offsets."""
-    data = _concatenate(parts)  # type: ignore[arg-type]
+    data = concatenate_samples(parts)  # type: ignore[arg-type]
     counts = data.pop("value_count")
     data["value_start"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return data

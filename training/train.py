@@ -72,6 +72,7 @@ from .config import (
 from .evaluate import LadderEvalCallback, env_kwargs_from_config, evaluate_ladder, format_table
 from .evaluate import plot_learning_curve as _plot
 from .outputs import OutputError, RunLock, save_model, write_json, write_text
+from .pretrain import pretrain
 from .selfplay import (
     OpponentStatsCallback,
     SnapshotCallback,
@@ -311,8 +312,6 @@ def run_pretrain(model: Any, cfg: Config, run_dir: Path) -> dict[str, Any]:
     """Behaviour cloning of ``[pretrain] teacher`` into the fresh model (training/pretrain.py);
     saves ``pretrained.zip`` and logs ``pretrain/*`` to ``tb/pretrain``."""
     from stable_baselines3.common.logger import configure
-
-    from .pretrain import pretrain
 
     logger = configure(str(run_dir / "tb" / "pretrain"), ["tensorboard"])
     pre = cfg["pretrain"]

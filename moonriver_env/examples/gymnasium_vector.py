@@ -22,8 +22,6 @@ def vector_steps(steps: int, mode: str, num_envs: int = 2, seed: int = 0) -> flo
     import gymnasium
     import numpy as np
 
-    import moonriver_env  # noqa: F401  (registers MoonRiver-v0)
-
     envs = gymnasium.make_vec("MoonRiver-v0", num_envs=num_envs, vectorization_mode=mode)
     rng = np.random.default_rng(seed)
     _, info = envs.reset(seed=seed)
@@ -41,8 +39,6 @@ def train_maskable_ppo(steps: int, seed: int = 0) -> float:
     """``MaskablePPO`` on ``gymnasium.make("MoonRiver-v0")``; return training steps/s."""
     import gymnasium
     from sb3_contrib import MaskablePPO
-
-    import moonriver_env  # noqa: F401
 
     env = gymnasium.make("MoonRiver-v0", num_players=2)
     n_steps = max(32, steps // 2)

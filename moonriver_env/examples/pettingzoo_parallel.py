@@ -16,13 +16,13 @@ import statistics
 import time
 from collections.abc import Sequence
 
+from moonriver_env import moonriver_v0
+
 
 def parallel_steps(steps: int, seed: int = 0) -> float:
     """Random legal actions through the parallel conversion; return parallel steps/s."""
     import numpy as np
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
-
-    from moonriver_env import moonriver_v0
 
     env = turn_based_aec_to_parallel(moonriver_v0.env(num_players=2))
     rng = np.random.default_rng(seed)
@@ -45,8 +45,6 @@ def frame_stack_steps(steps: int, seed: int = 0) -> float:
     """Random legal actions through SuperSuit's ``frame_stack_v2`` on the flat observation."""
     import numpy as np
     import supersuit
-
-    from moonriver_env import moonriver_v0
 
     env = supersuit.frame_stack_v2(moonriver_v0.env(num_players=2, obs_type="flat"), 4)
     rng = np.random.default_rng(seed)

@@ -22,6 +22,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from moonriver_env import moonriver_v0
+
 
 def masked_random_policy(action_space: Any) -> Any:
     """A Tianshou policy choosing uniformly among ``batch.info.action_mask`` (route 2)."""
@@ -45,8 +47,6 @@ def collect_multi_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv, PettingZooEnv
 
-    from moonriver_env import moonriver_v0
-
     env = PettingZooEnv(moonriver_v0.env(num_players=2))
     policy = MultiAgentPolicy(
         {
@@ -68,8 +68,6 @@ def collect_single_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     import gymnasium
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
-
-    import moonriver_env  # noqa: F401  (registers MoonRiver-v0)
 
     envs = DummyVectorEnv([lambda: gymnasium.make("MoonRiver-v0") for _ in range(2)])
     envs.seed(seed)

@@ -14,6 +14,7 @@ import statistics
 import time
 from collections.abc import Sequence
 
+from moonriver_env import moonriver_v0
 from moonriver_env.rules import Phase
 
 PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is over
@@ -22,8 +23,6 @@ PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is 
 def rollout(steps: int, seed: int = 0) -> tuple[float, int]:
     """Play ``steps`` random legal steps through TorchRL; return (steps/s, games finished)."""
     from torchrl.envs import PettingZooWrapper
-
-    from moonriver_env import moonriver_v0
 
     env = PettingZooWrapper(env=moonriver_v0.env(num_players=2), use_mask=True, seed=seed)
     start = time.perf_counter()

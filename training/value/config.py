@@ -11,7 +11,17 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from training.config import Config, ConfigError, _bool, _choice, _float, _int, _int_list, dumps
+from training.config import (
+    Config,
+    ConfigError,
+    _bool,
+    _choice,
+    _float,
+    _int,
+    _int_list,
+    dumps,
+    parse_override,
+)
 
 DEFAULTS: Config = {
     "run": {"seed": 0, "workers": 2, "torch_threads": 1},
@@ -88,8 +98,6 @@ __all__ = ["DEFAULTS", "SCHEMA", "ConfigError", "dumps", "load_value_config"]
 
 def load_value_config(path: str | Path | None = None, overrides: tuple[str, ...] = ()) -> Config:
     """Defaults <- the TOML file <- ``section.key=value`` overrides, every key checked."""
-    from training.config import parse_override
-
     cfg = copy.deepcopy(DEFAULTS)
     updates: list[tuple[str, str, Any, str]] = []
     if path is not None:

@@ -32,7 +32,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.trained import CHECKPOINTS, MODEL_FILE, ValueNet, game_name, input_size, save_model
+from agents.trained import (
+    CHECKPOINTS,
+    MODEL_FILE,
+    ValueNet,
+    game_name,
+    input_size,
+    load_model,
+    save_model,
+)
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig
 
@@ -140,8 +148,6 @@ def update_search(cfg: Config, config_path: str) -> Path:
     the exported model of ``cfg``'s game from ``cfg``, in the model, its ``config.toml`` and
     ``provenance.json`` (which records the command and commit under ``search_updates``). The
     weights are untouched; a full run of the same config gives the same settings."""
-    from agents.trained import load_model
-
     config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
     dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
     net, meta = load_model(dest / MODEL_FILE)
