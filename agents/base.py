@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.games import GameSpec, games_with_actions
 from moonriver_env.rules import GameConfig, GameState
 
 from .networks.snapshots import load_policy
@@ -39,6 +40,18 @@ def engine_state(env: Any) -> GameState:
     if not isinstance(state, GameState):
         raise TypeError(f"env: expected a Moon River environment after reset(), got {env!r}")
     return state
+
+
+def env_config(env: Any) -> GameConfig | None:
+    """The game of ``env`` (the AEC env, ``SingleAgentEnv``, a Gymnasium wrapper of it, or
+    anything with a ``state``), or ``None`` when it does not tell."""
+    inner = getattr(env, "unwrapped", env)
+    inner = getattr(inner, "aec", inner)
+    config = getattr(inner, "config", None)
+    if isinstance(config, GameConfig):
+        return config
+    state = getattr(inner, "state", None)
+    return state.config if isinstance(state, GameState) else None
 
 
 def determinize(state: GameState, rng: np.random.Generator) -> GameState:
@@ -121,8 +134,9 @@ def policy_action(
 
 
 def describe_game(config: GameConfig) -> str:
-    """``"3 players, legends"``: how refusals name a game."""
-    return f"{config.num_players} players, {config.mode}"
+    """``"3p_legends"``: how refusals name a game (its one spelling,
+    :attr:`moonriver_env.games.GameSpec.text`)."""
+    return GameSpec(num_players=config.num_players, mode=config.mode).text
 
 
 def check_game(agent: Any, config: GameConfig) -> None:
@@ -132,24 +146,11 @@ def check_game(agent: Any, config: GameConfig) -> None:
         check(config)
 
 
-def _observation_size(config: GameConfig) -> int:
-    """The length of the flat observation vector (planes, then features) of ``config``."""
-    enc = ObservationEncoder(config)
-    return enc.flat_size
-
-
 def _trained_game(num_actions: int, num_features: int | None) -> str:
     """The game(s) whose action count (and observation size) a policy's spaces match."""
-    games = []
-    for mode in ("base", "legends"):
-        for n in (2, 3, 4):
-            cfg = GameConfig(num_players=n, mode=mode)
-            if cfg.num_actions != num_actions:
-                continue
-            if num_features is None or _observation_size(cfg) == num_features:
-                games.append(describe_game(cfg))
+    games = games_with_actions(num_actions, num_features)
     if games:
-        return " or ".join(games)
+        return " or ".join(spec.text for spec in games)
     return f"a game with {num_actions} actions and observation length {num_features}"
 
 
@@ -227,7 +228,7 @@ class PolicyAgent(Agent):
         shape = getattr(obs_space, "shape", None)
         n_features = int(shape[0]) if shape is not None and len(shape) == 1 else None
         if n_actions is not None:
-            want_features = _observation_size(config)
+            want_features = ObservationEncoder(config).flat_size
             if int(n_actions) != config.num_actions or (
                 n_features is not None and n_features != want_features
             ):
@@ -241,6 +242,11 @@ class PolicyAgent(Agent):
         self._accepted.add(key)
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
+        """The policy's action; a game the policy was not trained for (``env``'s game, when
+        it tells it) is refused by :meth:`check_game` before the policy is asked."""
+        config = env_config(env)
+        if config is not None:
+            self.check_game(config)
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if self.sb3_policy is not None:
             a = policy_action(

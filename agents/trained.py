@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.games import GameSpec
 from moonriver_env.rules import GameConfig, GameState
 
 from .base import Agent, determinize
@@ -52,8 +53,9 @@ EVAL_SCALE = 100.0
 
 
 def game_name(num_players: int, mode: str) -> str:
-    """``"2p_base"``: the name of a game in checkpoint folders and messages."""
-    return f"{num_players}p_{mode}"
+    """``"2p_base"``: the name of a game in checkpoint folders and messages (its one
+    spelling, :attr:`moonriver_env.games.GameSpec.text`)."""
+    return GameSpec(num_players=num_players, mode=mode).text
 
 
 def extra_size(num_players: int) -> int:

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .games import DEFAULT_MODE, DEFAULT_NUM_PLAYERS
 from .opponents import check_agent_spec
 from .rules import GameConfig
 from .rules.validation import check_choice, check_finite, check_int
@@ -31,8 +32,8 @@ learner itself, a frozen snapshot of it, or a baseline agent (any :func:`agents.
 spec is accepted too)."""
 # The game arguments and their values when neither they nor ``config`` are given.
 GAME_DEFAULTS: dict[str, Any] = {
-    "num_players": 2,
-    "mode": "base",
+    "num_players": DEFAULT_NUM_PLAYERS,
+    "mode": DEFAULT_MODE,
     "scenario": None,
     "boards": None,
     "auto_resolve": False,

@@ -239,10 +239,13 @@ class GameSpec:
     @classmethod
     def from_section(cls, section: Mapping[str, Any]) -> GameSpec:
         """From a config section (``[env]``; keys of :data:`SPEC_KEYS`, the others ignored;
-        missing keys: the defaults)."""
+        missing keys: the defaults; ``scenario = "random"`` with the base game is ignored: the
+        training configs' default means "drawn per game, when the mode has scenarios")."""
         if not isinstance(section, Mapping):
             raise ValueError(f"env: expected a table, got {section!r}")
         given = {k: section[k] for k in SPEC_KEYS if k in section}
+        if given.get("scenario") == "random" and given.get("mode", DEFAULT_MODE) == DEFAULT_MODE:
+            del given["scenario"]  # the configs' default: "drawn per game, when there is one"
         return cls(**given)
 
     @classmethod

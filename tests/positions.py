@@ -182,7 +182,7 @@ def position(
     """Build a hand-made position (see the module docstring for the grid text).
 
     Args:
-        config: the game (default: 4 players, base game).
+        config: the game (default: 4 players, base game: the rule cases are written for it).
         ranch: grid text of ``seat``'s ranch.
         seat: the acting seat.
         held: plots ``seat`` holds, as kind numbers (RULES.md section 9).

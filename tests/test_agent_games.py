@@ -47,8 +47,8 @@ def test_snapshot_spec_loads_and_plays(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("trained", "game", "trained_text", "game_text"),
     [
-        ((3, "base"), (2, "base"), "3 players, base", "the game is 2 players, base"),
-        ((2, "base"), (2, "legends"), "2 players, base", "the game is 2 players, legends"),
+        ((3, "base"), (2, "base"), "3p_base", "the game is 2p_base"),
+        ((2, "base"), (2, "legends"), "2p_base", "the game is 2p_legends"),
     ],
 )
 def test_policy_refuses_another_game_naming_both(
@@ -76,9 +76,26 @@ def test_shipped_ppo_refuses_three_players_and_legends() -> None:
     agent = make_agent("ppo", seed=0)
     agent.check_game(GameConfig(num_players=2))  # what it was trained for
     for config, text in [
-        (GameConfig(num_players=3), "the game is 3 players, base"),
-        (GameConfig(num_players=2, mode="legends"), "the game is 2 players, legends"),
+        (GameConfig(num_players=3), "the game is 3p_base"),
+        (GameConfig(num_players=2, mode="legends"), "the game is 2p_legends"),
     ]:
         with pytest.raises(ValueError, match=text) as err:
             agent.check_game(config)
-        assert "trained for 2 players, base" in str(err.value)
+        assert "trained for 2p_base" in str(err.value)
+
+
+def test_a_policy_used_directly_refuses_another_game_before_any_move(tmp_path: Path) -> None:
+    """``agent.act(obs, env)`` as the README shows it: the runner's named error, not torch's
+    shape error, and the environment untouched."""
+
+    agent = make_agent(f"ppo:{_snapshot(tmp_path, 2, 'base')}", seed=0)
+    env = moonriver_v0.env(num_players=3)
+    env.reset(seed=1)
+    before = env.unwrapped.state.to_json()
+    obs = env.observe(env.agent_selection)
+    with pytest.raises(ValueError, match=r"the game is 3p_base .* trained for 2p_base"):
+        agent.act(obs, env)
+    assert env.unwrapped.state.to_json() == before
+    env2 = moonriver_v0.env(num_players=2)
+    env2.reset(seed=1)
+    assert env2.unwrapped.state.is_legal(agent.act(env2.observe(env2.agent_selection), env2))

@@ -136,3 +136,11 @@ def test_a_second_game_registers_and_is_spelled_with_its_name(monkeypatch) -> No
         GameSpec(game="toy", scenario="outlaws")
     with pytest.raises(ValueError, match="^game: 'toy' is already registered"):
         register_game(GameEntry(**{**entry.__dict__, "title": "Other"}))
+
+
+def test_a_sections_random_scenario_is_ignored_in_the_base_game() -> None:
+    assert GameSpec.from_section({"mode": "base", "scenario": "random"}) == GameSpec()
+    legends = GameSpec.from_section({"mode": "legends", "scenario": "random"})
+    assert legends.scenario == "random" and legends.text == "2p_legends"
+    with pytest.raises(ValueError, match="^scenario"):
+        GameSpec.from_section({"mode": "base", "scenario": "outlaws"})

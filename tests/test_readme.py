@@ -166,7 +166,7 @@ def test_setup_commands_are_the_makefile_targets(target: str) -> None:
 def test_bench_commands_run_small(capsys: pytest.CaptureFixture[str]) -> None:
     from moonriver_env import bench, bench_env
 
-    assert bench.main(["--games", "2", "--runs", "1", "--modes", "2p-base"]) == 0
+    assert bench.main(["--games", "2", "--runs", "1", "--modes", "2p_base"]) == 0
     assert "decisions/s" in capsys.readouterr().out
     assert bench_env.main(["--steps", "300", "--runs", "1", "--players", "2"]) == 0
     out = capsys.readouterr().out

@@ -218,7 +218,7 @@ def test_smoke_run_writes_its_files_and_plays_as_an_agent(smoke_run: Path) -> No
     assert {g["agent"] for g in games} == {spec, "random"}
     agent = make_agent(f"{spec},sample=true", seed=1)
     assert isinstance(agent, RLlibAgent) and agent.module_policy.sample
-    with pytest.raises(ValueError, match=r"3 players, base.*2 players, base"):
+    with pytest.raises(ValueError, match=r"3p_base.*2p_base"):
         agent.check_game(GameConfig(num_players=3))
 
 

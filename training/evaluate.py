@@ -38,6 +38,7 @@ import io
 import json
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ from agents.ratings import wilson_interval
 from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
-from moonriver_env.rules import GameConfig
+from moonriver_env.games import GameSpec
 from moonriver_env.rules.scoring import win_share
 
 from .outputs import (
@@ -474,17 +475,16 @@ def infer_game(model_path: Path) -> dict[str, Any]:
     for d in [model_path.parent, *model_path.parents][:3]:
         cfg_path = d / "config.toml"
         if cfg_path.exists():
-            import tomllib
-
             with cfg_path.open("rb") as f:
                 return dict(tomllib.load(f).get("env", {}))
     policy = load_policy(model_path)
-    n_actions = int(policy.action_space.n)
-    for players in (2, 3, 4):
-        for mode in ("base", "legends"):
-            if GameConfig(num_players=players, mode=mode).num_actions == n_actions:
-                return {"num_players": players, "mode": mode}
-    raise ValueError(f"model: cannot tell the game of {model_path} ({n_actions} actions)")
+    shape = getattr(policy.observation_space, "shape", None)
+    size = int(shape[0]) if shape is not None and len(shape) == 1 else None
+    try:
+        spec = GameSpec.from_num_actions(int(policy.action_space.n), size)
+    except ValueError as e:
+        raise ValueError(f"model: cannot tell the game of {model_path} ({e})") from None
+    return {"num_players": spec.num_players, "mode": spec.mode}
 
 
 def default_out_dir(model_path: Path, run_dir: Path) -> Path:
