@@ -37,9 +37,9 @@ install-all: $(VENV_STAMP)
 	$(PIP) install torch==$(TORCH_VERSION)
 	$(MAKE) install EXTRAS=all
 
-# The main job: a short self-play training run (training/configs/default.toml, a few minutes),
+# The main job: a short self-play training run (training/ppo/configs/default.toml, a few minutes),
 # then the evaluation against the baseline ladder (table printed, plot saved in the run dir).
-# `make run FULL=1`: the full 60-minute budget (training/configs/full.toml).
+# `make run FULL=1`: the full 60-minute budget (training/ppo/configs/full.toml).
 run: install
 	$(PY) -m training.train $(if $(FULL),--full)
 

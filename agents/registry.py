@@ -15,7 +15,7 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``trained``    the learned afterstate-value agent (:mod:`agents.trained`): the shipped model
                for the game played (2 or 4 players, base game; other games raise
                ValueError); ``trained:PATH``: a model folder or ``model.pt``
-``rllib:DIR``  the learner of an RLlib run (``training.rllib_train``; the ``ray`` extra,
+``rllib:DIR``  the learner of an RLlib run (``training.rllib.train``; the ``ray`` extra,
                :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
                ``rllib:DIR,sample=true,checkpoint=iter_000010``
 =============  ===========================================================================

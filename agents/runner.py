@@ -1,7 +1,7 @@
 """The one game loop: agents in seats, a seeded game, a per-game record.
 
 Tournaments (:mod:`agents.tournament`), the ladder evaluation of a learned policy
-(:mod:`training.evaluate`) and the teacher games of behaviour cloning (:mod:`training.pretrain`)
+(:mod:`training.common.ladder`) and the teacher games of behaviour cloning (:mod:`training.ppo.pretrain`)
 all play their games through :class:`GameRunner` (the seeds: :mod:`agents.seeds`; the fan-out
 to worker processes or Ray: :mod:`agents.jobs`); the game's and rewards' arguments live in
 :class:`GameSetup`.

@@ -272,7 +272,7 @@ def test_the_graph_is_read() -> None:
     assert "moonriver_env.rules.state" in graph["moonriver_env.rules"]
     assert "moonriver_env.rules.core" in graph["moonriver_env.rules.state"]
     assert "agents.tournament.report" in graph["agents.tournament.results"]
-    assert "agents.base" in graph["training.selfplay"]
+    assert "agents.base" in graph["training.common.opponents"]
     assert any(e.lazy for e in edges)  # function-level imports are read too
     assert "torch" in needs["agents.networks.policy"]
     assert "torch" not in needs["moonriver_env.rules"]
@@ -331,7 +331,7 @@ def test_every_module_is_on_a_floor_and_the_floors_are_ordered() -> None:
     assert floor("moonriver_env.rules.state") < floor("moonriver_env.encoding")
     assert floor("moonriver_env.encoding") < floor("moonriver_env.aec")
     assert floor("moonriver_env.aec") < floor("agents.heuristic") < floor("agents.runner")
-    assert floor("agents.tournament.games") < floor("training.train")
+    assert floor("agents.tournament.games") < floor("training.ppo.train")
 
 
 def test_the_alias_only_re_exports() -> None:

@@ -1,5 +1,5 @@
-"""The imitation diagnosis (training/imitation.py, training/teacher_data.py) and the tie-set
-target of the warm start (training/pretrain.py)."""
+"""The imitation diagnosis (training/ppo/imitation.py, training/ppo/teacher_data.py) and the tie-set
+target of the warm start (training/ppo/pretrain.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training.config import load_config  # noqa: E402
-from training.imitation import (  # noqa: E402
+from training.common.config import load_config  # noqa: E402
+from training.ppo.imitation import (  # noqa: E402
     diagnose,
     format_report,
     grouped,
@@ -17,9 +17,9 @@ from training.imitation import (  # noqa: E402
     sample_hits,
     split_games,
 )
-from training.pretrain import imitation_loss, play_teacher_games  # noqa: E402
-from training.teacher_data import collect_diagnosis  # noqa: E402
-from training.teacher_games import best_set  # noqa: E402
+from training.ppo.pretrain import imitation_loss, play_teacher_games  # noqa: E402
+from training.ppo.teacher_data import collect_diagnosis  # noqa: E402
+from training.ppo.teacher_games import best_set  # noqa: E402
 
 
 def test_sample_hits_hand_built() -> None:
@@ -172,8 +172,8 @@ def test_territory_planes_match_the_engine(players: int) -> None:
 
 
 def test_value_regression_can_stop_at_the_trunk() -> None:
-    from training.imitation import make_policy
-    from training.pretrain import policy_outputs
+    from training.ppo.imitation import make_policy
+    from training.ppo.pretrain import policy_outputs
 
     cfg = load_config(None, ["policy.cnn_channels=[4]", "policy.broadcast=4", "policy.pi=[8]", "policy.vf=[8]"])  # fmt: skip
     policy = make_policy(cfg)

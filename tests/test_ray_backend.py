@@ -133,7 +133,7 @@ def test_cli_on_a_cluster_address_plays_the_same_games(
 
 def test_evaluation_is_the_process_backends(local_ray: str) -> None:
     from agents.networks.snapshots import load_policy
-    from training.evaluate import evaluate_ladder
+    from training.common.ladder import evaluate_ladder
 
     model = Path(__file__).resolve().parents[1] / "training/checkpoints/ppo_2p_base/model.zip"
     policy = load_policy(model)  # sent to the actors: the file need not be on their machine
@@ -145,7 +145,7 @@ def test_evaluation_is_the_process_backends(local_ray: str) -> None:
 
 
 def test_teacher_games_are_the_process_backends(local_ray: str) -> None:
-    from training.pretrain import collect
+    from training.ppo.pretrain import collect
 
     process = collect("greedy", 3, 5, ENV_CFG, 0.9, explore=0.2, workers=1)
     ray = collect("greedy", 3, 5, ENV_CFG, 0.9, explore=0.2, workers=2, backend=RAY)
@@ -170,12 +170,12 @@ def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:
     (tmp_path / "ray" / "__init__.py").write_text("STUB = True\n")
     code = (
         "import json, sys\n"
-        "import moonriver_env, agents, agents.runner, agents.ray_backend, training.config\n"
-        "import training.pretrain\n"
+        "import moonriver_env, agents, agents.runner, agents.ray_backend, training.common.config\n"
+        "import training.ppo.pretrain\n"
         "from agents.tournament import main\n"
         "main(['--agents', 'random,greedy', '--games', '1', '--no-plot', '--no-progress',\n"
         f"      '--out', {str(tmp_path / 'out')!r}])\n"
-        "training.config.load_config()\n"
+        "training.common.config.load_config()\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'ray')))\n"
     )
     out = run_python(code, timeout=120, paths=[str(tmp_path)])
@@ -185,7 +185,7 @@ def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:
 def test_missing_ray_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from training.config import ConfigError, load_config
+    from training.common.config import ConfigError, load_config
 
     monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without Ray sees
     with pytest.raises(BackendError, match=r"pip install -e \.\[ray\]"):
@@ -202,7 +202,7 @@ def test_missing_ray_names_the_extra(
 
 
 def test_address_needs_the_ray_backend(tmp_path: Path) -> None:
-    from training.config import ConfigError, load_config
+    from training.common.config import ConfigError, load_config
 
     with pytest.raises(ValueError, match="^address: .*--backend ray"):
         Backend("process", "127.0.0.1:6379")

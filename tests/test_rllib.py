@@ -1,5 +1,5 @@
 """Ray RLlib (the ``ray`` extra): the multi-agent env and masking module of
-``moonriver_env/rllib.py``, the trainer ``training.rllib_train`` and the ``rllib:RUN_DIR`` agent.
+``moonriver_env/rllib.py``, the trainer ``training.rllib.train`` and the ``rllib:RUN_DIR`` agent.
 
 The env passes RLlib's own ``check_multiagent_environments`` silently (its unmasked random
 action is answered by the illegal-action rule, no warning); its masks are the engine's legal
@@ -39,8 +39,8 @@ from moonriver_env.rllib import (  # noqa: E402
 )
 from moonriver_env.rules import GameConfig  # noqa: E402
 from training import rllib_train  # noqa: E402
-from training.config import ConfigError  # noqa: E402
-from training.rllib_config import RLLIB_SMOKE, load_rllib_config  # noqa: E402
+from training.common.config import ConfigError  # noqa: E402
+from training.rllib.config import RLLIB_SMOKE, load_rllib_config  # noqa: E402
 
 GAMES = [
     {"num_players": 2, "mode": "base"},

@@ -128,7 +128,7 @@ def _first_legal(observation: dict[str, Any], env: Any) -> int:
 def test_evaluation_plays_the_learners_single_agent_game() -> None:
     """The evaluation's games are those of a SingleAgentEnv reset with the game seed (the
     learner's own view in training), opponents in the seats after the learner's."""
-    from training.evaluate import play_games
+    from training.common.ladder import play_games
 
     seed, n = 4, 3
     kwargs = {"num_players": n, "mode": "legends"}

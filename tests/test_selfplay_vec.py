@@ -1,4 +1,4 @@
-"""The in-process self-play path (``run.vec_env = "selfplay"``, training/selfplay_vec.py): masks,
+"""The in-process self-play path (``run.vec_env = "selfplay"``, training/ppo/selfplay_vec.py): masks,
 per-seat credit assignment, determinism, a short run with snapshot seats and its resume, and the
 throughput bench."""
 
@@ -16,11 +16,11 @@ pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
 from training import bench as tbench  # noqa: E402
-from training.config import ConfigError, load_config  # noqa: E402
-from training.selfplay_vec import LEARNER, seat_advantages  # noqa: E402
-from training.train import RunClock, build_model, make_vec_env, train  # noqa: E402
+from training.common.config import ConfigError, load_config  # noqa: E402
+from training.ppo.selfplay_vec import LEARNER, seat_advantages  # noqa: E402
+from training.ppo.train import RunClock, build_model, make_vec_env, train  # noqa: E402
 
-DEFAULT = Path(__file__).resolve().parents[1] / "training" / "configs" / "default.toml"
+DEFAULT = Path(__file__).resolve().parents[1] / "training" / "ppo" / "configs" / "default.toml"
 
 SELFPLAY = [
     "run.vec_env=selfplay",
@@ -194,7 +194,7 @@ def test_short_selfplay_run_with_snapshot_seats_and_resume(tmp_path: Path) -> No
 
 
 def test_snapshot_seats_move_in_one_batch(tmp_path: Path) -> None:
-    from training.selfplay import SnapshotPool
+    from training.common.opponents import SnapshotPool
 
     cfg = load_config(
         DEFAULT,

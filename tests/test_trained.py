@@ -16,11 +16,11 @@ from agents import make_agent  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.trained import CHECKPOINTS, TrainedAgent, find_models  # noqa: E402
 from moonriver_env.rules import GameConfig, new_game  # noqa: E402
-from training.config import ConfigError  # noqa: E402
+from training.common.config import ConfigError  # noqa: E402
 from training.value.config import load_value_config  # noqa: E402
 
 SHIPPED = ("2p_base", "4p_base")
-CONFIGS = Path(__file__).resolve().parents[1] / "training" / "configs"
+CONFIGS = Path(__file__).resolve().parents[1] / "training" / "value" / "configs"
 
 
 def play(agent: TrainedAgent, config: GameConfig, seed: int) -> tuple[int, list[float]]:
@@ -135,7 +135,7 @@ def test_bad_paths_and_keys_are_named() -> None:
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("value_*.toml")))
 def test_shipped_configs_load(path: Path) -> None:
     cfg = load_value_config(path)
-    assert cfg["game"]["mode"] == "base"
+    assert cfg["env"]["mode"] == "base"
     assert cfg["search"]["k"] <= cfg["collect"]["k"]
 
 

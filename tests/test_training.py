@@ -22,16 +22,12 @@ from moonriver_env.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.wrappers import SingleAgentEnv  # noqa: E402
 from training import config as tconfig  # noqa: E402
-from training.config import ConfigError, load_config  # noqa: E402
-from training.evaluate import evaluate_ladder, play_games, wilson_interval  # noqa: E402
-from training.selfplay import (  # noqa: E402
-    OpponentSampler,
-    SnapshotPolicy,
-    SnapshotPool,
-    make_selfplay_env,
-)
+from training.common.config import ConfigError, load_config  # noqa: E402
+from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402
+from training.common.opponents import OpponentSampler, SnapshotPolicy, SnapshotPool  # noqa: E402
+from training.ppo.selfplay import make_selfplay_env  # noqa: E402
 
-DEFAULT = Path(__file__).resolve().parents[1] / "training" / "configs" / "default.toml"
+DEFAULT = Path(__file__).resolve().parents[1] / "training" / "ppo" / "configs" / "default.toml"
 FULL = DEFAULT.with_name("full.toml")
 
 # The short test run: 2 players, base game, fixed seed, PPO from scratch (no warm start) against
@@ -175,7 +171,7 @@ def test_wilson_interval() -> None:
 def test_plot_with_perfect_and_empty_results(tmp_path: Path) -> None:
     """A 400/400 result (upper bound a rounding hair under 1.0) and a 0/400 one both plot;
     the learning curve's axis gives the run's wall-clock span."""
-    from training.evaluate import plot_learning_curve
+    from training.common.ladder import plot_learning_curve
 
     rows = []
     for name, wins in (("random", 400), ("heuristic", 0)):
@@ -195,7 +191,7 @@ def test_plot_with_perfect_and_empty_results(tmp_path: Path) -> None:
 # -- vectorised envs: masks are the acting learner seat's ----------------------------------------
 @pytest.mark.slow
 def test_vec_env_masks_are_the_learner_seats(tmp_path: Path) -> None:
-    from training.train import make_vec_env
+    from training.ppo.train import make_vec_env
 
     cfg = load_config(
         DEFAULT,
@@ -238,7 +234,7 @@ def test_vec_env_masks_are_the_learner_seats(tmp_path: Path) -> None:
 # -- the short training run ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def short_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    from training.train import train
+    from training.ppo.train import train
 
     run_dir = tmp_path_factory.mktemp("train") / "run"
     cfg = load_config(DEFAULT, TEST_RUN)
@@ -301,7 +297,7 @@ def test_checkpoint_round_trip(short_run: tuple[Path, dict], tmp_path: Path) -> 
 def test_resume_continues_the_step_count(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
-    from training.train import list_checkpoints, main
+    from training.ppo.train import list_checkpoints, main
 
     run_dir = tmp_path / "run"
     common = [
@@ -339,7 +335,7 @@ def test_resume_continues_the_step_count(tmp_path: Path) -> None:
 
 
 def test_resume_without_a_run_is_an_error(tmp_path: Path) -> None:
-    from training.train import main
+    from training.ppo.train import main
 
     assert main(["--run-dir", str(tmp_path / "nothing"), "--resume"]) == 2
 
@@ -389,7 +385,7 @@ def test_snapshot_pool_and_sampler(short_run: tuple[Path, dict], tmp_path: Path)
 def test_evaluate_cli(
     short_run: tuple[Path, dict], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from training.evaluate import main
+    from training.common.ladder import main
 
     run_dir, _ = short_run
     out = tmp_path / "eval"
@@ -423,7 +419,7 @@ def _policy(run_dir: Path):  # type: ignore[no-untyped-def]
 
 # -- behaviour-cloning warm start ----------------------------------------------------------------
 def test_teacher_games_returns_and_labels() -> None:
-    from training.pretrain import collect
+    from training.ppo.pretrain import collect
 
     env_cfg = {
         "num_players": 2,
@@ -452,7 +448,7 @@ def test_teacher_games_returns_and_labels() -> None:
 
 @pytest.mark.slow
 def test_pretrain_in_a_run(tmp_path: Path) -> None:
-    from training.train import train
+    from training.ppo.train import train
 
     cfg = load_config(
         DEFAULT,
@@ -477,7 +473,7 @@ def test_pretrain_in_a_run(tmp_path: Path) -> None:
 def test_export_keeps_model_config_and_provenance(
     short_run: tuple[Path, dict], tmp_path: Path
 ) -> None:
-    from training.export import export_checkpoint, main
+    from training.common.export import export_checkpoint, main
 
     run_dir, summary = short_run
     dest = export_checkpoint(run_dir, "final", "m", "python -m training.train", dest_root=tmp_path)
@@ -487,7 +483,7 @@ def test_export_keeps_model_config_and_provenance(
     assert prov["command"] == "python -m training.train"
     assert prov["run_summary"]["num_timesteps"] == summary["num_timesteps"]
     assert prov["budget"]["total_timesteps"] == 8192
-    from training.evaluate import infer_game
+    from training.common.ladder import infer_game
 
     assert infer_game(dest / "model.zip")["num_players"] == 2
     args = ["--run-dir", str(run_dir), "--name", "x", "--command", "c", "--dest", str(tmp_path)]

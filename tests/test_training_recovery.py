@@ -23,7 +23,7 @@ pytest.importorskip("sb3_contrib")
 
 from moonriver_env.rules.validation import Checker  # noqa: E402
 from training import outputs  # noqa: E402
-from training.config import (  # noqa: E402
+from training.common.config import (  # noqa: E402
     SCHEMA,
     ConfigError,
     check_resume,
@@ -32,10 +32,10 @@ from training.config import (  # noqa: E402
     load_config,
     validate,
 )
-from training.outputs import OutputError, RunLock, atomic_path  # noqa: E402
+from training.common.outputs import OutputError, RunLock, atomic_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = ROOT / "training" / "configs" / "default.toml"
+DEFAULT = ROOT / "training" / "ppo" / "configs" / "default.toml"
 SHIPPED = ROOT / "training" / "checkpoints" / "ppo_2p_base"
 
 # A run of one 64-step rollout per 64 steps, no subprocesses.
@@ -52,8 +52,8 @@ WARM = [
 
 
 def _main(args: list[str]) -> tuple[int, str]:
-    """``training.train.main(args)`` and what it printed (stdout and stderr)."""
-    from training.train import main
+    """``training.ppo.train.main(args)`` and what it printed (stdout and stderr)."""
+    from training.ppo.train import main
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
@@ -96,7 +96,7 @@ def test_non_finite_and_useless_numbers_name_the_key(override: str, key: str) ->
 
 @pytest.mark.parametrize("seed, error", [("abc", TypeError), (-1, ValueError)])
 def test_selfplay_env_bad_seed_names_seed_and_moves_nothing(seed: Any, error: type) -> None:
-    from training.selfplay import make_selfplay_env
+    from training.ppo.selfplay import make_selfplay_env
 
     cfg = load_config(DEFAULT)
     env = make_selfplay_env(cfg["env"], cfg["opponents"], None, seed=0)
@@ -305,7 +305,7 @@ def test_an_interrupted_warm_start_resumes_where_it_stopped(
 
 
 def test_kept_teacher_games_are_the_same_games(tmp_path: Path) -> None:
-    from training.pretrain import collect
+    from training.ppo.pretrain import collect
 
     env_cfg = load_config(DEFAULT)["env"]
     first = collect("greedy", 1, 0, env_cfg, 0.9, shards=tmp_path)  # interrupted after game 0
@@ -320,7 +320,7 @@ def test_kept_teacher_games_are_the_same_games(tmp_path: Path) -> None:
 def test_evaluating_a_shipped_checkpoint_writes_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from training.evaluate import main
+    from training.common.ladder import main
 
     model = SHIPPED / "model.zip"
     if not model.exists():
@@ -347,7 +347,7 @@ def test_evaluating_a_shipped_checkpoint_writes_elsewhere(
 def test_export_refuses_an_existing_name_and_force_replaces_the_folder(
     tiny_run: tuple[Path, str, list[str]], tmp_path: Path
 ) -> None:
-    from training.export import main
+    from training.common.export import main
 
     run_dir, _, _ = tiny_run
     args = ["--run-dir", str(run_dir), "--name", "m", "--command", "c", "--dest", str(tmp_path)]

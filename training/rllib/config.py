@@ -1,8 +1,8 @@
 """The RLlib trainer's configuration (``python -m training.rllib_train``): the
-:class:`~training.config.Schema` :data:`RLLIB`, read with :mod:`training.config`'s machinery
+:class:`~training.common.config.Schema` :data:`RLLIB`, read with :mod:`training.common.config`'s machinery
 (``load_config(path, overrides, schema=RLLIB)``: TOML layered over
-``training/configs/rllib_default.toml``, the one home of its defaults, which documents every
-key; errors are :class:`~training.config.ConfigError` naming the dotted key).
+``training/rllib/configs/default.toml``, the one home of its defaults, which documents every
+key; errors are :class:`~training.common.config.ConfigError` naming the dotted key).
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from moonriver_env.env_args import SEAT_ROLES
-
-from .config import (
-    CONFIG_DIR,
+from training.common.config import (
     SCHEMA,
     Config,
     ConfigError,
@@ -27,8 +25,9 @@ from .config import (
     load_config,
 )
 
-RLLIB_DEFAULT = CONFIG_DIR / "rllib_default.toml"
-RLLIB_SMOKE = CONFIG_DIR / "rllib_smoke.toml"
+RLLIB_CONFIGS = Path(__file__).resolve().parent / "configs"
+RLLIB_DEFAULT = RLLIB_CONFIGS / "default.toml"
+RLLIB_SMOKE = RLLIB_CONFIGS / "smoke.toml"
 # The roles of an opponent seat, the keys of the [opponents] weights.
 ROLES = SEAT_ROLES
 
@@ -101,5 +100,5 @@ RLLIB = Schema(KEYS, RLLIB_DEFAULT, _cross_check, fixed_on_resume=("env", "model
 
 
 def load_rllib_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> Config:
-    """``rllib_default.toml`` <- the file at ``path`` <- ``overrides``, validated."""
+    """``rllib/configs/default.toml`` <- the file at ``path`` <- ``overrides``, validated."""
     return load_config(path, overrides, schema=RLLIB)

@@ -1,6 +1,6 @@
 """A fixed teacher dataset for diagnosing behaviour cloning (``python -m training.imitation``).
 
-The same games and samples as the warm start's teacher games (:mod:`training.pretrain`:
+The same games and samples as the warm start's teacher games (:mod:`training.ppo.pretrain`:
 ``obs``, ``mask``, ``action``, ``ret``, ``game``; same seeds, so the file also works as
 ``pretrain.data``), plus what the teacher knew when it chose, so that agreement can be judged
 against what is achievable:
@@ -33,14 +33,18 @@ from agents.heuristic import HeuristicAgent
 from agents.jobs import run_jobs
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
-
-from .outputs import atomic_path
-from .progress import progress
-from .teacher_games import RecordingHeuristic, TeacherGame, concatenate_samples, tie_bits
+from training.common.outputs import atomic_path
+from training.common.progress import progress
+from training.ppo.teacher_games import (
+    RecordingHeuristic,
+    TeacherGame,
+    concatenate_samples,
+    tie_bits,
+)
 
 
 class _DiagnosisGame(TeacherGame):
-    """A :class:`training.teacher_games.TeacherGame` that also records the teacher's values, tie
+    """A :class:`training.ppo.teacher_games.TeacherGame` that also records the teacher's values, tie
     set and the best set on a second determinization (``probe``: another heuristic agent)."""
 
     def __init__(

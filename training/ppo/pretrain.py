@@ -37,17 +37,16 @@ import numpy as np
 from agents.jobs import Backend, run_jobs
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
-
-from .outputs import atomic_path, save_model, write_json
-from .progress import progress
-from .teacher_games import RecordingHeuristic, TeacherGame, concatenate_samples, unpack
+from training.common.opponents import make_baseline
+from training.common.outputs import atomic_path, save_model, write_json
+from training.common.progress import progress
+from training.ppo.teacher_games import RecordingHeuristic, TeacherGame, concatenate_samples, unpack
 
 
 class _TeacherTable:
     """One process's game runner and teacher agents (one per seat), kept between games."""
 
     def __init__(self, teacher: str, env_cfg: Mapping[str, Any], seed: int) -> None:
-        from .selfplay import make_baseline
 
         self.runner = GameRunner(GameSetup.from_config(env_cfg))
         n = self.runner.setup.num_players

@@ -43,8 +43,7 @@ from agents.networks.snapshots import load_policy
 from agents.runner import GameSetup
 from moonriver_env.aec import raw_env, win_rewards
 from moonriver_env.rules import scoring
-
-from .selfplay import BASELINES, SnapshotPool, make_baseline
+from training.common.opponents import BASELINES, SnapshotPool, make_baseline
 
 __all__ = ["LEARNER", "SEAT_KINDS", "SelfPlayGames", "SelfPlayPPO", "seat_advantages"]
 
@@ -449,7 +448,7 @@ class SelfPlayPPO(MaskablePPO):
         return seats
 
     def bench_hooks(self) -> list[tuple[Any, str, str]]:
-        """Extra parts for ``training.bench``'s breakdown."""
+        """Extra parts for ``training.ppo.bench``'s breakdown."""
         env = self.env
         hooks: list[tuple[Any, str, str]] = [(SelfPlayGames, "legal_actions", "env step")]
         if isinstance(env, SelfPlayGames):

@@ -1,7 +1,7 @@
 """The teacher's games of the warm start and of the cloning diagnosis: the hook that records
 each decision of a game played by :class:`agents.runner.GameRunner` (observation, mask,
 teacher action, the rewards each seat received after it), the heuristic teacher that keeps its
-one-ply values, and its tie sets. :mod:`training.pretrain` and :mod:`training.teacher_data`
+one-ply values, and its tie sets. :mod:`training.ppo.pretrain` and :mod:`training.ppo.teacher_data`
 both build on it.
 """
 

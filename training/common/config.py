@@ -1,4 +1,4 @@
-"""Training configuration: TOML files (``tomllib``) layered over ``training/configs/default.toml``,
+"""Training configuration: TOML files (``tomllib``) layered over ``training/ppo/configs/default.toml``,
 ``--set`` overrides, validation whose errors name the key.
 
 A config is a two-level dict ``{section: {key: value}}``; the sections and keys are those of
@@ -7,7 +7,7 @@ documents every key. A partial config file sets only its keys, the rest come fro
 ``default.toml`` (:func:`diff` lists what differs). Any key not in the schema is an error, so a
 typo never silently falls back to a default::
 
-    cfg = load_config("training/configs/default.toml", ["ppo.learning_rate=1e-3"])
+    cfg = load_config("training/ppo/configs/default.toml", ["ppo.learning_rate=1e-3"])
     cfg["ppo"]["learning_rate"]   # 0.001
 
 Errors are :class:`ConfigError` (a ``ValueError``) whose message starts with the dotted key,
@@ -15,7 +15,7 @@ e.g. ``ppo.batch_size: expected an integer >= 2, got 0``.
 
 Other trainers reuse this machinery with their own :class:`Schema` (keys, defaults file,
 cross-key checks): ``load_config(path, overrides, schema=RLLIB)`` for the RLlib trainer
-(:mod:`training.rllib_config`).
+(:mod:`training.rllib.config`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ Config = dict[str, dict[str, Any]]
 
 BASELINES = ("random", "greedy", "heuristic")
 
-CONFIG_DIR = Path(__file__).resolve().parent / "configs"
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "ppo" / "configs"  # the schema's defaults
 DEFAULT_CONFIG = CONFIG_DIR / "default.toml"
 """The single home of the defaults: every config layers over it (the SCHEMA below keeps only
 the types and ranges)."""
@@ -219,7 +219,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
 class Schema:
     """A family of configs: the checks of its keys, the file that is the one home of its
     defaults (documenting every key), its cross-key checks and the sections a resumed run
-    cannot change. :data:`TRAIN` is the SB3 trainer's; ``training.rllib_config.RLLIB`` the
+    cannot change. :data:`TRAIN` is the SB3 trainer's; ``training.rllib.config.RLLIB`` the
     RLlib trainer's. Every function below takes ``schema=`` (default :data:`TRAIN`)."""
 
     keys: Mapping[str, Mapping[str, Check]]
@@ -233,7 +233,7 @@ def _schema(schema: Schema | None) -> Schema:
 
 
 def defaults(schema: Schema | None = None) -> Config:
-    """The defaults (``training/configs/default.toml`` for :data:`TRAIN`), read fresh (a copy
+    """The defaults (``training/ppo/configs/default.toml`` for :data:`TRAIN`), read fresh (a copy
     to change)."""
     return _read_toml(_schema(schema).default_file)
 
