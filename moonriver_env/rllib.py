@@ -29,7 +29,8 @@ Seats and agents (self-play with frozen and baseline opponents)
 Every episode one seat, drawn uniformly, is the learner's; every other seat draws a role with
 the ``opponents`` weights (:data:`ROLES`):
 
-* ``"self"``: the learner plays it too (shared policy: all its seats train);
+* ``"learner"``: the learner plays it too (shared policy: all its seats train; the older word
+  ``"self"`` is read with a ``DeprecationWarning``);
 * ``"snapshot"``: a frozen copy of the learner, RLModule ``snapshot_<k>`` (``k`` uniform in
   ``0..snapshot_slots-1``); the trainer refreshes those weights periodically;
 * ``"random"``, ``"greedy"``, ``"heuristic"`` (any :func:`agents.make_agent` spec): an
@@ -52,7 +53,7 @@ Example::
     from ray.rllib.algorithms.ppo import PPOConfig
     from moonriver_env.rllib import MoonRiverMultiAgentEnv, rl_module_spec, module_for_agent
     config = (PPOConfig().environment(MoonRiverMultiAgentEnv, env_config={"num_players": 3})
-              .multi_agent(policies={"main"}, policy_mapping_fn=module_for_agent)
+              .multi_agent(policies={"learner"}, policy_mapping_fn=module_for_agent)
               .rl_module(rl_module_spec=rl_module_spec(MoonRiverMultiAgentEnv({"num_players": 3}))))
 """
 
@@ -74,7 +75,8 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .aec import raw_env, win_share
 from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
-from .opponents import make_opponent
+from .opponents import LEARNER as OPPONENTS_LEARNER
+from .opponents import SNAPSHOT, make_opponent
 from .rules.validation import check_int
 
 __all__ = [
@@ -87,8 +89,9 @@ __all__ = [
     "snapshot_module",
 ]
 
-LEARNER = "main"
-"""The module id of the learner (RLlib's self-play examples call it ``main``)."""
+LEARNER = OPPONENTS_LEARNER
+"""The module id of the learner: the project's one word for it
+(:data:`moonriver_env.opponents.LEARNER`)."""
 ROLES = SEAT_ROLES
 """The roles an opponent seat can draw (module docstring); other keys of ``opponents`` are
 taken as :func:`agents.make_agent` specs played embedded."""
@@ -104,7 +107,7 @@ def snapshot_module(k: int) -> str:
 
 
 def module_for_agent(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    """RLlib's ``policy_mapping_fn``: ``"player_2"`` -> ``"main"``, ``"player_2@snapshot_1"``
+    """RLlib's ``policy_mapping_fn``: ``"player_2"`` -> ``"learner"``, ``"player_2@snapshot_1"``
     -> ``"snapshot_1"`` (the env names who plays each seat)."""
     _, at, module = agent_id.partition("@")
     return module if at else LEARNER
@@ -118,7 +121,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
     ``auto_resolve``, ``reward``, ``dense_reward``, ...), plus
 
     * ``opponents``: ``{role: weight}`` for the seats other than the learner's (default
-      ``{"self": 1.0}``: pure self-play);
+      ``{"learner": 1.0}``: pure self-play);
     * ``snapshot_slots``: number of frozen snapshot modules (default 0; needed by a positive
       ``"snapshot"`` weight);
     * ``illegal_penalty``: reward of an illegal action (default ``-1.0``);
@@ -134,7 +137,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self.num_players = game.num_players
         self.snapshot_slots = check_int("snapshot_slots", own.get("snapshot_slots", 0), 0)
         self.roles, self.weights = check_seat_roles(
-            own.get("opponents", {"self": 1.0}), self.snapshot_slots
+            own.get("opponents", {LEARNER: 1.0}), self.snapshot_slots
         )
         self.illegal_penalty = check_finite("illegal_penalty", own.get("illegal_penalty", -1.0))
         self._rng = np.random.default_rng(check_seed(own.get("seed")))
@@ -176,11 +179,11 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self._seat_agent = [None] * n
         self._seat_policy = [None] * n
         for seat in range(n):
-            role = "self" if seat == learner else self.roles[_draw(rng, self.weights)]
+            role = LEARNER if seat == learner else self.roles[_draw(rng, self.weights)]
             name = f"player_{seat}"
-            if role == "self":
+            if role == LEARNER:
                 self._seat_agent[seat] = name
-            elif role == "snapshot":
+            elif role == SNAPSHOT:
                 k = int(rng.integers(self.snapshot_slots))
                 self._seat_agent[seat] = f"{name}@{snapshot_module(k)}"
             else:

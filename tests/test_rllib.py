@@ -38,7 +38,7 @@ from moonriver_env.rllib import (  # noqa: E402
     rl_module_spec,
 )
 from moonriver_env.rules import GameConfig  # noqa: E402
-from training import rllib_train  # noqa: E402
+from training.rllib import train as rllib_train  # noqa: E402
 from training.common.config import ConfigError  # noqa: E402
 from training.rllib.config import RLLIB_SMOKE, load_rllib_config  # noqa: E402
 
@@ -47,7 +47,7 @@ GAMES = [
     {"num_players": 3, "mode": "legends", "scenario": "random"},
     {"num_players": 4, "mode": "base", "auto_resolve": True},
 ]
-MIXED = {"opponents": {"self": 1.0, "snapshot": 1.0, "random": 1.0}, "snapshot_slots": 2}
+MIXED = {"opponents": {"learner": 1.0, "snapshot": 1.0, "random": 1.0}, "snapshot_slots": 2}
 
 
 def play(env: MoonRiverMultiAgentEnv, seed: int, rng: np.random.Generator) -> list:

@@ -21,7 +21,7 @@ from agents.networks.features import MoonRiverExtractor  # noqa: E402
 from moonriver_env.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.wrappers import SingleAgentEnv  # noqa: E402
-from training import config as tconfig  # noqa: E402
+from training.common import config as tconfig  # noqa: E402
 from training.common.config import ConfigError, load_config  # noqa: E402
 from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402
 from training.common.opponents import OpponentSampler, SnapshotPolicy, SnapshotPool  # noqa: E402

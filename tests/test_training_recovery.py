@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from moonriver_env.rules.validation import Checker  # noqa: E402
-from training import outputs  # noqa: E402
+from training.common import outputs  # noqa: E402
 from training.common.config import (  # noqa: E402
     SCHEMA,
     ConfigError,
@@ -267,7 +267,7 @@ def test_resume_falls_back_to_the_newest_readable_checkpoint(tmp_path: Path) -> 
 def test_an_interrupted_warm_start_resumes_where_it_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from training import pretrain
+    from training.ppo import pretrain
 
     run_dir = tmp_path / "run"
     args = ["--run-dir", str(run_dir), "--total-timesteps", "64", *TINY, *WARM]

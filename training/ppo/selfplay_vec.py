@@ -42,13 +42,13 @@ from stable_baselines3.common.vec_env import VecEnv
 from agents.networks.snapshots import load_policy
 from agents.runner import GameSetup
 from moonriver_env.aec import raw_env, win_rewards
+from moonriver_env.opponents import LEARNER, SNAPSHOT
 from moonriver_env.rules import scoring
 from training.common.opponents import BASELINES, SnapshotPool, make_baseline
 
 __all__ = ["LEARNER", "SEAT_KINDS", "SelfPlayGames", "SelfPlayPPO", "seat_advantages"]
 
-LEARNER = "learner"
-SEAT_KINDS = (LEARNER, *BASELINES, "snapshot")
+SEAT_KINDS = (LEARNER, *BASELINES, SNAPSHOT)
 
 
 class _Game:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from moonriver_env.env_args import SEAT_ROLES
+from moonriver_env.opponents import LEARNER, OPPONENT_ROLES
 from training.common.config import (
     SCHEMA,
     Config,
@@ -29,7 +29,7 @@ RLLIB_CONFIGS = Path(__file__).resolve().parent / "configs"
 RLLIB_DEFAULT = RLLIB_CONFIGS / "default.toml"
 RLLIB_SMOKE = RLLIB_CONFIGS / "smoke.toml"
 # The roles of an opponent seat, the keys of the [opponents] weights.
-ROLES = SEAT_ROLES
+ROLES = OPPONENT_ROLES
 
 KEYS = {
     "run": {
@@ -85,7 +85,9 @@ def _cross_check(cfg: Config) -> None:
             f"{ppo['train_batch_size']}"
         )
     if not any(opp[role] > 0 for role in ROLES):
-        raise ConfigError(f"opponents.self: the role weights ({', '.join(ROLES)}) are all zero")
+        raise ConfigError(
+            f"opponents.{LEARNER}: the role weights ({', '.join(ROLES)}) are all zero"
+        )
     if opp["snapshot"] > 0 and opp["snapshot_slots"] == 0:
         raise ConfigError("opponents.snapshot_slots: a positive opponents.snapshot needs >= 1 slot")
     if not cfg["eval"]["opponents"]:

@@ -67,6 +67,7 @@ from agents.rllib_agent import (
 )
 from agents.runner import GameSetup
 from agents.workers import BackendError
+from moonriver_env.opponents import LEARNER
 from training.common.config import (
     Config,
     ConfigError,
@@ -103,7 +104,6 @@ METRICS = (
     "kl",
     "vf_explained_var",
 )
-_LEARNER = "main"
 
 
 # -- building ----------------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def save_checkpoint(algo: Any, run_dir: Path, meta: Mapping[str, Any], keep: int
 def metrics_row(result: Mapping[str, Any], wall_time: float, seconds: float) -> dict[str, Any]:
     """One ``metrics.csv`` row from an RLlib result dict."""
     runners = result.get("env_runners", {})
-    learner = result.get("learners", {}).get(_LEARNER, {})
+    learner = result.get("learners", {}).get(LEARNER, {})
     sampled = float(runners.get("num_env_steps_sampled", 0))
     return {
         "iteration": int(result["training_iteration"]),
@@ -267,7 +267,7 @@ def metrics_row(result: Mapping[str, Any], wall_time: float, seconds: float) -> 
         "env_steps_per_s": round(sampled / seconds, 1) if seconds > 0 else 0.0,
         "episodes": int(runners.get("num_episodes", 0)),
         "episode_len_mean": _num(runners.get("episode_len_mean")),
-        "learner_return_mean": _num(runners.get("module_episode_returns_mean", {}).get(_LEARNER)),
+        "learner_return_mean": _num(runners.get("module_episode_returns_mean", {}).get(LEARNER)),
         "learner_win_share": _num(runners.get("learner_win_share")),
         "policy_loss": _num(learner.get("policy_loss")),
         "vf_loss": _num(learner.get("vf_loss")),
@@ -300,7 +300,7 @@ def evaluate(algo: Any, cfg: Config, games: int) -> list[dict[str, Any]]:
     from training.common.ladder import evaluate_ladder
 
     ev = cfg["eval"]
-    module = algo.get_module(_LEARNER)
+    module = algo.get_module(LEARNER)
     policy = ModulePolicy(module, sample=not ev["deterministic"])
     setup = asdict(GameSetup.from_config(cfg["env"]))
     return evaluate_ladder(policy, ev["opponents"], games, seed=ev["seed"], env_kwargs=setup)
