@@ -2,5 +2,5 @@
 libraries"). Each module has a ``main(argv)`` that plays ``--steps`` steps through the library
 ``--runs`` times and prints the median steps/s; each imports its library only inside
 ``main``, after the arguments are read. The test suite runs them on a tiny budget
-(``tests/test_integrations.py``).
+(``tests/env/test_integrations.py``).
 """

@@ -46,6 +46,7 @@ from typing import Any
 from agents.base import Agent
 from moonriver_env.encoding import ObservationEncoder
 from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config
+from training.common.opponents import SnapshotPool
 
 __all__ = ["PartTimer", "bench", "main"]
 
@@ -178,7 +179,6 @@ def bench(
     """Run the bench (see the module docstring) and return its figures."""
     import torch
 
-    from training.common.opponents import SnapshotPool
     from training.ppo.train import RunClock, build_model, make_vec_env, rollout_steps
 
     if cfg["run"]["torch_threads"] > 0:

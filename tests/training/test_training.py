@@ -27,7 +27,7 @@ from training.common.ladder import evaluate_ladder, play_games, wilson_interval 
 from training.common.opponents import OpponentSampler, SnapshotPolicy, SnapshotPool  # noqa: E402
 from training.ppo.selfplay import make_selfplay_env  # noqa: E402
 
-DEFAULT = Path(__file__).resolve().parents[1] / "training" / "ppo" / "configs" / "default.toml"
+DEFAULT = Path(__file__).resolve().parents[2] / "training" / "ppo" / "configs" / "default.toml"
 FULL = DEFAULT.with_name("full.toml")
 
 # The short test run: 2 players, base game, fixed seed, PPO from scratch (no warm start) against
@@ -493,7 +493,7 @@ def test_export_keeps_model_config_and_provenance(
         export_checkpoint(run_dir, "final", "../x", "c", dest_root=tmp_path)
 
 
-SHIPPED = Path(__file__).resolve().parents[1] / "training" / "checkpoints" / "ppo_2p_base"
+SHIPPED = Path(__file__).resolve().parents[2] / "training" / "checkpoints" / "ppo_2p_base"
 
 
 @pytest.mark.slow

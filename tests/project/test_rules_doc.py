@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "RULES.md"
 NUM_RULINGS = 25
 RULINGS_SECTION = 11  # "Rulings and the tests that pin them"
 
 HEADING = re.compile(r"^## (\d+)\. (.+)$", re.MULTILINE)
-TEST_ID = re.compile(r"`(tests/test_\w+\.py::[^`\s]+)`")
+TEST_ID = re.compile(r"`(tests/(?:\w+/)?test_\w+\.py::[^`\s]+)`")
 ENTRY = re.compile(r"^- \*\*R(\d+)\*\*", re.MULTILINE)
 RULING = re.compile(r"\bR(\d+)\b")
 # "RULES.md section 4", "RULES.md sections 5 and 7", "RULES.md (sections 3-7", "RULES.md 2-7",

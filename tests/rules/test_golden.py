@@ -4,7 +4,7 @@ with the final scores, compared line by line on every run. Any change of rules, 
 numbering, observation or reward shows up here as the first differing step.
 
 The files are regenerated only on purpose, after a deliberate change of behaviour:
-``MOONRIVER_REGEN_GOLDEN=1 pytest tests/test_golden.py`` (then review the diff and say why in
+``MOONRIVER_REGEN_GOLDEN=1 pytest tests/rules/test_golden.py`` (then review the diff and say why in
 the commit). The current files were written by the code of commit 572201b (before the env
 speed-ups) and are matched by the code after them, observation for observation.
 """

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 # What the notebooks import beyond the rules engine (the `all` extra installs them).
 NOTEBOOK_DEPENDENCIES = ("matplotlib", "pandas", "scipy", "PIL", "sb3_contrib", "openskill")
@@ -74,6 +75,9 @@ def venv_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     monkeypatch.setenv("MOONRIVER_NB_SCALE", "1")
+    # the checkout's packages, not whichever copy the environment installed
+    paths = [str(NOTEBOOK_DIR.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     monkeypatch.delenv("DISPLAY", raising=False)
     return "python3"

@@ -38,8 +38,8 @@ from moonriver_env.rllib import (  # noqa: E402
     rl_module_spec,
 )
 from moonriver_env.rules import GameConfig  # noqa: E402
-from training.rllib import train as rllib_train  # noqa: E402
 from training.common.config import ConfigError  # noqa: E402
+from training.rllib import train as rllib_train  # noqa: E402
 from training.rllib.config import RLLIB_SMOKE, load_rllib_config  # noqa: E402
 
 GAMES = [

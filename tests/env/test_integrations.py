@@ -21,7 +21,7 @@ import moonriver_env
 from moonriver_env import moonriver_v0
 from moonriver_env.aec import PHASE_NAMES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # -- Gymnasium -------------------------------------------------------------------------------

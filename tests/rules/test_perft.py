@@ -1,6 +1,6 @@
 """Perft-style counts of legal placements and actions (RULES.md section 3, connection rules).
 
-Every ``tests/perft/*.txt`` file holds one hand-made position and the numbers of legal domino
+Every ``tests/rules/perft/*.txt`` file holds one hand-made position and the numbers of legal domino
 placements and legal actions, counted by hand (the reasoning is in each file's comments),
 plus the count per held pair. File format (``#`` starts a comment line)::
 

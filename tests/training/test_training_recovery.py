@@ -34,7 +34,7 @@ from training.common.config import (  # noqa: E402
 )
 from training.common.outputs import OutputError, RunLock, atomic_path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "training" / "ppo" / "configs" / "default.toml"
 SHIPPED = ROOT / "training" / "checkpoints" / "ppo_2p_base"
 

@@ -3,7 +3,7 @@
 
 Round trips at every point of seeded random games in every mode; identical continuations of a
 loaded game and its original; the RNG continuing identically; non-default component data;
-the invariants after every action. The malformed saves are in ``tests/test_serialization.py``.
+the invariants after every action. The malformed saves are in ``tests/rules/test_serialization.py``.
 """
 
 from __future__ import annotations

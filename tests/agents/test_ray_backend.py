@@ -135,7 +135,7 @@ def test_evaluation_is_the_process_backends(local_ray: str) -> None:
     from agents.networks.snapshots import load_policy
     from training.common.ladder import evaluate_ladder
 
-    model = Path(__file__).resolve().parents[1] / "training/checkpoints/ppo_2p_base/model.zip"
+    model = Path(__file__).resolve().parents[2] / "training/checkpoints/ppo_2p_base/model.zip"
     policy = load_policy(model)  # sent to the actors: the file need not be on their machine
     args = (policy, ["random"], 2)
     process = evaluate_ladder(*args, seed=3, env_kwargs={"num_players": 2})

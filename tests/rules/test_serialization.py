@@ -2,7 +2,7 @@
 each rejected with :class:`StateFormatError` naming the exact JSON path of the bad entry.
 
 The round trips and the consistency checker are tested in
-``tests/test_serialization_round_trip.py``.
+``tests/rules/test_serialization_round_trip.py``.
 """
 
 from __future__ import annotations

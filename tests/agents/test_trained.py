@@ -20,7 +20,7 @@ from training.common.config import ConfigError  # noqa: E402
 from training.value.config import load_value_config  # noqa: E402
 
 SHIPPED = ("2p_base", "4p_base")
-CONFIGS = Path(__file__).resolve().parents[1] / "training" / "value" / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "training" / "value" / "configs"
 
 
 def play(agent: TrainedAgent, config: GameConfig, seed: int) -> tuple[int, list[float]]:

@@ -9,7 +9,7 @@ the test id and the seed printed in the assertion message.
 How many games:
     By default 306 games in all (17 per configuration, 18 configurations; at least 300).
     Set the environment variable ``MOONRIVER_RANDOM_GAMES`` to a larger total to play more,
-    e.g. ``MOONRIVER_RANDOM_GAMES=5000 pytest tests/test_random_play.py -n 2``. Values below
+    e.g. ``MOONRIVER_RANDOM_GAMES=5000 pytest tests/rules/test_random_play.py -n 2``. Values below
     300 are raised to 300. ``MOONRIVER_RANDOM_SEED`` (default 0) shifts every game's seed.
 
 Everything is checked against data computed here, independently of the engine's own helpers

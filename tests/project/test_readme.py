@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def python_blocks() -> list[str]:
@@ -58,18 +58,18 @@ def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> 
 # commands `make run` and `make test` are checked against the Makefile (`make -n`), and CI
 # runs `make test` itself.
 COVERED_BY = {
-    "agents.tournament": "tests/test_tournament.py",
-    "agents.play": "tests/test_agents.py",
-    "training.train": "tests/test_training.py",
-    "training.evaluate": "tests/test_training.py",
-    "training.export": "tests/test_training.py",
-    "training.rllib_train": "tests/test_rllib.py",
+    "agents.tournament": "tests/agents/test_tournament.py",
+    "agents.play": "tests/agents/test_agents.py",
+    "training.train": "tests/training/test_training.py",
+    "training.evaluate": "tests/training/test_training.py",
+    "training.export": "tests/training/test_training.py",
+    "training.rllib_train": "tests/env/test_rllib.py",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
-    "moonriver_env.examples.gymnasium_vector": "tests/test_integrations.py",
-    "moonriver_env.examples.pettingzoo_parallel": "tests/test_integrations.py",
-    "moonriver_env.examples.torchrl_rollout": "tests/test_integrations.py",
-    "moonriver_env.examples.tianshou_collect": "tests/test_integrations.py",
+    "moonriver_env.examples.gymnasium_vector": "tests/env/test_integrations.py",
+    "moonriver_env.examples.pettingzoo_parallel": "tests/env/test_integrations.py",
+    "moonriver_env.examples.torchrl_rollout": "tests/env/test_integrations.py",
+    "moonriver_env.examples.tianshou_collect": "tests/env/test_integrations.py",
 }
 
 

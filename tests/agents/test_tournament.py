@@ -32,7 +32,7 @@ from agents.tournament import (
 )
 from moonriver_env.rules import GameConfig, new_game
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------ ratings

@@ -19,7 +19,7 @@ from moonriver_env.render import ANSI_LEGEND
 from moonriver_env.rules import GameConfig, GameState, Phase, new_game
 from moonriver_env.rules.actions import Place
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 class _Built(Exception):

@@ -7,7 +7,8 @@ The floors, lowest first (README, "Architecture"; STYLE.md, "Layers, one way dow
     1 encoding, render, utilities  encoding, render, games, opponents, text_table
     2 envs and integrations        the rest of moonriver_env (aec, wrappers, rllib, openspiel, ...)
     3 agents                       agents.* (the players and what plays a saved model)
-    4 tournaments and arenas       agents.runner/jobs/seeds/workers/ray_backend, tournament, play
+    4 tournaments and arenas       agents.runner, .jobs, .seeds, .workers, .ray_backend, .play,
+                                   .tournament (the arena floor inside the agents package)
     5 training                     training.*
 
 The import graph of ``moonriver_env``, ``agents`` and ``training`` is read from the source with
@@ -38,7 +39,7 @@ from pathlib import Path
 from moonriver_env.rules import GameConfig, new_game
 from moonriver_env.rules.core import STATE_FIELDS, StateCore
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("moonriver_env", "agents", "training")
 CORE_LIBRARIES = frozenset({"numpy"})  # the one required dependency (pyproject)
 

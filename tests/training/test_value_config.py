@@ -11,7 +11,7 @@ import pytest
 from training.common.config import ConfigError
 from training.value.config import DEFAULTS_FILE, SCHEMA, load_value_config
 
-CHECKPOINTS = Path(__file__).resolve().parents[1] / "training" / "checkpoints"
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
 
 
 def test_the_defaults_file_gives_every_key_of_the_schema() -> None:
