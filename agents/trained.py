@@ -18,9 +18,10 @@ seat's pending effects are played with the rule-based choices
 
 The network is trained (:mod:`training.value`) on one of two targets (``collect.labels``):
 what flat Monte Carlo rollouts say a completed afterstate is worth (the ``mc`` agent's
-estimate, ``"rollout"``: the 2-player model), or the final margin against the best other seat
-that games of heuristic agents reached from the position (``"outcome"``: the 4-player model),
-the same units as a finished leaf's value. A model is made for one game (player count and mode); the
+estimate, ``"rollout"``), or the final margin against the best other seat that games of
+heuristic agents reached from the position (``"outcome"``), the same units as a finished leaf's
+value. Each model's ``config.toml`` says which (``tests/project/test_model_facts.py`` holds
+the docs to it). A model is made for one game (player count and mode); the
 agent refuses any other game before its first move, naming the game and the games it has
 models for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
 (:data:`CHECKPOINTS`).

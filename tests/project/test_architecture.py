@@ -369,3 +369,9 @@ def test_state_fields_are_declared_once_and_drive_clone_and_json() -> None:
     saved = {f.key for f in STATE_FIELDS if f.check is not None and not f.per_seat}
     assert set(doc) == saved | {"format", "version", "config", "rng", "seats"}
     assert set(doc["seats"][0]) == {f.key for f in STATE_FIELDS if f.per_seat}
+
+
+def test_the_cited_house_style_is_in_the_repository() -> None:
+    style = (REPO / "STYLE.md").read_text(encoding="utf-8")
+    assert "**Layers, one way down**" in style  # the section this module's docstring cites
+    assert "test_architecture.py" in style
