@@ -46,7 +46,7 @@ run: install
 test: install
 	$(PY) -m pytest -q -n 2
 	$(BIN)/ruff check moonriver_env agents training tests
-	$(BIN)/mypy moonriver_env/rules moonriver_env/encoding.py
+	$(BIN)/mypy moonriver_env agents training
 
 bench: install
 	$(PY) -m moonriver_env.bench

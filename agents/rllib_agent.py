@@ -77,7 +77,7 @@ def load_module(checkpoint: str | Path) -> Any:
     if not path.exists() and (Path(checkpoint) / OLD_MODULE_PATH).exists():
         path = Path(checkpoint) / OLD_MODULE_PATH
     module = RLModule.from_checkpoint(str(path.resolve()))
-    module.eval()
+    module.eval()  # type: ignore[attr-defined]
     return module
 
 

@@ -108,7 +108,7 @@ def _direct_after_reset(name: str) -> property:
     return property(fget, doc=f"``env.unwrapped.{name}`` (after reset)")
 
 
-class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`)."""
 
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
@@ -116,7 +116,7 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):  # type: ignore
         self._raw = env.unwrapped
 
 
-class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`) and a
     fast path for the common case, a plain ``int`` inside ``Discrete(num_actions)`` (exactly
     what ``Discrete.contains`` accepts for an ``int``); anything else takes the full check."""
@@ -133,7 +133,7 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):  # type: igno
             super().step(action)
 
 
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`);
     reading them before ``reset()`` still raises ``AttributeError``. One change: an action
     other than ``None`` after the game is over (every agent removed) raises
@@ -253,7 +253,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
                 )
             else:
                 self.observation_spaces[a] = obs_box
-        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}  # type: ignore[var-annotated]
         self._seed_rng = np.random.default_rng()
         self.state: GameState | None = None
         self.agents: list[str] = []

@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.flush()
     makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
     for n in args.players:
-        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(
+        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(  # type: ignore[misc]
             num_players=n, mode=args.mode
         )
     rates: dict[str, list[float]] = {name: [] for name in makers}

@@ -113,7 +113,7 @@ def module_for_agent(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     return module if at else LEARNER
 
 
-class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
+class MoonRiverMultiAgentEnv(MultiAgentEnv):
     """Moon River as an RLlib ``MultiAgentEnv`` (module docstring).
 
     ``config`` (RLlib's ``env_config``, a mapping): the game and reward arguments of
@@ -155,7 +155,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         ids += [
             f"player_{s}@{snapshot_module(k)}" for s in seats for k in range(self.snapshot_slots)
         ]
-        self.possible_agents = ids
+        self.possible_agents = ids  # type: ignore[assignment]
         self.agents = []
         self.observation_spaces = dict.fromkeys(ids, space)
         self.action_spaces = dict.fromkeys(ids, gym.spaces.Discrete(n_actions))
@@ -166,7 +166,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self._done = True
 
     # -- RLlib API ---------------------------------------------------------------------------
-    def reset(
+    def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         seed = check_seed(seed)
@@ -201,8 +201,9 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
             return self._final(), {}
         return {self._acting(): self._observe(self._seat())}, {}
 
-    def step(
-        self, action_dict: Mapping[str, Any]
+    def step(  # type: ignore[override]
+        self,
+        action_dict: Mapping[str, Any],  # type: ignore[override]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         if self._done:
             raise RuntimeError("step: the game is over (or not started); call reset()")
@@ -216,11 +217,11 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self._apply(int(action))
         self._play_embedded()
         if state.is_terminal:
-            obs, rewards = self._final(), self._pay(self.agents)
-            infos = {a: self._final_info(a) for a in self.agents}
+            obs, rewards = self._final(), self._pay(self.agents)  # type: ignore[arg-type]
+            infos = {a: self._final_info(a) for a in self.agents}  # type: ignore[arg-type]
             done = dict.fromkeys([*self.agents, "__all__"], True)
             self._done = True
-            return obs, rewards, done, dict.fromkeys(done, False), infos
+            return obs, rewards, done, dict.fromkeys(done, False), infos  # type: ignore[arg-type, return-value]
         nxt = self._acting()
         return (
             {nxt: self._observe(self._seat())},
@@ -286,7 +287,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         return out
 
     def _final(self) -> dict[str, Any]:
-        return {a: self._observe(self._seat_agent.index(a)) for a in self.agents}
+        return {a: self._observe(self._seat_agent.index(a)) for a in self.agents}  # type: ignore[arg-type, misc]
 
     def _final_info(self, agent: str) -> dict[str, Any]:
         seat = self._seat_agent.index(agent)
@@ -297,7 +298,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
 
     def _illegal(self, agent: str) -> tuple[Any, ...]:
         """End the game: ``illegal_penalty`` for ``agent``, the banked rewards for the others."""
-        rewards = self._pay(self.agents)
+        rewards = self._pay(self.agents)  # type: ignore[arg-type]
         rewards[agent] = self.illegal_penalty
         obs = self._final()
         infos = {a: {"illegal_action": a == agent} for a in self.agents}
@@ -323,7 +324,7 @@ def _make_agent(spec: str) -> Any:
 
 
 # -- the masking module ----------------------------------------------------------------------
-class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):  # type: ignore[misc]
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO torch module behind an action mask (module docstring).
 
     Built on the env's ``Dict`` observation space; the networks are built for its
@@ -383,11 +384,11 @@ def rl_module_spec(
 ) -> MultiRLModuleSpec:
     """The modules of a run on ``env``: the learner (:data:`LEARNER`) and the env's frozen
     snapshot slots, all :class:`MaskedPPOTorchRLModule` with an MLP of ``hidden`` units."""
-    space = env.observation_spaces[env.possible_agents[0]]
+    space = env.observation_spaces[env.possible_agents[0]]  # type: ignore[index]
     spec = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
         observation_space=space,
-        action_space=env.action_spaces[env.possible_agents[0]],
+        action_space=env.action_spaces[env.possible_agents[0]],  # type: ignore[index]
         model_config=DefaultModelConfig(
             fcnet_hiddens=list(hidden),
             fcnet_activation=activation,

@@ -122,7 +122,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self.action_space = spaces.Discrete(self.aec.config.num_actions)
         enc = self.aec.encoder
         if obs_type == "flat":
-            self.observation_space = self.aec.observation_spaces["player_0"]["observation"]
+            self.observation_space = self.aec.observation_spaces["player_0"]["observation"]  # type: ignore[index]
         else:
             self.observation_space = spaces.Dict(
                 {
@@ -231,7 +231,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
 def _agent_from_spec(spec: str, index: int) -> Policy:
     """An opponent built from an agent spec through the agents' plug
     (:mod:`moonriver_env.opponents`; ``reset(seed=...)`` reseeds it)."""
-    return make_opponent(spec, seed=index)  # type: ignore[no-any-return]
+    return make_opponent(spec, seed=index)
 
 
 def _is_int(action: Any) -> bool:

@@ -130,7 +130,7 @@ class SpatialExtractor(BaseFeaturesExtractor):
         counts = features[:, self.held_start : self.held_start + self.num_kinds].round()
         upper = counts.cumsum(dim=1)  # (B, K): positions < upper[k] hold kinds <= k
         lower = upper - counts
-        p = self.positions.view(1, -1, 1)
+        p = self.positions.view(1, -1, 1)  # type: ignore[operator]
         return ((lower.unsqueeze(1) <= p) & (p < upper.unsqueeze(1))).float()
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
@@ -252,12 +252,12 @@ class SpatialActionHead(nn.Module):
         held = latent[:, s_dim + self.pi_dim : held_end].reshape(b, self.max_held, self.num_kinds)
         pieces: dict[str, torch.Tensor] = {}
         # placements: (B, P, 4, ch) queries . (B, ch, cells) -> (B, P, cells, 4)
-        kinds = torch.cat([held[:, self.pair_first], held[:, self.pair_second]], dim=2)  # (B,P,2K)
+        kinds = torch.cat([held[:, self.pair_first], held[:, self.pair_second]], dim=2)  # type: ignore[index]  # (B,P,2K)
         npairs = kinds.shape[1]
         q_in = torch.cat(
             [
                 kinds[:, :, None, :].expand(-1, -1, 4, -1),
-                self.directions[None, None].expand(b, npairs, -1, -1),
+                self.directions[None, None].expand(b, npairs, -1, -1),  # type: ignore[index]
             ],
             dim=3,
         )
@@ -345,22 +345,24 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         assert isinstance(self.features_extractor, SpatialExtractor)
-        self.mlp_extractor = SpatialLatent(
-            self.features_extractor, self.head_kwargs["pi"], self.head_kwargs["vf"]
+        self.mlp_extractor = SpatialLatent(  # type: ignore[assignment]
+            self.features_extractor,
+            self.head_kwargs["pi"],  # type: ignore[arg-type]
+            self.head_kwargs["vf"],  # type: ignore[arg-type]
         )
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
         ext = self.features_extractor
         assert isinstance(ext, SpatialExtractor)
-        layout = GameConfig(**self.game).layout
-        if layout.num_actions != self.action_space.n:
+        layout = GameConfig(**self.game).layout  # type: ignore[arg-type]
+        if layout.num_actions != self.action_space.n:  # type: ignore[attr-defined]
             raise ValueError(
-                f"num_players: a {self.game} game has {layout.num_actions} actions, the env {self.action_space.n}"
+                f"num_players: a {self.game} game has {layout.num_actions} actions, the env {self.action_space.n}"  # type: ignore[attr-defined]
             )
         self.action_net = SpatialActionHead(
-            layout, ext.channels, ext.cells, self.mlp_extractor.pi_dim, ext.num_kinds,
-            self.head_kwargs["query_hidden"], self.head_kwargs["claim_query"],
+            layout, ext.channels, ext.cells, self.mlp_extractor.pi_dim, ext.num_kinds,  # type: ignore[arg-type]
+            self.head_kwargs["query_hidden"], self.head_kwargs["claim_query"],  # type: ignore[arg-type]
         )  # fmt: skip
         self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
         if self.ortho_init:
@@ -370,10 +372,10 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
                 (self.action_net, np.sqrt(2)),
                 (self.value_net, 1.0),
             ):
-                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))
+                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))  # type: ignore[misc]
             for layer in self.action_net.output_layers():
                 _small_init(layer)
-        self.optimizer = self.optimizer_class(
+        self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
 

@@ -76,7 +76,7 @@ def _space(data: Any, what: str) -> Any:
         return spaces.Discrete(int(data["n"]))
     if kind == "Box":
         dtype = np.dtype(str(data["dtype"]))
-        return spaces.Box(low=data["low"].numpy(), high=data["high"].numpy(), dtype=dtype)
+        return spaces.Box(low=data["low"].numpy(), high=data["high"].numpy(), dtype=dtype)  # type: ignore[arg-type]
     raise ValueError(f"{what}: expected a saved Discrete or Box space, got {data!r}")
 
 

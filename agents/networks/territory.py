@@ -61,12 +61,12 @@ class TerritoryPlanes(nn.Module):
         a landscape, or one kind for empty cells)."""
         n, cells = kind.shape
         pad = torch.full((n, 1), -1, dtype=kind.dtype, device=kind.device)
-        nk = torch.cat([kind, pad], dim=1).index_select(1, self.neighbours).view(n, 4, cells)
+        nk = torch.cat([kind, pad], dim=1).index_select(1, self.neighbours).view(n, 4, cells)  # type: ignore[arg-type]
         joined = ((nk == kind[:, None, :]) & (kind[:, None, :] >= 0)).float()
-        label = self.numbers.expand(n, -1) * (kind >= 0).float()
+        label = self.numbers.expand(n, -1) * (kind >= 0).float()  # type: ignore[operator]
         zero = torch.zeros(n, 1, dtype=label.dtype, device=label.device)
         for _ in range(cells):
-            near = torch.cat([label, zero], dim=1).index_select(1, self.neighbours)
+            near = torch.cat([label, zero], dim=1).index_select(1, self.neighbours)  # type: ignore[arg-type]
             near = near.view(n, 4, cells)
             new = torch.maximum(label, (near * joined).amax(dim=1))
             if torch.equal(new, label):
@@ -91,7 +91,7 @@ class TerritoryPlanes(nn.Module):
         t_cows = per_id.scatter_add(1, ids, x[:, _COWS] * is_plot).gather(1, ids) * is_plot
         # frontier: the empty cells with a neighbour in the territory, counted once each
         pad = torch.zeros(n, 1, dtype=ids.dtype, device=ids.device)
-        near = torch.cat([ids * is_plot.long(), pad], dim=1).index_select(1, self.neighbours)
+        near = torch.cat([ids * is_plot.long(), pad], dim=1).index_select(1, self.neighbours)  # type: ignore[arg-type]
         touched = torch.zeros(n, self.cells, self.cells + 1, dtype=x.dtype, device=x.device)
         touched.scatter_(2, near.view(n, 4, self.cells).transpose(1, 2), 1.0)
         touched[:, :, 0] = 0.0  # no territory

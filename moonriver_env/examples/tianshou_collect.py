@@ -56,7 +56,7 @@ def collect_multi_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     )
     envs = DummyVectorEnv([lambda: PettingZooEnv(moonriver_v0.env(num_players=2))])
     envs.seed(seed)
-    collector = Collector(policy, envs, VectorReplayBuffer(steps + 1, 1))
+    collector = Collector(policy, envs, VectorReplayBuffer(steps + 1, 1))  # type: ignore[var-annotated]
     collector.reset()
     start = time.perf_counter()
     stats = collector.collect(n_step=steps)
@@ -72,7 +72,7 @@ def collect_single_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     envs = DummyVectorEnv([lambda: gymnasium.make("MoonRiver-v0") for _ in range(2)])
     envs.seed(seed)
     policy = masked_random_policy(envs.action_space[0])
-    collector = Collector(policy, envs, VectorReplayBuffer(steps + 2, 2))
+    collector = Collector(policy, envs, VectorReplayBuffer(steps + 2, 2))  # type: ignore[var-annotated]
     collector.reset()
     start = time.perf_counter()
     stats = collector.collect(n_step=steps)

@@ -235,7 +235,7 @@ def make_policy(cfg: Mapping[str, Any]) -> Any:
     config = GameConfig(num_players=cfg["env"]["num_players"], mode=cfg["env"]["mode"])
     size = ObservationEncoder(config).flat_size
     obs_space = gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
-    act_space = gymnasium.spaces.Discrete(config.layout.num_actions)
+    act_space = gymnasium.spaces.Discrete(config.layout.num_actions)  # type: ignore[var-annotated]
     cls = MoonRiverPolicy if cfg["policy"]["head"] == "spatial" else MaskableActorCriticPolicy
     lr = float(cfg["pretrain"]["learning_rate"])
     return cls(obs_space, act_space, lambda _: lr, **policy_kwargs(cfg))  # type: ignore[arg-type]

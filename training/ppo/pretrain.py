@@ -120,12 +120,12 @@ class ShardWriter:
         self.last = time.time()
         if not self.pending:
             return
-        data = concatenate_samples(self.pending)
+        data = concatenate_samples(self.pending)  # type: ignore[arg-type]
         self.pending = []
         seconds = np.float64(self.spent_s + self.last - self.start)
         path = self.directory / f"games_{int(data['game'].min())}.npz"
         with atomic_path(path) as tmp:
-            np.savez_compressed(tmp, seconds=seconds, **data)
+            np.savez_compressed(tmp, seconds=seconds, **data)  # type: ignore[arg-type]
 
 
 def read_shards(directory: Path) -> tuple[dict[str, np.ndarray], float]:
@@ -426,7 +426,7 @@ def pretrain(
         )
         if save_to is not None:
             with atomic_path(save_to) as tmp:
-                np.savez(tmp, **data)
+                np.savez(tmp, **data)  # type: ignore[arg-type]
     target = cfg["target"]
     if target == "tie_set" and "best" not in data:  # a teacher other than the heuristic
         print("pretrain: the samples have no tie sets; cloning the teacher's moves", flush=True)

@@ -97,7 +97,7 @@ class SelfPlayGames(VecEnv):
         aec = self.games[0].aec
         super().__init__(
             n_games,
-            aec.observation_spaces["player_0"]["observation"],
+            aec.observation_spaces["player_0"]["observation"],  # type: ignore[index]
             spaces.Discrete(aec.config.num_actions),
         )
         self.num_players = aec.config.num_players
@@ -115,7 +115,7 @@ class SelfPlayGames(VecEnv):
         self.finished: list[dict[str, Any]] = []  # infos of the games finished since last read
 
     # -- VecEnv ------------------------------------------------------------------------------
-    def seed(self, seed: int | None = None) -> list[int | None]:  # type: ignore[override]
+    def seed(self, seed: int | None = None) -> list[int | None]:
         """Seed the games (game ``g`` from ``seed * 1000 + g``); applies at the next reset."""
         if seed is not None:
             self.base_seed = int(seed)
@@ -342,7 +342,7 @@ class SelfPlayPPO(MaskablePPO):
     """``MaskablePPO`` collecting its rollouts from :class:`SelfPlayGames` (module docstring).
     It saves and loads like ``MaskablePPO`` (the same zip; either class reads it)."""
 
-    def collect_rollouts(  # type: ignore[override]
+    def collect_rollouts(
         self,
         env: VecEnv,
         callback: BaseCallback,

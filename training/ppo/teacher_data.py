@@ -170,7 +170,7 @@ def load_or_collect(
         data = collect_diagnosis(games, seed, env_cfg, gamma, explore, workers)
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp:
-            np.savez(tmp, **data)
+            np.savez(tmp, **data)  # type: ignore[arg-type]
         print(f"imitation: {len(data['action'])} decisions of {games} games in "
               f"{time.time() - t0:.0f} s -> {path}", flush=True)  # fmt: skip
         return data

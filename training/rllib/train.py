@@ -167,8 +167,8 @@ def algo_config(cfg: Config, iteration: int = 0) -> Any:
             grad_clip=ppo["max_grad_norm"],
         )
         .multi_agent(
-            policies=set(spec.rl_module_specs),
-            policy_mapping_fn=module_for_agent,
+            policies=set(spec.rl_module_specs),  # type: ignore[arg-type]
+            policy_mapping_fn=module_for_agent,  # type: ignore[arg-type]
             policies_to_train=[LEARNER],
         )
         .rl_module(rl_module_spec=spec)
@@ -511,7 +511,7 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
     n_envs = cfg["run"]["envs_per_env_runner"]
     ppo = cfg["ppo"]
     venv = DummyVecEnv(
-        [lambda i=i: make_selfplay_env(env_cfg, opp, None, seed=i) for i in range(n_envs)]
+        [lambda i=i: make_selfplay_env(env_cfg, opp, None, seed=i) for i in range(n_envs)]  # type: ignore[misc]
     )
     hidden = list(cfg["model"]["hidden"])
     model = MaskablePPO(
