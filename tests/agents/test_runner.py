@@ -14,7 +14,7 @@ from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.aec import SCORE_COLUMNS, win_share
 from moonriver_env.rules import new_game
-from moonriver_env.wrappers import SingleAgentEnv
+from moonriver_env.single_agent import SingleAgentEnv
 
 
 class _Actions:

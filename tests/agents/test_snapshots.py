@@ -20,7 +20,7 @@ from agents.networks.snapshots import (  # noqa: E402
     policy_data,
     save_policy,
 )
-from moonriver_env.wrappers import SingleAgentEnv  # noqa: E402
+from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
 
 
 def _policies() -> list:

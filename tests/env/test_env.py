@@ -19,7 +19,7 @@ from moonriver_env import moonriver_v0
 from moonriver_env.aec import PHASE_NAMES, SCORE_COLUMNS, win_rewards, win_share
 from moonriver_env.rules import IllegalActionError
 from moonriver_env.rules.scoring import ScoreBreakdown
-from moonriver_env.wrappers import RandomPolicy, SingleAgentEnv
+from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 
 MODES = [
     pytest.param({"num_players": n, "mode": m}, id=f"{n}p-{m}")

@@ -17,7 +17,7 @@ import pytest
 from moonriver_env import moonriver_v0
 from moonriver_env.aec import ResetNeeded
 from moonriver_env.rules import GameConfig
-from moonriver_env.wrappers import SingleAgentEnv
+from moonriver_env.single_agent import SingleAgentEnv
 
 
 def _finish(env, seed: int = 0) -> None:

@@ -171,7 +171,7 @@ def test_config_errors_name_the_key(override: str, key: str) -> None:
 
 def test_importing_moonriver_env_imports_no_ray() -> None:
     code = (
-        "import sys, moonriver_env, moonriver_env.aec, moonriver_env.wrappers, agents; "
+        "import sys, moonriver_env, moonriver_env.aec, moonriver_env.single_agent, agents; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ray'))"
     )
     assert run_python(code, timeout=120).stdout.strip().splitlines()[-1] == "[]"

@@ -21,10 +21,11 @@ function, under ``TYPE_CHECKING``). The rules:
    the imported module needs (at its module level, through its own module-level imports) a
    library outside the standard library and NumPy that the importing module does not need.
 
-``training/policy.py`` is the one alias: a module that only re-exports ``MoonRiverPolicy`` from
-``agents.networks.policy``, because the shipped ``ppo_2p_base/model.zip`` names the class by
-that module path (it points down, so rule 1 holds without an exception; the test pins that it
-stays a pure re-export).
+:data:`ALIASES` are modules kept at an old path that only re-export from their new home:
+``training/policy.py`` (the shipped ``ppo_2p_base/model.zip`` names ``MoonRiverPolicy`` by that
+module path) and ``moonriver_env/wrappers.py`` (the single-agent env's old name). Both point
+down or sideways, so rule 1 holds without an exception; the test pins that they stay pure
+re-exports.
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("training", ("training",)),
 )
-ALIASES = {"training.policy": "agents.networks.policy"}
+ALIASES = {
+    "training.policy": "agents.networks.policy",
+    "moonriver_env.wrappers": "moonriver_env.single_agent",
+}
 """Modules kept at an old path that only re-export from their new home."""
 
 

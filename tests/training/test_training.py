@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 from agents.networks.features import MoonRiverExtractor  # noqa: E402
 from moonriver_env.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
-from moonriver_env.wrappers import SingleAgentEnv  # noqa: E402
+from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
 from training.common import config as tconfig  # noqa: E402
 from training.common.config import ConfigError, load_config  # noqa: E402
 from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402

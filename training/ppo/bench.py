@@ -129,7 +129,7 @@ def instrument(timer: PartTimer, model: Any) -> None:
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from moonriver_env.aec import raw_env
-    from moonriver_env.wrappers import RandomPolicy, SingleAgentEnv
+    from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 
     timer.wrap(ObservationEncoder, "encode_flat", "encoding")
     timer.wrap(Agent, "__call__", "opponent moves")

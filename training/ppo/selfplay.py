@@ -1,7 +1,7 @@
 """Self-play environments of the PPO pipeline: the learner against opponents drawn per episode
 (:class:`training.common.opponents.OpponentSampler`: baselines and past snapshots).
 
-* :class:`SelfPlayEnv` is a :class:`~moonriver_env.wrappers.SingleAgentEnv` that asks its sampler
+* :class:`SelfPlayEnv` is a :class:`~moonriver_env.single_agent.SingleAgentEnv` that asks its sampler
   for new opponents on every ``reset`` and reports ``info["opponent"]`` (and at the end of a game
   ``info["outcome"]``: 1 win, 0 loss, 1/k shared win).
 * :class:`SnapshotCallback` adds the learner to the pool every ``every`` steps;
@@ -24,7 +24,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.runner import GameSetup
 from moonriver_env.aec import win_share
 from moonriver_env.env_args import check_seed
-from moonriver_env.wrappers import SingleAgentEnv
+from moonriver_env.single_agent import SingleAgentEnv
 from training.common.opponents import KINDS, SNAPSHOT_FILE, OpponentSampler, SnapshotPool
 
 __all__ = [

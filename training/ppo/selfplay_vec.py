@@ -18,7 +18,7 @@ all ``n_envs`` games are encoded and decided by one forward pass, so a rollout i
 Credit assignment: a game with ``k`` learner seats is ``k`` interleaved trajectories. A sample's
 reward is everything its seat receives from its decision until the seat's next decision (its
 own move, the other seats' moves, the end of the game), as in
-:class:`~moonriver_env.wrappers.SingleAgentEnv`; its successor is the same seat's next decision
+:class:`~moonriver_env.single_agent.SingleAgentEnv`; its successor is the same seat's next decision
 in the same game, and advantages are GAE along each seat's own chain
 (:func:`seat_advantages`). At the end of a rollout a seat whose game goes on is bootstrapped
 with the value of the position from its own view; rewards that arrive for it after that point,
