@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from moonriver_env.aec import raw_env
@@ -64,13 +64,8 @@ class GameSetup:
 
     @property
     def spec(self) -> GameSpec:
-        """The game played."""
-        return GameSpec(
-            num_players=self.num_players,
-            mode=self.mode,
-            scenario=self.scenario,
-            auto_resolve=self.auto_resolve,
-        )
+        """The game played (its fields of :data:`~moonriver_env.games.SPEC_KEYS`)."""
+        return GameSpec.from_section(asdict(self))
 
     def env_kwargs(self, rewards: bool = True) -> dict[str, Any]:
         """Keyword arguments of ``raw_env`` / ``SingleAgentEnv`` (``rewards=False``: without

@@ -71,15 +71,18 @@ class SpatialExtractor(BaseFeaturesExtractor):
     def __init__(
         self,
         observation_space: Any,
-        num_players: int = 2,
-        mode: str = "base",
-        cnn_channels: Sequence[int] = (64, 64),
-        broadcast: int = 32,
-        feature_mlp: Sequence[int] = (128,),
-        global_dim: int = 256,
-        territory: bool = False,
-        claim_query: bool = False,
+        *,
+        num_players: int,
+        mode: str,
+        cnn_channels: Sequence[int],
+        broadcast: int,
+        feature_mlp: Sequence[int],
+        global_dim: int,
+        territory: bool,
+        claim_query: bool,
     ) -> None:
+        """The trunk's sizes, all given by :class:`MoonRiverPolicy` (the one home of their
+        defaults)."""
         enc = ObservationEncoder(GameConfig(num_players=num_players, mode=mode))
         ch = int(cnn_channels[-1])
         cells = enc.rows * 5

@@ -16,13 +16,13 @@ Run: ``python -m moonriver_env.examples.tianshou_collect --steps 500 --runs 3``
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from moonriver_env import moonriver_v0
+from moonriver_env.examples import example_arguments
 
 
 def masked_random_policy(action_space: Any) -> Any:
@@ -80,10 +80,7 @@ def collect_single_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m moonriver_env.examples.tianshou_collect")
-    parser.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
-    parser.add_argument("--runs", type=int, default=3, help="runs (default 3)")
-    args = parser.parse_args(argv)
+    args = example_arguments("tianshou_collect", argv)
     for name, collect in (
         ("multi-agent PettingZooEnv", collect_multi_agent),
         ("single-agent MoonRiver-v0", collect_single_agent),

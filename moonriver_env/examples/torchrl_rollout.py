@@ -9,12 +9,12 @@ Run: ``python -m moonriver_env.examples.torchrl_rollout --steps 500 --runs 3``
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 
 from moonriver_env import moonriver_v0
+from moonriver_env.examples import example_arguments
 from moonriver_env.rules import Phase
 
 PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is over
@@ -36,10 +36,7 @@ def rollout(steps: int, seed: int = 0) -> tuple[float, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m moonriver_env.examples.torchrl_rollout")
-    parser.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
-    parser.add_argument("--runs", type=int, default=3, help="runs (default 3)")
-    args = parser.parse_args(argv)
+    args = example_arguments("torchrl_rollout", argv)
     rates = []
     for run in range(args.runs):
         rate, finished = rollout(args.steps, seed=run)

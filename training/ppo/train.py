@@ -265,6 +265,16 @@ def ppo_class(cfg: Config) -> Any:
     return SelfPlayPPO if cfg["run"]["vec_env"] == "selfplay" else MaskablePPO
 
 
+SB3_ARGUMENTS = {
+    key: key
+    for key in (
+        "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
+        "vf_coef", "max_grad_norm",
+    )
+}  # fmt: skip
+"""``[ppo]`` keys passed to ``MaskablePPO`` under their own name (the config uses SB3's names)."""
+
+
 def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> Any:
     ppo = cfg["ppo"]
     policy_class: Any = MoonRiverPolicy if cfg["policy"]["head"] == "spatial" else "MlpPolicy"
@@ -272,15 +282,7 @@ def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> An
         policy_class,
         venv,
         learning_rate=learning_rate(cfg, clock),
-        n_steps=ppo["n_steps"],
-        batch_size=ppo["batch_size"],
-        n_epochs=ppo["n_epochs"],
-        gamma=ppo["gamma"],
-        gae_lambda=ppo["gae_lambda"],
-        clip_range=ppo["clip_range"],
-        ent_coef=ppo["ent_coef"],
-        vf_coef=ppo["vf_coef"],
-        max_grad_norm=ppo["max_grad_norm"],
+        **{argument: ppo[key] for key, argument in SB3_ARGUMENTS.items()},
         target_kl=ppo["target_kl"] or None,
         normalize_advantage=ppo["normalize_advantage"],
         policy_kwargs=policy_kwargs(cfg),

@@ -68,15 +68,8 @@ from agents.rllib_agent import (
 from agents.runner import GameSetup
 from agents.workers import BackendError
 from moonriver_env.opponents import LEARNER
-from training.common.config import (
-    Config,
-    ConfigError,
-    check_resume,
-    describe_diff,
-    dumps,
-    load_config,
-)
-from training.common.config import load_config as load_train_config
+from training.common import config as common_config
+from training.common.config import Config, ConfigError
 from training.common.outputs import (
     OutputError,
     RunLock,
@@ -153,18 +146,8 @@ def algo_config(cfg: Config, iteration: int = 0) -> Any:
         .training(
             lr=ppo["learning_rate"],
             train_batch_size_per_learner=ppo["train_batch_size"] // max(1, run["num_learners"]),
-            minibatch_size=ppo["minibatch_size"],
-            num_epochs=ppo["num_epochs"],
-            gamma=ppo["gamma"],
-            lambda_=ppo["gae_lambda"],
-            clip_param=ppo["clip_range"],
-            vf_clip_param=ppo["vf_clip"],
-            entropy_coeff=ppo["ent_coef"],
-            vf_loss_coeff=ppo["vf_coef"],
             use_kl_loss=ppo["kl_coef"] > 0,
-            kl_coeff=ppo["kl_coef"],
-            kl_target=ppo["kl_target"],
-            grad_clip=ppo["max_grad_norm"],
+            **{argument: ppo[key] for key, argument in RLLIB_ARGUMENTS.items()},
         )
         .multi_agent(
             policies=set(spec.rl_module_specs),  # type: ignore[arg-type]
@@ -175,6 +158,16 @@ def algo_config(cfg: Config, iteration: int = 0) -> Any:
         .callbacks(_outcome_callback())
         .debugging(seed=run_seed(run["seed"], iteration), log_level="WARN")
     )
+
+
+RLLIB_ARGUMENTS = {
+    "minibatch_size": "minibatch_size", "num_epochs": "num_epochs", "gamma": "gamma",
+    "gae_lambda": "lambda_", "clip_range": "clip_param", "vf_clip": "vf_clip_param",
+    "ent_coef": "entropy_coeff", "vf_coef": "vf_loss_coeff", "kl_coef": "kl_coeff",
+    "kl_target": "kl_target", "max_grad_norm": "grad_clip",
+}  # fmt: skip
+"""``[ppo]`` keys (the SB3 names, shared with the PPO pipeline's config) -> RLlib's
+``AlgorithmConfig.training`` arguments."""
 
 
 def run_seed(seed: int, iteration: int) -> int:
@@ -505,7 +498,7 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
     from training.ppo.selfplay import make_selfplay_env
 
     torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))
-    base = load_train_config()
+    base = common_config.load_config()
     env_cfg = {**base["env"], **{k: cfg["env"][k] for k in GameSetup.__dataclass_fields__}}
     opp = {**base["opponents"], "random": 0.0, "greedy": 1.0, "heuristic": 0.0, "snapshot": 0.0}
     n_envs = cfg["run"]["envs_per_env_runner"]
@@ -585,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         if args.bench:
-            cfg = load_config(args.config, args.set, schema=RLLIB)
+            cfg = common_config.load_config(args.config, args.set, schema=RLLIB)
             measure = bench_sb3(cfg, args.bench) if args.sb3 else bench(cfg, args, args.bench)
             print(json.dumps(measure), flush=True)
             return 0
@@ -596,7 +589,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_address(args.address)
         with RunLock(run_dir):
             cfg = _run_config(args, run_dir)
-            print(describe_diff(cfg, base_name=RLLIB_DEFAULT.name, schema=RLLIB), flush=True)
+            print(
+                common_config.describe_diff(cfg, base_name=RLLIB_DEFAULT.name, schema=RLLIB),
+                flush=True,
+            )
             train(cfg, run_dir, args)
     except (ConfigError, OutputError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -611,19 +607,19 @@ def _run_config(args: argparse.Namespace, run_dir: Path) -> Config:
     if args.resume:
         if not saved_path.exists():
             raise OutputError(f"--resume: no run in {run_dir} (no {RUN_CONFIG})")
-        saved = load_config(saved_path, schema=RLLIB)
-        cfg = load_config(None, args.set, base=saved, schema=RLLIB)
+        saved = common_config.load_config(saved_path, schema=RLLIB)
+        cfg = common_config.load_config(None, args.set, base=saved, schema=RLLIB)
         if args.config:
             print("--resume: the run's config.toml is used; --config ignored", flush=True)
-        check_resume(saved, cfg, schema=RLLIB)
+        common_config.check_resume(saved, cfg, schema=RLLIB)
     else:
         if saved_path.exists() or list_checkpoints(run_dir):
             raise OutputError(
                 f"--run-dir: {run_dir} holds a run already; pass --resume to continue it or "
                 "choose another --run-dir"
             )
-        cfg = load_config(args.config, args.set, schema=RLLIB)
-    write_text(saved_path, dumps(cfg))
+        cfg = common_config.load_config(args.config, args.set, schema=RLLIB)
+    write_text(saved_path, common_config.dumps(cfg))
     return cfg
 
 
