@@ -25,6 +25,7 @@ legal actions (MaskablePPO reads it), also in ``info["action_mask"]``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,7 +35,6 @@ from gymnasium import spaces
 
 from .aec import ResetNeeded, raw_env
 from .env_args import (
-    OBS_TYPES,
     check_choice,
     check_finite,
     check_options,
@@ -47,6 +47,8 @@ from .rules import IllegalActionError
 Policy = Callable[[dict[str, Any], raw_env], int]
 OpponentSpec = Policy | str
 ILLEGAL_MODES = ("penalty", "raise")
+SINGLE_AGENT_OBS_TYPES = ("flat", "planes")
+"""The learner's observation: one flat vector, or the planes and features apart."""
 
 
 class RandomPolicy:
@@ -71,8 +73,10 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
             for every opponent seat, or a sequence of ``num_players - 1`` of them for the seats
             after the learner's in turn order (``+1``, ``+2``, ...).
         learner_seat: a seat number, or ``"random"`` to draw it each episode.
-        obs_type: ``"flat"`` (one float32 Box, planes then features) or ``"dict"``
-            (``{"planes": (channels, rows, 5), "features": (n,)}``, for CNN extractors).
+        obs_type: ``"flat"`` (one float32 Box, planes then features) or ``"planes"``
+            (``{"planes": (channels, rows, 5), "features": (n,)}``, for CNN extractors; the
+            older name ``"dict"``, which the PettingZoo env uses for its own observation dict,
+            is read with a ``DeprecationWarning``).
         illegal_action: ``"penalty"`` or ``"raise"`` (see the module docstring).
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
         **env_kwargs: passed to :class:`moonriver_env.aec.raw_env`, which checks them
@@ -93,7 +97,15 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
     ) -> None:
         if "obs_type" in env_kwargs:
             raise ValueError("obs_type: pass it to SingleAgentEnv, not to the AEC env")
-        check_choice("obs_type", obs_type, OBS_TYPES)
+        if obs_type == "dict":
+            warnings.warn(
+                'obs_type: SingleAgentEnv calls this observation "planes" ("dict" is the '
+                "PettingZoo env's observation dict)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            obs_type = "planes"
+        check_choice("obs_type", obs_type, SINGLE_AGENT_OBS_TYPES)
         check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
         check_finite("illegal_penalty", illegal_penalty)
         self.aec = raw_env(**env_kwargs, obs_type="dict")

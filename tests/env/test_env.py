@@ -290,8 +290,8 @@ def test_infos_a_caller_keeps_are_not_changed_by_later_steps() -> None:
 # -- single-agent wrapper -----------------------------------------------------------------------
 @pytest.mark.parametrize(
     "kwargs",
-    [{}, {"obs_type": "dict"}, {"num_players": 3, "mode": "legends"}, {"learner_seat": 1}],
-    ids=["2p-flat", "2p-dict", "3p-legends", "seat1"],
+    [{}, {"obs_type": "planes"}, {"num_players": 3, "mode": "legends"}, {"learner_seat": 1}],
+    ids=["2p-flat", "2p-planes", "3p-legends", "seat1"],
 )
 def test_single_agent_env_passes_both_checkers(kwargs: dict) -> None:
     from gymnasium.utils.env_checker import check_env as gym_check
@@ -301,6 +301,19 @@ def test_single_agent_env_passes_both_checkers(kwargs: dict) -> None:
         warnings.simplefilter("ignore")
         gym_check(SingleAgentEnv(**kwargs), skip_render_check=True)
         sb3_check(SingleAgentEnv(**kwargs))
+
+
+def test_single_agent_obs_type_dict_is_the_older_name_of_planes() -> None:
+    """``obs_type="dict"`` means the PettingZoo dict on ``raw_env``; the single-agent env calls
+    its planes-and-features observation ``"planes"`` and reads ``"dict"`` with a warning."""
+    with pytest.warns(DeprecationWarning, match='"planes"'):
+        old = SingleAgentEnv(obs_type="dict")
+    new = SingleAgentEnv(obs_type="planes")
+    assert old.obs_type == new.obs_type == "planes"
+    assert old.observation_space == new.observation_space
+    assert set(old.reset(seed=1)[0]) == {"planes", "features"}
+    with pytest.raises(ValueError, match="^obs_type"):
+        SingleAgentEnv(obs_type="image")
 
 
 @pytest.mark.parametrize("seat", [0, 1])
