@@ -15,6 +15,7 @@ import hashlib
 import itertools
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -157,7 +158,7 @@ def test_random_boards_drawn_from_seed(players: int) -> None:
 
 _SUBPROCESS_CODE = """
 import hashlib, json, random, sys
-sys.path.insert(0, {tests!r})
+sys.path[:0] = [{here!r}, {tests!r}]
 from test_determinism import CONFIGS, digest, trace
 print(json.dumps({{name: digest(trace(cfg, 7, 8)) for name, cfg in CONFIGS.items()}}))
 """
@@ -166,7 +167,9 @@ print(json.dumps({{name: digest(trace(cfg, 7, 8)) for name, cfg in CONFIGS.items
 def test_same_game_in_fresh_interpreters() -> None:
     """No hidden nondeterminism (hash randomisation, id-based ordering) across processes."""
     here = {name: digest(trace(cfg, 7, 8)) for name, cfg in CONFIGS.items()}
-    code = _SUBPROCESS_CODE.format(tests=str(ROOT / "tests"))
+    code = _SUBPROCESS_CODE.format(
+        here=str(Path(__file__).resolve().parent), tests=str(ROOT / "tests")
+    )
     for hashseed in ("1", "2"):
         out = run_python(code, timeout=300, PYTHONHASHSEED=hashseed)
         assert json.loads(out.stdout) == here, f"PYTHONHASHSEED={hashseed} gives other games"
