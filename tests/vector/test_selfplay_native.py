@@ -1,6 +1,6 @@
 """The in-process self-play games on the native core are SelfPlayGames' games, move for move:
 the same acting seats, observations, legal actions, rewards, ends and final infos, with
-learner seats and baseline opponents mixed (training/selfplay_native.py)."""
+learner seats and baseline opponents mixed (training/ppo/selfplay_native.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.config import load_config  # noqa: E402
-from training.selfplay_native import NativeSelfPlayGames  # noqa: E402
-from training.selfplay_vec import SelfPlayGames  # noqa: E402
+from training.common.config import load_config  # noqa: E402
+from training.ppo.selfplay_native import NativeSelfPlayGames  # noqa: E402
+from training.ppo.selfplay_vec import SelfPlayGames  # noqa: E402
 
-DEFAULT = Path(__file__).resolve().parents[2] / "training" / "configs" / "default.toml"
+DEFAULT = Path(__file__).resolve().parents[2] / "training" / "ppo" / "configs" / "default.toml"
 
 
 @pytest.mark.parametrize("players", [2, 3])
