@@ -6,6 +6,8 @@ import random
 from typing import Any
 
 from moonriver_env.rules import GameState
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.search import NativeState
 
 from .base import determinize
 from .evaluation import Weights
@@ -15,14 +17,8 @@ from .search import Decision, SearchAgent
 def native_root(state: GameState) -> Any:
     """``state`` in the native core for simulations, or ``None`` (core not built, or a state
     the core does not hold: a chance-node game)."""
-    if type(state) is not GameState:
+    if type(state) is not GameState or not NATIVE:
         return None
-    from moonriver_env.vector import NATIVE
-
-    if not NATIVE:
-        return None
-    from moonriver_env.vector.search import NativeState
-
     return NativeState.from_state(state)
 
 

@@ -40,7 +40,11 @@ from typing import Any
 import numpy as np
 
 from .bench import cpu_model, pin_to_one_cpu
+from .opponents import make_opponent
+from .rules import GameConfig, new_game
 from .text_table import format_columns
+from .vector import NATIVE, VectorGame
+from .vector.search import NativeState
 
 Runner = Callable[[float], float]
 """Plays for about ``seconds`` and returns decisions per second."""
@@ -94,8 +98,6 @@ def pettingzoo_runner() -> Runner:
 
 
 def vector_runner(num_games: int, players: int, mode: str, observe: bool, draw: str) -> Runner:
-    from .vector import VectorGame
-
     vg = VectorGame(num_games=num_games, num_players=players, mode=mode, seed=0, observe=observe)
     rng = np.random.default_rng(0)
     rows = np.arange(num_games)
@@ -129,12 +131,8 @@ def vector_runner(num_games: int, players: int, mode: str, observe: bool, draw: 
 
 
 def clone_runner(players: int) -> Runner | None:
-    try:
-        from .vector.search import NativeState
-    except ImportError:
+    if not NATIVE:
         return None
-    from .rules import GameConfig
-
     state = NativeState(GameConfig(num_players=players), seed=0)
 
     def run(seconds: float) -> float:
@@ -153,17 +151,14 @@ def clone_runner(players: int) -> Runner | None:
 def mc_decision_times(players: int, games: int) -> dict[str, float]:
     """CPU milliseconds per decision of ``mc:sims=64`` (every decision of ``games`` games,
     the single-action ones included), simulating natively and in Python: the same games, as
-    both make the same decisions."""
-    from agents.registry import make_agent
-
-    from .rules import GameConfig, new_game
-
+    both make the same decisions. The agent comes through the agents' plug
+    (:mod:`moonriver_env.opponents`)."""
     out: dict[str, float] = {}
     for label, native in (("native", True), ("python", False)):
         spent, decisions = 0.0, 0
         for g in range(games):
-            agent = make_agent("mc:sims=64", seed=g)
-            agent.native = native  # type: ignore[attr-defined]
+            agent = make_opponent("mc:sims=64", seed=g)
+            agent.native = native
             state = new_game(GameConfig(num_players=players), seed=g)
             while not state.is_terminal:
                 start = time.process_time()
@@ -190,8 +185,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1 or args.seconds <= 0 or args.num_games < 1:
         parser.error("--runs, --seconds and --num-games must be positive")
-    from .vector import NATIVE
-
     cpu = pin_to_one_cpu(args.cpu)
     print("VectorGame benchmark: random legal actions, one CPU, decisions (steps) per second")
     print(

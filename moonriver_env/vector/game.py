@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ..encoding import ObservationEncoder
 from ..env_args import check_seed, env_settings
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.validation import check_int
@@ -119,8 +120,6 @@ class VectorGame:
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
-        from ..encoding import ObservationEncoder
-
         self.observation_size = ObservationEncoder(cfg).flat_size
         self._arrays: dict[str, np.ndarray] = {
             "observation": np.zeros((n_games, self.observation_size), dtype=np.float32),

@@ -28,6 +28,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from ..encoding import ObservationEncoder
 from ..env_args import check_seat, check_seed
+from ..opponents import make_opponent
 from .game import VectorGame
 
 __all__ = ["MoonRiverVectorEnv"]
@@ -62,9 +63,7 @@ class MoonRiverVectorEnv(VectorEnv):
             raise TypeError(f"opponents: expected 'random' or an agent spec, got {opponents!r}")
         self._agent = None
         if opponents != "random":
-            from agents.registry import make_agent  # the higher layer, only for a spec
-
-            self._agent = make_agent(opponents, seed=seed)
+            self._agent = make_opponent(opponents, seed=seed)  # the agents' plug
         self.opponents = opponents
         enc = ObservationEncoder(self.vg.config)
         high = np.concatenate([enc.plane_high.ravel(), enc.feature_high]).astype(np.float32)

@@ -20,13 +20,17 @@ import numpy as np
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.scoring import ScoreBreakdown, rank_winners
 from ._backend import native_config
-from ._native_core import NATIVE
+from ._native_core import IMPORT_ERROR
+from ._native_core import native as _maybe_native
 from ._spec import record_dtype, record_to_state, state_to_record
 
-if not NATIVE:  # pragma: no cover - only without a C compiler
-    raise ImportError("moonriver_env.vector.search needs the native core (not built)")
 
-import moonriver_env._native as _native  # noqa: E402 - after the check above
+def _extension() -> Any:
+    """The extension module; ``ImportError`` when the core is not built (or switched off)."""
+    if _maybe_native is None:
+        raise ImportError(f"moonriver_env.vector.search needs the native core: {IMPORT_ERROR}")
+    return _maybe_native
+
 
 __all__ = ["NativeState"]
 
@@ -48,19 +52,21 @@ class NativeState:
                 or not (0 <= seed < 2**64)
             ):
                 raise ValueError(f"seed: expected an integer in 0..2**64-1, got {seed!r}")
-            _core = _native.new_state(native_config(config), int(seed))
+            _core = _extension().new_state(native_config(config), int(seed))
         self._core = _core
 
     @classmethod
     def from_state(cls, state: GameState) -> NativeState:
         """The game of ``state`` (checked by the core)."""
-        dtype = record_dtype(_native)
-        core = _native.state_from_record(native_config(state.config), state_to_record(dtype, state))
+        dtype = record_dtype(_extension())
+        core = _extension().state_from_record(
+            native_config(state.config), state_to_record(dtype, state)
+        )
         return cls(state.config, _core=core)
 
     def to_state(self) -> GameState:
         """This game as a :class:`GameState` (a copy)."""
-        rec = np.frombuffer(self._core.record(), dtype=record_dtype(_native))[0]
+        rec = np.frombuffer(self._core.record(), dtype=record_dtype(_extension()))[0]
         return record_to_state(self.config, rec)
 
     def clone(self) -> NativeState:

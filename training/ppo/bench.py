@@ -47,6 +47,7 @@ from typing import Any
 
 from agents.base import Agent
 from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.vector import VectorGame
 from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config
 from training.common.opponents import SnapshotPool
 
@@ -142,8 +143,6 @@ def instrument(timer: PartTimer, model: Any) -> None:
         timer.wrap(raw_env, name, "env step")
     for name in ("step_wait", "env_method", "reset"):
         timer.wrap(SubprocVecEnv, name, "env processes (wait)")
-    from moonriver_env.vector import VectorGame
-
     for name in ("step", "reset", "reset_game", "get_state"):
         timer.wrap(VectorGame, name, "env step")  # native: rules, masks and observations
     timer.wrap(VectorGame, "observation_of", "encoding")

@@ -58,6 +58,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from agents.networks.features import MoonRiverExtractor, extractor_kwargs
 from agents.networks.policy import MoonRiverPolicy
 from agents.networks.snapshots import load_policy
+from moonriver_env.vector import NATIVE
 from training.common.config import (
     CONFIG_DIR,
     DEFAULT_CONFIG,
@@ -79,6 +80,7 @@ from training.common.opponents import SnapshotPool
 from training.common.outputs import OutputError, RunLock, save_model, write_json, write_text
 from training.ppo.pretrain import pretrain
 from training.ppo.selfplay import OpponentStatsCallback, SnapshotCallback, make_selfplay_env
+from training.ppo.selfplay_native import NativeSelfPlayGames
 from training.ppo.selfplay_vec import SelfPlayGames, SelfPlayPPO
 
 __all__ = ["CONFIG_DIR", "DEFAULT_CONFIG", "main", "train"]
@@ -207,11 +209,7 @@ def make_vec_env(cfg: Config, run_dir: Path) -> VecEnv:
     in the native core when it is built, the same games)."""
     pool_dir = run_dir / "snapshots" if cfg["opponents"]["snapshot"] > 0 else None
     if cfg["run"]["vec_env"] == "selfplay":
-        from moonriver_env.vector import NATIVE
-
         if NATIVE:  # the same games, in the native core (training/ppo/selfplay_native.py)
-            from .selfplay_native import NativeSelfPlayGames
-
             games: type[SelfPlayGames] = NativeSelfPlayGames
         else:
             games = SelfPlayGames
