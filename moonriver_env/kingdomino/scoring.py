@@ -1,0 +1,133 @@
+"""Scoring a kingdom and ranking the players (RULES.md part K, sections K6, K7, K8).
+
+A territory is a group of orthogonally connected squares of one landscape (the castle belongs
+to none); it scores its squares times its crowns, so a territory without crowns scores 0
+(seed lines 124-127). Harmony adds 5 for a complete kingdom, Middle Kingdom 10 for the castle
+in the centre (seed lines 144-145; ruling K-R3 says where the centre of an incomplete kingdom
+is). Players rank by total, then by their largest single territory, crowns or not; equal
+keys share the win (seed line 131; ruling K-R1: no "most crowns" step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .components import Landscape
+from .config import parse_variants
+from .kingdom import Kingdom
+
+__all__ = [
+    "HARMONY_BONUS",
+    "MIDDLE_KINGDOM_BONUS",
+    "KingdomScore",
+    "Territory",
+    "is_centred",
+    "kingdom_points",
+    "rank_winners",
+    "score_kingdom",
+]
+
+HARMONY_BONUS = 5
+MIDDLE_KINGDOM_BONUS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Territory:
+    """One territory: its landscape, squares, crowns and points (squares x crowns)."""
+
+    landscape: Landscape
+    squares: int
+    crowns: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class KingdomScore:
+    """A kingdom's score, by part, with the tie-break key."""
+
+    territories: tuple[Territory, ...]
+    territory_points: int
+    harmony: int
+    middle_kingdom: int
+    total: int
+    largest_territory: int
+    crowns: int
+
+    @property
+    def bonuses(self) -> int:
+        """The bonus points (Harmony + Middle Kingdom; the score pad's "Sonderpunkte")."""
+        return self.harmony + self.middle_kingdom
+
+    @property
+    def rank_key(self) -> tuple[int, int]:
+        """What ranks the players: total, then the largest single territory (seed line 131);
+        a higher key ranks first, equal keys share the win."""
+        return (self.total, self.largest_territory)
+
+
+def is_centred(kingdom: Kingdom) -> bool:
+    """Ruling K-R3: the castle is in the centre when every square lies within
+    ``(size - 1) / 2`` rows and columns of it, i.e. the frame centred on the castle holds the
+    whole kingdom (for a complete kingdom: the castle is its middle square)."""
+    return not kingdom.occupied & ~kingdom.board.centred
+
+
+def _crowns_in(region: int, crowns: tuple[int, int, int]) -> int:
+    c1, c2, c3 = crowns
+    return (region & c1).bit_count() + (region & c2).bit_count() + (region & c3).bit_count()
+
+
+def score_kingdom(kingdom: Kingdom, variants: Iterable[str] | str = ()) -> KingdomScore:
+    """The :class:`KingdomScore` of a kingdom under ``variants`` (only ``harmony`` and
+    ``middle_kingdom`` add points); ``ValueError`` for an unknown variant name."""
+    played = parse_variants(variants if isinstance(variants, str) else tuple(variants))
+    grid = kingdom.board.grid
+    territories = []
+    largest = 0
+    for land, mask in enumerate(kingdom.land):
+        for region in grid.components(mask):
+            squares = region.bit_count()
+            crowns = _crowns_in(region, kingdom.crowns)
+            largest = max(largest, squares)
+            territories.append(Territory(Landscape(land), squares, crowns, squares * crowns))
+    points = sum(t.points for t in territories)
+    harmony = HARMONY_BONUS if "harmony" in played and kingdom.is_complete else 0
+    middle = MIDDLE_KINGDOM_BONUS if "middle_kingdom" in played and is_centred(kingdom) else 0
+    return KingdomScore(
+        territories=tuple(territories),
+        territory_points=points,
+        harmony=harmony,
+        middle_kingdom=middle,
+        total=points + harmony + middle,
+        largest_territory=largest,
+        crowns=kingdom.crowns[0].bit_count()
+        + kingdom.crowns[1].bit_count()
+        + kingdom.crowns[2].bit_count(),
+    )
+
+
+def kingdom_points(kingdom: Kingdom, harmony: bool = False, middle: bool = False) -> int:
+    """The total of :func:`score_kingdom` without the breakdown (the agents' fast path):
+    only territories that hold a crown are flooded."""
+    grid = kingdom.board.grid
+    crowns = kingdom.crowns
+    c1 = crowns[0]
+    total = 0
+    for mask in kingdom.land:
+        with_crown = mask & c1
+        while with_crown:
+            region = grid.flood(with_crown & -with_crown, mask)
+            total += region.bit_count() * _crowns_in(region, crowns)
+            with_crown &= ~region
+    if harmony and kingdom.occupied.bit_count() == kingdom.board.size**2:
+        total += HARMONY_BONUS
+    if middle and not kingdom.occupied & ~kingdom.board.centred:
+        total += MIDDLE_KINGDOM_BONUS
+    return total
+
+
+def rank_winners(keys: Sequence[tuple[int, int]]) -> list[int]:
+    """The seats whose rank key is the highest (several: a shared win)."""
+    best = max(keys)
+    return [s for s, k in enumerate(keys) if k == best]
