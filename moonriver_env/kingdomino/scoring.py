@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .components import Landscape
+from .components import Domino, Landscape
 from .config import parse_variants
 from .kingdom import Kingdom
 
@@ -24,6 +24,7 @@ __all__ = [
     "Territory",
     "is_centred",
     "kingdom_points",
+    "placement_gain",
     "rank_winners",
     "score_kingdom",
 ]
@@ -131,3 +132,48 @@ def rank_winners(keys: Sequence[tuple[int, int]]) -> list[int]:
     """The seats whose rank key is the highest (several: a shared win)."""
     best = max(keys)
     return [s for s, k in enumerate(keys) if k == best]
+
+
+def placement_gain(
+    kingdom: Kingdom,
+    domino: Domino,
+    cell: int,
+    direction: int,
+    harmony: bool = False,
+    middle: bool = False,
+) -> int:
+    """The points ``kingdom.place(domino, cell, direction)`` adds (the agents' fast path,
+    equal to the difference of :func:`kingdom_points`): only the territories the two new
+    squares join are flooded."""
+    board = kingdom.board
+    grid = board.grid
+    a = 1 << cell
+    b = 1 << (cell + grid.delta[direction])
+    land = kingdom.land
+    crowns = kingdom.crowns
+    gain = 0
+    l1, l2 = domino.land1, domino.land2
+    if l1 == l2:
+        parts = ((l1, a | b, domino.crowns1 + domino.crowns2),)
+    else:
+        parts = ((l1, a, domino.crowns1), (l2, b, domino.crowns2))
+    for lnd, new, k in parts:
+        mask = land[lnd]
+        touching = grid.neighbours(new) & mask
+        squares = new.bit_count()
+        crown_sum = k
+        old = 0
+        while touching:
+            region = grid.flood(touching & -touching, mask)
+            sq = region.bit_count()
+            cr = _crowns_in(region, crowns)
+            squares += sq
+            crown_sum += cr
+            old += sq * cr
+            touching &= ~region
+        gain += squares * crown_sum - old
+    if middle and not kingdom.occupied & ~board.centred and (a | b) & ~board.centred:
+        gain -= MIDDLE_KINGDOM_BONUS
+    if harmony and kingdom.occupied.bit_count() + 2 == board.size**2:
+        gain += HARMONY_BONUS
+    return gain
