@@ -81,6 +81,9 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+    # The AEC env of the game played (a subclass for another game sets its own, e.g.
+    # ``moonriver_env.kingdomino_v0.SingleAgentEnv``).
+    aec_class: Any = raw_env
 
     def __init__(
         self,
@@ -96,7 +99,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         check_choice("obs_type", obs_type, OBS_TYPES)
         check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
         check_finite("illegal_penalty", illegal_penalty)
-        self.aec = raw_env(**env_kwargs, obs_type="dict")
+        self.aec = self.aec_class(**env_kwargs, obs_type="dict")
         n = self.aec.config.num_players
         check_seat("learner_seat", learner_seat, n)
         if opponents is None:
@@ -112,7 +115,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         # opponents built here from specs: agents whose reset(seed) a seeded reset calls
         self._from_spec = frozenset(i for i, o in enumerate(opps) if isinstance(o, str))
         self.opponents: list[Policy] = [
-            _agent_from_spec(o, i) if isinstance(o, str) else o for i, o in enumerate(opps)
+            self._make_opponent(o, i) if isinstance(o, str) else o for i, o in enumerate(opps)
         ]
         self.learner_seat_option = learner_seat
         self.obs_type = obs_type
@@ -193,6 +196,10 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self.aec.close()
 
     # -- helpers -----------------------------------------------------------------------------
+    def _make_opponent(self, spec: str, index: int) -> Policy:
+        """An opponent from an agent spec (the game's agent registry)."""
+        return _agent_from_spec(spec, index)
+
     def _play_opponents(self) -> float:
         """Play opponents until the learner is to act or the game ends; return the reward the
         learner's seat received meanwhile."""

@@ -235,7 +235,7 @@ class KingdominoState:
 
     def clone(self) -> KingdominoState:
         """An independent copy (the kingdoms are values and are shared)."""
-        new = object.__new__(KingdominoState)
+        new = object.__new__(type(self))
         new.config = self.config
         new.layout = self.layout
         new.rng = copy_rng(self.rng)

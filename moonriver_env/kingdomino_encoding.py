@@ -1,0 +1,131 @@
+"""Tensor observations of a Kingdomino game for one seat (the layer between the rules and the
+PettingZoo adapter, :mod:`moonriver_env.kingdomino_v0`).
+
+One flat float32 vector, planes first, then features, every value in ``[0, 1]``:
+
+* **planes** ``(num_players * 10, side, side)``: per kingdom, in seat order starting with the
+  observer's own (``seat, seat + 1, ...``), 10 channels: the six landscapes (W F L G S M), the
+  squares with at least 1, 2 and 3 crowns, and the squares still free inside every frame the
+  kingdom can end in. The castle is the middle square of every kingdom (not a channel).
+* **features**: the phase (4, one-hot); the game (index / 3, Dynasty); the pile left (/48);
+  the last round (1); per seat in the same order, its points (/200) and whether it is to act;
+  the current line and the next line, per position: a domino there (1), each half's
+  landscape (6, one-hot) and crowns (/3), its number (/48), whose king stands on it (one-hot
+  over the seats in the same order, then "none"), and for the current line whether it is
+  the domino being placed; and **what is unseen**, as counts: per domino number, 1 if it is
+  still unseen (in the pile or set aside in the box, whose order and split are never shown).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kingdomino import KingdominoConfig, KingdominoState, Phase
+from .kingdomino.components import NUM_DOMINOES
+from .kingdomino.kingdom import Kingdom
+from .kingdomino.state import DOMINOES
+
+__all__ = ["CHANNELS", "KingdominoEncoder"]
+
+CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
+
+
+class KingdominoEncoder:
+    """Encodes states of one config; ``encode_flat(state, seat)`` is the observation."""
+
+    def __init__(self, config: KingdominoConfig) -> None:
+        self.config = config
+        n = config.num_players
+        side = config.side
+        self.side = side
+        self.cells = side * side
+        self._nbytes = (self.cells + 7) // 8
+        self.plane_shape = (n * len(CHANNELS), side, side)
+        self.plane_size = n * len(CHANNELS) * self.cells
+        L = config.line_size
+        self._pos_width = 1 + 6 + 1 + 6 + 1 + 1 + (n + 1)
+        self.feature_size = (
+            4 + 1 + 1 + 1 + 2 * n + L * (self._pos_width + 1) + L * self._pos_width + NUM_DOMINOES
+        )
+        self.size = self.plane_size + self.feature_size
+        self.plane_high = np.ones(self.plane_shape, dtype=np.float32)
+        self.feature_high = np.ones(self.feature_size, dtype=np.float32)
+        self._cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
+
+    def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
+        """The 10 channels of one kingdom, ``(10, side * side)`` float32 (cached per kingdom
+        object: kingdoms are values)."""
+        key = id(kingdom)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is kingdom:
+            return hit[1]
+        board = kingdom.board
+        free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
+        free &= ~kingdom.occupied
+        nb = self._nbytes
+        raw = b"".join(m.to_bytes(nb, "little") for m in (*kingdom.land, *kingdom.crowns, free))
+        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
+        planes = bits.reshape(len(CHANNELS), nb * 8)[:, : self.cells].astype(np.float32)
+        if len(self._cache) > 64:
+            self._cache.clear()
+        self._cache[key] = (kingdom, planes)
+        return planes
+
+    def encode(self, state: KingdominoState, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(planes, features)`` for ``seat``."""
+        flat = self.encode_flat(state, seat)
+        return flat[: self.plane_size].reshape(self.plane_shape), flat[self.plane_size :]
+
+    def encode_flat(self, state: KingdominoState, seat: int) -> np.ndarray:
+        """The flat observation (module docstring) of ``state`` for ``seat``."""
+        n = self.config.num_players
+        order = [(seat + i) % n for i in range(n)]
+        rel = {s: i for i, s in enumerate(order)}
+        out = np.zeros(self.size, dtype=np.float32)
+        cells10 = len(CHANNELS) * self.cells
+        for i, s in enumerate(order):
+            out[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(state.kingdoms[s]).ravel()
+        f: list[float] = [0.0] * 4
+        f[int(state.phase)] = 1.0
+        f.append(state.game / 3)
+        f.append(len(state.pile) / NUM_DOMINOES)
+        f.append(1.0 if state.final_round else 0.0)
+        points = state.points()
+        acting = state.seat if state.phase != Phase.GAME_OVER else -1
+        for s in order:
+            f.append(min(points[s], 200) / 200)
+            f.append(1.0 if s == acting else 0.0)
+        placing = state.turn_pos if state.phase == Phase.PLACE else -1
+        L = self.config.line_size
+        for line, kings, current in (
+            (state.cur_line, state.cur_kings, True),
+            (state.next_line or [-1] * L, state.next_kings or [-1] * L, False),
+        ):
+            for pos in range(L):
+                d = line[pos]
+                block = [0.0] * self._pos_width
+                if d >= 0:
+                    dom = DOMINOES[d]
+                    block[0] = 1.0
+                    block[1 + dom.land1] = 1.0
+                    block[7] = dom.crowns1 / 3
+                    block[8 + dom.land2] = 1.0
+                    block[14] = dom.crowns2 / 3
+                    block[15] = dom.number / NUM_DOMINOES
+                k = kings[pos]
+                block[16 + (rel[k] if k >= 0 else n)] = 1.0
+                f.extend(block)
+                if current:
+                    f.append(1.0 if pos == placing else 0.0)
+        unseen = [0.0] * NUM_DOMINOES
+        for d in state.pile:
+            unseen[d] = 1.0
+        for d in state.box:
+            unseen[d] = 1.0
+        f.extend(unseen)
+        out[self.plane_size :] = f
+        return out
+
+    def points(self, state: KingdominoState) -> list[int]:
+        """Each seat's points now (dense rewards)."""
+        return state.points()
