@@ -190,7 +190,7 @@ def position_value(kingdom: Kingdom, config: KingdominoConfig) -> float:
     grid = board.grid
     allowed = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
     if middle and not kingdom.occupied & ~board.centred:
-        allowed &= board.centred  # ruling K-R3: keep the castle in the middle
+        allowed &= board.centred  # ruling KR3: keep the castle in the middle
     empty = allowed & ~kingdom.occupied
     dead = empty & ~grid.neighbours(empty)
     value = float(kingdom_points(kingdom, harmony, middle)) - 2.0 * dead.bit_count()

@@ -21,7 +21,7 @@ Arguments
 ``kingdomino_v0.env(num_players=None, variants=None, reward="win", obs_type="dict",
 render_mode=None, config=None)``
 
-* ``num_players``: 2, 3 or 4 (``None``: 4).
+* ``num_players``: 2, 3 or 4 (``None``: 2, the project's default).
 * ``variants``: any combination of ``"must_place"``, ``"harmony"``, ``"middle_kingdom"``,
   ``"mighty_duel"`` (2 players) and ``"dynasty"``, as a tuple or one comma-separated string
   (``"must_place,harmony,middle_kingdom"`` is the rule set of the CIG 2018 study).
@@ -108,7 +108,7 @@ def game_config(
     """The game from the constructor's arguments: ``config``, or ``num_players`` (default 4)
     and ``variants``; a game argument that contradicts ``config`` raises ``ValueError``."""
     if config is None:
-        return KingdominoConfig(4 if num_players is None else num_players, variants or ())
+        return KingdominoConfig(2 if num_players is None else num_players, variants or ())
     if not isinstance(config, KingdominoConfig):
         raise TypeError(f"config: expected a KingdominoConfig or None, got {type(config).__name__}")
     if num_players is not None and num_players != config.num_players:

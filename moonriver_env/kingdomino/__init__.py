@@ -1,8 +1,8 @@
-"""The Kingdomino rules engine: pure Python + NumPy, no RL imports (RULES.md part K).
+"""The Kingdomino rules engine: pure Python + NumPy, no RL imports (RULES.md section 13).
 
 Kingdomino (Bruno Cathala, 2016) is the game Moon River derives from; this package plays the
 German rulebook with 2, 3 and 4 players and every variant (combinable), with the rulings
-K-R1..K-R7 of RULES.md part K. It shares the grid and territory flood fill
+KR1..KR7 of RULES.md section 13. It shares the grid and territory flood fill
 (:mod:`moonriver_env.rules.geometry`) and the draft of a column
 (:mod:`moonriver_env.rules.draft`) with the Moon River engine.
 

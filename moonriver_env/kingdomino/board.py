@@ -1,4 +1,4 @@
-"""The board a kingdom is built on (RULES.md part K, section K4), as integer bitboards.
+"""The board a kingdom is built on (RULES.md section 13, K4), as integer bitboards.
 
 A kingdom must fit a ``size`` x ``size`` frame (5, or 7 in the Mighty Duel) but the frame may
 lie anywhere around the castle, so the board is ``side = 2 * size - 1`` squares wide with the

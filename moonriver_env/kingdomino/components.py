@@ -1,4 +1,4 @@
-"""The 48 Kingdomino dominoes, read from ``data/dominoes.json`` (RULES.md part K, section K1).
+"""The 48 Kingdomino dominoes, read from ``data/dominoes.json`` (RULES.md section 13, K1).
 
 The data file keeps its provenance (three public implementations that agree domino for
 domino); :func:`load_dominoes` checks it against the rulebook's own summary of squares per

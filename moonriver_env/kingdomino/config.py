@@ -1,4 +1,4 @@
-"""What Kingdomino game to play: players and variants (RULES.md part K, sections K2, K8).
+"""What Kingdomino game to play: players and variants (RULES.md section 13, K2 and K8).
 
 A :class:`KingdominoConfig` is frozen and hashable; it derives every number the rules need
 (dominoes in play, line size, kings, frame size, games) and the size of the flat action
@@ -53,9 +53,9 @@ class KingdominoConfig:
             with 3 or 4 players.
     """
 
-    num_players: int = 4
+    num_players: int = 2
     variants: tuple[str, ...] = ()
-    # Derived (RULES.md K2, K8): frame size, dominoes in play, line size, kings per player.
+    # Derived (RULES.md section 13, K2 and K8): frame size, dominoes in play, line size, kings per player.
     size: int = field(init=False)
     dominoes_in_play: int = field(init=False)
     line_size: int = field(init=False)

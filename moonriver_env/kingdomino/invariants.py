@@ -1,4 +1,4 @@
-"""Consistency of a Kingdomino state, and loading a saved one (RULES.md part K).
+"""Consistency of a Kingdomino state, and loading a saved one (RULES.md section 13).
 
 :func:`check_state` is what every state must satisfy: every domino of the game accounted for
 exactly once (pile, box, discards, the lines, the kingdoms), each player's kings on the lines,

@@ -1,5 +1,5 @@
 """One player's kingdom: its squares as bitboards, its text form, where a domino may go
-(RULES.md part K, section K4: the placement rules, seed lines 102-114).
+(RULES.md section 13, K4: the placement rules, seed lines 102-114).
 
 A :class:`Kingdom` is a value: :meth:`Kingdom.place` returns a new kingdom, so a game state
 copies its kingdoms by reference. The text form, one line per row of the kingdom's bounding

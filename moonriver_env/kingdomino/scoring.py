@@ -1,11 +1,11 @@
-"""Scoring a kingdom and ranking the players (RULES.md part K, sections K6, K7, K8).
+"""Scoring a kingdom and ranking the players (RULES.md section 13, K6, K7, K8).
 
 A territory is a group of orthogonally connected squares of one landscape (the castle belongs
 to none); it scores its squares times its crowns, so a territory without crowns scores 0
 (seed lines 124-127). Harmony adds 5 for a complete kingdom, Middle Kingdom 10 for the castle
-in the centre (seed lines 144-145; ruling K-R3 says where the centre of an incomplete kingdom
+in the centre (seed lines 144-145; ruling KR3 says where the centre of an incomplete kingdom
 is). Players rank by total, then by their largest single territory, crowns or not; equal
-keys share the win (seed line 131; ruling K-R1: no "most crowns" step).
+keys share the win (seed line 131; ruling KR1: no "most crowns" step).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class KingdomScore:
 
 
 def is_centred(kingdom: Kingdom) -> bool:
-    """Ruling K-R3: the castle is in the centre when every square lies within
+    """Ruling KR3: the castle is in the centre when every square lies within
     ``(size - 1) / 2`` rows and columns of it, i.e. the frame centred on the castle holds the
     whole kingdom (for a complete kingdom: the castle is its middle square)."""
     return not kingdom.occupied & ~kingdom.board.centred

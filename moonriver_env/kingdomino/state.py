@@ -1,4 +1,4 @@
-"""The Kingdomino game state machine (RULES.md part K, sections K2-K8).
+"""The Kingdomino game state machine (RULES.md section 13, K2-K8).
 
 A :class:`KingdominoState` is mutated in place by :meth:`KingdominoState.apply`. Each
 decision at the table is one action id (:mod:`.actions`): a set-up pick, a placement or a
@@ -204,7 +204,7 @@ class KingdominoState:
 
     def rank_keys(self) -> list[tuple[int, int]]:
         """Per seat: points, then the largest single territory (in a Dynasty the largest of
-        its kingdoms, ruling K-R5)."""
+        its kingdoms, ruling KR5)."""
         scores = self.scores()
         keys = []
         for s, sc in enumerate(scores):

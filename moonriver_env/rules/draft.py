@@ -3,7 +3,7 @@
 Both games lay out a column of pieces drawn from a face-down pile, sorted by the numbers
 printed on their backs (lowest at the top), and play a round in the order of the claims on
 that column: the claim on the top piece first (Moon River RULES.md section 3; Kingdomino
-RULES.md part K, section K3).
+RULES.md section 13, K3).
 """
 
 from __future__ import annotations
