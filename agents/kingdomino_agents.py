@@ -23,7 +23,7 @@ import numpy as np
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from moonriver_env.kingdomino.components import Domino
 from moonriver_env.kingdomino.kingdom import Kingdom, placement_ids
-from moonriver_env.kingdomino.scoring import kingdom_points, placement_gain
+from moonriver_env.kingdomino.scoring import kingdom_points, placement_gains
 from moonriver_env.kingdomino.state import DOMINOES
 
 from .base import Agent
@@ -98,14 +98,10 @@ def best_gain(kingdom: Kingdom, domino: Domino, config: KingdominoConfig) -> int
     """The largest immediate gain of placing ``domino`` (0 if it cannot be placed, or when
     discarding is allowed and every placement loses points)."""
     harmony, middle = _flags(config)
-    cells = kingdom.board.cells
-    best = None
-    for a in placement_ids(kingdom, domino):
-        g = placement_gain(kingdom, domino, a % cells, a // cells, harmony, middle)
-        if best is None or g > best:
-            best = g
-    if best is None:
+    ids = placement_ids(kingdom, domino)
+    if not ids:
         return 0
+    best = max(placement_gains(kingdom, domino, ids, harmony, middle))
     return best if config.has("must_place") else max(best, 0)
 
 
@@ -117,25 +113,16 @@ def pick_line(state: KingdominoState) -> list[int]:
 def greedy_placements(state: KingdominoState) -> list[int]:
     """The legal placements (or the discard) with the largest immediate gain."""
     legal = state.legal_action_list()
-    cfg = state.config
-    harmony, middle = _flags(cfg)
+    harmony, middle = _flags(state.config)
     kingdom = state.kingdoms[state.seat]
     domino = DOMINOES[state.cur_line[state.turn_pos]]
-    cells = state.layout.cells
     discard = state.layout.discard
-    best: list[int] = []
-    best_g = -(10**9)
-    for a in legal:
-        g = (
-            0
-            if a == discard
-            else placement_gain(kingdom, domino, a % cells, a // cells, harmony, middle)
-        )
-        if g > best_g:
-            best_g, best = g, [a]
-        elif g == best_g:
-            best.append(a)
-    return best
+    ids = legal[:-1] if legal[-1] == discard else legal
+    gains = placement_gains(kingdom, domino, ids, harmony, middle)
+    if len(ids) < len(legal):
+        gains.append(0)  # the discard
+    top = max(gains)
+    return [a for a, g in zip(legal, gains, strict=True) if g == top]
 
 
 def greedy_picks(state: KingdominoState) -> list[int]:

@@ -46,7 +46,7 @@ MATCHUPS: dict[str, tuple[str, str]] = {
     "mc_random_100_vs_3greedy": ("mc:sims=100,rollout=random,k=6", "greedy"),
     "mc_player_greedy_100_vs_3greedy": ("mc:sims=100,rollout=player_greedy,k=6", "greedy"),
     "mc_greedy_100_vs_3greedy": ("mc:sims=100,rollout=greedy,k=6", "greedy"),
-    "best_vs_3greedy": ("mc:sims=100,rollout=greedy,k=6,time=0.95", "greedy"),
+    "best_vs_3greedy": ("mc:sims=200,rollout=greedy,k=6,time=0.8", "greedy"),
 }
 GROUPS: dict[str, tuple[str, ...]] = {
     "baseline": (
@@ -117,6 +117,7 @@ def run_matchup(name: str, games: int, out: Path) -> None:
                 "moves": len(move_seconds),
                 "max_move_s": round(max(move_seconds), 4),
                 "mean_move_s": round(sum(move_seconds) / len(move_seconds), 4),
+                "moves_over_1s": sum(1 for t in move_seconds if t > 1.0),
             }
             with path.open("a") as fh:
                 fh.write(json.dumps(record) + "\n")

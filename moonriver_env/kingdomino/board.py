@@ -42,6 +42,7 @@ class Board:
         "row_of",
         "col_of",
         "src",
+        "neighbour_mask",
         "_allowed",
     )
 
@@ -59,6 +60,10 @@ class Board:
         self.row_of = tuple(c // side for c in range(self.cells))
         self.col_of = tuple(c % side for c in range(self.cells))
         self.src = self.grid.src
+        # neighbour_mask[c]: the bitboard of the orthogonal neighbours of cell c
+        self.neighbour_mask = tuple(
+            sum(1 << n for n in self.grid.neighbour_list[c]) for c in range(self.cells)
+        )
         self._allowed: dict[tuple[int, int, int, int], int] = {}
 
     def frame(self, r0: int, r1: int, c0: int, c1: int) -> int:
