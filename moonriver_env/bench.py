@@ -30,8 +30,9 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -39,6 +40,13 @@ from .rules import GameConfig, new_game
 from .text_table import format_columns
 
 ALL_MODES = ("2p-base", "3p-base", "4p-base", "2p-legends", "3p-legends", "4p-legends")
+KINGDOMINO_MODES = (
+    "2p-base",
+    "3p-base",
+    "4p-base",
+    "4p-harmony+middle_kingdom+must_place",
+    "2p-mighty_duel",
+)
 REPORT_MIN_RUNS = 5
 
 
@@ -94,12 +102,12 @@ def pin_to_one_cpu(cpu: int | None) -> int | None:
 
 
 def record_games(
-    config: GameConfig, seeds: Sequence[int]
+    config: Any, seeds: Sequence[int], start: Callable[..., Any] = new_game
 ) -> list[tuple[int, list[int], list[int]]]:
     """Play the games untimed: (seed, chosen action ids, final totals) per game."""
     games = []
     for seed in seeds:
-        state = new_game(config, seed=seed)
+        state = start(config, seed=seed)
         chooser = random.Random(seed)
         actions: list[int] = []
         while True:
@@ -113,7 +121,9 @@ def record_games(
     return games
 
 
-def timed_replay(config: GameConfig, games: list[tuple[int, list[int], list[int]]]) -> float:
+def timed_replay(
+    config: Any, games: list[tuple[int, list[int], list[int]]], start: Callable[..., Any] = new_game
+) -> float:
     """Replay recorded games; return the engine seconds. Checks the outcomes afterwards."""
     finals = []
     gc.collect()
@@ -121,7 +131,7 @@ def timed_replay(config: GameConfig, games: list[tuple[int, list[int], list[int]
     total = 0.0
     for seed, actions, _ in games:
         t0 = perf()
-        state = new_game(config, seed=seed)
+        state = start(config, seed=seed)
         for a in actions:
             state.legal_action_list()
             state.apply(a)
@@ -134,11 +144,18 @@ def timed_replay(config: GameConfig, games: list[tuple[int, list[int], list[int]
     return total
 
 
-def bench_mode(name: str, games: int, runs: int, seed: int) -> ModeResult:
-    config = parse_mode(name)
-    recorded = record_games(config, range(seed, seed + games))
+def bench_mode(
+    name: str,
+    games: int,
+    runs: int,
+    seed: int,
+    parse: Callable[[str], Any] = parse_mode,
+    start: Callable[..., Any] = new_game,
+) -> ModeResult:
+    config = parse(name)
+    recorded = record_games(config, range(seed, seed + games), start)
     decisions = sum(len(actions) for _, actions, _ in recorded)
-    seconds = [timed_replay(config, recorded) for _ in range(runs)]
+    seconds = [timed_replay(config, recorded, start) for _ in range(runs)]
     dps = [decisions / t for t in seconds]
     gps = [games / t for t in seconds]
     return ModeResult(
@@ -187,6 +204,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m moonriver_env.bench",
         description="Time the rules engine (legal_action_list + apply) on random games.",
     )
+    parser.add_argument(
+        "--game",
+        choices=("moonriver", "kingdomino"),
+        default="moonriver",
+        help="the game whose engine is timed (default moonriver)",
+    )
     parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
     parser.add_argument(
         "--runs", type=int, default=REPORT_MIN_RUNS, help="timed runs per mode (default 5)"
@@ -194,9 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         nargs="+",
-        default=list(ALL_MODES),
+        default=None,
         metavar="MODE",
-        help=f"modes to run (default: all of {' '.join(ALL_MODES)})",
+        help=f"modes to run (default: all of {' '.join(ALL_MODES)}; Kingdomino: "
+        f"{' '.join(KINGDOMINO_MODES)})",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
@@ -206,9 +230,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must be at least 1")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    parse: Callable[[str], Any] = parse_mode
+    start: Callable[..., Any] = new_game
+    if args.game == "kingdomino":
+        from .kingdomino import new_game as start
+        from .kingdomino.config import parse_mode as parse
+    if args.modes is None:
+        args.modes = list(KINGDOMINO_MODES if args.game == "kingdomino" else ALL_MODES)
     for name in args.modes:
         try:
-            parse_mode(name)
+            parse(name)
         except ValueError as exc:
             parser.error(str(exc))
 
@@ -223,7 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "runs": args.runs,
         "seed": args.seed,
     }
-    print("Moon River engine benchmark (random play; timed: new_game + legal_action_list + apply)")
+    title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
+    print(f"{title} engine benchmark (random play; timed: new_game + legal_action_list + apply)")
     print(f"Python {header['python']}, NumPy {header['numpy']}")
     pinned = f", pinned to CPU {cpu}" if cpu is not None else ""
     print(f"CPU: {header['cpu_model']}{pinned}")
@@ -237,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     results = []
     for name in args.modes:
-        results.append(bench_mode(name, args.games, args.runs, args.seed))
+        results.append(bench_mode(name, args.games, args.runs, args.seed, parse, start))
     for line in format_table(results):
         print(line)
 

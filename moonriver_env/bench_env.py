@@ -58,6 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per environment (default 5)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--mode", default="base", choices=("base", "legends"))
+    parser.add_argument("--game", choices=("moonriver", "kingdomino"), default="moonriver")
+    parser.add_argument(
+        "--variants", default="", help="Kingdomino variants, comma-separated (default none)"
+    )
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
     args = parser.parse_args(argv)
@@ -67,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from . import moonriver_v0
 
     cpu = pin_to_one_cpu(args.cpu)
-    print("Moon River env benchmark (PettingZoo loop: env.last() + random legal action + step)")
+    title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
+    print(f"{title} env benchmark (PettingZoo loop: env.last() + random legal action + step)")
     print(
         f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
         + (f", pinned to CPU {cpu}" if cpu is not None else "")
@@ -76,6 +81,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.flush()
     makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
     for n in args.players:
+        if args.game == "kingdomino":
+            from . import kingdomino_v0
+
+            label = args.variants.replace(",", "+") or "base"
+            makers[f"kingdomino_v0 {n}p {label}"] = lambda n=n: kingdomino_v0.env(
+                num_players=n, variants=args.variants
+            )
+            continue
         makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(
             num_players=n, mode=args.mode
         )

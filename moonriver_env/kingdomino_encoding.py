@@ -25,7 +25,24 @@ from .kingdomino.components import NUM_DOMINOES
 from .kingdomino.kingdom import Kingdom
 from .kingdomino.state import DOMINOES
 
-__all__ = ["CHANNELS", "KingdominoEncoder"]
+__all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
+
+
+def _domino_features() -> np.ndarray:
+    """Per domino index, the 16 features of a line position holding it: present, the first
+    half's landscape (one-hot) and crowns / 3, the second half's, the number / 48."""
+    table = np.zeros((NUM_DOMINOES, 16), dtype=np.float32)
+    for d, dom in enumerate(DOMINOES):
+        table[d, 0] = 1.0
+        table[d, 1 + dom.land1] = 1.0
+        table[d, 7] = dom.crowns1 / 3
+        table[d, 8 + dom.land2] = 1.0
+        table[d, 14] = dom.crowns2 / 3
+        table[d, 15] = dom.number / NUM_DOMINOES
+    return table
+
+
+DOMINO_FEATURES = _domino_features()
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
 
@@ -76,54 +93,54 @@ class KingdominoEncoder:
         flat = self.encode_flat(state, seat)
         return flat[: self.plane_size].reshape(self.plane_shape), flat[self.plane_size :]
 
-    def encode_flat(self, state: KingdominoState, seat: int) -> np.ndarray:
-        """The flat observation (module docstring) of ``state`` for ``seat``."""
+    def encode_flat(
+        self, state: KingdominoState, seat: int, points: list[int] | None = None
+    ) -> np.ndarray:
+        """The flat observation (module docstring) of ``state`` for ``seat`` (``points``:
+        ``state.points()`` if the caller has them)."""
         n = self.config.num_players
         order = [(seat + i) % n for i in range(n)]
-        rel = {s: i for i, s in enumerate(order)}
         out = np.zeros(self.size, dtype=np.float32)
         cells10 = len(CHANNELS) * self.cells
+        kingdoms = state.kingdoms
         for i, s in enumerate(order):
-            out[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(state.kingdoms[s]).ravel()
-        f: list[float] = [0.0] * 4
+            out[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(kingdoms[s]).ravel()
+        f = out[self.plane_size :]
         f[int(state.phase)] = 1.0
-        f.append(state.game / 3)
-        f.append(len(state.pile) / NUM_DOMINOES)
-        f.append(1.0 if state.final_round else 0.0)
-        points = state.points()
+        f[4] = state.game / 3
+        f[5] = len(state.pile) / NUM_DOMINOES
+        f[6] = 1.0 if state.final_round else 0.0
+        if points is None:
+            points = state.points()
         acting = state.seat if state.phase != Phase.GAME_OVER else -1
+        at = 7
         for s in order:
-            f.append(min(points[s], 200) / 200)
-            f.append(1.0 if s == acting else 0.0)
+            f[at] = min(points[s], 200) / 200
+            f[at + 1] = 1.0 if s == acting else 0.0
+            at += 2
+        rel = {s: i for i, s in enumerate(order)}
+        rel[-1] = n
+        width = self._pos_width
         placing = state.turn_pos if state.phase == Phase.PLACE else -1
-        L = self.config.line_size
-        for line, kings, current in (
-            (state.cur_line, state.cur_kings, True),
-            (state.next_line or [-1] * L, state.next_kings or [-1] * L, False),
-        ):
-            for pos in range(L):
-                d = line[pos]
-                block = [0.0] * self._pos_width
-                if d >= 0:
-                    dom = DOMINOES[d]
-                    block[0] = 1.0
-                    block[1 + dom.land1] = 1.0
-                    block[7] = dom.crowns1 / 3
-                    block[8 + dom.land2] = 1.0
-                    block[14] = dom.crowns2 / 3
-                    block[15] = dom.number / NUM_DOMINOES
-                k = kings[pos]
-                block[16 + (rel[k] if k >= 0 else n)] = 1.0
-                f.extend(block)
-                if current:
-                    f.append(1.0 if pos == placing else 0.0)
-        unseen = [0.0] * NUM_DOMINOES
-        for d in state.pile:
-            unseen[d] = 1.0
-        for d in state.box:
-            unseen[d] = 1.0
-        f.extend(unseen)
-        out[self.plane_size :] = f
+        for pos, d in enumerate(state.cur_line):
+            if d >= 0:
+                f[at : at + 16] = DOMINO_FEATURES[d]
+            f[at + 16 + rel[state.cur_kings[pos]]] = 1.0
+            if pos == placing:
+                f[at + width] = 1.0
+            at += width + 1
+        next_kings = state.next_kings
+        for pos, d in enumerate(state.next_line):
+            if d >= 0:
+                f[at + pos * width : at + pos * width + 16] = DOMINO_FEATURES[d]
+            f[at + pos * width + 16 + rel[next_kings[pos]]] = 1.0
+        if not state.next_line:
+            for pos in range(self.config.line_size):
+                f[at + pos * width + 16 + n] = 1.0
+        at += self.config.line_size * width
+        unseen = state.pile + state.box
+        if unseen:
+            f[at + np.array(unseen, dtype=np.intp)] = 1.0
         return out
 
     def points(self, state: KingdominoState) -> list[int]:

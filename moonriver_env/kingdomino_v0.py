@@ -187,6 +187,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(config.num_actions) for a in self.possible_agents}
+        self._num_actions = config.num_actions
+        self._no_winners = np.zeros(n, dtype=np.int8)  # shared, never written
+        self._points: list[int] | None = None  # the points as of the last step
         self._seed_rng = np.random.default_rng()
         self.state: KingdominoState | None = None
         self.agents: list[str] = []
@@ -216,7 +219,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
 
     def observe(self, agent: str) -> Any:
         state = self._require_state()
-        obs = self.encoder.encode_flat(state, self.agent_name_mapping[agent])
+        obs = self.encoder.encode_flat(state, self.agent_name_mapping[agent], self._points)
         if self.obs_type == "flat":
             return obs
         return {"observation": obs, "action_mask": self._mask(agent)}
@@ -276,7 +279,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         return self.state
 
     def _mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(self.config.num_actions, dtype=np.int8)
+        mask = np.zeros(self._num_actions, dtype=np.int8)
         state = self._require_state()
         if agent == self.agent_selection and not state.is_terminal:
             mask[np.array(state.legal_action_list(), dtype=np.intp)] = 1
@@ -291,20 +294,25 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         return [p - max(o for j, o in enumerate(pts) if j != i) for i, p in enumerate(pts)]
 
     def _set_infos(self) -> None:
+        """The same keys for every agent on every step: ``phase``, ``points`` (every seat's
+        points now), ``winners`` (zero until the end) and in flat mode ``action_mask``.
+        Arrays given out are never written afterwards."""
         state = self._require_state()
-        n = self.config.num_players
-        points = np.array(state.points(), dtype=np.int64)
-        winners = np.zeros(n, dtype=np.int8)
+        self._points = points = state.points()
         if state.is_terminal:
+            winners = np.zeros(self.config.num_players, dtype=np.int8)
             winners[state.winners()] = 1
-        phase = int(state.phase)
-        infos = {}
-        for a in self.agents:
-            info: dict[str, Any] = {"phase": phase, "points": points, "winners": winners}
-            if self.obs_type == "flat":
-                info["action_mask"] = self._mask(a)
-            infos[a] = info
-        self.infos = infos
+        else:
+            winners = self._no_winners
+        base = {
+            "phase": int(state.phase),
+            "points": np.array(points, dtype=np.int64),
+            "winners": winners,
+        }
+        if self.obs_type == "flat":
+            self.infos = {a: dict(base, action_mask=self._mask(a)) for a in self.agents}
+        else:
+            self.infos = {a: dict(base) for a in self.agents}
 
 
 def _single_agent_base() -> type:

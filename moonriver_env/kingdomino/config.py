@@ -7,10 +7,11 @@ space (:mod:`.actions`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["VARIANTS", "KingdominoConfig", "parse_variants"]
+__all__ = ["VARIANTS", "KingdominoConfig", "parse_mode", "parse_variants"]
 
 VARIANTS: tuple[str, ...] = ("must_place", "harmony", "middle_kingdom", "mighty_duel", "dynasty")
 """Every variant of the rulebook (seed lines 139-146), combinable, in canonical order:
@@ -60,6 +61,7 @@ class KingdominoConfig:
     dominoes_in_play: int = field(init=False)
     line_size: int = field(init=False)
     kings_per_player: int = field(init=False)
+    bonus_flags: tuple[bool, bool] = field(init=False)  # (harmony, middle_kingdom) played
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -78,6 +80,13 @@ class KingdominoConfig:
         set_(self, "dominoes_in_play", 48 if duel or n == 4 else 36 if n == 3 else 24)
         set_(self, "line_size", 3 if n == 3 else 4)
         set_(self, "kings_per_player", 2 if n == 2 else 1)
+        set_(self, "bonus_flags", ("harmony" in variants, "middle_kingdom" in variants))
+
+    @property
+    def mode(self) -> str:
+        """The variants as one word: ``"base"`` for none, else their names sorted and joined
+        with ``+`` (``"harmony+middle_kingdom+must_place"``): one game, one text."""
+        return "+".join(sorted(self.variants)) or "base"
 
     def has(self, variant: str) -> bool:
         """Whether ``variant`` is played."""
@@ -122,3 +131,13 @@ class KingdominoConfig:
     def describe(self) -> str:
         """``"4 players, must_place+harmony"``."""
         return f"{self.num_players} players, {'+'.join(self.variants) or 'base game'}"
+
+
+def parse_mode(name: str) -> KingdominoConfig:
+    """``"4p-harmony+must_place"`` (or ``"4p_base"``) -> the config; ``ValueError`` naming
+    what is wrong."""
+    m = re.fullmatch(r"(\d+)p[-_]([a-z_+]+)", name.strip())
+    if m is None:
+        raise ValueError(f"mode {name!r}: expected like '4p-base' or '2p-mighty_duel'")
+    mode = m.group(2)
+    return KingdominoConfig(int(m.group(1)), () if mode == "base" else tuple(mode.split("+")))

@@ -15,18 +15,12 @@ from typing import Any
 import numpy as np
 
 from .actions import action_layout
-from .components import NUM_DOMINOES
+from .components import NUM_DOMINOES, dominoes
 from .config import KingdominoConfig
+from .core import FIELDS, NO_KING, SCHEMA_VERSION, Phase, StateFormatError
 from .kingdom import Kingdom
-from .state import (
-    DOMINOES,
-    FIELDS,
-    NO_KING,
-    SCHEMA_VERSION,
-    KingdominoState,
-    Phase,
-    StateFormatError,
-)
+
+DOMINOES = dominoes()
 
 __all__ = ["check_state", "state_from_data"]
 
@@ -35,7 +29,7 @@ def _fail(path: str, detail: str) -> StateFormatError:
     return StateFormatError(f"{path}: {detail}")
 
 
-def check_state(state: KingdominoState) -> None:
+def check_state(state: Any) -> None:
     """Raise :class:`StateFormatError` naming the first broken invariant."""
     cfg = state.config
     n = cfg.num_players
@@ -151,8 +145,9 @@ def _int(data: dict[str, Any], key: str, lo: int, hi: int) -> int:
     return v
 
 
-def state_from_data(data: Any) -> KingdominoState:
-    """Build a state from parsed JSON and check it; :class:`StateFormatError` on any fault."""
+def state_from_data(data: Any, cls: type) -> Any:
+    """Build a state of class ``cls`` (:class:`~.state.KingdominoState`) from parsed JSON
+    and check it; :class:`StateFormatError` on any fault."""
     if not isinstance(data, dict):
         raise _fail("<root>", "expected an object")
     if data.get("schema") != SCHEMA_VERSION or data.get("game_name") != "kingdomino":
@@ -169,7 +164,7 @@ def state_from_data(data: Any) -> KingdominoState:
         raise _fail("config", str(exc)) from None
     n = cfg.num_players
     last = NUM_DOMINOES - 1
-    state = object.__new__(KingdominoState)
+    state = object.__new__(cls)
     state.config = cfg
     state.layout = action_layout(cfg)
     state._legal = None

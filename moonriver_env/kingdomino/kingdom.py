@@ -38,7 +38,7 @@ class Kingdom:
         rmin, rmax, cmin, cmax: the bounding rows and columns of the occupied squares.
     """
 
-    __slots__ = ("board", "land", "crowns", "occupied", "rmin", "rmax", "cmin", "cmax")
+    __slots__ = ("board", "land", "crowns", "occupied", "rmin", "rmax", "cmin", "cmax", "memo")
 
     def __init__(
         self,
@@ -53,6 +53,8 @@ class Kingdom:
         self.crowns = crowns
         self.occupied = occupied
         self.rmin, self.rmax, self.cmin, self.cmax = bounds
+        # derived values computed once per kingdom (it never changes): e.g. its points
+        self.memo: dict[object, int] = {}
 
     @classmethod
     def empty(cls, size: int = 5) -> Kingdom:

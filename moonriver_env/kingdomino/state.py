@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,8 +24,18 @@ from moonriver_env.rules.draft import draw_column, turn_order
 from .actions import ActionLayout, KingdominoAction, action_layout
 from .components import NUM_DOMINOES, Domino, dominoes
 from .config import KingdominoConfig
+from .core import (
+    FIELDS,
+    NO_DOMINO,
+    NO_KING,
+    SCHEMA_VERSION,
+    IllegalActionError,
+    Phase,
+    StateFormatError,
+)
+from .invariants import state_from_data
 from .kingdom import Kingdom, placement_ids
-from .scoring import KingdomScore, rank_winners, score_kingdom
+from .scoring import KingdomScore, kingdom_points, placement_gain, rank_winners, score_kingdom
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -41,49 +50,6 @@ __all__ = [
     "StateFormatError",
     "new_game",
 ]
-
-NO_DOMINO = -1
-NO_KING = -1
-SCHEMA_VERSION = 1
-
-
-class Phase(IntEnum):
-    """What the seat to act decides."""
-
-    SETUP_PICK = 0  # put a king on a domino of the first line (seed line 73-75)
-    PLACE = 1  # place the domino under one's king, or discard it (seed lines 95, 102-114)
-    PICK = 2  # put the king on a free domino of the next line (seed line 96)
-    GAME_OVER = 3
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the state is unchanged."""
-
-
-class StateFormatError(ValueError):
-    """A saved state that cannot be loaded; the message names the entry."""
-
-
-# name -> how clone copies it: "value" (immutable or shared), "list" (a flat list),
-# "lists" (a list of lists). Dominoes are indices 0..47 (number - 1).
-FIELDS: dict[str, str] = {
-    "game": "value",  # index of the game in a Dynasty (0 otherwise)
-    "pile": "list",  # face-down dominoes, drawn from the end; hidden order
-    "box": "list",  # set aside unseen at set-up (2-3 players), sorted; hidden
-    "discarded": "list",  # put back in the box after being seen, in order; public
-    "placed": "lists",  # per seat, the dominoes in its kingdom, in order
-    "kingdoms": "list",  # per seat, a Kingdom (a value)
-    "cur_line": "list",  # the line being played, by position; NO_DOMINO once placed
-    "cur_kings": "list",  # per position, the seat whose king stands there, or NO_KING
-    "next_line": "list",  # the line being picked from; empty in the last round
-    "next_kings": "list",
-    "phase": "value",
-    "seat": "value",  # the seat to act (-1 when over)
-    "setup_order": "list",  # the order of the set-up picks
-    "setup_idx": "value",
-    "turn_pos": "value",  # the position of cur_line being played (-1 in set-up)
-    "results": "lists",  # per finished game of a Dynasty, per seat: total, largest territory
-}
 
 
 class KingdominoState:
@@ -196,7 +162,15 @@ class KingdominoState:
 
     def points(self) -> list[int]:
         """Each seat's points: this game's total plus, in a Dynasty, the finished games'."""
-        totals = [s.total for s in self.scores()]
+        flags = self.config.bonus_flags
+        totals = []
+        for k in self.kingdoms:
+            pts = k.memo.get(flags)
+            if pts is None:
+                pts = k.memo[flags] = kingdom_points(k, *flags)
+            totals.append(pts)
+        if not self.results:
+            return totals
         for game in self.results:
             for s in range(len(totals)):
                 totals[s] += game[2 * s]
@@ -289,13 +263,11 @@ class KingdominoState:
     def from_json(cls, text: str | bytes) -> KingdominoState:
         """Load a state saved by :meth:`to_json`; :class:`StateFormatError` naming the bad
         entry (the loaded state is checked with :func:`.invariants.check_state`)."""
-        from .invariants import state_from_data
-
         try:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:
             raise StateFormatError(f"<root>: not JSON: {exc}") from None
-        return state_from_data(data)
+        return state_from_data(data, cls)
 
     # ------------------------------------------------------------------ rules
     def _as_id(self, action: object) -> int:
@@ -402,9 +374,14 @@ class KingdominoState:
             self.discarded.append(d)
         else:
             cells = self.layout.cells
-            self.kingdoms[seat] = self.kingdoms[seat].place(
-                DOMINOES[d], action % cells, action // cells
-            )
+            old = self.kingdoms[seat]
+            new = self.kingdoms[seat] = old.place(DOMINOES[d], action % cells, action // cells)
+            flags = self.config.bonus_flags
+            before = old.memo.get(flags)
+            if before is not None:  # the new points from the old ones: only the joined territories
+                new.memo[flags] = before + placement_gain(
+                    old, DOMINOES[d], action % cells, action // cells, *flags
+                )
             self.placed[seat].append(d)
         self.cur_line[pos] = NO_DOMINO
         if self.next_line:
