@@ -46,7 +46,7 @@ MATCHUPS: dict[str, tuple[str, str]] = {
     "mc_random_100_vs_3greedy": ("mc:sims=100,rollout=random,k=6", "greedy"),
     "mc_player_greedy_100_vs_3greedy": ("mc:sims=100,rollout=player_greedy,k=6", "greedy"),
     "mc_greedy_100_vs_3greedy": ("mc:sims=100,rollout=greedy,k=6", "greedy"),
-    "best_vs_3greedy": ("mc:sims=200,rollout=greedy,k=6,time=0.8", "greedy"),
+    "best_vs_3greedy": ("mc:sims=300,rollout=greedy,k=3,value=margin,time=0.9", "greedy"),
 }
 GROUPS: dict[str, tuple[str, ...]] = {
     "baseline": (

@@ -138,3 +138,47 @@ def test_agents_are_deterministic_for_a_seed() -> None:
         ]
         runs.append(play_game(cfg, agents, seed=4).to_json())
     assert runs[0] == runs[1]
+
+
+def test_the_benchmarks_run_small_for_kingdomino(capsys: pytest.CaptureFixture[str]) -> None:
+    from moonriver_env import bench, bench_env
+
+    assert (
+        bench.main(["--game", "kingdomino", "--games", "2", "--runs", "1", "--modes", "4p-base"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "Kingdomino engine benchmark" in out and "4p-base" in out
+    assert (
+        bench_env.main(
+            [
+                "--game",
+                "kingdomino",
+                "--variants",
+                "must_place",
+                "--steps",
+                "200",
+                "--runs",
+                "1",
+                "--players",
+                "2",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "connect_four_v3" in out and "kingdomino_v0 2p must_place" in out
+
+
+def test_the_paper_runner_is_resumable(tmp_path) -> None:
+    from agents import kingdomino_paper as paper
+
+    paper.run_matchup("greedy_vs_3random", 3, tmp_path)
+    paper.run_matchup("greedy_vs_3random", 5, tmp_path)  # plays games 3 and 4 only
+    lines = (tmp_path / "greedy_vs_3random.jsonl").read_text().splitlines()
+    assert len(lines) == 5
+    assert paper.tally(tmp_path / "greedy_vs_3random.jsonl")["games"] == 5
+    assert "greedy_vs_3random" in paper.summary(tmp_path)
+    (tmp_path / "greedy_vs_3random.lock").write_text("1")
+    with pytest.raises(SystemExit, match="another run"):
+        paper.run_matchup("greedy_vs_3random", 6, tmp_path)
