@@ -61,7 +61,7 @@ class KingdominoAgent(Agent):
     """Base of the Kingdomino agents: ``act`` reads the engine state and calls ``choose``."""
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
-        return self.choose(kingdomino_state(env))  # type: ignore[arg-type]
+        return self.choose(kingdomino_state(env))
 
     def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
         raise NotImplementedError

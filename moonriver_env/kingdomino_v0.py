@@ -186,7 +186,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             else obs_box
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(config.num_actions) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {
+            a: spaces.Discrete(config.num_actions) for a in self.possible_agents
+        }
         self._num_actions = config.num_actions
         self._no_winners = np.zeros(n, dtype=np.int8)  # shared, never written
         self._points: list[int] | None = None  # the points as of the last step

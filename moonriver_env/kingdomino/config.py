@@ -55,7 +55,7 @@ class KingdominoConfig:
     """
 
     num_players: int = 2
-    variants: tuple[str, ...] = ()
+    variants: tuple[str, ...] | str = ()
     # Derived (RULES.md section 13, K2 and K8): frame size, dominoes in play, line size, kings per player.
     size: int = field(init=False)
     dominoes_in_play: int = field(init=False)

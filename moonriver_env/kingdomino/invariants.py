@@ -107,7 +107,7 @@ def _check_kingdom(kingdom: Kingdom, placed: list[int], cfg: KingdominoConfig, p
         raise _fail(path, "crowns outside the squares")
     if kingdom.num_squares != 1 + 2 * len(placed):
         raise _fail(path, f"{kingdom.num_squares} squares for {len(placed)} dominoes placed")
-    halves = Counter()
+    halves: Counter[tuple[int, int]] = Counter()
     for d in placed:
         dom = DOMINOES[d]
         halves[(int(dom.land1), dom.crowns1)] += 1
@@ -159,12 +159,12 @@ def state_from_data(data: Any, cls: type) -> Any:
     if not isinstance(raw_cfg, dict):
         raise _fail("config", "expected an object")
     try:
-        cfg = KingdominoConfig(raw_cfg.get("num_players"), tuple(raw_cfg.get("variants") or ()))
+        cfg = KingdominoConfig(raw_cfg.get("num_players"), tuple(raw_cfg.get("variants") or ()))  # type: ignore[arg-type]
     except (TypeError, ValueError) as exc:
         raise _fail("config", str(exc)) from None
     n = cfg.num_players
     last = NUM_DOMINOES - 1
-    state = object.__new__(cls)
+    state: Any = object.__new__(cls)
     state.config = cfg
     state.layout = action_layout(cfg)
     state._legal = None
@@ -189,7 +189,7 @@ def state_from_data(data: Any, cls: type) -> Any:
     state.turn_pos = _int(data, "turn_pos", -1, cfg.line_size - 1)
     state.seat = _int(data, "seat", -1, n - 1)
     phase = data.get("phase")
-    if phase not in Phase.__members__:
+    if not isinstance(phase, str) or phase not in Phase.__members__:
         raise _fail("phase", f"expected one of {', '.join(Phase.__members__)}, got {phase!r}")
     state.phase = Phase[phase]
     if state.phase == Phase.SETUP_PICK and state.seat != state.setup_order[state.setup_idx]:

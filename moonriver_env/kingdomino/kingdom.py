@@ -170,10 +170,10 @@ class Kingdom:
                     castle = (r, c)
                     continue
                 try:
-                    land, crowns = parse_half(cell)
+                    square_land, square_crowns = parse_half(cell)
                 except ValueError as exc:
                     raise ValueError(f"kingdom text: row {r + 1}, column {c + 1}: {exc}") from None
-                parsed.append((r, c, int(land), crowns))
+                parsed.append((r, c, int(square_land), square_crowns))
         if castle is None:
             raise ValueError("kingdom text: no castle 'CC'")
         rs = [castle[0]] + [p[0] for p in parsed]

@@ -154,6 +154,7 @@ def placement_gain(
     crowns = kingdom.crowns
     gain = 0
     l1, l2 = domino.land1, domino.land2
+    parts: tuple[tuple[int, int, int], ...]
     if l1 == l2:
         parts = ((l1, a | b, domino.crowns1 + domino.crowns2),)
     else:

@@ -267,7 +267,8 @@ class KingdominoState:
             data = json.loads(text)
         except (TypeError, ValueError) as exc:
             raise StateFormatError(f"<root>: not JSON: {exc}") from None
-        return state_from_data(data, cls)
+        state: KingdominoState = state_from_data(data, cls)
+        return state
 
     # ------------------------------------------------------------------ rules
     def _as_id(self, action: object) -> int:
@@ -278,7 +279,7 @@ class KingdominoState:
                 raise IllegalActionError(str(exc)) from None
         if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
             raise IllegalActionError(f"action: expected an int id or a text form, got {action!r}")
-        return int(action)  # type: ignore[call-overload]
+        return int(action)
 
     def _illegal_message(self, a: int) -> str:
         try:
