@@ -423,6 +423,10 @@ _GAME_ARGS = ("players", "opponents", "human", "seed", "mode", "scenario", "watc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .kingdomino_cli import play_main, wants_kingdomino
+
+    if wants_kingdomino(argv):  # --game kingdomino: play Kingdomino
+        return play_main(argv)
     parser = argparse.ArgumentParser(
         prog="python -m agents.play",
         description="Play Moon River in the terminal against agents, or watch agents play.",

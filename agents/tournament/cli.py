@@ -25,6 +25,10 @@ def resume_command(argv: Sequence[str], out: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from ..kingdomino_cli import tournament_main, wants_kingdomino
+
+    if wants_kingdomino(argv):  # --game kingdomino: the Kingdomino tournament
+        return tournament_main(argv)
     parser = argparse.ArgumentParser(
         prog="python -m agents.tournament",
         description="Seat-rotated, seeded round-robin tournament between Moon River agents.",

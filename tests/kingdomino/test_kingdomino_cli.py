@@ -1,0 +1,68 @@
+"""``python -m agents.tournament --game kingdomino`` and ``python -m agents.play --game
+kingdomino``."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from agents import kingdomino_cli
+from agents.play import main as play
+from agents.tournament.cli import main as tournament
+
+
+def test_tournament_runs_resumes_and_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "--game", "kingdomino", "--variants", "must_place,harmony,middle_kingdom", "--players", "4",
+        "--agents", "random,greedy,heuristic,greedy:draft=random", "--games", "4", "--out", str(tmp_path),
+    ]  # fmt: skip
+    assert tournament(argv) == 0
+    out = capsys.readouterr().out
+    assert "4 players, must_place+harmony+middle_kingdom" in out and "heuristic" in out
+    rows = list(csv.DictReader((tmp_path / "games.csv").open()))
+    assert [int(r["game"]) for r in rows] == [0, 1, 2, 3]
+    with pytest.raises(SystemExit):
+        tournament(argv)  # the file exists and no --resume
+    assert tournament([*argv[:-4], "--games", "6", "--out", str(tmp_path), "--resume"]) == 0
+    assert len(list(csv.DictReader((tmp_path / "games.csv").open()))) == 6
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--variants", "mighty_duel", "--players", "3"],
+        ["--variants", "harmonie"],
+        ["--agents", "alphazero"],
+    ],
+)
+def test_tournament_bad_arguments(bad: list[str], tmp_path: Path) -> None:
+    argv = ["--game", "kingdomino", "--agents", "greedy", "--games", "1", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit):
+        tournament([*argv, *bad])
+
+
+def test_play_watch_and_a_human_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        play(["--game", "kingdomino", "--players", "3", "--watch", "--opponents", "greedy,random"])
+        == 0
+    )
+    assert "winners" in capsys.readouterr().out
+    typed = iter(["hello", "moves", "quit"])
+    lines: list[str] = []
+    code = kingdomino_cli.play_main(
+        ["--game", "kingdomino", "--players", "2", "--seed", "4", "--human", "0"],
+        input_fn=lambda prompt: next(typed),
+        output_fn=lines.append,
+    )
+    assert code == 1
+    assert any("not a legal move" in line for line in lines)
+    assert any("pick 1" in line for line in lines)
+
+
+def test_moon_river_stays_the_default() -> None:
+    assert not kingdomino_cli.wants_kingdomino(["--agents", "greedy"])
+    assert kingdomino_cli.wants_kingdomino(["--game=kingdomino"])
