@@ -36,6 +36,7 @@ __all__ = [
     "KingdominoAgent",
     "MCTSKingdominoAgent",
     "MonteCarloKingdominoAgent",
+    "PolicyKingdominoAgent",
     "RandomKingdominoAgent",
     "kingdomino_state",
 ]
@@ -445,6 +446,45 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
         return best
 
 
+class PolicyKingdominoAgent(KingdominoAgent):
+    """A saved MaskablePPO model (trained through ``Kingdomino-v0``) playing its seat: the
+    most likely legal action of the model for the seat's flat observation (``sample=True``:
+    drawn from the legal actions' probabilities)."""
+
+    name = "ppo"
+
+    def __init__(self, path: str, seed: int | None = None, sample: bool = False) -> None:
+        super().__init__(seed)
+        from sb3_contrib import MaskablePPO  # the training extra, only when asked for
+
+        from moonriver_env.kingdomino_encoding import KingdominoEncoder
+
+        self.path = path
+        self.model = MaskablePPO.load(path, device="cpu")
+        self.sample = sample
+        self._encoders: dict[KingdominoConfig, KingdominoEncoder] = {}
+        self._encoder_class = KingdominoEncoder
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        enc = self._encoders.get(state.config)
+        if enc is None:
+            enc = self._encoders[state.config] = self._encoder_class(state.config)
+            if self.model.observation_space.shape != (enc.size,):
+                raise ValueError(
+                    f"ppo: the model observes {self.model.observation_space.shape}, this game "
+                    f"({state.config.describe()}) gives ({enc.size},)"
+                )
+        from .base import policy_action
+
+        obs = enc.encode_flat(state, state.seat)
+        return policy_action(
+            self.model.policy, obs, state.legal_action_mask(), not self.sample, self.rng
+        )
+
+
 def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent:
     """Build a Kingdomino agent from a spec: ``"greedy"``, ``"greedy:draft=random"``,
     ``"mc:sims=200,rollout=greedy"``, ``"mcts:time=1"``; ``ValueError`` naming a bad field."""
@@ -452,6 +492,12 @@ def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent
         raise ValueError(f"spec: expected a non-empty string like 'greedy', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
+    if name == "ppo":
+        if not rest.strip():
+            raise ValueError("spec: expected ppo:PATH (a MaskablePPO zip trained on Kingdomino-v0)")
+        policy = PolicyKingdominoAgent(rest.strip(), seed=seed)
+        policy.spec = spec.strip()  # type: ignore[attr-defined]
+        return policy
     params: dict[str, Any] = {}
     types: dict[str, dict[str, Any]] = {
         "random": {},

@@ -510,6 +510,10 @@ def default_out_dir(model_path: Path, run_dir: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from agents.kingdomino_cli import evaluate_main, wants_kingdomino
+
+    if wants_kingdomino(argv):  # --game kingdomino: a Kingdomino model
+        return evaluate_main(argv)
     ap = argparse.ArgumentParser(
         prog="python -m training.evaluate", description=__doc__.split("\n")[0]
     )

@@ -66,3 +66,35 @@ def test_play_watch_and_a_human_seat(capsys: pytest.CaptureFixture[str]) -> None
 def test_moon_river_stays_the_default() -> None:
     assert not kingdomino_cli.wants_kingdomino(["--agents", "greedy"])
     assert kingdomino_cli.wants_kingdomino(["--game=kingdomino"])
+
+
+def test_maskable_ppo_trains_on_kingdomino_v0_and_training_evaluate_plays_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gymnasium = pytest.importorskip("gymnasium")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from training.evaluate import main as evaluate
+
+    env = gymnasium.make("Kingdomino-v0", num_players=2, opponents="random").unwrapped
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+    model.learn(64)
+    path = tmp_path / "model.zip"
+    model.save(path)
+    argv = [
+        "--game",
+        "kingdomino",
+        "--players",
+        "2",
+        "--model",
+        str(path),
+        "--opponents",
+        "random",
+        "--games",
+        "2",
+    ]
+    assert evaluate(argv) == 0
+    assert "vs 1 x random: " in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        evaluate([*argv[:2], "--players", "4", *argv[4:]])  # a 2-player model, 4 players
