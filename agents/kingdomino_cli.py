@@ -54,11 +54,22 @@ def _game_arguments(parser: argparse.ArgumentParser) -> None:
         default="",
         help="comma-separated: must_place, harmony, middle_kingdom, mighty_duel, dynasty",
     )
+    parser.add_argument(
+        "--mode",
+        default=None,
+        help="the same as one word (the game's text spelling): 'base' or the variants joined "
+        "with '+', e.g. harmony+middle_kingdom+must_place",
+    )
 
 
 def _config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> KingdominoConfig:
+    variants = args.variants
+    if args.mode is not None:
+        if variants:
+            parser.error("--mode and --variants name the same thing: give one")
+        variants = "" if args.mode == "base" else args.mode.replace("+", ",")
     try:
-        return KingdominoConfig(args.players, args.variants)
+        return KingdominoConfig(args.players, variants)
     except ValueError as exc:
         parser.error(str(exc))
         raise  # unreachable: parser.error exits

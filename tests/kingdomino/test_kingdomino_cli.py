@@ -37,6 +37,7 @@ def test_tournament_runs_resumes_and_reports(
         ["--variants", "mighty_duel", "--players", "3"],
         ["--variants", "harmonie"],
         ["--agents", "alphazero"],
+        ["--mode", "harmony", "--variants", "harmony"],
     ],
 )
 def test_tournament_bad_arguments(bad: list[str], tmp_path: Path) -> None:
@@ -61,6 +62,17 @@ def test_play_watch_and_a_human_seat(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 1
     assert any("not a legal move" in line for line in lines)
     assert any("pick 1" in line for line in lines)
+
+
+def test_mode_is_the_variants_in_one_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--game", "kingdomino", "--players", "3", "--mode", "harmony+must_place"]
+    assert (
+        tournament([*argv, "--agents", "greedy,random", "--games", "3", "--out", str(tmp_path)])
+        == 0
+    )
+    assert "3 players, must_place+harmony" in capsys.readouterr().out
 
 
 def test_moon_river_stays_the_default() -> None:
