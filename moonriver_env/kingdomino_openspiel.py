@@ -4,10 +4,12 @@
     import pyspiel
     import moonriver_env.kingdomino_openspiel  # noqa: F401  (registers the game)
 
-    game = pyspiel.load_game("python_kingdomino", {"players": 4, "variants": "must_place,harmony"})
+    game = pyspiel.load_game("python_kingdomino", {"players": 4, "variants": "must_place+harmony"})
     state = game.new_initial_state()
 
-Parameters: ``players`` (2-4, default 4) and ``variants`` (comma-separated, default none).
+Parameters: ``players`` (2-4, default 2, the project's default) and ``variants`` (joined with ``+``, e.g.
+``"must_place+harmony+middle_kingdom"``, default none: OpenSpiel's game strings split
+parameters at commas).
 
 The king order of the set-up and every domino of every line are explicit chance nodes
 (:mod:`.kingdomino.chance`) with exact probabilities; the undrawn dominoes are an unordered
@@ -37,7 +39,7 @@ from .kingdomino_v0 import rank_rewards
 __all__ = ["GAME_NAME", "KingdominoGame", "KingdominoSpielState"]
 
 GAME_NAME = "python_kingdomino"
-_DEFAULTS: dict[str, Any] = {"players": 4, "variants": ""}
+_DEFAULTS: dict[str, Any] = {"players": 2, "variants": ""}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -62,7 +64,8 @@ class KingdominoGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**_DEFAULTS, **(params or {})}
-        self.config = KingdominoConfig(int(p["players"]), str(p["variants"]))
+        # "+" joins the variants (OpenSpiel's game strings split parameters at commas)
+        self.config = KingdominoConfig(int(p["players"]), str(p["variants"]).replace("+", ","))
         self.encoder = KingdominoEncoder(self.config)
         info = pyspiel.GameInfo(
             num_distinct_actions=self.config.num_actions,

@@ -39,9 +39,9 @@ def test_openspiel_random_sim_test(config: KingdominoConfig) -> None:
 
     game = pyspiel.load_game(
         "python_kingdomino",
-        {"players": config.num_players, "variants": ",".join(config.variants)},
+        {"players": config.num_players, "variants": "+".join(config.variants)},
     )
-    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=True, verbose=False)
 
 
 def test_openspiel_chance_is_explicit_and_uniform() -> None:
