@@ -43,6 +43,7 @@ def _domino_features() -> np.ndarray:
 
 
 DOMINO_FEATURES = _domino_features()
+DOMINO_FEATURE_LISTS: tuple[list[float], ...] = tuple(row.tolist() for row in DOMINO_FEATURES)
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
 
@@ -68,6 +69,7 @@ class KingdominoEncoder:
         self.plane_high = np.ones(self.plane_shape, dtype=np.float32)
         self.feature_high = np.ones(self.feature_size, dtype=np.float32)
         self._cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
+        self._blocks: dict[int, tuple[list[Kingdom | None], np.ndarray]] = {}
 
     def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
         """The 10 channels of one kingdom, ``(10, side * side)`` float32 (cached per kingdom
@@ -100,12 +102,23 @@ class KingdominoEncoder:
         ``state.points()`` if the caller has them)."""
         n = self.config.num_players
         order = [(seat + i) % n for i in range(n)]
-        out = np.zeros(self.size, dtype=np.float32)
         cells10 = len(CHANNELS) * self.cells
         kingdoms = state.kingdoms
+        # The observer's planes, kept per seat: only a kingdom that changed is rewritten.
+        cached = self._blocks.get(seat)
+        if cached is None:
+            cached = self._blocks[seat] = ([None] * n, np.zeros(self.plane_size, np.float32))
+        shown, block = cached
         for i, s in enumerate(order):
-            out[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(kingdoms[s]).ravel()
-        f = out[self.plane_size :]
+            k = kingdoms[s]
+            if shown[i] is not k:
+                block[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(k).ravel()
+                shown[i] = k
+        out = np.empty(self.size, dtype=np.float32)
+        out[: self.plane_size] = block
+        # The features as one Python list, written with one conversion (cheaper than many
+        # single-element writes into the array).
+        f = [0.0] * self.feature_size
         f[int(state.phase)] = 1.0
         f[4] = state.game / 3
         f[5] = len(state.pile) / NUM_DOMINOES
@@ -124,23 +137,26 @@ class KingdominoEncoder:
         placing = state.turn_pos if state.phase == Phase.PLACE else -1
         for pos, d in enumerate(state.cur_line):
             if d >= 0:
-                f[at : at + 16] = DOMINO_FEATURES[d]
+                f[at : at + 16] = DOMINO_FEATURE_LISTS[d]
             f[at + 16 + rel[state.cur_kings[pos]]] = 1.0
             if pos == placing:
                 f[at + width] = 1.0
             at += width + 1
         next_kings = state.next_kings
         for pos, d in enumerate(state.next_line):
+            base = at + pos * width
             if d >= 0:
-                f[at + pos * width : at + pos * width + 16] = DOMINO_FEATURES[d]
-            f[at + pos * width + 16 + rel[next_kings[pos]]] = 1.0
+                f[base : base + 16] = DOMINO_FEATURE_LISTS[d]
+            f[base + 16 + rel[next_kings[pos]]] = 1.0
         if not state.next_line:
             for pos in range(self.config.line_size):
                 f[at + pos * width + 16 + n] = 1.0
         at += self.config.line_size * width
-        unseen = state.pile + state.box
-        if unseen:
-            f[at + np.array(unseen, dtype=np.intp)] = 1.0
+        for d in state.pile:
+            f[at + d] = 1.0
+        for d in state.box:
+            f[at + d] = 1.0
+        out[self.plane_size :] = f
         return out
 
     def points(self, state: KingdominoState) -> list[int]:
