@@ -126,6 +126,42 @@ def greedy_placements(state: KingdominoState) -> list[int]:
     return [a for a, g in zip(legal, gains, strict=True) if g == top]
 
 
+def dead_squares(kingdom: Kingdom, middle: bool) -> int:
+    """Empty squares of the still possible frame (the centred one when the Middle Kingdom
+    is still held) with no empty neighbour there: no domino can ever fill them."""
+    board = kingdom.board
+    allowed = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
+    if middle and not kingdom.occupied & ~board.centred:
+        allowed &= board.centred
+    empty = allowed & ~kingdom.occupied
+    return empty & ~board.grid.neighbours(empty)
+
+
+def study_placements(state: KingdominoState) -> list[int]:
+    """The placements the CIG 2018 study's greedy players choose among (their published
+    code, ``GreedyAlgorithm``): drop those that lose the Middle Kingdom, then those that
+    leave a square no domino can fill (each step only if something remains), then keep the
+    largest immediate gain."""
+    legal = state.legal_action_list()
+    harmony, middle = _flags(state.config)
+    kingdom = state.kingdoms[state.seat]
+    domino = DOMINOES[state.cur_line[state.turn_pos]]
+    discard = state.layout.discard
+    ids = [a for a in legal if a != discard]
+    if not ids:
+        return legal
+    cells = state.layout.cells
+    after = {a: kingdom.place(domino, a % cells, a // cells) for a in ids}
+    if middle and not kingdom.occupied & ~kingdom.board.centred:
+        kept = [a for a in ids if not after[a].occupied & ~kingdom.board.centred]
+        ids = kept or ids
+    kept = [a for a in ids if not dead_squares(after[a], middle)]
+    ids = kept or ids
+    gains = placement_gains(kingdom, domino, ids, harmony, middle)
+    top = max(gains)
+    return [a for a, g in zip(ids, gains, strict=True) if g == top]
+
+
 def greedy_picks(state: KingdominoState) -> list[int]:
     """The legal picks whose domino has the largest :func:`best_gain` in the seat's kingdom."""
     legal = state.legal_action_list()
@@ -147,21 +183,30 @@ class GreedyKingdominoAgent(KingdominoAgent):
     """The paper's greedy players: the placement with the largest immediate gain (points
     with the game's bonuses; discarding counts 0), then the pick whose domino has the
     largest best gain in the kingdom as it now stands (``draft="greedy"``, "full greedy"),
-    or a uniformly random pick (``draft="random"``). Ties: uniformly at random."""
+    or a uniformly random pick (``draft="random"``). Ties: uniformly at random.
+    ``study="true"``: the placement filters of the study's own greedy players first
+    (:func:`study_placements`)."""
 
     name = "greedy"
 
-    def __init__(self, seed: int | None = None, draft: str = "greedy") -> None:
+    def __init__(
+        self, seed: int | None = None, draft: str = "greedy", study: str = "false"
+    ) -> None:
         super().__init__(seed)
         if draft not in ("greedy", "random"):
             raise ValueError(f"draft: expected 'greedy' or 'random', got {draft!r}")
+        if study not in ("true", "false"):
+            raise ValueError(f"study: expected 'true' or 'false', got {study!r}")
         self.draft = draft
+        self.study = study == "true"
 
     def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
         legal = state.legal_action_list()
         if len(legal) == 1:
             return legal[0]
         if state.phase == Phase.PLACE:
+            if self.study:
+                return self._pick_uniform(study_placements(state))
             return self._pick_uniform(greedy_placements(state))
         if self.draft == "random":
             return self._pick_uniform(legal)
@@ -501,7 +546,7 @@ def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent
     params: dict[str, Any] = {}
     types: dict[str, dict[str, Any]] = {
         "random": {},
-        "greedy": {"draft": str},
+        "greedy": {"draft": str, "study": str},
         "heuristic": {},
         "mc": {"sims": int, "time": float, "rollout": str, "value": str, "k": int},
         "mcts": {"sims": int, "time": float, "rollout": str, "value": str, "k": int, "c": float},

@@ -43,6 +43,8 @@ MATCHUPS: dict[str, tuple[str, str]] = {
     "gprd_vs_3random": ("greedy:draft=random", "random"),
     "greedy_vs_3random": ("greedy", "random"),
     "greedy_vs_3greedy": ("greedy", "greedy"),
+    "gprd_study_vs_3random": ("greedy:draft=random,study=true", "random"),
+    "greedy_study_vs_3random": ("greedy:study=true", "random"),
     "mc_random_100_vs_3greedy": ("mc:sims=100,rollout=random,k=6", "greedy"),
     "mc_player_greedy_100_vs_3greedy": ("mc:sims=100,rollout=player_greedy,k=6", "greedy"),
     "mc_greedy_100_vs_3greedy": ("mc:sims=100,rollout=greedy,k=6", "greedy"),
@@ -55,6 +57,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "greedy_vs_3random",
         "greedy_vs_3greedy",
     ),
+    "study_greedy": ("gprd_study_vs_3random", "greedy_study_vs_3random"),
     "mc": (
         "mc_random_100_vs_3greedy",
         "mc_player_greedy_100_vs_3greedy",

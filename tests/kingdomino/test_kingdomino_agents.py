@@ -19,6 +19,7 @@ SPECS = [
     "random",
     "greedy",
     "greedy:draft=random",
+    "greedy:draft=random,study=true",
     "heuristic",
     "mc:sims=8,rollout=random",
     "mc:sims=4,rollout=greedy,value=margin",
@@ -116,6 +117,7 @@ def test_search_agents_never_read_the_hidden_order(spec: str) -> None:
         ("", "spec"),
         ("alphazero", "unknown Kingdomino agent"),
         ("greedy:draft=smart", "draft"),
+        ("greedy:study=maybe", "study"),
         ("greedy:depth=2", "not a parameter"),
         ("mc:sims=x", "sims"),
         ("mc:rollout=magic", "rollout"),
@@ -182,3 +184,30 @@ def test_the_paper_runner_is_resumable(tmp_path) -> None:
     (tmp_path / "greedy_vs_3random.lock").write_text("1")
     with pytest.raises(SystemExit, match="another run"):
         paper.run_matchup("greedy_vs_3random", 6, tmp_path)
+
+
+def test_the_study_filters_avoid_dead_squares_and_keep_the_centre() -> None:
+    from agents.kingdomino_agents import dead_squares, study_placements
+
+    cfg = KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom"))
+    checked = 0
+    for seed in range(5):
+        state = new_game(cfg, seed)
+        rng = random.Random(seed)
+        while not state.is_terminal:
+            if state.phase == Phase.PLACE and len(state.legal_action_list()) > 1:
+                k, d = state.kingdoms[state.seat], state.current_domino()
+                cells = state.layout.cells
+                after = {
+                    a: k.place(d, a % cells, a // cells)
+                    for a in state.legal_action_list()
+                    if a != state.layout.discard
+                }
+                clean = [a for a, kk in after.items() if not dead_squares(kk, True)]
+                chosen = study_placements(state)
+                assert set(chosen) <= set(after)
+                if clean and all(not (after[a].occupied & ~k.board.centred) for a in clean):
+                    assert set(chosen) <= set(clean)
+                checked += 1
+            state.apply(rng.choice(state.legal_action_list()))
+    assert checked > 50
