@@ -70,6 +70,12 @@ class KingdominoEncoder:
         self.feature_high = np.ones(self.feature_size, dtype=np.float32)
         self._cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
         self._blocks: dict[int, tuple[list[Kingdom | None], np.ndarray]] = {}
+        # per observer: the seats in observation order, and each seat's place in it (index
+        # -1, "no king", maps to n)
+        self._orders = [
+            ([(seat + i) % n for i in range(n)], [*((s - seat) % n for s in range(n)), n])
+            for seat in range(n)
+        ]
 
     def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
         """The 10 channels of one kingdom, ``(10, side * side)`` float32 (cached per kingdom
@@ -101,7 +107,7 @@ class KingdominoEncoder:
         """The flat observation (module docstring) of ``state`` for ``seat`` (``points``:
         ``state.points()`` if the caller has them)."""
         n = self.config.num_players
-        order = [(seat + i) % n for i in range(n)]
+        order, rel = self._orders[seat]
         cells10 = len(CHANNELS) * self.cells
         kingdoms = state.kingdoms
         # The observer's planes, kept per seat: only a kingdom that changed is rewritten.
@@ -131,8 +137,6 @@ class KingdominoEncoder:
             f[at] = min(points[s], 200) / 200
             f[at + 1] = 1.0 if s == acting else 0.0
             at += 2
-        rel = {s: i for i, s in enumerate(order)}
-        rel[-1] = n
         width = self._pos_width
         placing = state.turn_pos if state.phase == Phase.PLACE else -1
         for pos, d in enumerate(state.cur_line):

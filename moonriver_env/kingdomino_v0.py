@@ -192,6 +192,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self._num_actions = config.num_actions
         self._no_winners = np.zeros(n, dtype=np.int8)  # shared, never written
         self._points: list[int] | None = None  # the points as of the last step
+        self._points_shown: list[int] | None = None  # ... as given out in the infos
+        self._points_array = np.zeros(n, dtype=np.int64)
         self._seed_rng = np.random.default_rng()
         self.state: KingdominoState | None = None
         self.agents: list[str] = []
@@ -306,11 +308,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             winners[state.winners()] = 1
         else:
             winners = self._no_winners
-        base = {
-            "phase": int(state.phase),
-            "points": np.array(points, dtype=np.int64),
-            "winners": winners,
-        }
+        if points != self._points_shown:  # a new array only when the points change
+            self._points_shown = points
+            self._points_array = np.array(points, dtype=np.int64)
+        base = {"phase": int(state.phase), "points": self._points_array, "winners": winners}
         if self.obs_type == "flat":
             self.infos = {a: dict(base, action_mask=self._mask(a)) for a in self.agents}
         else:
