@@ -144,6 +144,8 @@ def tally(path: Path) -> dict[str, float]:
         "mean_points": sum(r["points"][0] for r in rows) / max(1, len(rows)),
         "max_move_s": max((r["max_move_s"] for r in rows), default=0.0),
         "mean_move_s": sum(r["mean_move_s"] for r in rows) / max(1, len(rows)),
+        "moves": sum(r["moves"] for r in rows),
+        "over_1s": sum(r.get("moves_over_1s", 0) for r in rows),
     }
 
 
@@ -155,7 +157,7 @@ def _rate(wins: int, n: int) -> str:
 def summary(out: Path) -> str:
     """The side-by-side table (markdown)."""
     lines = [
-        "| matchup (seat 0 vs 3) | our agent spec | games | our wins / shared / losses | our win rate [95% CI] | mean s/move (max) | study: wins / draws / losses | study win rate [95% CI] |",
+        "| matchup (seat 0 vs 3) | our agent spec | games | our wins / shared / losses | our win rate [95% CI] | s/move: mean (max), moves over 1 s | study: wins / draws / losses | study win rate [95% CI] |",
         "|---|---|---:|---|---|---|---|---|",
     ]
     for name, (spec, opp) in MATCHUPS.items():
@@ -172,7 +174,8 @@ def summary(out: Path) -> str:
             study_rate = _rate(w, w + d + lo)
         lines.append(
             f"| {name} | `{spec}` vs 3 `{opp}` | {n} | {int(t['wins'])} / {int(t['shared'])} / "
-            f"{int(t['losses'])} | {ours} | {t['mean_move_s']:.3f} ({t['max_move_s']:.2f}) | "
+            f"{int(t['losses'])} | {ours} | {t['mean_move_s']:.3f} ({t['max_move_s']:.2f}), "
+            f"{int(t['over_1s'])} of {int(t['moves'])} | "
             f"{study} | {study_rate} |"
         )
     lines.append("")
