@@ -49,6 +49,7 @@ MATCHUPS: dict[str, tuple[str, str]] = {
     "mc_player_greedy_100_vs_3greedy": ("mc:sims=100,rollout=player_greedy,k=6", "greedy"),
     "mc_greedy_100_vs_3greedy": ("mc:sims=100,rollout=greedy,k=6", "greedy"),
     "best_vs_3greedy": ("mc:sims=300,rollout=greedy,k=3,value=margin,time=0.9", "greedy"),
+    "best_t06_vs_3greedy": ("mc:sims=300,rollout=greedy,k=3,value=margin,time=0.6", "greedy"),
 }
 GROUPS: dict[str, tuple[str, ...]] = {
     "baseline": (
@@ -63,7 +64,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
         "mc_player_greedy_100_vs_3greedy",
         "mc_greedy_100_vs_3greedy",
     ),
-    "best": ("best_vs_3greedy",),
+    "best": ("best_vs_3greedy", "best_t06_vs_3greedy"),
 }
 
 # The study's own results, counted from its published experiment data (repository
