@@ -148,8 +148,13 @@ def _rllib_params(spec: str, rest: str) -> dict[str, Any]:
     return params
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from a spec (module docstring); ``ValueError`` naming a bad field."""
+def make_agent(spec: str, seed: int | None = None, game: str = "moonriver") -> Agent:
+    """Build an agent from a spec (module docstring); ``ValueError`` naming a bad field.
+    ``game="kingdomino"``: a Kingdomino agent (:func:`agents.kingdomino_agents.make_kingdomino_agent`)."""
+    if game == "kingdomino":
+        from .kingdomino_agents import make_kingdomino_agent
+
+        return make_kingdomino_agent(spec, seed=seed)
     name, params = parse_spec(spec)
     if name == "ppo":
         return PolicyAgent.from_path(params["path"], seed=seed)

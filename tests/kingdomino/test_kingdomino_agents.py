@@ -211,3 +211,11 @@ def test_the_study_filters_avoid_dead_squares_and_keep_the_centre() -> None:
                 checked += 1
             state.apply(rng.choice(state.legal_action_list()))
     assert checked > 50
+
+
+def test_the_shared_registry_builds_kingdomino_agents() -> None:
+    from agents.kingdomino_agents import GreedyKingdominoAgent as Greedy
+    from agents.registry import make_agent
+
+    assert isinstance(make_agent("greedy", seed=1, game="kingdomino"), Greedy)
+    assert not isinstance(make_agent("greedy", seed=1), Greedy)
