@@ -122,45 +122,47 @@ class KingdominoEncoder:
                 shown[i] = k
         out = np.empty(self.size, dtype=np.float32)
         out[: self.plane_size] = block
-        # The features as one Python list, written with one conversion (cheaper than many
-        # single-element writes into the array).
-        f = [0.0] * self.feature_size
+        # The features: a few single writes, whole rows for the dominoes, one fancy write for
+        # the unseen set (converting a Python list into the array costs per element).
+        f = out[self.plane_size :]
+        f.fill(0.0)
         f[int(state.phase)] = 1.0
         f[4] = state.game / 3
         f[5] = len(state.pile) / NUM_DOMINOES
-        f[6] = 1.0 if state.final_round else 0.0
+        if not state.next_line:
+            f[6] = 1.0
         if points is None:
             points = state.points()
         acting = state.seat if state.phase != Phase.GAME_OVER else -1
         at = 7
         for s in order:
             f[at] = min(points[s], 200) / 200
-            f[at + 1] = 1.0 if s == acting else 0.0
+            if s == acting:
+                f[at + 1] = 1.0
             at += 2
         width = self._pos_width
         placing = state.turn_pos if state.phase == Phase.PLACE else -1
+        kings = state.cur_kings
         for pos, d in enumerate(state.cur_line):
             if d >= 0:
-                f[at : at + 16] = DOMINO_FEATURE_LISTS[d]
-            f[at + 16 + rel[state.cur_kings[pos]]] = 1.0
+                f[at : at + 16] = DOMINO_FEATURES[d]
+            f[at + 16 + rel[kings[pos]]] = 1.0
             if pos == placing:
                 f[at + width] = 1.0
             at += width + 1
-        next_kings = state.next_kings
-        for pos, d in enumerate(state.next_line):
-            base = at + pos * width
-            if d >= 0:
-                f[base : base + 16] = DOMINO_FEATURE_LISTS[d]
-            f[base + 16 + rel[next_kings[pos]]] = 1.0
-        if not state.next_line:
-            for pos in range(self.config.line_size):
-                f[at + pos * width + 16 + n] = 1.0
+        if state.next_line:
+            kings = state.next_kings
+            for pos, d in enumerate(state.next_line):
+                base = at + pos * width
+                if d >= 0:
+                    f[base : base + 16] = DOMINO_FEATURES[d]
+                f[base + 16 + rel[kings[pos]]] = 1.0
+        else:
+            f[at + 16 + n : at + self.config.line_size * width : width] = 1.0
         at += self.config.line_size * width
-        for d in state.pile:
-            f[at + d] = 1.0
-        for d in state.box:
-            f[at + d] = 1.0
-        out[self.plane_size :] = f
+        unseen = state.pile + state.box
+        if unseen:
+            f[np.add(unseen, at)] = 1.0
         return out
 
     def points(self, state: KingdominoState) -> list[int]:
