@@ -54,8 +54,9 @@ One float32 vector (:mod:`moonriver_env.kingdomino_encoding`): per kingdom (the 
 first, then the seats after it) 10 planes of ``side x side`` (six landscapes, crowns >= 1, 2,
 3, squares still free in the frame), then features: phase, game of a Dynasty, pile left,
 last round, each seat's points and turn, both lines (dominoes, numbers, kings) and the unseen
-dominoes as counts per number. Sizes: 4 players D = 3,625; 3 players D = 2,815; 2 players
-D = 2,005; Mighty Duel D = 3,625. Never encoded: the order of the pile, and which unseen
+dominoes as counts per number. Sizes: 4 players D = 3,475 (planes 40 x 9 x 9, 235
+features); 3 players D = 2,614; 2 players D = 1,835; Mighty Duel D = 3,595 (20 x 13 x 13).
+Never encoded: the order of the pile, and which unseen
 dominoes are in the box.
 
 Rewards

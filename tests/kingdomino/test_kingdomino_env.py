@@ -131,3 +131,16 @@ def test_gymnasium_id_and_maskable_ppo() -> None:
     model.learn(64)
     action, _ = model.predict(obs, action_masks=env.action_masks())
     assert env.action_masks()[int(action)]
+
+
+def test_the_card_states_the_sizes() -> None:
+    doc = kingdomino_v0.__doc__ or ""
+    for n, variants, size, actions in (
+        (4, (), 3475, 329),
+        (3, (), 2614, 328),
+        (2, (), 1835, 329),
+        (2, ("mighty_duel",), 3595, 681),
+    ):
+        e = kingdomino_v0.raw_env(num_players=n, variants=variants)
+        assert e.encoder.size == size and e.config.num_actions == actions
+        assert f"{size:,}" in doc and str(actions) in doc
