@@ -15,7 +15,6 @@ simulating, never reading the pile's order.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -594,10 +593,3 @@ def play_game(
     while state.phase != Phase.GAME_OVER:
         state.apply(agents[state.seat].choose(state))
     return state
-
-
-def timed_choice(agent: KingdominoAgent, state: KingdominoState) -> tuple[int, float]:
-    """An agent's choice and the seconds it took."""
-    t0 = time.perf_counter()
-    a = agent.choose(state)
-    return a, time.perf_counter() - t0
