@@ -24,8 +24,9 @@ from moonriver_env.kingdomino.components import Domino
 from moonriver_env.kingdomino.kingdom import Kingdom, placement_ids
 from moonriver_env.kingdomino.scoring import kingdom_points, placement_gains
 from moonriver_env.kingdomino.state import DOMINOES
+from moonriver_env.kingdomino_encoding import KingdominoEncoder
 
-from .base import Agent
+from .base import Agent, policy_action
 from .search import Budget
 
 __all__ = [
@@ -501,8 +502,6 @@ class PolicyKingdominoAgent(KingdominoAgent):
         super().__init__(seed)
         from sb3_contrib import MaskablePPO  # the training extra, only when asked for
 
-        from moonriver_env.kingdomino_encoding import KingdominoEncoder
-
         self.path = path
         self.model = MaskablePPO.load(path, device="cpu")
         self.sample = sample
@@ -521,8 +520,6 @@ class PolicyKingdominoAgent(KingdominoAgent):
                     f"ppo: the model observes {self.model.observation_space.shape}, this game "
                     f"({state.config.describe()}) gives ({enc.size},)"
                 )
-        from .base import policy_action
-
         obs = enc.encode_flat(state, state.seat)
         return policy_action(
             self.model.policy, obs, state.legal_action_mask(), not self.sample, self.rng

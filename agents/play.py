@@ -49,6 +49,8 @@ from moonriver_env.render import ANSI_LEGEND, render_ansi, score_table
 from moonriver_env.rules import GameConfig, GameState
 
 from .base import check_game
+from .kingdomino_cli import wants_kingdomino
+from .kingdomino_play import play_main
 from .move_text import format_legal_moves, parse_move
 from .runner import agent_seed
 from .saved_game import SavedGame, free_path
@@ -423,8 +425,6 @@ _GAME_ARGS = ("players", "opponents", "human", "seed", "mode", "scenario", "watc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .kingdomino_cli import play_main, wants_kingdomino
-
     if wants_kingdomino(argv):  # --game kingdomino: play Kingdomino
         return play_main(argv)
     parser = argparse.ArgumentParser(

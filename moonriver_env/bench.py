@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from .kingdomino import new_game as new_kingdomino_game
+from .kingdomino.config import parse_mode as parse_kingdomino_mode
 from .rules import GameConfig, new_game
 from .text_table import format_columns
 
@@ -233,8 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parse: Callable[[str], Any] = parse_mode
     start: Callable[..., Any] = new_game
     if args.game == "kingdomino":
-        from .kingdomino import new_game as start
-        from .kingdomino.config import parse_mode as parse
+        parse, start = parse_kingdomino_mode, new_kingdomino_game
     if args.modes is None:
         args.modes = list(KINGDOMINO_MODES if args.game == "kingdomino" else ALL_MODES)
     for name in args.modes:

@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from pettingzoo.classic import connect_four_v3
 
-    from . import moonriver_v0
+    from . import kingdomino_v0, moonriver_v0
 
     cpu = pin_to_one_cpu(args.cpu)
     title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
@@ -82,8 +82,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
     for n in args.players:
         if args.game == "kingdomino":
-            from . import kingdomino_v0
-
             label = args.variants.replace(",", "+") or "base"
             makers[f"kingdomino_v0 {n}p {label}"] = lambda n=n: kingdomino_v0.env(
                 num_players=n, variants=args.variants

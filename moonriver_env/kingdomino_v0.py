@@ -96,7 +96,9 @@ from .aec import (
 from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES, check_options, check_seed
 from .kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from .kingdomino_encoding import KingdominoEncoder
+from .kingdomino_render import render_rgb, render_text
 from .rules.validation import check_choice
+from .wrappers import SingleAgentEnv as _SingleAgentEnvBase
 
 __all__ = ["PHASE_NAMES", "ResetNeeded", "SingleAgentEnv", "env", "raw_env", "rank_rewards"]
 
@@ -264,8 +266,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        from .kingdomino_render import render_rgb, render_text
-
         state = self._require_state()
         if self.render_mode == "ansi":
             return render_text(state)
@@ -319,13 +319,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             self.infos = {a: dict(base) for a in self.agents}
 
 
-def _single_agent_base() -> type:
-    from .wrappers import SingleAgentEnv as Base
-
-    return Base
-
-
-class SingleAgentEnv(_single_agent_base()):  # type: ignore[misc]
+class SingleAgentEnv(_SingleAgentEnvBase):
     """``Kingdomino-v0``: one learner seat against opponent policies (Moon River's
     :class:`moonriver_env.wrappers.SingleAgentEnv`, built on this module's ``raw_env``;
     opponent specs are Kingdomino agents, e.g. ``opponents="greedy"``). MaskablePPO trains

@@ -46,6 +46,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import PolicyAgent
+from agents.kingdomino_cli import evaluate_main, wants_kingdomino
 from agents.ratings import wilson_interval
 from agents.runner import (
     Backend,
@@ -510,8 +511,6 @@ def default_out_dir(model_path: Path, run_dir: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from agents.kingdomino_cli import evaluate_main, wants_kingdomino
-
     if wants_kingdomino(argv):  # --game kingdomino: a Kingdomino model
         return evaluate_main(argv)
     ap = argparse.ArgumentParser(

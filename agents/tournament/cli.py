@@ -9,8 +9,10 @@ import sys
 import time
 from collections.abc import Sequence
 
+from ..kingdomino_cli import wants_kingdomino
 from ..runner import add_backend_arguments, backend_from_args
 from .games import run_tournament
+from .kingdomino import tournament_main
 from .schedule import seat_slots, split_specs
 
 
@@ -25,8 +27,6 @@ def resume_command(argv: Sequence[str], out: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from ..kingdomino_cli import tournament_main, wants_kingdomino
-
     if wants_kingdomino(argv):  # --game kingdomino: the Kingdomino tournament
         return tournament_main(argv)
     parser = argparse.ArgumentParser(

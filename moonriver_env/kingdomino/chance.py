@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .components import NUM_DOMINOES
 from .config import KingdominoConfig
+from .kingdom import Kingdom
 from .state import NO_KING, KingdominoState, Phase, new_game
 
 __all__ = ["ChanceKingdominoState", "new_chance_game"]
@@ -86,8 +87,6 @@ class ChanceKingdominoState(KingdominoState):
         self.box = []
         self.discarded = []
         self.placed = [[] for _ in range(n)]
-        from .kingdom import Kingdom
-
         self.kingdoms = [Kingdom.empty(cfg.size) for _ in range(n)]
         self.cur_line = [-1] * size
         self.cur_kings = [NO_KING] * size

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import kingdomino_cli
+from agents import kingdomino_cli, kingdomino_play
 from agents.play import main as play
 from agents.tournament.cli import main as tournament
 
@@ -54,7 +54,7 @@ def test_play_watch_and_a_human_seat(capsys: pytest.CaptureFixture[str]) -> None
     assert "winners" in capsys.readouterr().out
     typed = iter(["hello", "moves", "quit"])
     lines: list[str] = []
-    code = kingdomino_cli.play_main(
+    code = kingdomino_play.play_main(
         ["--game", "kingdomino", "--players", "2", "--seed", "4", "--human", "0"],
         input_fn=lambda prompt: next(typed),
         output_fn=lines.append,
