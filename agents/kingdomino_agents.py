@@ -97,13 +97,28 @@ def _flags(config: KingdominoConfig) -> tuple[bool, bool]:
 
 def best_gain(kingdom: Kingdom, domino: Domino, config: KingdominoConfig) -> int:
     """The largest immediate gain of placing ``domino`` (0 if it cannot be placed, or when
-    discarding is allowed and every placement loses points)."""
-    harmony, middle = _flags(config)
-    ids = placement_ids(kingdom, domino)
-    if not ids:
-        return 0
-    best = max(placement_gains(kingdom, domino, ids, harmony, middle))
-    return best if config.has("must_place") else max(best, 0)
+    discarding is allowed and every placement loses points). Kept in the kingdom's memo: a
+    kingdom never changes, and the playouts of a search meet the same kingdoms again."""
+    key = ("best_gain", domino.number, config.bonus_flags, config.has("must_place"))
+    best = kingdom.memo.get(key)
+    if best is None:
+        best = max(_gains(kingdom, domino, config)[1], default=0)
+        if not config.has("must_place"):
+            best = max(best, 0)
+        kingdom.memo[key] = best
+    return best
+
+
+def _gains(
+    kingdom: Kingdom, domino: Domino, config: KingdominoConfig
+) -> tuple[list[int], list[int]]:
+    """The placement ids of ``domino`` and their gains (memoised on the kingdom)."""
+    key = ("gains", domino.number, config.bonus_flags)
+    hit = kingdom.memo.get(key)
+    if hit is None:
+        ids = placement_ids(kingdom, domino)
+        hit = kingdom.memo[key] = (ids, placement_gains(kingdom, domino, ids, *config.bonus_flags))
+    return hit
 
 
 def pick_line(state: KingdominoState) -> list[int]:
@@ -114,16 +129,14 @@ def pick_line(state: KingdominoState) -> list[int]:
 def greedy_placements(state: KingdominoState) -> list[int]:
     """The legal placements (or the discard) with the largest immediate gain."""
     legal = state.legal_action_list()
-    harmony, middle = _flags(state.config)
     kingdom = state.kingdoms[state.seat]
     domino = DOMINOES[state.cur_line[state.turn_pos]]
-    discard = state.layout.discard
-    ids = legal[:-1] if legal[-1] == discard else legal
-    gains = placement_gains(kingdom, domino, ids, harmony, middle)
-    if len(ids) < len(legal):
-        gains.append(0)  # the discard
-    top = max(gains)
-    return [a for a, g in zip(legal, gains, strict=True) if g == top]
+    ids, gains = _gains(kingdom, domino, state.config)
+    options = list(zip(ids, gains, strict=True))
+    if legal[-1] == state.layout.discard:
+        options.append((legal[-1], 0))  # the discard
+    top = max(g for _, g in options)
+    return [a for a, g in options if g == top]
 
 
 def dead_squares(kingdom: Kingdom, middle: bool) -> int:

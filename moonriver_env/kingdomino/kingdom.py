@@ -15,6 +15,8 @@ rectangle, cells separated by spaces::
 
 from __future__ import annotations
 
+from typing import Any
+
 from moonriver_env.rules.geometry import extend_ids
 
 from .board import Board, board_for
@@ -54,7 +56,7 @@ class Kingdom:
         self.occupied = occupied
         self.rmin, self.rmax, self.cmin, self.cmax = bounds
         # derived values computed once per kingdom (it never changes): e.g. its points
-        self.memo: dict[object, int] = {}
+        self.memo: dict[object, Any] = {}
 
     @classmethod
     def empty(cls, size: int = 5) -> Kingdom:
