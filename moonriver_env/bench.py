@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m moonriver_env.bench [--games G] [--runs R] [--modes 2p-base 4p-legends ...]
+    python -m moonriver_env.bench [--games G] [--runs R] [--modes 2p_base 4p_legends ...]
                                   [--seed S] [--cpu C] [--json PATH]
 
 For every mode (default: 2/3/4 players x base/legends; Legends scenarios are drawn at random
@@ -30,25 +30,27 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from .games import GameSpec, parse_game
 from .kingdomino import new_game as new_kingdomino_game
-from .kingdomino.config import parse_mode as parse_kingdomino_mode
-from .rules import GameConfig, new_game
+from .rules import MODES, GameConfig, new_game
 from .text_table import format_columns
 
-ALL_MODES = ("2p-base", "3p-base", "4p-base", "2p-legends", "3p-legends", "4p-legends")
+ALL_MODES = tuple(GameSpec(num_players=n, mode=m).text for m in MODES for n in (2, 3, 4))
+"""Every player count and mode, in their one spelling (``"2p_base"``, ..., ``"4p_legends"``)."""
 KINGDOMINO_MODES = (
-    "2p-base",
-    "3p-base",
-    "4p-base",
-    "4p-harmony+middle_kingdom+must_place",
-    "2p-mighty_duel",
+    "kingdomino_2p_base",
+    "kingdomino_3p_base",
+    "kingdomino_4p_base",
+    "kingdomino_4p_harmony+middle_kingdom+must_place",
+    "kingdomino_2p_mighty_duel",
 )
+"""The Kingdomino modes ``--game kingdomino`` times (the 4-player one: the CIG 2018 rules)."""
 REPORT_MIN_RUNS = 5
 
 
@@ -69,17 +71,24 @@ class ModeResult:
     run_seconds: list[float]
 
 
-def parse_mode(name: str) -> GameConfig:
-    """``"3p-legends"`` -> ``GameConfig(num_players=3, mode="legends", scenario="random")``."""
+def parse_mode(name: str) -> Any:
+    """``"3p_legends"`` (or the older ``"3p-legends"``) -> ``GameConfig(num_players=3,
+    mode="legends", scenario="random")``: the game's one spelling
+    (:func:`moonriver_env.games.parse_game`), Legends with a scenario drawn per game."""
     try:
-        players_text, game_mode = name.split("-")
-        if not players_text.endswith("p"):
-            raise ValueError
-        players = int(players_text[:-1])
-    except ValueError:
-        raise ValueError(f"mode {name!r}: expected like '2p-base' or '4p-legends'") from None
-    scenario = "random" if game_mode == "legends" else None
-    return GameConfig(num_players=players, mode=game_mode, scenario=scenario)
+        spec = parse_game(name)
+    except ValueError as e:
+        raise ValueError(f"mode {name!r}: expected like '2p_base' or '4p_legends' ({e})") from None
+    if spec.game == "moonriver" and spec.mode == "legends" and spec.scenario is None:
+        spec = replace(spec, scenario="random")
+    return spec.config()
+
+
+def start_game(config: Any, seed: int) -> Any:
+    """A new game of the config's game (its engine's ``new_game``)."""
+    if isinstance(config, GameConfig):
+        return new_game(config, seed=seed)
+    return new_kingdomino_game(config, seed=seed)
 
 
 def cpu_model() -> str:
@@ -103,13 +112,11 @@ def pin_to_one_cpu(cpu: int | None) -> int | None:
     return target
 
 
-def record_games(
-    config: Any, seeds: Sequence[int], start: Callable[..., Any] = new_game
-) -> list[tuple[int, list[int], list[int]]]:
+def record_games(config: Any, seeds: Sequence[int]) -> list[tuple[int, list[int], list[int]]]:
     """Play the games untimed: (seed, chosen action ids, final totals) per game."""
     games = []
     for seed in seeds:
-        state = start(config, seed=seed)
+        state = start_game(config, seed)
         chooser = random.Random(seed)
         actions: list[int] = []
         while True:
@@ -123,9 +130,7 @@ def record_games(
     return games
 
 
-def timed_replay(
-    config: Any, games: list[tuple[int, list[int], list[int]]], start: Callable[..., Any] = new_game
-) -> float:
+def timed_replay(config: Any, games: list[tuple[int, list[int], list[int]]]) -> float:
     """Replay recorded games; return the engine seconds. Checks the outcomes afterwards."""
     finals = []
     gc.collect()
@@ -133,7 +138,7 @@ def timed_replay(
     total = 0.0
     for seed, actions, _ in games:
         t0 = perf()
-        state = start(config, seed=seed)
+        state = start_game(config, seed)
         for a in actions:
             state.legal_action_list()
             state.apply(a)
@@ -146,24 +151,17 @@ def timed_replay(
     return total
 
 
-def bench_mode(
-    name: str,
-    games: int,
-    runs: int,
-    seed: int,
-    parse: Callable[[str], Any] = parse_mode,
-    start: Callable[..., Any] = new_game,
-) -> ModeResult:
-    config = parse(name)
-    recorded = record_games(config, range(seed, seed + games), start)
+def bench_mode(name: str, games: int, runs: int, seed: int) -> ModeResult:
+    config = parse_mode(name)
+    recorded = record_games(config, range(seed, seed + games))
     decisions = sum(len(actions) for _, actions, _ in recorded)
-    seconds = [timed_replay(config, recorded, start) for _ in range(runs)]
+    seconds = [timed_replay(config, recorded) for _ in range(runs)]
     dps = [decisions / t for t in seconds]
     gps = [games / t for t in seconds]
     return ModeResult(
         mode=name,
         players=config.num_players,
-        game_mode=config.mode,
+        game_mode=str(config.mode),
         games=games,
         runs=runs,
         mean_decisions_per_game=decisions / games,
@@ -210,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--game",
         choices=("moonriver", "kingdomino"),
         default="moonriver",
-        help="the game whose engine is timed (default moonriver)",
+        help="the game whose engine is timed (default moonriver); its modes are the default",
     )
     parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
     parser.add_argument(
@@ -221,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="+",
         default=None,
         metavar="MODE",
-        help=f"modes to run (default: all of {' '.join(ALL_MODES)}; Kingdomino: "
+        help=f"modes to run (default: all of {' '.join(ALL_MODES)}; with --game kingdomino "
         f"{' '.join(KINGDOMINO_MODES)})",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
@@ -232,15 +230,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must be at least 1")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    parse: Callable[[str], Any] = parse_mode
-    start: Callable[..., Any] = new_game
-    if args.game == "kingdomino":
-        parse, start = parse_kingdomino_mode, new_kingdomino_game
     if args.modes is None:
         args.modes = list(KINGDOMINO_MODES if args.game == "kingdomino" else ALL_MODES)
+    elif args.game == "kingdomino":  # "4p_base" names a Kingdomino game here
+        args.modes = [m if m.startswith("kingdomino_") else f"kingdomino_{m}" for m in args.modes]
     for name in args.modes:
         try:
-            parse(name)
+            parse_mode(name)
         except ValueError as exc:
             parser.error(str(exc))
 
@@ -270,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     results = []
     for name in args.modes:
-        results.append(bench_mode(name, args.games, args.runs, args.seed, parse, start))
+        results.append(bench_mode(name, args.games, args.runs, args.seed))
     for line in format_table(results):
         print(line)
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import kingdomino_v0, moonriver_v0
 from .bench import cpu_model, pin_to_one_cpu
 
 
@@ -68,8 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from pettingzoo.classic import connect_four_v3
 
-    from . import kingdomino_v0, moonriver_v0
-
     cpu = pin_to_one_cpu(args.cpu)
     title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
     print(f"{title} env benchmark (PettingZoo loop: env.last() + random legal action + step)")
@@ -83,11 +82,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for n in args.players:
         if args.game == "kingdomino":
             label = args.variants.replace(",", "+") or "base"
-            makers[f"kingdomino_v0 {n}p {label}"] = lambda n=n: kingdomino_v0.env(
+            makers[f"kingdomino_v0 {n}p {label}"] = lambda n=n: kingdomino_v0.env(  # type: ignore[misc]
                 num_players=n, variants=args.variants
             )
             continue
-        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(
+        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(  # type: ignore[misc]
             num_players=n, mode=args.mode
         )
     rates: dict[str, list[float]] = {name: [] for name in makers}

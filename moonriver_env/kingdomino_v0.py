@@ -97,8 +97,9 @@ from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES, check_options, chec
 from .kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from .kingdomino_encoding import KingdominoEncoder
 from .kingdomino_render import render_rgb, render_text
+from .opponents import make_opponent  # the agents' plug: the env never imports agents
 from .rules.validation import check_choice
-from .wrappers import SingleAgentEnv as _SingleAgentEnvBase
+from .single_agent import SingleAgentEnv as _SingleAgentEnvBase
 
 __all__ = ["PHASE_NAMES", "ResetNeeded", "SingleAgentEnv", "env", "raw_env", "rank_rewards"]
 
@@ -328,6 +329,4 @@ class SingleAgentEnv(_SingleAgentEnvBase):
     aec_class = raw_env
 
     def _make_opponent(self, spec: str, index: int) -> Any:
-        from agents.kingdomino_agents import make_kingdomino_agent
-
-        return make_kingdomino_agent(spec, seed=index)
+        return make_opponent(spec, index, game="kingdomino")

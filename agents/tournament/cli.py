@@ -9,8 +9,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+from ..jobs import add_backend_arguments, backend_from_args
 from ..kingdomino_cli import wants_kingdomino
-from ..runner import add_backend_arguments, backend_from_args
 from .games import run_tournament
 from .kingdomino import tournament_main
 from .schedule import seat_slots, split_specs

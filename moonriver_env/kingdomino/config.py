@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from moonriver_env.rules.config import DEFAULT_NUM_PLAYERS
+
 __all__ = ["VARIANTS", "KingdominoConfig", "parse_mode", "parse_variants"]
 
 VARIANTS: tuple[str, ...] = ("must_place", "harmony", "middle_kingdom", "mighty_duel", "dynasty")
@@ -54,7 +56,7 @@ class KingdominoConfig:
             with 3 or 4 players.
     """
 
-    num_players: int = 2
+    num_players: int = DEFAULT_NUM_PLAYERS
     variants: tuple[str, ...] | str = ()
     # Derived (RULES.md section 13, K2 and K8): frame size, dominoes in play, line size, kings per player.
     size: int = field(init=False)

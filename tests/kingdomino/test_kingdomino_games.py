@@ -1,0 +1,53 @@
+"""Kingdomino in the one home of "which game is played" (moonriver_env.games)."""
+
+from __future__ import annotations
+
+import pytest
+
+from moonriver_env.games import GAMES, GameSpec, parse_game
+from moonriver_env.kingdomino import KingdominoConfig
+
+
+def test_kingdomino_is_registered_and_moon_river_stays_the_default() -> None:
+    assert list(GAMES)[0] == "moonriver" and "kingdomino" in GAMES
+    assert GameSpec().game == "moonriver"
+
+
+@pytest.mark.parametrize(
+    ("text", "players", "variants"),
+    [
+        ("kingdomino_4p_base", 4, ()),
+        (
+            "kingdomino_4p_harmony+middle_kingdom+must_place",
+            4,
+            ("must_place", "harmony", "middle_kingdom"),
+        ),
+        ("kingdomino_2p_mighty_duel", 2, ("mighty_duel",)),
+    ],
+)
+def test_the_text_spelling_round_trips(text: str, players: int, variants: tuple[str, ...]) -> None:
+    spec = parse_game(text)
+    config = spec.config()
+    assert config == KingdominoConfig(players, variants)
+    assert spec.text == text
+    assert GameSpec.from_config(config) == spec
+    assert spec.num_actions == config.num_actions
+
+
+def test_variants_in_any_order_are_one_game() -> None:
+    a = GameSpec(game="kingdomino", num_players=4, mode="must_place+harmony")
+    b = GameSpec(game="kingdomino", num_players=4, mode="harmony+must_place")
+    assert a == b and a.text == "kingdomino_4p_harmony+must_place"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_players": 4, "mode": "harmonie"}, "mode"),
+        ({"num_players": 3, "mode": "mighty_duel"}, "mighty_duel"),
+        ({"num_players": 4, "scenario": "gold_rush"}, "scenario"),
+    ],
+)
+def test_bad_kingdomino_specs_are_named_errors(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        GameSpec(game="kingdomino", **kwargs).config()  # type: ignore[arg-type]
