@@ -25,8 +25,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from moonriver_env.games import parse_game
 from moonriver_env.kingdomino import KingdominoConfig, Phase, new_game
 from moonriver_env.kingdomino_encoding import KingdominoEncoder
+from moonriver_env.rules.config import DEFAULT_NUM_PLAYERS
 
 from .kingdomino_agents import PolicyKingdominoAgent, make_kingdomino_agent
 from .ratings import wilson_interval
@@ -37,20 +39,30 @@ GAME = "kingdomino"
 
 
 def wants_kingdomino(argv: Sequence[str] | None) -> bool:
-    """Whether a command line names ``--game kingdomino`` (or ``--game=kingdomino``)."""
+    """Whether a command line names Kingdomino: ``--game kingdomino`` or a spelled
+    Kingdomino game (``--game kingdomino_4p_harmony+must_place``, ``--game=...``)."""
     words = list(sys.argv[1:] if argv is None else argv)
     for i, w in enumerate(words):
-        if w == f"--game={GAME}" or (w == "--game" and i + 1 < len(words) and words[i + 1] == GAME):
+        value = w[len("--game=") :] if w.startswith("--game=") else None
+        if w == "--game" and i + 1 < len(words):
+            value = words[i + 1]
+        if value is not None and (value == GAME or value.startswith(GAME + "_")):
             return True
     return False
 
 
 def game_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", choices=(GAME,), required=True)
-    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    """``--game`` (``kingdomino`` or a spelled game such as ``kingdomino_4p_base``),
+    ``--players`` and the variants as ``--variants a,b`` or ``--mode a+b``."""
+    parser.add_argument(
+        "--game",
+        required=True,
+        help="kingdomino, or the game spelled out (kingdomino_4p_harmony+must_place)",
+    )
+    parser.add_argument("--players", type=int, default=None, choices=(2, 3, 4))
     parser.add_argument(
         "--variants",
-        default="",
+        default=None,
         help="comma-separated: must_place, harmony, middle_kingdom, mighty_duel, dynasty",
     )
     parser.add_argument(
@@ -62,13 +74,32 @@ def game_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> KingdominoConfig:
-    variants = args.variants
+    """The game of :func:`game_arguments` (``parser.error`` naming a bad or contradicting
+    argument)."""
+    players, mode = DEFAULT_NUM_PLAYERS, None
+    if args.game != GAME:
+        try:
+            spec = parse_game(args.game)
+        except ValueError as exc:
+            parser.error(f"--game: {exc}")
+        if spec.game != GAME:
+            parser.error(f"--game: {args.game!r} is not a Kingdomino game")
+        players, mode = spec.num_players, spec.mode
+        if args.players is not None and args.players != players:
+            parser.error(f"--players {args.players} contradicts --game {args.game}")
+        if (args.mode is not None or args.variants is not None) and mode != "base":
+            parser.error(f"--game {args.game} names the variants already")
+    if args.players is not None:
+        players = args.players
+    if args.mode is not None and args.variants is not None:
+        parser.error("--mode and --variants name the same thing: give one")
     if args.mode is not None:
-        if variants:
-            parser.error("--mode and --variants name the same thing: give one")
-        variants = "" if args.mode == "base" else args.mode.replace("+", ",")
+        mode = args.mode
+    variants = args.variants or ""
+    if mode is not None:
+        variants = "" if mode == "base" else mode.replace("+", ",")
     try:
-        return KingdominoConfig(args.players, variants)
+        return KingdominoConfig(players, variants)
     except ValueError as exc:
         parser.error(str(exc))
         raise  # unreachable: parser.error exits

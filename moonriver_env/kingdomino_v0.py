@@ -30,6 +30,9 @@ render_mode=None, config=None)``
   ``infos[agent]["action_mask"]``).
 * ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture of the kingdoms and lines),
   ``"human"`` (prints the text) or ``None``.
+* ``mode``: the variants as one word, the game's text spelling (``"base"``, or the variants
+  joined with ``+``: ``"harmony+middle_kingdom+must_place"``), as ``GameSpec.make_env`` passes
+  it; give ``mode`` or ``variants``.
 * ``config``: a ``KingdominoConfig`` instead of ``num_players`` / ``variants`` (a contradicting
   game argument raises ``ValueError`` naming both).
 
@@ -158,6 +161,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         num_players: int | None = None,
         variants: tuple[str, ...] | str | None = None,
         reward: str = "win",
+        mode: str | None = None,
         obs_type: str = "dict",
         render_mode: str | None = None,
         config: KingdominoConfig | None = None,
@@ -170,8 +174,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             obs_type=obs_type,
             render_mode=render_mode,
             config=config,
+            mode=mode,
         )
         super().__init__()
+        if mode is not None:  # the game's one-word spelling (moonriver_env.games)
+            if variants is not None:
+                raise ValueError("mode: names the variants too; give mode or variants, not both")
+            variants = "" if mode == "base" else str(mode).replace("+", ",")
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
         self.obs_type = check_choice("obs_type", obs_type, OBS_TYPES)
         if render_mode is not None:

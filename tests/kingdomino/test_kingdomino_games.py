@@ -51,3 +51,26 @@ def test_variants_in_any_order_are_one_game() -> None:
 def test_bad_kingdomino_specs_are_named_errors(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         GameSpec(game="kingdomino", **kwargs).config()  # type: ignore[arg-type]
+
+
+def test_the_spec_makes_the_environment() -> None:
+    spec = parse_game("kingdomino_3p_harmony+must_place")
+    env = spec.make_env(obs_type="flat")
+    assert env.config == KingdominoConfig(3, ("must_place", "harmony"))
+    assert spec.observation_size == env.encoder.size
+    with pytest.raises(ValueError, match="mode"):
+        spec.make_env(variants="harmony")
+
+
+def test_commands_take_the_spelled_game(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.tournament.cli import main as tournament
+
+    argv = ["--game", "kingdomino_3p_dynasty", "--agents", "greedy,random", "--games", "3"]
+    assert tournament([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert "3 players, dynasty" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        tournament([*argv, "--players", "4", "--out", str(tmp_path / "b")])
+    with pytest.raises(SystemExit):
+        tournament(
+            ["--game", "kingdomino_9p_base", "--agents", "greedy", "--out", str(tmp_path / "c")]
+        )
