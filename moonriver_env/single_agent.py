@@ -138,7 +138,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self.action_space = spaces.Discrete(self.aec.config.num_actions)
         enc = self.aec.encoder
         if obs_type == "flat":
-            self.observation_space = self.aec.observation_spaces["player_0"]["observation"]  # type: ignore[index]
+            self.observation_space = self.aec.observation_spaces["player_0"]["observation"]
         else:
             self.observation_space = spaces.Dict(
                 {
