@@ -321,7 +321,10 @@ def games_with_actions(
         for mode in entry.modes:
             for n in entry.player_counts:
                 spec = GameSpec(game=entry.name, num_players=n, mode=mode)
-                config = spec.config()
+                try:
+                    config = spec.config()
+                except ValueError:  # a mode this player count cannot play (Mighty Duel: 2)
+                    continue
                 if entry.num_actions(config) != num_actions:
                     continue
                 if observation_size is None or entry.observation_size(config) == observation_size:

@@ -74,3 +74,12 @@ def test_commands_take_the_spelled_game(tmp_path, capsys: pytest.CaptureFixture[
         tournament(
             ["--game", "kingdomino_9p_base", "--agents", "greedy", "--out", str(tmp_path / "c")]
         )
+
+
+def test_a_game_is_found_by_its_action_count() -> None:
+    from moonriver_env.games import games_with_actions
+
+    found = games_with_actions(681)
+    assert [s.text for s in found] == ["kingdomino_2p_mighty_duel"]
+    assert {s.game for s in games_with_actions(329)} == {"kingdomino"}
+    assert all(s.game == "moonriver" for s in games_with_actions(1748))
