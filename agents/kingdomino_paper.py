@@ -78,7 +78,7 @@ PAPER: dict[str, tuple[str, int, int, int]] = {
     "greedy_vs_3greedy": ("FullGreedy vs 3 FullGreedy (5 s runs)", 118, 15, 367),
     "mc_random_100_vs_3greedy": ("MCE, random playouts, 5 s a move, vs 3 FullGreedy", 235, 19, 246),
 }
-PAPER_BEST = "MCE with player-greedy playouts, 10 s a move, vs 3 FullGreedy: 74% (the study's best)"
+PAPER_BEST = "MCE with player-greedy playouts, 10 s a move, vs 3 FullGreedy: 74%"
 
 
 def run_matchup(name: str, games: int, out: Path) -> None:
