@@ -51,6 +51,8 @@ from moonriver_env.rules import GameConfig, GameState
 
 from . import make_agent
 from .base import check_game
+from .kingdomino_cli import wants_kingdomino
+from .kingdomino_play import play_main
 from .move_text import format_legal_moves, parse_move
 from .saved_game import SavedGame, free_path
 from .seeds import agent_seed
@@ -421,6 +423,8 @@ _GAME_ARGS = ("players", "opponents", "human", "seed", "mode", "scenario", "watc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if wants_kingdomino(argv):  # --game kingdomino: play Kingdomino
+        return play_main(argv)
     parser = argparse.ArgumentParser(
         prog="python -m agents.play",
         description="Play Moon River in the terminal against agents, or watch agents play.",

@@ -37,6 +37,7 @@ from .base import Agent, PolicyAgent
 from .evaluation import Weights
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
+from .kingdomino_agents import make_kingdomino_agent
 from .mcts import MCTSAgent
 from .montecarlo import MonteCarloAgent
 from .openspiel_mcts import OpenSpielMCTSAgent
@@ -149,8 +150,11 @@ def _rllib_params(spec: str, rest: str) -> dict[str, Any]:
     return params
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build an agent from a spec (module docstring); ``ValueError`` naming a bad field."""
+def make_agent(spec: str, seed: int | None = None, game: str = "moonriver") -> Agent:
+    """Build an agent from a spec (module docstring); ``ValueError`` naming a bad field.
+    ``game="kingdomino"``: a Kingdomino agent (:func:`agents.kingdomino_agents.make_kingdomino_agent`)."""
+    if game == "kingdomino":
+        return make_kingdomino_agent(spec, seed=seed)
     name, params = parse_spec(spec)
     if name == "ppo":
         return PolicyAgent.from_path(params["path"], seed=seed)

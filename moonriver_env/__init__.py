@@ -1,6 +1,6 @@
 """moonriver-env: the reference reinforcement-learning environment for the board game Moon River.
 
-Importing the package registers ``MoonRiver-v0`` with Gymnasium (the single-agent
+Importing the package registers ``MoonRiver-v0`` and ``Kingdomino-v0`` with Gymnasium (the single-agent
 :class:`moonriver_env.single_agent.SingleAgentEnv`, by entry-point string) if Gymnasium is
 installed, without importing Gymnasium here: the rules engine (``moonriver_env.rules``) stays
 free of RL libraries. If Gymnasium is already imported the id is registered now, otherwise as
@@ -21,9 +21,15 @@ GYMNASIUM_ID = "MoonRiver-v0"
 _ENTRY_POINT = "moonriver_env.single_agent:SingleAgentEnv"
 
 
+KINGDOMINO_GYMNASIUM_ID = "Kingdomino-v0"
+_KINGDOMINO_ENTRY_POINT = "moonriver_env.kingdomino_v0:SingleAgentEnv"
+
+
 def _register_with_gymnasium(gymnasium: Any) -> None:
     if GYMNASIUM_ID not in gymnasium.registry:
         gymnasium.register(id=GYMNASIUM_ID, entry_point=_ENTRY_POINT)
+    if KINGDOMINO_GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(id=KINGDOMINO_GYMNASIUM_ID, entry_point=_KINGDOMINO_ENTRY_POINT)
 
 
 class _RegisterOnImport(importlib.abc.MetaPathFinder):

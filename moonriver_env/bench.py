@@ -32,15 +32,25 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from .games import GameSpec, parse_game
+from .kingdomino import new_game as new_kingdomino_game
 from .rules import MODES, GameConfig, new_game
 from .text_table import format_columns
 
 ALL_MODES = tuple(GameSpec(num_players=n, mode=m).text for m in MODES for n in (2, 3, 4))
 """Every player count and mode, in their one spelling (``"2p_base"``, ..., ``"4p_legends"``)."""
+KINGDOMINO_MODES = (
+    "kingdomino_2p_base",
+    "kingdomino_3p_base",
+    "kingdomino_4p_base",
+    "kingdomino_4p_harmony+middle_kingdom+must_place",
+    "kingdomino_2p_mighty_duel",
+)
+"""The Kingdomino modes ``--game kingdomino`` times (the 4-player one: the CIG 2018 rules)."""
 REPORT_MIN_RUNS = 5
 
 
@@ -61,7 +71,7 @@ class ModeResult:
     run_seconds: list[float]
 
 
-def parse_mode(name: str) -> GameConfig:
+def parse_mode(name: str) -> Any:
     """``"3p_legends"`` (or the older ``"3p-legends"``) -> ``GameConfig(num_players=3,
     mode="legends", scenario="random")``: the game's one spelling
     (:func:`moonriver_env.games.parse_game`), Legends with a scenario drawn per game."""
@@ -69,10 +79,16 @@ def parse_mode(name: str) -> GameConfig:
         spec = parse_game(name)
     except ValueError as e:
         raise ValueError(f"mode {name!r}: expected like '2p_base' or '4p_legends' ({e})") from None
-    if spec.mode == "legends" and spec.scenario is None:
+    if spec.game == "moonriver" and spec.mode == "legends" and spec.scenario is None:
         spec = replace(spec, scenario="random")
-    config: GameConfig = spec.config()
-    return config
+    return spec.config()
+
+
+def start_game(config: Any, seed: int) -> Any:
+    """A new game of the config's game (its engine's ``new_game``)."""
+    if isinstance(config, GameConfig):
+        return new_game(config, seed=seed)
+    return new_kingdomino_game(config, seed=seed)
 
 
 def cpu_model() -> str:
@@ -96,13 +112,11 @@ def pin_to_one_cpu(cpu: int | None) -> int | None:
     return target
 
 
-def record_games(
-    config: GameConfig, seeds: Sequence[int]
-) -> list[tuple[int, list[int], list[int]]]:
+def record_games(config: Any, seeds: Sequence[int]) -> list[tuple[int, list[int], list[int]]]:
     """Play the games untimed: (seed, chosen action ids, final totals) per game."""
     games = []
     for seed in seeds:
-        state = new_game(config, seed=seed)
+        state = start_game(config, seed)
         chooser = random.Random(seed)
         actions: list[int] = []
         while True:
@@ -116,7 +130,7 @@ def record_games(
     return games
 
 
-def timed_replay(config: GameConfig, games: list[tuple[int, list[int], list[int]]]) -> float:
+def timed_replay(config: Any, games: list[tuple[int, list[int], list[int]]]) -> float:
     """Replay recorded games; return the engine seconds. Checks the outcomes afterwards."""
     finals = []
     gc.collect()
@@ -124,7 +138,7 @@ def timed_replay(config: GameConfig, games: list[tuple[int, list[int], list[int]
     total = 0.0
     for seed, actions, _ in games:
         t0 = perf()
-        state = new_game(config, seed=seed)
+        state = start_game(config, seed)
         for a in actions:
             state.legal_action_list()
             state.apply(a)
@@ -147,7 +161,7 @@ def bench_mode(name: str, games: int, runs: int, seed: int) -> ModeResult:
     return ModeResult(
         mode=name,
         players=config.num_players,
-        game_mode=config.mode,
+        game_mode=str(config.mode),
         games=games,
         runs=runs,
         mean_decisions_per_game=decisions / games,
@@ -190,6 +204,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m moonriver_env.bench",
         description="Time the rules engine (legal_action_list + apply) on random games.",
     )
+    parser.add_argument(
+        "--game",
+        choices=("moonriver", "kingdomino"),
+        default="moonriver",
+        help="the game whose engine is timed (default moonriver); its modes are the default",
+    )
     parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
     parser.add_argument(
         "--runs", type=int, default=REPORT_MIN_RUNS, help="timed runs per mode (default 5)"
@@ -197,9 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--modes",
         nargs="+",
-        default=list(ALL_MODES),
+        default=None,
         metavar="MODE",
-        help=f"modes to run (default: all of {' '.join(ALL_MODES)})",
+        help=f"modes to run (default: all of {' '.join(ALL_MODES)}; with --game kingdomino "
+        f"{' '.join(KINGDOMINO_MODES)})",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
@@ -209,6 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must be at least 1")
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.modes is None:
+        args.modes = list(KINGDOMINO_MODES if args.game == "kingdomino" else ALL_MODES)
+    elif args.game == "kingdomino":  # "4p_base" names a Kingdomino game here
+        args.modes = [m if m.startswith("kingdomino_") else f"kingdomino_{m}" for m in args.modes]
     for name in args.modes:
         try:
             parse_mode(name)
@@ -226,7 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "runs": args.runs,
         "seed": args.seed,
     }
-    print("Moon River engine benchmark (random play; timed: new_game + legal_action_list + apply)")
+    title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
+    print(f"{title} engine benchmark (random play; timed: new_game + legal_action_list + apply)")
     print(f"Python {header['python']}, NumPy {header['numpy']}")
     pinned = f", pinned to CPU {cpu}" if cpu is not None else ""
     print(f"CPU: {header['cpu_model']}{pinned}")

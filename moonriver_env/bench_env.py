@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from . import moonriver_v0
+from . import kingdomino_v0, moonriver_v0
 from .bench import cpu_model, pin_to_one_cpu
 
 
@@ -59,6 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="runs per environment (default 5)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--mode", default="base", choices=("base", "legends"))
+    parser.add_argument("--game", choices=("moonriver", "kingdomino"), default="moonriver")
+    parser.add_argument(
+        "--variants", default="", help="Kingdomino variants, comma-separated (default none)"
+    )
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
     args = parser.parse_args(argv)
@@ -66,7 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pettingzoo.classic import connect_four_v3
 
     cpu = pin_to_one_cpu(args.cpu)
-    print("Moon River env benchmark (PettingZoo loop: env.last() + random legal action + step)")
+    title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
+    print(f"{title} env benchmark (PettingZoo loop: env.last() + random legal action + step)")
     print(
         f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
         + (f", pinned to CPU {cpu}" if cpu is not None else "")
@@ -75,6 +80,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.flush()
     makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
     for n in args.players:
+        if args.game == "kingdomino":
+            label = args.variants.replace(",", "+") or "base"
+            makers[f"kingdomino_v0 {n}p {label}"] = lambda n=n: kingdomino_v0.env(  # type: ignore[misc]
+                num_players=n, variants=args.variants
+            )
+            continue
         makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(  # type: ignore[misc]
             num_players=n, mode=args.mode
         )

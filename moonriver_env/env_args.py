@@ -51,6 +51,7 @@ CONSTRUCTOR_ARGS = frozenset(
     (
         *GAME_DEFAULTS,
         "config",
+        "variants",  # Kingdomino (moonriver_env.kingdomino_v0)
         "reward",
         "dense_reward",
         "obs_type",

@@ -35,6 +35,10 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from .encoding import ObservationEncoder
+from .kingdomino import KingdominoConfig
+from .kingdomino.config import VARIANTS as KINGDOMINO_VARIANTS
+from .kingdomino.config import parse_variants
+from .kingdomino_encoding import KingdominoEncoder
 from .rules.config import DEFAULT_NUM_PLAYERS, MODES, SCENARIOS, GameConfig
 
 DEFAULT_GAME = "moonriver"
@@ -317,7 +321,10 @@ def games_with_actions(
         for mode in entry.modes:
             for n in entry.player_counts:
                 spec = GameSpec(game=entry.name, num_players=n, mode=mode)
-                config = spec.config()
+                try:
+                    config = spec.config()
+                except ValueError:  # a mode this player count cannot play (Mighty Duel: 2)
+                    continue
                 if entry.num_actions(config) != num_actions:
                     continue
                 if observation_size is None or entry.observation_size(config) == observation_size:
@@ -403,11 +410,55 @@ MOONRIVER = register_game(
     )
 )
 
+
+# ------------------------------------------------------------------ Kingdomino
+
+
+def _kingdomino_mode(mode: str) -> str:
+    """``"base"``, or the variants joined with ``+`` in sorted order (one game, one text);
+    ``ValueError`` starting with ``"mode"`` for an unknown or repeated variant."""
+    if mode == DEFAULT_MODE:
+        return mode
+    try:
+        names = parse_variants(mode.replace("+", ","))
+    except ValueError as exc:
+        raise ValueError(f"mode: {exc}") from None
+    if not names:
+        raise ValueError(f"mode: expected 'base' or variants joined with '+', got {mode!r}")
+    return "+".join(sorted(names))
+
+
+def _kingdomino_config(spec: GameSpec, **overrides: Any) -> KingdominoConfig:
+    variants = () if spec.mode == DEFAULT_MODE else tuple(spec.mode.split("+"))
+    return KingdominoConfig(num_players=spec.num_players, variants=variants, **overrides)
+
+
+def _kingdomino_observation_size(config: KingdominoConfig) -> int:
+    return KingdominoEncoder(config).size
+
+
+KINGDOMINO = register_game(
+    GameEntry(
+        name="kingdomino",
+        title="Kingdomino",
+        config_class=KingdominoConfig,
+        player_counts=(2, 3, 4),
+        modes=(DEFAULT_MODE, *KINGDOMINO_VARIANTS),
+        make_config=_kingdomino_config,
+        observation_size=_kingdomino_observation_size,
+        env_entry_point="moonriver_env.kingdomino_v0:raw_env",
+        gymnasium_id="Kingdomino-v0",
+        check_mode=_kingdomino_mode,
+    )
+)
+
+
 __all__ = [
     "DEFAULT_GAME",
     "DEFAULT_MODE",
     "DEFAULT_NUM_PLAYERS",
     "GAMES",
+    "KINGDOMINO",
     "MOONRIVER",
     "SPEC_KEYS",
     "GameEntry",

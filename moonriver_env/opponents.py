@@ -74,9 +74,11 @@ def agent_factory() -> AgentFactory:
     return _factory
 
 
-def make_opponent(spec: str, seed: int | None = None) -> Any:
-    """The agent named by ``spec`` (``ValueError`` naming the bad field)."""
-    return agent_factory().make(spec, seed)
+def make_opponent(spec: str, seed: int | None = None, game: str = "moonriver") -> Any:
+    """The agent named by ``spec`` for ``game`` (``ValueError`` naming the bad field)."""
+    if game == "moonriver":
+        return agent_factory().make(spec, seed)
+    return agent_factory().make(spec, seed, game=game)  # type: ignore[call-arg]
 
 
 def check_agent_spec(spec: str) -> None:

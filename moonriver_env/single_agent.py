@@ -86,6 +86,10 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
+    # The AEC env of the game played (a subclass for another game sets its own, e.g.
+    # ``moonriver_env.kingdomino_v0.SingleAgentEnv``).
+    aec_class: Any = raw_env
+
     def __init__(
         self,
         opponents: OpponentSpec | Sequence[OpponentSpec] | None = None,
@@ -108,7 +112,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         check_choice("obs_type", obs_type, SINGLE_AGENT_OBS_TYPES)
         check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
         check_finite("illegal_penalty", illegal_penalty)
-        self.aec = raw_env(**env_kwargs, obs_type="dict")
+        self.aec = self.aec_class(**env_kwargs, obs_type="dict")
         n = self.aec.config.num_players
         check_seat("learner_seat", learner_seat, n)
         if opponents is None:
@@ -124,7 +128,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         # opponents built here from specs: agents whose reset(seed) a seeded reset calls
         self._from_spec = frozenset(i for i, o in enumerate(opps) if isinstance(o, str))
         self.opponents: list[Policy] = [
-            _agent_from_spec(o, i) if isinstance(o, str) else o for i, o in enumerate(opps)
+            self._make_opponent(o, i) if isinstance(o, str) else o for i, o in enumerate(opps)
         ]
         self.learner_seat_option = learner_seat
         self.obs_type = obs_type
@@ -134,7 +138,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self.action_space = spaces.Discrete(self.aec.config.num_actions)
         enc = self.aec.encoder
         if obs_type == "flat":
-            self.observation_space = self.aec.observation_spaces["player_0"]["observation"]  # type: ignore[index]
+            self.observation_space = self.aec.observation_spaces["player_0"]["observation"]
         else:
             self.observation_space = spaces.Dict(
                 {
@@ -205,6 +209,10 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self.aec.close()
 
     # -- helpers -----------------------------------------------------------------------------
+    def _make_opponent(self, spec: str, index: int) -> Policy:
+        """An opponent from an agent spec (the game's agents, through the plug)."""
+        return _agent_from_spec(spec, index)
+
     def _play_opponents(self) -> float:
         """Play opponents until the learner is to act or the game ends; return the reward the
         learner's seat received meanwhile."""

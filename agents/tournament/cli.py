@@ -10,7 +10,9 @@ import time
 from collections.abc import Sequence
 
 from ..jobs import add_backend_arguments, backend_from_args
+from ..kingdomino_cli import wants_kingdomino
 from .games import run_tournament
+from .kingdomino import tournament_main
 from .schedule import seat_slots, split_specs
 
 
@@ -25,6 +27,8 @@ def resume_command(argv: Sequence[str], out: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if wants_kingdomino(argv):  # --game kingdomino: the Kingdomino tournament
+        return tournament_main(argv)
     parser = argparse.ArgumentParser(
         prog="python -m agents.tournament",
         description="Seat-rotated, seeded round-robin tournament between Moon River agents.",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .components import LEGENDS_BOARDS
 from .config import SCENARIOS
 from .core import NO_PLOT, NO_SEAT, Phase, StateCore
+from .draft import draw_column
 
 
 class TableRules(StateCore):
@@ -60,11 +61,7 @@ class TableRules(StateCore):
 
     def _draw_column(self) -> list[int]:
         """Draw a column and sort it by the numbers on the backs, ties in draw order."""
-        size = self.config.components.column_size
-        pile = self.pile
-        drawn = [pile.pop() for _ in range(size)]
-        back = self._st.kt.back
-        return sorted(drawn, key=back.__getitem__)
+        return draw_column(self.pile, self.config.components.column_size, self._st.kt.back)
 
     def _refill_saloon(self) -> None:
         # Ruling R14: a short stack fills what it can.

@@ -45,11 +45,13 @@ PACKAGES = ("moonriver_env", "agents", "training")
 CORE_LIBRARIES = frozenset({"numpy"})  # the one required dependency (pyproject)
 
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("rules", ("moonriver_env.rules",)),
+    ("rules", ("moonriver_env.rules", "moonriver_env.kingdomino")),
     (
         "encoding, render, utilities",
         (
             "moonriver_env.encoding",
+            "moonriver_env.kingdomino_encoding",
+            "moonriver_env.kingdomino_render",
             "moonriver_env.render",
             "moonriver_env.games",
             "moonriver_env.opponents",
@@ -70,6 +72,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agents.play",
             "agents.saved_game",
             "agents.ratings",
+            "agents.kingdomino_cli",
+            "agents.kingdomino_play",
+            "agents.kingdomino_paper",
         ),
     ),
     ("training", ("training",)),

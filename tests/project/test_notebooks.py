@@ -33,6 +33,7 @@ def test_notebooks_exist() -> None:
         "02_benchmarking.ipynb",
         "03_training.ipynb",
         "04_rules_explorer.ipynb",
+        "05_kingdomino.ipynb",
     ]
 
 

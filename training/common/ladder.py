@@ -48,6 +48,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.base import PolicyAgent
 from agents.jobs import Backend, BackendError, add_backend_arguments, backend_from_args, run_jobs
+from agents.kingdomino_cli import evaluate_main, wants_kingdomino
 from agents.networks.snapshots import load_policy
 from agents.ratings import wilson_interval
 from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
@@ -497,6 +498,8 @@ def default_out_dir(model_path: Path, run_dir: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if wants_kingdomino(argv):  # --game kingdomino: a Kingdomino model
+        return evaluate_main(argv)
     ap = argparse.ArgumentParser(
         prog="python -m training.evaluate", description=__doc__.split("\n")[0]
     )

@@ -1,0 +1,605 @@
+"""Agents that play Kingdomino through the shared agent interface (:mod:`agents.base`).
+
+``random`` (uniform), ``greedy`` (the placement and the pick with the largest immediate
+gain: the paper's "full greedy"), ``greedy:draft=random`` (greedy placement, random pick: the
+paper's "greedy placement, random draft"), ``heuristic`` (one ply on a position value that
+adds to the points a penalty for squares that can no longer be filled and a bonus for room
+around crowned territories), ``mc`` (flat Monte Carlo over the heuristic's best candidates,
+with greedy, heuristic or random playouts) and ``mcts`` (determinized UCT over the decisions).
+
+Every agent reads the engine state behind the environment (:func:`kingdomino_state`) and only
+what the table shows: search agents re-deal the unseen dominoes (``redetermine``) before
+simulating, never reading the pile's order.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
+from moonriver_env.kingdomino.components import Domino
+from moonriver_env.kingdomino.kingdom import Kingdom, placement_ids
+from moonriver_env.kingdomino.scoring import kingdom_points, placement_gains
+from moonriver_env.kingdomino.state import DOMINOES
+from moonriver_env.kingdomino_encoding import KingdominoEncoder
+
+from .base import Agent, policy_action
+from .search import Budget
+
+__all__ = [
+    "KINGDOMINO_AGENT_NAMES",
+    "GreedyKingdominoAgent",
+    "HeuristicKingdominoAgent",
+    "KingdominoAgent",
+    "MCTSKingdominoAgent",
+    "MonteCarloKingdominoAgent",
+    "PolicyKingdominoAgent",
+    "RandomKingdominoAgent",
+    "kingdomino_state",
+]
+
+KINGDOMINO_AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
+ROLLOUTS = ("greedy", "player_greedy", "random")
+VALUES = ("win", "margin")
+
+
+def kingdomino_state(env: Any) -> KingdominoState:
+    """The engine state behind a Kingdomino environment (wrapped, raw or single-agent)."""
+    if isinstance(env, KingdominoState):
+        return env
+    state = getattr(getattr(env, "unwrapped", env), "state", None)
+    if state is None:
+        state = getattr(getattr(env, "aec", None), "state", None)
+    if not isinstance(state, KingdominoState):
+        raise TypeError(f"env: expected a Kingdomino environment after reset(), got {env!r}")
+    return state
+
+
+class KingdominoAgent(Agent):
+    """Base of the Kingdomino agents: ``act`` reads the engine state and calls ``choose``."""
+
+    def act(self, observation: dict[str, Any], env: Any) -> int:
+        return self.choose(kingdomino_state(env))
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        raise NotImplementedError
+
+    def check_game(self, config: Any) -> None:
+        if not isinstance(config, KingdominoConfig):
+            raise ValueError(
+                f"{self.name}: a Kingdomino agent cannot play {type(config).__name__} games"
+            )
+
+    def _pick_uniform(self, options: list[int]) -> int:
+        return options[int(self.rng.integers(len(options)))] if len(options) > 1 else options[0]
+
+
+class RandomKingdominoAgent(KingdominoAgent):
+    """Uniformly random legal actions (the paper's "true random")."""
+
+    name = "random"
+
+    def act(self, observation: dict[str, Any], env: Any = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        return int(legal[self.rng.integers(legal.size)])
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        return self._pick_uniform(state.legal_action_list())
+
+
+# -- the greedy values ----------------------------------------------------------------------
+def _flags(config: KingdominoConfig) -> tuple[bool, bool]:
+    return config.has("harmony"), config.has("middle_kingdom")
+
+
+def best_gain(kingdom: Kingdom, domino: Domino, config: KingdominoConfig) -> int:
+    """The largest immediate gain of placing ``domino`` (0 if it cannot be placed, or when
+    discarding is allowed and every placement loses points). Kept in the kingdom's memo: a
+    kingdom never changes, and the playouts of a search meet the same kingdoms again."""
+    key = ("best_gain", domino.number, config.bonus_flags, config.has("must_place"))
+    best = kingdom.memo.get(key)
+    if best is None:
+        best = max(_gains(kingdom, domino, config)[1], default=0)
+        if not config.has("must_place"):
+            best = max(best, 0)
+        kingdom.memo[key] = best
+    return best
+
+
+def _gains(
+    kingdom: Kingdom, domino: Domino, config: KingdominoConfig
+) -> tuple[list[int], list[int]]:
+    """The placement ids of ``domino`` and their gains (memoised on the kingdom)."""
+    key = ("gains", domino.number, config.bonus_flags)
+    hit = kingdom.memo.get(key)
+    if hit is None:
+        ids = placement_ids(kingdom, domino)
+        hit = kingdom.memo[key] = (ids, placement_gains(kingdom, domino, ids, *config.bonus_flags))
+    return hit
+
+
+def pick_line(state: KingdominoState) -> list[int]:
+    """The line the acting seat picks from (the first line in set-up, else the next)."""
+    return state.cur_line if state.phase == Phase.SETUP_PICK else state.next_line
+
+
+def greedy_placements(state: KingdominoState) -> list[int]:
+    """The legal placements (or the discard) with the largest immediate gain."""
+    legal = state.legal_action_list()
+    kingdom = state.kingdoms[state.seat]
+    domino = DOMINOES[state.cur_line[state.turn_pos]]
+    ids, gains = _gains(kingdom, domino, state.config)
+    options = list(zip(ids, gains, strict=True))
+    if legal[-1] == state.layout.discard:
+        options.append((legal[-1], 0))  # the discard
+    top = max(g for _, g in options)
+    return [a for a, g in options if g == top]
+
+
+def dead_squares(kingdom: Kingdom, middle: bool) -> int:
+    """Empty squares of the still possible frame (the centred one when the Middle Kingdom
+    is still held) with no empty neighbour there: no domino can ever fill them."""
+    board = kingdom.board
+    allowed = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
+    if middle and not kingdom.occupied & ~board.centred:
+        allowed &= board.centred
+    empty = allowed & ~kingdom.occupied
+    return empty & ~board.grid.neighbours(empty)
+
+
+def study_placements(state: KingdominoState) -> list[int]:
+    """The placements the CIG 2018 study's greedy players choose among (their published
+    code, ``GreedyAlgorithm``): drop those that lose the Middle Kingdom, then those that
+    leave a square no domino can fill (each step only if something remains), then keep the
+    largest immediate gain."""
+    legal = state.legal_action_list()
+    harmony, middle = _flags(state.config)
+    kingdom = state.kingdoms[state.seat]
+    domino = DOMINOES[state.cur_line[state.turn_pos]]
+    discard = state.layout.discard
+    ids = [a for a in legal if a != discard]
+    if not ids:
+        return legal
+    cells = state.layout.cells
+    after = {a: kingdom.place(domino, a % cells, a // cells) for a in ids}
+    if middle and not kingdom.occupied & ~kingdom.board.centred:
+        kept = [a for a in ids if not after[a].occupied & ~kingdom.board.centred]
+        ids = kept or ids
+    kept = [a for a in ids if not dead_squares(after[a], middle)]
+    ids = kept or ids
+    gains = placement_gains(kingdom, domino, ids, harmony, middle)
+    top = max(gains)
+    return [a for a, g in zip(ids, gains, strict=True) if g == top]
+
+
+def greedy_picks(state: KingdominoState) -> list[int]:
+    """The legal picks whose domino has the largest :func:`best_gain` in the seat's kingdom."""
+    legal = state.legal_action_list()
+    line = pick_line(state)
+    base = state.layout.pick_base
+    kingdom = state.kingdoms[state.seat]
+    best: list[int] = []
+    best_g = -(10**9)
+    for a in legal:
+        g = best_gain(kingdom, DOMINOES[line[a - base]], state.config)
+        if g > best_g:
+            best_g, best = g, [a]
+        elif g == best_g:
+            best.append(a)
+    return best
+
+
+class GreedyKingdominoAgent(KingdominoAgent):
+    """The paper's greedy players: the placement with the largest immediate gain (points
+    with the game's bonuses; discarding counts 0), then the pick whose domino has the
+    largest best gain in the kingdom as it now stands (``draft="greedy"``, "full greedy"),
+    or a uniformly random pick (``draft="random"``). Ties: uniformly at random.
+    ``study="true"``: the placement filters of the study's own greedy players first
+    (:func:`study_placements`)."""
+
+    name = "greedy"
+
+    def __init__(
+        self, seed: int | None = None, draft: str = "greedy", study: str = "false"
+    ) -> None:
+        super().__init__(seed)
+        if draft not in ("greedy", "random"):
+            raise ValueError(f"draft: expected 'greedy' or 'random', got {draft!r}")
+        if study not in ("true", "false"):
+            raise ValueError(f"study: expected 'true' or 'false', got {study!r}")
+        self.draft = draft
+        self.study = study == "true"
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        if state.phase == Phase.PLACE:
+            if self.study:
+                return self._pick_uniform(study_placements(state))
+            return self._pick_uniform(greedy_placements(state))
+        if self.draft == "random":
+            return self._pick_uniform(legal)
+        return self._pick_uniform(greedy_picks(state))
+
+
+# -- the heuristic --------------------------------------------------------------------------
+def position_value(kingdom: Kingdom, config: KingdominoConfig) -> float:
+    """Points (with the game's bonuses), minus 2 per empty square of the still possible
+    frame that no domino can reach any more (no empty neighbour: it costs Harmony and
+    space), plus 0.5 per crown whose territory still has an empty neighbour in the frame."""
+    harmony, middle = _flags(config)
+    board = kingdom.board
+    grid = board.grid
+    allowed = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
+    if middle and not kingdom.occupied & ~board.centred:
+        allowed &= board.centred  # ruling KR3: keep the castle in the middle
+    empty = allowed & ~kingdom.occupied
+    dead = empty & ~grid.neighbours(empty)
+    value = float(kingdom_points(kingdom, harmony, middle)) - 2.0 * dead.bit_count()
+    c1, c2, c3 = kingdom.crowns
+    for mask in kingdom.land:
+        crowned = mask & c1
+        while crowned:
+            region = grid.flood(crowned & -crowned, mask)
+            if grid.neighbours(region) & empty:
+                value += 0.5 * (
+                    (region & c1).bit_count()
+                    + (region & c2).bit_count()
+                    + (region & c3).bit_count()
+                )
+            crowned &= ~region
+    return value
+
+
+def heuristic_placements(state: KingdominoState) -> list[tuple[float, int]]:
+    """``(value, action)`` of every legal placement or discard, best first."""
+    cfg = state.config
+    kingdom = state.kingdoms[state.seat]
+    domino = DOMINOES[state.cur_line[state.turn_pos]]
+    cells = state.layout.cells
+    discard = state.layout.discard
+    out = []
+    for a in state.legal_action_list():
+        k = kingdom if a == discard else kingdom.place(domino, a % cells, a // cells)
+        out.append((position_value(k, cfg), a))
+    out.sort(key=lambda x: -x[0])
+    return out
+
+
+def domino_value(kingdom: Kingdom, domino: Domino, config: KingdominoConfig) -> float:
+    """The best :func:`position_value` reachable by placing (or, if allowed, discarding)."""
+    cells = kingdom.board.cells
+    ids = placement_ids(kingdom, domino)
+    values = [position_value(kingdom.place(domino, a % cells, a // cells), config) for a in ids]
+    if not ids or not config.has("must_place"):
+        values.append(position_value(kingdom, config))
+    return max(values)
+
+
+def heuristic_picks(state: KingdominoState) -> list[tuple[float, int]]:
+    """``(value, action)`` of every legal pick, best first."""
+    line = pick_line(state)
+    base = state.layout.pick_base
+    kingdom = state.kingdoms[state.seat]
+    out = [
+        (domino_value(kingdom, DOMINOES[line[a - base]], state.config), a)
+        for a in state.legal_action_list()
+    ]
+    out.sort(key=lambda x: -x[0])
+    return out
+
+
+class HeuristicKingdominoAgent(KingdominoAgent):
+    """One ply on :func:`position_value`: the placement with the best value, the pick whose
+    domino reaches the best value. Ties: uniformly at random."""
+
+    name = "heuristic"
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        ranked = (
+            heuristic_placements(state) if state.phase == Phase.PLACE else heuristic_picks(state)
+        )
+        top = ranked[0][0]
+        return self._pick_uniform([a for v, a in ranked if v == top])
+
+
+# -- playouts -------------------------------------------------------------------------------
+def playout(state: KingdominoState, policy: str, rng: np.random.Generator, me: int = -1) -> None:
+    """Play ``state`` to the end in place: ``"random"`` (uniform), ``"greedy"`` (every seat
+    full greedy) or ``"player_greedy"`` (seat ``me`` full greedy, the others random: the
+    paper's player-greedy playout)."""
+    integers = rng.integers
+    while state.phase != Phase.GAME_OVER:
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            state.apply(legal[0])
+            continue
+        if policy == "random" or (policy == "player_greedy" and state.seat != me):
+            state.apply(legal[int(integers(len(legal)))])
+            continue
+        options = greedy_placements(state) if state.phase == Phase.PLACE else greedy_picks(state)
+        state.apply(options[int(integers(len(options)))] if len(options) > 1 else options[0])
+
+
+def outcome(state: KingdominoState, seat: int, value: str) -> float:
+    """A finished game's value for ``seat``: its share of the win, or its margin over the
+    best other seat (points), scaled by 1/100."""
+    if value == "win":
+        winners = state.winners()
+        return 1.0 / len(winners) if seat in winners else 0.0
+    pts = state.points()
+    return (pts[seat] - max(p for s, p in enumerate(pts) if s != seat)) / 100.0
+
+
+class _SearchKingdominoAgent(KingdominoAgent):
+    """Shared arguments of the search agents.
+
+    Args:
+        sims: playouts per decision (``0``: only ``time`` limits).
+        time: seconds per decision (``None``: only ``sims`` limits).
+        rollout: playout policy, one of :data:`ROLLOUTS` (see :func:`playout`).
+        value: ``"win"`` (share of the win) or ``"margin"`` (points over the best other).
+        k: candidate placements at the root, the heuristic's best ``k`` (``0``: all).
+    """
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        sims: int = 200,
+        time: float | None = None,
+        rollout: str = "player_greedy",
+        value: str = "win",
+        k: int = 6,
+    ) -> None:
+        super().__init__(seed)
+        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
+            raise ValueError(f"sims: expected an integer >= 0, got {sims!r}")
+        if time is not None and (isinstance(time, bool) or not time > 0):
+            raise ValueError(f"time: expected a positive number of seconds or None, got {time!r}")
+        if sims == 0 and time is None:
+            raise ValueError("sims: 0 needs a time budget (time=SECONDS)")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if value not in VALUES:
+            raise ValueError(f"value: expected one of {', '.join(VALUES)}, got {value!r}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"k: expected an integer >= 0, got {k!r}")
+        self.sims, self.time, self.rollout, self.value, self.k = sims, time, rollout, value, k
+        self.last_sims = 0
+
+    def candidates(self, state: KingdominoState) -> list[int]:
+        """The root's candidates, best first by the heuristic."""
+        if state.phase == Phase.PLACE:
+            ranked = heuristic_placements(state)
+            if self.k:
+                ranked = ranked[: self.k]
+        else:
+            ranked = heuristic_picks(state)
+        return [a for _, a in ranked]
+
+
+class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
+    """Flat Monte Carlo evaluation (the paper's MCE): each candidate (the heuristic's best
+    ``k`` placements; every pick) gets playouts to the end in rounds; each round re-deals the
+    unseen dominoes once and plays every candidate from that deal (common random numbers).
+    The candidate with the best mean value is played; ties go to the heuristic's order."""
+
+    name = "mc"
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        budget = Budget(self.sims, self.time)
+        cands = self.candidates(state)
+        if len(cands) == 1:
+            return cands[0]
+        seat = state.seat
+        totals = [0.0] * len(cands)
+        counts = [0] * len(cands)
+        rng = self.rng
+        while budget.more():
+            det = state.clone()
+            det.redetermine(rng)
+            seed = int(rng.integers(2**62))
+            for i, a in enumerate(cands):
+                sim = det.clone()
+                sim.apply(a)
+                playout(sim, self.rollout, np.random.default_rng(seed), seat)
+                totals[i] += outcome(sim, seat, self.value)
+                counts[i] += 1
+                budget.done += 1
+                if not budget.more():
+                    break
+        self.last_sims = budget.done
+        best = max(
+            range(len(cands)),
+            key=lambda i: (totals[i] / counts[i] if counts[i] else float("-inf"), -i),
+        )
+        return cands[best]
+
+
+class _Node:
+    __slots__ = ("children", "visits", "value", "seat")
+
+    def __init__(self, seat: int) -> None:
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.value = 0.0
+        self.seat = seat  # the seat whose decision leads into this node (its value's owner)
+
+
+class MCTSKingdominoAgent(_SearchKingdominoAgent):
+    """Determinized UCT (single-observer information-set MCTS): each iteration re-deals the
+    unseen dominoes, descends the tree by UCB1 among the children legal in that deal (the
+    root limited to :meth:`candidates`), adds one node and finishes with a playout. A node
+    keeps the value of the seat that moved into it (a share of the win, or the margin)."""
+
+    name = "mcts"
+
+    def __init__(self, seed: int | None = None, c: float = 0.7, **kwargs: Any) -> None:
+        super().__init__(seed, **kwargs)
+        if not c >= 0:
+            raise ValueError(f"c: expected a number >= 0, got {c!r}")
+        self.c = c
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        budget = Budget(self.sims, self.time)
+        cands = self.candidates(state)
+        if len(cands) == 1:
+            return cands[0]
+        root = _Node(-1)
+        rng = self.rng
+        n = state.config.num_players
+        while budget.more():
+            sim = state.clone()
+            sim.redetermine(rng)
+            node, path = root, [root]
+            options: list[int] = cands
+            while sim.phase != Phase.GAME_OVER:
+                untried = [a for a in options if a not in node.children]
+                if untried:
+                    a = untried[int(rng.integers(len(untried)))]
+                    child = node.children[a] = _Node(sim.seat)
+                    sim.apply(a)
+                    path.append(child)
+                    break
+                a = self._select(node, options)
+                sim.apply(a)
+                node = node.children[a]
+                path.append(node)
+                options = sim.legal_action_list()
+            playout(sim, self.rollout, rng, state.seat)
+            values = [outcome(sim, s, self.value) for s in range(n)]
+            for nd in path:
+                nd.visits += 1
+                if nd.seat >= 0:
+                    nd.value += values[nd.seat]
+            budget.done += 1
+        self.last_sims = budget.done
+        return max(
+            cands,
+            key=lambda a: root.children[a].visits if a in root.children else -1,
+        )
+
+    def _select(self, node: _Node, options: list[int]) -> int:
+        log_n = math.log(max(1, sum(node.children[a].visits for a in options)))
+        c = self.c
+        best, best_u = options[0], float("-inf")
+        for a in options:
+            ch = node.children[a]
+            u = ch.value / ch.visits + c * math.sqrt(log_n / ch.visits)
+            if u > best_u:
+                best, best_u = a, u
+        return best
+
+
+class PolicyKingdominoAgent(KingdominoAgent):
+    """A saved MaskablePPO model (trained through ``Kingdomino-v0``) playing its seat: the
+    most likely legal action of the model for the seat's flat observation (``sample=True``:
+    drawn from the legal actions' probabilities)."""
+
+    name = "ppo"
+
+    def __init__(self, path: str, seed: int | None = None, sample: bool = False) -> None:
+        super().__init__(seed)
+        from sb3_contrib import MaskablePPO  # the training extra, only when asked for
+
+        self.path = path
+        self.model = MaskablePPO.load(path, device="cpu")
+        self.sample = sample
+        self._encoders: dict[KingdominoConfig, KingdominoEncoder] = {}
+        self._encoder_class = KingdominoEncoder
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        enc = self._encoders.get(state.config)
+        if enc is None:
+            enc = self._encoders[state.config] = self._encoder_class(state.config)
+            if self.model.observation_space.shape != (enc.size,):
+                raise ValueError(
+                    f"ppo: the model observes {self.model.observation_space.shape}, this game "
+                    f"({state.config.describe()}) gives ({enc.size},)"
+                )
+        obs = enc.encode_flat(state, state.seat)
+        return policy_action(
+            self.model.policy, obs, state.legal_action_mask(), not self.sample, self.rng
+        )
+
+
+def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent:
+    """Build a Kingdomino agent from a spec: ``"greedy"``, ``"greedy:draft=random"``,
+    ``"mc:sims=200,rollout=greedy"``, ``"mcts:time=1"``; ``ValueError`` naming a bad field."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"spec: expected a non-empty string like 'greedy', got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name == "ppo":
+        if not rest.strip():
+            raise ValueError("spec: expected ppo:PATH (a MaskablePPO zip trained on Kingdomino-v0)")
+        policy = PolicyKingdominoAgent(rest.strip(), seed=seed)
+        policy.spec = spec.strip()  # type: ignore[attr-defined]
+        return policy
+    params: dict[str, Any] = {}
+    types: dict[str, dict[str, Any]] = {
+        "random": {},
+        "greedy": {"draft": str, "study": str},
+        "heuristic": {},
+        "mc": {"sims": int, "time": float, "rollout": str, "value": str, "k": int},
+        "mcts": {"sims": int, "time": float, "rollout": str, "value": str, "k": int, "c": float},
+    }
+    if name not in types:
+        raise ValueError(
+            f"spec: unknown Kingdomino agent {name!r} (known: {', '.join(KINGDOMINO_AGENT_NAMES)})"
+        )
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, text = (p.strip() for p in item.partition("="))
+        if not eq:
+            raise ValueError(f"spec: expected key=value in {spec!r}, got {item!r}")
+        if key not in types[name]:
+            allowed = ", ".join(types[name]) or "none"
+            raise ValueError(f"{key}: not a parameter of agent {name!r} (parameters: {allowed})")
+        if key in params:
+            raise ValueError(f"{key}: given twice in {spec!r}")
+        if key == "time" and text.lower() in ("none", "0", "off"):
+            params[key] = None
+            continue
+        try:
+            params[key] = types[name][key](text)
+        except ValueError:
+            raise ValueError(f"{key}: expected a number for agent {name!r}, got {text!r}") from None
+    factories: dict[str, Any] = {
+        "random": RandomKingdominoAgent,
+        "greedy": GreedyKingdominoAgent,
+        "heuristic": HeuristicKingdominoAgent,
+        "mc": MonteCarloKingdominoAgent,
+        "mcts": MCTSKingdominoAgent,
+    }
+    agent: KingdominoAgent = factories[name](seed=seed, **params)
+    agent.spec = spec.strip()  # type: ignore[attr-defined]
+    return agent
+
+
+def play_game(
+    config: KingdominoConfig, agents: list[KingdominoAgent], seed: int
+) -> KingdominoState:
+    """Play one game at the engine level (each agent ``choose``s for its seat); the final
+    state. Agent ``i`` is reset with seed ``seed * 1000 + i``."""
+    for i, agent in enumerate(agents):
+        agent.reset(seed * 1000 + i)
+    state = new_game(config, seed)
+    while state.phase != Phase.GAME_OVER:
+        state.apply(agents[state.seat].choose(state))
+    return state

@@ -1,0 +1,432 @@
+"""The Kingdomino game state machine (RULES.md section 13, K2-K8).
+
+A :class:`KingdominoState` is mutated in place by :meth:`KingdominoState.apply`. Each
+decision at the table is one action id (:mod:`.actions`): a set-up pick, a placement or a
+discard, a pick in the next line. Everything else (drawing a line, passing the turn to the
+king on the lowest number, the end of a game, the next game of a Dynasty) happens inside
+``apply``. ``legal_actions()`` is empty exactly when the game is over.
+
+The state's fields are declared once (:data:`FIELDS`); ``clone``, JSON and the invariants
+(:mod:`.invariants`) are written over that declaration.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from moonriver_env.rules.core import copy_rng
+from moonriver_env.rules.draft import draw_column, turn_order
+
+from .actions import ActionLayout, KingdominoAction, action_layout
+from .components import NUM_DOMINOES, Domino, dominoes
+from .config import KingdominoConfig
+from .core import (
+    FIELDS,
+    NO_DOMINO,
+    NO_KING,
+    SCHEMA_VERSION,
+    IllegalActionError,
+    Phase,
+    StateFormatError,
+)
+from .invariants import state_from_data
+from .kingdom import Kingdom, placement_ids
+from .scoring import KingdomScore, kingdom_points, placement_gain, rank_winners, score_kingdom
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = [
+    "FIELDS",
+    "NO_DOMINO",
+    "NO_KING",
+    "IllegalActionError",
+    "KingdominoState",
+    "Phase",
+    "StateFormatError",
+    "new_game",
+]
+
+
+class KingdominoState:
+    """A Kingdomino game in progress. Create one with :func:`new_game`.
+
+    The fields (:data:`FIELDS`) are public for encoders, agents and tests; mutate them only
+    through :meth:`apply`.
+    """
+
+    __slots__ = ("config", "layout", "rng", "_legal", *FIELDS)
+
+    config: KingdominoConfig
+    layout: ActionLayout
+    rng: np.random.Generator
+    _legal: list[int] | None
+    game: int
+    pile: list[int]
+    box: list[int]
+    discarded: list[int]
+    placed: list[list[int]]
+    kingdoms: list[Kingdom]
+    cur_line: list[int]
+    cur_kings: list[int]
+    next_line: list[int]
+    next_kings: list[int]
+    phase: Phase
+    seat: int
+    setup_order: list[int]
+    setup_idx: int
+    turn_pos: int
+    results: list[list[int]]
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def current_seat(self) -> int | None:
+        """The seat to act, or ``None`` when the game is over."""
+        return None if self.phase == Phase.GAME_OVER else self.seat
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def final_round(self) -> bool:
+        """No next line: the dominoes of this line are the last of the game (seed line 120)."""
+        return not self.next_line
+
+    def current_domino(self) -> Domino | None:
+        """The domino the acting seat places (phase PLACE), else ``None``."""
+        if self.phase != Phase.PLACE:
+            return None
+        return DOMINOES[self.cur_line[self.turn_pos]]
+
+    def legal_action_list(self) -> list[int]:
+        """Legal action ids, ascending, as a list (do not mutate it)."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
+        return legal
+
+    def legal_actions(self) -> NDArray[np.int64]:
+        """Legal action ids, ascending (empty when the game is over)."""
+        return np.array(self.legal_action_list(), dtype=np.int64)
+
+    def legal_action_mask(self) -> NDArray[np.bool_]:
+        """Boolean mask of length ``config.num_actions``."""
+        mask = np.zeros(self.config.num_actions, dtype=np.bool_)
+        mask[self.legal_action_list()] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        legal = self.legal_action_list()
+        i = bisect_left(legal, action)
+        return i < len(legal) and legal[i] == action
+
+    def apply(self, action: int | str) -> None:
+        """Play ``action`` (an id, or its text form) for the current seat, in place.
+
+        Raises:
+            IllegalActionError: naming the action and the phase; the state is unchanged.
+        """
+        if type(action) is not int:
+            action = self._as_id(action)
+        legal = self.legal_action_list()
+        i = bisect_left(legal, action)
+        if i == len(legal) or legal[i] != action:
+            raise IllegalActionError(self._illegal_message(action))
+        self._legal = None
+        if self.phase == Phase.PLACE:
+            self._place(action)
+        elif self.phase == Phase.PICK:
+            self._pick(action - self.layout.pick_base)
+        else:
+            self._setup_pick(action - self.layout.pick_base)
+
+    def decode(self, action: int) -> KingdominoAction:
+        return self.layout.decode(action)
+
+    def action_to_string(self, action: int) -> str:
+        return self.layout.to_text(action)
+
+    def string_to_action(self, text: str) -> int:
+        """Parse a text form; ``ValueError`` if it names no action (legality not checked)."""
+        return self.layout.from_text(text)
+
+    def scores(self) -> list[KingdomScore]:
+        """The :class:`KingdomScore` of every seat's kingdom (this game of a Dynasty)."""
+        v = self.config.variants
+        return [score_kingdom(k, v) for k in self.kingdoms]
+
+    def points(self) -> list[int]:
+        """Each seat's points: this game's total plus, in a Dynasty, the finished games'."""
+        flags = self.config.bonus_flags
+        totals = []
+        for k in self.kingdoms:
+            pts = k.memo.get(flags)
+            if pts is None:
+                pts = k.memo[flags] = kingdom_points(k, *flags)
+            totals.append(pts)
+        if not self.results:
+            return totals
+        for game in self.results:
+            for s in range(len(totals)):
+                totals[s] += game[2 * s]
+        return totals
+
+    def rank_keys(self) -> list[tuple[int, int]]:
+        """Per seat: points, then the largest single territory (in a Dynasty the largest of
+        its kingdoms, ruling KR5)."""
+        scores = self.scores()
+        keys = []
+        for s, sc in enumerate(scores):
+            pts, largest = sc.total, sc.largest_territory
+            for game in self.results:
+                pts += game[2 * s]
+                largest = max(largest, game[2 * s + 1])
+            keys.append((pts, largest))
+        return keys
+
+    def winners(self) -> list[int]:
+        """The seats that win after the tie-break (several: a shared win), as things stand."""
+        return rank_winners(self.rank_keys())
+
+    def unseen(self) -> list[int]:
+        """The dominoes nobody has seen (the pile and the box), sorted: public as a set."""
+        return sorted(self.pile + self.box)
+
+    def redetermine(self, rng: np.random.Generator) -> None:
+        """Re-deal the hidden information with ``rng`` (for determinized search): the unseen
+        dominoes, put in a canonical order, shuffled and split again between the pile and
+        the box. The result depends only on what the table shows and on ``rng``."""
+        unseen = self.unseen()
+        rng.shuffle(unseen)
+        n = len(self.pile)
+        self.pile = unseen[:n]
+        self.box = sorted(unseen[n:])
+
+    def clone(self) -> KingdominoState:
+        """An independent copy (the kingdoms are values and are shared)."""
+        new = object.__new__(type(self))
+        new.config = self.config
+        new.layout = self.layout
+        new.rng = copy_rng(self.rng)
+        new._legal = self._legal
+        new.game = self.game
+        new.pile = self.pile[:]
+        new.box = self.box[:]
+        new.discarded = self.discarded[:]
+        new.placed = [p[:] for p in self.placed]
+        new.kingdoms = self.kingdoms[:]
+        new.cur_line = self.cur_line[:]
+        new.cur_kings = self.cur_kings[:]
+        new.next_line = self.next_line[:]
+        new.next_kings = self.next_kings[:]
+        new.phase = self.phase
+        new.seat = self.seat
+        new.setup_order = self.setup_order[:]
+        new.setup_idx = self.setup_idx
+        new.turn_pos = self.turn_pos
+        new.results = [r[:] for r in self.results]
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> KingdominoState:
+        return self.clone()
+
+    def __repr__(self) -> str:
+        return (
+            f"KingdominoState({self.config.describe()}, game={self.game}, "
+            f"phase={self.phase.name}, seat={self.current_seat})"
+        )
+
+    # ------------------------------------------------------------------ JSON
+    def to_json(self) -> str:
+        """The whole state as versioned JSON (kingdoms in their text form)."""
+        data: dict[str, Any] = {
+            "schema": SCHEMA_VERSION,
+            "game_name": "kingdomino",
+            "config": self.config.to_dict(),
+            "rng": self.rng.bit_generator.state,
+        }
+        for name in FIELDS:
+            value = getattr(self, name)
+            if name == "kingdoms":
+                value = [k.to_text() for k in value]
+            elif name == "phase":
+                value = value.name
+            data[name] = value
+        return json.dumps(data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> KingdominoState:
+        """Load a state saved by :meth:`to_json`; :class:`StateFormatError` naming the bad
+        entry (the loaded state is checked with :func:`.invariants.check_state`)."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise StateFormatError(f"<root>: not JSON: {exc}") from None
+        state: KingdominoState = state_from_data(data, cls)
+        return state
+
+    # ------------------------------------------------------------------ rules
+    def _as_id(self, action: object) -> int:
+        if isinstance(action, str):
+            try:
+                return self.layout.from_text(action)
+            except ValueError as exc:
+                raise IllegalActionError(str(exc)) from None
+        if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
+            raise IllegalActionError(f"action: expected an int id or a text form, got {action!r}")
+        return int(action)
+
+    def _illegal_message(self, a: int) -> str:
+        try:
+            text = self.layout.to_text(a)
+        except ValueError as exc:
+            return f"action {a} is not an action of this game: {exc}"
+        if self.phase == Phase.GAME_OVER:
+            return f"action {a} ({text}) is illegal: the game is over"
+        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
+
+    def _generate_legal(self) -> list[int]:
+        ph = self.phase
+        lay = self.layout
+        if ph == Phase.PLACE:
+            ids = placement_ids(self.kingdoms[self.seat], DOMINOES[self.cur_line[self.turn_pos]])
+            if not ids or not self.config.has("must_place"):
+                ids.append(lay.discard)  # seed lines 95, 112; the author's variant: line 139
+            return ids
+        if ph == Phase.PICK:
+            base = lay.pick_base
+            return [base + p for p, k in enumerate(self.next_kings) if k == NO_KING]
+        if ph == Phase.SETUP_PICK:
+            base = lay.pick_base
+            return [base + p for p, k in enumerate(self.cur_kings) if k == NO_KING]
+        return []
+
+    def _start_game(self) -> None:
+        """Set-up (seed lines 54-79), chance drawn from ``self.rng`` in a fixed order: the
+        shuffle, the king order."""
+        cfg, rng = self.config, self.rng
+        n = cfg.num_players
+        pile = list(range(NUM_DOMINOES))
+        rng.shuffle(pile)
+        out = NUM_DOMINOES - cfg.dominoes_in_play  # seed lines 61-63
+        self.box = sorted(pile[:out])
+        self.pile = pile[out:]
+        self.discarded = []
+        self.placed = [[] for _ in range(n)]
+        self.kingdoms = [Kingdom.empty(cfg.size) for _ in range(n)]
+        self.cur_line = draw_column(self.pile, cfg.line_size, NUMBERS)  # seed line 67
+        self.cur_kings = [NO_KING] * cfg.line_size
+        self.next_line = []
+        self.next_kings = []
+        if n == 2:  # seed line 75: A, B, B, A
+            first = int(rng.integers(2))
+            self.setup_order = [first, 1 - first, 1 - first, first]
+        else:  # seed line 73: the kings fall from the hand in a random order
+            self.setup_order = [int(s) for s in rng.permutation(n)]
+        self.setup_idx = 0
+        self.turn_pos = -1
+        self.phase = Phase.SETUP_PICK
+        self.seat = self.setup_order[0]
+
+    def _setup_pick(self, pos: int) -> None:
+        self.cur_kings[pos] = self.seat
+        self.setup_idx += 1
+        if self.setup_idx < len(self.setup_order):
+            self.seat = self.setup_order[self.setup_idx]
+            return
+        self._draw_next_line()  # seed line 79
+        self._next_turn()
+
+    def _draw_next_line(self) -> None:
+        size = self.config.line_size
+        if self.pile:
+            self.next_line = draw_column(self.pile, size, NUMBERS)
+            self.next_kings = [NO_KING] * size
+        else:  # the tower is empty: the last round (seed line 120)
+            self.next_line = []
+            self.next_kings = []
+
+    def _next_turn(self) -> None:
+        """The king on the lowest number still in the line plays next (seed line 89)."""
+        order = turn_order(self.cur_kings)
+        if order:
+            self.turn_pos = order[0]
+            self.seat = self.cur_kings[order[0]]
+            self.phase = Phase.PLACE
+            return
+        if not self.next_line:
+            self._end_game()
+            return
+        self.cur_line = self.next_line  # seed line 98: a new line, the next round
+        self.cur_kings = self.next_kings
+        self._draw_next_line()
+        self._next_turn()
+
+    def _place(self, action: int) -> None:
+        pos = self.turn_pos
+        seat = self.seat
+        d = self.cur_line[pos]
+        if action == self.layout.discard:
+            self.discarded.append(d)
+        else:
+            cells = self.layout.cells
+            old = self.kingdoms[seat]
+            new = self.kingdoms[seat] = old.place(DOMINOES[d], action % cells, action // cells)
+            flags = self.config.bonus_flags
+            before = old.memo.get(flags)
+            if before is not None:  # the new points from the old ones: only the joined territories
+                new.memo[flags] = before + placement_gain(
+                    old, DOMINOES[d], action % cells, action // cells, *flags
+                )
+            self.placed[seat].append(d)
+        self.cur_line[pos] = NO_DOMINO
+        if self.next_line:
+            self.phase = Phase.PICK
+        else:
+            self.cur_kings[pos] = NO_KING
+            self._next_turn()
+
+    def _pick(self, pos: int) -> None:
+        self.next_kings[pos] = self.seat
+        self.cur_kings[self.turn_pos] = NO_KING
+        self._next_turn()
+
+    def _end_game(self) -> None:
+        if self.game + 1 < self.config.num_games:  # Dynasty: the next game (seed line 143)
+            row: list[int] = []
+            for sc in self.scores():
+                row += [sc.total, sc.largest_territory]
+            self.results.append(row)
+            self.game += 1
+            self._start_game()
+            return
+        self.phase = Phase.GAME_OVER
+        self.seat = -1
+        self.turn_pos = -1
+
+
+DOMINOES: tuple[Domino, ...] = dominoes()
+NUMBERS: tuple[int, ...] = tuple(d.number for d in DOMINOES)
+
+
+def new_game(config: KingdominoConfig | None = None, seed: int | None = None) -> KingdominoState:
+    """A new game (set-up done, the first set-up pick to make), chance drawn from
+    ``numpy.random.default_rng(seed)``."""
+    if config is None:
+        config = KingdominoConfig()
+    elif not isinstance(config, KingdominoConfig):
+        raise TypeError(f"config: expected a KingdominoConfig, got {type(config).__name__}")
+    state = object.__new__(KingdominoState)
+    state.config = config
+    state.layout = action_layout(config)
+    state.rng = np.random.default_rng(seed)
+    state._legal = None
+    state.game = 0
+    state.results = []
+    state._start_game()
+    return state

@@ -1,0 +1,112 @@
+"""``python -m agents.tournament --game kingdomino`` and ``python -m agents.play --game
+kingdomino``."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from agents import kingdomino_cli, kingdomino_play
+from agents.play import main as play
+from agents.tournament.cli import main as tournament
+
+
+def test_tournament_runs_resumes_and_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = [
+        "--game", "kingdomino", "--variants", "must_place,harmony,middle_kingdom", "--players", "4",
+        "--agents", "random,greedy,heuristic,greedy:draft=random", "--games", "4", "--out", str(tmp_path),
+    ]  # fmt: skip
+    assert tournament(argv) == 0
+    out = capsys.readouterr().out
+    assert "4 players, must_place+harmony+middle_kingdom" in out and "heuristic" in out
+    rows = list(csv.DictReader((tmp_path / "games.csv").open()))
+    assert [int(r["game"]) for r in rows] == [0, 1, 2, 3]
+    with pytest.raises(SystemExit):
+        tournament(argv)  # the file exists and no --resume
+    assert tournament([*argv[:-4], "--games", "6", "--out", str(tmp_path), "--resume"]) == 0
+    assert len(list(csv.DictReader((tmp_path / "games.csv").open()))) == 6
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--variants", "mighty_duel", "--players", "3"],
+        ["--variants", "harmonie"],
+        ["--agents", "alphazero"],
+        ["--mode", "harmony", "--variants", "harmony"],
+    ],
+)
+def test_tournament_bad_arguments(bad: list[str], tmp_path: Path) -> None:
+    argv = ["--game", "kingdomino", "--agents", "greedy", "--games", "1", "--out", str(tmp_path)]
+    with pytest.raises(SystemExit):
+        tournament([*argv, *bad])
+
+
+def test_play_watch_and_a_human_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        play(["--game", "kingdomino", "--players", "3", "--watch", "--opponents", "greedy,random"])
+        == 0
+    )
+    assert "winners" in capsys.readouterr().out
+    typed = iter(["hello", "moves", "quit"])
+    lines: list[str] = []
+    code = kingdomino_play.play_main(
+        ["--game", "kingdomino", "--players", "2", "--seed", "4", "--human", "0"],
+        input_fn=lambda prompt: next(typed),
+        output_fn=lines.append,
+    )
+    assert code == 1
+    assert any("not a legal move" in line for line in lines)
+    assert any("pick 1" in line for line in lines)
+
+
+def test_mode_is_the_variants_in_one_word(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--game", "kingdomino", "--players", "3", "--mode", "harmony+must_place"]
+    assert (
+        tournament([*argv, "--agents", "greedy,random", "--games", "3", "--out", str(tmp_path)])
+        == 0
+    )
+    assert "3 players, must_place+harmony" in capsys.readouterr().out
+
+
+def test_moon_river_stays_the_default() -> None:
+    assert not kingdomino_cli.wants_kingdomino(["--agents", "greedy"])
+    assert kingdomino_cli.wants_kingdomino(["--game=kingdomino"])
+
+
+def test_maskable_ppo_trains_on_kingdomino_v0_and_training_evaluate_plays_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gymnasium = pytest.importorskip("gymnasium")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from training.evaluate import main as evaluate
+
+    env = gymnasium.make("Kingdomino-v0", num_players=2, opponents="random").unwrapped
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+    model.learn(64)
+    path = tmp_path / "model.zip"
+    model.save(path)
+    argv = [
+        "--game",
+        "kingdomino",
+        "--players",
+        "2",
+        "--model",
+        str(path),
+        "--opponents",
+        "random",
+        "--games",
+        "2",
+    ]
+    assert evaluate(argv) == 0
+    assert "vs 1 x random: " in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        evaluate([*argv[:2], "--players", "4", *argv[4:]])  # a 2-player model, 4 players
