@@ -17,7 +17,7 @@ TORCH_EXTRAS := train all
 VENV_STAMP := $(VENV)/.venv.stamp
 INSTALL_STAMP := $(VENV)/.install-$(subst $(comma),-,$(EXTRAS)).stamp
 
-.PHONY: venv install install-all run test bench lint format clean
+.PHONY: venv install install-all run test bench lint format clean browser docs
 
 venv: $(VENV_STAMP)
 
@@ -47,6 +47,18 @@ test: install
 	$(PY) -m pytest -q -n 2
 	$(BIN)/ruff check moonriver_env agents training tests
 	$(BIN)/mypy moonriver_env/rules moonriver_env/encoding.py
+
+# Headless Chromium for the browser tests of the replays (tests/replay): Debian's chromium and
+# chromium-driver. Idempotent; apt-get needs root (CI runs as root), else sudo is used.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+		echo "browser: $$(chromium --version 2>/dev/null)"; \
+	else \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			chromium chromium-driver; \
+	fi
 
 bench: install
 	$(PY) -m moonriver_env.bench

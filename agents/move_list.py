@@ -169,6 +169,14 @@ class MoveList:
                 )
         yield state, None
 
+    def final_state(self) -> GameState:
+        """The position after every move (checked as :meth:`states` checks them)."""
+        last = None
+        for last, _ in self.states():  # noqa: B007 (the last one is the answer)
+            pass
+        assert last is not None
+        return last
+
 
 def _int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):

@@ -30,7 +30,8 @@ def _esc(text: str) -> str:
 
 def _polyline(values: list[int], top: int, colour: str, scale: float, step: float) -> str:
     points = " ".join(
-        f"{_CHART_PAD + i * step:.1f},{top + _CHART_H - v * scale:.1f}" for i, v in enumerate(values)
+        f"{_CHART_PAD + i * step:.1f},{top + _CHART_H - v * scale:.1f}"
+        for i, v in enumerate(values)
     )
     return f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="1.6"/>'
 
@@ -51,7 +52,7 @@ def score_chart(replay: Replay) -> str:
         scale = _CHART_H / high
         out.append(
             f'<text x="{_CHART_PAD}" y="{top - 4}" font-size="11" fill="#333">{_esc(name)} '
-            f'(0-{high})</text>'
+            f"(0-{high})</text>"
             f'<rect x="{_CHART_PAD}" y="{top}" width="{_CHART_W - 2 * _CHART_PAD}" '
             f'height="{_CHART_H}" fill="#fff" stroke="#ccc"/>'
         )
@@ -238,9 +239,10 @@ inflate(document.getElementById("replay-data").textContent).then(function(data){
 def render_page(replay: Replay) -> str:
     """The whole HTML document of ``replay``."""
     n = len(replay.frames)
-    slots = "".join(
-        f'<div class="slot" data-seat="{s}"></div>' for s in range(len(replay.seats))
-    ) + '<div class="slot table-slot"></div>'
+    slots = (
+        "".join(f'<div class="slot" data-seat="{s}"></div>' for s in range(len(replay.seats)))
+        + '<div class="slot table-slot"></div>'
+    )
     heads = "".join(f"<th>{_esc(c[0].upper())}</th>" for c in replay.categories)
     legend = ", ".join(f"{c[0].upper()} {c}" for c in replay.categories)
     return f"""<!DOCTYPE html>

@@ -94,13 +94,10 @@ def _from_saved_game(path: Path, text: str) -> MoveList:
         actions=saved.actions,
         source=f"saved game {path.name}",
     )
-    last = None
     try:
-        for last, _ in moves.states():
-            pass
+        last = moves.final_state()
     except MoveListError as exc:
         raise ReplayError(f"{str(path)!r}: {exc}") from None
-    assert last is not None
     if last.to_json() != saved.state.to_json():
         raise ReplayError(
             f"{str(path)!r}: the saved moves do not lead to the saved position (the file was "
