@@ -17,7 +17,7 @@ TORCH_EXTRAS := train all
 VENV_STAMP := $(VENV)/.venv.stamp
 INSTALL_STAMP := $(VENV)/.install-$(subst $(comma),-,$(EXTRAS)).stamp
 
-.PHONY: venv install install-all run test bench lint format clean browser docs
+.PHONY: venv install install-all run test bench lint format clean browser docs docs-serve
 
 venv: $(VENV_STAMP)
 
@@ -60,6 +60,14 @@ browser:
 			chromium chromium-driver; \
 	fi
 
+# The documentation site (mkdocs.yml) into site/, strictly: a broken link, a missing reference
+# or any warning fails. `make docs-serve` serves it at http://127.0.0.1:8000 while editing.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
 bench: install
 	$(PY) -m moonriver_env.bench
 
@@ -72,5 +80,5 @@ format: install
 	$(BIN)/ruff check --fix moonriver_env agents training tests
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
