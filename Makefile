@@ -4,6 +4,11 @@
 VENV ?= .venv
 EXTRAS ?= all
 TORCH_VERSION ?= 2.13.0
+# Where torch comes from: empty for the configured index; the CPU build from PyTorch's index with
+# `make install-all TORCH_INDEX=https://download.pytorch.org/whl/cpu` (stock PyPI's Linux
+# wheel is the CUDA build).
+TORCH_INDEX ?=
+TORCH_PIP = $(PIP) install torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 
 BIN := $(VENV)/bin
@@ -29,12 +34,12 @@ $(VENV_STAMP):
 install: $(INSTALL_STAMP)
 
 $(INSTALL_STAMP): pyproject.toml $(VENV_STAMP) $(wildcard moonriver_env/__init__.py)
-	$(if $(filter $(TORCH_EXTRAS),$(subst $(comma), ,$(EXTRAS))),$(PIP) install torch==$(TORCH_VERSION))
+	$(if $(filter $(TORCH_EXTRAS),$(subst $(comma), ,$(EXTRAS))),$(TORCH_PIP))
 	$(PIP) install -e '.[$(EXTRAS)]'
 	touch $@
 
 install-all: $(VENV_STAMP)
-	$(PIP) install torch==$(TORCH_VERSION)
+	$(TORCH_PIP)
 	$(MAKE) install EXTRAS=all
 
 # The main job: a short self-play training run (training/configs/default.toml, a few minutes),
