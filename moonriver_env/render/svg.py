@@ -454,10 +454,10 @@ def table_svg(view: TableView, defs: SvgDefs) -> str:
             else:
                 out.append(defs.draw_face(fx, 14, _FACE, face, back=True))
             if seat >= 0:
-                cx, cy = fx + _FACE / 2, 14 + _FACE + 8
+                mx, my = fx + _FACE / 2, 14 + _FACE + 8
                 out.append(
-                    f'<circle cx="{cx:g}" cy="{cy:g}" r="7" fill="{seat_hex(seat)}" stroke="#000"/>'
-                    + _centred(cx, cy, str(seat), 9, "#fff", "b")
+                    f'<circle cx="{mx:g}" cy="{my:g}" r="7" fill="{seat_hex(seat)}" stroke="#000"/>'
+                    + _centred(mx, my, str(seat), 9, "#fff", "b")
                 )
         x += len(column.plots) * fstep + _GAP
     # The bonus tiles (2 players).
