@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from moonriver_env.render.svg import SvgDefs, ranch_svg, seat_hex, table_svg
+from moonriver_env.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
 from moonriver_env.render.view import table_view
 from moonriver_env.rules.scoring import ScoreBreakdown
 
@@ -59,6 +59,8 @@ class Replay:
     categories: tuple[str, ...]
     defs: str
     """Markup shared by every piece (SVG symbols), placed once on the page."""
+    legend: str
+    """What the pictures' symbols mean (markup)."""
     pieces: tuple[str, ...]
     frames: tuple[Frame, ...]
     final: tuple[FinalScore, ...]
@@ -144,6 +146,7 @@ class MoonRiverReplay:
             seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
             categories=CATEGORIES,
             defs=defs.markup(),
+            legend=legend_svg(),
             pieces=tuple(pieces),
             frames=tuple(frames),
             final=final,

@@ -274,6 +274,7 @@ def render_page(replay: Replay) -> str:
 <small>{_esc(legend)}</small>
 <ol id="moves"></ol>
 {score_chart(replay)}
+<details><summary>Legend</summary>{replay.legend}</details>
 </div>
 </main>
 <footer>{_final_table(replay)}<p>Keys: Left/Right arrows step one move, Home/End jump, Space

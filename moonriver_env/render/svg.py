@@ -18,10 +18,11 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..rules.components import Landscape, PartnerKind
 from ..rules.geometry import COLUMN_LETTERS
 from .glyphs import _PARTNER_RGB, _PARTNER_TEXT, LANDSCAPE_RGB, RGB, RING, STAR, darker
 from .picture import SEAT_RGB
-from .view import PARTNER_LETTERS, Face, TableView, table_view
+from .view import PARTNER_LETTERS, PARTNER_NAMES, Face, TableView, table_view
 
 if TYPE_CHECKING:
     from ..rules.state import GameState
@@ -114,6 +115,46 @@ def _cow(x: float, y: float, r: float) -> str:
 _R = CELL * 0.14  # the small symbols' radius on a cell (as ``glyphs.glyph_radius``)
 
 
+def _skull(x: float, y: float, r: float) -> str:
+    return (
+        f'<circle cx="{x:.1f}" cy="{y - r * 0.15:.1f}" r="{r:.1f}" fill="#fff" stroke="#000"/>'
+        f'<rect x="{x - r * 0.55:.1f}" y="{y + r * 0.4:.1f}" width="{r * 1.1:.1f}" '
+        f'height="{r * 0.6:.1f}" fill="#fff" stroke="#000" stroke-width="0.6"/>'
+        f'<circle cx="{x - r * 0.38:.1f}" cy="{y - r * 0.15:.1f}" r="{r * 0.28:.1f}"/>'
+        f'<circle cx="{x + r * 0.38:.1f}" cy="{y - r * 0.15:.1f}" r="{r * 0.28:.1f}"/>'
+    )
+
+
+def _ring(x: float, y: float, r: float) -> str:
+    """A circle symbol: a dark ring with a white halo (visible on dark forest too)."""
+    return (
+        f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="none" stroke="#fff" '
+        f'stroke-width="4"/><circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="none" '
+        f'stroke="{_hex(RING)}" stroke-width="2"/>'
+    )
+
+
+def _resource(face: Face, x: float, y: float, r: float) -> str:
+    """A face's resource symbol (gold, beaver or corn with its count) centred at (x, y)."""
+    if face.gold:
+        return (
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="#ffcc00" stroke="#825a00"/>'
+            + _centred(x, y, "$", 8, "#825a00", "b")
+        )
+    if face.beaver:
+        return (
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="#784b28" stroke="#000"/>'
+            + _centred(x, y, "B", 8, "#fff", "b")
+        )
+    if face.corn:
+        return (
+            f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{r * 2:.1f}" height="{r * 2:.1f}" '
+            f'rx="2" fill="#fa9600" stroke="#000"/>'
+            + _centred(x, y, str(face.corn), 8, "#000", "b")
+        )
+    return ""
+
+
 def _face_symbol(face: Face) -> str:
     """The body of a face's symbol on a ``CELL`` square: landscape, skull or circle or bonus
     star (top right), resource (bottom left). Cows, partners and back numbers are overlays."""
@@ -131,37 +172,11 @@ def _face_symbol(face: Face) -> str:
         )
         out.append(_star(CELL - r - 3, r + 3, r + 2))
     elif face.skull:
-        out.append(
-            f'<circle cx="{tx:.1f}" cy="{ty - r * 0.15:.1f}" r="{r:.1f}" fill="#fff" stroke="#000"/>'
-            f'<rect x="{tx - r * 0.55:.1f}" y="{ty + r * 0.4:.1f}" width="{r * 1.1:.1f}" '
-            f'height="{r * 0.6:.1f}" fill="#fff" stroke="#000" stroke-width="0.6"/>'
-            f'<circle cx="{tx - r * 0.38:.1f}" cy="{ty - r * 0.15:.1f}" r="{r * 0.28:.1f}"/>'
-            f'<circle cx="{tx + r * 0.38:.1f}" cy="{ty - r * 0.15:.1f}" r="{r * 0.28:.1f}"/>'
-        )
+        out.append(_skull(tx, ty, r))
     elif face.circle:
-        out.append(
-            f'<circle cx="{tx:.1f}" cy="{ty:.1f}" r="{r:.1f}" fill="none" stroke="#fff" '
-            f'stroke-width="4"/><circle cx="{tx:.1f}" cy="{ty:.1f}" r="{r:.1f}" fill="none" '
-            f'stroke="{_hex(RING)}" stroke-width="2"/>'
-        )
+        out.append(_ring(tx, ty, r))
     rr = r + 1
-    cy = CELL - 1 - rr - 1
-    cx = 1 + rr + 1
-    if face.gold:
-        out.append(
-            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{rr:.1f}" fill="#ffcc00" stroke="#825a00"/>'
-            + _centred(cx, cy, "$", 8, "#825a00", "b")
-        )
-    elif face.beaver:
-        out.append(
-            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{rr:.1f}" fill="#784b28" stroke="#000"/>'
-            + _centred(cx, cy, "B", 8, "#fff", "b")
-        )
-    elif face.corn:
-        out.append(
-            f'<rect x="2" y="{cy - rr:.1f}" width="{rr * 2:.1f}" height="{rr * 2:.1f}" rx="2" '
-            f'fill="#fa9600" stroke="#000"/>' + _centred(2 + rr, cy, str(face.corn), 8, "#000", "b")
-        )
+    out.append(_resource(face, 2 + rr, CELL - 2 - rr, rr))
     return "".join(out)
 
 
@@ -480,6 +495,54 @@ def table_svg(view: TableView, defs: SvgDefs) -> str:
     width = max(x, groups_x)
     height = max(30 + 15 * len(_info_lines(view)), _GROUP_H)
     return _svg(width, height, "".join(out), ' class="table"')
+
+
+def legend_svg() -> str:
+    """What the symbols mean, as an ``<svg>`` element in two columns (the picture painter's
+    legend): landscapes, cows, resources, skull, circle, partners, bridge, bonus tile, the
+    piece in play and the score letters."""
+    items: list[tuple[str, str]] = [
+        (
+            land.name.lower(),
+            f'<rect x="0" y="0" width="12" height="12" fill="{_hex(LANDSCAPE_RGB[land])}" '
+            f'stroke="{_hex(darker(LANDSCAPE_RGB[land]))}"/>',
+        )
+        for land in Landscape
+    ]
+    items += [
+        ("cow", _cow(6, 7, 5)),
+        ("gold", _resource(Face(0, 1, 0, 0, 0, False, False), 6, 6, 6)),
+        ("beaver", _resource(Face(3, 0, 1, 0, 0, False, False), 6, 6, 6)),
+        ("corn (count)", _resource(Face(4, 0, 0, 3, 0, False, False), 6, 6, 6)),
+        ("skull", _skull(6, 6, 5)),
+        ("circle", _ring(6, 6, 4.5)),
+    ]
+    items += [(PARTNER_NAMES[k].lower(), _token(6, 6, 6, 2 * k)) for k in PartnerKind]
+    items += [
+        ("cowboy side", _token(6, 6, 6, 1)),
+        (
+            "bridge",
+            f'<rect x="-1" y="3" width="14" height="6" fill="{_RIVER}"/><rect x="3" y="1" '
+            f'width="6" height="10" fill="{_PLANK}" stroke="{_PLANK_EDGE}"/>',
+        ),
+        ("bonus tile", _star(6, 6, 6)),
+        (
+            "piece in play",
+            f'<rect x="1" y="1" width="10" height="10" fill="none" stroke="{_PIECE}" '
+            'stroke-width="2"/>',
+        ),
+    ]
+    half = -(-len(items) // 2)
+    out = [_text(0, 11, "Legend", 12, extra=' font-weight="bold"')]
+    for i, (label, icon) in enumerate(items):
+        x, y = (i // half) * 130, 20 + (i % half) * 17
+        out.append(
+            f'<g transform="translate({x},{y})">{icon}</g>' + _text(x + 18, y + 10, label, 11)
+        )
+    note_y = 20 + half * 17 + 10
+    out.append(_text(0, note_y, "Score: T territories, R resources, P partners,", 10, _MUTED))
+    out.append(_text(0, note_y + 13, "S scenario", 10, _MUTED))
+    return _svg(260, note_y + 18, "".join(out), ' class="legend"')
 
 
 def render_svg(state: GameState, *, seat_names: Sequence[str] | None = None) -> str:
