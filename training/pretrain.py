@@ -272,10 +272,10 @@ def collect(
     if shards is not None:
         shards.mkdir(parents=True, exist_ok=True)
         writer = ShardWriter(shards, spent)
-    bar = progress(len(jobs), f"teacher games ({teacher})", unit="game")
+    bar = progress(len(jobs), f"teacher games ({teacher})", unit="game", deadline=deadline)
 
     def on_result(part: dict[str, np.ndarray] | None) -> None:
-        bar.update(1)
+        bar.update(0 if part is None else 1)  # a game skipped by the time budget is no game
         if part is None and deadline is not None:
             bar.set_postfix_str("time budget spent", refresh=False)
         if writer is not None:
@@ -364,7 +364,7 @@ def behaviour_clone(
         rng.permutation(train_idx)
     metrics: dict[str, float] = {}
     step = 0
-    bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch")
+    bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch", deadline=deadline)
     for epoch in range(start_epoch, epochs):
         perm = rng.permutation(train_idx)
         losses: list[float] = []
