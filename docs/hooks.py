@@ -4,7 +4,8 @@
   Kingdomino) are in the navigation when their file exists and left out while it does not, so
   a strict build passes both before and after they land. Every other entry must exist.
 - The notebooks of ``notebooks/`` are rendered as pages (mkdocs-jupyter) from where they are,
-  without copies in ``docs/``.
+  without copies in ``docs/``; the navigation entry ``notebooks/*.ipynb`` lists them all (a new
+  notebook joins the site without an edit here).
 - The replays embedded in the site are written at build time from the move lists kept in
   ``docs/assets/replays/`` (``python -m agents.replay`` on each), so they always show the
   current painter.
@@ -39,11 +40,22 @@ REPLAY_MOVES = DOCS / "assets" / "replays"
 log = logging.getLogger("mkdocs.hooks.moonriver")
 
 
+NOTEBOOK_ENTRY = "notebooks/*.ipynb"
+"""A navigation entry that stands for every notebook of ``notebooks/``, in file order."""
+
+
 def _prune(nav: Any) -> Any:
-    """``nav`` without the entries of absent optional pages."""
+    """``nav`` without the entries of absent optional pages, the notebooks entry expanded."""
     if isinstance(nav, list):
-        kept = [_prune(item) for item in nav]
-        return [item for item in kept if item is not None]
+        kept: list[Any] = []
+        for item in nav:
+            if item == NOTEBOOK_ENTRY:
+                kept += [f"notebooks/{p.name}" for p in sorted(NOTEBOOKS.glob("*.ipynb"))]
+                continue
+            pruned = _prune(item)
+            if pruned is not None:
+                kept.append(pruned)
+        return kept
     if isinstance(nav, dict):
         out = {}
         for title, target in nav.items():

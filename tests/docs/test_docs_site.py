@@ -101,6 +101,9 @@ def test_optional_pages_join_the_navigation_when_they_exist(tmp_path: Path) -> N
     inner = pruned[1]["Using it"]
     assert ({"Native": "vector.md"} in inner) == present
     assert {"Other": "x.md"} in inner  # only the optional pages are ever left out
+    listed = hooks._prune(["index.md", "notebooks/*.ipynb"])
+    notebooks = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert listed == ["index.md", *(f"notebooks/{n}" for n in notebooks)]
 
 
 def test_links_to_repository_files_become_paths() -> None:
