@@ -42,18 +42,18 @@ install-all: $(VENV_STAMP)
 	$(TORCH_PIP)
 	$(MAKE) install EXTRAS=all
 
-# The main job: a short self-play training run (training/configs/default.toml: a warm start with
-# wall-time caps, 1.5 minutes of teacher games and 1.5 of cloning, then 30,000 PPO steps; 6-11
-# minutes on 2 cores, and its result depends on how much the machine does within the caps), then
-# the evaluation against the baseline ladder (table printed, plot saved in the run dir).
-# `make run FULL=1`: the full 60-minute budget (training/configs/full.toml).
+# The main job: a short self-play training run (training/ppo/configs/default.toml: a warm start
+# with wall-time caps, 1.5 minutes of teacher games and 1.5 of cloning, then 30,000 PPO steps;
+# 6-11 minutes on 2 cores, and its result depends on how much the machine does within the caps),
+# then the evaluation against the baseline ladder (table printed, plot saved in the run dir).
+# `make run FULL=1`: the full 60-minute budget (training/ppo/configs/full.toml).
 run: install
 	$(PY) -m training.train $(if $(FULL),--full)
 
 test: install
 	$(PY) -m pytest -q -n 2
 	$(BIN)/ruff check moonriver_env agents training tests
-	$(BIN)/mypy moonriver_env/rules moonriver_env/encoding.py
+	$(BIN)/mypy moonriver_env agents training
 
 # Headless Chromium for the browser tests of the replays (tests/replay): Debian's chromium and
 # chromium-driver. Idempotent; apt-get needs root (CI runs as root), else sudo is used.

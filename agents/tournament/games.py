@@ -1,5 +1,5 @@
 """Running a tournament: the games of the schedule, played by :class:`agents.runner.GameRunner`
-in one or more processes or Ray actors (:func:`agents.runner.run_jobs`), then summarised."""
+in one or more processes or Ray actors (:func:`agents.jobs.run_jobs`), then summarised."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .. import make_agent
 from ..base import check_game
+from ..jobs import Backend, run_jobs
 from ..move_list import MoveList
-from ..runner import Backend, GameRunner, GameSetup, agent_seed, game_seed, run_jobs
+from ..runner import GameRunner, GameSetup
+from ..seeds import agent_seed, game_seed
 from .gamesfile import MOVES_DIR, GamesFile
 from .records import GameJob, GameRecord, record_game
 from .results import TournamentResult, summarise
@@ -23,8 +26,6 @@ AgentFactory = Callable[[str, int], "Agent"]
 
 
 def _default_factory(spec: str, seed: int) -> Agent:
-    from .. import make_agent
-
     return make_agent(spec, seed=seed)
 
 
@@ -136,7 +137,7 @@ def run_tournament(
         resume: continue the tournament in ``out`` (same arguments): its finished games are
             read back and only the others are played.
         force: replace the tournament files in ``out``.
-        backend: where the workers play (:class:`agents.runner.Backend`; default: processes
+        backend: where the workers play (:class:`agents.jobs.Backend`; default: processes
             on this machine). The games and files do not depend on it.
         save_games: keep the move lists of the first ``save_games`` games (by game index) in
             ``out``'s ``moves/`` folder (:mod:`agents.move_list`), for the browser replay
@@ -149,7 +150,7 @@ def run_tournament(
     Raises:
         ValueError: a bad argument, an agent that cannot play the game (before any game), an
             ``out`` that cannot be used, or a backend that cannot start
-            (:class:`agents.runner.BackendError`); nothing is written then.
+            (:class:`agents.workers.BackendError`); nothing is written then.
         KeyboardInterrupt: passed on; the games finished so far are in ``out``.
     """
     specs = tuple(agent_specs)
