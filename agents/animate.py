@@ -30,7 +30,8 @@ import numpy as np
 from .atomic import atomic_path
 from .move_list import MoveList
 from .play import seat_specs
-from .runner import GameRunner, GameSetup, agent_seed
+from .runner import GameRunner, GameSetup
+from .seeds import agent_seed
 from .tournament import split_specs
 from .tournament.games import MoveRecorder
 

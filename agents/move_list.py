@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from moonriver_env.games import GameSpec
 from moonriver_env.rules import GameState
 
 from .atomic import write_text
@@ -131,19 +132,24 @@ class MoveList:
         """Write the file atomically (write beside, then rename)."""
         return write_text(path, self.to_json())
 
-    def initial_state(self) -> GameState:
-        """The game's first position: the environment reset with :attr:`seed` (the one
-        mapping from a seed to a game, the runner's and the play CLI's)."""
-        from .runner import GameSetup
-
+    @property
+    def spec(self) -> GameSpec:
+        """The game played (:class:`moonriver_env.games.GameSpec`, its one home);
+        :class:`MoveListError` for a game, player count, mode or scenario it refuses."""
         try:
-            env = GameSetup(num_players=self.players, mode=self.mode, scenario=self.scenario)
-            game = env.make_env()
-            game.reset(seed=self.seed)
+            return GameSpec(
+                game=self.game, num_players=self.players, mode=self.mode, scenario=self.scenario
+            )
         except ValueError as exc:
             raise MoveListError(f"setup: {exc}") from None
-        assert game.state is not None
-        return game.state
+
+    def initial_state(self) -> GameState:
+        """The game's first position: its environment reset with :attr:`seed` (the one
+        mapping from a seed to a game: the runner's, the play CLI's)."""
+        env = self.spec.make_env()
+        env.reset(seed=self.seed)
+        assert env.state is not None
+        return env.state
 
     def states(self) -> Iterator[tuple[GameState, int | None]]:
         """Each position in turn with the action played from it (``None`` for the last),

@@ -9,7 +9,7 @@ import time
 
 from tqdm import tqdm
 
-from training.progress import LogLines, TimedBar, progress
+from training.common.progress import LogLines, TimedBar, progress
 
 
 class _Terminal(io.StringIO):
