@@ -27,9 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+from moonriver_env.render import render_rgb
+
 from .atomic import atomic_path
 from .move_list import MoveList
 from .play import seat_specs
+from .registry import make_agent
 from .runner import GameRunner, GameSetup
 from .seeds import agent_seed
 from .tournament import split_specs
@@ -53,8 +56,6 @@ def play_game(
     Raises:
         ValueError: a bad spec, more specs than seats, an agent that cannot play the game.
     """
-    from . import make_agent
-
     seats = seat_specs(list(specs), list(range(players)))
     setup = GameSetup(num_players=players, mode=mode, scenario=scenario)
     agents = [make_agent(spec, seed=agent_seed(seed, 0, s)) for s, spec in enumerate(seats)]
@@ -76,8 +77,6 @@ def play_game(
 def frames(moves: MoveList, every: int | None = None) -> list[np.ndarray]:
     """The ``rgb_array`` pictures of the game: the start, then after each turn (``every``
     ``None``: when the acting seat changes) or every ``every`` decisions, and the end."""
-    from moonriver_env.render import render_rgb
-
     shown: list[np.ndarray] = []
     previous = None
     for done, (state, action) in enumerate(moves.states()):  # ``done`` moves made
