@@ -78,6 +78,10 @@ COVERED_BY = {
     "training.evaluate": "tests/training/test_training.py",
     "training.export": "tests/training/test_training.py",
     "training.rllib_train": "tests/env/test_rllib.py",
+    "training.bench": "tests/training/test_selfplay_vec.py",
+    "training.imitation": "tests/training/test_imitation.py",
+    "training.value.train": "tests/agents/test_trained.py",
+    "training.value.timing": "test_value_timing_runs_small (below)",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
     "moonriver_env.examples.gymnasium_vector": "tests/env/test_integrations.py",
@@ -191,3 +195,14 @@ def test_bench_commands_run_small(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_env.main(["--steps", "300", "--runs", "1", "--players", "2"]) == 0
     out = capsys.readouterr().out
     assert "connect_four_v3" in out and "moonriver_v0 2p base" in out
+
+
+def test_value_timing_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from training.value import timing
+
+    assert timing.main(["--agent", "greedy", "--players", "2", "--games", "1", "--seed", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["agent"] == "greedy" and report["games"] == 1 and report["decisions"] > 20
+    assert 0 < report["cpu_ms_mean"] <= report["cpu_ms_p95"] or report["cpu_ms_mean"] > 0

@@ -18,7 +18,7 @@ in minutes; PPO (against the baselines and its own snapshots) then improves on i
    (``target = "tie_set"``: ``-log pi(tie set)``, the probability of any equally valued move)
    ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks); with
    ``value_to_trunk = false`` the value term trains only the critic's own layers. Why these
-   choices: training/README.md, "Why imitation was weak" (``python -m training.imitation``).
+   choices: docs/training-ppo.md, "Why imitation was weak" (``python -m training.imitation``).
 
 Logged to TensorBoard as ``pretrain/*`` (loss, accuracy = the policy's most likely action is the
 teacher's, on the last 10% of the games held out).
