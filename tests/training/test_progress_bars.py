@@ -66,3 +66,19 @@ def test_without_a_budget_a_terminal_gets_a_count_bar() -> None:
     silent = progress(10, "evaluation games", enabled=False, stream=io.StringIO())
     silent.update(1)
     silent.close()
+
+
+def test_the_run_states_its_budget_and_what_varies() -> None:
+    from training.common.config import DEFAULT_CONFIG, load_config
+    from training.ppo.train import describe_budget
+
+    short = describe_budget(load_config(DEFAULT_CONFIG))
+    assert "100,000 heuristic games or 1.5 min of wall time" in short
+    assert "PPO 30,000 steps" in short and "depend on the machine's speed" in short
+    fixed = describe_budget(
+        load_config(
+            DEFAULT_CONFIG,
+            ["pretrain.collect_minutes=0", "pretrain.max_minutes=0", "run.time_limit_minutes=0"],
+        )
+    )
+    assert fixed.endswith("(fixed amounts of work)")
