@@ -116,7 +116,9 @@ def test_links_to_repository_files_become_paths() -> None:
     class _Page:
         file = _File()
 
-    text = "see [the config](training/ppo/configs/default.toml) and [Rules](rules.md), [x](no/such.md)"
+    text = (
+        "see [the config](training/ppo/configs/default.toml) and [Rules](rules.md), [x](no/such.md)"
+    )
     out = hooks.on_page_markdown(text, _Page(), {}, None)
     assert "the config (`training/ppo/configs/default.toml`)" in out
     assert "[Rules](rules.md)" in out and "[x](no/such.md)" in out
