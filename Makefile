@@ -4,6 +4,11 @@
 VENV ?= .venv
 EXTRAS ?= all
 TORCH_VERSION ?= 2.13.0
+# Where torch comes from: empty for the configured index; the CPU build from PyTorch's index with
+# `make install-all TORCH_INDEX=https://download.pytorch.org/whl/cpu` (stock PyPI's Linux
+# wheel is the CUDA build).
+TORCH_INDEX ?=
+TORCH_PIP = $(PIP) install torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 
 BIN := $(VENV)/bin
@@ -17,7 +22,7 @@ TORCH_EXTRAS := train all
 VENV_STAMP := $(VENV)/.venv.stamp
 INSTALL_STAMP := $(VENV)/.install-$(subst $(comma),-,$(EXTRAS)).stamp
 
-.PHONY: venv install install-all run test bench bench-vector wheel-check lint format clean
+.PHONY: venv install install-all run test bench bench-vector wheel-check lint format clean browser docs docs-serve
 
 venv: $(VENV_STAMP)
 
@@ -33,15 +38,17 @@ install: $(INSTALL_STAMP)
 CORE_SOURCES := setup.py $(wildcard moonriver_env/_core/*.c moonriver_env/_core/*.h)
 
 $(INSTALL_STAMP): pyproject.toml $(VENV_STAMP) $(wildcard moonriver_env/__init__.py) $(CORE_SOURCES)
-	$(if $(filter $(TORCH_EXTRAS),$(subst $(comma), ,$(EXTRAS))),$(PIP) install torch==$(TORCH_VERSION))
+	$(if $(filter $(TORCH_EXTRAS),$(subst $(comma), ,$(EXTRAS))),$(TORCH_PIP))
 	$(PIP) install -e '.[$(EXTRAS)]'
 	touch $@
 
 install-all: $(VENV_STAMP)
-	$(PIP) install torch==$(TORCH_VERSION)
+	$(TORCH_PIP)
 	$(MAKE) install EXTRAS=all
 
-# The main job: a short self-play training run (training/ppo/configs/default.toml, a few minutes),
+# The main job: a short self-play training run (training/ppo/configs/default.toml: a warm start
+# with wall-time caps, 1.5 minutes of teacher games and 1.5 of cloning, then 30,000 PPO steps;
+# 6-11 minutes on 2 cores, and its result depends on how much the machine does within the caps),
 # then the evaluation against the baseline ladder (table printed, plot saved in the run dir).
 # `make run FULL=1`: the full 60-minute budget (training/ppo/configs/full.toml).
 run: install
@@ -51,6 +58,26 @@ test: install
 	$(PY) -m pytest -q -n 2
 	$(BIN)/ruff check moonriver_env agents training tests
 	$(BIN)/mypy moonriver_env agents training
+
+# Headless Chromium for the browser tests of the replays (tests/replay): Debian's chromium and
+# chromium-driver. Idempotent; apt-get needs root (CI runs as root), else sudo is used.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
+		echo "browser: $$(chromium --version 2>/dev/null)"; \
+	else \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			chromium chromium-driver; \
+	fi
+
+# The documentation site (mkdocs.yml) into site/, strictly: a broken link, a missing reference
+# or any warning fails. `make docs-serve` serves it at http://127.0.0.1:8000 while editing.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 bench: install
 	$(PY) -m moonriver_env.bench
@@ -71,6 +98,6 @@ format: install
 	$(BIN)/ruff check --fix moonriver_env agents training tests
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache .mypy_cache .ruff_cache
 	rm -f moonriver_env/_native*.so
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

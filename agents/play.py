@@ -193,9 +193,11 @@ class PlaySession:
             env.reset(seed=seed)
             assert env.state is not None
             self._state: GameState = env.state
+            self.actions: list[int] | None = []
         else:
             self._state = saved.state
             self.decisions = saved.decisions
+            self.actions = None if saved.actions is None else list(saved.actions)
         self.names = []
         for s in range(players):
             if s in self.agents:
@@ -243,6 +245,7 @@ class PlaySession:
             humans=tuple(self.humans),
             decisions=self.decisions,
             state=self.state.clone(),
+            actions=None if self.actions is None else tuple(self.actions),
         )
 
     def _autosave(self) -> Path | None:
@@ -305,6 +308,8 @@ class PlaySession:
             text = state.action_to_string(action)
             state.apply(action)
             self.decisions += 1
+            if self.actions is not None:
+                self.actions.append(action)
             if self.watch and self.redraw:
                 self._show_board()
             self._out(f"{self.names[seat]}: {text}")

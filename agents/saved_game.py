@@ -2,9 +2,10 @@
 autosave when a game is left unfinished).
 
 The file is JSON: the seating (players, mode, scenario, seed, the agent spec of each agent
-seat, the human seats), the number of decisions so far, and the engine state in its versioned
+seat, the human seats), the number of decisions so far, the engine state in its versioned
 save format (:mod:`moonriver_env.rules.serialization`), so a saved game resumes exactly where
-it stopped, draw pile included. Files are never overwritten silently: :func:`free_path` picks
+it stopped, draw pile included, and the moves played from the start (``actions``, absent from
+files saved before it was kept), so the browser replay (:mod:`agents.replay`) can show them. Files are never overwritten silently: :func:`free_path` picks
 a fresh name for autosaves, and the ``save`` command asks first.
 """
 
@@ -37,6 +38,8 @@ class SavedGame:
     humans: tuple[int, ...]
     decisions: int
     state: GameState
+    actions: tuple[int, ...] | None = None
+    """Every action from the start (``None``: not known, a file saved without them)."""
 
     def to_json(self) -> str:
         return (
@@ -52,6 +55,7 @@ class SavedGame:
                     "humans": list(self.humans),
                     "decisions": self.decisions,
                     "state": json.loads(self.state.to_json()),
+                    **({} if self.actions is None else {"actions": list(self.actions)}),
                 },
                 indent=1,
             )
@@ -72,6 +76,12 @@ class SavedGame:
         try:
             state = GameState.from_json(json.dumps(raw["state"]))
             agents = {int(s): str(spec) for s, spec in dict(raw["agents"]).items()}
+            actions = raw.get("actions")
+            if actions is not None and (
+                not isinstance(actions, list)
+                or not all(isinstance(a, int) and not isinstance(a, bool) for a in actions)
+            ):
+                raise ValueError("actions: expected a list of action ids")
             game = cls(
                 players=int(raw["players"]),
                 mode=str(raw["mode"]),
@@ -81,6 +91,7 @@ class SavedGame:
                 humans=tuple(int(h) for h in raw["humans"]),
                 decisions=int(raw["decisions"]),
                 state=state,
+                actions=None if actions is None else tuple(actions),
             )
         except KeyError as exc:
             raise ValueError(f"{exc.args[0]}: missing from the saved game") from None

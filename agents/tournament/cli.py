@@ -67,6 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true", help="replace the tournament files already in --out"
     )
+    parser.add_argument(
+        "--save-games",
+        type=int,
+        default=0,
+        metavar="K",
+        help="keep the move lists of the first K games in OUT/moves/ (replay one with "
+        "python -m agents.replay OUT --game N)",
+    )
     parser.add_argument("--no-plot", action="store_true", help="skip summary.png")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -101,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             resume=args.resume,
             force=args.force,
             backend=backend,
+            save_games=args.save_games,
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -6,14 +6,15 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import make_agent
 from ..base import check_game
 from ..jobs import Backend, run_jobs
+from ..move_list import MoveList
 from ..runner import GameRunner, GameSetup
 from ..seeds import agent_seed, game_seed
-from .gamesfile import GamesFile
+from .gamesfile import MOVES_DIR, GamesFile
 from .records import GameJob, GameRecord, record_game
 from .results import TournamentResult, summarise
 from .schedule import entry_labels, schedule
@@ -32,9 +33,14 @@ class _Table:
     """One process's game runner and agents (one per entry and copy), kept between games."""
 
     def __init__(
-        self, specs: Sequence[str], setup: GameSetup, factory: AgentFactory | None
+        self,
+        specs: Sequence[str],
+        setup: GameSetup,
+        factory: AgentFactory | None,
+        save_games: int = 0,
     ) -> None:
         self.specs = list(specs)
+        self.save_games = save_games
         self.factory = factory or _default_factory
         self.runner = GameRunner(setup)
         self.agents: dict[tuple[int, int], Agent] = {}
@@ -52,14 +58,31 @@ class _Table:
             copies[entry] = copies.get(entry, -1) + 1
             seat_agents.append(self.agent(entry, copies[entry]))
         names = [self.specs[e] for e in job.lineup]
+        moves = MoveRecorder() if job.index < self.save_games else None
         try:
-            outcome = self.runner.play(seat_agents, job.seed, job.agent_seeds, names=names)
+            outcome = self.runner.play(
+                seat_agents, job.seed, job.agent_seeds, names=names, hook=moves
+            )
         except Exception as exc:
             lineup = ", ".join(f"seat {s}: {name}" for s, name in enumerate(names))
             raise RuntimeError(
                 f"game {job.index} (seed {job.seed}; {lineup}) failed: {type(exc).__name__}: {exc}"
             ) from exc
-        return record_game(job, outcome)
+        return record_game(job, outcome, None if moves is None else moves.actions)
+
+
+class MoveRecorder:
+    """A :class:`agents.runner.DecisionHook` that keeps every action played (the move list)."""
+
+    def __init__(self) -> None:
+        self.actions: list[int] = []
+
+    def before_step(self, env: Any, seat: int, action: int) -> int:
+        self.actions.append(action)
+        return action
+
+    def after_step(self, env: Any) -> None:
+        pass
 
 
 def _play_job(table: _Table, job: GameJob) -> GameRecord:
@@ -94,6 +117,7 @@ def run_tournament(
     resume: bool = False,
     force: bool = False,
     backend: Backend | None = None,
+    save_games: int = 0,
 ) -> TournamentResult:
     """Play a tournament (schedule, seeds and statistics in :mod:`agents.tournament`).
 
@@ -115,6 +139,9 @@ def run_tournament(
         force: replace the tournament files in ``out``.
         backend: where the workers play (:class:`agents.jobs.Backend`; default: processes
             on this machine). The games and files do not depend on it.
+        save_games: keep the move lists of the first ``save_games`` games (by game index) in
+            ``out``'s ``moves/`` folder (:mod:`agents.move_list`), for the browser replay
+            (``python -m agents.replay OUT --game N``); needs ``out``.
 
     Returns:
         The :class:`TournamentResult`, games in game order (save it into ``out`` to finish
@@ -137,6 +164,10 @@ def run_tournament(
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     if workers < 1:
         raise ValueError(f"workers: expected at least 1, got {workers!r}")
+    if save_games < 0:
+        raise ValueError(f"save_games: expected a non-negative count, got {save_games!r}")
+    if save_games and out is None:
+        raise ValueError("save_games: needs an output directory (out) for the move lists")
     setup = GameSetup(num_players=players, mode=mode, scenario=scenario)
     config = setup.game_config()  # validate early
     factory = agent_factory or _default_factory
@@ -174,6 +205,8 @@ def run_tournament(
         )
 
         def finished(record: GameRecord) -> None:
+            if record.moves is not None and out is not None:
+                save_move_list(out, record, labels, setup)
             if log is not None:
                 log.append(record)
             bar.update(1)
@@ -182,7 +215,7 @@ def run_tournament(
             played = run_jobs(
                 todo,
                 _Table,
-                (specs, setup, agent_factory),
+                (specs, setup, agent_factory, save_games),
                 _play_job,
                 workers=workers,
                 on_result=finished,
@@ -197,3 +230,26 @@ def run_tournament(
     return summarise(
         specs, labels, players, games, seed, mode, scenario, records, wall, min(workers, len(jobs))
     )
+
+
+def move_list_path(out: str | os.PathLike[str], index: int) -> str:
+    """Where a tournament in ``out`` keeps the move list of game ``index``."""
+    return os.path.join(out, MOVES_DIR, f"game-{index}.json")
+
+
+def save_move_list(
+    out: str | os.PathLike[str], record: GameRecord, labels: Sequence[str], setup: GameSetup
+) -> None:
+    """Write the move list of a finished game kept with ``save_games`` (atomically)."""
+    assert record.moves is not None
+    seats = sorted(record.seats, key=lambda s: s.seat)
+    MoveList(
+        players=setup.num_players,
+        mode=setup.mode,
+        scenario=setup.scenario,
+        seed=record.seed,
+        seats=tuple(labels[s.entry] for s in seats),
+        actions=record.moves,
+        final_scores=tuple(s.score.total for s in seats),
+        source=f"tournament {os.fspath(out)} game {record.index}",
+    ).save(move_list_path(out, record.index))

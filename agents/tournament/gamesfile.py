@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -24,6 +25,8 @@ from .records import GAME_COLUMNS, GameRecord, game_rows, record_from_rows
 
 CONFIG_FILE = "tournament.json"
 GAMES_FILE = "games.csv"
+MOVES_DIR = "moves"
+"""The folder of the move lists kept with ``--save-games`` (``game-<index>.json``)."""
 # What a finished tournament writes next to games.csv (replaced by --force).
 OUTPUT_FILES = (
     CONFIG_FILE,
@@ -93,6 +96,7 @@ class GamesFile:
             if not resume:
                 for name in existing:
                     (path / name).unlink()
+                shutil.rmtree(path / MOVES_DIR, ignore_errors=True)  # the old games' move lists
                 write_text(path / CONFIG_FILE, json.dumps(dict(config), indent=2) + "\n")
         except OSError as exc:
             raise ValueError(f"out: cannot write the results to {str(path)!r} ({exc})") from None

@@ -62,6 +62,8 @@ class GameRecord:
     scenario: str | None
     seats: tuple[SeatResult, ...]
     seconds: float
+    moves: tuple[int, ...] | None = None
+    """Every action in order, for the games kept with ``--save-games`` (else ``None``)."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +94,12 @@ class AgentSummary:
     decisions: int
 
 
-def record_game(job: GameJob, outcome: GameOutcome) -> GameRecord:
+def record_game(
+    job: GameJob, outcome: GameOutcome, moves: Sequence[int] | None = None
+) -> GameRecord:
     """The record of ``job``'s finished game: per seat the score, the finishing rank (tie-breaks
-    applied, tied seats share the better rank) and the share of the win."""
+    applied, tied seats share the better rank) and the share of the win; ``moves``: the
+    actions played, for a game whose move list is kept."""
     state = outcome.state
     scores = state.scores()
     winners = set(state.winners())
@@ -119,6 +124,7 @@ def record_game(job: GameJob, outcome: GameOutcome) -> GameRecord:
         scenario=state.scenario,
         seats=seats,
         seconds=outcome.seconds,
+        moves=None if moves is None else tuple(moves),
     )
 
 

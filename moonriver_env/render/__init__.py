@@ -12,6 +12,9 @@ the cow supply, the stack and pile sizes, the scores so far (section 5), the sce
   the river line, as on the table. :func:`score_table` is the score breakdown as text.
 - ``picture.py`` (with ``glyphs.py``): :func:`render_rgb` returns a ``uint8`` image
   ``(H, W, 3)`` drawn with Pillow (imported lazily, so the package itself needs only NumPy).
+- ``svg.py``: :func:`render_svg` returns an SVG document of the table (standard library
+  only); its pieces (:func:`~.svg.ranch_svg`, :func:`~.svg.table_svg`, shared symbols in
+  :class:`~.svg.SvgDefs`) draw the browser replays (:mod:`agents.replay`).
 - ``display.py``: :func:`show_human` puts a frame in a matplotlib window when a display
   exists, else prints the text view; it never blocks.
 
@@ -23,6 +26,7 @@ Cell codes of the text view (4 characters, see :data:`ANSI_LEGEND`)::
 from .display import can_display, show_human
 from .glyphs import LANDSCAPE_RGB, RGB
 from .picture import SEAT_RGB, render_rgb
+from .svg import render_svg
 from .text import ANSI_LEGEND, render_ansi, score_table
 from .view import (
     COWBOY_LETTER,
@@ -48,6 +52,7 @@ __all__ = [
     "can_display",
     "render_ansi",
     "render_rgb",
+    "render_svg",
     "score_table",
     "show_human",
     "table_view",

@@ -27,9 +27,12 @@ class _Built(Exception):
 
 
 def _readme_play_commands() -> list[str]:
+    """The play commands of the README and of the documentation pages (docs/*.md)."""
+    documents = [README, *sorted((README.parent / "docs").glob("*.md"))]
     return [
         line.split("  #")[0].strip()
-        for line in README.read_text(encoding="utf-8").splitlines()
+        for document in documents
+        for line in document.read_text(encoding="utf-8").splitlines()
         if line.startswith("python -m agents.play ")
     ]
 

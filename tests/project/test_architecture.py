@@ -8,7 +8,8 @@ The floors, lowest first (README, "Architecture"; STYLE.md, "Layers, one way dow
     2 envs and integrations        the rest of moonriver_env (aec, wrappers, rllib, openspiel, ...)
     3 agents                       agents.* (the players and what plays a saved model)
     4 tournaments and arenas       agents.runner, .jobs, .seeds, .workers, .ray_backend, .play,
-                                   .tournament (the arena floor inside the agents package)
+                                   .tournament, .move_list, .replay, .animate (the arena floor
+                                   inside the agents package)
     5 training                     training.*
 
 The import graph of ``moonriver_env``, ``agents`` and ``training`` is read from the source with
@@ -75,6 +76,9 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agents.kingdomino_cli",
             "agents.kingdomino_play",
             "agents.kingdomino_paper",
+            "agents.move_list",
+            "agents.replay",
+            "agents.animate",
         ),
     ),
     ("training", ("training",)),

@@ -1,9 +1,11 @@
-"""Docs that cannot drift: every fact the READMEs state about a shipped model (its labels, data,
-held-out numbers, run budget and measured results) is read here from the model's own
-``provenance.json`` and ``config.toml`` and compared with the sentence or table row.
+"""Docs that cannot drift: every fact the documentation states about a shipped model (its
+labels, data, held-out numbers, run budget and measured results) is read here from the model's
+own ``provenance.json`` and ``config.toml`` and compared with the sentence or table row.
 
-A number in a README that its provenance does not hold fails this test; so does a model
-whose provenance changed while the README kept the old figure.
+The measured results live on the site's pages (``docs/results.md``; the training pipelines'
+details in ``docs/training-ppo.md`` and ``docs/trained-agent.md``); the README repeats the
+ladder in brief. A number that its provenance does not hold fails this test; so does a model
+whose provenance changed while a page kept the old figure.
 """
 
 from __future__ import annotations
@@ -18,8 +20,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKPOINTS = ROOT / "training" / "checkpoints"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-TRAINING_README = (ROOT / "training" / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+README = (DOCS / "results.md").read_text(encoding="utf-8")
+"""The results page (it holds what the README's measured sections held)."""
+TRAINING_README = "\n".join(
+    (DOCS / page).read_text(encoding="utf-8") for page in ("training-ppo.md", "trained-agent.md")
+)
+"""The training pages (what training/README.md held)."""
+SHORT_README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def provenance(name: str) -> dict[str, Any]:
@@ -84,6 +92,8 @@ def test_the_trained_2p_result_against_the_heuristic_is_its_provenance() -> None
     cells = row(TRAINING_README, "**trained vs heuristic (2p)**")
     assert cells[1:4] == [str(ev["games"]), result, f"**{interval(ev)}**"]
     assert f"{ev['mean_score']:.1f} vs" in cells[4]
+    cells = row(SHORT_README, "`trained` vs heuristic")  # the README's ladder in brief
+    assert cells[1:3] == [str(ev["games"]), interval(ev)]
 
 
 def test_the_ppo_models_results_are_its_provenance() -> None:
@@ -100,6 +110,8 @@ def test_the_ppo_models_results_are_its_provenance() -> None:
         assert cell == interval(by_opponent[opponent]), opponent
     cells = row(README, "`ppo` (MaskablePPO) vs heuristic")
     assert cells[1] == str(games) and cells[3] == interval(by_opponent["heuristic"])
+    cells = row(SHORT_README, "`ppo` (MaskablePPO")  # the README's ladder in brief
+    assert cells[1] == str(games) and cells[2] == interval(by_opponent["heuristic"])
 
 
 def test_the_ppo_runs_budget_and_speed_are_its_provenance() -> None:
@@ -129,6 +141,6 @@ def test_the_ppo_runs_budget_and_speed_are_its_provenance() -> None:
 def test_no_doc_says_the_shipped_2p_value_model_uses_rollout_labels() -> None:
     labels = config("trained_2p_base")["collect"]["labels"]
     trained = (ROOT / "agents" / "trained.py").read_text()
-    for text in (README, TRAINING_README, trained):
+    for text in (README, TRAINING_README, SHORT_README, trained):
         claims = re.findall(r"(\w+)(?:\"``)?[:,]? the 2-player model", text)
         assert all(word == labels for word in claims), claims

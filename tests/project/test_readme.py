@@ -1,4 +1,5 @@
-"""The README's Python snippets run as written (issue: RL interface, "a quickstart that runs")."""
+"""The README's and the documentation pages' Python snippets run as written and their commands
+parse (issue: RL interface, "a quickstart that runs"; issue 24: the docs pages too)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,22 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+DOCS = README.parent / "docs"
+# The README and every page of the documentation site (mkdocs.yml).
+DOCUMENTS = [README, *sorted(DOCS.glob("*.md"))]
 
 
-def python_blocks() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+def _name(document: Path) -> str:
+    return document.relative_to(README.parent).as_posix()
+
+
+def python_blocks(document: Path = README) -> list[str]:
+    text = document.read_text(encoding="utf-8")
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def _all_blocks() -> list[tuple[str, int]]:
+    return [(_name(d), i) for d in DOCUMENTS for i in range(len(python_blocks(d)))]
 
 
 def test_readme_has_a_short_quickstart() -> None:
@@ -36,14 +48,14 @@ def bound_names(code: str) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("index", range(len(python_blocks())))
-def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("document", "index"), _all_blocks())
+def test_readme_snippet_runs(document: str, index: int, capsys: pytest.CaptureFixture[str]) -> None:
     """The snippet runs to its last line, binds every name it promises, and prints what it
     says it prints."""
-    code = python_blocks()[index]
+    code = python_blocks(README.parent / document)[index]
     namespace: dict[str, object] = {}
     ended = "\n__readme_snippet_ended__ = True\n"
-    exec(compile(code + ended, f"README.md[python block {index}]", "exec"), namespace)
+    exec(compile(code + ended, f"{document}[python block {index}]", "exec"), namespace)
     assert namespace.get("__readme_snippet_ended__") is True
     missing = bound_names(code) - namespace.keys()
     assert not missing, f"block {index} never bound {sorted(missing)}"
@@ -60,10 +72,16 @@ def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> 
 COVERED_BY = {
     "agents.tournament": "tests/agents/test_tournament.py",
     "agents.play": "tests/agents/test_agents.py",
+    "agents.replay": "tests/replay/test_replay_page.py",
+    "agents.animate": "tests/replay/test_animate.py",
     "training.train": "tests/training/test_training.py",
     "training.evaluate": "tests/training/test_training.py",
     "training.export": "tests/training/test_training.py",
     "training.rllib_train": "tests/env/test_rllib.py",
+    "training.bench": "tests/training/test_selfplay_vec.py",
+    "training.imitation": "tests/training/test_imitation.py",
+    "training.value.train": "tests/agents/test_trained.py",
+    "training.value.timing": "test_value_timing_runs_small (below)",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
     "moonriver_env.examples.gymnasium_vector": "tests/env/test_integrations.py",
@@ -73,12 +91,12 @@ COVERED_BY = {
 }
 
 
-def shell_commands() -> list[str]:
-    """Command lines of the README's shell blocks (fences without a language, bash or sh),
+def shell_commands(document: Path = README) -> list[str]:
+    """Command lines of a document's shell blocks (fences without a language, bash or sh),
     continuation lines joined, comments dropped."""
     blocks: list[str] = []
     lang: str | None = None  # the open fence's language; None outside a fence
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in document.read_text(encoding="utf-8").splitlines():
         if line.startswith("```"):
             if lang is None:
                 lang = line[3:].strip()
@@ -101,7 +119,12 @@ class _Parsed(Exception):
     pass
 
 
-@pytest.mark.parametrize("command", [c for c in shell_commands() if c.startswith("python -m ")])
+def _all_commands() -> list[str]:
+    """Every distinct command line of the README and the docs pages."""
+    return list(dict.fromkeys(c for d in DOCUMENTS for c in shell_commands(d)))
+
+
+@pytest.mark.parametrize("command", [c for c in _all_commands() if c.startswith("python -m ")])
 def test_readme_command_parses(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import argparse
     import importlib
@@ -111,6 +134,8 @@ def test_readme_command_parses(command: str, monkeypatch: pytest.MonkeyPatch) ->
     module_name, argv = words[2], words[3:]
     assert module_name in COVERED_BY, f"{module_name}: add the test that runs it to COVERED_BY"
     module = importlib.import_module(module_name)
+    if not hasattr(module, "main"):  # a package run by its __main__ module
+        module = importlib.import_module(f"{module_name}.__main__")
     real_parse = argparse.ArgumentParser.parse_args
 
     def parse_then_stop(self: argparse.ArgumentParser, args=None, namespace=None):  # type: ignore[no-untyped-def]
@@ -123,9 +148,8 @@ def test_readme_command_parses(command: str, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_readme_names_only_known_commands() -> None:
-    commands = shell_commands()
-    assert commands, "the README shows no shell commands"
-    for command in commands:
+    assert shell_commands(), "the README shows no shell commands"
+    for command in _all_commands():
         assert command.startswith(
             (
                 "python -m ",
@@ -171,3 +195,14 @@ def test_bench_commands_run_small(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench_env.main(["--steps", "300", "--runs", "1", "--players", "2"]) == 0
     out = capsys.readouterr().out
     assert "connect_four_v3" in out and "moonriver_v0 2p base" in out
+
+
+def test_value_timing_runs_small(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from training.value import timing
+
+    assert timing.main(["--agent", "greedy", "--players", "2", "--games", "1", "--seed", "3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["agent"] == "greedy" and report["games"] == 1 and report["decisions"] > 20
+    assert 0 < report["cpu_ms_mean"] <= report["cpu_ms_p95"] or report["cpu_ms_mean"] > 0

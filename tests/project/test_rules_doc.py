@@ -39,7 +39,7 @@ NAMED_PART = re.compile(r'\bsection (\d+), (?:step (\d+)|"([^"]+)")')
 # Paths outside the repository that no file may depend on any more.
 OUTSIDE = ("../shared", "/work/shared", "shared/RULES", "seeds/")
 
-SCANNED_DIRS = ("moonriver_env", "agents", "training", "tests", "notebooks")
+SCANNED_DIRS = ("moonriver_env", "agents", "training", "tests", "notebooks", "docs")
 SCANNED_SUFFIXES = (".py", ".ipynb", ".md", ".toml", ".json")
 SCANNED_FILES = ("README.md", "pyproject.toml", "Makefile")
 

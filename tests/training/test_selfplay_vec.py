@@ -237,7 +237,7 @@ def test_selfplay_config_keeps_the_default_network_and_rollout() -> None:
     assert fast["policy"] == default["policy"]
     assert fast["ppo"]["n_steps"] * fast["run"]["n_envs"] == 1024
     # the fast path changes only the rollout shape and the epochs (the update is over half its
-    # time; 2 epochs learned as well in the 30k-step check, training/README.md "Throughput")
+    # time; 2 epochs learned as well in the 30k-step check, docs/training-ppo.md "Throughput")
     assert fast["ppo"]["n_epochs"] == 2
     assert {k: v for k, v in fast["ppo"].items() if k not in ("n_steps", "n_epochs")} == {
         k: v for k, v in default["ppo"].items() if k not in ("n_steps", "n_epochs")

@@ -18,7 +18,7 @@ in minutes; PPO (against the baselines and its own snapshots) then improves on i
    (``target = "tie_set"``: ``-log pi(tie set)``, the probability of any equally valued move)
    ``+ vf_coef x (V(obs) - return)^2`` for the PPO policy (same network, same masks); with
    ``value_to_trunk = false`` the value term trains only the critic's own layers. Why these
-   choices: training/README.md, "Why imitation was weak" (``python -m training.imitation``).
+   choices: docs/training-ppo.md, "Why imitation was weak" (``python -m training.imitation``).
 
 Logged to TensorBoard as ``pretrain/*`` (loss, accuracy = the policy's most likely action is the
 teacher's, on the last 10% of the games held out).
@@ -179,10 +179,10 @@ def collect(
     if shards is not None:
         shards.mkdir(parents=True, exist_ok=True)
         writer = ShardWriter(shards, spent)
-    bar = progress(len(jobs), f"teacher games ({teacher})", unit="game")
+    bar = progress(len(jobs), f"teacher games ({teacher})", unit="game", deadline=deadline)
 
     def on_result(part: dict[str, np.ndarray] | None) -> None:
-        bar.update(1)
+        bar.update(0 if part is None else 1)  # a game skipped by the time budget is no game
         if part is None and deadline is not None:
             bar.set_postfix_str("time budget spent", refresh=False)
         if writer is not None:
@@ -273,7 +273,7 @@ def behaviour_clone(
         rng.permutation(train_idx)
     metrics: dict[str, float] = {}
     step = 0
-    bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch")
+    bar = progress((epochs - start_epoch) * batches, "cloning", unit="batch", deadline=deadline)
     for epoch in range(start_epoch, epochs):
         perm = rng.permutation(train_idx)
         losses: list[float] = []

@@ -599,6 +599,38 @@ def train(cfg: Config, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         return _train_locked(cfg, run_dir, resume)
 
 
+def describe_budget(cfg: Config) -> str:
+    """The run's budgets in one line, saying which are wall time (then the result depends on
+    the machine's speed) and which are fixed amounts of work."""
+    pre, run = cfg["pretrain"], cfg["run"]
+    parts = []
+    timed = False
+    if pre["teacher"] and not pre["data"] and not pre["init_model"]:
+        games = f"warm start: up to {pre['games']:,} {pre['teacher']} games"
+        if pre["collect_minutes"] > 0:
+            games += f" or {pre['collect_minutes']:g} min of wall time"
+            timed = True
+        clone = f"cloning up to {pre['epochs']} epochs"
+        if pre["max_minutes"] > 0:
+            clone += f" or {pre['max_minutes']:g} min"
+            timed = True
+        parts += [games, clone]
+    ppo = f"PPO {run['total_timesteps']:,} steps"
+    if run["time_limit_minutes"] > 0:
+        ppo += f" or {run['time_limit_minutes']:g} min of wall time in all"
+        timed = True
+    parts.append(ppo)
+    if cfg["eval"]["final_games"]:
+        parts.append(f"final evaluation {cfg['eval']['final_games']} games per opponent")
+    note = (
+        " (the wall-time caps make the amount of work, and so the result, depend on the "
+        "machine's speed)"
+        if timed
+        else " (fixed amounts of work)"
+    )
+    return "budget: " + "; ".join(parts) + note
+
+
 def _train_locked(cfg: Config, run_dir: Path, resume: bool) -> dict[str, Any]:
     saved = run_dir / "config.toml"
     if resume and saved.exists():
@@ -607,6 +639,7 @@ def _train_locked(cfg: Config, run_dir: Path, resume: bool) -> dict[str, Any]:
         print(describe_diff(cfg, before, f"{saved} (the run's)"), flush=True)
     else:
         print(describe_diff(cfg), flush=True)
+    print(describe_budget(cfg), flush=True)
     checkpoint, base_time = find_checkpoint(run_dir, resume)
     write_text(saved, dumps(cfg))  # the effective config; on --resume it records the changes
     clock = RunClock(base_time)

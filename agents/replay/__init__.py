@@ -1,0 +1,73 @@
+"""Game replays in the browser: ``python -m agents.replay GAME -o replay.html``.
+
+One self-contained HTML file (inline JavaScript, CSS and SVG: it opens from disk, with no
+network and no server) shows a whole game: every position drawn as SVG from the same view
+model as the pictures (:mod:`moonriver_env.render.svg`), a slider and the arrow keys to step,
+each move in words, the score by category over the game as a small chart, and the final
+scores.
+
+``GAME`` is a saved game of the play CLI (``save FILE`` or the autosave; it holds its moves),
+a move list (:mod:`agents.move_list`), or a tournament folder run with ``--save-games K``
+together with ``--game N``::
+
+    python -m agents.tournament --agents mc,heuristic --games 20 --save-games 20 --out runs/t
+    python -m agents.replay runs/t --game 17 -o game17.html
+
+Modules: ``sources.py`` reads the game (:func:`load_game`), ``model.py`` turns its moves into
+frames (one :class:`ReplayGame` per game, :data:`GAMES`), ``page.py`` writes the HTML.
+Bad input (a corrupt or truncated file, a game index out of range, a tournament folder that
+kept no games) raises :class:`ReplayError` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..atomic import write_text
+from ..move_list import MoveList, MoveListError
+from .model import GAMES, Replay, ReplayGame
+from .page import render_page
+from .sources import ReplayError, load_game, saved_games
+
+__all__ = [
+    "GAMES",
+    "Replay",
+    "ReplayError",
+    "ReplayGame",
+    "build_replay",
+    "load_game",
+    "replay_html",
+    "saved_games",
+    "write_replay",
+]
+
+
+def build_replay(moves: MoveList, title: str | None = None) -> Replay:
+    """The frames of a game (:class:`ReplayError` if its moves do not replay)."""
+    game = GAMES.get(moves.game)
+    if game is None:
+        raise ReplayError(f"game: no replay for {moves.game!r} (known: {', '.join(GAMES)})")
+    if title is None:
+        title = "Moon River: " + " vs ".join(moves.seats)
+    try:
+        return game.replay(moves, title)
+    except MoveListError as exc:
+        raise ReplayError(str(exc)) from None
+
+
+def replay_html(moves: MoveList, title: str | None = None) -> str:
+    """The replay page of a game, as HTML text."""
+    return render_page(build_replay(moves, title))
+
+
+def write_replay(
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    game: int | None = None,
+    title: str | None = None,
+) -> Path:
+    """Read a game (:func:`load_game`) and write its replay page to ``out``, atomically: on
+    any error (:class:`ReplayError`) nothing is written."""
+    html = replay_html(load_game(source, game), title)
+    return write_text(out, html)
