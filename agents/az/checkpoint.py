@@ -1,0 +1,148 @@
+"""Saved ``az`` models: one file per model (``torch.save`` of plain data, read back with
+``torch.load(weights_only=True)``), its game, network shape, play settings and provenance.
+
+A file holds::
+
+    {"format": "moonriver-az", "version": 1,
+     "shape": NetShape fields (the game: num_players, mode; the layer sizes),
+     "state_dict": the weights,
+     "search": default play settings (SearchSettings fields),
+     "provenance": {"command", "config", "iteration", "positions", "games", "seconds", ...}}
+
+Reading checks, before any move is played: the file exists and is complete (a truncated or
+foreign file is refused), the weights fit the stored shape (another network shape is refused),
+and :func:`check_game` refuses a game other than the model's, naming both games. Every refusal
+is a :class:`CheckpointError` (a ``ValueError``) naming the path.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.atomic import atomic_path
+from agents.base import describe_game
+from moonriver_env.rules import GameConfig
+
+from .network import AzNet, NetShape
+
+FORMAT = "moonriver-az"
+VERSION = 1
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
+MODEL_FILE = "model.pt"
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable ``az`` model (missing, truncated, foreign, another shape or
+    another game); the message names the path and what is wrong."""
+
+
+def shipped_path(num_players: int, mode: str) -> Path:
+    """Where the shipped model of a game lives: ``training/checkpoints/az_<n>p_<mode>/``."""
+    return CHECKPOINTS / f"az_{num_players}p_{mode}" / MODEL_FILE
+
+
+def save_checkpoint(
+    path: str | os.PathLike[str],
+    net: AzNet,
+    search: Mapping[str, Any],
+    provenance: Mapping[str, Any],
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write ``net`` (and ``extra`` entries, e.g. the optimizer state) to ``path`` atomically:
+    a reader sees the old file or the new one, never a part."""
+    blob: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "shape": net.shape.to_dict(),
+        "state_dict": net.state_dict(),
+        "search": dict(search),
+        "provenance": dict(provenance),
+    }
+    if extra:
+        blob.update(extra)
+    with atomic_path(path) as tmp:
+        torch.save(blob, tmp)
+    return Path(path)
+
+
+def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The raw contents of a model file (``CheckpointError`` if it is not one)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / MODEL_FILE
+    if not p.is_file():
+        raise CheckpointError(f"path: no az model file at {str(p)!r}")
+    try:
+        blob = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated zip, pickle refused, ...: whatever the bytes raise
+        raise CheckpointError(
+            f"path: {str(p)!r} is not a readable az model (truncated or corrupt: "
+            f"{type(exc).__name__}: {exc})"
+        ) from None
+    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+        raise CheckpointError(f"path: {str(p)!r} is not an az model (no {FORMAT!r} format tag)")
+    if blob.get("version") != VERSION:
+        raise CheckpointError(
+            f"path: {str(p)!r} is az model version {blob.get('version')!r}; this code reads "
+            f"version {VERSION}"
+        )
+    return blob
+
+
+def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> NetShape:
+    """The :class:`NetShape` a model file declares."""
+    raw = blob.get("shape")
+    names = {f.name for f in fields(NetShape)}
+    if not isinstance(raw, Mapping) or set(raw) != names:
+        raise CheckpointError(f"path: {str(path)!r} declares no valid network shape: {raw!r}")
+    try:
+        return NetShape(**raw)
+    except TypeError as exc:
+        raise CheckpointError(f"path: {str(path)!r}: bad network shape ({exc})") from None
+
+
+def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]]:
+    """The network (in eval mode) and the file's contents minus the weights.
+
+    Raises:
+        CheckpointError: not a complete az model file, or weights that do not fit the
+            declared network shape (another network shape).
+    """
+    blob = read_blob(path)
+    shape = net_shape(blob, path)
+    try:
+        net = AzNet(shape)
+    except ValueError as exc:
+        raise CheckpointError(f"path: {str(path)!r}: unknown game in the shape ({exc})") from None
+    try:
+        net.load_state_dict(blob["state_dict"], strict=True)
+    except (RuntimeError, KeyError, TypeError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CheckpointError(
+            f"path: {str(path)!r}: the weights do not fit the declared network shape "
+            f"{shape} (another network shape: {first})"
+        ) from None
+    net.eval()
+    meta = {k: v for k, v in blob.items() if k != "state_dict"}
+    return net, meta
+
+
+def model_game(shape: NetShape) -> str:
+    """How refusals name a model's game (``"2 players, base"``)."""
+    return describe_game(GameConfig(num_players=shape.num_players, mode=shape.mode))
+
+
+def check_game(shape: NetShape, config: GameConfig, path: str | os.PathLike[str]) -> None:
+    """``CheckpointError`` naming both games if the model was made for another game than
+    ``config``."""
+    if (shape.num_players, shape.mode) != (config.num_players, config.mode):
+        raise CheckpointError(
+            f"game: the game is {describe_game(config)} but the az model {str(path)!r} was "
+            f"trained for {model_game(shape)}"
+        )
