@@ -81,9 +81,10 @@ def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
     try:
         blob = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, pickle refused, ...: whatever the bytes raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
         raise CheckpointError(
             f"path: {str(p)!r} is not a readable az model (truncated or corrupt: "
-            f"{type(exc).__name__}: {exc})"
+            f"{type(exc).__name__}: {first})"
         ) from None
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise CheckpointError(f"path: {str(p)!r} is not an az model (no {FORMAT!r} format tag)")
