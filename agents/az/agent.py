@@ -26,7 +26,14 @@ from agents.base import Agent
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, GameState
 
-from .checkpoint import CheckpointError, check_game, load_checkpoint, net_shape, read_blob, shipped_path
+from .checkpoint import (
+    CheckpointError,
+    check_game,
+    load_checkpoint,
+    net_shape,
+    read_blob,
+    shipped_path,
+)
 from .network import AzNet
 from .search import Evaluator, SearchResult, SearchSettings, gumbel_search
 

@@ -110,6 +110,11 @@ class AzNet(nn.Module):
     value ``(B, n, 2)``; :meth:`value` computes the value alone (the search's afterstates).
     """
 
+    pair_first: torch.Tensor
+    pair_second: torch.Tensor
+    directions: torch.Tensor
+    positions: torch.Tensor
+
     def __init__(self, shape: NetShape) -> None:
         super().__init__()
         self.shape = shape
@@ -163,8 +168,11 @@ class AzNet(nn.Module):
         self.value_head = _mlp(
             [shape.global_dim, shape.value_hidden, self.n * VALUE_OUTPUTS], last_act=False
         )
-        for layer in (self.query[-1], self.query_context, self.flat_head, self.place_bias):
+        last_query = self.query[-1]
+        assert isinstance(last_query, nn.Linear)
+        for layer in (last_query, self.query_context, self.flat_head, self.place_bias):
             nn.init.normal_(layer.weight, std=0.01)
+            assert layer.bias is not None
             nn.init.zeros_(layer.bias)
 
     def trunk(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -212,12 +220,16 @@ class AzNet(nn.Module):
         q = self.query(q_in) + self.query_context(g)[:, None, None, :]
         place = torch.einsum("bpdc,bcx->bpxd", q, s) / float(np.sqrt(s.shape[1]))
         place = place + self.place_bias(s).transpose(1, 2)[:, None]
-        pieces = {"place": _in_id_order(place, ("pair", "cell", "direction"), self.by_name["place"])}
+        pieces = {
+            "place": _in_id_order(place, ("pair", "cell", "direction"), self.by_name["place"])
+        }
         for name, head in self.cell_heads.items():
             out = head(s).reshape(b, *self.cell_shapes[name], self.cells)
             pieces[name] = _in_id_order(out, (*CELL_HEADS[name], "cell"), self.by_name[name])
         flat = self.flat_head(g)
-        for name, part in zip(self.flat_names, torch.split(flat, self.flat_sizes, dim=1), strict=True):
+        for name, part in zip(
+            self.flat_names, torch.split(flat, self.flat_sizes, dim=1), strict=True
+        ):
             pieces[name] = part
         logits = torch.cat([pieces[name] for name in self.segments], dim=1)
         return logits, self._value(g)

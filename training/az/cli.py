@@ -44,7 +44,9 @@ def export(run_dir: Path, out: Path, force: bool = False) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.az", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m training.az", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--config", default=None, help="a TOML config (over az_default.toml)")
     parser.add_argument("--run-dir", default=None, help="the run directory")
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
@@ -59,7 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.export is not None:
             if not args.out:
                 parser.error("--export needs --out")
-            check_writable(Path(args.out) / "provenance.json", force=True, flag="--out") if False else None
+            check_writable(
+                Path(args.out) / "provenance.json", force=True, flag="--out"
+            ) if False else None
             print(export(Path(args.export), Path(args.out), args.force))
             return 0
         if not args.run_dir:

@@ -45,9 +45,7 @@ def batch_tensors(
     )
 
 
-def losses(
-    net: AzNet, p: Positions, weights: LossWeights
-) -> tuple[torch.Tensor, dict[str, float]]:
+def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
     """The total loss of a batch and its parts (floats, for the logs)."""
     obs, mask, target, has_policy, outcome, margin = batch_tensors(p, net.num_actions)
     logits, value = net(obs)

@@ -31,7 +31,7 @@ def write_shard(run_dir: Path, iteration: int, part: int, positions: Positions) 
     """Write one shard atomically."""
     path = shard_path(run_dir, iteration, part)
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        np.savez_compressed(f, **positions.arrays())
+        np.savez_compressed(f, **positions.arrays())  # type: ignore[arg-type]
     return path
 
 

@@ -185,7 +185,11 @@ class Run:
         weights = model_bytes(self.net) if kind == "selfplay" else b""
         s = self.cfg["search"]
         for start in range(0, games, size):
-            job: dict[str, Any] = {"kind": kind, "iteration": iteration, "seeds": seeds[start : start + size]}
+            job: dict[str, Any] = {
+                "kind": kind,
+                "iteration": iteration,
+                "seeds": seeds[start : start + size],
+            }
             if kind == "selfplay":
                 job.update(
                     weights=weights,
@@ -194,7 +198,10 @@ class Run:
                     full_fraction=s["full_fraction"],
                 )
             else:
-                job.update(teacher=self.cfg["warmstart"]["teacher"], explore=self.cfg["warmstart"]["explore"])
+                job.update(
+                    teacher=self.cfg["warmstart"]["teacher"],
+                    explore=self.cfg["warmstart"]["explore"],
+                )
             jobs.append(job)
         return jobs
 
@@ -268,7 +275,9 @@ class Run:
         reuse = t["sample_reuse"] if epochs is None else epochs
         steps = max(1, math.ceil(new * reuse / t["batch_size"]))
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
-        out = train_steps(self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights)
+        out = train_steps(
+            self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights
+        )
         self.train_steps += steps
         out["train_steps"] = steps
         return out
@@ -348,11 +357,17 @@ def start_run(
             if not saved.is_file():
                 raise OutputError(f"--resume: {rd} holds no az run (no config.toml)")
             old = load_az_config(saved)
-            cfg = load_az_config(config, overrides) if config is not None else load_az_config(saved, overrides)
+            cfg = (
+                load_az_config(config, overrides)
+                if config is not None
+                else load_az_config(saved, overrides)
+            )
             check_resume(old, cfg, AZ)
         else:
             if saved.exists() or (rd / "checkpoints").exists():
-                raise OutputError(f"--run-dir: {rd} already holds a run; pass --resume to continue it")
+                raise OutputError(
+                    f"--run-dir: {rd} already holds a run; pass --resume to continue it"
+                )
             cfg = load_az_config(config, overrides)
         write_text(saved, dumps(cfg))
         run = Run(cfg, rd, cmd, backend, log)
