@@ -32,6 +32,7 @@ def test_notebooks_exist() -> None:
         "02_benchmarking.ipynb",
         "03_training.ipynb",
         "04_rules_explorer.ipynb",
+        "06_az.ipynb",
     ]
 
 
