@@ -69,6 +69,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "iterations": _int(0),
         "max_minutes": _float(0.0),
         "torch_threads": _int(1, 64),
+        "device": _choice("cpu", "cuda", "auto"),
         "keep_every": _int(0),
     },
     "eval": {

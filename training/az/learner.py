@@ -47,7 +47,10 @@ def batch_tensors(
 
 def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
     """The total loss of a batch and its parts (floats, for the logs)."""
-    obs, mask, target, has_policy, outcome, margin = batch_tensors(p, net.num_actions)
+    device = next(net.parameters()).device
+    obs, mask, target, has_policy, outcome, margin = (
+        t.to(device) for t in batch_tensors(p, net.num_actions)
+    )
     logits, value = net(obs)
     logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
     per_row = -(target * logp).sum(dim=1)

@@ -68,6 +68,22 @@ def play_settings(cfg: Config) -> dict[str, Any]:
     return asdict(SearchSettings(**s))
 
 
+def learner_device(name: str) -> torch.device:
+    """The learner's device: ``"auto"`` is CUDA when present, else the CPU."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("run.device: cuda asked but torch sees no CUDA device")
+    return torch.device(name)
+
+
+def device_name(device: torch.device) -> str:
+    """``"cpu"`` or the CUDA device's name (what provenance records)."""
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return "cpu"
+
+
 def git_commit() -> str:
     try:
         out = subprocess.run(
@@ -98,7 +114,8 @@ class Run:
         torch.set_num_threads(cfg["run"]["torch_threads"])
         torch.manual_seed(cfg["run"]["seed"])
         self.shape = net_shape(cfg)
-        self.net = AzNet(self.shape).eval()
+        self.device = learner_device(cfg["run"]["device"])
+        self.net = AzNet(self.shape).to(self.device).eval()
         self.optimizer = torch.optim.AdamW(
             self.net.parameters(),
             lr=cfg["train"]["learning_rate"],
@@ -129,7 +146,7 @@ class Run:
             "positions": self.positions,
             "train_steps": self.train_steps,
             "train_seconds": round(self.seconds, 1),
-            "device": "cpu",
+            "device": device_name(self.device),
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count() or 0},
             "torch": str(torch.__version__),
             "starts": self.starts,
@@ -163,6 +180,7 @@ class Run:
             return False
         blob = read_blob(self.latest)
         self.net.load_state_dict(blob["state_dict"])
+        self.net.to(self.device)
         self.net.eval()
         self.optimizer.load_state_dict(blob["optimizer"])
         prog = blob["progress"]
