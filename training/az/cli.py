@@ -22,7 +22,7 @@ from pathlib import Path
 from agents.az.checkpoint import load_checkpoint
 from agents.runner import BackendError, add_backend_arguments, backend_from_args
 from training.config import ConfigError
-from training.outputs import OutputError, check_writable, write_json
+from training.outputs import OutputError, write_json
 
 from .run import start_run
 
@@ -61,9 +61,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.export is not None:
             if not args.out:
                 parser.error("--export needs --out")
-            check_writable(
-                Path(args.out) / "provenance.json", force=True, flag="--out"
-            ) if False else None
             print(export(Path(args.export), Path(args.out), args.force))
             return 0
         if not args.run_dir:
