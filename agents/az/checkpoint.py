@@ -100,6 +100,8 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
     """The :class:`NetShape` a model file declares."""
     raw = blob.get("shape")
     names = {f.name for f in fields(NetShape)}
+    if isinstance(raw, Mapping) and "game" not in raw:  # written before the field existed
+        raw = {**raw, "game": "moonriver"}
     if not isinstance(raw, Mapping) or set(raw) != names:
         raise CheckpointError(f"path: {str(path)!r} declares no valid network shape: {raw!r}")
     try:
@@ -134,16 +136,25 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
     return net, meta
 
 
+def config_game(config: Any) -> str:
+    """The name of the game a config is for (``"moonriver"`` for the Moon River engine's)."""
+    if isinstance(config, GameConfig):
+        return "moonriver"
+    return str(getattr(config, "game", type(config).__name__.removesuffix("Config").lower()))
+
+
 def model_game(shape: NetShape) -> str:
-    """How refusals name a model's game (``"2 players, base"``)."""
-    return describe_game(GameConfig(num_players=shape.num_players, mode=shape.mode))
+    """How refusals name a model's game (``"moonriver, 2 players, base"``)."""
+    return f"{shape.game}, {shape.num_players} players, {shape.mode}"
 
 
-def check_game(shape: NetShape, config: GameConfig, path: str | os.PathLike[str]) -> None:
+def check_game(shape: NetShape, config: Any, path: str | os.PathLike[str]) -> None:
     """``CheckpointError`` naming both games if the model was made for another game than
-    ``config``."""
-    if (shape.num_players, shape.mode) != (config.num_players, config.mode):
+    ``config`` (another game, player count or mode)."""
+    game = config_game(config)
+    if (shape.game, shape.num_players, shape.mode) != (game, config.num_players, config.mode):
+        asked = f"{game}, {describe_game(config)}"
         raise CheckpointError(
-            f"game: the game is {describe_game(config)} but the az model {str(path)!r} was "
-            f"trained for {model_game(shape)}"
+            f"game: the game is {asked} but the az model {str(path)!r} was trained for "
+            f"{model_game(shape)}"
         )

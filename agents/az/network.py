@@ -53,6 +53,7 @@ class NetShape:
 
     Attributes:
         num_players, mode: the game (its observation and action layout).
+        game: the game's name (``"moonriver"``; models of other games are refused).
         channels: width of the convolutional map ``S``.
         blocks: residual blocks after the stem (two 3x3 convolutions each).
         broadcast: width of the feature embedding broadcast over the grid.
@@ -69,6 +70,7 @@ class NetShape:
     global_dim: int = 128
     query_hidden: int = 64
     value_hidden: int = 128
+    game: str = "moonriver"
 
     def to_dict(self) -> dict[str, int | str]:
         """The fields as a plain dict (what a checkpoint stores)."""
@@ -117,6 +119,10 @@ class AzNet(nn.Module):
 
     def __init__(self, shape: NetShape) -> None:
         super().__init__()
+        if shape.game != "moonriver":
+            raise ValueError(
+                f"game: the az network reads Moon River observations, not {shape.game!r}"
+            )
         self.shape = shape
         config = GameConfig(num_players=shape.num_players, mode=shape.mode)
         enc = ObservationEncoder(config)

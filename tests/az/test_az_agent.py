@@ -67,6 +67,23 @@ def test_another_game_is_refused_before_any_move(model_2p: Path, tmp_path: Path)
     assert not (tmp_path / "t").exists()  # refused before anything was written or played
 
 
+def test_a_model_of_another_game_is_refused(model_2p: Path) -> None:
+    """Another game with the same player count and mode (a Kingdomino config) is refused,
+    naming both games."""
+
+    class KingdominoConfig:
+        num_players = 2
+        mode = "base"
+
+    agent = AzAgent(path=model_2p)
+    with pytest.raises(
+        CheckpointError, match=r"is kingdomino, 2 players, base .* moonriver, 2 players"
+    ):
+        agent.check_game(KingdominoConfig())  # type: ignore[arg-type]
+    with pytest.raises(CheckpointError, match="no shipped az model for kingdomino"):
+        AzAgent().check_game(KingdominoConfig())  # type: ignore[arg-type]
+
+
 def test_no_shipped_model_for_a_game_is_refused() -> None:
     agent = AzAgent(seed=0)
     with pytest.raises(CheckpointError, match="3 players, base"):
