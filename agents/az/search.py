@@ -11,7 +11,8 @@ For a decision with legal actions ``A`` and prior logits ``l`` (the policy netwo
    on. A visit plays the candidate on a *fresh determinization* of the state
    (:func:`agents.base.determinize`: the hidden pile and stack re-shuffled from a canonical
    order; the true draw order is never read) and scores the afterstate with the value network
-   from the acting seat's side; the visits of one phase share their determinizations between
+   for the acting seat (read from the afterstate as its next actor sees it, the view of every
+   training position, in the value head's entry for the acting seat); the visits of one phase share their determinizations between
    candidates (common random numbers). A finished game is scored by its result.
 3. **Choice**: the remaining candidate with the largest ``g + l + sigma(q)``.
 4. **Improved policy** (the training target): ``softmax(l + sigma(completed q))`` over ``A``,
@@ -150,7 +151,8 @@ def expand_afterstates(
     its result). The one place the search steps the engine."""
     dets: dict[tuple[int, int], GameState] = {}
     states: list[GameState] = []
-    state_seats: list[int] = []
+    actors: list[int] = []
+    offsets: list[int] = []
     live: list[int] = []
     out = np.zeros(len(visits))
     for j, (r, action, d) in enumerate(visits):
@@ -159,15 +161,20 @@ def expand_afterstates(
             det = dets[(r, d)] = determinize(roots[r], rngs[r])
         sim = det.clone()
         sim.apply(action)
-        if sim.is_terminal:
+        actor = sim.current_seat
+        if actor is None:
             out[j] = utility(np.array(final_value(sim, seats[r])), margin_weight)
         else:
             states.append(sim)
-            state_seats.append(seats[r])
+            actors.append(actor)
+            offsets.append((seats[r] - actor) % sim.config.num_players)
             live.append(j)
     if live:
-        value = evaluator.value(evaluator.encode(states, state_seats))
-        out[live] = utility(value[:, 0, :], margin_weight)
+        # Seen by the seat to act (the view every training position has); the root seat's
+        # value is the entry ``offsets`` places after it.
+        value = evaluator.value(evaluator.encode(states, actors))
+        mine = value[np.arange(len(live)), np.asarray(offsets)]
+        out[live] = utility(mine, margin_weight)
     return out
 
 
