@@ -21,7 +21,7 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``az``         the learned policy and value network with a Gumbel root search
                (:mod:`agents.az`): the shipped model for the game played; parameters
                ``sims`` (0: the raw policy), ``k``, ``path`` (a model file), ``sample``,
-               ``gumbel``, ``threads``
+               ``gumbel``, ``rescale``, ``threads``
 =============  ===========================================================================
 
 ``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
@@ -68,7 +68,15 @@ _PARAMS: dict[str, dict[str, type]] = {
     "mc": dict(_SEARCH_PARAMS),
     "mcts": {**_SEARCH_PARAMS, "c": float, "width": int},
     "openspiel_mcts": {"sims": int, "c": float, "rollouts": int},
-    "az": {"sims": int, "k": int, "path": str, "sample": str, "gumbel": float, "threads": int},
+    "az": {
+        "sims": int,
+        "k": int,
+        "path": str,
+        "sample": str,
+        "gumbel": float,
+        "rescale": str,
+        "threads": int,
+    },
 }
 
 

@@ -5,7 +5,8 @@ model.pt``; other games are refused before the first move, naming both games); `
 plays a saved model (a training run's ``checkpoints/latest.pt``). Parameters: ``sims`` (value
 evaluations per decision, default the model's; ``sims=0`` is the raw policy), ``k``
 (candidates), ``sample=1`` (with ``sims=0``: sample the policy instead of its argmax),
-``gumbel`` (noise scale; 0 by default), ``threads`` (torch threads; 1 by default).
+``gumbel`` (noise scale; 0 by default), ``rescale`` (0: Q-values in utility units, not
+min-max rescaled), ``threads`` (torch threads; 1 by default).
 
 At play time the agent uses only the network, the rules (to list and apply actions, and to
 score a finished game) and :func:`agents.base.determinize`: no hand-written evaluation,
@@ -70,6 +71,7 @@ class AzAgent(Agent):
         k: int | None = None,
         gumbel: float | None = None,
         sample: bool | str | int | None = None,
+        rescale: bool | str | int | None = None,
         threads: int = 1,
     ) -> None:
         super().__init__(seed)
@@ -84,6 +86,8 @@ class AzAgent(Agent):
             self.overrides["gumbel_scale"] = float(gumbel)
         if sample is not None:
             self.overrides["sample"] = _flag("sample", sample)
+        if rescale is not None:
+            self.overrides["rescale"] = _flag("rescale", rescale)
         replace(SearchSettings(), **self.overrides)  # a bad value raises now, naming it
         self.path = None if path is None else Path(path)
         if self.path is not None:

@@ -18,7 +18,8 @@ For a decision with legal actions ``A`` and prior logits ``l`` (the policy netwo
 4. **Improved policy** (the training target): ``softmax(l + sigma(completed q))`` over ``A``,
    where an unvisited action's Q is the mixed value of the root (the network's value mixed with
    the visited Q-values weighted by the prior) and ``sigma(q) = (c_visit + max N) x c_scale x
-   q`` of the Q-values rescaled to [0, 1] (mctx's ``qtransform_completed_by_mix_value``).
+   q`` of the Q-values rescaled to [0, 1] (mctx's ``qtransform_completed_by_mix_value``;
+   ``rescale=False`` keeps them in utility units).
 
 The utility of a value ``(outcome, margin)`` is ``outcome + margin_weight x margin``.
 Everything is batched: :func:`gumbel_search` searches many roots at once (the self-play games
@@ -58,6 +59,9 @@ class SearchSettings:
             :data:`~agents.az.network.MARGIN_SCALE` points).
         sample: with ``sims = 0``, draw from the policy instead of taking its most likely
             action.
+        rescale: rescale the completed Q-values to [0, 1] by their min and max (mctx's
+            default); off, ``sigma`` reads them in utility units, so that candidates whose
+            values barely differ keep their prior order.
     """
 
     sims: int = 16
@@ -67,6 +71,7 @@ class SearchSettings:
     c_scale: float = 0.1
     margin_weight: float = 0.5
     sample: bool = False
+    rescale: bool = True
 
     def __post_init__(self) -> None:
         for name in ("sims", "k"):
@@ -205,9 +210,13 @@ def completed_q(
 
 
 def sigma(q: np.ndarray, visits: np.ndarray, settings: SearchSettings) -> np.ndarray:
-    """``(c_visit + max N) x c_scale x`` the Q-values rescaled to [0, 1]."""
-    lo, hi = float(q.min()), float(q.max())
-    scaled = (q - lo) / max(hi - lo, 1e-8)
+    """``(c_visit + max N) x c_scale x`` the Q-values, rescaled to [0, 1] by their min and max
+    (``settings.rescale``) or as they are."""
+    if settings.rescale:
+        lo, hi = float(q.min()), float(q.max())
+        scaled = (q - lo) / max(hi - lo, 1e-8)
+    else:
+        scaled = q
     return (settings.c_visit + float(visits.max(initial=0))) * settings.c_scale * scaled
 
 

@@ -106,6 +106,15 @@ def test_batched_search_matches_one_by_one(model_2p: Path) -> None:
         assert np.allclose(one.improved, batch[i].improved, atol=1e-5)
 
 
+def test_sigma_in_utility_units_keeps_small_differences_small() -> None:
+    q = np.array([0.50, 0.51, 0.49])
+    visits = np.array([1, 1, 1])
+    on = sigma(q, visits, SearchSettings(rescale=True))
+    off = sigma(q, visits, SearchSettings(rescale=False))
+    assert on.max() - on.min() == pytest.approx((50 + 1) * 0.1)  # a 0.02 gap blown up to 5.1
+    assert off.max() - off.min() == pytest.approx((50 + 1) * 0.1 * 0.02)
+
+
 def test_bad_settings_name_the_field() -> None:
     with pytest.raises(ValueError, match="^sims:"):
         SearchSettings(sims=-1)

@@ -16,6 +16,7 @@ from training.config import (
     Config,
     ConfigError,
     Schema,
+    _bool,
     _choice,
     _float,
     _int,
@@ -46,6 +47,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "c_visit": _float(0.0),
         "c_scale": _float(0.0),
         "margin_weight": _float(0.0),
+        "rescale": _bool,
         "play_sims": _int(0),
     },
     "selfplay": {"games": _int(1), "batch": _int(1), "workers": _int(1, 64)},
@@ -122,4 +124,5 @@ def search_settings(cfg: Config, sims: int | None = None) -> dict[str, Any]:
         "c_visit": s["c_visit"],
         "c_scale": s["c_scale"],
         "margin_weight": s["margin_weight"],
+        "rescale": s["rescale"],
     }
