@@ -163,3 +163,22 @@ def test_round_trip_keeps_the_outputs(tmp_path: Path) -> None:
     assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
     assert meta["search"]["sims"] == 4 and meta["provenance"]["command"]
     assert np.all(np.abs(a[1][..., 0].numpy()) <= 1.0)
+
+
+SHIPPED = sorted((Path(__file__).resolve().parents[2] / "training" / "checkpoints").glob("az_*"))
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)
+def test_shipped_models_load_play_and_have_provenance(folder: Path) -> None:
+    import json
+
+    net, meta = load_checkpoint(folder / "model.pt")
+    n, mode = net.shape.num_players, net.shape.mode
+    assert folder.name == f"az_{n}p_{mode}"
+    prov = json.loads((folder / "provenance.json").read_text())
+    assert prov["command"].startswith("python -m training.az") and prov["positions"] > 0
+    assert (folder / "model.pt").stat().st_size < 20_000_000
+    agent = make_agent("az:sims=2", seed=0)  # the default: the shipped model of the game
+    runner = GameRunner(GameSetup(num_players=n))
+    others = [make_agent("random", seed=s) for s in range(n - 1)]
+    assert runner.play([agent, *others], 3, list(range(n))).state.is_terminal
