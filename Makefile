@@ -37,16 +37,16 @@ install-all: $(VENV_STAMP)
 	$(PIP) install torch==$(TORCH_VERSION)
 	$(MAKE) install EXTRAS=all
 
-# The main job: a short self-play training run (training/configs/default.toml, a few minutes),
+# The main job: a short self-play training run (training/ppo/configs/default.toml, a few minutes),
 # then the evaluation against the baseline ladder (table printed, plot saved in the run dir).
-# `make run FULL=1`: the full 60-minute budget (training/configs/full.toml).
+# `make run FULL=1`: the full 60-minute budget (training/ppo/configs/full.toml).
 run: install
 	$(PY) -m training.train $(if $(FULL),--full)
 
 test: install
 	$(PY) -m pytest -q -n 2
 	$(BIN)/ruff check moonriver_env agents training tests
-	$(BIN)/mypy moonriver_env/rules moonriver_env/encoding.py
+	$(BIN)/mypy moonriver_env agents training
 
 bench: install
 	$(PY) -m moonriver_env.bench

@@ -12,13 +12,18 @@ greedy beat random 200/200; heuristic beat greedy 199/200 (2.7 ms per decision);
 20 seeds against the heuristic ``mc`` won 18, ``mcts`` 11.
 """
 
+from moonriver_env.opponents import AgentFactory, register_agent_factory
+
 from .base import Agent, PolicyAgent
 from .greedy import GreedyAgent
 from .heuristic import HeuristicAgent
 from .mcts import MCTSAgent
 from .montecarlo import MonteCarloAgent
 from .random_agent import RandomAgent
-from .registry import AGENT_NAMES, make_agent
+from .registry import AGENT_NAMES, make_agent, parse_spec
+
+# The environments build opponents given by spec through this plug (they never import agents).
+register_agent_factory(AgentFactory(make=make_agent, check=parse_spec))
 
 __all__ = [
     "AGENT_NAMES",

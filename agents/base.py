@@ -24,7 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.games import GameSpec, games_with_actions
 from moonriver_env.rules import GameConfig, GameState
+
+from .networks.snapshots import load_policy
 
 
 def engine_state(env: Any) -> GameState:
@@ -36,6 +40,18 @@ def engine_state(env: Any) -> GameState:
     if not isinstance(state, GameState):
         raise TypeError(f"env: expected a Moon River environment after reset(), got {env!r}")
     return state
+
+
+def env_config(env: Any) -> GameConfig | None:
+    """The game of ``env`` (the AEC env, ``SingleAgentEnv``, a Gymnasium wrapper of it, or
+    anything with a ``state``), or ``None`` when it does not tell."""
+    inner = getattr(env, "unwrapped", env)
+    inner = getattr(inner, "aec", inner)
+    config = getattr(inner, "config", None)
+    if isinstance(config, GameConfig):
+        return config
+    state = getattr(inner, "state", None)
+    return state.config if isinstance(state, GameState) else None
 
 
 def determinize(state: GameState, rng: np.random.Generator) -> GameState:
@@ -118,8 +134,9 @@ def policy_action(
 
 
 def describe_game(config: GameConfig) -> str:
-    """``"3 players, legends"``: how refusals name a game."""
-    return f"{config.num_players} players, {config.mode}"
+    """``"3p_legends"``: how refusals name a game (its one spelling,
+    :attr:`moonriver_env.games.GameSpec.text`)."""
+    return GameSpec(num_players=config.num_players, mode=config.mode).text
 
 
 def check_game(agent: Any, config: GameConfig) -> None:
@@ -129,26 +146,11 @@ def check_game(agent: Any, config: GameConfig) -> None:
         check(config)
 
 
-def _observation_size(config: GameConfig) -> int:
-    """The length of the flat observation vector (planes, then features) of ``config``."""
-    from moonriver_env.encoding import ObservationEncoder
-
-    enc = ObservationEncoder(config)
-    return enc.flat_size
-
-
 def _trained_game(num_actions: int, num_features: int | None) -> str:
     """The game(s) whose action count (and observation size) a policy's spaces match."""
-    games = []
-    for mode in ("base", "legends"):
-        for n in (2, 3, 4):
-            cfg = GameConfig(num_players=n, mode=mode)
-            if cfg.num_actions != num_actions:
-                continue
-            if num_features is None or _observation_size(cfg) == num_features:
-                games.append(describe_game(cfg))
+    games = games_with_actions(num_actions, num_features)
     if games:
-        return " or ".join(games)
+        return " or ".join(spec.text for spec in games)
     return f"a game with {num_actions} actions and observation length {num_features}"
 
 
@@ -200,24 +202,14 @@ class PolicyAgent(Agent):
         cls, path: str | Path, seed: int | None = None, deterministic: bool = True
     ) -> PolicyAgent:
         """Load a ``MaskablePPO`` model saved with ``model.save(path)`` (``.zip``) or a policy
-        snapshot (``.pt``, read by ``training.selfplay.load_policy``, the loader
-        ``training.evaluate`` uses)."""
+        snapshot (``.pt``, :func:`agents.networks.snapshots.load_policy`)."""
         p = Path(path)
         if not p.exists() and p.with_suffix(".zip").exists():
             p = p.with_suffix(".zip")
         if not p.is_file():
             raise ValueError(f"path: no model file {str(path)!r}")
         if p.suffix == ".pt":
-            from training.selfplay import load_policy  # the policy classes live in training
-
-            try:
-                policy = load_policy(p)
-            except ValueError:
-                raise
-            except Exception as exc:  # torch.load / pickle: whatever the bytes make it raise
-                raise ValueError(
-                    f"path: {str(path)!r} is not a policy snapshot ({type(exc).__name__}: {exc})"
-                ) from None
+            policy = load_policy(p)  # ValueError naming the file if it is not a snapshot
             return cls(policy, seed=seed, deterministic=deterministic, name="ppo")
         from sb3_contrib import MaskablePPO
 
@@ -236,7 +228,7 @@ class PolicyAgent(Agent):
         shape = getattr(obs_space, "shape", None)
         n_features = int(shape[0]) if shape is not None and len(shape) == 1 else None
         if n_actions is not None:
-            want_features = _observation_size(config)
+            want_features = ObservationEncoder(config).flat_size
             if int(n_actions) != config.num_actions or (
                 n_features is not None and n_features != want_features
             ):
@@ -250,6 +242,11 @@ class PolicyAgent(Agent):
         self._accepted.add(key)
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
+        """The policy's action; a game the policy was not trained for (``env``'s game, when
+        it tells it) is refused by :meth:`check_game` before the policy is asked."""
+        config = env_config(env)
+        if config is not None:
+            self.check_game(config)
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if self.sb3_policy is not None:
             a = policy_action(
@@ -270,8 +267,6 @@ class PolicyAgent(Agent):
 
     def choose(self, state: GameState) -> int:
         """Engine-level entry point: builds the observation the env would give."""
-        from moonriver_env.encoding import ObservationEncoder
-
         enc = self._encoders.get(id(state.config))
         if enc is None:
             enc = self._encoders[id(state.config)] = ObservationEncoder(state.config)

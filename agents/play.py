@@ -30,7 +30,7 @@ Usage::
   :mod:`agents.saved_game`). ``save FILE`` asks before replacing an existing file.
 
 A new game is ``env.reset(seed=SEED)`` and the agent in seat ``s`` is reset with
-``agents.runner.agent_seed(SEED, 0, s)``, so a scripted input replays the same game. Colours
+``agents.seeds.agent_seed(SEED, 0, s)``, so a scripted input replays the same game. Colours
 are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color``.
 """
 
@@ -45,13 +45,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from moonriver_env import moonriver_v0
 from moonriver_env.render import ANSI_LEGEND, render_ansi, score_table
 from moonriver_env.rules import GameConfig, GameState
 
+from . import make_agent
 from .base import check_game
 from .move_text import format_legal_moves, parse_move
-from .runner import agent_seed
 from .saved_game import SavedGame, free_path
+from .seeds import agent_seed
 from .tournament import split_specs
 
 if TYPE_CHECKING:
@@ -109,8 +111,6 @@ class PlayResult:
 
 
 def _default_factory(spec: str, seed: int) -> Agent:
-    from . import make_agent
-
     return make_agent(spec, seed=seed)
 
 
@@ -152,8 +152,6 @@ class PlaySession:
         save_dir: str | os.PathLike[str] = ".",
         saved: SavedGame | None = None,
     ) -> None:
-        from moonriver_env import moonriver_v0
-
         if players not in (2, 3, 4):
             raise ValueError(f"players: expected 2, 3 or 4, got {players!r}")
         humans = sorted(set(human_seats))

@@ -1,4 +1,4 @@
-"""The Ray backend of :func:`agents.runner.run_jobs`: the same jobs on Ray actors, on this
+"""The Ray backend of :func:`agents.jobs.run_jobs`: the same jobs on Ray actors, on this
 machine or on a Ray cluster.
 
 Ray is imported here only, and only when this backend is used (the ``ray`` extra:
@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from .runner import BackendError, limit_worker_threads
+from .workers import BackendError, limit_worker_threads
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -54,7 +54,7 @@ _HTTP2_SETTINGS = 4
 
 
 def check_installed() -> None:
-    """Raise :class:`~agents.runner.BackendError` naming the ``ray`` extra when Ray cannot be
+    """Raise :class:`~agents.workers.BackendError` naming the ``ray`` extra when Ray cannot be
     imported (without importing it)."""
     if importlib.util.find_spec("ray") is None:
         raise BackendError(
@@ -70,7 +70,7 @@ def _import_ray() -> Any:
 
 
 def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
-    """Raise :class:`~agents.runner.BackendError` unless ``address`` (``HOST:PORT`` or
+    """Raise :class:`~agents.workers.BackendError` unless ``address`` (``HOST:PORT`` or
     ``ray://HOST:PORT``; ``auto`` is left to Ray) answers like a Ray head within ``timeout``
     seconds."""
     if address == "auto":
@@ -97,7 +97,7 @@ def check_address(address: str, timeout: float = CONNECT_TIMEOUT_S) -> None:
 
 def connect(address: str, **options: Any) -> None:
     """``ray.init`` on the cluster at ``address`` (checked first by :func:`check_address`); a
-    refusal is a :class:`~agents.runner.BackendError` that says what to check."""
+    refusal is a :class:`~agents.workers.BackendError` that says what to check."""
     ray = _import_ray()
     check_address(address)
     try:
@@ -152,7 +152,7 @@ def run_on_ray(
     on_result: Callable[[Any], None] | None,
     address: str | None,
 ) -> list[Any]:
-    """:func:`agents.runner.run_jobs` on ``workers`` Ray actors (at most the cluster's CPUs):
+    """:func:`agents.jobs.run_jobs` on ``workers`` Ray actors (at most the cluster's CPUs):
     ``items`` are ``(index, job)`` pairs, the results come back in job order. An exception in
     a job is raised here as the job raised it."""
     results: list[Any] = [None] * len(items)

@@ -15,7 +15,7 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``trained``    the learned afterstate-value agent (:mod:`agents.trained`): the shipped model
                for the game played (2 or 4 players, base game; other games raise
                ValueError); ``trained:PATH``: a model folder or ``model.pt``
-``rllib:DIR``  the learner of an RLlib run (``training.rllib_train``; the ``ray`` extra,
+``rllib:DIR``  the learner of an RLlib run (``training.rllib.train``; the ``ray`` extra,
                :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
                ``rllib:DIR,sample=true,checkpoint=iter_000010``
 ``az``         the learned policy and value network with a Gumbel root search
@@ -45,6 +45,7 @@ from .mcts import MCTSAgent
 from .montecarlo import MonteCarloAgent
 from .openspiel_mcts import OpenSpielMCTSAgent
 from .random_agent import RandomAgent
+from .rllib_agent import RLlibAgent
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 # The MaskablePPO checkpoint kept in the repository (2 players, base game); its provenance
@@ -172,8 +173,6 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
 
         return TrainedAgent(seed=seed, **params)
     if name == "rllib":
-        from .rllib_agent import RLlibAgent  # imports Ray RLlib and torch: only when asked for
-
         return RLlibAgent(seed=seed, **params)
     if name == "az":
         from .az import AzAgent  # imports torch: only when asked for

@@ -21,13 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.opponents import LEARNER
 from moonriver_env.rules import GameConfig
 
 from .base import PolicyAgent, describe_game
 
 CHECKPOINT_DIR = "checkpoints"
 CHECKPOINT_META = "moonriver.json"
-MODULE_PATH = Path("learner_group", "learner", "rl_module", "main")
+MODULE_PATH = Path("learner_group", "learner", "rl_module", LEARNER)
+OLD_MODULE_PATH = MODULE_PATH.with_name("main")
+"""Where runs made before the learner's module id was ``"learner"`` keep it."""
 RUN_CONFIG = "config.toml"
 _CKPT_RE = re.compile(r"iter_(\d+)$")
 
@@ -70,8 +73,11 @@ def load_module(checkpoint: str | Path) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     # absolute: RLlib reads a relative path as a URI without a scheme and refuses it
-    module = RLModule.from_checkpoint(str((Path(checkpoint) / MODULE_PATH).resolve()))
-    module.eval()
+    path = Path(checkpoint) / MODULE_PATH
+    if not path.exists() and (Path(checkpoint) / OLD_MODULE_PATH).exists():
+        path = Path(checkpoint) / OLD_MODULE_PATH
+    module = RLModule.from_checkpoint(str(path.resolve()))
+    module.eval()  # type: ignore[attr-defined]
     return module
 
 

@@ -1,19 +1,10 @@
-"""The one game loop: agents in seats, a seeded game, a per-game record; worker fan-out.
+"""The one game loop: agents in seats, a seeded game, a per-game record.
 
 Tournaments (:mod:`agents.tournament`), the ladder evaluation of a learned policy
-(:mod:`training.evaluate`) and the teacher games of behaviour cloning (:mod:`training.pretrain`)
-all play their games through :class:`GameRunner` and fan them out with :func:`run_jobs`, on
-worker processes or on Ray (:class:`Backend`, :mod:`agents.ray_backend`); the game's arguments
-live in :class:`GameSetup` and the seeds are derived here.
-
-Seeds
------
-A run with master seed ``S`` derives every seed of its game ``i`` from
-``SeedSequence([S, i, ...])`` (63 bits, :func:`derive_seed`): the environment's reset seed is
-:func:`game_seed` ``= derive_seed(S, i)`` and the agent in slot ``k`` is reset with
-:func:`agent_seed` ``= derive_seed(S, i, 1 + k)``; other per-game streams use further words
-(the teacher games' exploration: ``derive_seed(S, i, 99)``). Results then depend on neither
-the number of workers, nor the backend, nor the order in which games finish.
+(:mod:`training.common.ladder`) and the teacher games of behaviour cloning (:mod:`training.ppo.pretrain`)
+all play their games through :class:`GameRunner` (the seeds: :mod:`agents.seeds`; the fan-out
+to worker processes or Ray: :mod:`agents.jobs`); the game's and rewards' arguments live in
+:class:`GameSetup`.
 
 Agents
 ------
@@ -25,62 +16,19 @@ the engine state), so no observation is encoded for them.
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing as mp
-import os
-import signal
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
 
-import numpy as np
+from moonriver_env.aec import raw_env
+from moonriver_env.games import DEFAULT_MODE, GameSpec
+from moonriver_env.rules import GameConfig, GameState
+from moonriver_env.rules.config import DEFAULT_NUM_PLAYERS
 
 from .base import Agent, check_game
 
-if TYPE_CHECKING:
-    from moonriver_env.aec import raw_env
-    from moonriver_env.rules import GameConfig, GameState
-
-__all__ = [
-    "BACKENDS",
-    "Backend",
-    "BackendError",
-    "DecisionHook",
-    "GameOutcome",
-    "GameRunner",
-    "GameSetup",
-    "add_backend_arguments",
-    "agent_seed",
-    "backend_from_args",
-    "derive_seed",
-    "game_seed",
-    "run_jobs",
-]
-
-J = TypeVar("J")
-R = TypeVar("R")
-W = TypeVar("W")
-
-
-# --------------------------------------------------------------------------------- seeds
-
-
-def derive_seed(*words: int) -> int:
-    """A 63-bit seed from ``SeedSequence(words)``."""
-    return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0]) >> 1
-
-
-def game_seed(seed: int, index: int) -> int:
-    """The ``env.reset`` seed of game ``index``: 63 bits of ``SeedSequence([seed, index])``."""
-    return derive_seed(seed, index)
-
-
-def agent_seed(seed: int, index: int, slot: int) -> int:
-    """The ``agent.reset`` seed of the agent in ``slot`` (a seat) of game ``index``."""
-    return derive_seed(seed, index, 1 + slot)
+__all__ = ["DecisionHook", "GameOutcome", "GameRunner", "GameSetup"]
 
 
 # ---------------------------------------------------------------------------------- game
@@ -91,8 +39,8 @@ class GameSetup:
     """The game and environment arguments shared by every game of a run (the one home of
     the ``[env]`` section -> ``raw_env`` arguments mapping)."""
 
-    num_players: int = 2
-    mode: str = "base"
+    num_players: int = DEFAULT_NUM_PLAYERS
+    mode: str = DEFAULT_MODE
     scenario: str | None = None
     auto_resolve: bool = False
     reward: str = "win"
@@ -100,17 +48,24 @@ class GameSetup:
 
     @classmethod
     def from_config(cls, env_cfg: Mapping[str, Any]) -> GameSetup:
-        """From a training config's ``[env]`` section (missing keys: the defaults; Legends
+        """From a training config's ``[env]`` section (the game read by
+        :meth:`moonriver_env.games.GameSpec.from_section`; missing keys: the defaults; Legends
         without a scenario: ``"random"``, drawn per game)."""
-        mode = env_cfg.get("mode", "base")
+        spec = GameSpec.from_section(env_cfg)
+        legends = spec.mode == "legends"
         return cls(
-            num_players=int(env_cfg.get("num_players", 2)),
-            mode=mode,
-            scenario=env_cfg.get("scenario", "random") if mode == "legends" else None,
-            auto_resolve=bool(env_cfg.get("auto_resolve", False)),
+            num_players=spec.num_players,
+            mode=spec.mode,
+            scenario=(spec.scenario or "random") if legends else None,
+            auto_resolve=spec.auto_resolve,
             reward=env_cfg.get("reward", "win"),
             dense_reward=float(env_cfg.get("dense_reward", 0.0)),
         )
+
+    @property
+    def spec(self) -> GameSpec:
+        """The game played (its fields of :data:`~moonriver_env.games.SPEC_KEYS`)."""
+        return GameSpec.from_section(asdict(self))
 
     def env_kwargs(self, rewards: bool = True) -> dict[str, Any]:
         """Keyword arguments of ``raw_env`` / ``SingleAgentEnv`` (``rewards=False``: without
@@ -129,19 +84,11 @@ class GameSetup:
 
     def game_config(self) -> GameConfig:
         """The engine's configuration (``ValueError`` naming a bad argument)."""
-        from moonriver_env.rules import GameConfig
-
-        return GameConfig(
-            num_players=self.num_players,
-            mode=self.mode,
-            scenario=self.scenario,
-            auto_resolve=self.auto_resolve,
-        )
+        config: GameConfig = self.spec.config()
+        return config
 
     def make_env(self) -> raw_env:
         """The raw AEC environment (dict observations) the runner plays on."""
-        from moonriver_env.aec import raw_env
-
         return raw_env(**self.env_kwargs(), obs_type="dict")
 
 
@@ -234,143 +181,3 @@ class GameRunner:
             think_seconds=tuple(think),
             seconds=time.perf_counter() - start,
         )
-
-
-# ------------------------------------------------------------------------------- fan-out
-
-BACKENDS = ("process", "ray")
-
-
-class BackendError(ValueError):
-    """The backend asked for cannot run the jobs (Ray not installed, no Ray cluster at the
-    address); the message says what to do."""
-
-
-@dataclass(frozen=True)
-class Backend:
-    """Where :func:`run_jobs` plays: ``"process"``, worker processes on this machine (the
-    default), or ``"ray"``, Ray actors (:mod:`agents.ray_backend`): ``address`` ``None``
-    starts a Ray on this machine for the run, else the cluster at ``address`` is used."""
-
-    name: str = "process"
-    address: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.name not in BACKENDS:
-            raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {self.name!r}")
-        if self.address is not None and self.name != "ray":
-            raise ValueError("address: only the ray backend connects to an address (--backend ray)")
-
-    @contextmanager
-    def session(self, workers: int) -> Iterator[None]:
-        """Keep the backend up for the block, so that a run can check it before writing
-        anything and its :func:`run_jobs` calls share it (:class:`BackendError` if it
-        cannot start). Nothing to do for processes."""
-        if self.name != "ray":
-            yield
-            return
-        from .ray_backend import ray_session
-
-        with ray_session(self.address, workers):
-            yield
-
-
-def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--backend`` and ``--address``, the options of every command that plays through
-    :func:`run_jobs` (read back with :func:`backend_from_args`)."""
-    parser.add_argument(
-        "--backend",
-        choices=BACKENDS,
-        default="process",
-        help="where the --workers play: process (this machine, default) or ray (Ray actors; "
-        "needs the ray extra)",
-    )
-    parser.add_argument(
-        "--address",
-        default=None,
-        help="with --backend ray: the Ray cluster's address (HOST:PORT as `ray start --head` "
-        "prints it, or auto); default: a Ray started on this machine for the command",
-    )
-
-
-def backend_from_args(args: argparse.Namespace) -> Backend:
-    """The :class:`Backend` of parsed :func:`add_backend_arguments` options (``ValueError``
-    for ``--address`` without ``--backend ray``)."""
-    return Backend(args.backend, args.address)
-
-
-def limit_worker_threads() -> None:
-    """One torch thread in a worker (the workers already share the cores)."""
-    if "torch" in sys.modules:  # pragma: no cover - depends on the agents
-        sys.modules["torch"].set_num_threads(1)
-
-
-_WORKER: tuple[Any, Callable[[Any, Any], Any]] | None = None
-
-
-def _init_worker(
-    setup: Callable[..., Any], args: tuple[Any, ...], play: Callable[[Any, Any], Any]
-) -> None:
-    global _WORKER
-    # Ctrl-C is the parent's to handle (it stops the pool): no traceback from every worker
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    limit_worker_threads()
-    _WORKER = (setup(*args), play)
-
-
-def _run_indexed(item: tuple[int, Any]) -> tuple[int, Any]:
-    assert _WORKER is not None, "worker not initialised"
-    state, play = _WORKER
-    return item[0], play(state, item[1])
-
-
-def run_jobs(
-    jobs: Iterable[J],
-    setup: Callable[..., W],
-    setup_args: tuple[Any, ...],
-    play: Callable[[W, J], R],
-    workers: int = 1,
-    on_result: Callable[[R], None] | None = None,
-    context: str = "spawn",
-    backend: Backend | None = None,
-) -> list[R]:
-    """Results of ``play(state, job)`` for every job, in job order, where ``state =
-    setup(*setup_args)`` is built once per worker (an environment, agents, a loaded policy).
-
-    With the process backend (the default) and ``workers > 1`` the jobs run in that many
-    ``context`` processes (``setup`` and ``play`` must then be picklable module-level
-    functions); each process uses one BLAS/torch thread unless ``OMP_NUM_THREADS`` /
-    ``MKL_NUM_THREADS`` say otherwise. With the ray backend they run on ``workers`` Ray
-    actors (:mod:`agents.ray_backend`; ``setup_args`` are sent to them, so they may be
-    anywhere on a cluster). ``on_result`` is called here with each result as it arrives
-    (progress, appending), in the order the jobs finish."""
-    items = list(enumerate(jobs))
-    if backend is not None and backend.name == "ray":
-        from .ray_backend import run_on_ray
-
-        return run_on_ray(items, setup, setup_args, play, workers, on_result, backend.address)
-    results: list[Any] = [None] * len(items)
-    if workers <= 1 or len(items) <= 1:
-        state = setup(*setup_args)
-        for i, job in items:
-            results[i] = play(state, job)
-            if on_result is not None:
-                on_result(results[i])
-        return results
-    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    for k, v in saved.items():
-        if v is None:
-            os.environ[k] = "1"
-    try:
-        pool_args = (setup, setup_args, play)
-        ctx = mp.get_context(context)
-        with ctx.Pool(min(workers, len(items)), _init_worker, pool_args) as pool:
-            for i, result in pool.imap_unordered(_run_indexed, items, chunksize=1):
-                results[i] = result
-                if on_result is not None:
-                    on_result(result)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-    return results

@@ -18,9 +18,10 @@ seat's pending effects are played with the rule-based choices
 
 The network is trained (:mod:`training.value`) on one of two targets (``collect.labels``):
 what flat Monte Carlo rollouts say a completed afterstate is worth (the ``mc`` agent's
-estimate, ``"rollout"``: the 2-player model), or the final margin against the best other seat
-that games of heuristic agents reached from the position (``"outcome"``: the 4-player model),
-the same units as a finished leaf's value. A model is made for one game (player count and mode); the
+estimate, ``"rollout"``), or the final margin against the best other seat that games of
+heuristic agents reached from the position (``"outcome"``), the same units as a finished leaf's
+value. Each model's ``config.toml`` says which (``tests/project/test_model_facts.py`` holds
+the docs to it). A model is made for one game (player count and mode); the
 agent refuses any other game before its first move, naming the game and the games it has
 models for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
 (:data:`CHECKPOINTS`).
@@ -38,6 +39,7 @@ import torch
 from torch import nn
 
 from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.games import GameSpec
 from moonriver_env.rules import GameConfig, GameState
 
 from .base import Agent, determinize
@@ -52,8 +54,9 @@ EVAL_SCALE = 100.0
 
 
 def game_name(num_players: int, mode: str) -> str:
-    """``"2p_base"``: the name of a game in checkpoint folders and messages."""
-    return f"{num_players}p_{mode}"
+    """``"2p_base"``: the name of a game in checkpoint folders and messages (its one
+    spelling, :attr:`moonriver_env.games.GameSpec.text`)."""
+    return GameSpec(num_players=num_players, mode=mode).text
 
 
 def extra_size(num_players: int) -> int:

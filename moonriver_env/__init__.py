@@ -1,7 +1,7 @@
 """moonriver-env: the reference reinforcement-learning environment for the board game Moon River.
 
 Importing the package registers ``MoonRiver-v0`` with Gymnasium (the single-agent
-:class:`moonriver_env.wrappers.SingleAgentEnv`, by entry-point string) if Gymnasium is
+:class:`moonriver_env.single_agent.SingleAgentEnv`, by entry-point string) if Gymnasium is
 installed, without importing Gymnasium here: the rules engine (``moonriver_env.rules``) stays
 free of RL libraries. If Gymnasium is already imported the id is registered now, otherwise as
 soon as Gymnasium is imported.
@@ -18,7 +18,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 GYMNASIUM_ID = "MoonRiver-v0"
-_ENTRY_POINT = "moonriver_env.wrappers:SingleAgentEnv"
+_ENTRY_POINT = "moonriver_env.single_agent:SingleAgentEnv"
 
 
 def _register_with_gymnasium(gymnasium: Any) -> None:

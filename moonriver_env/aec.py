@@ -18,6 +18,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
+from . import render as rendering
 from .encoding import ObservationEncoder
 from .env_args import (
     OBS_TYPES,
@@ -27,6 +28,7 @@ from .env_args import (
     check_seed,
     env_settings,
 )
+from .render.picture import check_scale
 from .rules import GameConfig, GameState, Phase, new_game, scoring
 from .rules.scoring import ScoreBreakdown
 
@@ -106,7 +108,7 @@ def _direct_after_reset(name: str) -> property:
     return property(fget, doc=f"``env.unwrapped.{name}`` (after reset)")
 
 
-class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`)."""
 
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
@@ -114,7 +116,7 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):  # type: ignore
         self._raw = env.unwrapped
 
 
-class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`) and a
     fast path for the common case, a plain ``int`` inside ``Discrete(num_actions)`` (exactly
     what ``Discrete.contains`` accepts for an ``int``); anything else takes the full check."""
@@ -131,7 +133,7 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):  # type: igno
             super().step(action)
 
 
-class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`env`);
     reading them before ``reset()`` still raises ``AttributeError``. One change: an action
     other than ``None`` after the game is over (every agent removed) raises
@@ -227,8 +229,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         EzPickle.__init__(self, **arguments, render_scale=render_scale)
         super().__init__()
         settings = env_settings(arguments)
-        from .render.picture import check_scale
-
         self.render_scale = check_scale(render_scale, "render_scale")  # rgb_array zoom
         config = settings.config
         self.config = config
@@ -253,7 +253,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
                 )
             else:
                 self.observation_spaces[a] = obs_box
-        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}  # type: ignore[var-annotated]
         self._seed_rng = np.random.default_rng()
         self.state: GameState | None = None
         self.agents: list[str] = []
@@ -349,8 +349,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        from . import render as rendering
-
         state = self._require_state()
         if self.render_mode == "ansi":
             return rendering.render_ansi(state)

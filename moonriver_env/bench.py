@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m moonriver_env.bench [--games G] [--runs R] [--modes 2p-base 4p-legends ...]
+    python -m moonriver_env.bench [--games G] [--runs R] [--modes 2p_base 4p_legends ...]
                                   [--seed S] [--cpu C] [--json PATH]
 
 For every mode (default: 2/3/4 players x base/legends; Legends scenarios are drawn at random
@@ -31,14 +31,16 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from .rules import GameConfig, new_game
+from .games import GameSpec, parse_game
+from .rules import MODES, GameConfig, new_game
 from .text_table import format_columns
 
-ALL_MODES = ("2p-base", "3p-base", "4p-base", "2p-legends", "3p-legends", "4p-legends")
+ALL_MODES = tuple(GameSpec(num_players=n, mode=m).text for m in MODES for n in (2, 3, 4))
+"""Every player count and mode, in their one spelling (``"2p_base"``, ..., ``"4p_legends"``)."""
 REPORT_MIN_RUNS = 5
 
 
@@ -60,16 +62,17 @@ class ModeResult:
 
 
 def parse_mode(name: str) -> GameConfig:
-    """``"3p-legends"`` -> ``GameConfig(num_players=3, mode="legends", scenario="random")``."""
+    """``"3p_legends"`` (or the older ``"3p-legends"``) -> ``GameConfig(num_players=3,
+    mode="legends", scenario="random")``: the game's one spelling
+    (:func:`moonriver_env.games.parse_game`), Legends with a scenario drawn per game."""
     try:
-        players_text, game_mode = name.split("-")
-        if not players_text.endswith("p"):
-            raise ValueError
-        players = int(players_text[:-1])
-    except ValueError:
-        raise ValueError(f"mode {name!r}: expected like '2p-base' or '4p-legends'") from None
-    scenario = "random" if game_mode == "legends" else None
-    return GameConfig(num_players=players, mode=game_mode, scenario=scenario)
+        spec = parse_game(name)
+    except ValueError as e:
+        raise ValueError(f"mode {name!r}: expected like '2p_base' or '4p_legends' ({e})") from None
+    if spec.mode == "legends" and spec.scenario is None:
+        spec = replace(spec, scenario="random")
+    config: GameConfig = spec.config()
+    return config
 
 
 def cpu_model() -> str:

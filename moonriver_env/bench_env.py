@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from . import moonriver_v0
 from .bench import cpu_model, pin_to_one_cpu
 
 
@@ -64,8 +65,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from pettingzoo.classic import connect_four_v3
 
-    from . import moonriver_v0
-
     cpu = pin_to_one_cpu(args.cpu)
     print("Moon River env benchmark (PettingZoo loop: env.last() + random legal action + step)")
     print(
@@ -76,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.stdout.flush()
     makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
     for n in args.players:
-        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(
+        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(  # type: ignore[misc]
             num_players=n, mode=args.mode
         )
     rates: dict[str, list[float]] = {name: [] for name in makers}

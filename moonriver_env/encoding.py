@@ -48,6 +48,7 @@ from .rules import (
     Phase,
     protected_cells,
 )
+from .rules.core import build_kind_table
 from .rules.geometry import bit_indices
 
 if TYPE_CHECKING:
@@ -134,8 +135,6 @@ class ObservationEncoder:
         self.total_cows = max(comps.cows, 1)
         self.plane_shape = (n * RANCH_CHANNELS, rows, 5)
         # kind lookup: row 0 = empty cell, row 1 + kind = content (plot kinds, then tile sides).
-        from .rules.core import build_kind_table
-
         kt = build_kind_table(config)
         self.kind_table = kt
         # Rows in the internal channel order (_INTERNAL_ORDER): public channel ch of a kind

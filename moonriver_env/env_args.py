@@ -15,6 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .games import DEFAULT_MODE, DEFAULT_NUM_PLAYERS
+from .opponents import (
+    DEPRECATED_ROLES,
+    LEARNER,
+    OPPONENT_ROLES,
+    SNAPSHOT,
+    check_agent_spec,
+)
 from .rules import GameConfig
 from .rules.validation import check_choice, check_finite, check_int
 
@@ -24,14 +32,14 @@ if TYPE_CHECKING:
 REWARD_MODES = ("win", "score", "score_diff")
 OBS_TYPES = ("dict", "flat")
 RENDER_MODES = ("ansi", "rgb_array", "human")
-SEAT_ROLES = ("self", "snapshot", "random", "greedy", "heuristic")
+SEAT_ROLES = OPPONENT_ROLES
 """Who may play a seat beside the learner in the RLlib env (:mod:`moonriver_env.rllib`): the
 learner itself, a frozen snapshot of it, or a baseline agent (any :func:`agents.make_agent`
 spec is accepted too)."""
 # The game arguments and their values when neither they nor ``config`` are given.
 GAME_DEFAULTS: dict[str, Any] = {
-    "num_players": 2,
-    "mode": "base",
+    "num_players": DEFAULT_NUM_PLAYERS,
+    "mode": DEFAULT_MODE,
     "scenario": None,
     "boards": None,
     "auto_resolve": False,
@@ -166,17 +174,22 @@ def check_seat_roles(roles: Any, snapshot_slots: int) -> tuple[list[str], np.nda
         raise ValueError(f"opponents: expected a non-empty {{role: weight}} mapping, got {roles!r}")
     kept, weights = [], []
     for role, w in roles.items():
+        if role in DEPRECATED_ROLES:
+            warnings.warn(
+                f"opponents[{role!r}]: the role is now called {DEPRECATED_ROLES[role]!r}",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            role = DEPRECATED_ROLES[role]
         w = check_finite(f"opponents[{role!r}]", w)
         if w < 0:
             raise ValueError(f"opponents[{role!r}]: expected a weight >= 0, got {w!r}")
         if w == 0:
             continue
-        if role == "snapshot" and snapshot_slots == 0:
+        if role == SNAPSHOT and snapshot_slots == 0:
             raise ValueError("opponents['snapshot']: a positive weight needs snapshot_slots >= 1")
-        if role not in ("self", "snapshot"):
-            from agents.registry import parse_spec  # the higher layer, only for agent specs
-
-            parse_spec(role)  # ValueError naming the bad field
+        if role not in (LEARNER, SNAPSHOT):
+            check_agent_spec(role)  # ValueError naming the bad field
         kept.append(str(role))
         weights.append(float(w))
     if not kept:

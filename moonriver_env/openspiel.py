@@ -30,6 +30,7 @@ import pyspiel
 
 from .aec import win_rewards
 from .encoding import ObservationEncoder
+from .games import DEFAULT_MODE, DEFAULT_NUM_PLAYERS
 from .rules import MODES, SCENARIOS, GameConfig, GameState
 from .rules.chance import ChanceState, chance_view, new_chance_game, outcome_text
 from .rules.components import LEGENDS_BOARDS, PartnerKind
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 GAME_NAME = "python_moonriver"
-_DEFAULTS: dict[str, Any] = {"players": 2, "mode": "base"}
+_DEFAULTS: dict[str, Any] = {"players": DEFAULT_NUM_PLAYERS, "mode": DEFAULT_MODE}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,

@@ -29,7 +29,8 @@ Seats and agents (self-play with frozen and baseline opponents)
 Every episode one seat, drawn uniformly, is the learner's; every other seat draws a role with
 the ``opponents`` weights (:data:`ROLES`):
 
-* ``"self"``: the learner plays it too (shared policy: all its seats train);
+* ``"learner"``: the learner plays it too (shared policy: all its seats train; the older word
+  ``"self"`` is read with a ``DeprecationWarning``);
 * ``"snapshot"``: a frozen copy of the learner, RLModule ``snapshot_<k>`` (``k`` uniform in
   ``0..snapshot_slots-1``); the trainer refreshes those weights periodically;
 * ``"random"``, ``"greedy"``, ``"heuristic"`` (any :func:`agents.make_agent` spec): an
@@ -52,7 +53,7 @@ Example::
     from ray.rllib.algorithms.ppo import PPOConfig
     from moonriver_env.rllib import MoonRiverMultiAgentEnv, rl_module_spec, module_for_agent
     config = (PPOConfig().environment(MoonRiverMultiAgentEnv, env_config={"num_players": 3})
-              .multi_agent(policies={"main"}, policy_mapping_fn=module_for_agent)
+              .multi_agent(policies={"learner"}, policy_mapping_fn=module_for_agent)
               .rl_module(rl_module_spec=rl_module_spec(MoonRiverMultiAgentEnv({"num_players": 3}))))
 """
 
@@ -74,6 +75,8 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 
 from .aec import raw_env, win_share
 from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
+from .opponents import LEARNER as OPPONENTS_LEARNER
+from .opponents import SNAPSHOT, make_opponent
 from .rules.validation import check_int
 
 __all__ = [
@@ -86,8 +89,9 @@ __all__ = [
     "snapshot_module",
 ]
 
-LEARNER = "main"
-"""The module id of the learner (RLlib's self-play examples call it ``main``)."""
+LEARNER = OPPONENTS_LEARNER
+"""The module id of the learner: the project's one word for it
+(:data:`moonriver_env.opponents.LEARNER`)."""
 ROLES = SEAT_ROLES
 """The roles an opponent seat can draw (module docstring); other keys of ``opponents`` are
 taken as :func:`agents.make_agent` specs played embedded."""
@@ -103,13 +107,13 @@ def snapshot_module(k: int) -> str:
 
 
 def module_for_agent(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
-    """RLlib's ``policy_mapping_fn``: ``"player_2"`` -> ``"main"``, ``"player_2@snapshot_1"``
+    """RLlib's ``policy_mapping_fn``: ``"player_2"`` -> ``"learner"``, ``"player_2@snapshot_1"``
     -> ``"snapshot_1"`` (the env names who plays each seat)."""
     _, at, module = agent_id.partition("@")
     return module if at else LEARNER
 
 
-class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
+class MoonRiverMultiAgentEnv(MultiAgentEnv):
     """Moon River as an RLlib ``MultiAgentEnv`` (module docstring).
 
     ``config`` (RLlib's ``env_config``, a mapping): the game and reward arguments of
@@ -117,7 +121,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
     ``auto_resolve``, ``reward``, ``dense_reward``, ...), plus
 
     * ``opponents``: ``{role: weight}`` for the seats other than the learner's (default
-      ``{"self": 1.0}``: pure self-play);
+      ``{"learner": 1.0}``: pure self-play);
     * ``snapshot_slots``: number of frozen snapshot modules (default 0; needed by a positive
       ``"snapshot"`` weight);
     * ``illegal_penalty``: reward of an illegal action (default ``-1.0``);
@@ -133,7 +137,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self.num_players = game.num_players
         self.snapshot_slots = check_int("snapshot_slots", own.get("snapshot_slots", 0), 0)
         self.roles, self.weights = check_seat_roles(
-            own.get("opponents", {"self": 1.0}), self.snapshot_slots
+            own.get("opponents", {LEARNER: 1.0}), self.snapshot_slots
         )
         self.illegal_penalty = check_finite("illegal_penalty", own.get("illegal_penalty", -1.0))
         self._rng = np.random.default_rng(check_seed(own.get("seed")))
@@ -151,7 +155,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         ids += [
             f"player_{s}@{snapshot_module(k)}" for s in seats for k in range(self.snapshot_slots)
         ]
-        self.possible_agents = ids
+        self.possible_agents = ids  # type: ignore[assignment]
         self.agents = []
         self.observation_spaces = dict.fromkeys(ids, space)
         self.action_spaces = dict.fromkeys(ids, gym.spaces.Discrete(n_actions))
@@ -162,7 +166,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self._done = True
 
     # -- RLlib API ---------------------------------------------------------------------------
-    def reset(
+    def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         seed = check_seed(seed)
@@ -175,11 +179,11 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self._seat_agent = [None] * n
         self._seat_policy = [None] * n
         for seat in range(n):
-            role = "self" if seat == learner else self.roles[_draw(rng, self.weights)]
+            role = LEARNER if seat == learner else self.roles[_draw(rng, self.weights)]
             name = f"player_{seat}"
-            if role == "self":
+            if role == LEARNER:
                 self._seat_agent[seat] = name
-            elif role == "snapshot":
+            elif role == SNAPSHOT:
                 k = int(rng.integers(self.snapshot_slots))
                 self._seat_agent[seat] = f"{name}@{snapshot_module(k)}"
             else:
@@ -197,8 +201,9 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
             return self._final(), {}
         return {self._acting(): self._observe(self._seat())}, {}
 
-    def step(
-        self, action_dict: Mapping[str, Any]
+    def step(  # type: ignore[override]
+        self,
+        action_dict: Mapping[str, Any],  # type: ignore[override]
     ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         if self._done:
             raise RuntimeError("step: the game is over (or not started); call reset()")
@@ -212,11 +217,11 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         self._apply(int(action))
         self._play_embedded()
         if state.is_terminal:
-            obs, rewards = self._final(), self._pay(self.agents)
-            infos = {a: self._final_info(a) for a in self.agents}
+            obs, rewards = self._final(), self._pay(self.agents)  # type: ignore[arg-type]
+            infos = {a: self._final_info(a) for a in self.agents}  # type: ignore[arg-type]
             done = dict.fromkeys([*self.agents, "__all__"], True)
             self._done = True
-            return obs, rewards, done, dict.fromkeys(done, False), infos
+            return obs, rewards, done, dict.fromkeys(done, False), infos  # type: ignore[arg-type, return-value]
         nxt = self._acting()
         return (
             {nxt: self._observe(self._seat())},
@@ -282,7 +287,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         return out
 
     def _final(self) -> dict[str, Any]:
-        return {a: self._observe(self._seat_agent.index(a)) for a in self.agents}
+        return {a: self._observe(self._seat_agent.index(a)) for a in self.agents}  # type: ignore[arg-type, misc]
 
     def _final_info(self, agent: str) -> dict[str, Any]:
         seat = self._seat_agent.index(agent)
@@ -293,7 +298,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
 
     def _illegal(self, agent: str) -> tuple[Any, ...]:
         """End the game: ``illegal_penalty`` for ``agent``, the banked rewards for the others."""
-        rewards = self._pay(self.agents)
+        rewards = self._pay(self.agents)  # type: ignore[arg-type]
         rewards[agent] = self.illegal_penalty
         obs = self._final()
         infos = {a: {"illegal_action": a == agent} for a in self.agents}
@@ -313,15 +318,13 @@ def _is_int(action: Any) -> bool:
 
 
 def _make_agent(spec: str) -> Any:
-    """An embedded opponent from the ``agents`` registry (a higher layer, imported only when
-    a baseline is asked for)."""
-    from agents.registry import make_agent
-
-    return make_agent(spec)
+    """An embedded opponent built from an agent spec through the agents' plug
+    (:mod:`moonriver_env.opponents`)."""
+    return make_opponent(spec)
 
 
 # -- the masking module ----------------------------------------------------------------------
-class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):  # type: ignore[misc]
+class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """RLlib's default PPO torch module behind an action mask (module docstring).
 
     Built on the env's ``Dict`` observation space; the networks are built for its
@@ -381,11 +384,11 @@ def rl_module_spec(
 ) -> MultiRLModuleSpec:
     """The modules of a run on ``env``: the learner (:data:`LEARNER`) and the env's frozen
     snapshot slots, all :class:`MaskedPPOTorchRLModule` with an MLP of ``hidden`` units."""
-    space = env.observation_spaces[env.possible_agents[0]]
+    space = env.observation_spaces[env.possible_agents[0]]  # type: ignore[index]
     spec = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
         observation_space=space,
-        action_space=env.action_spaces[env.possible_agents[0]],
+        action_space=env.action_spaces[env.possible_agents[0]],  # type: ignore[index]
         model_config=DefaultModelConfig(
             fcnet_hiddens=list(hidden),
             fcnet_activation=activation,

@@ -182,7 +182,7 @@ def position(
     """Build a hand-made position (see the module docstring for the grid text).
 
     Args:
-        config: the game (default: 4 players, base game).
+        config: the game (default: 4 players, base game: the rule cases are written for it).
         ranch: grid text of ``seat``'s ranch.
         seat: the acting seat.
         held: plots ``seat`` holds, as kind numbers (RULES.md section 9).
@@ -202,7 +202,7 @@ def position(
         supply: cows in the supply (default: component cows minus cows on the ranches).
         pile: kind numbers of the draw pile, next drawn last (default: the engine's).
     """
-    config = config or GameConfig()
+    config = config or GameConfig(num_players=4)
     state = new_game(config, seed=seed)
     n = config.num_players
     comps = config.components

@@ -29,7 +29,7 @@ from positions import act, position
 from moonriver_env.rules import GameConfig, GameState, Phase
 from moonriver_env.rules.components import Components, parse_components
 
-C4 = GameConfig()
+C4 = GameConfig(num_players=4)
 C2 = GameConfig(num_players=2)
 QUIET_SALOON = ["gold_digger", "trapper", "farmer", "trapper", "gold_digger"]  # no effects
 NK = 25  # plot kinds; bonus tile pseudo-kinds follow: A0 25, A1 26, B0 27, B1 28

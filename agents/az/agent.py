@@ -30,7 +30,7 @@ from moonriver_env.rules import GameConfig, GameState
 from .checkpoint import (
     CheckpointError,
     check_game,
-    config_game,
+    game_text,
     load_checkpoint,
     net_shape,
     read_blob,
@@ -93,26 +93,25 @@ class AzAgent(Agent):
         if self.path is not None:
             net_shape(read_blob(self.path), self.path)  # refuse a bad file at once
         self.threads = threads
-        self._loaded: tuple[tuple[str, int, str], Evaluator, SearchSettings, Path] | None = None
+        self._loaded: tuple[str, Evaluator, SearchSettings, Path] | None = None
         self.last: SearchResult | None = None
 
     def model_path(self, config: GameConfig) -> Path:
         """The model file for ``config``: the one given, or the game's shipped model."""
         if self.path is not None:
             return self.path
-        game = config_game(config)
-        p = shipped_path(config.num_players, config.mode)
-        if game != "moonriver" or not p.is_file():
+        game = game_text(config)
+        p = shipped_path(game)
+        if not p.is_file():
             raise CheckpointError(
-                f"game: no shipped az model for {game}, {config.num_players} players, "
-                f"{config.mode} (looked for {p}); give one with az:path=FILE"
+                f"game: no shipped az model for {game} (looked for {p}); give one with az:path=FILE"
             )
         return p
 
     def load_for(self, config: GameConfig) -> tuple[Evaluator, SearchSettings]:
         """The evaluator and search settings for ``config`` (``CheckpointError`` for a model
         of another game, another shape, or a damaged file)."""
-        key = (config_game(config), config.num_players, config.mode)
+        key = game_text(config)
         if self._loaded is not None and self._loaded[0] == key:
             return self._loaded[1], self._loaded[2]
         path = self.model_path(config)

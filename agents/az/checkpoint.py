@@ -26,8 +26,7 @@ from typing import Any
 import torch
 
 from agents.atomic import atomic_path
-from agents.base import describe_game
-from moonriver_env.rules import GameConfig
+from moonriver_env.games import GameSpec
 
 from .network import AzNet, NetShape
 
@@ -42,9 +41,10 @@ class CheckpointError(ValueError):
     another game); the message names the path and what is wrong."""
 
 
-def shipped_path(num_players: int, mode: str) -> Path:
-    """Where the shipped model of a game lives: ``training/checkpoints/az_<n>p_<mode>/``."""
-    return CHECKPOINTS / f"az_{num_players}p_{mode}" / MODEL_FILE
+def shipped_path(game: str) -> Path:
+    """Where the shipped model of a game (its :attr:`GameSpec.text`, ``"2p_base"``) lives:
+    ``training/checkpoints/az_<game>/model.pt``."""
+    return CHECKPOINTS / f"az_{game}" / MODEL_FILE
 
 
 def save_checkpoint(
@@ -136,24 +136,27 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
     return net, meta
 
 
-def config_game(config: Any) -> str:
-    """The name of the game a config is for (``"moonriver"`` for the Moon River engine's)."""
-    if isinstance(config, GameConfig):
-        return "moonriver"
-    return str(getattr(config, "game", type(config).__name__.removesuffix("Config").lower()))
+def game_text(config: Any) -> str:
+    """The one spelling of the game ``config`` is for (:attr:`GameSpec.text`: ``"2p_base"``,
+    ``"kingdomino_2p_base"``); a config of a game this install does not register is spelt
+    the same way from its class name."""
+    try:
+        return GameSpec.from_config(config).text
+    except ValueError:
+        name = type(config).__name__.removesuffix("Config").lower()
+        return f"{name}_{config.num_players}p_{config.mode}"
 
 
 def model_game(shape: NetShape) -> str:
-    """How refusals name a model's game (``"moonriver, 2 players, base"``)."""
-    return f"{shape.game}, {shape.num_players} players, {shape.mode}"
+    """The spelling of a model's game (``"2p_base"``)."""
+    return GameSpec(game=shape.game, num_players=shape.num_players, mode=shape.mode).text
 
 
 def check_game(shape: NetShape, config: Any, path: str | os.PathLike[str]) -> None:
     """``CheckpointError`` naming both games if the model was made for another game than
     ``config`` (another game, player count or mode)."""
-    game = config_game(config)
-    if (shape.game, shape.num_players, shape.mode) != (game, config.num_players, config.mode):
-        asked = f"{game}, {describe_game(config)}"
+    asked = game_text(config)
+    if asked != model_game(shape):
         raise CheckpointError(
             f"game: the game is {asked} but the az model {str(path)!r} was trained for "
             f"{model_game(shape)}"

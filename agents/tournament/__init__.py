@@ -59,7 +59,7 @@ Modules: :mod:`~agents.tournament.schedule` (entries, labels, lineups),
 :mod:`~agents.tournament.cli` (the command line).
 """
 
-from ..runner import agent_seed, game_seed
+from ..seeds import agent_seed, game_seed
 from .cli import main
 from .games import AgentFactory, run_tournament
 from .records import CATEGORIES, SCORE_FIELDS, AgentSummary, GameJob, GameRecord, SeatResult

@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ..runner import add_backend_arguments, backend_from_args
+from ..jobs import add_backend_arguments, backend_from_args
 from .games import run_tournament
 from .schedule import seat_slots, split_specs
 

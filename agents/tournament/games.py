@@ -1,5 +1,5 @@
 """Running a tournament: the games of the schedule, played by :class:`agents.runner.GameRunner`
-in one or more processes or Ray actors (:func:`agents.runner.run_jobs`), then summarised."""
+in one or more processes or Ray actors (:func:`agents.jobs.run_jobs`), then summarised."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from .. import make_agent
 from ..base import check_game
-from ..runner import Backend, GameRunner, GameSetup, agent_seed, game_seed, run_jobs
+from ..jobs import Backend, run_jobs
+from ..runner import GameRunner, GameSetup
+from ..seeds import agent_seed, game_seed
 from .gamesfile import GamesFile
 from .records import GameJob, GameRecord, record_game
 from .results import TournamentResult, summarise
@@ -22,8 +25,6 @@ AgentFactory = Callable[[str, int], "Agent"]
 
 
 def _default_factory(spec: str, seed: int) -> Agent:
-    from .. import make_agent
-
     return make_agent(spec, seed=seed)
 
 
@@ -112,7 +113,7 @@ def run_tournament(
         resume: continue the tournament in ``out`` (same arguments): its finished games are
             read back and only the others are played.
         force: replace the tournament files in ``out``.
-        backend: where the workers play (:class:`agents.runner.Backend`; default: processes
+        backend: where the workers play (:class:`agents.jobs.Backend`; default: processes
             on this machine). The games and files do not depend on it.
 
     Returns:
@@ -122,7 +123,7 @@ def run_tournament(
     Raises:
         ValueError: a bad argument, an agent that cannot play the game (before any game), an
             ``out`` that cannot be used, or a backend that cannot start
-            (:class:`agents.runner.BackendError`); nothing is written then.
+            (:class:`agents.workers.BackendError`); nothing is written then.
         KeyboardInterrupt: passed on; the games finished so far are in ``out``.
     """
     specs = tuple(agent_specs)

@@ -11,18 +11,16 @@ Run: ``python -m moonriver_env.examples.gymnasium_vector --steps 500 --runs 3``
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
 from collections.abc import Sequence
+
+from moonriver_env.examples import example_arguments, report_rates
 
 
 def vector_steps(steps: int, mode: str, num_envs: int = 2, seed: int = 0) -> float:
     """Random legal actions through ``make_vec``; return learner steps/s (all envs)."""
     import gymnasium
     import numpy as np
-
-    import moonriver_env  # noqa: F401  (registers MoonRiver-v0)
 
     envs = gymnasium.make_vec("MoonRiver-v0", num_envs=num_envs, vectorization_mode=mode)
     rng = np.random.default_rng(seed)
@@ -42,8 +40,6 @@ def train_maskable_ppo(steps: int, seed: int = 0) -> float:
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    import moonriver_env  # noqa: F401
-
     env = gymnasium.make("MoonRiver-v0", num_players=2)
     n_steps = max(32, steps // 2)
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=32, n_epochs=1, seed=seed)
@@ -53,18 +49,13 @@ def train_maskable_ppo(steps: int, seed: int = 0) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m moonriver_env.examples.gymnasium_vector")
-    parser.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
-    parser.add_argument("--runs", type=int, default=3, help="runs (default 3)")
-    args = parser.parse_args(argv)
+    args = example_arguments("gymnasium_vector", argv)
     jobs = {
         "make_vec sync": lambda run: vector_steps(args.steps, "sync", seed=run),
         "make_vec async": lambda run: vector_steps(args.steps, "async", seed=run),
         "MaskablePPO.learn": lambda run: train_maskable_ppo(args.steps, seed=run),
     }
-    for name, job in jobs.items():
-        rates = [job(run) for run in range(args.runs)]
-        print(f"Gymnasium {name}: median {statistics.median(rates):,.0f} steps/s over {rates}")
+    report_rates("Gymnasium ", jobs, args.runs)
     return 0
 
 

@@ -11,18 +11,17 @@ Run: ``python -m moonriver_env.examples.pettingzoo_parallel --steps 500 --runs 3
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import time
 from collections.abc import Sequence
+
+from moonriver_env import moonriver_v0
+from moonriver_env.examples import example_arguments, report_rates
 
 
 def parallel_steps(steps: int, seed: int = 0) -> float:
     """Random legal actions through the parallel conversion; return parallel steps/s."""
     import numpy as np
     from pettingzoo.utils.conversions import turn_based_aec_to_parallel
-
-    from moonriver_env import moonriver_v0
 
     env = turn_based_aec_to_parallel(moonriver_v0.env(num_players=2))
     rng = np.random.default_rng(seed)
@@ -46,8 +45,6 @@ def frame_stack_steps(steps: int, seed: int = 0) -> float:
     import numpy as np
     import supersuit
 
-    from moonriver_env import moonriver_v0
-
     env = supersuit.frame_stack_v2(moonriver_v0.env(num_players=2, obs_type="flat"), 4)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
@@ -67,17 +64,12 @@ def frame_stack_steps(steps: int, seed: int = 0) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m moonriver_env.examples.pettingzoo_parallel")
-    parser.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
-    parser.add_argument("--runs", type=int, default=3, help="runs (default 3)")
-    args = parser.parse_args(argv)
+    args = example_arguments("pettingzoo_parallel", argv)
     jobs = {
-        "turn_based_aec_to_parallel": parallel_steps,
-        "supersuit frame_stack_v2": frame_stack_steps,
+        "turn_based_aec_to_parallel": lambda run: parallel_steps(args.steps, seed=run),
+        "supersuit frame_stack_v2": lambda run: frame_stack_steps(args.steps, seed=run),
     }
-    for name, job in jobs.items():
-        rates = [job(args.steps, seed=run) for run in range(args.runs)]
-        print(f"{name}: median {statistics.median(rates):,.0f} steps/s over {rates}")
+    report_rates("", jobs, args.runs)
     return 0
 
 

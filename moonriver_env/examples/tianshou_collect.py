@@ -16,11 +16,13 @@ Run: ``python -m moonriver_env.examples.tianshou_collect --steps 500 --runs 3``
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
+
+from moonriver_env import moonriver_v0
+from moonriver_env.examples import example_arguments
 
 
 def masked_random_policy(action_space: Any) -> Any:
@@ -45,8 +47,6 @@ def collect_multi_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv, PettingZooEnv
 
-    from moonriver_env import moonriver_v0
-
     env = PettingZooEnv(moonriver_v0.env(num_players=2))
     policy = MultiAgentPolicy(
         {
@@ -56,7 +56,7 @@ def collect_multi_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     )
     envs = DummyVectorEnv([lambda: PettingZooEnv(moonriver_v0.env(num_players=2))])
     envs.seed(seed)
-    collector = Collector(policy, envs, VectorReplayBuffer(steps + 1, 1))
+    collector = Collector(policy, envs, VectorReplayBuffer(steps + 1, 1))  # type: ignore[var-annotated]
     collector.reset()
     start = time.perf_counter()
     stats = collector.collect(n_step=steps)
@@ -69,12 +69,10 @@ def collect_single_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
     from tianshou.data import Collector, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
 
-    import moonriver_env  # noqa: F401  (registers MoonRiver-v0)
-
     envs = DummyVectorEnv([lambda: gymnasium.make("MoonRiver-v0") for _ in range(2)])
     envs.seed(seed)
     policy = masked_random_policy(envs.action_space[0])
-    collector = Collector(policy, envs, VectorReplayBuffer(steps + 2, 2))
+    collector = Collector(policy, envs, VectorReplayBuffer(steps + 2, 2))  # type: ignore[var-annotated]
     collector.reset()
     start = time.perf_counter()
     stats = collector.collect(n_step=steps)
@@ -82,10 +80,7 @@ def collect_single_agent(steps: int, seed: int = 0) -> tuple[float, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m moonriver_env.examples.tianshou_collect")
-    parser.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
-    parser.add_argument("--runs", type=int, default=3, help="runs (default 3)")
-    args = parser.parse_args(argv)
+    args = example_arguments("tianshou_collect", argv)
     for name, collect in (
         ("multi-agent PettingZooEnv", collect_multi_agent),
         ("single-agent MoonRiver-v0", collect_single_agent),

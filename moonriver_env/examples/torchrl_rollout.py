@@ -9,11 +9,12 @@ Run: ``python -m moonriver_env.examples.torchrl_rollout --steps 500 --runs 3``
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Sequence
 
+from moonriver_env import moonriver_v0
+from moonriver_env.examples import example_arguments
 from moonriver_env.rules import Phase
 
 PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is over
@@ -22,8 +23,6 @@ PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is 
 def rollout(steps: int, seed: int = 0) -> tuple[float, int]:
     """Play ``steps`` random legal steps through TorchRL; return (steps/s, games finished)."""
     from torchrl.envs import PettingZooWrapper
-
-    from moonriver_env import moonriver_v0
 
     env = PettingZooWrapper(env=moonriver_v0.env(num_players=2), use_mask=True, seed=seed)
     start = time.perf_counter()
@@ -37,10 +36,7 @@ def rollout(steps: int, seed: int = 0) -> tuple[float, int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m moonriver_env.examples.torchrl_rollout")
-    parser.add_argument("--steps", type=int, default=500, help="steps per run (default 500)")
-    parser.add_argument("--runs", type=int, default=3, help="runs (default 3)")
-    args = parser.parse_args(argv)
+    args = example_arguments("torchrl_rollout", argv)
     rates = []
     for run in range(args.runs):
         rate, finished = rollout(args.steps, seed=run)

@@ -12,6 +12,9 @@ from functools import cached_property
 from .actions import ActionLayout
 from .components import LEGENDS_BOARDS, Components, default_components
 
+DEFAULT_NUM_PLAYERS = 2
+"""The number of players when none is given, everywhere in the project (the engine, the
+environments, the agents' commands, the training configs); :mod:`moonriver_env.games` reads it."""
 MODES = ("base", "legends")
 SCENARIOS = ("timber_rafting", "gold_rush", "outlaws", "moon_river_city")
 """Legends of the West scenarios, numbered 1-4 in this order (RULES.md section 7)."""
@@ -22,7 +25,7 @@ class GameConfig:
     """What game to play.
 
     Attributes:
-        num_players: 2, 3 or 4.
+        num_players: 2, 3 or 4 (default :data:`DEFAULT_NUM_PLAYERS`).
         mode: ``"base"`` (Camp boards) or ``"legends"`` (Legends of the West).
         scenario: Legends only: one of :data:`SCENARIOS`, or ``"random"`` / ``None`` to draw
             it at game creation. Must be ``None`` in the base game.
@@ -33,7 +36,7 @@ class GameConfig:
         components: the component data (default: the shipped data file).
     """
 
-    num_players: int = 4
+    num_players: int = DEFAULT_NUM_PLAYERS
     mode: str = "base"
     scenario: str | None = None
     boards: tuple[str, ...] | str | None = None

@@ -463,7 +463,7 @@ def new_game(config: GameConfig | None = None, seed: int | None = None) -> GameS
     """Set up a new game (RULES.md section 2).
 
     Args:
-        config: the game to play (default: 4 players, base game).
+        config: the game to play (default: ``GameConfig()``, 2 players, base game).
         seed: seeds the game's ``numpy.random.Generator``; every chance event comes from it.
     """
     if config is None:

@@ -4,7 +4,7 @@ What it checks against are the limits of RULES.md sections 1 and 9 (component co
 kinds) and the state the rules allow (sections 2-7).
 
 One home for the checks that the component data (:mod:`.components`), saved states
-(:mod:`.serialization`) and the training config (``training/config.py``) apply to what they
+(:mod:`.serialization`) and the training config (``training/common/config.py``) apply to what they
 read. A :class:`Checker` raises its owner's error class with the message ``"path: detail"``;
 its :class:`Wording` keeps each format's established messages (their tests pin them).
 :class:`Int`, :class:`Ints`, :class:`Bool` and :class:`Bools` declare a check once so that a

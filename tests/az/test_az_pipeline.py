@@ -19,8 +19,8 @@ from training.az.learner import LossWeights, losses, train_steps  # noqa: E402
 from training.az.replay import ReplayBuffer, list_shards, shard_path, write_shard  # noqa: E402
 from training.az.run import Run, start_run  # noqa: E402
 from training.az.selfplay import Worker  # noqa: E402
-from training.config import ConfigError  # noqa: E402
-from training.outputs import OutputError, RunLock  # noqa: E402
+from training.common.config import ConfigError  # noqa: E402
+from training.common.outputs import OutputError, RunLock  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[2] / "training" / "configs" / "az_tiny.toml"
 QUIET = lambda _: None  # noqa: E731

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.az.checkpoint import load_checkpoint
-from agents.runner import BackendError, add_backend_arguments, backend_from_args
-from training.config import ConfigError
-from training.outputs import OutputError, write_json
+from agents.jobs import BackendError, add_backend_arguments, backend_from_args
+from training.common.config import ConfigError
+from training.common.outputs import OutputError, write_json
 
 from .run import start_run
 

@@ -1,7 +1,7 @@
 """Configuration of an az run: ``training/configs/az_default.toml`` (the one home of the
 defaults, every key documented there) <- a config file <- ``--set section.key=value``;
-validated by the shared machinery of :mod:`training.config` with the :data:`AZ` schema, so an
-unknown key or a bad value is a :class:`~training.config.ConfigError` naming the dotted key.
+validated by the shared machinery of :mod:`training.common.config` with the :data:`AZ` schema, so an
+unknown key or a bad value is a :class:`~training.common.config.ConfigError` naming the dotted key.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from training.config import (
-    CONFIG_DIR,
+from training.common.config import (
     Check,
     Config,
     ConfigError,
@@ -26,6 +25,9 @@ from training.config import (
     load_config,
 )
 
+# The az configs live in training/configs/ (the issue's command names
+# training/configs/az_2p.toml); the other pipelines keep theirs in training/<pipeline>/configs/.
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 DEFAULT_FILE = CONFIG_DIR / "az_default.toml"
 
 SCHEMA: dict[str, dict[str, Check]] = {

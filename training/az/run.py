@@ -26,7 +26,6 @@ import io
 import math
 import os
 import platform
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -41,9 +40,11 @@ from agents.az.agent import AzAgent
 from agents.az.checkpoint import read_blob, save_checkpoint
 from agents.az.network import AzNet, NetShape
 from agents.az.search import SearchSettings
-from agents.runner import Backend, derive_seed, run_jobs
-from training.config import Config, ConfigError, check_resume, dumps
-from training.outputs import OutputError, RunLock, append_text, write_text
+from agents.jobs import Backend, run_jobs
+from agents.seeds import derive_seed
+from training.common.config import Config, ConfigError, check_resume, dumps
+from training.common.outputs import OutputError, RunLock, append_text, write_text
+from training.common.provenance import git_commit
 
 from .config import AZ, load_az_config, search_settings
 from .learner import LossWeights, train_steps
@@ -82,17 +83,6 @@ def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
     return "cpu"
-
-
-def git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False,
-            cwd=Path(__file__).resolve().parent,
-        )  # fmt: skip
-    except OSError:
-        return ""
-    return out.stdout.strip()
 
 
 class Run:
@@ -140,7 +130,7 @@ class Run:
         return {
             "command": self.command,
             "config": dumps(self.cfg),
-            "git_commit": git_commit(),
+            "git_commit": git_commit() or "",
             "iteration": self.iteration,
             "games": self.games,
             "positions": self.positions,
@@ -266,7 +256,12 @@ class Run:
 
     def evaluate(self) -> list[dict[str, Any]]:
         """The ladder evaluation of the latest model (``eval.csv``, TensorBoard, the plot)."""
-        from training.evaluate import append_csv, evaluate_ladder, format_table, plot_learning_curve
+        from training.common.ladder import (
+            append_csv,
+            evaluate_ladder,
+            format_table,
+            plot_learning_curve,
+        )
 
         ev = self.cfg["eval"]
         agent = AzAgent(seed=ev["seed"], path=self.run_dir / "model.pt", sims=ev["sims"])

@@ -30,7 +30,7 @@ import torch
 from agents.az.network import AzNet, NetShape
 from agents.az.search import Evaluator, SearchSettings, final_value, gumbel_search
 from agents.registry import make_agent
-from agents.runner import derive_seed
+from agents.seeds import derive_seed
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, GameState, new_game
 

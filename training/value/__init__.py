@@ -2,7 +2,7 @@
 
 One command per shipped model runs every stage, each resumable::
 
-    python -m training.value.train --config training/configs/value_2p_base.toml --run-dir runs/v2p
+    python -m training.value.train --config training/value/configs/value_2p_base.toml --run-dir runs/v2p
 
 1. :mod:`.collect`: self-play games whose decisions are labelled by Monte Carlo rollouts
    (the value of each of the heuristic's top-k candidate afterstates), written as JSON lines

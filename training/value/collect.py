@@ -18,14 +18,13 @@ margins. The first round's
 determinization of decision ``i`` is ``default_rng([seed, i])``, so the labelled afterstates
 can be rebuilt by replay (:mod:`.dataset`) and files stay small. Worker ``w`` of ``W`` plays
 game indices ``w, w + W, ...`` and appends to ``games/worker<w>.jsonl``; a rerun skips the
-games already written (resumable), and a lock file refuses a second collector.
+games already written (resumable); the run lock (:class:`training.common.outputs.RunLock`,
+held by :mod:`.train`) refuses a second writer.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
-import os
 import random
 import sys
 import time
@@ -37,8 +36,10 @@ import numpy as np
 from agents.base import determinize
 from agents.evaluation import complete_effects, final_margin, make_context
 from agents.heuristic import HeuristicAgent
+from agents.jobs import Backend, run_jobs
 from agents.montecarlo import MonteCarloAgent
-from moonriver_env.rules import GameConfig, GameState, new_game
+from moonriver_env.games import GameSpec
+from moonriver_env.rules import GameState, new_game
 
 Config = dict[str, dict[str, Any]]
 
@@ -100,7 +101,7 @@ def play_labelled_game(cfg: Config, index: int) -> dict[str, Any]:
     """One self-play game with its labels (module docstring)."""
     col = cfg["collect"]
     seed = game_seed(cfg["run"]["seed"], index)
-    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    config = GameSpec.from_section(cfg["env"]).config()
     state = new_game(config, seed=seed)
     prior_agent = HeuristicAgent(seed=seed + 1)
     mc = MonteCarloAgent(seed=seed + 2, sims=1, depth=col["depth"], k=col["k"])
@@ -142,7 +143,7 @@ def play_outcome_game(cfg: Config, index: int) -> dict[str, Any]:
     read by :mod:`.dataset` at ``collect.states`` sampled positions."""
     col = cfg["collect"]
     seed = game_seed(cfg["run"]["seed"], index)
-    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    config = GameSpec.from_section(cfg["env"]).config()
     state = new_game(config, seed=seed)
     agents = [HeuristicAgent(seed=seed + 1 + s) for s in range(config.num_players)]
     explore = np.random.default_rng(seed + 3)
@@ -184,8 +185,14 @@ def read_games(run_dir: Path) -> list[dict[str, Any]]:
     return [games[i] for i in sorted(games)]
 
 
-def _worker(args: tuple[Config, Path, int, int, float]) -> int:
-    cfg, run_dir, w, workers, deadline = args
+def _worker_setup(cfg: Config, run_dir: Path, workers: int, deadline: float) -> tuple[Any, ...]:
+    return cfg, run_dir, workers, deadline
+
+
+def _worker(setup: tuple[Config, Path, int, float], w: int) -> int:
+    """Worker ``w``: plays game indices ``w, w + W, ...`` not yet written, appending each to
+    ``games/worker<w>.jsonl``; returns how many it played."""
+    cfg, run_dir, workers, deadline = setup
     path = run_dir / "games" / f"worker{w}.jsonl"
     done = {g["index"] for g in read_games(run_dir)}
     total = cfg["collect"]["games"]
@@ -208,30 +215,10 @@ def _worker(args: tuple[Config, Path, int, int, float]) -> int:
     return played
 
 
-class RunLock:
-    """Refuses a second writer in a run directory (a lock file holding the owner's pid)."""
-
-    def __init__(self, run_dir: Path, name: str) -> None:
-        self.path = run_dir / f"{name}.lock"
-
-    def __enter__(self) -> RunLock:
-        if self.path.exists():
-            try:
-                pid = int(self.path.read_text().strip())
-                os.kill(pid, 0)
-            except (ValueError, ProcessLookupError):
-                pass  # stale lock
-            else:
-                raise RuntimeError(f"{self.path}: another process (pid {pid}) is writing this run")
-        self.path.write_text(str(os.getpid()))
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.path.unlink(missing_ok=True)
-
-
-def collect(cfg: Config, run_dir: Path) -> list[dict[str, Any]]:
-    """Play the missing games of the run (resumable) and return all of them."""
+def collect(cfg: Config, run_dir: Path, backend: Backend | None = None) -> list[dict[str, Any]]:
+    """Play the missing games of the run (resumable) and return all of them. The workers run
+    through :func:`agents.jobs.run_jobs` (processes here, or Ray actors on this machine's file
+    system: each appends its own file); the caller holds the run directory's lock."""
     (run_dir / "games").mkdir(parents=True, exist_ok=True)
     col = cfg["collect"]
     have = len(read_games(run_dir))
@@ -241,13 +228,8 @@ def collect(cfg: Config, run_dir: Path) -> list[dict[str, Any]]:
     workers = cfg["run"]["workers"]
     print(f"[collect] {have}/{col['games']} games done; {workers} worker(s)", flush=True)
     t0 = time.time()
-    with RunLock(run_dir, "collect"):
-        jobs = [(cfg, run_dir, w, workers, deadline) for w in range(workers)]
-        if workers == 1:
-            played = _worker(jobs[0])
-        else:
-            with mp.get_context("spawn").Pool(workers) as pool:
-                played = sum(pool.map(_worker, jobs))
+    setup = (cfg, run_dir, workers, deadline)
+    played = sum(run_jobs(range(workers), _worker_setup, setup, _worker, workers, backend=backend))
     games = read_games(run_dir)
     rate = played / max(time.time() - t0, 1e-9)
     print(f"[collect] {len(games)} games ({played} new, {rate:.3f} games/s)", file=sys.stderr)

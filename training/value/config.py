@@ -1,56 +1,58 @@
-"""Configuration of a value-learning run: TOML over built-in defaults, every key validated.
+"""Configuration of a value-learning run: a TOML file over ``configs/default.toml`` (every key's
+default), every key validated.
 
-``training/configs/value_2p_base.toml`` documents every key. Errors are
-:class:`training.config.ConfigError` naming the dotted key, as for the PPO configs.
+``training/value/configs/value_2p_base.toml`` documents every key. Errors are
+:class:`training.common.config.ConfigError` naming the dotted key, as for the PPO configs.
 """
 
 from __future__ import annotations
 
-import copy
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any
 
-from training.config import Config, ConfigError, _bool, _choice, _float, _int, _int_list, dumps
+from moonriver_env.games import MOONRIVER
+from training.common.config import (
+    Config,
+    ConfigError,
+    _bool,
+    _choice,
+    _float,
+    _int,
+    _int_list,
+    dumps,
+    parse_override,
+)
 
-DEFAULTS: Config = {
-    "run": {"seed": 0, "workers": 2, "torch_threads": 1},
-    "game": {"num_players": 2, "mode": "base"},
-    "collect": {
-        "labels": "rollout",
-        "states": 48,
-        "games": 400,
-        "minutes": 0.0,
-        "k": 6,
-        "rounds": 6,
-        "depth": 16,
-        "explore": 0.1,
-    },
-    "model": {"hidden": [256, 256], "dropout": 0.0},
-    "train": {
-        "epochs": 8,
-        "batch_size": 256,
-        "learning_rate": 1e-3,
-        "weight_decay": 1e-4,
-        "holdout_fraction": 0.1,
-        "max_minutes": 30.0,
-        "target_scale": 20.0,
-    },
-    "search": {
-        "k": 6,
-        "rounds": 0,
-        "depth": 8,
-        "prior_weight": 0.0,
-        "tune_prior_weight": True,
-        "leader_weight": 0.0,
-        "win_scale": 0.0,
-    },
-    "eval": {"games": 100, "opponent": "heuristic"},
-}
+DEFAULTS_FILE = Path(__file__).resolve().parent / "configs" / "default.toml"
+"""Every key's default value, documented (the project's rule: defaults live in TOML)."""
+DEPRECATED_SECTIONS = {"game": "env"}
+"""Older section names, read with a ``DeprecationWarning`` (models exported before the
+pipelines shared the ``[env]`` section say ``[game]``)."""
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"config: no file {str(path)!r}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config: {path}: {e}") from None
+    for old, new in DEPRECATED_SECTIONS.items():
+        if old in data:
+            if new in data:
+                raise ConfigError(f"{old}: {path} has both [{old}] and [{new}]; keep [{new}]")
+            warnings.warn(
+                f"{path}: section [{old}] is now called [{new}]", DeprecationWarning, stacklevel=3
+            )
+            data[new] = data.pop(old)
+    return data
+
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "run": {"seed": _int(0), "workers": _int(1, 2), "torch_threads": _int(0)},
-    "game": {"num_players": _choice(2, 3, 4), "mode": _choice("base", "legends")},
+    "env": {"num_players": _choice(*MOONRIVER.player_counts), "mode": _choice(*MOONRIVER.modes)},
     "collect": {
         "labels": _choice("rollout", "outcome"),
         "states": _int(1),
@@ -83,23 +85,19 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
 }
 
-__all__ = ["DEFAULTS", "SCHEMA", "ConfigError", "dumps", "load_value_config"]
+__all__ = ["DEFAULTS_FILE", "SCHEMA", "ConfigError", "dumps", "load_value_config"]
 
 
 def load_value_config(path: str | Path | None = None, overrides: tuple[str, ...] = ()) -> Config:
     """Defaults <- the TOML file <- ``section.key=value`` overrides, every key checked."""
-    from training.config import parse_override
-
-    cfg = copy.deepcopy(DEFAULTS)
+    cfg = _read(DEFAULTS_FILE)
+    missing = [f"{s}.{k}" for s, keys in SCHEMA.items() for k in keys if k not in cfg.get(s, {})]
+    if missing:
+        raise ConfigError(f"{DEFAULTS_FILE}: no default for {', '.join(missing)}")
     updates: list[tuple[str, str, Any, str]] = []
     if path is not None:
         p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text())
-        except FileNotFoundError:
-            raise ConfigError(f"config: no file {str(p)!r}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"config: {p}: {e}") from None
+        data = _read(p)
         for section, values in data.items():
             if section not in SCHEMA or not isinstance(values, dict):
                 raise ConfigError(f"{section}: unknown section in {p} (known: {sorted(SCHEMA)})")

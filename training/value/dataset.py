@@ -20,8 +20,7 @@ from agents.evaluation import Evaluator, make_context
 from agents.trained import candidate_inputs, input_size, state_inputs
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, new_game
-
-from .collect import decision_rng
+from training.value.collect import decision_rng
 
 
 @dataclass

@@ -27,9 +27,20 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.atomic import atomic_path
 from agents.trained import ValueNet
+from training.value.dataset import Samples, group_rows
 
-from .dataset import Samples, group_rows
+
+def _plain(value: Any) -> Any:
+    """``value`` with NumPy scalars made Python numbers (what ``weights_only`` loading reads)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _group_ids(count: np.ndarray) -> np.ndarray:
@@ -114,7 +125,7 @@ def fit(
     start_epoch = 0
     best: dict[str, Any] = {}
     if state_path.exists():
-        blob = torch.load(state_path, map_location="cpu", weights_only=False)
+        blob = torch.load(state_path, map_location="cpu", weights_only=True)  # tensors, numbers
         net.load_state_dict(blob["net"])
         opt.load_state_dict(blob["opt"])
         sched.load_state_dict(blob["sched"])
@@ -163,19 +174,18 @@ def fit(
         print(f"[fit] {json.dumps(row)} ({time.time() - t0:.0f} s)", flush=True)
         if m["mse"] < best["mse"]:
             best = {"mse": m["mse"], "epoch": epoch, "net": copy.deepcopy(net.state_dict())}
-        tmp = state_path.with_suffix(".tmp")
-        torch.save(
-            {
-                "net": net.state_dict(),
-                "opt": opt.state_dict(),
-                "sched": sched.state_dict(),
-                "curve": curve,
-                "epoch": epoch,
-                "best": best,
-            },
-            tmp,
-        )
-        tmp.replace(state_path)
+        with atomic_path(state_path) as tmp:
+            torch.save(
+                {
+                    "net": net.state_dict(),
+                    "opt": opt.state_dict(),
+                    "sched": sched.state_dict(),
+                    "curve": _plain(curve),
+                    "epoch": epoch,
+                    "best": _plain(best),
+                },
+                tmp,
+            )
     net.load_state_dict(best["net"])
     print(f"[fit] keeping epoch {best['epoch']} (least held-out MSE)", flush=True)
     for row in curve:

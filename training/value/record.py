@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from training.common.outputs import write_json
+
 
 def evaluation_entry(tournament: Path, command: str) -> dict[str, Any]:
     """The record of one tournament (module docstring)."""
@@ -52,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     entry = evaluation_entry(Path(args.tournament), args.command)
     evals = [e for e in prov.get("evaluations", []) if e["command"] != args.command]
     prov["evaluations"] = [*evals, entry]
-    path.write_text(json.dumps(prov, indent=2) + "\n")
+    write_json(path, prov)
     print(json.dumps(entry))
     return 0
 

@@ -1,8 +1,8 @@
 """One command per ``trained`` model: collect, encode, fit, evaluate, export.
 
-    python -m training.value.train --config training/configs/value_2p_base.toml \\
+    python -m training.value.train --config training/value/configs/value_2p_base.toml \\
         --run-dir runs/value_2p_base [--resume] [--export] [--set section.key=value ...]
-    python -m training.value.train --config training/configs/value_4p_base.toml --search-only
+    python -m training.value.train --config training/value/configs/value_4p_base.toml --search-only
 
 Every stage writes what it finished into the run directory and a rerun continues from there
 (``--resume`` is the explicit form; without it a run directory holding another config is
@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import platform
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,14 +31,25 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.trained import CHECKPOINTS, MODEL_FILE, ValueNet, game_name, input_size, save_model
+from agents.atomic import atomic_path, write_text
+from agents.jobs import Backend, add_backend_arguments, backend_from_args
+from agents.trained import (
+    CHECKPOINTS,
+    MODEL_FILE,
+    ValueNet,
+    game_name,
+    input_size,
+    load_model,
+    save_model,
+)
 from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig
-
-from .collect import collect
-from .config import dumps, load_value_config
-from .dataset import build_samples
-from .fit import fit, tune_prior_weight
+from moonriver_env.games import GameSpec
+from training.common.outputs import RunLock
+from training.common.provenance import command_line, git_commit
+from training.value.collect import collect
+from training.value.config import dumps, load_value_config
+from training.value.dataset import build_samples
+from training.value.fit import fit, tune_prior_weight
 
 Config = dict[str, dict[str, Any]]
 
@@ -55,10 +65,10 @@ def split_games(cfg: Config, indices: list[int]) -> tuple[set[int], set[int]]:
 def model_meta(cfg: Config, enc: ObservationEncoder) -> dict[str, Any]:
     """What the agent needs besides the weights (:func:`agents.trained.load_model`)."""
     return {
-        "num_players": cfg["game"]["num_players"],
-        "mode": cfg["game"]["mode"],
+        "num_players": cfg["env"]["num_players"],
+        "mode": cfg["env"]["mode"],
         "input_size": input_size(enc),
-        "extra": cfg["game"]["num_players"] + 1,
+        "extra": cfg["env"]["num_players"] + 1,
         "hidden": list(cfg["model"]["hidden"]),
         "dropout": cfg["model"]["dropout"],
         "target_scale": cfg["train"]["target_scale"],
@@ -99,16 +109,17 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str) -> None:
     a2.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=80)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=80, format="png")
     plt.close(fig)
 
 
-def evaluate(cfg: Config, run_dir: Path) -> dict[str, Any]:
+def evaluate(cfg: Config, run_dir: Path, backend: Backend | None = None) -> dict[str, Any]:
     """Seat-rotated games of the run's model against ``eval.opponent`` (2 players: one each;
     more: one model against opponents in every other seat)."""
     from agents.tournament import run_tournament
 
-    n, games = cfg["game"]["num_players"], cfg["eval"]["games"]
+    n, games = cfg["env"]["num_players"], cfg["eval"]["games"]
     opp = cfg["eval"]["opponent"]
     me = f"trained:{run_dir / MODEL_FILE}"
     specs = [me, opp] if n == 2 else [me] + [opp] * (n - 1)
@@ -118,7 +129,8 @@ def evaluate(cfg: Config, run_dir: Path) -> dict[str, Any]:
         games=games,
         seed=cfg["run"]["seed"] + 1,
         workers=cfg["run"]["workers"],
-        mode=cfg["game"]["mode"],
+        mode=cfg["env"]["mode"],
+        backend=backend,
     )
     me_row = res.summaries[0]
     seats = [s for rec in res.records for s in rec.seats if s.entry == 0]
@@ -140,13 +152,11 @@ def update_search(cfg: Config, config_path: str) -> Path:
     the exported model of ``cfg``'s game from ``cfg``, in the model, its ``config.toml`` and
     ``provenance.json`` (which records the command and commit under ``search_updates``). The
     weights are untouched; a full run of the same config gives the same settings."""
-    from agents.trained import load_model
-
-    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    config = GameSpec.from_section(cfg["env"]).config()
     dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
     net, meta = load_model(dest / MODEL_FILE)
     saved = load_value_config(dest / "config.toml")
-    for section in ("game", "collect", "model", "train"):
+    for section in ("env", "collect", "model", "train"):
         if saved[section] != cfg[section]:
             raise SystemExit(
                 f"--search-only: [{section}] of {config_path} differs from the exported model's "
@@ -155,35 +165,19 @@ def update_search(cfg: Config, config_path: str) -> Path:
     meta["search"] = dict(cfg["search"])
     save_model(dest / MODEL_FILE, net, meta)
     saved["search"] = dict(cfg["search"])
-    (dest / "config.toml").write_text(dumps(saved))
+    write_text(dest / "config.toml", dumps(saved))
     prov_path = dest / "provenance.json"
     prov = json.loads(prov_path.read_text())
     prov["search"] = meta["search"]
     prov.setdefault("search_updates", []).append(
         {
-            "command": " ".join(
-                [Path(sys.executable).name, "-m", "training.value.train", *sys.argv[1:]]
-            ),
+            "command": command_line("training.value.train"),
             "git_commit": git_commit(),
             "search": meta["search"],
         }
     )
-    prov_path.write_text(json.dumps(prov, indent=2))
+    write_text(prov_path, json.dumps(prov, indent=2))
     return dest
-
-
-def git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent,
-        )
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -197,6 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     ap.add_argument("--export", action="store_true", help="copy the model to the checkpoints")
     ap.add_argument("--set", action="append", default=[], help="section.key=value override")
+    add_backend_arguments(ap)
     ap.add_argument(
         "--search-only",
         action="store_true",
@@ -211,7 +206,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.run_dir is None:
         ap.error("--run-dir is required (unless --search-only)")
     run_dir = Path(args.run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    backend = backend_from_args(args)
+    with backend.session(cfg["run"]["workers"]), RunLock(run_dir):
+        return _run(args, cfg, run_dir, backend, t_start)
+
+
+def _run(
+    args: argparse.Namespace, cfg: Config, run_dir: Path, backend: Backend, t_start: float
+) -> int:
+    """The stages of :func:`main` in ``run_dir`` (its lock held)."""
     saved = run_dir / "config.toml"
     if saved.exists() and not args.resume:
         old = load_value_config(saved)
@@ -219,12 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             s: v for s, v in cfg.items() if s not in ("run", "eval")
         }:
             raise SystemExit(f"{run_dir}: holds a run with another config (use --resume)")
-    saved.write_text(dumps(cfg))
-    games = collect(cfg, run_dir)
+    write_text(saved, dumps(cfg))
+    games = collect(cfg, run_dir, backend)
     if args.stage == "collect":
         return 0
     torch.set_num_threads(cfg["run"]["torch_threads"] or torch.get_num_threads())
-    config = GameConfig(num_players=cfg["game"]["num_players"], mode=cfg["game"]["mode"])
+    config = GameSpec.from_section(cfg["env"]).config()
     train_ids, held_ids = split_games(cfg, [g["index"] for g in games])
     k = cfg["collect"]["k"]
     outcome = cfg["collect"]["labels"] == "outcome"
@@ -249,10 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         tuned = {str(x): float(r) for x, r in regrets.items()}
         print(f"[train] prior_weight {w} (held-out regret by weight: {tuned})", flush=True)
     save_model(run_dir / MODEL_FILE, net, meta)
-    with (run_dir / "curve.csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(curve[-1]))
-        writer.writeheader()
-        writer.writerows(curve)
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=list(curve[-1]))
+    writer.writeheader()
+    writer.writerows(curve)
+    write_text(run_dir / "curve.csv", table.getvalue())
     plot_curve(
         curve,
         run_dir / "learning_curve.png",
@@ -260,11 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ev_path = run_dir / "eval.json"
     if cfg["eval"]["games"] and not ev_path.exists():
-        ev_path.write_text(json.dumps(evaluate(cfg, run_dir), indent=2))
+        write_text(ev_path, json.dumps(evaluate(cfg, run_dir, backend), indent=2))
     provenance = {
-        "command": " ".join(
-            [Path(sys.executable).name, "-m", "training.value.train", *sys.argv[1:]]
-        ),
+        "command": command_line("training.value.train"),
         "config": args.config,
         "git_commit": git_commit(),
         "machine": {"platform": platform.platform(), "cpus": __import__("os").cpu_count()},
@@ -285,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "evaluation": json.loads(ev_path.read_text()) if ev_path.exists() else None,
         "wall_minutes_this_invocation": round((time.time() - t_start) / 60, 1),
     }
-    (run_dir / "provenance.json").write_text(json.dumps(provenance, indent=2))
+    write_text(run_dir / "provenance.json", json.dumps(provenance, indent=2))
     if args.export:
         dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
         dest.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,252 @@
+"""The play CLI's edges (issue 12): the README's commands seat their agents, several humans,
+illegal moves say why and what is legal, a pair in either order, save and resume, Ctrl-C
+saves, watching redraws in place and prints the legend once."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import play as play_cli
+from agents.move_text import explain_illegal, normalise_pair, parse_move
+from agents.play import CLEAR, PlaySession, main, play, seat_specs
+from agents.saved_game import SavedGame
+from moonriver_env.render import ANSI_LEGEND
+from moonriver_env.rules import GameConfig, GameState, Phase, new_game
+from moonriver_env.rules.actions import Place
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+class _Built(Exception):
+    pass
+
+
+def _readme_play_commands() -> list[str]:
+    return [
+        line.split("  #")[0].strip()
+        for line in README.read_text(encoding="utf-8").splitlines()
+        if line.startswith("python -m agents.play ")
+    ]
+
+
+@pytest.mark.parametrize("command", _readme_play_commands())
+def test_readme_play_commands_seat_their_agents(
+    command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past argument parsing: the session is built (specs fill the seats, agents accept the
+    game); the game itself is not played."""
+    seen: list[PlaySession] = []
+
+    def stop(self: PlaySession) -> None:
+        seen.append(self)
+        raise _Built
+
+    monkeypatch.setattr(PlaySession, "run", stop)
+    with pytest.raises(_Built):
+        main(shlex.split(command)[3:])
+    (session,) = seen
+    assert len(session.agents) + len(session.humans) == session.players
+    if "--watch" in command:
+        assert not session.humans and session.delay > 0  # watchable by default
+
+
+def test_opponents_fill_the_agent_seats_in_order() -> None:
+    assert seat_specs(["greedy", "heuristic", "mc"], [0, 1, 2, 3]) == [
+        "greedy",
+        "heuristic",
+        "mc",
+        "greedy",
+    ]
+    assert seat_specs(["random"], [1, 2]) == ["random", "random"]
+    assert seat_specs(["random"], []) == []
+    with pytest.raises(ValueError, match="opponents: 3 agent specs for 2 agent seat"):
+        seat_specs(["a", "b", "c"], [1, 2])
+
+
+def test_several_humans_share_the_keyboard(capsys: pytest.CaptureFixture[str]) -> None:
+    session = PlaySession(players=2, opponents=["greedy"], human_seats=[0, 1])
+    assert session.agents == {} and session.names == ["human (seat 0)", "human (seat 1)"]
+    with pytest.raises(SystemExit):
+        main(["--players", "2", "--human", "0,5"])
+    assert "human: seat 5 is not a seat of a 2-player game" in capsys.readouterr().err
+
+
+def _expand_state() -> GameState:
+    """A 2-player game played (first legal move) until a seat with plots on its ranch may
+    place a domino."""
+    state = new_game(GameConfig(num_players=2), seed=3)
+    while not (
+        state.occ[state.current_seat]
+        and any(isinstance(state.decode(a), Place) for a in state.legal_action_list())
+    ):
+        state.apply(state.legal_action_list()[0])
+    return state
+
+
+def test_illegal_placement_says_which_rule_and_what_is_legal() -> None:
+    state = _expand_state()
+    lay = state.layout
+    legal = set(state.legal_action_list())
+    unconnected = occupied = None
+    start, size = lay.segments["place"]
+    for a in range(start, start + size):
+        if a in legal:
+            continue
+        why = explain_illegal(state, a)
+        if "would touch a matching landscape or a bridge" in why and unconnected is None:
+            unconnected = a
+        if "is already taken" in why and occupied is None:
+            occupied = a
+    assert unconnected is not None and occupied is not None
+    text = state.action_to_string(unconnected)
+    action, msg = parse_move(state, text)
+    assert action is None and msg is not None
+    assert msg.startswith(f"illegal move: '{text}': neither plot")
+    assert "RULES.md section 3" in msg and f"Legal now: {len(legal)} " in msg
+    # the wrong kind of move for the phase names the phase and the kinds allowed
+    claim = lay.segments["claim"][0]
+    why = explain_illegal(state, claim)
+    assert f"the phase is {state.phase.name}" in why and "place" in why
+    before = state.to_json()
+    parse_move(state, text)
+    assert state.to_json() == before  # rejection changes nothing
+
+
+def test_pair_in_either_order_is_the_same_domino() -> None:
+    state = _expand_state()
+    checked = 0
+    for a in state.legal_action_list():
+        move = state.decode(a)
+        if not isinstance(move, Place):
+            continue
+        g = state.grid
+        other = g.step[move.direction][move.cell]
+        opposite = "NESW"[(move.direction + 2) % 4]
+        reversed_text = f"place {move.second}+{move.first} {g.cell_name(other)} {opposite}"
+        assert parse_move(state, reversed_text) == (a, None)
+        assert normalise_pair(state, reversed_text) == state.action_to_string(a)
+        checked += 1
+    assert checked > 0
+    assert normalise_pair(state, "discard 1+0") == "discard 0+1"
+    _, msg = parse_move(state, f"place 1+0 a{g.rows} N")
+    assert msg is not None and "off the ranch" in msg
+
+
+def _scripted(lines: list[str], session_kwargs: dict) -> tuple[PlaySession, list[str]]:
+    out: list[str] = []
+    script = iter(lines)
+
+    def input_fn(prompt: str) -> str:
+        line = next(script, None)
+        if line is None:
+            raise EOFError
+        if line == "<first>":
+            st = session.state
+            return st.action_to_string(st.legal_action_list()[0])
+        return line
+
+    session = PlaySession(input_fn=input_fn, output_fn=out.append, **session_kwargs)
+    return session, out
+
+
+def test_save_command_and_load_resume_the_same_game(tmp_path: Path) -> None:
+    target = tmp_path / "game.json"
+    kwargs = {"players": 3, "opponents": ["random"], "seed": 7, "save_dir": tmp_path / "auto"}
+    session, out = _scripted(["<first>", "<first>", f"save {target}", "quit"], kwargs)
+    (tmp_path / "auto").mkdir()
+    result = session.run()
+    assert result.reason == "quit"
+    saved = SavedGame.load(target)
+    assert saved.agents == {1: "random", 2: "random"} and saved.humans == (0,)
+    assert saved.state.to_json() == SavedGame.load(result.saved).state.to_json()
+    # resumed: the same position, then the game goes on to the end
+    resumed, out2 = _scripted([], {"save_dir": tmp_path / "auto"})
+    resumed = PlaySession.resume(target, input_fn=lambda p: _first(resumed), output_fn=out2.append)
+    assert resumed.state.to_json() == saved.state.to_json()
+    assert resumed.decisions == saved.decisions > 0
+    assert resumed.run().finished
+    assert any("resumed after" in line for line in out2)
+
+
+def _first(session: PlaySession) -> str:
+    st = session.state
+    return st.action_to_string(st.legal_action_list()[0])
+
+
+def test_save_asks_before_replacing_and_load_refuses_game_arguments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "keep.json"
+    target.write_text("precious")
+    session, out = _scripted([f"save {target}", "n", "quit"], {"save_dir": tmp_path})
+    session.run()
+    assert target.read_text() == "precious" and "Not saved" in "\n".join(out)
+    session, out = _scripted([f"save {target}", "y", "quit"], {"save_dir": tmp_path})
+    session.run()
+    assert SavedGame.load(target).players == 2
+    with pytest.raises(SystemExit):
+        main(["--load", str(target), "--players", "3"])
+    assert "--load: the saved game fixes" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "moonriver-play", "version": 1}))
+    with pytest.raises(SystemExit):
+        main(["--load", str(bad)])
+    assert "missing from the saved game" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_watching_saves_the_game(tmp_path: Path) -> None:
+    out: list[str] = []
+    calls = {"n": 0}
+
+    class Interrupting:
+        def __init__(self, seed: int) -> None:
+            self.rng = np.random.default_rng(seed)
+
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+        def choose(self, state: GameState) -> int:
+            calls["n"] += 1
+            if calls["n"] > 5:
+                raise KeyboardInterrupt
+            return state.legal_action_list()[0]
+
+    result = play(
+        players=2,
+        opponents=["x"],
+        human_seats=[],
+        seed=1,
+        output_fn=out.append,
+        save_dir=tmp_path,
+        agent_factory=lambda spec, seed: Interrupting(seed),  # type: ignore[arg-type,return-value]
+    )
+    assert result.reason == "interrupted" and result.decisions == 5
+    assert result.saved is not None and SavedGame.load(result.saved).decisions == 5
+    assert f"Game saved to {result.saved}" in "\n".join(out)
+
+
+@pytest.mark.parametrize("redraw", [False, True])
+def test_watch_prints_the_legend_once_and_redraws_in_place(redraw: bool) -> None:
+    out: list[str] = []
+    result = play(
+        players=2, opponents=["random"], human_seats=[], seed=3, output_fn=out.append, redraw=redraw
+    )
+    text = "\n".join(out)
+    assert text.count(ANSI_LEGEND[1]) == 1
+    boards = text.count("Moon River  round")
+    if redraw:
+        assert text.count(CLEAR) == result.decisions  # one redraw per decision
+    else:
+        assert CLEAR not in text
+        assert boards < result.decisions / 4  # once per round, not per decision
+
+
+def test_watch_default_delay_is_watchable() -> None:
+    assert play_cli.WATCH_DELAY >= 0.2
+    state = new_game(GameConfig(num_players=2), seed=0)
+    assert state.phase is not Phase.GAME_OVER

@@ -1,0 +1,116 @@
+"""The research notebooks in ``notebooks/``: each runs top to bottom from a clean kernel, and
+none is stored with outputs.
+
+Every notebook is executed with nbclient in a fresh kernel of *this* interpreter (the
+``.venv`` python: a temporary ``python3`` kernel spec pointing at ``sys.executable`` is put
+first on ``JUPYTER_PATH``, so a user-level kernel of another Python cannot be picked up), with
+the notebook folder as the working directory and the small CI parameters
+(``MOONRIVER_NB_SCALE=1``). A cell that raises fails the test with the cell's traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+# What the notebooks import beyond the rules engine (the `all` extra installs them).
+NOTEBOOK_DEPENDENCIES = ("matplotlib", "pandas", "scipy", "PIL", "sb3_contrib", "openskill")
+CELL_TIMEOUT = 300  # seconds per cell; the four notebooks take about a minute in all
+
+
+def test_notebooks_exist() -> None:
+    names = [p.name for p in NOTEBOOKS]
+    assert names == [
+        "01_quickstart.ipynb",
+        "02_benchmarking.ipynb",
+        "03_training.ipynb",
+        "04_rules_explorer.ipynb",
+        "06_az.ipynb",
+    ]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_stored_clean(path: Path) -> None:
+    """No outputs or execution counts are committed; a title first, then a parameters cell."""
+    nbformat = pytest.importorskip("nbformat")
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    dirty = [
+        i
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count"))
+    ]
+    assert not dirty, f"{path.name}: cells {dirty} have outputs or execution counts; clear them"
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith("# "), "title cell first"
+    tagged = [
+        i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])
+    ]
+    assert len(tagged) == 1 and nb.cells[tagged[0]].cell_type == "code", "one parameters cell"
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+@pytest.fixture
+def venv_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A ``python3`` kernel spec that runs this interpreter, first on ``JUPYTER_PATH``."""
+    missing = [
+        m for m in ("ipykernel", *NOTEBOOK_DEPENDENCIES) if importlib.util.find_spec(m) is None
+    ]
+    if missing:
+        pytest.skip(f"not installed: {', '.join(missing)} (pip install -e '.[all]')")
+    spec_dir = tmp_path / "jupyter" / "kernels" / "python3"
+    spec_dir.mkdir(parents=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (moonriver-env)",
+        "language": "python",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    monkeypatch.setenv("MOONRIVER_NB_SCALE", "1")
+    # the checkout's packages, not whichever copy the environment installed
+    paths = [str(NOTEBOOK_DIR.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    return "python3"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs(path: Path, venv_kernel: str) -> None:
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    argv0 = KernelSpecManager().get_kernel_spec(venv_kernel).argv[0]
+    assert argv0 == sys.executable, f"kernel {venv_kernel!r} resolves to {argv0}"
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb,
+        kernel_name=venv_kernel,
+        timeout=CELL_TIMEOUT,
+        resources={"metadata": {"path": str(NOTEBOOK_DIR)}},
+    )
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as exc:
+        pytest.fail(f"{path.name} failed:\n{exc}", pytrace=False)
+    elapsed = time.perf_counter() - start
+    errors = [
+        out
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.get("output_type") == "error"
+    ]
+    assert not errors, f"{path.name}: error outputs {errors}"
+    print(f"{path.name}: {elapsed:.1f} s")

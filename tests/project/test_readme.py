@@ -1,0 +1,173 @@
+"""The README's Python snippets run as written (issue: RL interface, "a quickstart that runs")."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def python_blocks() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_readme_has_a_short_quickstart() -> None:
+    blocks = python_blocks()
+    assert blocks, "README has no python snippet"
+    quickstart = blocks[0]
+    assert "moonriver_v0" in quickstart
+    assert len([line for line in quickstart.splitlines() if line.strip()]) <= 12
+
+
+def bound_names(code: str) -> set[str]:
+    """The names a snippet binds at its top level (assignments, loops, imports)."""
+    names: set[str] = set()
+    for node in ast.parse(code).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        for target in getattr(node, "targets", [getattr(node, "target", None)]):
+            if target is not None:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return names
+
+
+@pytest.mark.parametrize("index", range(len(python_blocks())))
+def test_readme_snippet_runs(index: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """The snippet runs to its last line, binds every name it promises, and prints what it
+    says it prints."""
+    code = python_blocks()[index]
+    namespace: dict[str, object] = {}
+    ended = "\n__readme_snippet_ended__ = True\n"
+    exec(compile(code + ended, f"README.md[python block {index}]", "exec"), namespace)
+    assert namespace.get("__readme_snippet_ended__") is True
+    missing = bound_names(code) - namespace.keys()
+    assert not missing, f"block {index} never bound {sorted(missing)}"
+    if "print(" in code:
+        assert capsys.readouterr().out.strip(), f"block {index} printed nothing"
+
+
+# -- every command in the README --------------------------------------------------------------
+# Each `python -m MODULE ARGS` line of a shell block is run through MODULE.main(ARGS) up to the
+# end of argument parsing (a flag that does not exist or a bad value fails here); what the
+# commands then do is run, at small sizes, by the tests named in COVERED_BY. The two set-up
+# commands `make run` and `make test` are checked against the Makefile (`make -n`), and CI
+# runs `make test` itself.
+COVERED_BY = {
+    "agents.tournament": "tests/agents/test_tournament.py",
+    "agents.play": "tests/agents/test_agents.py",
+    "training.train": "tests/training/test_training.py",
+    "training.evaluate": "tests/training/test_training.py",
+    "training.export": "tests/training/test_training.py",
+    "training.rllib_train": "tests/env/test_rllib.py",
+    "moonriver_env.bench": "test_bench_commands_run_small (below)",
+    "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
+    "moonriver_env.examples.gymnasium_vector": "tests/env/test_integrations.py",
+    "moonriver_env.examples.pettingzoo_parallel": "tests/env/test_integrations.py",
+    "moonriver_env.examples.torchrl_rollout": "tests/env/test_integrations.py",
+    "moonriver_env.examples.tianshou_collect": "tests/env/test_integrations.py",
+}
+
+
+def shell_commands() -> list[str]:
+    """Command lines of the README's shell blocks (fences without a language, bash or sh),
+    continuation lines joined, comments dropped."""
+    blocks: list[str] = []
+    lang: str | None = None  # the open fence's language; None outside a fence
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            if lang is None:
+                lang = line[3:].strip()
+                if lang in ("", "bash", "sh", "console"):
+                    blocks.append("")
+            else:
+                lang = None
+        elif lang in ("", "bash", "sh", "console"):
+            blocks[-1] += line + "\n"
+    commands = []
+    for block in blocks:
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("  #")[0].split(" # ")[0].strip()
+            if line and not line.startswith("#"):
+                commands.append(line)
+    return commands
+
+
+class _Parsed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("command", [c for c in shell_commands() if c.startswith("python -m ")])
+def test_readme_command_parses(command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import importlib
+    import shlex
+
+    words = shlex.split(command)
+    module_name, argv = words[2], words[3:]
+    assert module_name in COVERED_BY, f"{module_name}: add the test that runs it to COVERED_BY"
+    module = importlib.import_module(module_name)
+    real_parse = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(self: argparse.ArgumentParser, args=None, namespace=None):  # type: ignore[no-untyped-def]
+        real_parse(self, args, namespace)  # SystemExit(2) with argparse's message on a bad line
+        raise _Parsed
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parse_then_stop)
+    with pytest.raises(_Parsed):
+        module.main(argv)
+
+
+def test_readme_names_only_known_commands() -> None:
+    commands = shell_commands()
+    assert commands, "the README shows no shell commands"
+    for command in commands:
+        assert command.startswith(
+            (
+                "python -m ",
+                "make ",
+                "pip install ",
+                "tensorboard ",
+                "ray start ",
+                "ray status",
+                "export RAY_AUTH_MODE=",
+            )
+        ), command
+
+
+@pytest.mark.parametrize("target", ["run", "test"])
+def test_setup_commands_are_the_makefile_targets(target: str) -> None:
+    """`make run` is the training main job and `make test` runs pytest (CI calls it)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = README.parent
+    text = README.read_text(encoding="utf-8")
+    assert f"`make {target}`" in text
+    out = subprocess.run(
+        ["make", "-n", target],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    expected = "-m training.train" if target == "run" else "-m pytest"
+    assert expected in out
+    ci = (root / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in ci
+
+
+def test_bench_commands_run_small(capsys: pytest.CaptureFixture[str]) -> None:
+    from moonriver_env import bench, bench_env
+
+    assert bench.main(["--games", "2", "--runs", "1", "--modes", "2p_base"]) == 0
+    assert "decisions/s" in capsys.readouterr().out
+    assert bench_env.main(["--steps", "300", "--runs", "1", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "connect_four_v3" in out and "moonriver_v0 2p base" in out

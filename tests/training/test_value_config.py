@@ -1,0 +1,40 @@
+"""The value pipeline's config on the shared base: defaults in ``configs/default.toml``, the
+``[env]`` section (the old ``[game]`` read with a deprecation warning)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from training.common.config import ConfigError
+from training.value.config import DEFAULTS_FILE, SCHEMA, load_value_config
+
+CHECKPOINTS = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
+
+
+def test_the_defaults_file_gives_every_key_of_the_schema() -> None:
+    data = tomllib.loads(DEFAULTS_FILE.read_text())
+    assert {s: set(keys) for s, keys in SCHEMA.items()} == {s: set(v) for s, v in data.items()}
+    cfg = load_value_config()
+    assert cfg["env"] == {"num_players": 2, "mode": "base"}
+
+
+def test_the_old_game_section_is_read_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "old.toml"
+    path.write_text('[game]\nnum_players = 4\nmode = "base"\n')
+    with pytest.warns(DeprecationWarning, match=r"\[game\] is now called \[env\]"):
+        cfg = load_value_config(path)
+    assert cfg["env"]["num_players"] == 4 and "game" not in cfg
+    both = tmp_path / "both.toml"
+    both.write_text("[game]\nnum_players = 4\n[env]\nnum_players = 3\n")
+    with pytest.raises(ConfigError, match=r"^game: .* has both \[game\] and \[env\]"):
+        load_value_config(both)
+
+
+def test_the_shipped_models_configs_still_load() -> None:
+    for name in ("trained_2p_base", "trained_4p_base"):
+        with pytest.warns(DeprecationWarning):
+            cfg = load_value_config(CHECKPOINTS / name / "config.toml")
+        assert f"{cfg['env']['num_players']}p_{cfg['env']['mode']}" in name

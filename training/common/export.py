@@ -1,0 +1,169 @@
+"""Keep a trained model in the repository, with where it came from.
+
+    python -m training.export --run-dir runs/full1 --model best --name ppo_2p_base \\
+        --command "python -m training.train --full --run-dir runs/full1" \\
+        --evaluation runs/full1/evaluation.json
+
+copies the run's model (``best``: ``best_model.zip``, ``final``: ``final_model.zip``, or a
+path) to ``training/checkpoints/NAME/model.zip`` together with the run's ``config.toml`` (so
+``training.common.ladder.infer_game`` knows its game), ``eval.csv``, ``learning_curve.png`` and the
+evaluation's ``evaluation.png`` (when ``--evaluation`` names one beside it), and
+writes ``provenance.json``: the command and budget that produced it (the run's config and
+``summary.json``: steps, wall time, warm start), the git commit, the machine, the run's final
+evaluation and, with ``--evaluation``, a separate evaluation report (``training.common.ladder``'s
+``evaluation.json``). A model over ``--max-mb`` (default 5) is refused: the repository keeps
+small checkpoints only. An existing ``NAME`` is refused unless ``--force``, which replaces the
+whole folder at once (no stale file of the old export, e.g. its ``evaluation.png``, remains).
+
+The shipped 2-player checkpoint is ``training/checkpoints/ppo_2p_base`` (agent spec ``ppo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from moonriver_env.bench import cpu_model
+from training.common.outputs import OutputError, replace_dir
+from training.common.provenance import git_commit
+
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def export_checkpoint(
+    run_dir: Path,
+    model: str,
+    name: str,
+    command: str,
+    evaluation: Path | None = None,
+    dest_root: Path = CHECKPOINTS,
+    max_mb: float = 5.0,
+    commit: str | None = None,
+    force: bool = False,
+) -> Path:
+    """Copy a run's model and its records to ``dest_root/name``; return that folder. An
+    existing ``name`` is refused unless ``force``; then the whole folder is replaced at once
+    (built beside it, then swapped in: none of the old files remain)."""
+    if not (run_dir / "config.toml").is_file():
+        raise ValueError(f"run_dir: no training run (config.toml) in {str(run_dir)!r}")
+    source = {"best": run_dir / "best_model.zip", "final": run_dir / "final_model.zip"}.get(
+        model, Path(model)
+    )
+    if not source.exists():
+        raise ValueError(f"model: no file {str(source)!r}")
+    size_mb = source.stat().st_size / 1e6
+    if size_mb > max_mb:
+        raise ValueError(f"model: {source} is {size_mb:.1f} MB, over the {max_mb} MB limit")
+    if not name or "/" in name or name.startswith("."):
+        raise ValueError(f"name: expected a folder name, got {name!r}")
+    if evaluation is not None and not evaluation.exists():
+        raise ValueError(f"evaluation: no file {str(evaluation)!r}")
+    final = dest_root / name
+    if final.exists() and not force:
+        raise OutputError(f"name: {final} exists; pass --force to replace the whole folder")
+    dest = Path(tempfile.mkdtemp(prefix=f".{name}.build", dir=_mkdir(dest_root)))
+    try:
+        _fill(dest, source, run_dir, model, command, evaluation, commit)
+        replace_dir(dest, final)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    return final
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _fill(
+    dest: Path,
+    source: Path,
+    run_dir: Path,
+    model: str,
+    command: str,
+    evaluation: Path | None,
+    commit: str | None,
+) -> None:
+    """Write the exported folder's files into ``dest``."""
+    shutil.copyfile(source, dest / "model.zip")
+    shutil.copyfile(run_dir / "config.toml", dest / "config.toml")
+    for extra in ("eval.csv", "learning_curve.png"):
+        if (run_dir / extra).exists():
+            shutil.copyfile(run_dir / extra, dest / extra)
+    if evaluation is not None and (evaluation.parent / "evaluation.png").exists():
+        shutil.copyfile(evaluation.parent / "evaluation.png", dest / "evaluation.png")
+    with (run_dir / "config.toml").open("rb") as f:
+        config = tomllib.load(f)
+    best = _read_json(run_dir / "best_model.json")
+    provenance = {
+        "model": f"{model} ({source.name})",
+        "model_step": best.get("step") if model == "best" and best else None,
+        "command": command,
+        "budget": {
+            "time_limit_minutes": config["run"]["time_limit_minutes"],
+            "total_timesteps": config["run"]["total_timesteps"],
+            "n_envs": config["run"]["n_envs"],
+        },
+        "run_summary": _read_json(run_dir / "summary.json"),
+        "git_commit": commit or git_commit(),
+        "machine": {
+            "python": platform.python_version(),
+            "cpu": cpu_model(),
+            "cpus": os.cpu_count(),
+        },
+        "final_eval": _read_json(run_dir / "final_eval.json"),
+        "evaluation": _read_json(evaluation) if evaluation is not None else None,
+    }
+    (dest / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
+    os.chmod(dest, 0o755)  # mkdtemp makes it private
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m training.export", description=__doc__.split("\n")[0]
+    )
+    ap.add_argument("--run-dir", required=True, help="the training run's directory")
+    ap.add_argument("--model", default="best", help="best, final, or a model path")
+    ap.add_argument("--name", required=True, help="folder under training/checkpoints/")
+    ap.add_argument("--command", required=True, help="the command that produced the run")
+    ap.add_argument("--evaluation", default=None, help="an evaluation.json to keep with it")
+    ap.add_argument("--dest", default=str(CHECKPOINTS), help="default: training/checkpoints")
+    ap.add_argument("--max-mb", type=float, default=5.0)
+    ap.add_argument("--commit", default=None, help="the code's commit at training (default: HEAD)")
+    ap.add_argument("--force", action="store_true", help="replace an existing NAME folder")
+    args = ap.parse_args(argv)
+    try:
+        dest = export_checkpoint(
+            Path(args.run_dir),
+            args.model,
+            args.name,
+            args.command,
+            Path(args.evaluation) if args.evaluation else None,
+            Path(args.dest),
+            args.max_mb,
+            args.commit,
+            args.force,
+        )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {dest}: " + ", ".join(sorted(p.name for p in dest.iterdir())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
