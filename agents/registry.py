@@ -18,6 +18,10 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
 ``rllib:DIR``  the learner of an RLlib run (``training.rllib.train``; the ``ray`` extra,
                :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
                ``rllib:DIR,sample=true,checkpoint=iter_000010``
+``az``         the learned policy and value network with a Gumbel root search
+               (:mod:`agents.az`): the shipped model for the game played; parameters
+               ``sims`` (0: the raw policy), ``k``, ``path`` (a model file), ``sample``,
+               ``gumbel``, ``rescale``, ``threads``
 =============  ===========================================================================
 
 ``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
@@ -66,6 +70,15 @@ _PARAMS: dict[str, dict[str, type]] = {
     "mc": dict(_SEARCH_PARAMS),
     "mcts": {**_SEARCH_PARAMS, "c": float, "width": int},
     "openspiel_mcts": {"sims": int, "c": float, "rollouts": int},
+    "az": {
+        "sims": int,
+        "k": int,
+        "path": str,
+        "sample": str,
+        "gumbel": float,
+        "rescale": str,
+        "threads": int,
+    },
 }
 
 
@@ -109,6 +122,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             (
                 *AGENT_NAMES,
                 *("ppo", "ppo:PATH", "trained", "trained:PATH", "rllib:DIR", "openspiel_mcts"),
+                "az",
             )
         )
         raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
@@ -164,6 +178,10 @@ def make_agent(spec: str, seed: int | None = None, game: str = "moonriver") -> A
         return TrainedAgent(seed=seed, **params)
     if name == "rllib":
         return RLlibAgent(seed=seed, **params)
+    if name == "az":
+        from .az import AzAgent  # imports torch: only when asked for
+
+        return AzAgent(seed=seed, **params)
     factories: dict[str, Callable[..., Agent]] = {
         "random": RandomAgent,
         "greedy": GreedyAgent,

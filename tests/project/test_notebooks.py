@@ -34,6 +34,7 @@ def test_notebooks_exist() -> None:
         "03_training.ipynb",
         "04_rules_explorer.ipynb",
         "05_kingdomino.ipynb",
+        "06_az.ipynb",
     ]
 
 

@@ -1,0 +1,134 @@
+"""The az training pipeline (training/az/) at a tiny scale: a run end to end, resume after a
+crash, the run lock, config errors, and that learning lowers the loss."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents.az import AzAgent, load_checkpoint  # noqa: E402
+from agents.runner import GameRunner, GameSetup  # noqa: E402
+from training.az.cli import main as az_main  # noqa: E402
+from training.az.config import load_az_config  # noqa: E402
+from training.az.learner import LossWeights, losses, train_steps  # noqa: E402
+from training.az.replay import ReplayBuffer, list_shards, shard_path, write_shard  # noqa: E402
+from training.az.run import Run, start_run  # noqa: E402
+from training.az.selfplay import Worker  # noqa: E402
+from training.common.config import ConfigError  # noqa: E402
+from training.common.outputs import OutputError, RunLock  # noqa: E402
+
+TINY = Path(__file__).resolve().parents[2] / "training" / "configs" / "az_tiny.toml"
+QUIET = lambda _: None  # noqa: E731
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rd = tmp_path_factory.mktemp("az_run") / "run"
+    start_run(TINY, [], rd, resume=False, command="test", log=QUIET)
+    return rd
+
+
+def test_a_tiny_run_writes_everything(tiny_run: Path) -> None:
+    for name in ("config.toml", "model.pt", "checkpoints/latest.pt", "progress.csv", "eval.csv",
+                 "learning_curve.png"):  # fmt: skip
+        assert (tiny_run / name).is_file(), name
+    assert list((tiny_run / "tb").iterdir())
+    rows = list(csv.DictReader((tiny_run / "progress.csv").open()))
+    assert [int(r["iteration"]) for r in rows] == [0, 1, 2]
+    assert all(int(r["new_positions"]) > 100 for r in rows)
+    evals = list(csv.DictReader((tiny_run / "eval.csv").open()))
+    assert len(evals) == 3 and all(
+        float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) for r in evals
+    )
+    net, meta = load_checkpoint(tiny_run / "model.pt")
+    prov = meta["provenance"]
+    assert prov["iteration"] == 2 and prov["positions"] == sum(
+        int(r["new_positions"]) for r in rows
+    )
+    assert meta["search"]["gumbel_scale"] == 0.0  # the model plays without noise
+    agent = AzAgent(seed=0, path=tiny_run / "model.pt")
+    game = GameRunner(GameSetup(num_players=2)).play([agent, agent], 1, [0, 1])
+    assert game.state.is_terminal
+
+
+def test_resume_after_a_crash_loses_at_most_the_iteration(
+    tiny_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    rd = tmp_path / "run"
+    shutil.copytree(tiny_run, rd)
+
+    def crash(self: Run, iteration: int, new: int, epochs: float | None = None) -> None:
+        raise KeyboardInterrupt  # killed after the shards of iteration 3 were written
+
+    monkeypatch.setattr(Run, "learn", crash)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(None, ["run.iterations=3"], rd, resume=True, command="test", log=QUIET)
+    assert any(it == 3 for it, _, _ in list_shards(rd))
+    _, meta = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    assert meta["progress"]["iteration"] == 2  # the checkpoint is the last finished one
+    monkeypatch.undo()
+    lines: list[str] = []
+    run = start_run(None, ["run.iterations=3"], rd, resume=True, command="test", log=lines.append)
+    assert run.iteration == 3
+    assert "after iteration 2" in lines[0] and "1 unfinished shards dropped" in lines[0]
+    rows = list(csv.DictReader((rd / "progress.csv").open()))
+    assert [int(r["iteration"]) for r in rows] == [0, 1, 2, 3]
+
+
+def test_a_locked_or_used_run_dir_is_refused(tiny_run: Path) -> None:
+    with RunLock(tiny_run), pytest.raises(OutputError, match="in use by another run"):
+        start_run(None, [], tiny_run, resume=True, command="test", log=QUIET)
+    with pytest.raises(OutputError, match="pass --resume"):
+        start_run(TINY, [], tiny_run, resume=False, command="test", log=QUIET)
+    with pytest.raises(ConfigError, match=r"^net\.channels: cannot change on --resume"):
+        start_run(None, ["net.channels=9"], tiny_run, resume=True, command="test", log=QUIET)
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [("net.chanels=4", "net.chanels"), ("search.sims=0", "search.sims"),
+     ("train.learning_rate=-1", "train.learning_rate"), ("search.fast_sims=99", "search.fast_sims"),
+     ("eval.opponents=[\"nobody\"]", "eval.opponents"), ("env.num_players=5", "env.num_players"),
+     ("colour.red=1", "colour")],
+)  # fmt: skip
+def test_bad_config_names_the_key(override: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^{key}"):
+        load_az_config(TINY, [override])
+
+
+def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = az_main(["--config", str(TINY), "--run-dir", str(tmp_path / "r"), "--set", "search.k=0"])
+    assert rc == 2 and "search.k" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "config.toml").exists()
+
+
+def test_learning_lowers_the_loss(tmp_path: Path) -> None:
+    import torch
+
+    from agents.az import AzNet, NetShape
+
+    cfg = load_az_config(TINY)
+    shape = NetShape(num_players=2, mode="base", **cfg["net"])
+    positions = Worker(shape.to_dict()).run(
+        {"kind": "teacher", "seeds": [1, 2], "teacher": "greedy", "explore": 0.0}
+    )
+    write_shard(tmp_path, 0, 0, positions)
+    assert shard_path(tmp_path, 0, 0).is_file()
+    buf = ReplayBuffer.load(tmp_path, 10_000)
+    assert buf.size == len(positions)
+    torch.manual_seed(0)
+    net = AzNet(shape)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3)
+    fixed = buf.sample(np.random.default_rng(0), 256)
+    before = losses(net, fixed, LossWeights())[1]
+    train_steps(net, opt, buf, 60, 64, np.random.default_rng(1), LossWeights())
+    after = losses(net, fixed, LossWeights())[1]
+    assert after["policy"] < 0.8 * before["policy"]
+    assert after["outcome"] < before["outcome"]

@@ -1,0 +1,122 @@
+"""The replay buffer on disk: one compressed shard per self-play job
+(``<run_dir>/replay/it<iteration>_<part>.npz``, written atomically), and in memory the newest
+``window`` positions, sampled uniformly.
+
+A resumed run drops the shards of iterations after its checkpoint (their games were played by
+a network it no longer has) and reloads the window from the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+
+from agents.atomic import atomic_path
+
+from .selfplay import Positions
+
+REPLAY_DIR = "replay"
+_SHARD = re.compile(r"^it(\d{6})_(\d{4})\.npz$")
+
+
+def shard_path(run_dir: Path, iteration: int, part: int) -> Path:
+    """Where the shard of job ``part`` of ``iteration`` lives."""
+    return run_dir / REPLAY_DIR / f"it{iteration:06d}_{part:04d}.npz"
+
+
+def write_shard(run_dir: Path, iteration: int, part: int, positions: Positions) -> Path:
+    """Write one shard atomically."""
+    path = shard_path(run_dir, iteration, part)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, **positions.arrays())  # type: ignore[arg-type]
+    return path
+
+
+def list_shards(run_dir: Path) -> list[tuple[int, int, Path]]:
+    """``(iteration, part, path)`` of every shard, oldest first."""
+    folder = run_dir / REPLAY_DIR
+    out = []
+    if folder.is_dir():
+        for p in folder.iterdir():
+            m = _SHARD.match(p.name)
+            if m:
+                out.append((int(m.group(1)), int(m.group(2)), p))
+    return sorted(out)
+
+
+def drop_after(run_dir: Path, iteration: int) -> int:
+    """Delete the shards of iterations after ``iteration``; how many were deleted."""
+    gone = 0
+    for it, _, p in list_shards(run_dir):
+        if it > iteration:
+            p.unlink()
+            gone += 1
+    return gone
+
+
+def read_shard(path: Path) -> Positions:
+    with np.load(path) as data:
+        return Positions.from_arrays({k: data[k] for k in data.files})
+
+
+class ReplayBuffer:
+    """The newest ``window`` positions (whole shards; the oldest shard goes once the rest
+    fill the window)."""
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self.shards: deque[Positions] = deque()
+        self.size = 0
+
+    def add(self, positions: Positions) -> None:
+        if len(positions) == 0:
+            return
+        self.shards.append(positions)
+        self.size += len(positions)
+        while len(self.shards) > 1 and self.size - len(self.shards[0]) >= self.window:
+            self.size -= len(self.shards.popleft())
+
+    @classmethod
+    def load(cls, run_dir: Path, window: int) -> ReplayBuffer:
+        """The window of a run's shards (newest ones)."""
+        buf = cls(window)
+        chosen: list[Path] = []
+        total = 0
+        for _, _, p in reversed(list_shards(run_dir)):
+            if total >= window:
+                break
+            pos = read_shard(p)
+            chosen.append(p)
+            total += len(pos)
+            buf.shards.appendleft(pos)
+            buf.size += len(pos)
+        return buf
+
+    def sample(self, rng: np.random.Generator, batch: int) -> Positions:
+        """``batch`` positions drawn uniformly (with replacement) from the window."""
+        sizes = np.array([len(s) for s in self.shards])
+        idx = rng.integers(self.size, size=batch)
+        bounds = np.cumsum(sizes)
+        which = np.searchsorted(bounds, idx, side="right")
+        parts = []
+        for k in np.unique(which):
+            local = idx[which == k] - (bounds[k] - sizes[k])
+            parts.append(_take(self.shards[k], local))
+        n = parts[0].outcome.shape[1]
+        return Positions.concatenate(parts, parts[0].obs.shape[1], n)
+
+
+def _take(p: Positions, rows: np.ndarray) -> Positions:
+    """The positions ``rows`` of ``p``."""
+    starts, stops = p.legal_ptr[rows], p.legal_ptr[rows + 1]
+    sizes = stops - starts
+    ptr = np.zeros(rows.size + 1, np.int64)
+    ptr[1:] = np.cumsum(sizes)
+    flat = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)])
+    return Positions(
+        p.obs[rows], ptr, p.legal[flat], p.target[flat], p.has_policy[rows],
+        p.outcome[rows], p.margin[rows],
+    )  # fmt: skip

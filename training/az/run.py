@@ -1,0 +1,406 @@
+"""The az training loop: warm start (optional), then iterations of self-play, learning,
+checkpoint and (every few iterations) ladder evaluation.
+
+A run directory holds::
+
+    config.toml            the validated config (a resumed run reads it back)
+    .lock                  the run lock (one writer per directory)
+    checkpoints/latest.pt  the network, optimizer, counters and provenance after the last
+                           finished iteration (written atomically)
+    checkpoints/iter_<N>.pt  kept every run.keep_every iterations
+    model.pt               the latest network alone (what ``az:path=...`` plays)
+    replay/it<N>_<part>.npz  the replay buffer's shards
+    progress.csv           one row per iteration (positions, games, losses, seconds)
+    eval.csv               one row per evaluation and opponent (win rate, 95% Wilson interval)
+    learning_curve.png     the evaluations so far
+    tb/                    TensorBoard scalars
+
+Killed at any moment, ``--resume`` continues from ``checkpoints/latest.pt``: at most the
+iteration in progress is lost (its shards are deleted and it is played again).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.az.agent import AzAgent
+from agents.az.checkpoint import read_blob, save_checkpoint
+from agents.az.network import AzNet, NetShape
+from agents.az.search import SearchSettings
+from agents.jobs import Backend, run_jobs
+from agents.seeds import derive_seed
+from training.common.config import Config, ConfigError, check_resume, dumps
+from training.common.outputs import OutputError, RunLock, append_text, write_text
+from training.common.provenance import git_commit
+
+from .config import AZ, load_az_config, search_settings
+from .learner import LossWeights, train_steps
+from .replay import ReplayBuffer, drop_after, write_shard
+from .selfplay import Positions, Worker, model_bytes, run_worker_job
+
+PROGRESS_FIELDS = (
+    "iteration", "wall_time", "games", "positions", "new_positions", "train_steps",
+    "loss", "policy", "policy_kl", "outcome", "margin", "selfplay_seconds", "train_seconds",
+)  # fmt: skip
+
+
+def net_shape(cfg: Config) -> NetShape:
+    """The network of a config (its game and ``[net]``)."""
+    return NetShape(num_players=cfg["env"]["num_players"], mode=cfg["env"]["mode"], **cfg["net"])
+
+
+def play_settings(cfg: Config) -> dict[str, Any]:
+    """The search settings stored with a model: how ``az`` plays it by default (no noise)."""
+    s = search_settings(cfg, sims=cfg["search"]["play_sims"])
+    s["gumbel_scale"] = 0.0
+    return asdict(SearchSettings(**s))
+
+
+def learner_device(name: str) -> torch.device:
+    """The learner's device: ``"auto"`` is CUDA when present, else the CPU."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("run.device: cuda asked but torch sees no CUDA device")
+    return torch.device(name)
+
+
+def device_name(device: torch.device) -> str:
+    """``"cpu"`` or the CUDA device's name (what provenance records)."""
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return "cpu"
+
+
+class Run:
+    """One run directory's training state (module docstring)."""
+
+    def __init__(
+        self,
+        cfg: Config,
+        run_dir: Path,
+        command: str,
+        backend: Backend | None = None,
+        log: Callable[[str], None] = print,
+    ) -> None:
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.command = command
+        self.backend = backend
+        self.log = log
+        torch.set_num_threads(cfg["run"]["torch_threads"])
+        torch.manual_seed(cfg["run"]["seed"])
+        self.shape = net_shape(cfg)
+        self.device = learner_device(cfg["run"]["device"])
+        self.net = AzNet(self.shape).to(self.device).eval()
+        self.optimizer = torch.optim.AdamW(
+            self.net.parameters(),
+            lr=cfg["train"]["learning_rate"],
+            weight_decay=cfg["train"]["weight_decay"],
+        )
+        self.iteration = -1  # -1: nothing done; 0: the warm start done
+        self.games = 0
+        self.positions = 0
+        self.train_steps = 0
+        self.seconds = 0.0  # wall time of the finished iterations, over every session
+        self.starts: list[dict[str, Any]] = []
+        self.buffer = ReplayBuffer(cfg["replay"]["window"])
+        self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["margin_loss"])
+        self._writer: Any = None
+
+    # ---------------------------------------------------------------- checkpoints
+    @property
+    def latest(self) -> Path:
+        return self.run_dir / "checkpoints" / "latest.pt"
+
+    def provenance(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "config": dumps(self.cfg),
+            "git_commit": git_commit() or "",
+            "iteration": self.iteration,
+            "games": self.games,
+            "positions": self.positions,
+            "train_steps": self.train_steps,
+            "train_seconds": round(self.seconds, 1),
+            "device": device_name(self.device),
+            "machine": {"platform": platform.platform(), "cpus": os.cpu_count() or 0},
+            "torch": str(torch.__version__),
+            "starts": self.starts,
+        }
+
+    def save(self) -> None:
+        """``checkpoints/latest.pt`` (and ``iter_<N>.pt`` when kept), then ``model.pt``."""
+        extra = {
+            "optimizer": self.optimizer.state_dict(),
+            "progress": {
+                "iteration": self.iteration,
+                "games": self.games,
+                "positions": self.positions,
+                "train_steps": self.train_steps,
+                "seconds": self.seconds,
+            },
+        }
+        prov = self.provenance()
+        settings = play_settings(self.cfg)
+        save_checkpoint(self.latest, self.net, settings, prov, extra)
+        keep = self.cfg["run"]["keep_every"]
+        if keep and self.iteration % keep == 0:
+            save_checkpoint(
+                self.latest.with_name(f"iter_{self.iteration:05d}.pt"), self.net, settings, prov
+            )
+        save_checkpoint(self.run_dir / "model.pt", self.net, settings, prov)
+
+    def restore(self) -> bool:
+        """Load ``latest.pt`` (False when the run has none yet)."""
+        if not self.latest.is_file():
+            return False
+        blob = read_blob(self.latest)
+        self.net.load_state_dict(blob["state_dict"])
+        self.net.to(self.device)
+        self.net.eval()
+        self.optimizer.load_state_dict(blob["optimizer"])
+        prog = blob["progress"]
+        self.iteration = int(prog["iteration"])
+        self.games = int(prog["games"])
+        self.positions = int(prog["positions"])
+        self.train_steps = int(prog["train_steps"])
+        self.seconds = float(prog["seconds"])
+        self.starts = list(blob["provenance"].get("starts", []))
+        return True
+
+    # ---------------------------------------------------------------- data
+    def _jobs(self, kind: str, iteration: int, games: int) -> list[dict[str, Any]]:
+        seed = self.cfg["run"]["seed"]
+        seeds = [derive_seed(seed, iteration, g) for g in range(games)]
+        size = self.cfg["selfplay"]["batch"] if kind == "selfplay" else 1
+        if kind == "teacher":  # spread the teacher games evenly over the workers
+            size = max(1, math.ceil(games / (4 * self.cfg["selfplay"]["workers"])))
+        jobs: list[dict[str, Any]] = []
+        weights = model_bytes(self.net) if kind == "selfplay" else b""
+        s = self.cfg["search"]
+        for start in range(0, games, size):
+            job: dict[str, Any] = {
+                "kind": kind,
+                "iteration": iteration,
+                "seeds": seeds[start : start + size],
+            }
+            if kind == "selfplay":
+                job.update(
+                    weights=weights,
+                    settings=search_settings(self.cfg),
+                    fast_sims=s["fast_sims"],
+                    full_fraction=s["full_fraction"],
+                )
+            else:
+                job.update(
+                    teacher=self.cfg["warmstart"]["teacher"],
+                    explore=self.cfg["warmstart"]["explore"],
+                )
+            jobs.append(job)
+        return jobs
+
+    def play(self, kind: str, iteration: int, games: int) -> Positions:
+        """Play the iteration's games on the workers; each job's positions are written to a
+        replay shard as they arrive and added to the buffer."""
+        jobs = self._jobs(kind, iteration, games)
+        results = run_jobs(
+            jobs,
+            Worker,
+            (self.shape.to_dict(), 1),
+            run_worker_job,
+            workers=self.cfg["selfplay"]["workers"],
+            backend=self.backend,
+        )
+        for part, pos in enumerate(results):
+            write_shard(self.run_dir, iteration, part, pos)
+            self.buffer.add(pos)
+        n = self.shape.num_players
+        return Positions.concatenate(results, self.net.obs_size, n)
+
+    # ---------------------------------------------------------------- logging
+    def writer(self) -> Any:
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(str(self.run_dir / "tb"))
+        return self._writer
+
+    def record(self, row: Mapping[str, Any]) -> None:
+        path = self.run_dir / "progress.csv"
+        buf = io.StringIO(newline="")
+        w = csv.DictWriter(buf, fieldnames=PROGRESS_FIELDS)
+        if not path.exists():
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in PROGRESS_FIELDS})
+        append_text(path, buf.getvalue())
+        tb = self.writer()
+        for k in ("loss", "policy", "policy_kl", "outcome", "margin"):
+            if row.get(k) != "":
+                tb.add_scalar(f"train/{k}", float(row[k]), self.positions)
+        tb.add_scalar("selfplay/games", self.games, self.positions)
+        tb.flush()
+
+    def evaluate(self) -> list[dict[str, Any]]:
+        """The ladder evaluation of the latest model (``eval.csv``, TensorBoard, the plot)."""
+        from training.common.ladder import (
+            append_csv,
+            evaluate_ladder,
+            format_table,
+            plot_learning_curve,
+        )
+
+        ev = self.cfg["eval"]
+        agent = AzAgent(seed=ev["seed"], path=self.run_dir / "model.pt", sims=ev["sims"])
+        env = {"num_players": self.shape.num_players, "mode": self.shape.mode}
+        rows = evaluate_ladder(
+            agent, ev["opponents"], ev["games"], seed=ev["seed"], env_kwargs=env,
+            backend=self.backend if self.backend and self.backend.name == "ray" else None,
+        )  # fmt: skip
+        append_csv(self.run_dir / "eval.csv", self.positions, self.seconds, rows)
+        tb = self.writer()
+        for r in rows:
+            tb.add_scalar(f"eval/win_rate_{r['opponent']}", r["win_rate"], self.positions)
+        tb.flush()
+        plot_learning_curve(self.run_dir / "eval.csv", self.run_dir / "learning_curve.png")
+        self.log(f"evaluation after iteration {self.iteration} (az sims={ev['sims']}):")
+        self.log(format_table(rows))
+        return rows
+
+    # ---------------------------------------------------------------- the loop
+    def learn(self, iteration: int, new: int, epochs: float | None = None) -> dict[str, float]:
+        """Gradient steps for ``new`` fresh positions (``train.sample_reuse`` draws each, or
+        ``epochs`` passes)."""
+        t = self.cfg["train"]
+        reuse = t["sample_reuse"] if epochs is None else epochs
+        steps = max(1, math.ceil(new * reuse / t["batch_size"]))
+        rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
+        out = train_steps(
+            self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights
+        )
+        self.train_steps += steps
+        out["train_steps"] = steps
+        return out
+
+    def step(self, iteration: int) -> None:
+        """Play, learn, save one iteration (``iteration`` 0: the warm start)."""
+        start = time.perf_counter()
+        if iteration == 0:
+            ws = self.cfg["warmstart"]
+            pos = self.play("teacher", 0, ws["games"])
+            played = time.perf_counter()
+            parts = self.learn(0, len(pos), epochs=ws["epochs"])
+        else:
+            pos = self.play("selfplay", iteration, self.cfg["selfplay"]["games"])
+            played = time.perf_counter()
+            parts = self.learn(iteration, len(pos))
+        end = time.perf_counter()
+        self.iteration = iteration
+        self.games += pos.games
+        self.positions += len(pos)
+        self.seconds += end - start
+        self.save()
+        row = {
+            "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
+            "positions": self.positions, "new_positions": len(pos),
+            **{k: round(v, 5) for k, v in parts.items()},
+            "selfplay_seconds": round(played - start, 1), "train_seconds": round(end - played, 1),
+        }  # fmt: skip
+        self.record(row)
+        self.log(
+            f"iteration {iteration}: {pos.games} games, {len(pos)} positions "
+            f"({row['selfplay_seconds']} s play, {row['train_seconds']} s learn), "
+            f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, outcome "
+            f"{parts['outcome']:.3f}, margin {parts['margin']:.3f}); total {self.games} games, "
+            f"{self.positions} positions, {self.seconds / 60:.1f} min"
+        )
+
+    def done(self) -> bool:
+        r = self.cfg["run"]
+        if r["iterations"] and self.iteration >= r["iterations"]:
+            return True
+        return bool(r["max_minutes"]) and self.seconds >= 60 * r["max_minutes"]
+
+    def train(self) -> None:
+        """Iterate until the budget is spent (evaluating every ``eval.every`` iterations)."""
+        every = self.cfg["eval"]["every"]
+        if self.iteration < 0:
+            if self.cfg["warmstart"]["games"]:
+                self.step(0)
+                if every:
+                    self.evaluate()
+            else:
+                self.iteration = 0
+        while not self.done():
+            self.step(self.iteration + 1)
+            if every and self.iteration % every == 0:
+                self.evaluate()
+        if self._writer is not None:
+            self._writer.close()
+
+
+def start_run(
+    config: str | Path | None,
+    overrides: Sequence[str],
+    run_dir: str | Path,
+    resume: bool,
+    backend: Backend | None = None,
+    command: str | None = None,
+    log: Callable[[str], None] = print,
+) -> Run:
+    """Train in ``run_dir`` (new, or ``resume``), holding the run lock throughout; the run."""
+    rd = Path(run_dir)
+    saved = rd / "config.toml"
+    cmd = command if command is not None else " ".join(["python -m training.az", *sys.argv[1:]])
+    with RunLock(rd):
+        if resume:
+            if not saved.is_file():
+                raise OutputError(f"--resume: {rd} holds no az run (no config.toml)")
+            old = load_az_config(saved)
+            cfg = (
+                load_az_config(config, overrides)
+                if config is not None
+                else load_az_config(saved, overrides)
+            )
+            check_resume(old, cfg, AZ)
+        else:
+            if saved.exists() or (rd / "checkpoints").exists():
+                raise OutputError(
+                    f"--run-dir: {rd} already holds a run; pass --resume to continue it"
+                )
+            cfg = load_az_config(config, overrides)
+        write_text(saved, dumps(cfg))
+        run = Run(cfg, rd, cmd, backend, log)
+        if resume and run.restore():
+            dropped = drop_after(rd, run.iteration)
+            run.buffer = ReplayBuffer.load(rd, cfg["replay"]["window"])
+            log(
+                f"resumed {rd} after iteration {run.iteration} ({run.games} games, "
+                f"{run.positions} positions; {dropped} unfinished shards dropped, "
+                f"{run.buffer.size} positions in the replay window)"
+            )
+        elif resume:
+            drop_after(rd, -1)
+        run.starts.append({"command": cmd, "time": time.strftime("%Y-%m-%d %H:%M:%S %Z")})
+        if backend is not None:
+            with backend.session(cfg["selfplay"]["workers"]):
+                run.train()
+        else:
+            run.train()
+        return run
+
+
+__all__ = ["ConfigError", "Run", "net_shape", "play_settings", "start_run"]
