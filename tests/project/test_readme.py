@@ -82,6 +82,7 @@ COVERED_BY = {
     "training.imitation": "tests/training/test_imitation.py",
     "training.value.train": "tests/agents/test_trained.py",
     "training.value.timing": "test_value_timing_runs_small (below)",
+    "training.az": "tests/az/test_az_pipeline.py",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
     "moonriver_env.examples.gymnasium_vector": "tests/env/test_integrations.py",
