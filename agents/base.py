@@ -28,7 +28,8 @@ from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec, games_with_actions
 from moonriver_env.rules import GameConfig, GameState
 
-from .networks.snapshots import load_policy
+from .networks.acting import policy_action
+from .networks.snapshots import load_model, load_policy
 
 
 def engine_state(env: Any) -> GameState:
@@ -106,33 +107,6 @@ class Agent:
         return f"{type(self).__name__}(seed={self.seed!r})"
 
 
-def policy_action(
-    policy: Any,
-    observation: np.ndarray,
-    mask: np.ndarray,
-    deterministic: bool,
-    rng: np.random.Generator,
-) -> int:
-    """One masked action of an SB3 maskable policy for one flat observation: the most likely
-    legal action, or one drawn with ``rng`` from the legal actions' probabilities."""
-    import torch
-
-    legal = np.flatnonzero(mask)
-    if legal.size == 1:
-        return int(legal[0])
-    with torch.no_grad():
-        obs = torch.as_tensor(np.asarray(observation, dtype=np.float32)).unsqueeze(0)
-        dist = policy.get_distribution(obs, action_masks=np.asarray(mask, dtype=bool)[None])
-        probs = dist.distribution.probs[0].numpy()
-    p = probs[legal].astype(np.float64)
-    if deterministic:
-        return int(legal[int(np.argmax(p))])
-    total = p.sum()
-    if not np.isfinite(total) or total <= 0:
-        return int(legal[rng.integers(legal.size)])
-    return int(rng.choice(legal, p=p / total))
-
-
 def describe_game(config: GameConfig) -> str:
     """``"3p_legends"``: how refusals name a game (its one spelling,
     :attr:`moonriver_env.games.GameSpec.text`)."""
@@ -158,7 +132,7 @@ class PolicyAgent(Agent):
     """A learned policy as an agent (the one adapter: tournaments, evaluation, self-play).
 
     Wraps an SB3 maskable policy (anything with ``get_distribution``, or a model whose
-    ``.policy`` has one, e.g. a ``MaskablePPO``: :func:`policy_action` with the agent's own
+    ``.policy`` has one, e.g. a ``MaskablePPO``: :func:`~agents.networks.acting.policy_action` with the agent's own
     Generator, so sampling is reproducible), another model with ``predict(obs,
     action_masks=..., deterministic=...)``, or a callable ``policy(observation, env) -> int``.
     A model gets the flat observation vector ``observation["observation"]`` and the boolean
@@ -211,9 +185,7 @@ class PolicyAgent(Agent):
         if p.suffix == ".pt":
             policy = load_policy(p)  # ValueError naming the file if it is not a snapshot
             return cls(policy, seed=seed, deterministic=deterministic, name="ppo")
-        from sb3_contrib import MaskablePPO
-
-        model = MaskablePPO.load(str(p), device="cpu")
+        model = load_model(p)  # unpickles the zip: see agents.networks.snapshots
         return cls(model, seed=seed, deterministic=deterministic, name="ppo")
 
     def check_game(self, config: GameConfig) -> None:

@@ -43,6 +43,7 @@ from .env_args import (
 )
 from .opponents import make_opponent
 from .rules import IllegalActionError
+from .seat_rewards import SeatRewards
 
 Policy = Callable[[dict[str, Any], raw_env], int]
 OpponentSpec = Policy | str
@@ -149,6 +150,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self.learner_seat = 0
         self.learner = "player_0"
         self._done = True
+        self._credit = SeatRewards(self.aec.config.num_players)  # the learner's seat only
 
     # -- Gymnasium API -----------------------------------------------------------------------
     def reset(
@@ -173,7 +175,8 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
                 opp.reset(seed=int(rng.integers(2**63 - 1)) + i)  # type: ignore[attr-defined]
         self.aec.reset(seed=int(rng.integers(2**63 - 1)))
         self._done = False
-        self._play_opponents()
+        self._credit.reset([self.learner_seat])
+        self._play_opponents()  # rewards before the learner's first decision are not its own
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -191,8 +194,11 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
                 raise IllegalActionError(f"illegal action {action!r}")  # unreachable
             self._done = True
             return self._observation(), self.illegal_penalty, True, False, self._info(True)
-        self.aec.step(int(action))
-        reward = float(self.aec.rewards.get(self.learner, 0.0))
+        aec = self.aec
+        aec.step(int(action))
+        self._credit.bank(aec.rewards, aec.possible_agents)
+        # its own move's reward, then the opponents' moves' (summed apart, then added)
+        reward = self._credit.take(self.learner_seat)
         reward += self._play_opponents()
         terminated = state.is_terminal
         self._done = terminated
@@ -219,7 +225,6 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         aec = self.aec
         state = aec.state
         assert state is not None
-        reward = 0.0
         n = aec.config.num_players
         while not state.is_terminal and aec.agent_selection != self.learner:
             agent = aec.agent_selection
@@ -227,8 +232,8 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
             policy = self.opponents[(seat - self.learner_seat) % n - 1]
             action = policy(aec.observe(agent), aec)
             aec.step(int(action))
-            reward += float(aec.rewards.get(self.learner, 0.0))
-        return reward
+            self._credit.bank(aec.rewards, aec.possible_agents)
+        return self._credit.take(self.learner_seat)
 
     def _observation(self) -> Any:
         enc = self.aec.encoder

@@ -39,6 +39,7 @@ from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, Phase
 from moonriver_env.rules.actions import ActionLayout, Segment
 
+from .hyperparameters import NETWORK
 from .territory import TERRITORY_CHANNELS, TerritoryPlanes
 
 # Cell-indexed segments read off ``S`` by a 1x1 convolution: the segment's axes its output
@@ -289,10 +290,10 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` with :class:`SpatialExtractor` and
     :class:`SpatialActionHead`.
 
-    Extra keyword arguments: ``num_players``, ``mode`` (the game), ``cnn_channels``,
-    ``broadcast``, ``feature_mlp``, ``global_dim``, ``territory`` (the trunk), ``pi`` / ``vf``
-    (MLPs on the global vector), ``query_hidden`` (the placement query MLP). A model saved
-    before ``territory`` existed loads with ``territory=False``, the network it was built with.
+    Extra keyword arguments: ``num_players``, ``mode`` (the game) and the network's
+    hyper-parameters (:data:`agents.networks.hyperparameters.NETWORK`: names, kinds, defaults).
+    A model saved before ``territory`` existed loads with ``territory=False``, the network it was
+    built with.
     """
 
     def __init__(
@@ -302,38 +303,14 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
         lr_schedule: Any,
         num_players: int = 2,
         mode: str = "base",
-        cnn_channels: Sequence[int] = (64, 64),
-        broadcast: int = 32,
-        feature_mlp: Sequence[int] = (128,),
-        global_dim: int = 256,
-        pi: Sequence[int] = (128,),
-        vf: Sequence[int] = (128,),
-        query_hidden: int = 64,
-        territory: bool = False,
-        claim_query: bool = False,
         **kwargs: Any,
     ) -> None:
         self.game = {"num_players": int(num_players), "mode": str(mode)}
-        self.head_kwargs = {
-            "cnn_channels": list(cnn_channels),
-            "broadcast": int(broadcast),
-            "feature_mlp": list(feature_mlp),
-            "global_dim": int(global_dim),
-            "pi": list(pi),
-            "vf": list(vf),
-            "query_hidden": int(query_hidden),
-            "territory": bool(territory),
-            "claim_query": bool(claim_query),
-        }
+        self.head_kwargs = {p.name: p.convert(kwargs.pop(p.name, p.default)) for p in NETWORK}
         kwargs["features_extractor_class"] = SpatialExtractor
         kwargs["features_extractor_kwargs"] = {
             **self.game,
-            "cnn_channels": list(cnn_channels),
-            "broadcast": int(broadcast),
-            "feature_mlp": list(feature_mlp),
-            "global_dim": int(global_dim),
-            "territory": bool(territory),
-            "claim_query": bool(claim_query),
+            **{p.name: p.convert(self.head_kwargs[p.name]) for p in NETWORK if p.trunk},
         }
         kwargs.pop("net_arch", None)
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)

@@ -133,15 +133,21 @@ def policy_from_data(saved: Any, source: str = "policy") -> Any:
     return policy
 
 
+def load_model(path: str | Path) -> Any:
+    """The ``MaskablePPO`` model saved in the ``.zip`` ``path`` (``model.save``), on the CPU;
+    read by SB3, which unpickles the zip's objects (module docstring: this trusts its author)."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(str(path), device="cpu")
+
+
 def load_policy(path: str | Path) -> Any:
     """The policy in ``path``: a snapshot written by :func:`save_policy` (read with
     ``weights_only=True``), or the policy of a ``MaskablePPO`` ``.zip`` (read by SB3; see the
     module docstring for what that trusts); on the CPU in evaluation mode."""
     p = Path(path)
     if p.suffix == ".zip":
-        from sb3_contrib import MaskablePPO
-
-        policy = MaskablePPO.load(str(p), device="cpu").policy
+        policy = load_model(p).policy
         policy.set_training_mode(False)
         return policy
     import torch

@@ -1,5 +1,6 @@
 """Ray RLlib (the ``ray`` extra): the multi-agent env and masking module of
-``moonriver_env/rllib.py``, the trainer ``training.rllib.train`` and the ``rllib:RUN_DIR`` agent.
+``moonriver_env/rllib_env.py`` and ``rllib_module.py`` (imported as ``moonriver_env.rllib``),
+the trainer ``training.rllib.train`` and the ``rllib:RUN_DIR`` agent.
 
 The env passes RLlib's own ``check_multiagent_environments`` silently (its unmasked random
 action is answered by the illegal-action rule, no warning); its masks are the engine's legal

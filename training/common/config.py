@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.jobs import BACKENDS, BackendError
+from agents.networks.hyperparameters import NETWORK, HyperParameter
 from agents.ray_backend import check_installed
 from agents.registry import parse_spec
 from moonriver_env.env_args import check_seat
@@ -98,6 +99,15 @@ def _int_list(min_len: int = 0) -> Check:
     return check
 
 
+def _network_check(parameter: HyperParameter) -> Check:
+    """The check of one of the policy network's hyper-parameters (its kind and minimum)."""
+    if parameter.kind == "ints":
+        return _int_list(parameter.minimum)
+    if parameter.kind == "int":
+        return _int(parameter.minimum)
+    return _bool
+
+
 def _str(v: Any, path: str) -> str:
     return _CHECK.string(v, path)
 
@@ -154,18 +164,10 @@ SCHEMA: dict[str, dict[str, Check]] = {
     },
     "policy": {
         "head": _choice("spatial", "flat"),
-        "cnn_channels": _int_list(1),
-        "broadcast": _int(0),
-        "query_hidden": _int(1),
-        "territory": _bool,
-        "claim_query": _bool,
+        **{p.config_key: _network_check(p) for p in NETWORK},
         "cnn_out": _int(0),
-        "feature_mlp": _int_list(0),
-        "features_dim": _int(1),
         "share_ranch": _bool,
         "activation": _choice("relu", "tanh", "elu"),
-        "pi": _int_list(0),
-        "vf": _int_list(0),
         "ortho_init": _bool,
     },
     "opponents": {

@@ -44,6 +44,7 @@ from agents.runner import GameSetup
 from moonriver_env.aec import raw_env, win_rewards
 from moonriver_env.opponents import LEARNER, SNAPSHOT
 from moonriver_env.rules import scoring
+from moonriver_env.seat_rewards import SeatRewards
 from training.common.opponents import BASELINES, SnapshotPool, make_baseline
 
 __all__ = ["LEARNER", "SEAT_KINDS", "SelfPlayGames", "SelfPlayPPO", "seat_advantages"]
@@ -54,7 +55,7 @@ SEAT_KINDS = (LEARNER, *BASELINES, SNAPSHOT)
 class _Game:
     """One game of :class:`SelfPlayGames`: its env, who plays each seat, the open samples."""
 
-    __slots__ = ("aec", "agents", "episode", "kinds", "learner_seat", "pending", "rng", "steps")
+    __slots__ = ("aec", "agents", "credit", "kinds", "learner_seat", "pending", "rng", "steps")
 
     def __init__(self, aec: raw_env, seed: int) -> None:
         self.aec = aec
@@ -63,7 +64,9 @@ class _Game:
         self.kinds: list[str] = [LEARNER] * n
         self.agents: list[Any] = [None] * n  # None: learner; else an Agent or a snapshot entry
         self.pending = [-1] * n  # each learner seat's open sample (its reward still counting)
-        self.episode = [0.0] * n  # each learner seat's reward this game (for the episode info)
+        # the seats with an open sample are credited: their reward since their last decision
+        # (closes the sample) and this game (the episode info)
+        self.credit = SeatRewards(n)
         self.steps = [0] * n
         self.learner_seat = 0
 
@@ -182,16 +185,11 @@ class SelfPlayGames(VecEnv):
         game = self.games[g]
         aec = game.aec
         aec.step(int(action))
-        got = aec.rewards
-        names = aec.possible_agents
-        for seat, idx in enumerate(game.pending):
-            if idx >= 0:
-                r = got[names[seat]]
-                rewards[idx] += r
-                game.episode[seat] += r
+        game.credit.bank(aec.rewards, aec.possible_agents)
         if self._ended(g):
-            for idx in game.pending:
+            for seat, idx in enumerate(game.pending):
                 if idx >= 0:
+                    rewards[idx] = game.credit.take(seat)
                     dones[idx] = True
             self.finished.append(self._final_info(g))
             self._new_game(g, self._pool_paths())
@@ -253,7 +251,6 @@ class SelfPlayGames(VecEnv):
             kinds, w = [LEARNER], np.ones(1)
         for seat in range(n):
             game.pending[seat] = -1
-            game.episode[seat] = 0.0
             game.steps[seat] = 0
             if seat == game.learner_seat:
                 game.kinds[seat], game.agents[seat] = LEARNER, None
@@ -271,6 +268,7 @@ class SelfPlayGames(VecEnv):
                     agent = self._baselines[(g, seat, kind)] = make_baseline(kind, seed=agent_seed)
                 agent.reset(agent_seed)
             game.kinds[seat], game.agents[seat] = kind, agent
+        game.credit.reset()
         game.aec.reset(seed=int(rng.integers(2**63 - 1)))
 
     def _snapshot(self, path: Path) -> _Snapshot | None:
@@ -316,7 +314,7 @@ class SelfPlayGames(VecEnv):
             "outcome": scoring.win_share(scoring.rank_winners(scores), seat),
             "totals": [s.total for s in scores],
             "win_rewards": win_rewards(scores),
-            "episode": {"r": game.episode[seat], "l": game.steps[seat], "t": 0.0},
+            "episode": {"r": game.credit.game_totals[seat], "l": game.steps[seat], "t": 0.0},
         }
 
 
@@ -376,6 +374,7 @@ class SelfPlayPPO(MaskablePPO):
         mask_buf[:] = 0.0
         for game in env.games:  # rewards before a seat's first decision here: see the docstring
             game.pending = [-1] * env.num_players
+            game.credit.stop()
         callback.on_rollout_start()
         for t in range(n_rollout_steps):
             base = t * n_games
@@ -399,7 +398,9 @@ class SelfPlayPPO(MaskablePPO):
                 prev = game.pending[seat]
                 if prev >= 0:
                     next_index[prev] = idx
+                    rewards[prev] = game.credit.take(seat)
                 game.pending[seat] = idx
+                game.credit.credit(seat)
                 game.steps[seat] += 1
                 env.apply(g, int(action), rewards, dones)
             env.advance(rewards, dones)
@@ -410,6 +411,10 @@ class SelfPlayPPO(MaskablePPO):
             if not callback.on_step():
                 return False
             self._update_info_buffer(infos, game_dones)
+        for game in env.games:  # the open samples' rewards so far (the rest: the bootstrap)
+            for seat, idx in enumerate(game.pending):
+                if idx >= 0:
+                    rewards[idx] = game.credit.take(seat)
         # bootstrap every open sample with its seat's value of the current position
         open_samples = [
             (g, seat, idx)

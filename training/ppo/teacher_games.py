@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from agents.heuristic import HeuristicAgent
+from moonriver_env.seat_rewards import SeatRewards
 
 TIE_EPS = 1e-9  # the heuristic's own tie tolerance (HeuristicAgent.choose)
 
@@ -73,9 +74,11 @@ class TeacherGame:
         self.obs: list[np.ndarray] = []
         self.mask: list[np.ndarray] = []
         self.action: list[int] = []
-        # per seat: indices (into this game's samples) of its decisions and rewards after each
+        # per seat: indices (into this game's samples) of its decisions and the rewards after
+        # each but its last (that one's: ``credit``, a seat credited from its first decision)
         self.decisions: list[list[int]] = [[] for _ in range(num_players)]
         self.rewards: list[list[float]] = [[] for _ in range(num_players)]
+        self.credit = SeatRewards(num_players)
 
     def before_step(self, env: Any, seat: int, action: int) -> int:
         ob = env.observe(env.possible_agents[seat])
@@ -86,23 +89,23 @@ class TeacherGame:
         self.obs.append(ob["observation"].astype(np.float16))
         self.mask.append(np.packbits(ob["action_mask"].astype(bool)))
         self.action.append(action)
+        if self.decisions[seat]:
+            self.rewards[seat].append(self.credit.take(seat))
         self.decisions[seat].append(len(self.action) - 1)
-        self.rewards[seat].append(0.0)
+        self.credit.credit(seat)
         if self.explore <= 0 or self.rng.random() >= self.explore:
             return action
         legal = np.flatnonzero(ob["action_mask"])
         return int(legal[self.rng.integers(legal.size)])
 
     def after_step(self, env: Any) -> None:
-        for seat, name in enumerate(env.possible_agents):
-            r = float(env.rewards.get(name, 0.0))
-            if r and self.rewards[seat]:
-                self.rewards[seat][-1] += r
+        self.credit.bank(env.rewards, env.possible_agents)
 
     def samples(self, gamma: float) -> dict[str, np.ndarray]:
         """The arrays of :func:`play_teacher_games` for this game (returns discounted)."""
         ret = np.zeros(len(self.action), dtype=np.float32)
-        for decisions, rewards in zip(self.decisions, self.rewards, strict=True):
+        for seat, decisions in enumerate(self.decisions):
+            rewards = self.rewards[seat] + [self.credit.totals[seat]] if decisions else []
             acc = 0.0
             for idx, r in zip(reversed(decisions), reversed(rewards), strict=True):
                 acc = r + gamma * acc

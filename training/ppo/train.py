@@ -56,6 +56,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from agents.networks.features import MoonRiverExtractor, extractor_kwargs
+from agents.networks.hyperparameters import NETWORK
 from agents.networks.policy import MoonRiverPolicy
 from agents.networks.snapshots import load_policy
 from moonriver_env.vector import NATIVE
@@ -234,15 +235,7 @@ def policy_kwargs(cfg: Config) -> dict[str, Any]:
         return {
             "num_players": cfg["env"]["num_players"],
             "mode": cfg["env"]["mode"],
-            "cnn_channels": list(pol["cnn_channels"]),
-            "broadcast": pol["broadcast"],
-            "feature_mlp": list(pol["feature_mlp"]),
-            "global_dim": pol["features_dim"],
-            "pi": list(pol["pi"]),
-            "vf": list(pol["vf"]),
-            "query_hidden": pol["query_hidden"],
-            "territory": pol["territory"],
-            "claim_query": pol["claim_query"],
+            **{p.name: p.convert(pol[p.config_key]) for p in NETWORK},
             "ortho_init": bool(pol["ortho_init"]),
         }
     return {

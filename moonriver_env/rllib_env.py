@@ -1,0 +1,304 @@
+"""Moon River for Ray RLlib (new API stack): a turn-based ``MultiAgentEnv`` (the ``ray``
+extra; nothing here is imported by ``import moonriver_env``). Its masking PPO ``RLModule`` is
+in :mod:`moonriver_env.rllib_module`; :mod:`moonriver_env.rllib` re-exports both.
+
+The environment (:class:`MoonRiverMultiAgentEnv`)
+-------------------------------------------------
+RLlib's conventions, as in its ``TicTacToe`` and ``action_masking_rlm.py`` examples:
+
+* **Turn-based**: each ``reset`` / ``step`` returns an observation for the one agent to act
+  (RULES.md section 3, the turn order); ``step`` takes ``{agent: action}`` for that agent. At
+  the end of the game every agent of the episode gets its last observation, its reward and
+  ``terminated = True`` (``"__all__"`` too).
+* **Observations**: per agent ``Dict(observations=Box(float32, the encoder's flat observation
+  of the acting seat), action_mask=Box(0, 1, (num_actions,), float32))``, the keys RLlib's
+  action-masking module reads; the action space is the flat ``Discrete(num_actions)``
+  (:mod:`moonriver_env.moonriver_v0` has the layout).
+* **Rewards** are the PettingZoo env's (:class:`moonriver_env.aec.raw_env` plays the game, so
+  ``reward``, ``dense_reward`` and the game arguments are checked in one place,
+  :mod:`moonriver_env.env_args`): what a seat received since its last observation is paid
+  with its next one (or at the end), so every reward reaches the seat that earned it.
+* **Seeds**: ``reset(seed=S)`` fixes the game, the seat roles and the embedded opponents'
+  seeds of this and every later seedless reset.
+* **Illegal actions** (the mask forbids them; RLlib's environment pre-check plays one random
+  action unmasked): the game ends for everybody, the offender receives ``illegal_penalty``
+  (default ``-1``) and ``infos[agent]["illegal_action"] = True``, the game is left unchanged and
+  nothing is logged; the pre-check therefore passes silently.
+
+Seats and agents (self-play with frozen and baseline opponents)
+---------------------------------------------------------------
+Every episode one seat, drawn uniformly, is the learner's; every other seat draws a role with
+the ``opponents`` weights (:data:`ROLES`):
+
+* ``"learner"``: the learner plays it too (shared policy: all its seats train; the older word
+  ``"self"`` is read with a ``DeprecationWarning``);
+* ``"snapshot"``: a frozen copy of the learner, RLModule ``snapshot_<k>`` (``k`` uniform in
+  ``0..snapshot_slots-1``); the trainer refreshes those weights periodically;
+* ``"random"``, ``"greedy"``, ``"heuristic"`` (any :func:`agents.make_agent` spec): an
+  *embedded* opponent, played inside ``step``; RLlib never sees its seat.
+
+The agent id names the seat and who plays it: ``"player_2"`` is seat 2 played by the learner,
+``"player_2@snapshot_1"`` seat 2 played by snapshot 1; :func:`module_for_agent` (the
+``policy_mapping_fn``) reads the module id off it, so the env alone decides the lineup, from
+its seed.
+
+Example::
+
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from moonriver_env.rllib import MoonRiverMultiAgentEnv, rl_module_spec, module_for_agent
+    config = (PPOConfig().environment(MoonRiverMultiAgentEnv, env_config={"num_players": 3})
+              .multi_agent(policies={"learner"}, policy_mapping_fn=module_for_agent)
+              .rl_module(rl_module_spec=rl_module_spec(MoonRiverMultiAgentEnv({"num_players": 3}))))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from .aec import raw_env, win_share
+from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
+from .opponents import LEARNER as OPPONENTS_LEARNER
+from .opponents import SNAPSHOT, make_opponent
+from .rules.validation import check_int
+from .seat_rewards import SeatRewards
+
+__all__ = [
+    "LEARNER",
+    "MASK_KEY",
+    "OBS_KEY",
+    "ROLES",
+    "MoonRiverMultiAgentEnv",
+    "module_for_agent",
+    "snapshot_module",
+]
+
+LEARNER = OPPONENTS_LEARNER
+"""The module id of the learner: the project's one word for it
+(:data:`moonriver_env.opponents.LEARNER`)."""
+ROLES = SEAT_ROLES
+"""The roles an opponent seat can draw (module docstring); other keys of ``opponents`` are
+taken as :func:`agents.make_agent` specs played embedded."""
+OBS_KEY = "observations"
+MASK_KEY = "action_mask"
+# The env's own arguments (everything else goes to raw_env, which checks it).
+_OWN_ARGS = ("opponents", "snapshot_slots", "illegal_penalty", "seed")
+
+
+def snapshot_module(k: int) -> str:
+    """The module id of frozen snapshot slot ``k``."""
+    return f"snapshot_{k}"
+
+
+def module_for_agent(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    """RLlib's ``policy_mapping_fn``: ``"player_2"`` -> ``"learner"``, ``"player_2@snapshot_1"``
+    -> ``"snapshot_1"`` (the env names who plays each seat)."""
+    _, at, module = agent_id.partition("@")
+    return module if at else LEARNER
+
+
+class MoonRiverMultiAgentEnv(MultiAgentEnv):
+    """Moon River as an RLlib ``MultiAgentEnv`` (module docstring).
+
+    ``config`` (RLlib's ``env_config``, a mapping): the game and reward arguments of
+    :class:`moonriver_env.aec.raw_env` (``num_players``, ``mode``, ``scenario``,
+    ``auto_resolve``, ``reward``, ``dense_reward``, ...), plus
+
+    * ``opponents``: ``{role: weight}`` for the seats other than the learner's (default
+      ``{"learner": 1.0}``: pure self-play);
+    * ``snapshot_slots``: number of frozen snapshot modules (default 0; needed by a positive
+      ``"snapshot"`` weight);
+    * ``illegal_penalty``: reward of an illegal action (default ``-1.0``);
+    * ``seed``: seed of the first reset when RLlib gives none.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        super().__init__()
+        cfg = dict(config or {})
+        own = {k: cfg.pop(k) for k in _OWN_ARGS if k in cfg}
+        self.aec = raw_env(**cfg, obs_type="dict")
+        game = self.aec.config
+        self.num_players = game.num_players
+        self.snapshot_slots = check_int("snapshot_slots", own.get("snapshot_slots", 0), 0)
+        self.roles, self.weights = check_seat_roles(
+            own.get("opponents", {LEARNER: 1.0}), self.snapshot_slots
+        )
+        self.illegal_penalty = check_finite("illegal_penalty", own.get("illegal_penalty", -1.0))
+        self._rng = np.random.default_rng(check_seed(own.get("seed")))
+        enc = self.aec.encoder
+        high = np.concatenate([enc.plane_high.ravel(), enc.feature_high]).astype(np.float32)
+        n_actions = game.num_actions
+        space = gym.spaces.Dict(
+            {
+                MASK_KEY: gym.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
+                OBS_KEY: gym.spaces.Box(np.zeros_like(high), high, dtype=np.float32),
+            }
+        )
+        seats = range(self.num_players)
+        ids = [f"player_{s}" for s in seats]
+        ids += [
+            f"player_{s}@{snapshot_module(k)}" for s in seats for k in range(self.snapshot_slots)
+        ]
+        self.possible_agents = ids  # type: ignore[assignment]
+        self.agents = []
+        self.observation_spaces = dict.fromkeys(ids, space)
+        self.action_spaces = dict.fromkeys(ids, gym.spaces.Discrete(n_actions))
+        self._seat_agent: list[str | None] = [None] * self.num_players  # None: embedded
+        self._embedded: dict[tuple[str, int], Any] = {}  # (spec, seat) -> agent, built once
+        self._seat_policy: list[Any] = [None] * self.num_players
+        self._credit = SeatRewards(self.num_players)  # every seat, from the start of a game
+        self._done = True
+
+    # -- RLlib API ---------------------------------------------------------------------------
+    def reset(  # type: ignore[override]
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        seed = check_seed(seed)
+        check_options(options)  # the PettingZoo env's rule: no reset options
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        rng = self._rng
+        n = self.num_players
+        learner = int(rng.integers(n))
+        self._seat_agent = [None] * n
+        self._seat_policy = [None] * n
+        for seat in range(n):
+            role = LEARNER if seat == learner else self.roles[_draw(rng, self.weights)]
+            name = f"player_{seat}"
+            if role == LEARNER:
+                self._seat_agent[seat] = name
+            elif role == SNAPSHOT:
+                k = int(rng.integers(self.snapshot_slots))
+                self._seat_agent[seat] = f"{name}@{snapshot_module(k)}"
+            else:
+                agent = self._embedded.get((role, seat))
+                if agent is None:
+                    agent = self._embedded[(role, seat)] = _make_agent(role)
+                agent.reset(int(rng.integers(2**63 - 1)))
+                self._seat_policy[seat] = agent
+        self.agents = [a for a in self._seat_agent if a is not None]
+        self.aec.reset(seed=int(rng.integers(2**63 - 1)))
+        self._credit.reset(range(n))
+        self._done = False
+        self._play_embedded()
+        if self._state.is_terminal:  # pragma: no cover - a game has at least one decision each
+            return self._final(), {}
+        return {self._acting(): self._observe(self._seat())}, {}
+
+    def step(  # type: ignore[override]
+        self,
+        action_dict: Mapping[str, Any],  # type: ignore[override]
+    ) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
+        if self._done:
+            raise RuntimeError("step: the game is over (or not started); call reset()")
+        agent = self._acting()
+        if agent not in action_dict:
+            raise KeyError(f"action_dict: expected an action for {agent!r}, got {action_dict!r}")
+        action = action_dict[agent]
+        state = self._state
+        if not (_is_int(action) and state.is_legal(int(action))):
+            return self._illegal(agent)
+        self._apply(int(action))
+        self._play_embedded()
+        if state.is_terminal:
+            obs, rewards = self._final(), self._pay(self.agents)  # type: ignore[arg-type]
+            infos = {a: self._final_info(a) for a in self.agents}  # type: ignore[arg-type]
+            done = dict.fromkeys([*self.agents, "__all__"], True)
+            self._done = True
+            return obs, rewards, done, dict.fromkeys(done, False), infos  # type: ignore[arg-type, return-value]
+        nxt = self._acting()
+        return (
+            {nxt: self._observe(self._seat())},
+            self._pay([nxt]),
+            {"__all__": False},
+            {"__all__": False},
+            {},
+        )
+
+    def render(self) -> Any:
+        return self.aec.render()
+
+    # -- helpers -----------------------------------------------------------------------------
+    @property
+    def _state(self) -> Any:
+        state = self.aec.state
+        if state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return state
+
+    def _seat(self) -> int:
+        seat = self._state.current_seat
+        assert seat is not None
+        return int(seat)
+
+    def _acting(self) -> str:
+        agent = self._seat_agent[self._seat()]
+        assert agent is not None
+        return agent
+
+    def _apply(self, action: int) -> None:
+        """Play ``action`` on the AEC env and bank every seat's reward of the step."""
+        aec = self.aec
+        aec.step(action)
+        self._credit.bank(aec.rewards, aec.possible_agents)
+
+    def _play_embedded(self) -> None:
+        """Play the embedded opponents until an RLlib agent is to act or the game ends."""
+        aec, state = self.aec, self._state
+        while not state.is_terminal:
+            seat = self._seat()
+            policy = self._seat_policy[seat]
+            if policy is None:
+                return
+            self._apply(int(policy.act(aec.observe(aec.possible_agents[seat]), aec)))
+
+    def _observe(self, seat: int) -> dict[str, np.ndarray]:
+        state = self._state
+        mask = np.zeros(self.aec.config.num_actions, dtype=np.float32)
+        if not state.is_terminal and state.current_seat == seat:
+            mask[np.array(state.legal_action_list(), dtype=np.intp)] = 1.0
+        return {MASK_KEY: mask, OBS_KEY: self.aec.encoder.encode_flat(state, seat)}
+
+    def _pay(self, agents: list[str]) -> dict[str, float]:
+        """The rewards banked for ``agents``' seats since their last observation."""
+        return {a: self._credit.take(self._seat_agent.index(a)) for a in agents}
+
+    def _final(self) -> dict[str, Any]:
+        return {a: self._observe(self._seat_agent.index(a)) for a in self.agents}  # type: ignore[arg-type, misc]
+
+    def _final_info(self, agent: str) -> dict[str, Any]:
+        seat = self._seat_agent.index(agent)
+        state = self._state
+        winners = np.zeros(self.num_players, dtype=np.int8)
+        winners[state.winners()] = 1
+        return {"win_share": win_share(winners, seat), "score": float(state.scores()[seat].total)}
+
+    def _illegal(self, agent: str) -> tuple[Any, ...]:
+        """End the game: ``illegal_penalty`` for ``agent``, the banked rewards for the others."""
+        rewards = self._pay(self.agents)  # type: ignore[arg-type]
+        rewards[agent] = self.illegal_penalty
+        obs = self._final()
+        infos = {a: {"illegal_action": a == agent} for a in self.agents}
+        done = dict.fromkeys([*self.agents, "__all__"], True)
+        self._done = True
+        return obs, rewards, done, dict.fromkeys(done, False), infos
+
+
+def _draw(rng: np.random.Generator, weights: np.ndarray) -> int:
+    return int(rng.choice(weights.size, p=weights))
+
+
+def _is_int(action: Any) -> bool:
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
+    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+
+
+def _make_agent(spec: str) -> Any:
+    """An embedded opponent built from an agent spec through the agents' plug
+    (:mod:`moonriver_env.opponents`)."""
+    return make_opponent(spec)
