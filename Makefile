@@ -17,7 +17,7 @@ TORCH_EXTRAS := train all
 VENV_STAMP := $(VENV)/.venv.stamp
 INSTALL_STAMP := $(VENV)/.install-$(subst $(comma),-,$(EXTRAS)).stamp
 
-.PHONY: venv install install-all run test bench lint format clean
+.PHONY: venv install install-all run test bench bench-vector wheel-check lint format clean
 
 venv: $(VENV_STAMP)
 
@@ -28,7 +28,11 @@ $(VENV_STAMP):
 
 install: $(INSTALL_STAMP)
 
-$(INSTALL_STAMP): pyproject.toml $(VENV_STAMP) $(wildcard moonriver_env/__init__.py)
+# The native core (setup.py builds moonriver_env/_core into moonriver_env._native): a change of
+# its C sources reinstalls, which rebuilds the extension.
+CORE_SOURCES := setup.py $(wildcard moonriver_env/_core/*.c moonriver_env/_core/*.h)
+
+$(INSTALL_STAMP): pyproject.toml $(VENV_STAMP) $(wildcard moonriver_env/__init__.py) $(CORE_SOURCES)
 	$(if $(filter $(TORCH_EXTRAS),$(subst $(comma), ,$(EXTRAS))),$(PIP) install torch==$(TORCH_VERSION))
 	$(PIP) install -e '.[$(EXTRAS)]'
 	touch $@
@@ -51,6 +55,13 @@ test: install
 bench: install
 	$(PY) -m moonriver_env.bench
 
+bench-vector: install
+	$(PY) -m moonriver_env.bench_vector
+
+# A wheel from `python -m build`, installed into a fresh virtualenv, passes a smoke test.
+wheel-check: install
+	.ci/check_wheel.sh $(PY)
+
 lint: install
 	$(BIN)/ruff check moonriver_env agents training tests
 	$(BIN)/ruff format --check moonriver_env agents training tests
@@ -61,4 +72,5 @@ format: install
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -f moonriver_env/_native*.so
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

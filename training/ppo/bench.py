@@ -14,7 +14,9 @@ load average, then one more run with timers around the parts of a step (exclusiv
 part's time excludes the parts it calls):
 
 * ``env step``: the engine and the env adapter (apply, legal actions, rewards, infos);
-* ``encoding``: :meth:`ObservationEncoder.encode_flat`;
+* ``encoding``: :meth:`ObservationEncoder.encode_flat` (with the native core, which writes the
+  acting seat's observation inside its step, the hand-over of observations and other seats'
+  views);
 * ``opponent moves``: the baseline agents' and snapshot opponents' decisions;
 * ``policy inference``: the learner's forward passes while collecting;
 * ``update``: ``MaskablePPO.train`` (the epochs over the rollout);
@@ -45,6 +47,7 @@ from typing import Any
 
 from agents.base import Agent
 from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.vector import VectorGame
 from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config
 from training.common.opponents import SnapshotPool
 
@@ -140,6 +143,11 @@ def instrument(timer: PartTimer, model: Any) -> None:
         timer.wrap(raw_env, name, "env step")
     for name in ("step_wait", "env_method", "reset"):
         timer.wrap(SubprocVecEnv, name, "env processes (wait)")
+    for name in ("step", "reset", "reset_game", "get_state"):
+        timer.wrap(VectorGame, name, "env step")  # native: rules, masks and observations
+    timer.wrap(VectorGame, "observation_of", "encoding")
+    if model.env is not None and hasattr(model.env, "vector"):  # NativeSelfPlayGames
+        timer.wrap(type(model.env), "observation", "encoding")
     timer.wrap(model.policy, "forward", "policy inference")
     timer.wrap(MaskablePPO, "train", "update")
     for hook in getattr(model, "bench_hooks", lambda: [])():

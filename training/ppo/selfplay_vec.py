@@ -189,9 +189,7 @@ class SelfPlayGames(VecEnv):
                 r = got[names[seat]]
                 rewards[idx] += r
                 game.episode[seat] += r
-        state = aec.state
-        assert state is not None
-        if state.is_terminal:
+        if self._ended(g):
             for idx in game.pending:
                 if idx >= 0:
                     dones[idx] = True
@@ -293,10 +291,21 @@ class SelfPlayGames(VecEnv):
                 self._policies.pop(next(iter(self._policies)))
         return _Snapshot(policy, self.snapshot_deterministic, path.stem)
 
+    def _ended(self, g: int) -> bool:
+        """Whether game ``g``'s last move ended it."""
+        state = self.games[g].aec.state
+        assert state is not None
+        return state.is_terminal
+
+    def _finished_scores(self, g: int) -> list[scoring.ScoreBreakdown]:
+        """The score breakdowns of game ``g``, which has just ended."""
+        state = self.games[g].aec.state
+        assert state is not None
+        return state.scores()
+
     def _final_info(self, g: int) -> dict[str, Any]:
         game = self.games[g]
-        state = game.aec.state
-        assert state is not None
+        scores = self._finished_scores(g)
         seat = game.learner_seat
         others = sorted({k for s, k in enumerate(game.kinds) if s != seat})
         return {
@@ -304,9 +313,9 @@ class SelfPlayGames(VecEnv):
             "learner_seat": seat,
             "seat_kinds": list(game.kinds),
             "opponent": "+".join(others),
-            "outcome": scoring.win_share(list(state.winners()), seat),
-            "totals": [s.total for s in state.scores()],
-            "win_rewards": win_rewards(state.scores()),
+            "outcome": scoring.win_share(scoring.rank_winners(scores), seat),
+            "totals": [s.total for s in scores],
+            "win_rewards": win_rewards(scores),
             "episode": {"r": game.episode[seat], "l": game.steps[seat], "t": 0.0},
         }
 

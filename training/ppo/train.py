@@ -58,6 +58,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from agents.networks.features import MoonRiverExtractor, extractor_kwargs
 from agents.networks.policy import MoonRiverPolicy
 from agents.networks.snapshots import load_policy
+from moonriver_env.vector import NATIVE
 from training.common.config import (
     CONFIG_DIR,
     DEFAULT_CONFIG,
@@ -79,6 +80,7 @@ from training.common.opponents import SnapshotPool
 from training.common.outputs import OutputError, RunLock, save_model, write_json, write_text
 from training.ppo.pretrain import pretrain
 from training.ppo.selfplay import OpponentStatsCallback, SnapshotCallback, make_selfplay_env
+from training.ppo.selfplay_native import NativeSelfPlayGames
 from training.ppo.selfplay_vec import SelfPlayGames, SelfPlayPPO
 
 __all__ = ["CONFIG_DIR", "DEFAULT_CONFIG", "main", "train"]
@@ -203,10 +205,15 @@ def _make_env_fn(cfg: Config, pool_dir: Path | None, rank: int) -> Any:
 
 def make_vec_env(cfg: Config, run_dir: Path) -> VecEnv:
     """``n_envs`` self-play environments (``SubprocVecEnv`` or ``DummyVecEnv``), seeded; or,
-    with ``run.vec_env = "selfplay"``, ``n_envs`` in-process games (:class:`SelfPlayGames`)."""
+    with ``run.vec_env = "selfplay"``, ``n_envs`` in-process games (:class:`SelfPlayGames`;
+    in the native core when it is built, the same games)."""
     pool_dir = run_dir / "snapshots" if cfg["opponents"]["snapshot"] > 0 else None
     if cfg["run"]["vec_env"] == "selfplay":
-        return SelfPlayGames(
+        if NATIVE:  # the same games, in the native core (training/ppo/selfplay_native.py)
+            games: type[SelfPlayGames] = NativeSelfPlayGames
+        else:
+            games = SelfPlayGames
+        return games(
             cfg["run"]["n_envs"], cfg["env"], cfg["opponents"], pool_dir, cfg["run"]["seed"]
         )
     fns = [_make_env_fn(cfg, pool_dir, i) for i in range(cfg["run"]["n_envs"])]

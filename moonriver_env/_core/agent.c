@@ -1,0 +1,831 @@
+/* The search agents' simulations in the core: the light heuristic rollout policy of
+ * agents/rollout.py with the rule-based effect choices and the leaf evaluation of
+ * agents/evaluation.py, and the simulation of agents/search.py (SearchAgent.simulate and
+ * leaf_values), operation for operation so that the floating-point values are the Python
+ * ones. The rollout noise is CPython's random.Random (MT19937, seeded by init_by_array, and
+ * random() as genrand_res53). */
+#include <math.h>
+#include <string.h>
+
+#include "moonriver.h"
+
+#define DESERT 0
+#define CANYON 1
+#define MEADOW 2
+#define FOREST 3
+#define CORN 4
+#define FARM 5
+#define DESPERADO 0
+#define THIEF 1
+#define DIGGER 2
+#define TRAPPER 3
+#define FARMER 4
+
+static inline int popc(uint64_t x) { return __builtin_popcountll(x); }
+static inline int low(uint64_t x) { return __builtin_ctzll(x); }
+
+/* --- CPython's random.Random ----------------------------------------------------------- */
+#define MT_N 624
+#define MT_M 397
+typedef struct {
+    uint32_t mt[MT_N];
+    int mti;
+} mt19937;
+
+static void mt_init_genrand(mt19937 *r, uint32_t s) {
+    r->mt[0] = s;
+    for (int i = 1; i < MT_N; i++) {
+        r->mt[i] = 1812433253u * (r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) + (uint32_t)i;
+    }
+    r->mti = MT_N;
+}
+
+static void mt_seed(mt19937 *r, uint64_t seed) {
+    uint32_t key[2];
+    int len = 0;
+    if (seed == 0) {
+        key[len++] = 0;
+    }
+    while (seed) {
+        key[len++] = (uint32_t)seed;
+        seed >>= 32;
+    }
+    mt_init_genrand(r, 19650218u);
+    int i = 1, j = 0;
+    for (int k = MT_N > len ? MT_N : len; k; k--) {
+        r->mt[i] = (r->mt[i] ^ ((r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) * 1664525u)) + key[j] +
+                   (uint32_t)j;
+        i++;
+        j++;
+        if (i >= MT_N) {
+            r->mt[0] = r->mt[MT_N - 1];
+            i = 1;
+        }
+        if (j >= len) {
+            j = 0;
+        }
+    }
+    for (int k = MT_N - 1; k; k--) {
+        r->mt[i] = (r->mt[i] ^ ((r->mt[i - 1] ^ (r->mt[i - 1] >> 30)) * 1566083941u)) -
+                   (uint32_t)i;
+        i++;
+        if (i >= MT_N) {
+            r->mt[0] = r->mt[MT_N - 1];
+            i = 1;
+        }
+    }
+    r->mt[0] = 0x80000000u;
+}
+
+static uint32_t mt_next(mt19937 *r) {
+    static const uint32_t mag01[2] = {0x0u, 0x9908b0dfu};
+    uint32_t y;
+    if (r->mti >= MT_N) {
+        int kk;
+        for (kk = 0; kk < MT_N - MT_M; kk++) {
+            y = (r->mt[kk] & 0x80000000u) | (r->mt[kk + 1] & 0x7fffffffu);
+            r->mt[kk] = r->mt[kk + MT_M] ^ (y >> 1) ^ mag01[y & 1u];
+        }
+        for (; kk < MT_N - 1; kk++) {
+            y = (r->mt[kk] & 0x80000000u) | (r->mt[kk + 1] & 0x7fffffffu);
+            r->mt[kk] = r->mt[kk + (MT_M - MT_N)] ^ (y >> 1) ^ mag01[y & 1u];
+        }
+        y = (r->mt[MT_N - 1] & 0x80000000u) | (r->mt[0] & 0x7fffffffu);
+        r->mt[MT_N - 1] = r->mt[MT_M - 1] ^ (y >> 1) ^ mag01[y & 1u];
+        r->mti = 0;
+    }
+    y = r->mt[r->mti++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= (y >> 18);
+    return y;
+}
+
+static double mt_random(mt19937 *r) {
+    uint32_t a = mt_next(r) >> 5, b = mt_next(r) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+/* --- shared helpers ------------------------------------------------------------------------ */
+static inline uint64_t nbrs(const mr_config *cfg, uint64_t m) {
+    return (((m & cfg->not_last_col) << 1) | ((m & cfg->not_first_col) >> 1) | (m << 5) |
+            (m >> 5)) &
+           cfg->full;
+}
+
+static uint64_t flood_(const mr_config *cfg, uint64_t seed, uint64_t within) {
+    uint64_t region = seed;
+    for (;;) {
+        uint64_t grown = (region | nbrs(cfg, region)) & within;
+        if (grown == region) {
+            return region;
+        }
+        region = grown;
+    }
+}
+
+static int seg_of(const mr_config *cfg, int a) {
+    int seg = MR_NUM_SEGMENTS - 1;
+    while (seg > 0 && (cfg->seg_start[seg] < 0 || a < cfg->seg_start[seg])) {
+        seg--;
+    }
+    return seg;
+}
+
+typedef struct {
+    int n;
+    double share, frac;
+    int unseen_land[MR_NUM_LANDS], unseen_cows[MR_NUM_LANDS];
+    int unseen_gold, unseen_beaver, unseen_corn, tokens;
+} context;
+
+static void make_context(const mr_config *cfg, const mr_state *st, context *ctx) {
+    memset(ctx, 0, sizeof *ctx);
+    for (int i = 0; i < st->pile_len; i++) {
+        int k = st->pile[i], lk = cfg->land[k];
+        ctx->unseen_land[lk]++;
+        ctx->unseen_cows[lk] += cfg->cowsym[k];
+        ctx->unseen_gold += cfg->gold[k];
+        ctx->unseen_beaver += cfg->beaver[k];
+        ctx->unseen_corn += cfg->corn[k];
+    }
+    int tokens = 0;
+    for (int i = 0; i < cfg->saloon_size; i++) {
+        tokens += st->saloon[i] >= 0;
+    }
+    ctx->tokens = tokens + st->stack_len;
+    ctx->n = cfg->n;
+    ctx->share = 1.0 / cfg->n;
+    ctx->frac = (double)st->pile_len / cfg->num_plots;
+}
+
+/* pipeline(): held plots, then claimed plots of the current and the next column. */
+static int pipeline(const mr_config *cfg, const mr_state *st, int seat, int *out) {
+    int len = 0;
+    for (int i = 0; i < st->held_len[seat]; i++) {
+        out[len++] = st->held[seat][i];
+    }
+    for (int p = 0; p < cfg->column_size; p++) {
+        if (st->cur_claim[p] == seat && st->cur_col[p] >= 0) {
+            out[len++] = st->cur_col[p];
+        }
+    }
+    for (int p = 0; p < cfg->column_size; p++) {
+        if (st->next_claim[p] == seat && st->next_col[p] >= 0) {
+            out[len++] = st->next_col[p];
+        }
+    }
+    return len;
+}
+
+/* --- Evaluator.seat_value ------------------------------------------------------------------ */
+typedef struct {
+    double grow_w, pipe_cow_w, unseen_cow_w, pipe_res_w, circle_w, skull_w, waste_w, theft_w,
+        spread_w, order_w, opp_w;
+} weights;
+
+typedef struct {
+    double c;
+    int s, front;
+    uint64_t t;
+} terr;
+
+static double seat_value(const mr_config *cfg, const mr_state *st, int seat, const context *ctx,
+                         const weights *w) {
+    const uint64_t *land_bb = st->land_bb[seat];
+    uint64_t cow_bb = st->cow_bb[seat], partner_bb = st->partner_bb[seat];
+    const int8_t *cows = st->cows[seat];
+    uint64_t empty = cfg->full & ~st->occ[seat];
+    double share = ctx->share;
+    int pipe[MR_MAX_HELD + 2 * MR_MAX_COLUMN];
+    int plen = pipeline(cfg, st, seat, pipe);
+    int p_land[MR_NUM_LANDS] = {0}, p_cows[MR_NUM_LANDS] = {0};
+    int p_gold = 0, p_beaver = 0, p_corn = 0, p_circles = 0, p_skulls = 0;
+    for (int i = 0; i < plen; i++) {
+        int k = pipe[i], lk = cfg->land[k];
+        p_land[lk]++;
+        p_cows[lk] += cfg->cowsym[k];
+        p_gold += cfg->gold[k];
+        p_beaver += cfg->beaver[k];
+        p_corn += cfg->corn[k];
+        p_circles += cfg->circle[k];
+        p_skulls += cfg->skull[k];
+    }
+    int p_res = p_gold + p_beaver + p_corn;
+    uint64_t fillable = 0;
+    int odd = 0;
+    for (uint64_t rest = empty; rest;) {
+        uint64_t r = flood_(cfg, rest & -rest, rest);
+        rest &= ~r;
+        int size = popc(r);
+        if (size > 1) {
+            fillable |= r;
+        }
+        if (size & 1) {
+            odd++;
+        }
+    }
+    double frac = ctx->frac;
+    double spread = w->spread_w * frac;
+    int scen = st->scenario;
+    double value = 0.0, risk = 0.0;
+    static const int lands[5] = {DESERT, CANYON, MEADOW, FOREST, FARM};
+    for (int li = 0; li < 5; li++) {
+        int lk = lands[li];
+        uint64_t mask = land_bb[lk];
+        double exp_plots = p_land[lk] + share * ctx->unseen_land[lk];
+        double exp_cows =
+            w->pipe_cow_w * p_cows[lk] + w->unseen_cow_w * share * ctx->unseen_cows[lk];
+        int scen_terr = (scen == 3 && lk == FARM) || (scen == 0 && lk == FOREST);
+        if (!mask) {
+            if (exp_cows != 0.0) {
+                value += 2.0 * exp_cows;
+            }
+            continue;
+        }
+        terr terrs[MR_MAX_CELLS];
+        int nt = 0;
+        for (uint64_t rest = mask; rest;) {
+            uint64_t t = flood_(cfg, rest & -rest, rest);
+            rest &= ~t;
+            int s = popc(t);
+            uint64_t herd = t & cow_bb;
+            double c = 0.0;
+            if (herd) {
+                int ncells = popc(herd), total = 0;
+                for (uint64_t h = herd; h; h &= h - 1) {
+                    total += cows[low(h)];
+                }
+                c = ncells + spread * (total - ncells);
+                if (!(t & partner_bb)) {
+                    risk += s * ncells;
+                }
+            }
+            int front = popc(nbrs(cfg, t) & fillable);
+            /* sorted by (-c, -s), stable: insert after every entry that ranks first or ties */
+            int at = nt;
+            while (at > 0 && (terrs[at - 1].c < c || (terrs[at - 1].c == c && terrs[at - 1].s < s))) {
+                terrs[at] = terrs[at - 1];
+                at--;
+            }
+            terrs[at].c = c;
+            terrs[at].s = s;
+            terrs[at].front = front;
+            terrs[at].t = t;
+            nt++;
+        }
+        double left = exp_plots, best_size = 0.0;
+        for (int i = 0; i < nt; i++) {
+            double grow = 0.0;
+            if (left > 0) {
+                grow = left < terrs[i].front ? left : (double)terrs[i].front;
+            }
+            left -= grow;
+            double proj = terrs[i].s + w->grow_w * grow;
+            value += terrs[i].c * proj;
+            if (terrs[i].front && proj > best_size) {
+                best_size = proj;
+            }
+            if (scen_terr && (lk == FARM || (terrs[i].t & cfg->river)) && terrs[i].s + grow >= 3) {
+                value += 10.0 * w->grow_w * grow;
+            }
+        }
+        value += exp_cows * (best_size != 0.0 ? best_size : 2.0);
+    }
+    int pts[4];
+    mr_points(cfg, st, seat, pts);
+    value += pts[1] + pts[2] + pts[3];
+    value += w->pipe_res_w * p_res;
+    for (uint64_t pb = partner_bb; pb; pb &= pb - 1) {
+        int code = st->partners[seat][low(pb)];
+        if (code & 1) {
+            continue;
+        }
+        int kind = code / 2;
+        if (kind == DIGGER) {
+            value += p_gold + share * ctx->unseen_gold;
+        } else if (kind == TRAPPER) {
+            value += p_beaver + share * ctx->unseen_beaver;
+        } else if (kind == FARMER) {
+            value += p_corn + share * ctx->unseen_corn;
+        }
+    }
+    if (ctx->tokens) {
+        value += w->circle_w * p_circles;
+    }
+    value -= w->skull_w * p_skulls;
+    value -= w->waste_w * odd;
+    value -= w->theft_w * frac * risk;
+    return value;
+}
+
+/* --- the rule-based choices ------------------------------------------------------------------ */
+static uint64_t territory(const mr_config *cfg, const mr_state *st, int seat, int cell) {
+    int k = st->kinds[seat][cell];
+    if (k < 0) {
+        return 0;
+    }
+    return flood_(cfg, 1ull << cell, st->land_bb[seat][cfg->land[k]]);
+}
+
+static int cow_territories(const mr_config *cfg, const mr_state *st, int seat, int *sizes,
+                           uint64_t *ts) {
+    static const int lands[5] = {DESERT, CANYON, MEADOW, FOREST, FARM};
+    int nt = 0;
+    for (int li = 0; li < 5; li++) {
+        for (uint64_t rest = st->land_bb[seat][lands[li]]; rest;) {
+            uint64_t t = flood_(cfg, rest & -rest, rest);
+            rest &= ~t;
+            int s = popc(t), at = nt;
+            while (at > 0 && sizes[at - 1] < s) { /* stable sort by -size */
+                sizes[at] = sizes[at - 1];
+                ts[at] = ts[at - 1];
+                at--;
+            }
+            sizes[at] = s;
+            ts[at] = t;
+            nt++;
+        }
+    }
+    return nt;
+}
+
+static double plan_cowboy(const mr_config *cfg, const mr_state *st, int seat, int moves,
+                          int *best_action) {
+    uint64_t cow_bb = st->cow_bb[seat];
+    *best_action = -1;
+    if (!cow_bb || moves <= 0) {
+        return 0.0;
+    }
+    int sizes[MR_MAX_CELLS];
+    uint64_t ts[MR_MAX_CELLS];
+    int nt = cow_territories(cfg, st, seat, sizes, ts);
+    uint64_t walk = st->occ[seat] & ~st->land_bb[seat][CORN];
+    uint64_t free_ = ~cow_bb;
+    double best_gain = 0.5;
+    for (uint64_t srcs = cow_bb; srcs; srcs &= srcs - 1) {
+        int src = low(srcs);
+        int loss = 0;
+        if (st->cows[seat][src] == 1) {
+            for (int i = 0; i < nt; i++) {
+                if (ts[i] >> src & 1) {
+                    loss = sizes[i];
+                    break;
+                }
+            }
+        }
+        for (int d = 0; d < 4; d++) {
+            if (!(cfg->src[d] >> src & 1)) {
+                continue;
+            }
+            int y = src + cfg->delta[d];
+            if (!(walk >> y & 1)) {
+                continue;
+            }
+            uint64_t reach = 1ull << y;
+            for (int k = 0; k < moves - 1; k++) {
+                reach |= nbrs(cfg, reach) & walk;
+            }
+            uint64_t avail = reach & free_;
+            for (int i = 0; i < nt; i++) {
+                if (sizes[i] - loss <= best_gain) {
+                    break;
+                }
+                if (ts[i] & avail) {
+                    best_gain = sizes[i] - loss;
+                    *best_action = cfg->seg_start[SEG_COWBOY_MOVE] +
+                                   src * cfg->seg_stride[SEG_COWBOY_MOVE][0] +
+                                   d * cfg->seg_stride[SEG_COWBOY_MOVE][1];
+                    break;
+                }
+            }
+        }
+    }
+    return best_gain;
+}
+
+static int contains(const int16_t *legal, int count, int a) {
+    for (int i = 0; i < count; i++) {
+        if (legal[i] == a) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static double plot_symbol_value(const mr_config *cfg, int k) {
+    return cfg->gold[k] + cfg->beaver[k] + cfg->corn[k] + 3 * cfg->cowsym[k] +
+           2 * cfg->circle[k] - 1.5 * cfg->skull[k];
+}
+
+static double best_steal_estimate(const mr_config *cfg, const mr_state *st, int seat, int cell) {
+    int n = cfg->n;
+    uint64_t my_t = territory(cfg, st, seat, cell);
+    int gain = st->cows[seat][cell] == 0 ? popc(my_t) : 1;
+    double best = 0.0;
+    for (int t = 1; t < n; t++) {
+        int victim = (seat + t) % n;
+        uint64_t cows = st->cow_bb[victim];
+        uint64_t unprot = cows ? cows & ~mr_protected(cfg, st, victim) : 0;
+        for (; unprot; unprot &= unprot - 1) {
+            int x = low(unprot);
+            int loss = st->cows[victim][x] == 1 ? popc(territory(cfg, st, victim, x)) : 1;
+            if (loss > best) {
+                best = loss;
+            }
+        }
+    }
+    return best != 0.0 ? best + gain : 0.0;
+}
+
+static int effect_choice(const mr_config *cfg, const mr_state *st, const context *ctx,
+                         const int16_t *legal, int count) {
+    int seat = st->seat, n = cfg->n;
+    switch (st->phase) {
+    case PH_COWBOY: {
+        int a;
+        plan_cowboy(cfg, st, seat, st->cowboy_moves, &a);
+        if (a >= 0 && contains(legal, count, a)) {
+            return a;
+        }
+        return cfg->seg_start[SEG_COWBOY_STOP];
+    }
+    case PH_RECRUIT: {
+        int gold = 0, beaver = 0, corn = 0;
+        for (int c = 0; c < cfg->cells; c++) {
+            int k = st->kinds[seat][c];
+            if (k >= 0 && k < cfg->num_plot_kinds) {
+                gold += cfg->gold[k];
+                beaver += cfg->beaver[k];
+                corn += cfg->corn[k];
+            }
+        }
+        int pipe[MR_MAX_HELD + 2 * MR_MAX_COLUMN];
+        int plen = pipeline(cfg, st, seat, pipe);
+        for (int i = 0; i < plen; i++) {
+            gold += cfg->gold[pipe[i]];
+            beaver += cfg->beaver[pipe[i]];
+            corn += cfg->corn[pipe[i]];
+        }
+        double gold_f = gold + ctx->share * ctx->unseen_gold;
+        double beaver_f = beaver + ctx->share * ctx->unseen_beaver;
+        double corn_f = corn + ctx->share * ctx->unseen_corn;
+        int have_cowboy = 0;
+        double cowboy_v = 0.0;
+        int best = -1;
+        double best_v = 0.0;
+        const int *s = cfg->seg_stride[SEG_RECRUIT];
+        for (int i = 0; i < count; i++) {
+            int x = legal[i] - cfg->seg_start[SEG_RECRUIT];
+            int circle = x / s[0], slot = x % s[0] / s[1], side = x % s[1] / s[2];
+            int token = st->saloon[slot];
+            int cell = st->piece[circle];
+            double v;
+            if (side) {
+                if (!have_cowboy) {
+                    int unused;
+                    cowboy_v = plan_cowboy(cfg, st, seat, 3, &unused);
+                    have_cowboy = 1;
+                }
+                v = cowboy_v;
+            } else if (token == DIGGER) {
+                v = gold_f;
+            } else if (token == TRAPPER) {
+                v = beaver_f;
+            } else if (token == FARMER) {
+                v = corn_f;
+            } else if (token == THIEF) {
+                v = 0.0;
+                if (cfg->land[st->kinds[seat][cell]] != CORN) {
+                    v = best_steal_estimate(cfg, st, seat, cell);
+                }
+            } else {
+                v = 0.5;
+            }
+            v = v - 0.01 * circle;
+            /* max by (value, -action): the first of the highest values (legal is ascending) */
+            if (best < 0 || v > best_v) {
+                best = legal[i];
+                best_v = v;
+            }
+        }
+        return best;
+    }
+    case PH_SKULL: {
+        int best = -1, best_cows = -1;
+        for (int i = 0; i < count; i++) {
+            int cell = (legal[i] - cfg->seg_start[SEG_SKULL]) / cfg->seg_stride[SEG_SKULL][0];
+            if (st->cows[seat][cell] > best_cows) {
+                best = legal[i];
+                best_cows = st->cows[seat][cell];
+            }
+        }
+        return best;
+    }
+    case PH_THIEF: {
+        int best = legal[count - 1];
+        double best_v = 0.0;
+        int totals[MR_MAX_PLAYERS];
+        int have_totals = 0;
+        const int *s = cfg->seg_stride[SEG_THIEF_STEAL];
+        for (int i = 0; i < count - 1; i++) {
+            int x = legal[i] - cfg->seg_start[SEG_THIEF_STEAL];
+            int t = x / s[0], cell = x % s[0] / s[1];
+            int victim = (seat + 1 + t) % n;
+            double loss =
+                st->cows[victim][cell] == 1 ? popc(territory(cfg, st, victim, cell)) : 1;
+            int eff = st->effect_cell;
+            int gain = st->cows[seat][eff] == 0 ? popc(territory(cfg, st, seat, eff)) : 1;
+            if (n > 2) {
+                if (!have_totals) {
+                    for (int q = 0; q < n; q++) {
+                        totals[q] = mr_total(cfg, st, q);
+                    }
+                    have_totals = 1;
+                }
+                int top = -2147483647;
+                for (int q = 0; q < n; q++) {
+                    if (q != seat && totals[q] > top) {
+                        top = totals[q];
+                    }
+                }
+                if (totals[victim] == top) {
+                    loss *= 1.5;
+                }
+            }
+            double v = loss + gain;
+            if (v > best_v) {
+                best = legal[i];
+                best_v = v;
+            }
+        }
+        return best;
+    }
+    case PH_DESPERADO: {
+        int best = cfg->seg_start[SEG_DESPERADO_SKIP];
+        double best_v = 1.0;
+        const int *s = cfg->seg_stride[SEG_DESPERADO_SWAP];
+        for (int i = 0; i < count; i++) {
+            if (seg_of(cfg, legal[i]) != SEG_DESPERADO_SWAP) {
+                continue;
+            }
+            int x = legal[i] - cfg->seg_start[SEG_DESPERADO_SWAP];
+            int own = x / s[0], t = x % s[0] / s[1], theirs = x % s[1] / s[2];
+            int other = (seat + 1 + t) % n;
+            double v = plot_symbol_value(cfg, st->held[other][theirs]) -
+                       plot_symbol_value(cfg, st->held[seat][own]);
+            if (v > best_v) {
+                best = legal[i];
+                best_v = v;
+            }
+        }
+        return best;
+    }
+    case PH_BONUS: {
+        int best = -1;
+        double best_v = -1.0;
+        const int *s = cfg->seg_stride[SEG_BONUS_PLACE];
+        for (int i = 0; i < count; i++) {
+            double v;
+            if (seg_of(cfg, legal[i]) == SEG_BONUS_REMOVE) {
+                v = -0.5;
+            } else {
+                int x = legal[i] - cfg->seg_start[SEG_BONUS_PLACE];
+                int tile = x / s[0], side = x % s[0] / s[1], cell = x % s[1] / s[2];
+                int lk = cfg->land[cfg->num_plot_kinds + 2 * tile + side];
+                uint64_t t =
+                    flood_(cfg, 1ull << cell, st->land_bb[seat][lk] | (1ull << cell));
+                v = popc(t) * (1 + popc(t & st->cow_bb[seat]));
+            }
+            if (v > best_v) {
+                best = legal[i];
+                best_v = v;
+            }
+        }
+        return best;
+    }
+    case PH_DISCARD: {
+        int best = -1;
+        double best_v = INFINITY;
+        for (int i = 0; i < count; i++) {
+            int pair = (legal[i] - cfg->seg_start[SEG_DISCARD]) / cfg->seg_stride[SEG_DISCARD][0];
+            double v = plot_symbol_value(cfg, st->held[seat][cfg->pair_i[pair]]) +
+                       plot_symbol_value(cfg, st->held[seat][cfg->pair_j[pair]]);
+            if (v < best_v) {
+                best = legal[i];
+                best_v = v;
+            }
+        }
+        return best;
+    }
+    default:
+        return legal[0];
+    }
+}
+
+/* --- the light rollout policy (agents/rollout.py) ---------------------------------------------- */
+static int light_place(const mr_config *cfg, const mr_state *st, const int16_t *legal, int count,
+                       mt19937 *rnd) {
+    int seat = st->seat;
+    int stop = cfg->seg_start[SEG_STOP];
+    const int8_t *held = st->held[seat];
+    const uint64_t *bb = st->land_bb[seat];
+    uint64_t cow_bb = st->cow_bb[seat];
+    uint64_t empty = cfg->full & ~st->occ[seat];
+    uint64_t herd[MR_NUM_LANDS] = {0};
+    if (cow_bb) {
+        for (int lk = 0; lk < MR_NUM_LANDS; lk++) {
+            uint64_t seeds = cow_bb & bb[lk];
+            if (seeds) {
+                herd[lk] = flood_(cfg, seeds, bb[lk]);
+            }
+        }
+    }
+    const int *s = cfg->seg_stride[SEG_PLACE];
+    int best_i = 0;
+    double best = 0.0;
+    for (int i = 0; i < count; i++) {
+        double v;
+        int a = legal[i];
+        if (a == stop) {
+            v = -1e9;
+        } else {
+            int x = a - cfg->seg_start[SEG_PLACE];
+            int pair = x / s[0], cell = x % s[0] / s[1], d = x % s[1] / s[2];
+            int other = cell + cfg->delta[d];
+            int ka = held[cfg->pair_i[pair]], kb = held[cfg->pair_j[pair]];
+            v = 0.0;
+            int xs[2] = {cell, other}, ks[2] = {ka, kb};
+            for (int q = 0; q < 2; q++) {
+                int k = ks[q], lk = cfg->land[k];
+                uint64_t nb = nbrs(cfg, 1ull << xs[q]) & bb[lk];
+                double pv = (double)popc(nb);
+                if (nb & herd[lk]) {
+                    pv += 2.0 + 2.0 * cfg->cowsym[k];
+                    if (cfg->skull[k]) {
+                        pv -= 4.0;
+                    }
+                } else if (cfg->cowsym[k] && nb) {
+                    pv += cfg->cowsym[k];
+                }
+                v += pv;
+            }
+            if (cfg->land[ka] == cfg->land[kb]) {
+                v += 1.0;
+            }
+            uint64_t pairbits = (1ull << cell) | (1ull << other);
+            uint64_t after = empty & ~pairbits;
+            for (uint64_t z = nbrs(cfg, pairbits) & after; z; z &= z - 1) {
+                if (!(nbrs(cfg, 1ull << low(z)) & after)) {
+                    v -= 3.0;
+                }
+            }
+            v += mt_random(rnd) * 0.5;
+        }
+        if (i == 0 || v > best) {
+            best = v;
+            best_i = i;
+        }
+    }
+    if (legal[count - 1] == stop && best < 1.0) {
+        return stop;
+    }
+    return legal[best_i];
+}
+
+static int light_claim(const mr_config *cfg, const mr_state *st, const int16_t *legal, int count,
+                       mt19937 *rnd) {
+    int seat = st->seat;
+    const int8_t *col = st->phase == PH_SETUP_CLAIM ? st->cur_col : st->next_col;
+    int best_i = 0;
+    double best = 0.0;
+    for (int i = 0; i < count; i++) {
+        int p = (legal[i] - cfg->seg_start[SEG_CLAIM]) / cfg->seg_stride[SEG_CLAIM][0];
+        int k = col[p];
+        double v = 3.0 * cfg->cowsym[k] + cfg->gold[k] + cfg->beaver[k] + cfg->corn[k] +
+                   1.5 * cfg->circle[k] - 1.5 * cfg->skull[k] +
+                   (st->land_bb[seat][cfg->land[k]] ? 2.0 : 0.0) - 0.3 * p;
+        v += mt_random(rnd);
+        if (i == 0 || v > best) {
+            best = v;
+            best_i = i;
+        }
+    }
+    return legal[best_i];
+}
+
+static int light_action(const mr_config *cfg, const mr_state *st, const context *ctx,
+                        mt19937 *rnd, int16_t *legal) {
+    int count = mr_legal(cfg, st, legal);
+    if (count == 1) {
+        return legal[0];
+    }
+    switch (st->phase) {
+    case PH_EXPAND:
+    case PH_MUST_EXPAND:
+    case PH_FINAL_EXPAND:
+        return light_place(cfg, st, legal, count, rnd);
+    case PH_SETUP_CLAIM:
+    case PH_SELECT:
+        return light_claim(cfg, st, legal, count, rnd);
+    default:
+        return effect_choice(cfg, st, ctx, legal, count);
+    }
+}
+
+/* --- SearchAgent.simulate + leaf_values ---------------------------------------------------- */
+static double final_margin(const mr_config *cfg, const mr_breakdown *sc, int seat) {
+    int n = cfg->n, best = -1;
+    for (int s = 0; s < n; s++) {
+        if (s == seat) {
+            continue;
+        }
+        if (best < 0 || sc[s].total > sc[best].total ||
+            (sc[s].total == sc[best].total &&
+             (sc[s].largest > sc[best].largest ||
+              (sc[s].largest == sc[best].largest && sc[s].cows > sc[best].cows)))) {
+            best = s;
+        }
+    }
+    double margin = (double)(sc[seat].total - sc[best].total);
+    if (margin == 0) {
+        const mr_breakdown *a = &sc[seat], *b = &sc[best];
+        int cmp = a->largest != b->largest ? (a->largest > b->largest ? 1 : -1)
+                  : a->cows != b->cows     ? (a->cows > b->cows ? 1 : -1)
+                                           : 0;
+        margin = cmp > 0 ? 0.5 : (cmp < 0 ? -0.5 : 0.0);
+    }
+    return margin;
+}
+
+/* Plays st forward with the policy (0 random, 1 the light heuristic) for depth decisions
+ * (0: to the end), the noise from random.Random(seed), and writes every seat's leaf value
+ * (value_mode 0 margin, 1 win). Returns the decisions played. */
+int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int value_mode,
+                uint64_t seed, const double *wvec, double *values) {
+    weights w;
+    memcpy(&w, wvec, sizeof w);
+    mt19937 rnd;
+    mt_seed(&rnd, seed);
+    context ctx;
+    make_context(cfg, st, &ctx);
+    int16_t legal[MR_MAX_ACTIONS];
+    int played = 0;
+    while (st->phase != PH_GAME_OVER && (depth <= 0 || played < depth)) {
+        int a;
+        if (policy == 1) {
+            a = light_action(cfg, st, &ctx, &rnd, legal);
+        } else {
+            int count = mr_legal(cfg, st, legal);
+            /* random.Random.randrange(count): _randbelow by getrandbits */
+            int bits = 32 - __builtin_clz((unsigned)count);
+            uint32_t r;
+            do {
+                r = mt_next(&rnd) >> (32 - bits);
+            } while ((int)r >= count);
+            a = legal[r];
+        }
+        mr_apply(cfg, st, a);
+        played++;
+    }
+    int n = cfg->n;
+    if (st->phase == PH_GAME_OVER) {
+        mr_breakdown sc[MR_MAX_PLAYERS];
+        for (int s = 0; s < n; s++) {
+            mr_score(cfg, st, s, &sc[s]);
+        }
+        for (int s = 0; s < n; s++) {
+            double m = final_margin(cfg, sc, s);
+            values[s] = value_mode ? (m > 0 ? 1.0 : (m < 0 ? -1.0 : 0.0)) : m;
+        }
+        return played;
+    }
+    make_context(cfg, st, &ctx);
+    double vals[MR_MAX_PLAYERS];
+    for (int s = 0; s < n; s++) {
+        vals[s] = seat_value(cfg, st, s, &ctx, &w);
+    }
+    for (int s = 0; s < n; s++) {
+        double rel;
+        if (n == 2) {
+            rel = vals[s] - 1.0 * vals[1 - s];
+        } else {
+            double top = 0.0, sum = 0.0;
+            int first = 1;
+            for (int o = 0; o < n; o++) {
+                if (o == s) {
+                    continue;
+                }
+                if (first || vals[o] > top) {
+                    top = vals[o];
+                }
+                sum += vals[o];
+                first = 0;
+            }
+            rel = vals[s] - 1.0 * 0.5 * (top + sum / (n - 1));
+        }
+        values[s] = value_mode ? tanh(rel / 20.0) : rel;
+    }
+    return played;
+}

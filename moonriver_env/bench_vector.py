@@ -1,0 +1,279 @@
+"""Benchmark VectorGame (the native core) beside OpenSpiel's and PettingZoo's connect four.
+
+Usage::
+
+    python -m moonriver_env.bench_vector [--seconds S] [--runs R] [--num-games N]
+                                         [--players 2 4] [--mode base] [--cpu C] [--json PATH]
+
+Every row plays uniformly random legal actions on one CPU (the process is pinned on Linux) and
+reports decisions (steps) per second, the median over ``R`` timed runs of ``S`` seconds each,
+with the min and max; the runs of all rows are interleaved so a busy machine slows them alike,
+and every ratio is to an anchor measured in the same process:
+
+- ``openspiel connect_four``: pyspiel's C++ game driven from a Python loop
+  (``legal_actions()``, a random pick, ``apply_action``; a new state when the game ends), and
+  the same with ``observation_tensor()`` read at every step;
+- ``pettingzoo connect_four_v3``: the PettingZoo AEC loop of ``moonriver_env.bench_env``;
+- ``VectorGame``: ``N`` games per :meth:`~moonriver_env.vector.VectorGame.step`, the actions
+  drawn in NumPy, uniformly among each game's legal ids (``legal_ids[i, :num_legal[i]]``, the
+  ids the mask marks), with ``observe=False`` (rules and masks) and with the observation; a
+  last row draws from the int8 masks themselves (``flatnonzero`` of the masks, a binary search
+  for each game's run, a uniform pick in it), costlier in NumPy, not in the core. Finished games restart inside ``step`` (auto reset).
+- ``native clone``: the time to copy one game state in the core (``moonriver_env._native``).
+
+The issue's bars: at least 1,000,000 decisions/s without the observation, at least 200,000
+steps/s with it, one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .bench import cpu_model, pin_to_one_cpu
+from .opponents import make_opponent
+from .rules import GameConfig, new_game
+from .text_table import format_columns
+from .vector import NATIVE, VectorGame
+from .vector.search import NativeState
+
+Runner = Callable[[float], float]
+"""Plays for about ``seconds`` and returns decisions per second."""
+
+
+def openspiel_runner(observe: bool) -> Runner:
+    import pyspiel
+
+    game = pyspiel.load_game("connect_four")
+    chooser = random.Random(0)
+
+    def run(seconds: float) -> float:
+        state = game.new_initial_state()
+        done = 0
+        start = time.perf_counter()
+        end = start + seconds
+        while True:
+            for _ in range(1000):
+                if state.is_terminal():
+                    state = game.new_initial_state()
+                if observe:
+                    state.observation_tensor()
+                state.apply_action(chooser.choice(state.legal_actions()))
+            done += 1000
+            now = time.perf_counter()
+            if now >= end:
+                return done / (now - start)
+
+    return run
+
+
+def pettingzoo_runner() -> Runner:
+    from pettingzoo.classic import connect_four_v3
+
+    from .bench_env import run_loop
+
+    env = connect_four_v3.env()
+    seed = iter(range(10**9))
+
+    def run(seconds: float) -> float:
+        steps = 2000
+        start = time.perf_counter()
+        while True:
+            run_loop(env, steps, seed=next(seed))
+            if time.perf_counter() - start >= seconds / 4:
+                break
+            steps *= 2
+        return run_loop(env, steps, seed=next(seed))
+
+    return run
+
+
+def vector_runner(num_games: int, players: int, mode: str, observe: bool, draw: str) -> Runner:
+    vg = VectorGame(num_games=num_games, num_players=players, mode=mode, seed=0, observe=observe)
+    rng = np.random.default_rng(0)
+    rows = np.arange(num_games)
+    row_starts = rows * vg.num_actions
+
+    def actions() -> np.ndarray:
+        if draw == "list":
+            pick = (rng.random(num_games) * vg.num_legal).astype(np.int64)
+            return vg.legal_ids[rows, pick].astype(np.int64)
+        # Straight from the int8 masks: every marked id (flat, ascending), each game's run of
+        # them found by a binary search, then a uniform pick inside the run.
+        hits = np.flatnonzero(vg.action_mask.view(np.bool_))
+        first = np.searchsorted(hits, row_starts)
+        counts = np.searchsorted(hits, row_starts + vg.num_actions) - first
+        pick = first + (rng.random(num_games) * counts).astype(np.int64)
+        return hits[pick] - row_starts
+
+    def run(seconds: float) -> float:
+        done = 0
+        start = time.perf_counter()
+        end = start + seconds
+        while True:
+            for _ in range(10):
+                vg.step(actions())
+            done += 10 * num_games
+            now = time.perf_counter()
+            if now >= end:
+                return done / (now - start)
+
+    return run
+
+
+def clone_runner(players: int) -> Runner | None:
+    if not NATIVE:
+        return None
+    state = NativeState(GameConfig(num_players=players), seed=0)
+
+    def run(seconds: float) -> float:
+        done = 0
+        start = time.perf_counter()
+        end = start + seconds
+        while True:
+            done += state.time_clones(100_000)
+            now = time.perf_counter()
+            if now >= end:
+                return done / (now - start)
+
+    return run
+
+
+def mc_decision_times(players: int, games: int) -> dict[str, float]:
+    """CPU milliseconds per decision of ``mc:sims=64`` (every decision of ``games`` games,
+    the single-action ones included), simulating natively and in Python: the same games, as
+    both make the same decisions. The agent comes through the agents' plug
+    (:mod:`moonriver_env.opponents`)."""
+    out: dict[str, float] = {}
+    for label, native in (("native", True), ("python", False)):
+        spent, decisions = 0.0, 0
+        for g in range(games):
+            agent = make_opponent("mc:sims=64", seed=g)
+            agent.native = native
+            state = new_game(GameConfig(num_players=players), seed=g)
+            while not state.is_terminal:
+                start = time.process_time()
+                action = agent.choose(state)
+                spent += time.process_time() - start
+                state.apply(action)
+                decisions += 1
+        out[label] = 1000.0 * spent / decisions
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_vector")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per run (2)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per row (5)")
+    parser.add_argument("--num-games", type=int, default=256, help="VectorGame games (256)")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--mode", default="base", choices=("base", "legends"))
+    parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
+    parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
+    parser.add_argument(
+        "--mc-games", type=int, default=1, help="games for the mc:sims=64 timing (1; 0: skip)"
+    )
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.seconds <= 0 or args.num_games < 1:
+        parser.error("--runs, --seconds and --num-games must be positive")
+    cpu = pin_to_one_cpu(args.cpu)
+    print("VectorGame benchmark: random legal actions, one CPU, decisions (steps) per second")
+    print(
+        f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
+        + (f", pinned to CPU {cpu}" if cpu is not None else "")
+        + ("" if NATIVE else " -- NATIVE CORE NOT BUILT: Python engine")
+    )
+    print(f"{args.runs} runs x {args.seconds:g} s per row, interleaved; N = {args.num_games}\n")
+    sys.stdout.flush()
+    rows: dict[str, Runner] = {
+        "openspiel connect_four": openspiel_runner(False),
+        "openspiel connect_four + observation_tensor": openspiel_runner(True),
+        "pettingzoo connect_four_v3 (AEC loop)": pettingzoo_runner(),
+    }
+    for n in args.players:
+        for observe in (False, True):
+            label = f"VectorGame {n}p {args.mode}" + (" + observation" if observe else "")
+            rows[label] = vector_runner(args.num_games, n, args.mode, observe, "list")
+    n0 = args.players[0]
+    rows[f"VectorGame {n0}p {args.mode}, actions drawn from the masks"] = vector_runner(
+        args.num_games, n0, args.mode, False, "mask"
+    )
+    clone = clone_runner(n0)
+    if clone is not None:
+        rows[f"native clone ({n0}p state copies)"] = clone
+    for run in rows.values():  # warm-up
+        run(0.2)
+    rates: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(args.runs):
+        for name, run in rows.items():
+            rates[name].append(run(args.seconds))
+    anchor = statistics.median(rates["openspiel connect_four"])
+    anchor_obs = statistics.median(rates["openspiel connect_four + observation_tensor"])
+    table: list[list[str]] = []
+    results: list[dict[str, Any]] = []
+    for name, values in rates.items():
+        med = statistics.median(values)
+        with_obs = "observation" in name
+        ref = anchor_obs if with_obs else anchor
+        table.append(
+            [
+                name,
+                f"{med:,.0f}",
+                f"{min(values):,.0f}",
+                f"{max(values):,.0f}",
+                f"{med / ref:.2f}" if not name.startswith("native clone") else "",
+            ]
+        )
+        results.append(
+            {
+                "row": name,
+                "median": med,
+                "min": min(values),
+                "max": max(values),
+                "runs": values,
+                "ratio_to_openspiel": med / ref,
+            }
+        )
+    header = ["row", "per second (median)", "min", "max", "vs OpenSpiel c4"]
+    print("\n".join(format_columns([header, *table])))
+    print(
+        "\n(ratios: rows with an observation to OpenSpiel with observation_tensor(), the "
+        "others to OpenSpiel without; a clone row counts copies per second)"
+    )
+    mc: dict[str, float] = {}
+    if args.mc_games > 0 and NATIVE:
+        mc = mc_decision_times(args.players[0], args.mc_games)
+        print(
+            f"\nmc:sims=64, {args.players[0]}p {args.mode}, CPU ms per decision over "
+            f"{args.mc_games} game(s): native simulations {mc['native']:.2f}, Python "
+            f"{mc['python']:.2f} ({mc['python'] / mc['native']:.1f}x; the same decisions)"
+        )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(
+                {
+                    "mc_ms_per_decision": mc,
+                    "cpu_model": cpu_model(),
+                    "native": NATIVE,
+                    "num_games": args.num_games,
+                    "seconds": args.seconds,
+                    "runs": args.runs,
+                    "results": results,
+                },
+                fh,
+                indent=2,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""Run inside a fresh interpreter with an AddressSanitizer build of the core preloaded (by
+tests/vector/test_sanitizers.py): loads that build as ``moonriver_env._native``, then runs the
+differential check and a fuzz of raw records and actions. Not a test module."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import sys
+
+import numpy as np
+
+
+def load(path: str) -> None:
+    loader = importlib.machinery.ExtensionFileLoader("moonriver_env._native", path)
+    spec = importlib.util.spec_from_file_location("moonriver_env._native", path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    sys.modules["moonriver_env._native"] = module
+    import moonriver_env
+
+    moonriver_env._native = module  # type: ignore[attr-defined]
+
+
+def fuzz() -> None:
+    """Random bytes in records and random action ids: refused or played, never out of bounds."""
+    from moonriver_env.rules import IllegalActionError
+    from moonriver_env.vector import VectorGame
+
+    rng = np.random.default_rng(0)
+    for players in (2, 3, 4):
+        vg = VectorGame(num_games=4, num_players=players, mode="legends", seed=players)
+        batch = vg._backend._batch
+        good = batch.get_record(0)
+        for _ in range(400):
+            raw = bytearray(good)
+            for _ in range(int(rng.integers(1, 12))):
+                raw[int(rng.integers(len(raw)))] = int(rng.integers(256))
+            try:
+                batch.set_record(0, bytes(raw))
+            except ValueError:
+                continue
+            for _ in range(20):
+                actions = rng.integers(-5, vg.num_actions + 5, size=4)
+                try:
+                    vg.step(actions)
+                except IllegalActionError:
+                    pick = (rng.random(4) * vg.num_legal).astype(np.int64)
+                    vg.step(vg.legal_ids[np.arange(4), pick].astype(np.int64))
+            good = batch.get_record(0)
+
+
+def search() -> None:
+    """The mc agent's native simulations (agent.c) and the single-state API."""
+    from agents.registry import make_agent
+    from moonriver_env.rules import GameConfig, new_game
+
+    for players, spec in ((2, "mc:sims=16"), (4, "mc:sims=8,rollout=random,depth=0")):
+        agent = make_agent(spec, seed=players)
+        state = new_game(GameConfig(num_players=players, mode="legends"), seed=players)
+        for _ in range(40):
+            if state.is_terminal:
+                break
+            state.apply(agent.choose(state))
+
+
+if __name__ == "__main__":
+    load(sys.argv[1])
+    from moonriver_env.vector._native_core import native as used
+    from moonriver_env.vector.check import main
+
+    assert used is not None and used.__file__ == sys.argv[1]
+    fuzz()
+    search()
+    sys.exit(main(["--games", sys.argv[2]]))

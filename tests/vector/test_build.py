@@ -1,0 +1,31 @@
+"""The native core was built by the ordinary install (issue 21: "make test and CI fail if the
+extension did not build") and agrees with the package's tables."""
+
+from __future__ import annotations
+
+import importlib
+
+from moonriver_env.encoding import RANCH_CHANNEL_NAMES, ObservationEncoder
+from moonriver_env.rules import GameConfig, Phase
+from moonriver_env.rules.actions import SEGMENTS
+
+
+def test_the_extension_is_built_and_used() -> None:
+    native = importlib.import_module("moonriver_env._native")  # ImportError: not built
+    from moonriver_env.vector import NATIVE, VectorGame
+
+    assert NATIVE
+    assert VectorGame(num_games=1, seed=0).backend == "native"
+    assert tuple(p.name for p in Phase) == native.PHASES
+    assert tuple(name for name, _ in SEGMENTS) == native.SEGMENTS
+    assert set(native.CHANNELS) == set(RANCH_CHANNEL_NAMES)
+    assert set(native.FEATURES) == set(ObservationEncoder(GameConfig()).feature_slices)
+
+
+def test_the_c_sources_include_no_python_in_the_rules() -> None:
+    from pathlib import Path
+
+    core = Path(__file__).resolve().parents[2] / "moonriver_env" / "_core"
+    for name in ("rules.c", "config.c", "encode.c", "rng.c", "agent.c", "moonriver.h"):
+        assert "Python.h" not in (core / name).read_text(), name
+    assert "Python.h" in (core / "module.c").read_text()
