@@ -38,7 +38,7 @@ from ..kingdomino.state import DOMINOES, new_game
 from ..kingdomino_encoding import KingdominoEncoder
 from ..kingdomino_v0 import game_config, rank_rewards
 from ..rules.validation import check_choice, check_int
-from ._native_core import IMPORT_ERROR, NATIVE
+from ._native_core import IMPORT_ERROR, NATIVE, native
 
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 
@@ -131,18 +131,16 @@ class KingdominoVectorGame:
                 f"variants: {', '.join(missing)} is not in the native core "
                 "(play it with kingdomino_v0.env)"
             )
-        if not NATIVE:
+        if not NATIVE or native is None:
             raise UnsupportedKingdominoConfig(f"the native core is not built ({IMPORT_ERROR})")
-        from .. import _native
-
-        self._native: Any = _native
-        self._params = core_params(_native, cfg)
+        self._native: Any = native
+        self._params = core_params(native, cfg)
         self.observe = observe
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
         self.observation_size = KingdominoEncoder(cfg).size
-        self._games = np.zeros(n_games * _native.KD_GAME_SIZE, dtype=np.uint8)
+        self._games = np.zeros(n_games * self._native.KD_GAME_SIZE, dtype=np.uint8)
         self._obs = np.zeros((n_games, self.observation_size if observe else 0), np.float32)
         self._mask = np.zeros((n_games, a), dtype=np.int8)
         self._legal = np.zeros((n_games, a), dtype=np.int16)

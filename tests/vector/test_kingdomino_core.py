@@ -196,3 +196,16 @@ def test_core_refuses_bad_setups() -> None:
     with pytest.raises(ValueError, match="params"):
         _native.kd_params(np.zeros(5, dtype=np.int64).tobytes())
     assert np.array_equal(games, vg._games)
+
+
+def test_vector_game_dispatches_on_the_spec() -> None:
+    from moonriver_env.games import GameSpec
+    from moonriver_env.vector import VectorGame, vector_game
+
+    kd = vector_game("kingdomino_3p_harmony+must_place", num_games=2, seed=4)
+    assert isinstance(kd, KingdominoVectorGame)
+    assert kd.config.num_players == 3 and kd.config.variants == ("must_place", "harmony")
+    mr = vector_game(GameSpec(num_players=2), num_games=2, seed=4)
+    assert isinstance(mr, VectorGame)
+    with pytest.raises(UnsupportedKingdominoConfig):
+        vector_game("kingdomino_2p_dynasty", num_games=1)
