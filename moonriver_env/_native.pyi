@@ -23,7 +23,14 @@ KD_PARAMS_LEN: int
 
 def kd_params(vector: Buffer) -> bytes: ...
 def kd_reset(
-    params: bytes, games: Buffer, i: int, pile: Buffer, box: Buffer, line: Buffer, order: Buffer
+    params: bytes,
+    games: Buffer,
+    i: int,
+    slot: int,
+    pile: Buffer,
+    box: Buffer,
+    line: Buffer,
+    order: Buffer,
 ) -> None: ...
 def kd_publish(
     params: bytes, games: Buffer, i: int, legal: Buffer, mask: Buffer, obs: Buffer

@@ -21,6 +21,8 @@ int kd_params_from(KdParams *p, const int64_t *v, int64_t len, const char **why)
     p->must_place = v[KP_MUST_PLACE] != 0;
     p->harmony = v[KP_HARMONY] != 0;
     p->middle = v[KP_MIDDLE] != 0;
+    p->num_games = (int32_t)v[KP_NUM_GAMES];
+    if (p->num_games < 1 || p->num_games > KD_MAX_GAMES) { *why = "params: games"; return -1; }
     p->harmony_bonus = (int32_t)v[KP_HARMONY_BONUS];
     p->middle_bonus = (int32_t)v[KP_MIDDLE_BONUS];
     p->discard = (int32_t)v[KP_DISCARD];
@@ -79,6 +81,8 @@ static void draw_next_line(const KdParams *p, KdGame *g) {
     }
 }
 
+static void start_deal(const KdParams *p, KdGame *g);
+
 static void next_turn(const KdParams *p, KdGame *g) {
     for (;;) {
         for (int pos = 0; pos < p->line; pos++) {
@@ -88,6 +92,13 @@ static void next_turn(const KdParams *p, KdGame *g) {
                 g->phase = KD_PLACE;
                 return;
             }
+        }
+        if (!g->has_next && g->game + 1 < p->num_games) { /* Dynasty: the next game */
+            for (int s = 0; s < p->n; s++)
+                kd_score(p, g, s, &g->results[g->game][s][0], &g->results[g->game][s][1]);
+            g->game++;
+            start_deal(p, g);
+            return;
         }
         if (!g->has_next) {
             g->phase = KD_GAME_OVER;
@@ -101,15 +112,48 @@ static void next_turn(const KdParams *p, KdGame *g) {
     }
 }
 
-int kd_init(const KdParams *p, KdGame *g, const int64_t *pile, int64_t npile,
+/* Start game g->game from its deal (state.py _start_game). */
+static void start_deal(const KdParams *p, KdGame *g) {
+    const KdDeal *d = &g->deals[g->game];
+    int mid = p->size - 1;
+    int castle = mid * p->side + mid;
+    memset(g->crowns, 0, sizeof g->crowns);
+    for (int s = 0; s < KD_MAX_SEATS; s++) {
+        memset(g->land[s], KD_EMPTY, sizeof g->land[s]);
+        g->rmin[s] = g->rmax[s] = g->cmin[s] = g->cmax[s] = mid;
+        g->occupied[s] = 0;
+        if (s < p->n) {
+            g->land[s][castle] = KD_CASTLE;
+            g->occupied[s] = 1;
+        }
+    }
+    g->npile = d->npile;
+    memcpy(g->pile, d->pile, sizeof g->pile);
+    for (int i = 0; i < KD_DOMINOES; i++) g->unseen[i] = d->in_box[i];
+    for (int i = 0; i < d->npile; i++) g->unseen[d->pile[i]] = 1;
+    for (int i = 0; i < KD_MAX_LINE; i++) {
+        g->cur_line[i] = d->line[i];
+        g->setup_order[i] = d->order[i];
+        g->next_line[i] = -1;
+        g->cur_kings[i] = g->next_kings[i] = -1;
+    }
+    g->has_next = 0;
+    g->setup_idx = 0;
+    g->turn_pos = -1;
+    g->phase = KD_SETUP_PICK;
+    g->seat = g->setup_order[0];
+}
+
+int kd_init(const KdParams *p, KdGame *g, int slot, const int64_t *pile, int64_t npile,
             const int64_t *box, int64_t nbox, const int64_t *line, const int64_t *order,
             const char **why) {
     int8_t seen[KD_DOMINOES];
     memset(seen, 0, sizeof seen);
-    if (npile < 0 || nbox < 0 || npile + nbox + p->line != KD_DOMINOES || npile % p->line) {
-        *why = "set-up: pile, box and line do not make 48 dominoes"; return -1;
+    if (slot < 0 || slot >= p->num_games) { *why = "set-up: no such game of the match"; return -1; }
+    if (npile < 0 || nbox < 0 || npile + nbox + p->line != KD_DOMINOES || npile % p->line ||
+        npile + p->line != p->in_play) {
+        *why = "set-up: pile, box and line do not make the dominoes in play"; return -1;
     }
-    memset(g, 0, sizeof *g);
     for (int64_t i = 0; i < npile + nbox + p->line; i++) {
         int64_t d = i < npile ? pile[i] : i < npile + nbox ? box[i - npile] : line[i - npile - nbox];
         if (d < 0 || d >= KD_DOMINOES || seen[d]) { *why = "set-up: a domino twice or out of range"; return -1; }
@@ -118,36 +162,21 @@ int kd_init(const KdParams *p, KdGame *g, const int64_t *pile, int64_t npile,
     for (int i = 0; i < p->line; i++) {
         if (order[i] < 0 || order[i] >= p->n) { *why = "set-up: the set-up order"; return -1; }
     }
-    int mid = p->size - 1;
-    int castle = mid * p->side + mid;
-    for (int s = 0; s < KD_MAX_SEATS; s++) {
-        memset(g->land[s], KD_EMPTY, sizeof g->land[s]);
-        g->rmin[s] = g->rmax[s] = g->cmin[s] = g->cmax[s] = mid;
-        if (s < p->n) {
-            g->land[s][castle] = KD_CASTLE;
-            g->occupied[s] = 1;
-        }
-    }
-    g->npile = (int32_t)npile;
-    for (int64_t i = 0; i < npile; i++) {
-        g->pile[i] = (int32_t)pile[i];
-        g->unseen[pile[i]] = 1;
-    }
-    for (int64_t i = 0; i < nbox; i++) g->unseen[box[i]] = 1;
-    for (int i = 0; i < KD_MAX_LINE; i++) {
-        g->cur_line[i] = g->next_line[i] = -1;
-        g->cur_kings[i] = g->next_kings[i] = -1;
-        g->setup_order[i] = -1;
-    }
+    if (slot == 0) memset(g, 0, sizeof *g);
+    KdDeal *d = &g->deals[slot];
+    memset(d, 0, sizeof *d);
+    d->npile = (int32_t)npile;
+    for (int64_t i = 0; i < npile; i++) d->pile[i] = (int32_t)pile[i];
+    for (int64_t i = 0; i < nbox; i++) d->in_box[box[i]] = 1;
+    for (int i = 0; i < KD_MAX_LINE; i++) d->line[i] = d->order[i] = -1;
     for (int i = 0; i < p->line; i++) {
-        g->cur_line[i] = (int32_t)line[i];
-        g->setup_order[i] = (int32_t)order[i];
+        d->line[i] = (int32_t)line[i];
+        d->order[i] = (int32_t)order[i];
     }
-    g->has_next = 0;
-    g->setup_idx = 0;
-    g->turn_pos = -1;
-    g->phase = KD_SETUP_PICK;
-    g->seat = g->setup_order[0];
+    if (slot == 0) {
+        g->game = 0;
+        start_deal(p, g);
+    }
     return 0;
 }
 
@@ -289,6 +318,14 @@ void kd_score(const KdParams *p, const KdGame *g, int s, int32_t *points, int32_
     *largest = big;
 }
 
+void kd_rank_key(const KdParams *p, const KdGame *g, int s, int32_t *points, int32_t *largest) {
+    kd_score(p, g, s, points, largest);
+    for (int k = 0; k < g->game && k < KD_MAX_GAMES; k++) {
+        *points += g->results[k][s][0];
+        if (g->results[k][s][1] > *largest) *largest = g->results[k][s][1];
+    }
+}
+
 static void domino_features(const KdParams *p, int d, float *f) {
     f[0] = 1.0f;
     f[1 + p->land1[d]] = 1.0f;
@@ -314,7 +351,7 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out) {
     }
     float *f = out + (size_t)n * KD_CHANNELS * cells;
     f[g->phase] = 1.0f;
-    f[4] = 0.0f; /* the game / 3: Dynasty is not in the core */
+    f[4] = (float)(g->game / 3.0);
     f[5] = (float)(g->npile / (double)KD_DOMINOES);
     if (!g->has_next) f[6] = 1.0f;
     int acting = g->phase != KD_GAME_OVER ? g->seat : -1;
@@ -322,7 +359,7 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out) {
     for (int i = 0; i < n; i++) {
         int s = (seat + i) % n;
         int32_t pts, big;
-        kd_score(p, g, s, &pts, &big);
+        kd_rank_key(p, g, s, &pts, &big);
         f[at] = (float)((pts < 200 ? pts : 200) / 200.0);
         if (s == acting) f[at + 1] = 1.0f;
         at += 2;

@@ -964,7 +964,8 @@ static PyObject *kd_params_py(PyObject *mod, PyObject *args) {
 static PyObject *kd_reset_py(PyObject *mod, PyObject *args) {
     Py_buffer pb, gb, pile, box, line, order;
     Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "y*w*ny*y*y*y*", &pb, &gb, &i, &pile, &box, &line, &order))
+    int slot;
+    if (!PyArg_ParseTuple(args, "y*w*niy*y*y*y*", &pb, &gb, &i, &slot, &pile, &box, &line, &order))
         return NULL;
     PyObject *ret = NULL;
     const KdParams *p = kd_params_of(&pb);
@@ -973,13 +974,11 @@ static PyObject *kd_reset_py(PyObject *mod, PyObject *args) {
         if (pile.len % 8 || box.len % 8 || line.len != 8 * p->line || order.len != 8 * p->line) {
             PyErr_SetString(PyExc_ValueError, "kingdomino: set-up arrays of the wrong size");
         } else {
-            KdGame fresh;
             const char *why = "set-up";
-            if (kd_init(p, &fresh, pile.buf, pile.len / 8, box.buf, box.len / 8, line.buf,
+            if (kd_init(p, g, slot, pile.buf, pile.len / 8, box.buf, box.len / 8, line.buf,
                         order.buf, &why)) {
                 PyErr_SetString(PyExc_ValueError, why);
             } else {
-                *g = fresh;
                 ret = Py_NewRef(Py_None);
             }
         }
@@ -1092,7 +1091,7 @@ static PyObject *kd_scores_py(PyObject *mod, PyObject *args) {
         ret = PyTuple_New(p->n);
         for (int s = 0; ret && s < p->n; s++) {
             int32_t pts, big;
-            kd_score(p, g, s, &pts, &big);
+            kd_rank_key(p, g, s, &pts, &big);
             PyTuple_SET_ITEM(ret, s, Py_BuildValue("(ii)", pts, big));
         }
     }
@@ -1108,12 +1107,12 @@ static PyMethodDef module_methods[] = {
     {"state_fields", state_fields, METH_NOARGS,
      "The game record's fields: (name, byte offset, type code, count)."},
     {"kd_params", kd_params_py, METH_VARARGS, "kd_params(int64 vector) -> checked params"},
-    {"kd_reset", kd_reset_py, METH_VARARGS, "kd_reset(params, games, i, pile, box, line, order)"},
+    {"kd_reset", kd_reset_py, METH_VARARGS, "kd_reset(params, games, i, slot, pile, box, line, order)"},
     {"kd_publish", kd_publish_py, METH_VARARGS,
      "kd_publish(params, games, i, legal, mask, obs) -> (num_legal, seat, phase)"},
     {"kd_step", kd_step_py, METH_VARARGS, "kd_step(params, games, actions, active) -> -1 or i"},
     {"kd_observe", kd_observe_py, METH_VARARGS, "kd_observe(params, games, i, seat, out)"},
-    {"kd_scores", kd_scores_py, METH_VARARGS, "kd_scores(params, games, i) -> per seat"},
+    {"kd_scores", kd_scores_py, METH_VARARGS, "kd_scores(params, games, i) -> per seat (points, largest) of the match"},
     {NULL}};
 
 static struct PyModuleDef module_def = {

@@ -12,14 +12,16 @@ core draws nothing afterwards (every later line comes off that pile). As in
 
 The domino table, the bonus values, the action layout and the phase numbers are read from the
 Python package (:mod:`moonriver_env.kingdomino`) into the core at construction and checked
-there. Dynasty (three games in a row, each set up from the engine's generator mid-game) is not
-in the core: :class:`UnsupportedKingdominoConfig`.
+there. A Dynasty's three set-ups are all taken at its start: the engine's generator draws
+only at a set-up, so the second and third come from the same generator, in order, as the
+engine's ``_start_game`` deals them when the game before ends.
 
 Arrays (read-only views, updated in place) as :class:`~moonriver_env.vector.VectorGame`'s:
 ``observation`` (N, D) f32, ``action_mask`` (N, A) i8, ``legal_ids`` (N, A) i16,
 ``num_legal`` (N,) i32, ``current_seat`` (N,) i32 (``-1`` when over), ``rewards`` (N, n) f64,
-``terminated`` (N,) bool, and ``scores`` (N, n, 2) i32: each seat's points and largest
-territory (the tie-break) for a game that ended at the last step, else 0.
+``terminated`` (N,) bool, and ``scores`` (N, n, 2) i32: each seat's rank key, points and
+largest territory (a Dynasty: the totals and the largest of its kingdoms, ruling KR5), for a
+game that ended at the last step, else 0.
 """
 
 from __future__ import annotations
@@ -43,12 +45,13 @@ from ._native_core import IMPORT_ERROR, NATIVE, native
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 
 _SEED_LIMIT = 2**64
-NATIVE_VARIANTS_MISSING = ("dynasty",)
-"""Variants the core does not play (refused with :class:`UnsupportedKingdominoConfig`)."""
+NATIVE_VARIANTS_MISSING: tuple[str, ...] = ()
+"""Variants the core does not play (refused with :class:`UnsupportedKingdominoConfig`):
+none today."""
 
 
 class UnsupportedKingdominoConfig(ValueError):
-    """A Kingdomino config the native core does not play (Dynasty), or no core built."""
+    """A Kingdomino config the native core does not play, or no core built."""
 
 
 def core_params(native: Any, config: KingdominoConfig) -> bytes:
@@ -76,6 +79,7 @@ def core_params(native: Any, config: KingdominoConfig) -> bytes:
         int(Phase.PLACE),
         int(Phase.PICK),
         int(Phase.GAME_OVER),
+        config.num_games,
     ]
     if len(DOMINOES) != NUM_DOMINOES:
         raise ValueError(f"the domino table has {len(DOMINOES)} dominoes, the core {NUM_DOMINOES}")
@@ -235,11 +239,14 @@ class KingdominoVectorGame:
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
         state = new_game(self.config, seed=int(rng.integers(2**63 - 1)))
-        setup = [
-            np.array(x, dtype=np.int64).tobytes()
-            for x in (state.pile, state.box, state.cur_line, state.setup_order)
-        ]
-        self._native.kd_reset(self._params, self._games, i, *setup)
+        for game in range(self.config.num_games):
+            if game:
+                state._start_game()  # the Dynasty's next set-up, drawn as the engine draws it
+            setup = [
+                np.array(x, dtype=np.int64).tobytes()
+                for x in (state.pile, state.box, state.cur_line, state.setup_order)
+            ]
+            self._native.kd_reset(self._params, self._games, i, game, *setup)
         self._publish(i)
 
     def _publish(self, i: int) -> None:

@@ -13,7 +13,7 @@ import pytest
 from moonriver_env import kingdomino_v0
 from moonriver_env.kingdomino.core import IllegalActionError
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.kingdomino import KingdominoVectorGame, UnsupportedKingdominoConfig
+from moonriver_env.vector.kingdomino import KingdominoVectorGame
 
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the native core is not built")
 
@@ -28,6 +28,8 @@ CONFIGS = [
     (3, ("harmony", "middle_kingdom")),
     (2, ("mighty_duel",)),
     (2, ("must_place", "harmony", "middle_kingdom", "mighty_duel")),
+    (3, ("dynasty",)),
+    (2, ("harmony", "middle_kingdom", "dynasty")),
 ]
 
 
@@ -137,11 +139,6 @@ def test_auto_reset_plays_the_envs_next_game() -> None:
     assert np.array_equal(vg.observation[0], env.observe(env.agent_selection))
 
 
-def test_dynasty_is_refused_by_name() -> None:
-    with pytest.raises(UnsupportedKingdominoConfig, match="dynasty"):
-        KingdominoVectorGame(num_games=2, num_players=3, variants=("dynasty",))
-
-
 @pytest.mark.parametrize("bad", [-1, 10**6, 2**40])
 def test_illegal_action_names_the_game_and_changes_nothing(bad: int) -> None:
     vg = KingdominoVectorGame(num_games=3, num_players=4, seed=1)
@@ -187,12 +184,14 @@ def test_core_refuses_bad_setups() -> None:
     dup = np.array([0] * 20, dtype=np.int64).tobytes()
     box = np.arange(24, 48, dtype=np.int64).tobytes()
     with pytest.raises(ValueError, match="set-up"):
-        _native.kd_reset(params, games, 0, dup, box, line, order)
+        _native.kd_reset(params, games, 0, 0, dup, box, line, order)
     bad_order = np.array([0, 1, 2, 0], dtype=np.int64).tobytes()
     with pytest.raises(ValueError, match="set-up"):
-        _native.kd_reset(params, games, 0, np.arange(4, 24).tobytes(), box, line, bad_order)
+        _native.kd_reset(params, games, 0, 0, np.arange(4, 24).tobytes(), box, line, bad_order)
     with pytest.raises(IndexError):
-        _native.kd_reset(params, games, 1, np.arange(4, 24).tobytes(), box, line, order)
+        _native.kd_reset(params, games, 1, 0, np.arange(4, 24).tobytes(), box, line, order)
+    with pytest.raises(ValueError, match="no such game"):
+        _native.kd_reset(params, games, 0, 1, np.arange(4, 24).tobytes(), box, line, order)
     with pytest.raises(ValueError, match="params"):
         _native.kd_params(np.zeros(5, dtype=np.int64).tobytes())
     assert np.array_equal(games, vg._games)
@@ -207,5 +206,4 @@ def test_vector_game_dispatches_on_the_spec() -> None:
     assert kd.config.num_players == 3 and kd.config.variants == ("must_place", "harmony")
     mr = vector_game(GameSpec(num_players=2), num_games=2, seed=4)
     assert isinstance(mr, VectorGame)
-    with pytest.raises(UnsupportedKingdominoConfig):
-        vector_game("kingdomino_2p_dynasty", num_games=1)
+    assert vector_game("kingdomino_2p_dynasty", num_games=1).config.num_games == 3
