@@ -16,7 +16,7 @@ from setuptools.command.build_ext import build_ext
 
 CORE = Path("moonriver_env") / "_core"
 SOURCES = [
-    str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng", "agent")
+    str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng", "agent", "kingdomino")
 ]
 
 

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from typing_extensions import Buffer
+
 RECORD_SIZE: int
 MAX_PLAYERS: int
 NUM_PHASES: int
@@ -14,6 +16,28 @@ def spec_keys() -> tuple[tuple[str, int], ...]: ...
 def state_fields() -> tuple[tuple[str, int, str, int], ...]: ...
 def new_state(config: Config, seed: int) -> State: ...
 def state_from_record(config: Config, record: bytes) -> State: ...
+
+# Kingdomino (kingdomino.h): functions over buffers owned by moonriver_env.vector.kingdomino
+KD_GAME_SIZE: int
+KD_PARAMS_LEN: int
+
+def kd_params(vector: Buffer) -> bytes: ...
+def kd_reset(
+    params: bytes,
+    games: Buffer,
+    i: int,
+    slot: int,
+    pile: Buffer,
+    box: Buffer,
+    line: Buffer,
+    order: Buffer,
+) -> None: ...
+def kd_publish(
+    params: bytes, games: Buffer, i: int, legal: Buffer, mask: Buffer, obs: Buffer
+) -> tuple[int, int, int]: ...
+def kd_step(params: bytes, games: Buffer, actions: Buffer, active: Buffer) -> int: ...
+def kd_observe(params: bytes, games: Buffer, i: int, seat: int, out: Buffer) -> None: ...
+def kd_scores(params: bytes, games: Buffer, i: int) -> tuple[tuple[int, int], ...]: ...
 
 class Config:
     obs_size: int

@@ -15,6 +15,8 @@ engine, with one warning. The docs page is ``docs/vector.md``.
 """
 
 from ._native_core import NATIVE
+from .dispatch import vector_game
 from .game import VectorGame
+from .kingdomino import KingdominoVectorGame
 
-__all__ = ["NATIVE", "VectorGame"]
+__all__ = ["NATIVE", "KingdominoVectorGame", "VectorGame", "vector_game"]

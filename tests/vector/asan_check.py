@@ -65,6 +65,28 @@ def search() -> None:
             state.apply(agent.choose(state))
 
 
+def kingdomino() -> None:
+    """Kingdomino on the core: the differential check over its configs, then random and
+    out-of-range action ids into every game."""
+    from test_kingdomino_core import CONFIGS, compare
+
+    from moonriver_env.kingdomino.core import IllegalActionError
+    from moonriver_env.vector.kingdomino import KingdominoVectorGame
+
+    for players, variants in CONFIGS:
+        compare(players, variants, seed=7, games=1, kind="random")
+        compare(players, variants, seed=8, games=1, kind="discard_last")
+        vg = KingdominoVectorGame(num_games=4, num_players=players, variants=variants, seed=1)
+        rng = np.random.default_rng(players)
+        for _ in range(300):
+            ids = rng.integers(-(2**40), 2**40, size=4)
+            ids[rng.random(4) < 0.7] = rng.integers(-2, vg.num_actions + 2, size=4)[0]
+            try:
+                vg.step(ids)
+            except IllegalActionError:
+                vg.step(vg.legal_ids[:, 0].astype(np.int64))
+
+
 if __name__ == "__main__":
     load(sys.argv[1])
     from moonriver_env.vector._native_core import native as used
@@ -73,4 +95,5 @@ if __name__ == "__main__":
     assert used is not None and used.__file__ == sys.argv[1]
     fuzz()
     search()
+    kingdomino()
     sys.exit(main(["--games", sys.argv[2]]))

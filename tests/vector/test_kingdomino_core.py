@@ -1,0 +1,209 @@
+"""Kingdomino on the native core (moonriver_env/_core/kingdomino.c): every decision of random
+and biased games equals the env's (legal ids, mask, seat, observation for every seat,
+rewards, points), in 2/3/4 players and the variants; bad input is refused with a named error
+and changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from moonriver_env import kingdomino_v0
+from moonriver_env.kingdomino.core import IllegalActionError
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.kingdomino import KingdominoVectorGame
+
+pytestmark = pytest.mark.skipif(not NATIVE, reason="the native core is not built")
+
+CONFIGS = [
+    (2, ()),
+    (3, ()),
+    (4, ()),
+    (2, ("must_place",)),
+    (3, ("harmony",)),
+    (4, ("middle_kingdom",)),
+    (4, ("must_place", "harmony", "middle_kingdom")),  # the study's combination
+    (3, ("harmony", "middle_kingdom")),
+    (2, ("mighty_duel",)),
+    (2, ("must_place", "harmony", "middle_kingdom", "mighty_duel")),
+    (3, ("dynasty",)),
+    (2, ("harmony", "middle_kingdom", "dynasty")),
+]
+
+
+def _policy(kind: str, rng: np.random.Generator) -> Callable[[list[int]], int]:
+    """random: uniform; discard_last: the highest id half the time (discards and late picks),
+    so kingdoms with holes, discards and the frame's edge all come up."""
+
+    def choose(legal: list[int]) -> int:
+        if kind == "discard_last" and rng.random() < 0.5:
+            return legal[-1]
+        return legal[int(rng.integers(len(legal)))]
+
+    return choose
+
+
+class Mismatch(AssertionError):
+    """The core and the env disagree."""
+
+
+def compare(num_players: int, variants: tuple[str, ...], seed: int, games: int, kind: str) -> int:
+    """Play ``games`` games on the core and in the env side by side; the decisions compared."""
+    vg = KingdominoVectorGame(
+        num_games=games, num_players=num_players, variants=variants, seed=seed, auto_reset=False
+    )
+    envs = []
+    for i in range(games):
+        env = kingdomino_v0.env(num_players=num_players, variants=variants, obs_type="flat")
+        env.reset(seed=seed + i)
+        envs.append(env)
+    rng = np.random.default_rng(seed)
+    choose = _policy(kind, rng)
+    done = np.zeros(games, dtype=bool)
+    decisions = 0
+    assert vg.observation is not None
+    while not done.all():
+        actions = np.zeros(games, dtype=np.int64)
+        for i, env in enumerate(envs):
+            if done[i]:
+                continue
+            state = env.unwrapped.state
+            legal = state.legal_action_list()
+            seat = state.seat
+            got = vg.legal_ids[i, : vg.num_legal[i]].tolist()
+            if got != legal or vg.current_seat[i] != seat:
+                raise Mismatch(f"game {i}: legal/seat {got} {vg.current_seat[i]} vs {legal} {seat}")
+            agent = env.agent_selection
+            if not np.array_equal(vg.action_mask[i], env.unwrapped.action_mask(agent)):
+                raise Mismatch(f"game {i}: mask")
+            if not np.array_equal(vg.observation[i], env.observe(agent)):
+                raise Mismatch(f"game {i}: observation of the acting seat")
+            other = (seat + 1) % num_players
+            mine = vg.observation_of(i, other)
+            theirs = env.unwrapped.encoder.encode_flat(state, other)
+            if not np.array_equal(mine, theirs):
+                raise Mismatch(f"game {i}: observation of seat {other}")
+            actions[i] = choose(legal)
+        active = ~done
+        vg.step(actions, active=active)
+        for i, env in enumerate(envs):
+            if done[i]:
+                continue
+            env.step(int(actions[i]))
+            decisions += 1
+            state = env.unwrapped.state
+            if state.is_terminal:
+                done[i] = True
+                if not vg.terminated[i]:
+                    raise Mismatch(f"game {i}: the env ended, the core did not")
+                want = [env.unwrapped.rewards[a] for a in env.possible_agents]
+                if vg.rewards[i].tolist() != want:
+                    raise Mismatch(f"game {i}: rewards {vg.rewards[i]} vs {want}")
+                if [tuple(r) for r in vg.scores[i].tolist()] != state.rank_keys():
+                    raise Mismatch(f"game {i}: points {vg.scores[i]} vs {state.rank_keys()}")
+            elif vg.terminated[i]:
+                raise Mismatch(f"game {i}: the core ended, the env did not")
+            elif [p for p, _ in vg.points(i)] != state.points():
+                raise Mismatch(f"game {i}: points during play")
+    return decisions
+
+
+@pytest.mark.parametrize(("num_players", "variants"), CONFIGS)
+@pytest.mark.parametrize("kind", ["random", "discard_last"])
+def test_core_equals_engine(num_players: int, variants: tuple[str, ...], kind: str) -> None:
+    decisions = compare(num_players, variants, seed=11, games=3, kind=kind)
+    assert decisions > 0
+
+
+def test_comparison_can_fail() -> None:
+    """A core game of another seed is caught."""
+    vg = KingdominoVectorGame(num_games=1, num_players=2, seed=5)
+    env = kingdomino_v0.env(num_players=2, obs_type="flat")
+    env.reset(seed=6)
+    assert not np.array_equal(vg.observation[0], env.observe(env.agent_selection))  # type: ignore[index]
+
+
+def test_auto_reset_plays_the_envs_next_game() -> None:
+    vg = KingdominoVectorGame(num_games=1, num_players=2, seed=3, auto_reset=True)
+    env = kingdomino_v0.env(num_players=2, obs_type="flat")
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    while not vg.terminated[0]:
+        a = int(rng.choice(vg.legal_ids[0, : vg.num_legal[0]]))
+        vg.step(np.array([a]))
+        env.step(a)
+    env.reset()
+    assert vg.observation is not None
+    assert np.array_equal(vg.observation[0], env.observe(env.agent_selection))
+
+
+@pytest.mark.parametrize("bad", [-1, 10**6, 2**40])
+def test_illegal_action_names_the_game_and_changes_nothing(bad: int) -> None:
+    vg = KingdominoVectorGame(num_games=3, num_players=4, seed=1)
+    assert vg.observation is not None
+    before = (vg.observation.copy(), vg.action_mask.copy(), vg.current_seat.copy())
+    actions = vg.legal_ids[:, 0].astype(np.int64)
+    actions[1] = bad
+    with pytest.raises(IllegalActionError, match="game 1"):
+        vg.step(actions)
+    assert np.array_equal(before[0], vg.observation)
+    assert np.array_equal(before[1], vg.action_mask)
+    assert np.array_equal(before[2], vg.current_seat)
+    vg.step(vg.legal_ids[:, 0].astype(np.int64))  # still playable
+
+
+def test_bad_arguments_are_named() -> None:
+    with pytest.raises(ValueError, match="num_players"):
+        KingdominoVectorGame(num_games=1, num_players=5)
+    with pytest.raises(ValueError, match="variants"):
+        KingdominoVectorGame(num_games=1, num_players=4, variants=("mighty_duel",))
+    with pytest.raises(ValueError, match="reward"):
+        KingdominoVectorGame(num_games=1, reward="gold")
+    vg = KingdominoVectorGame(num_games=2, num_players=2, seed=0)
+    with pytest.raises(ValueError, match="actions"):
+        vg.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="actions"):
+        vg.step(np.zeros(2, dtype=np.float32))
+    with pytest.raises(ValueError, match="seat"):
+        vg.observation_of(0, 2)
+    with pytest.raises(ValueError, match="i"):
+        vg.reset_game(2)
+
+
+def test_core_refuses_bad_setups() -> None:
+    """The binding checks the set-up and buffer sizes before touching a game."""
+    from moonriver_env import _native  # type: ignore[attr-defined]
+
+    vg = KingdominoVectorGame(num_games=1, num_players=2, seed=0)
+    games = vg._games.copy()
+    params = vg._params
+    line = np.array([0, 1, 2, 3], dtype=np.int64).tobytes()
+    order = np.array([0, 1, 1, 0], dtype=np.int64).tobytes()
+    dup = np.array([0] * 20, dtype=np.int64).tobytes()
+    box = np.arange(24, 48, dtype=np.int64).tobytes()
+    with pytest.raises(ValueError, match="set-up"):
+        _native.kd_reset(params, games, 0, 0, dup, box, line, order)
+    bad_order = np.array([0, 1, 2, 0], dtype=np.int64).tobytes()
+    with pytest.raises(ValueError, match="set-up"):
+        _native.kd_reset(params, games, 0, 0, np.arange(4, 24).tobytes(), box, line, bad_order)
+    with pytest.raises(IndexError):
+        _native.kd_reset(params, games, 1, 0, np.arange(4, 24).tobytes(), box, line, order)
+    with pytest.raises(ValueError, match="no such game"):
+        _native.kd_reset(params, games, 0, 1, np.arange(4, 24).tobytes(), box, line, order)
+    with pytest.raises(ValueError, match="params"):
+        _native.kd_params(np.zeros(5, dtype=np.int64).tobytes())
+    assert np.array_equal(games, vg._games)
+
+
+def test_vector_game_dispatches_on_the_spec() -> None:
+    from moonriver_env.games import GameSpec
+    from moonriver_env.vector import VectorGame, vector_game
+
+    kd = vector_game("kingdomino_3p_harmony+must_place", num_games=2, seed=4)
+    assert isinstance(kd, KingdominoVectorGame)
+    assert kd.config.num_players == 3 and kd.config.variants == ("must_place", "harmony")
+    mr = vector_game(GameSpec(num_players=2), num_games=2, seed=4)
+    assert isinstance(mr, VectorGame)
+    assert vector_game("kingdomino_2p_dynasty", num_games=1).config.num_games == 3
