@@ -154,5 +154,7 @@ class MoonRiverReplay:
         )
 
 
-GAMES: dict[str, ReplayGame] = {"moonriver": MoonRiverReplay()}
+from .kingdomino import KingdominoReplay  # noqa: E402 (it builds on the classes above)
+
+GAMES: dict[str, ReplayGame] = {"moonriver": MoonRiverReplay(), "kingdomino": KingdominoReplay()}
 """The games a replay can show, by name (a move list names its game)."""

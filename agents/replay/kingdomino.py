@@ -1,0 +1,172 @@
+"""Kingdomino's replay: each kingdom and the two draft lines as SVG, per position.
+
+The pictures come from the same data as :mod:`moonriver_env.kingdomino_render`: a kingdom's
+squares (:meth:`~moonriver_env.kingdomino.Kingdom.square`, the landscape colours of
+:data:`~moonriver_env.kingdomino_render.LANDSCAPE_COLOURS`, a dot per crown, the castle
+white) and the lines with the kings on them. Scores by category are the engine's
+(:class:`~moonriver_env.kingdomino.scoring.KingdomScore`).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from moonriver_env.kingdomino import Kingdom, KingdominoState
+from moonriver_env.kingdomino.state import DOMINOES
+from moonriver_env.kingdomino_render import LANDSCAPE_COLOURS
+from moonriver_env.render.svg import seat_hex
+
+from ..move_list import MoveList
+from .model import FinalScore, Frame, Replay
+
+CATEGORIES = ("territories", "harmony", "middle kingdom")
+"""Kingdomino's score categories (the score pad's territories and the two bonuses)."""
+
+CELL = 22
+"""Side of one square in the pictures, in SVG units."""
+
+LANDSCAPES = ("wheat field", "forest", "lake", "grassland", "swamp", "mine")
+"""The landscapes, in the engine's order (the colours' order)."""
+
+
+def _hex(rgb: object) -> str:
+    r, g, b = (int(v) for v in rgb)  # type: ignore[attr-defined]
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+FILL = tuple(_hex(c) for c in LANDSCAPE_COLOURS)
+
+
+def _square(x: int, y: int, land: int, crowns: int) -> str:
+    fill = "#f5f5f5" if land < 0 else FILL[land]
+    out = [f'<rect x="{x + 1}" y="{y + 1}" width="{CELL - 2}" height="{CELL - 2}" fill="{fill}"/>']
+    out += [
+        f'<circle cx="{x + 5 + 5 * i}" cy="{y + 5}" r="2" fill="#141414"/>' for i in range(crowns)
+    ]
+    return "".join(out)
+
+
+def kingdom_svg(kingdom: Kingdom, label: str, colour: str, points: int) -> str:
+    """One seat's kingdom: a square per cell of its frame region, the label and points."""
+    side = kingdom.board.side
+    size = side * CELL
+    body = [
+        f'<rect width="{size}" height="{size}" fill="#202028" stroke="{colour}" stroke-width="3"/>'
+    ]
+    for c in range(kingdom.board.cells):
+        sq = kingdom.square(c)
+        if sq is not None:
+            r, q = divmod(c, side)
+            body.append(_square(q * CELL, r * CELL, sq[0], sq[1]))
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 -18 {size} {size + 18}" '
+        f'width="{size}" height="{size + 18}"><text x="0" y="-5" font-size="13" fill="{colour}">'
+        f"{escape(label)}: {points}</text>{''.join(body)}</svg>"
+    )
+
+
+def lines_svg(state: KingdominoState) -> str:
+    """The current and the next line: each domino's two halves, the king on it (seat colour)."""
+    rows = []
+    width = 0
+    for li, (name, line, kings) in enumerate(
+        (("current", state.cur_line, state.cur_kings), ("next", state.next_line, state.next_kings))
+    ):
+        y = li * (CELL + 22) + 16
+        rows.append(f'<text x="0" y="{y - 4}" font-size="12">{name} line</text>')
+        for pos, (d, king) in enumerate(zip(line, kings, strict=True)):
+            x = pos * (2 * CELL + 16)
+            width = max(width, x + 2 * CELL + 16)
+            if d >= 0:
+                dom = DOMINOES[d]
+                rows.append(_square(x, y, dom.land1, dom.crowns1))
+                rows.append(_square(x + CELL, y, dom.land2, dom.crowns2))
+            if king >= 0:
+                rows.append(
+                    f'<circle cx="{x + 2 * CELL + 6}" cy="{y + CELL // 2}" r="5" '
+                    f'fill="{seat_hex(king)}"><title>king of seat {king}</title></circle>'
+                )
+    height = 2 * (CELL + 22) + 6
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {max(width, 100)} {height}" '
+        f'width="{max(width, 100)}" height="{height}">{"".join(rows)}</svg>'
+    )
+
+
+def legend_svg() -> str:
+    """The landscapes' colours (a dot is a crown, white the castle)."""
+    items = [
+        f'<rect x="{i * 90}" y="2" width="12" height="12" fill="{FILL[i]}"/>'
+        f'<text x="{i * 90 + 16}" y="12" font-size="11">{name}</text>'
+        for i, name in enumerate(LANDSCAPES)
+    ]
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {90 * len(LANDSCAPES)} 18" '
+        f'width="{90 * len(LANDSCAPES)}" height="18">{"".join(items)}</svg>'
+    )
+
+
+def _score_row(state: KingdominoState) -> tuple[tuple[int, ...], ...]:
+    return tuple((s.territory_points, s.harmony, s.middle_kingdom, s.total) for s in state.scores())
+
+
+class KingdominoReplay:
+    """Kingdomino's replay: a kingdom per seat and the draft lines per position."""
+
+    name = "kingdomino"
+
+    def replay(self, moves: MoveList, title: str) -> Replay:
+        index: dict[str, int] = {}
+        pieces: list[str] = []
+
+        def piece(markup: str) -> int:
+            k = index.get(markup)
+            if k is None:
+                k = index[markup] = len(pieces)
+                pieces.append(markup)
+            return k
+
+        labels = moves.seats
+        colours = tuple(seat_hex(s) for s in range(moves.players))
+        frames: list[Frame] = []
+        move, actor = "", None
+        state = None
+        for state, action in moves.states():
+            assert isinstance(state, KingdominoState)
+            scores = _score_row(state)
+            shown = [
+                piece(kingdom_svg(k, labels[s], colours[s], scores[s][-1]))
+                for s, k in enumerate(state.kingdoms)
+            ]
+            shown.append(piece(lines_svg(state)))
+            frames.append(Frame(pieces=tuple(shown), move=move, actor=actor, scores=scores))
+            if action is not None:
+                actor = state.current_seat
+                assert actor is not None
+                move = f"{labels[actor]}: {state.action_to_string(action)}"
+        assert isinstance(state, KingdominoState)
+        winners = set(state.winners()) if state.is_terminal else set()
+        final = tuple(
+            FinalScore(
+                seat=s, label=labels[s], total=row[-1], categories=row[:-1], winner=s in winners
+            )
+            for s, row in enumerate(_score_row(state))
+        )
+        subtitle = (
+            f"Kingdomino, {moves.players} players; seed {moves.seed}; {len(moves.actions)} moves"
+        )
+        if moves.source:
+            subtitle += f"; {moves.source}"
+        return Replay(
+            title=title,
+            subtitle=subtitle,
+            seats=labels,
+            seat_colours=colours,
+            categories=CATEGORIES,
+            defs="",
+            legend=legend_svg(),
+            pieces=tuple(pieces),
+            frames=tuple(frames),
+            final=final,
+            finished=state.is_terminal,
+        )
