@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from .bench import cpu_model, pin_to_one_cpu
+from .bench_env import run_loop
 from .opponents import make_opponent
 from .rules import GameConfig, new_game
 from .text_table import format_columns
@@ -78,8 +79,6 @@ def openspiel_runner(observe: bool) -> Runner:
 
 def pettingzoo_runner() -> Runner:
     from pettingzoo.classic import connect_four_v3
-
-    from .bench_env import run_loop
 
     env = connect_four_v3.env()
     seed = iter(range(10**9))

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..atomic import write_text
 from ..move_list import MoveList, MoveListError
-from .model import GAMES, Replay, ReplayGame
+from .games import GAMES
+from .model import Replay, ReplayGame
 from .page import render_page
 from .sources import ReplayError, load_game, saved_games
 

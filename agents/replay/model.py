@@ -4,7 +4,7 @@ A :class:`Replay` is what the page (:mod:`agents.replay.page`) needs and nothing
 game-specific: per position the SVG pieces to show (deduplicated: a piece that does not change
 between positions is stored once), the move that led there in words, and each seat's score by
 category; and the final result. A game plugs in with a :class:`ReplayGame` that turns its
-move list into a :class:`Replay`; :data:`GAMES` lists them by game name. Moon River's
+move list into a :class:`Replay`; :data:`agents.replay.games.GAMES` lists them by game name. Moon River's
 (:class:`MoonRiverReplay`) draws every position with the SVG painter
 (:mod:`moonriver_env.render.svg`) from the same view model as the pictures
 (:func:`moonriver_env.render.table_view`).
@@ -152,9 +152,3 @@ class MoonRiverReplay:
             final=final,
             finished=state.is_terminal,
         )
-
-
-from .kingdomino import KingdominoReplay  # noqa: E402 (it builds on the classes above)
-
-GAMES: dict[str, ReplayGame] = {"moonriver": MoonRiverReplay(), "kingdomino": KingdominoReplay()}
-"""The games a replay can show, by name (a move list names its game)."""

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..env_args import REWARD_MODES, check_seed
 from ..kingdomino import KingdominoConfig, Phase
+from ..kingdomino.actions import action_layout
 from ..kingdomino.components import NUM_DOMINOES
 from ..kingdomino.core import IllegalActionError
 from ..kingdomino.scoring import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS
@@ -58,8 +59,6 @@ def core_params(native: Any, config: KingdominoConfig) -> bytes:
     """The core's checked parameters for ``config``: the layout, the bonuses, the phase
     numbers and the domino table, all read from the Python package."""
     layout_encoder = KingdominoEncoder(config)
-    from ..kingdomino.actions import action_layout
-
     layout = action_layout(config)
     head = [
         config.num_players,
@@ -281,8 +280,6 @@ class KingdominoVectorGame:
         return [p - max(o for j, o in enumerate(pts) if j != s) for s, p in enumerate(pts)]
 
     def _illegal_message(self, i: int, action: int) -> str:
-        from ..kingdomino.actions import action_layout
-
         layout = action_layout(self.config)
         text = layout.to_text(action) if 0 <= action < layout.num_actions else "out of range"
         phase = Phase(int(self._phase[i]))

@@ -46,7 +46,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
+from moonriver_env.aec import raw_env
 from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 from moonriver_env.vector import VectorGame
 from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config
 from training.common.opponents import SnapshotPool
@@ -130,9 +132,6 @@ def instrument(timer: PartTimer, model: Any) -> None:
     """Timers on the parts named in the module docstring (learner process only)."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import SubprocVecEnv
-
-    from moonriver_env.aec import raw_env
-    from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 
     timer.wrap(ObservationEncoder, "encode_flat", "encoding")
     timer.wrap(Agent, "__call__", "opponent moves")
