@@ -98,6 +98,7 @@ from .aec import (
 )
 from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES, check_options, check_seed
 from .kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
+from .kingdomino_args import game_config, rank_rewards
 from .kingdomino_encoding import KingdominoEncoder
 from .kingdomino_render import render_rgb, render_text
 from .opponents import make_opponent  # the agents' plug: the env never imports agents
@@ -109,28 +110,6 @@ __all__ = ["PHASE_NAMES", "ResetNeeded", "SingleAgentEnv", "env", "raw_env", "ra
 PHASE_NAMES: tuple[str, ...] = tuple(p.name for p in Phase)
 
 
-def game_config(
-    num_players: Any, variants: Any, config: KingdominoConfig | None
-) -> KingdominoConfig:
-    """The game from the constructor's arguments: ``config``, or ``num_players`` (default 4)
-    and ``variants``; a game argument that contradicts ``config`` raises ``ValueError``."""
-    if config is None:
-        return KingdominoConfig(2 if num_players is None else num_players, variants or ())
-    if not isinstance(config, KingdominoConfig):
-        raise TypeError(f"config: expected a KingdominoConfig or None, got {type(config).__name__}")
-    if num_players is not None and num_players != config.num_players:
-        raise ValueError(
-            f"num_players={num_players!r} contradicts config.num_players={config.num_players}: "
-            "give the game either by config or by num_players, not both"
-        )
-    if variants is not None and KingdominoConfig(config.num_players, variants) != config:
-        raise ValueError(
-            f"variants={variants!r} contradicts config.variants={config.variants!r}: "
-            "give the game either by config or by variants, not both"
-        )
-    return config
-
-
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` in PettingZoo's standard wrappers (see the card above)."""
     e: AECEnv = raw_env(**kwargs)
@@ -138,12 +117,6 @@ def env(**kwargs: Any) -> AECEnv:
     e = AssertOutOfBoundsWrapper(e)
     e = OrderEnforcingWrapper(e)
     return e
-
-
-def rank_rewards(keys: list[tuple[int, int]]) -> list[float]:
-    """Zero-sum rank rewards: (seats beaten - seats beating you) / (n - 1)."""
-    n = len(keys)
-    return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)

@@ -38,8 +38,8 @@ from ..kingdomino.components import NUM_DOMINOES
 from ..kingdomino.core import IllegalActionError
 from ..kingdomino.scoring import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS
 from ..kingdomino.state import DOMINOES, new_game
+from ..kingdomino_args import game_config, rank_rewards
 from ..kingdomino_encoding import KingdominoEncoder
-from ..kingdomino_v0 import game_config, rank_rewards
 from ..rules.validation import check_choice, check_int
 from ._native_core import IMPORT_ERROR, NATIVE, native
 
