@@ -38,6 +38,23 @@ def test_notebooks_exist() -> None:
     ]
 
 
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def test_docs_list_every_notebook() -> None:
+    """The site's notebooks page (the one list of what each notebook shows) has a row for every
+    notebook of ``notebooks/`` and no other, and says how many there are, as the README does."""
+    root = NOTEBOOK_DIR.parent
+    page = (root / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    rows = [line.split("`")[1] for line in page.splitlines() if line.startswith("| `")]
+    assert rows == [p.name for p in NOTEBOOKS]
+    count = NUMBER_WORDS[len(NOTEBOOKS)]
+    assert page.startswith(f"# Notebooks\n\n{count.capitalize()} research notebooks")
+    assert f"executes all {count} from" in page
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert f"| {count} research notebooks" in readme
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_is_stored_clean(path: Path) -> None:
     """No outputs or execution counts are committed; a title first, then a parameters cell."""
