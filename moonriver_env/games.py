@@ -358,6 +358,21 @@ def add_game_arguments(parser: argparse.ArgumentParser, players: bool = True) ->
     )
 
 
+def add_table_arguments(parser: argparse.ArgumentParser, seed: int) -> None:
+    """``--players``, ``--seed`` (default ``seed``), ``--mode`` and ``--scenario`` of a command
+    that plays Moon River only, checked by :func:`check_table_arguments`."""
+    parser.add_argument("--players", type=int, default=DEFAULT_NUM_PLAYERS, choices=PLAYER_COUNTS)
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--mode", default=DEFAULT_MODE, choices=MODES)
+    parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
+
+
+def check_table_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit through ``parser.error`` if :func:`add_table_arguments`'s arguments do not agree."""
+    if args.scenario is not None and args.mode != "legends":
+        parser.error("--scenario needs --mode legends")
+
+
 def spec_from_args(args: argparse.Namespace) -> GameSpec:
     """The spec named by :func:`add_game_arguments`'s arguments (``ValueError`` naming the
     bad field)."""
@@ -465,6 +480,8 @@ __all__ = [
     "GameEntry",
     "GameSpec",
     "add_game_arguments",
+    "add_table_arguments",
+    "check_table_arguments",
     "game_entry",
     "games_with_actions",
     "parse_game",
