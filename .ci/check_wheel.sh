@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the wheel with `python -m build` and install it into a fresh virtual environment,
 # outside the repository; then a smoke test: the component data file ships, the native core
-# (moonriver_env._native) is in the wheel and VectorGame plays on it, equal to the engine.
+# (moonriver_env._native) is in the wheel and VectorGame plays on it, equal to the engine; the
+# shipped models (agents/checkpoints/) are in the wheel where the agents look for them.
 # Usage: .ci/check_wheel.sh [PYTHON]   (default: .venv/bin/python)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -33,6 +34,11 @@ assert NATIVE and "site-packages" in _native.__file__
 data = importlib.resources.files("moonriver_env.rules") / "data" / "components.json"
 assert data.is_file(), "components.json missing from the wheel"
 assert default_components().num_plots == 96
+shipped = importlib.resources.files("agents") / "checkpoints"
+for name, weights in (("ppo_2p_base", "model.zip"), ("trained_2p_base", "model.pt"),
+                      ("trained_4p_base", "model.pt"), ("az_2p_base", "model.pt")):
+    for file in (weights, "config.toml", "provenance.json"):
+        assert (shipped / name / file).is_file(), f"{name}/{file} missing from the wheel"
 vg = VectorGame(num_games=4, num_players=3, mode="legends", seed=0)
 assert vg.backend == "native"
 for i in range(4):

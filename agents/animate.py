@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from moonriver_env.games import add_table_arguments, check_table_arguments
 from moonriver_env.render import render_rgb
 
 from .atomic import atomic_path
@@ -139,11 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m agents.animate",
         description="Animate a real game between agents (GIF or WebP from rgb_array frames).",
     )
+    add_table_arguments(parser, seed=1)
     parser.add_argument("--agents", required=True, help="agent specs, one per seat (repeated)")
-    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--mode", default="base", choices=("base", "legends"))
-    parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
     parser.add_argument(
         "--every",
         type=_every,
@@ -157,8 +155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if Path(args.out).suffix.lower() not in FORMATS:
         parser.error(f"-o: expected a .gif or .webp file, got {args.out!r}")
-    if args.scenario is not None and args.mode != "legends":
-        parser.error("--scenario needs --mode legends")
+    check_table_arguments(parser, args)
     try:
         moves = play_game(
             split_specs(args.agents), args.players, args.seed, args.mode, args.scenario

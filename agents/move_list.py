@@ -31,6 +31,7 @@ from moonriver_env.games import GameSpec
 from moonriver_env.rules import GameState
 
 from .atomic import write_text
+from .file_format import check_header, header, parse_json, read_parsed
 
 FORMAT = "moonriver-moves"
 VERSION = 1
@@ -58,13 +59,7 @@ class MoveList:
         return (
             json.dumps(
                 {
-                    "format": FORMAT,
-                    "version": VERSION,
-                    "game": self.game,
-                    "players": self.players,
-                    "mode": self.mode,
-                    "scenario": self.scenario,
-                    "seed": self.seed,
+                    **header(FORMAT, VERSION, self, "game"),
                     "seats": list(self.seats),
                     "actions": list(self.actions),
                     "final_scores": (
@@ -79,18 +74,11 @@ class MoveList:
     @classmethod
     def from_json(cls, text: str) -> MoveList:
         """Read a move list; :class:`MoveListError` naming what is wrong."""
-        try:
-            raw = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise MoveListError(f"not a move list (not JSON: {exc})") from None
-        return cls.from_dict(raw)
+        return cls.from_dict(parse_json(text, "move list", MoveListError))
 
     @classmethod
     def from_dict(cls, raw: Any) -> MoveList:
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-            raise MoveListError(f"not a move list (expected format {FORMAT!r})")
-        if raw.get("version") != VERSION:
-            raise MoveListError(f"version: unsupported move list version {raw.get('version')!r}")
+        check_header(raw, FORMAT, VERSION, "move list", MoveListError)
         try:
             players = _int(raw["players"], "players")
             seats = raw["seats"]
@@ -118,15 +106,7 @@ class MoveList:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MoveList:
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise MoveListError(f"cannot read {str(p)!r} ({exc.strerror or exc})") from None
-        try:
-            return cls.from_json(text)
-        except MoveListError as exc:
-            raise MoveListError(f"{str(p)!r}: {exc}") from None
+        return read_parsed(path, cls.from_json, MoveListError)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the file atomically (write beside, then rename)."""

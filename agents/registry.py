@@ -34,7 +34,6 @@ the offending field (``spec``, the agent name, or the parameter).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from .base import Agent, PolicyAgent
@@ -47,13 +46,12 @@ from .montecarlo import MonteCarloAgent
 from .openspiel_mcts import OpenSpielMCTSAgent
 from .random_agent import RandomAgent
 from .rllib_agent import RLlibAgent
+from .shipped import CHECKPOINTS
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 # The MaskablePPO checkpoint kept in the repository (2 players, base game); its provenance
 # (command, budget, measured results) is in the same folder.
-SHIPPED_PPO = (
-    Path(__file__).resolve().parents[1] / "training" / "checkpoints" / "ppo_2p_base" / "model.zip"
-)
+SHIPPED_PPO = CHECKPOINTS / "ppo_2p_base" / "model.zip"
 
 _SEARCH_PARAMS: dict[str, type] = {
     "sims": int,

@@ -29,11 +29,11 @@ ROLLOUT_POLICIES = ("random", "heuristic")
 def place_scores(state: GameState, legal: list[int], noise: random.Random | None) -> list[float]:
     """Light scores of the placement actions in ``legal`` (``stop`` excluded; ``noise``: add
     ``U(0, 0.5)`` to each)."""
+    seat = state.seat
+    held = state.held[seat]
     g = state.grid
     kt = state.kind_table
     lay = state.layout
-    seat = state.seat
-    held = state.held[seat]
     bb = state.land_bb[seat]
     cow_bb = state.cow_bb[seat]
     empty = g.full & ~state.occ[seat]

@@ -21,6 +21,7 @@ from typing import Any
 from moonriver_env.rules import GameState
 
 from .atomic import write_text
+from .file_format import check_header, header, parse_json, read_parsed
 
 FORMAT = "moonriver-play"
 VERSION = 1
@@ -45,12 +46,7 @@ class SavedGame:
         return (
             json.dumps(
                 {
-                    "format": FORMAT,
-                    "version": VERSION,
-                    "players": self.players,
-                    "mode": self.mode,
-                    "scenario": self.scenario,
-                    "seed": self.seed,
+                    **header(FORMAT, VERSION, self),
                     "agents": {str(s): spec for s, spec in sorted(self.agents.items())},
                     "humans": list(self.humans),
                     "decisions": self.decisions,
@@ -65,14 +61,9 @@ class SavedGame:
     @classmethod
     def from_json(cls, text: str) -> SavedGame:
         """Read a saved game; ``ValueError`` naming what is wrong."""
-        try:
-            raw = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            raise ValueError(f"not a saved game (not JSON: {exc})") from None
-        if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-            raise ValueError(f"not a saved game (expected format {FORMAT!r})")
-        if raw.get("version") != VERSION:
-            raise ValueError(f"version: unsupported saved game version {raw.get('version')!r}")
+        raw = check_header(
+            parse_json(text, "saved game", ValueError), FORMAT, VERSION, "saved game", ValueError
+        )
         try:
             state = GameState.from_json(json.dumps(raw["state"]))
             agents = {int(s): str(spec) for s, spec in dict(raw["agents"]).items()}
@@ -106,15 +97,7 @@ class SavedGame:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SavedGame:
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"load: cannot read {str(p)!r} ({exc.strerror or exc})") from None
-        try:
-            return cls.from_json(text)
-        except ValueError as exc:
-            raise ValueError(f"load: {str(p)!r}: {exc}") from None
+        return read_parsed(path, cls.from_json, ValueError, prefix="load: ")
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the file (write then rename: a crash leaves the old file or the new one)."""

@@ -23,7 +23,7 @@ heuristic agents reached from the position (``"outcome"``), the same units as a 
 value. Each model's ``config.toml`` says which (``tests/project/test_model_facts.py`` holds
 the docs to it). A model is made for one game (player count and mode); the
 agent refuses any other game before its first move, naming the game and the games it has
-models for. Models live in ``training/checkpoints/trained_<n>p_<mode>/model.pt``
+models for. Models live in ``agents/checkpoints/trained_<n>p_<mode>/model.pt``
 (:data:`CHECKPOINTS`).
 """
 
@@ -46,8 +46,8 @@ from .base import Agent, determinize
 from .evaluation import Context, Evaluator, complete_effects, final_margin, make_context
 from .heuristic import HeuristicAgent
 from .rollout import rollout
+from .shipped import CHECKPOINTS
 
-CHECKPOINTS = Path(__file__).resolve().parents[1] / "training" / "checkpoints"
 MODEL_FILE = "model.pt"
 # Evaluator values (points) are divided by this in the network input.
 EVAL_SCALE = 100.0

@@ -17,24 +17,24 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-GYMNASIUM_ID = "MoonRiver-v0"
-_ENTRY_POINT = "moonriver_env.single_agent:SingleAgentEnv"
-
-
-KINGDOMINO_GYMNASIUM_ID = "Kingdomino-v0"
-_KINGDOMINO_ENTRY_POINT = "moonriver_env.kingdomino_v0:SingleAgentEnv"
+GYMNASIUM_ENTRY_POINTS: dict[str, str] = {
+    "MoonRiver-v0": "moonriver_env.single_agent:SingleAgentEnv",
+    "Kingdomino-v0": "moonriver_env.kingdomino_v0:SingleAgentEnv",
+}
+"""Each game's Gymnasium id and the entry point of its single-agent env (registered here, on a
+floor below the game registry ``moonriver_env.games``; a test checks that the two agree)."""
+GYMNASIUM_ID, KINGDOMINO_GYMNASIUM_ID = GYMNASIUM_ENTRY_POINTS
 
 
 def _register_with_gymnasium(gymnasium: Any) -> None:
-    if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point=_ENTRY_POINT)
-    if KINGDOMINO_GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=KINGDOMINO_GYMNASIUM_ID, entry_point=_KINGDOMINO_ENTRY_POINT)
+    for env_id, entry_point in GYMNASIUM_ENTRY_POINTS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point)
 
 
 class _RegisterOnImport(importlib.abc.MetaPathFinder):
     """Finds nothing itself: when ``gymnasium`` is first imported, it lets the other finders
-    locate it and registers :data:`GYMNASIUM_ID` right after the module has run."""
+    locate it and registers :data:`GYMNASIUM_ENTRY_POINTS` right after the module has run."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname != "gymnasium":

@@ -6,9 +6,9 @@ from typing_extensions import Buffer
 
 RECORD_SIZE: int
 MAX_PLAYERS: int
-NUM_PHASES: int
 CHANNELS: tuple[str, ...]
 FEATURES: tuple[str, ...]
+NUM_PHASES: int
 PHASES: tuple[str, ...]
 SEGMENTS: tuple[str, ...]
 

@@ -36,10 +36,11 @@ from typing import Any
 
 from .encoding import ObservationEncoder
 from .kingdomino import KingdominoConfig
+from .kingdomino.config import PLAYER_COUNTS as KINGDOMINO_PLAYER_COUNTS
 from .kingdomino.config import VARIANTS as KINGDOMINO_VARIANTS
 from .kingdomino.config import parse_variants
 from .kingdomino_encoding import KingdominoEncoder
-from .rules.config import DEFAULT_NUM_PLAYERS, MODES, SCENARIOS, GameConfig
+from .rules.config import DEFAULT_NUM_PLAYERS, MODES, PLAYER_COUNTS, SCENARIOS, GameConfig
 
 DEFAULT_GAME = "moonriver"
 """The game played when none is named: Moon River."""
@@ -357,6 +358,21 @@ def add_game_arguments(parser: argparse.ArgumentParser, players: bool = True) ->
     )
 
 
+def add_table_arguments(parser: argparse.ArgumentParser, seed: int) -> None:
+    """``--players``, ``--seed`` (default ``seed``), ``--mode`` and ``--scenario`` of a command
+    that plays Moon River only, checked by :func:`check_table_arguments`."""
+    parser.add_argument("--players", type=int, default=DEFAULT_NUM_PLAYERS, choices=PLAYER_COUNTS)
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--mode", default=DEFAULT_MODE, choices=MODES)
+    parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
+
+
+def check_table_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit through ``parser.error`` if :func:`add_table_arguments`'s arguments do not agree."""
+    if args.scenario is not None and args.mode != "legends":
+        parser.error("--scenario needs --mode legends")
+
+
 def spec_from_args(args: argparse.Namespace) -> GameSpec:
     """The spec named by :func:`add_game_arguments`'s arguments (``ValueError`` naming the
     bad field)."""
@@ -381,6 +397,10 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
 # ------------------------------------------------------------------ Moon River
 
 
+def _moonriver_observation_size(config: GameConfig) -> int:
+    return ObservationEncoder(config).flat_size
+
+
 def _moonriver_config(spec: GameSpec, **overrides: Any) -> GameConfig:
     return GameConfig(
         num_players=spec.num_players,
@@ -391,27 +411,27 @@ def _moonriver_config(spec: GameSpec, **overrides: Any) -> GameConfig:
     )
 
 
-def _moonriver_observation_size(config: GameConfig) -> int:
-    return ObservationEncoder(config).flat_size
-
-
 MOONRIVER = register_game(
     GameEntry(
         name="moonriver",
         title="Moon River",
         config_class=GameConfig,
-        player_counts=(2, 3, 4),
+        player_counts=PLAYER_COUNTS,
         modes=MODES,
+        settings=("scenario", "auto_resolve"),
         make_config=_moonriver_config,
         observation_size=_moonriver_observation_size,
         env_entry_point="moonriver_env.aec:raw_env",
         gymnasium_id="MoonRiver-v0",
-        settings=("scenario", "auto_resolve"),
     )
 )
 
 
 # ------------------------------------------------------------------ Kingdomino
+
+
+def _kingdomino_observation_size(config: KingdominoConfig) -> int:
+    return KingdominoEncoder(config).size
 
 
 def _kingdomino_mode(mode: str) -> str:
@@ -433,22 +453,18 @@ def _kingdomino_config(spec: GameSpec, **overrides: Any) -> KingdominoConfig:
     return KingdominoConfig(num_players=spec.num_players, variants=variants, **overrides)
 
 
-def _kingdomino_observation_size(config: KingdominoConfig) -> int:
-    return KingdominoEncoder(config).size
-
-
 KINGDOMINO = register_game(
     GameEntry(
         name="kingdomino",
         title="Kingdomino",
         config_class=KingdominoConfig,
-        player_counts=(2, 3, 4),
+        player_counts=KINGDOMINO_PLAYER_COUNTS,
         modes=(DEFAULT_MODE, *KINGDOMINO_VARIANTS),
+        check_mode=_kingdomino_mode,
         make_config=_kingdomino_config,
         observation_size=_kingdomino_observation_size,
         env_entry_point="moonriver_env.kingdomino_v0:raw_env",
         gymnasium_id="Kingdomino-v0",
-        check_mode=_kingdomino_mode,
     )
 )
 
@@ -464,6 +480,8 @@ __all__ = [
     "GameEntry",
     "GameSpec",
     "add_game_arguments",
+    "add_table_arguments",
+    "check_table_arguments",
     "game_entry",
     "games_with_actions",
     "parse_game",

@@ -1,6 +1,6 @@
 """The ``az`` agent: a policy and value network with a Gumbel root search (:mod:`.search`).
 
-``az`` plays the shipped model of the game seated in (``training/checkpoints/az_<n>p_<mode>/
+``az`` plays the shipped model of the game seated in (``agents/checkpoints/az_<n>p_<mode>/
 model.pt``; other games are refused before the first move, naming both games); ``az:path=FILE``
 plays a saved model (a training run's ``checkpoints/latest.pt``). Parameters: ``sims`` (value
 evaluations per decision, default the model's; ``sims=0`` is the raw policy), ``k``

@@ -26,13 +26,13 @@ from typing import Any
 import torch
 
 from agents.atomic import atomic_path
+from agents.shipped import CHECKPOINTS
 from moonriver_env.games import GameSpec
 
 from .network import AzNet, NetShape
 
 FORMAT = "moonriver-az"
 VERSION = 1
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
 MODEL_FILE = "model.pt"
 
 
@@ -43,7 +43,7 @@ class CheckpointError(ValueError):
 
 def shipped_path(game: str) -> Path:
     """Where the shipped model of a game (its :attr:`GameSpec.text`, ``"2p_base"``) lives:
-    ``training/checkpoints/az_<game>/model.pt``."""
+    ``agents/checkpoints/az_<game>/model.pt``."""
     return CHECKPOINTS / f"az_{game}" / MODEL_FILE
 
 

@@ -9,6 +9,8 @@ import sys
 import time
 from collections.abc import Sequence
 
+from moonriver_env.games import add_table_arguments, check_table_arguments
+
 from ..jobs import add_backend_arguments, backend_from_args
 from ..kingdomino_cli import wants_kingdomino
 from .games import run_tournament
@@ -38,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         required=True,
         help="comma-separated agent specs, e.g. random,greedy,mcts:sims=200 (repeat for self-play)",
     )
-    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    add_table_arguments(parser, seed=0)
     parser.add_argument(
         "--games",
         type=int,
@@ -49,9 +51,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--workers", type=int, default=1, help="worker processes or Ray actors (default 1)"
     )
     add_backend_arguments(parser)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mode", default="base", choices=("base", "legends"))
-    parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
     parser.add_argument(
         "--out",
         default=None,
@@ -81,8 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs = split_specs(args.agents)
     if not specs:
         parser.error("--agents: expected at least one agent spec")
-    if args.scenario is not None and args.mode != "legends":
-        parser.error("--scenario needs --mode legends")
+    check_table_arguments(parser, args)
     if args.players > 2:
         slots = len(seat_slots(len(specs), args.players))
         if args.games % slots:

@@ -34,9 +34,12 @@ GAME_COLUMNS = (
 
 @dataclass(frozen=True)
 class GameJob:
+    """One game of the schedule: its ``index`` in game order, the ``lineup`` (the entry of
+    each seat), the game's ``seed`` and each seat's agent seed (:mod:`agents.seeds`)."""
+
     index: int
-    seed: int
     lineup: tuple[int, ...]
+    seed: int
     agent_seeds: tuple[int, ...]
 
 

@@ -22,7 +22,7 @@ from ..rules.components import Landscape, PartnerKind
 from ..rules.geometry import COLUMN_LETTERS
 from .glyphs import _PARTNER_RGB, _PARTNER_TEXT, LANDSCAPE_RGB, RGB, RING, STAR, darker
 from .picture import SEAT_RGB
-from .view import PARTNER_LETTERS, PARTNER_NAMES, Face, TableView, table_view
+from .view import PARTNER_LETTERS, PARTNER_NAMES, Cell, Face, TableView, table_view
 
 if TYPE_CHECKING:
     from ..rules.state import GameState
@@ -256,34 +256,31 @@ class SvgDefs:
     def use(self, sid: str, x: float, y: float, size: float = CELL) -> str:
         return f'<use href="#{sid}" x="{x:g}" y="{y:g}" width="{size:g}" height="{size:g}"/>'
 
-    def draw_face(
-        self,
-        x: float,
-        y: float,
-        size: float,
-        face: Face,
-        *,
-        cows: int | None = None,
-        partner: int = -1,
-        back: bool = False,
-    ) -> str:
-        """A plot face at (x, y), as ``glyphs.draw_face`` draws it: in a ranch ``cows`` are
-        the cows standing there and ``partner`` its token; elsewhere (``cows=None``) the
-        face's cow symbols and, with ``back``, the back number."""
-        out = [self.use(self.face(face), x, y, size)]
-        n = face.cows if cows is None else cows
-        if n:
-            out.append(self.use(self.cows(n), x, y, size))
-        if partner >= 0:
-            out.append(self.use(self.partner(partner), x, y, size))
+    def draw_face(self, x: float, y: float, size: float, face: Face, back: bool = False) -> str:
+        """A face off the ranch at (x, y), as ``glyphs.draw_face`` draws it: its own cow
+        symbols and, with ``back``, the back number."""
+        out = self._dressed(x, y, size, face, face.cows, -1)
         if back:
             label = str(face.back)
             w = 6 * len(label) + 4
-            out.append(
+            out += (
                 f'<rect x="{x + size - w - 1:g}" y="{y + size - 12:g}" width="{w}" height="11" '
                 f'fill="{_INK}"/>'
                 + _centred(x + size - 1 - w / 2, y + size - 6.5, label, 9, "#fff")
             )
+        return out
+
+    def draw_cell(self, x: float, y: float, face: Face, cell: Cell) -> str:
+        """A ranch cell holding ``face`` at (x, y), as ``glyphs.draw_face`` draws it: the cows
+        standing there and the partner token."""
+        return self._dressed(x, y, CELL, face, cell.cows, cell.partner)
+
+    def _dressed(self, x: float, y: float, size: float, face: Face, cows: int, token: int) -> str:
+        out = [self.use(self.face(face), x, y, size)]
+        if cows:
+            out.append(self.use(self.cows(cows), x, y, size))
+        if token >= 0:
+            out.append(self.use(self.partner(token), x, y, size))
         return "".join(out)
 
     def markup(self) -> str:
@@ -364,9 +361,7 @@ def ranch_svg(view: TableView, seat: int, defs: SvgDefs) -> str:
                 f'fill="{_EMPTY}" stroke="{_EMPTY_EDGE}"/>'
             )
         else:
-            out.append(
-                defs.draw_face(cx, cy, CELL, cell.face, cows=cell.cows, partner=cell.partner)
-            )
+            out.append(defs.draw_cell(cx, cy, cell.face, cell))
     for index in ranch.piece:
         row, col = divmod(index, cols)
         cx, cy = gx + col * CELL, gy + (rows - 1 - row) * CELL

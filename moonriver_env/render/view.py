@@ -65,6 +65,7 @@ class Ranch:
 
     label: str
     board: str
+    """``"camp"`` in the base game, the Legends board's name otherwise."""
     score: ScoreBreakdown
     acting: bool
     winner: bool
@@ -109,17 +110,20 @@ class TableView:
     final_round: bool
     terminal: bool
     phase: str
+    scenario: str
     to_act: int | None
+    labels: tuple[str, ...]
     winners: tuple[int, ...]
     """Winning seats in the engine's order (empty until the game is over)."""
     piece: tuple[int, ...]
     """Cells of the piece being resolved (sorted), and their names."""
     piece_names: tuple[str, ...]
-    labels: tuple[str, ...]
-    scenario: str
     supply: int
+    """Cows left in the general supply."""
     stack: int
+    """Partner tokens left in the stack (their order is hidden)."""
     pile: int
+    """Plots left in the draw pile (their order is hidden)."""
     saloon: tuple[int, ...]
     """Partner kind per saloon place, -1 for an empty place."""
     now: Column

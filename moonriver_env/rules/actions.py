@@ -59,7 +59,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 import numpy as np
 
@@ -221,11 +221,6 @@ class Place:
 
 
 @dataclass(frozen=True, slots=True)
-class Stop:
-    """Stop expanding this turn."""
-
-
-@dataclass(frozen=True, slots=True)
 class Discard:
     """Discard held plots ``first`` and ``second`` (forced expansion, nothing fits)."""
 
@@ -259,11 +254,6 @@ class CowboyMove:
 
 
 @dataclass(frozen=True, slots=True)
-class CowboyStop:
-    """End the Cowboy's moves."""
-
-
-@dataclass(frozen=True, slots=True)
 class DesperadoSwap:
     """Swap own held plot ``own`` with reserve plot ``theirs`` of seat (acting + ``target``) % n."""
 
@@ -273,21 +263,11 @@ class DesperadoSwap:
 
 
 @dataclass(frozen=True, slots=True)
-class DesperadoSkip:
-    """Do not use the Desperado's swap."""
-
-
-@dataclass(frozen=True, slots=True)
 class ThiefSteal:
     """Steal one cow from ``cell`` of seat (acting + ``target``) % n."""
 
     target: int
     cell: int
-
-
-@dataclass(frozen=True, slots=True)
-class ThiefSkip:
-    """Do not use the Cattle Thief's steal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,6 +286,29 @@ class BonusRemove:
     tile: int
 
 
+# The actions without an argument: one id each (a segment of shape ``()``).
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Stop expanding this turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class CowboyStop:
+    """End the Cowboy's moves."""
+
+
+@dataclass(frozen=True, slots=True)
+class DesperadoSkip:
+    """Do not use the Desperado's swap."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThiefSkip:
+    """Do not use the Cattle Thief's steal."""
+
+
 Action = (
     Claim
     | Place
@@ -322,7 +325,17 @@ Action = (
     | BonusPlace
     | BonusRemove
 )
-"""Any decoded action."""
+"""Any decoded action; its members are in segment order (:data:`SEGMENTS`)."""
+
+ACTION_CLASSES: dict[str, type[Action]] = dict(
+    zip((name for name, _ in SEGMENTS), get_args(Action), strict=True)
+)
+"""Segment name -> the class of its decoded actions. The class's fields are the segment's axes
+in order, but that a ``pair`` is two fields (``first``, ``second``), a ``target`` is the seat
+offset (index + 1) and a ``side`` is ``cowboy`` (a bool)."""
+SEGMENT_OF: dict[type, str] = {cls: name for name, cls in ACTION_CLASSES.items()}
+"""The inverse of :data:`ACTION_CLASSES`."""
+_AXES: dict[str, tuple[str, ...]] = dict(SEGMENTS)
 
 
 class ActionLayout:
@@ -393,36 +406,22 @@ class ActionLayout:
         return seg.id(*index)
 
     def _index_of(self, action: Action) -> tuple[str, tuple[int, ...]]:
-        match action:
-            case Claim(position):
-                return "claim", (position,)
-            case Place(first, second, cell, direction):
-                return "place", (self._pair(first, second), cell, direction)
-            case Stop():
-                return "stop", ()
-            case Discard(first, second):
-                return "discard", (self._pair(first, second),)
-            case SkullCow(cell):
-                return "skull", (cell,)
-            case Recruit(circle, slot, cowboy):
-                return "recruit", (circle, slot, int(cowboy))
-            case CowboyMove(cell, direction):
-                return "cowboy_move", (cell, direction)
-            case CowboyStop():
-                return "cowboy_stop", ()
-            case DesperadoSwap(own, target, theirs):
-                return "desperado_swap", (own, _target_index(target), theirs)
-            case DesperadoSkip():
-                return "desperado_skip", ()
-            case ThiefSteal(target, cell):
-                return "thief_steal", (_target_index(target), cell)
-            case ThiefSkip():
-                return "thief_skip", ()
-            case BonusPlace(tile, side, cell):
-                return "bonus_place", (tile, side, cell)
-            case BonusRemove(tile):
-                return "bonus_remove", (tile,)
-        raise TypeError(f"not an action: {action!r}")
+        name = SEGMENT_OF.get(type(action))
+        if name is None:
+            raise TypeError(f"not an action: {action!r}")
+        values = iter(getattr(action, f) for f in type(action).__match_args__)
+        index = []
+        for axis in _AXES[name]:
+            value = next(values)
+            if axis == "pair":
+                index.append(self._pair(value, next(values)))
+            elif axis == "target":
+                index.append(_target_index(value))
+            elif axis == "side":
+                index.append(int(value))
+            else:
+                index.append(value)
+        return name, tuple(index)
 
     def _pair(self, first: int, second: int) -> int:
         pair = self.pair_index.get((first, second))
@@ -431,35 +430,19 @@ class ActionLayout:
         return pair
 
     def decode(self, action: int) -> Action:
-        """The frozen dataclass describing action id ``action``."""
-        name, ix = self.located[_as_int(action, self.num_actions)]
-        if name == "claim":
-            return Claim(ix[0])
-        if name == "place":
-            return Place(*self.pairs[ix[0]], ix[1], ix[2])
-        if name == "stop":
-            return Stop()
-        if name == "discard":
-            return Discard(*self.pairs[ix[0]])
-        if name == "skull":
-            return SkullCow(ix[0])
-        if name == "recruit":
-            return Recruit(ix[0], ix[1], bool(ix[2]))
-        if name == "cowboy_move":
-            return CowboyMove(ix[0], ix[1])
-        if name == "cowboy_stop":
-            return CowboyStop()
-        if name == "desperado_swap":
-            return DesperadoSwap(ix[0], ix[1] + 1, ix[2])
-        if name == "desperado_skip":
-            return DesperadoSkip()
-        if name == "thief_steal":
-            return ThiefSteal(ix[0] + 1, ix[1])
-        if name == "thief_skip":
-            return ThiefSkip()
-        if name == "bonus_place":
-            return BonusPlace(ix[0], ix[1], ix[2])
-        return BonusRemove(ix[0])
+        """The frozen dataclass describing action id ``action`` (inverse of :meth:`encode`)."""
+        name, index = self.located[_as_int(action, self.num_actions)]
+        values: list[Any] = []
+        for axis, i in zip(self.by_name[name].axes, index, strict=True):
+            if axis == "pair":
+                values.extend(self.pairs[i])
+            elif axis == "target":
+                values.append(i + 1)  # seat offset
+            elif axis == "side":
+                values.append(bool(i))  # SIDES: 1 is the cowboy side
+            else:
+                values.append(i)
+        return ACTION_CLASSES[name](*values)
 
     # -- text ------------------------------------------------------------------------------
     def to_text(self, action: int) -> str:

@@ -15,6 +15,8 @@ from .components import LEGENDS_BOARDS, Components, default_components
 DEFAULT_NUM_PLAYERS = 2
 """The number of players when none is given, everywhere in the project (the engine, the
 environments, the agents' commands, the training configs); :mod:`moonriver_env.games` reads it."""
+PLAYER_COUNTS = (2, 3, 4)
+"""The numbers of players Moon River is played with (RULES.md section 1)."""
 MODES = ("base", "legends")
 SCENARIOS = ("timber_rafting", "gold_rush", "outlaws", "moon_river_city")
 """Legends of the West scenarios, numbered 1-4 in this order (RULES.md section 7)."""
@@ -45,7 +47,7 @@ class GameConfig:
 
     def __post_init__(self) -> None:
         n = self.num_players
-        if isinstance(n, bool) or not isinstance(n, int) or n not in (2, 3, 4):
+        if isinstance(n, bool) or not isinstance(n, int) or n not in PLAYER_COUNTS:
             raise ValueError(f"num_players: expected 2, 3 or 4, got {n!r}")
         if self.mode not in MODES:
             raise ValueError(f"mode: expected one of {MODES}, got {self.mode!r}")

@@ -357,10 +357,10 @@ class GameState(TableRules, PlacementRules, PartnerRules):
         self._after_expansion()
 
     def _after_expansion(self) -> None:
-        if self.final_round:
+        if self.final_round:  # no next column to claim a place in
             self._next_turn()
-            return
-        self.phase = Phase.SELECT
+        else:
+            self.phase = Phase.SELECT
 
     def _select(self, pos: int) -> None:
         self.next_claim[pos] = self.seat

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from play_sessions import first_legal, scripted_session
 
 from agents import play as play_cli
 from agents.move_text import explain_illegal, normalise_pair, parse_move
@@ -144,17 +145,13 @@ def _scripted(lines: list[str], session_kwargs: dict) -> tuple[PlaySession, list
     out: list[str] = []
     script = iter(lines)
 
-    def input_fn(prompt: str) -> str:
+    def answer(session: PlaySession) -> str:
         line = next(script, None)
         if line is None:
             raise EOFError
-        if line == "<first>":
-            st = session.state
-            return st.action_to_string(st.legal_action_list()[0])
-        return line
+        return first_legal(session) if line == "<first>" else line
 
-    session = PlaySession(input_fn=input_fn, output_fn=out.append, **session_kwargs)
-    return session, out
+    return scripted_session(answer, out, **session_kwargs), out
 
 
 def test_save_command_and_load_resume_the_same_game(tmp_path: Path) -> None:

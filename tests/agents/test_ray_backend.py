@@ -23,6 +23,7 @@ from fresh_python import run_python
 
 from agents.jobs import Backend, BackendError, run_jobs
 from agents.ray_backend import INSTALL_HINT, check_address
+from agents.shipped import CHECKPOINTS
 from agents.tournament import main, run_tournament
 from agents.tournament.gamesfile import GamesFile
 
@@ -135,7 +136,7 @@ def test_evaluation_is_the_process_backends(local_ray: str) -> None:
     from agents.networks.snapshots import load_policy
     from training.common.ladder import evaluate_ladder
 
-    model = Path(__file__).resolve().parents[2] / "training/checkpoints/ppo_2p_base/model.zip"
+    model = CHECKPOINTS / "ppo_2p_base" / "model.zip"
     policy = load_policy(model)  # sent to the actors: the file need not be on their machine
     args = (policy, ["random"], 2)
     process = evaluate_ladder(*args, seed=3, env_kwargs={"num_players": 2})

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from play_sessions import first_legal, scripted_session
 from scipy import stats
 
 from agents.play import PlaySession, format_legal_moves, parse_move, play
@@ -236,36 +237,24 @@ def test_tournament_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 # --------------------------------------------------------------------------------- play
 
 
-def _first_legal(session: PlaySession) -> str:
-    state = session.state
-    return state.action_to_string(state.legal_action_list()[0])
-
-
 def _scripted_game() -> tuple[list[str], list[str], object]:
     """A 2-player game against a random agent: a mistyped move, an illegal move, a bad id and
     the commands first, then the first legal move at every decision."""
     script = iter(["plaec 0+1 a1 N", "stop", "99999", "help", "board", "moves", ""])
     typed: list[str] = []
     out: list[str] = []
-    session: PlaySession
 
-    def input_fn(prompt: str) -> str:
+    def answer(session: PlaySession) -> str:
         line = next(script, None)
         if line is None:
-            line = _first_legal(session)
+            line = first_legal(session)
         typed.append(line)
         return line
 
-    session = PlaySession(
-        players=2,
-        opponents=["random"],
-        human_seats=[0],
-        seed=5,
-        input_fn=input_fn,
-        output_fn=out.append,
+    session = scripted_session(
+        answer, out, players=2, opponents=["random"], human_seats=[0], seed=5
     )
-    result = session.run()
-    return typed, out, result
+    return typed, out, session.run()
 
 
 def test_play_scripted_full_game() -> None:

@@ -15,6 +15,7 @@ from az_models import write_model  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.az import AzAgent, CheckpointError, load_checkpoint, policy_probabilities  # noqa: E402
 from agents.runner import GameRunner, GameSetup  # noqa: E402
+from agents.shipped import CHECKPOINTS
 from agents.tournament.games import run_tournament  # noqa: E402
 from moonriver_env.rules import GameConfig, new_game  # noqa: E402
 
@@ -165,7 +166,7 @@ def test_round_trip_keeps_the_outputs(tmp_path: Path) -> None:
     assert np.all(np.abs(a[1][..., 0].numpy()) <= 1.0)
 
 
-SHIPPED = sorted((Path(__file__).resolve().parents[2] / "training" / "checkpoints").glob("az_*"))
+SHIPPED = sorted(CHECKPOINTS.glob("az_*"))
 
 
 @pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from agents.shipped import CHECKPOINTS
+
 ROOT = Path(__file__).resolve().parents[2]
-FOLDER = ROOT / "training" / "checkpoints" / "az_2p_base"
+FOLDER = CHECKPOINTS / "az_2p_base"
 README = (ROOT / "docs" / "az.md").read_text(encoding="utf-8")
 NAMES = {"heuristic": "heuristic", "greedy": "greedy", "az:sims=0": "`az:sims=0`",
          "mc:sims=64,time=none": "mc:sims=64", "trained": "`trained`"}  # fmt: skip

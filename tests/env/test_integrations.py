@@ -20,6 +20,7 @@ import pytest
 import moonriver_env
 from moonriver_env import moonriver_v0
 from moonriver_env.aec import PHASE_NAMES
+from moonriver_env.games import GAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,6 +50,11 @@ def test_import_registers_the_gymnasium_id_in_either_order(order: str) -> None:
     loaded, name, players = json.loads(out.stdout.strip().splitlines()[-1])
     assert loaded == (order == "gymnasium first")
     assert (name, players) == ("SingleAgentEnv", 3)
+
+
+def test_the_package_registers_the_gymnasium_id_of_every_registered_game() -> None:
+    ids = [entry.gymnasium_id for entry in GAMES.values()]
+    assert ids == list(moonriver_env.GYMNASIUM_ENTRY_POINTS)
 
 
 def test_gymnasium_make_passes_keyword_arguments_and_the_checker() -> None:

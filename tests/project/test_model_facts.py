@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
+from agents.shipped import CHECKPOINTS
+
 ROOT = Path(__file__).resolve().parents[2]
-CHECKPOINTS = ROOT / "training" / "checkpoints"
 DOCS = ROOT / "docs"
 README = (DOCS / "results.md").read_text(encoding="utf-8")
 """The results page (it holds what the README's measured sections held)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from play_sessions import scripted_session
+
 from agents.move_list import MoveList
 from agents.play import PlaySession
 from agents.runner import GameRunner, GameSetup
@@ -45,21 +47,13 @@ def saved_game_file(directory: Path, decisions: int = 40) -> tuple[Path, PlaySes
     """A game of the play CLI left after ``decisions`` human decisions (the autosave)."""
     asked = 0
 
-    def first_legal(prompt: str) -> str:
+    def answer(session: PlaySession) -> str:
         nonlocal asked
         asked += 1
-        if asked > decisions:
-            return "quit"
-        return str(session.state.legal_action_list()[0])
+        return "quit" if asked > decisions else str(session.state.legal_action_list()[0])
 
-    session = PlaySession(
-        players=2,
-        opponents=["greedy"],
-        human_seats=[0],
-        seed=7,
-        input_fn=first_legal,
-        output_fn=lambda text: None,
-        save_dir=directory,
+    session = scripted_session(
+        answer, players=2, opponents=["greedy"], human_seats=[0], seed=7, save_dir=directory
     )
     result = session.run()
     assert result.saved is not None

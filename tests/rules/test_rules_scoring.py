@@ -84,40 +84,39 @@ def _gold2_components() -> Components:
     return custom_components(edit)
 
 
+# (scenario, ranch rows with the river row first, scenario points, test id naming the rule)
+SCENARIO_CASES: list[tuple[str, str, int, str]] = [
+    # 1 Timber Rafting: forest territory >= 3 with a plot in row 1 (the river row)
+    ("timber_rafting", "19 19 19 . .", 10, "s7-timber-3"),
+    ("timber_rafting", "19 . . . .\n19 19 19 . .", 20, "s7-timber-4"),
+    ("timber_rafting", "19 19 19 . .\n. . . . .\n1 1 1 1 1", 0, "s7-timber-needs-row-0"),
+    ("timber_rafting", "19 19 . . .", 0, "s7-timber-2-too-small"),
+    ("timber_rafting", ". . . . 19\n. . . . 19\n19 19 19 . 19", 20, "s7-timber-two-groups"),
+    ("timber_rafting", "19 19 19 . .\n19 19 19 . .", 40, "s7-timber-maximal-6"),
+    # 2 Gold Rush: connected plots each with gold (any landscape), sized by gold symbols
+    ("gold_rush", "2 7 12 . .", 10, "s7-gold-rush-3"),
+    ("gold_rush", "2 7 . . .\n. . 12 . .", 0, "s7-gold-rush-diagonal-breaks"),
+    ("gold_rush", "2 7 1 12 2", 0, "s7-gold-rush-plain-plot-breaks"),
+    ("gold_rush", "2 7 12 2 7", 30, "s7-gold-rush-maximal-5"),
+    # 3 Outlaws: connected partner plots >= 3 with a specialist-side bandit
+    ("outlaws", "24pDs 24pGs 13pTs . .", 10, "s7-outlaws-3-desperado"),
+    ("outlaws", "24pCs 13pGc 13pTs 17pFs .", 20, "s7-outlaws-4-thief"),
+    ("outlaws", "24pDc 24pCc 13pGs . .", 0, "R20-outlaws-cowboy-side-bandits"),
+    ("outlaws", "24pDs 24pGs . . .", 0, "s7-outlaws-2-too-small"),
+    ("outlaws", "24pGs 24pTs 13pFs . .", 0, "s7-outlaws-no-bandit"),
+    # 4 Moon River City: farm territory >= 3
+    ("moon_river_city", "23 23 23 . .", 10, "s7-city-3"),
+    ("moon_river_city", "23 23 . . .", 0, "s7-city-2-too-small"),
+    ("moon_river_city", "23 23 23 23 23", 30, "s7-city-5"),
+    ("moon_river_city", "23 . . . .\n23 23 . 23 23\n. . . 23 23", 30, "s7-city-two-groups"),
+    ("moon_river_city", "23 23 23 . .\n23 23 23 . .", 40, "s7-city-maximal-6"),
+]
+
+
 @pytest.mark.parametrize(
     ("scenario", "ranch", "points"),
-    [
-        # 1 Timber Rafting: forest territory >= 3 with a plot in row 1 (the river row)
-        pytest.param("timber_rafting", "19 19 19 . .", 10, id="s7-timber-3"),
-        pytest.param("timber_rafting", "19 . . . .\n19 19 19 . .", 20, id="s7-timber-4"),
-        pytest.param(
-            "timber_rafting", "19 19 19 . .\n. . . . .\n1 1 1 1 1", 0, id="s7-timber-needs-row-0"
-        ),
-        pytest.param("timber_rafting", "19 19 . . .", 0, id="s7-timber-2-too-small"),
-        pytest.param(
-            "timber_rafting", ". . . . 19\n. . . . 19\n19 19 19 . 19", 20, id="s7-timber-two-groups"
-        ),
-        pytest.param("timber_rafting", "19 19 19 . .\n19 19 19 . .", 40, id="s7-timber-maximal-6"),
-        # 2 Gold Rush: connected plots each with gold (any landscape), sized by gold symbols
-        pytest.param("gold_rush", "2 7 12 . .", 10, id="s7-gold-rush-3"),
-        pytest.param("gold_rush", "2 7 . . .\n. . 12 . .", 0, id="s7-gold-rush-diagonal-breaks"),
-        pytest.param("gold_rush", "2 7 1 12 2", 0, id="s7-gold-rush-plain-plot-breaks"),
-        pytest.param("gold_rush", "2 7 12 2 7", 30, id="s7-gold-rush-maximal-5"),
-        # 3 Outlaws: connected partner plots >= 3 with a specialist-side bandit
-        pytest.param("outlaws", "24pDs 24pGs 13pTs . .", 10, id="s7-outlaws-3-desperado"),
-        pytest.param("outlaws", "24pCs 13pGc 13pTs 17pFs .", 20, id="s7-outlaws-4-thief"),
-        pytest.param("outlaws", "24pDc 24pCc 13pGs . .", 0, id="R20-outlaws-cowboy-side-bandits"),
-        pytest.param("outlaws", "24pDs 24pGs . . .", 0, id="s7-outlaws-2-too-small"),
-        pytest.param("outlaws", "24pGs 24pTs 13pFs . .", 0, id="s7-outlaws-no-bandit"),
-        # 4 Moon River City: farm territory >= 3
-        pytest.param("moon_river_city", "23 23 23 . .", 10, id="s7-city-3"),
-        pytest.param("moon_river_city", "23 23 . . .", 0, id="s7-city-2-too-small"),
-        pytest.param("moon_river_city", "23 23 23 23 23", 30, id="s7-city-5"),
-        pytest.param(
-            "moon_river_city", "23 . . . .\n23 23 . 23 23\n. . . 23 23", 30, id="s7-city-two-groups"
-        ),
-        pytest.param("moon_river_city", "23 23 23 . .\n23 23 23 . .", 40, id="s7-city-maximal-6"),
-    ],
+    [c[:3] for c in SCENARIO_CASES],
+    ids=[c[3] for c in SCENARIO_CASES],
 )
 def test_scenarios(scenario: str, ranch: str, points: int) -> None:
     st = position(legends("mary", "wesley", "calamity", "big_jo", scenario=scenario), ranch=ranch)

@@ -74,7 +74,7 @@ def test_tie_set_loss_is_the_probability_of_the_set() -> None:
 
 @pytest.fixture(scope="module")
 def tiny_data() -> dict[str, np.ndarray]:
-    return collect_diagnosis(3, 0, load_config(None)["env"], gamma=0.99, explore=0.05)
+    return collect_diagnosis(load_config(None)["env"], 3, 0, gamma=0.99, explore=0.05)
 
 
 def test_diagnosis_data_are_the_warm_start_samples(tiny_data: dict[str, np.ndarray]) -> None:

@@ -18,6 +18,7 @@ pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
 from agents.networks.features import MoonRiverExtractor  # noqa: E402
+from agents.shipped import CHECKPOINTS  # noqa: E402
 from moonriver_env.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
@@ -493,7 +494,7 @@ def test_export_keeps_model_config_and_provenance(
         export_checkpoint(run_dir, "final", "../x", "c", dest_root=tmp_path)
 
 
-SHIPPED = Path(__file__).resolve().parents[2] / "training" / "checkpoints" / "ppo_2p_base"
+SHIPPED = CHECKPOINTS / "ppo_2p_base"
 
 
 @pytest.mark.slow

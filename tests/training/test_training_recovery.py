@@ -22,6 +22,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from agents.shipped import CHECKPOINTS
 from moonriver_env.rules.validation import Checker  # noqa: E402
 from training.common import outputs  # noqa: E402
 from training.common.config import (  # noqa: E402
@@ -37,7 +38,7 @@ from training.common.outputs import OutputError, RunLock, atomic_path  # noqa: E
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "training" / "ppo" / "configs" / "default.toml"
-SHIPPED = ROOT / "training" / "checkpoints" / "ppo_2p_base"
+SHIPPED = CHECKPOINTS / "ppo_2p_base"
 
 # A run of one 64-step rollout per 64 steps, no subprocesses.
 TINY = [

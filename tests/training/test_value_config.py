@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from agents.shipped import CHECKPOINTS
 from training.common.config import ConfigError
 from training.value.config import DEFAULTS_FILE, SCHEMA, load_value_config
-
-CHECKPOINTS = Path(__file__).resolve().parents[2] / "training" / "checkpoints"
 
 
 def test_the_defaults_file_gives_every_key_of_the_schema() -> None:

@@ -2,7 +2,7 @@
 
     python -m training.az --config training/configs/az_2p.toml --run-dir runs/az1 \\
         [--resume] [--set section.key=value ...] [--workers N] [--backend ray --address HOST:PORT]
-    python -m training.az --export runs/az1 --out training/checkpoints/az_2p_base
+    python -m training.az --export runs/az1 --out agents/checkpoints/az_2p_base
 
 Training prints one line per iteration and the evaluation tables; ``--resume`` continues a
 run directory after its last checkpoint (``--config`` may then be left out; keys of ``[env]``

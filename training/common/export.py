@@ -5,7 +5,7 @@
         --evaluation runs/full1/evaluation.json
 
 copies the run's model (``best``: ``best_model.zip``, ``final``: ``final_model.zip``, or a
-path) to ``training/checkpoints/NAME/model.zip`` together with the run's ``config.toml`` (so
+path) to ``agents/checkpoints/NAME/model.zip`` together with the run's ``config.toml`` (so
 ``training.common.ladder.infer_game`` knows its game), ``eval.csv``, ``learning_curve.png`` and the
 evaluation's ``evaluation.png`` (when ``--evaluation`` names one beside it), and
 writes ``provenance.json``: the command and budget that produced it (the run's config and
@@ -15,7 +15,7 @@ evaluation and, with ``--evaluation``, a separate evaluation report (``training.
 small checkpoints only. An existing ``NAME`` is refused unless ``--force``, which replaces the
 whole folder at once (no stale file of the old export, e.g. its ``evaluation.png``, remains).
 
-The shipped 2-player checkpoint is ``training/checkpoints/ppo_2p_base`` (agent spec ``ppo``).
+The shipped 2-player checkpoint is ``agents/checkpoints/ppo_2p_base`` (agent spec ``ppo``).
 """
 
 from __future__ import annotations
@@ -32,11 +32,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.shipped import CHECKPOINTS
 from moonriver_env.bench import cpu_model
 from training.common.outputs import OutputError, replace_dir
 from training.common.provenance import git_commit
-
-CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 
 
 def _read_json(path: Path) -> Any:
@@ -48,8 +47,9 @@ def export_checkpoint(
     model: str,
     name: str,
     command: str,
-    evaluation: Path | None = None,
+    *,
     dest_root: Path = CHECKPOINTS,
+    evaluation: Path | None = None,
     max_mb: float = 5.0,
     commit: str | None = None,
     force: bool = False,
@@ -138,10 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--run-dir", required=True, help="the training run's directory")
     ap.add_argument("--model", default="best", help="best, final, or a model path")
-    ap.add_argument("--name", required=True, help="folder under training/checkpoints/")
+    ap.add_argument("--name", required=True, help="folder under agents/checkpoints/")
     ap.add_argument("--command", required=True, help="the command that produced the run")
     ap.add_argument("--evaluation", default=None, help="an evaluation.json to keep with it")
-    ap.add_argument("--dest", default=str(CHECKPOINTS), help="default: training/checkpoints")
+    ap.add_argument("--dest", default=str(CHECKPOINTS), help="default: agents/checkpoints")
     ap.add_argument("--max-mb", type=float, default=5.0)
     ap.add_argument("--commit", default=None, help="the code's commit at training (default: HEAD)")
     ap.add_argument("--force", action="store_true", help="replace an existing NAME folder")
@@ -152,11 +152,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.model,
             args.name,
             args.command,
-            Path(args.evaluation) if args.evaluation else None,
-            Path(args.dest),
-            args.max_mb,
-            args.commit,
-            args.force,
+            dest_root=Path(args.dest),
+            evaluation=Path(args.evaluation) if args.evaluation else None,
+            max_mb=args.max_mb,
+            commit=args.commit,
+            force=args.force,
         )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

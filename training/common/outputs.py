@@ -8,7 +8,7 @@ that a command never overwrites a committed file or an existing output unless as
 * :class:`RunLock`: one run per run directory (``fcntl.flock`` on ``<run_dir>/.lock``, released
   by the kernel when the holder dies; the file names the holder for the refusal message).
 * :func:`check_writable`: refuse to overwrite a file tracked by git or under
-  ``training/checkpoints`` (the shipped models) or any existing output without ``--force``.
+  ``agents/checkpoints`` (the shipped models) or any existing output without ``--force``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.atomic import atomic_path, fsync_dir, write_bytes, write_text
-
-SHIPPED = Path(__file__).resolve().parent / "checkpoints"
+from agents.shipped import CHECKPOINTS as SHIPPED
 
 
 class OutputError(ValueError):

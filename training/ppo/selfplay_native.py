@@ -8,13 +8,10 @@ observations run in C, baseline opponents read each game as a ``GameState``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.runner import GameSetup
 from moonriver_env.rules import ScoreBreakdown
 from moonriver_env.vector import VectorGame
 from moonriver_env.vector.slot import SlotEnv
@@ -27,18 +24,11 @@ __all__ = ["NativeSelfPlayGames"]
 class NativeSelfPlayGames(SelfPlayGames):
     """``SelfPlayGames`` whose ``n_games`` games live in the native core."""
 
-    def __init__(
-        self,
-        n_games: int,
-        env_cfg: Mapping[str, Any],
-        opp_cfg: Mapping[str, Any],
-        pool_dir: str | Path | None = None,
-        seed: int = 0,
-    ) -> None:
-        super().__init__(n_games, env_cfg, opp_cfg, pool_dir, seed)
-        kwargs = GameSetup.from_config(env_cfg).env_kwargs()
+    def __init__(self, n_games: int, *args: Any, **kwargs: Any) -> None:
+        """The arguments of :class:`SelfPlayGames`; its games then move into the core."""
+        super().__init__(n_games, *args, **kwargs)
         names = self.games[0].aec.possible_agents
-        self.vector = VectorGame(num_games=n_games, seed=0, backend="native", **kwargs)
+        self.vector = VectorGame(num_games=n_games, seed=0, backend="native", **self.env_kwargs)
         for g, game in enumerate(self.games):
             game.aec = SlotEnv(self.vector, g, names)  # type: ignore[assignment]
 

@@ -95,8 +95,8 @@ class SelfPlayGames(VecEnv):
         pool_dir: str | Path | None = None,
         seed: int = 0,
     ) -> None:
-        kwargs = GameSetup.from_config(env_cfg).env_kwargs()
-        self.games = [_Game(raw_env(**kwargs, obs_type="dict"), 0) for _ in range(n_games)]
+        self.env_kwargs: dict[str, Any] = GameSetup.from_config(env_cfg).env_kwargs()
+        self.games = [_Game(raw_env(**self.env_kwargs, obs_type="dict"), 0) for _ in range(n_games)]
         aec = self.games[0].aec
         super().__init__(
             n_games,

@@ -135,10 +135,11 @@ def _merge(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def collect_diagnosis(
+    env_cfg: Mapping[str, Any],
     games: int,
     seed: int,
-    env_cfg: Mapping[str, Any],
     gamma: float,
+    *,
     explore: float = 0.0,
     workers: int = 1,
 ) -> dict[str, np.ndarray]:
@@ -167,7 +168,7 @@ def load_or_collect(
     """The dataset at ``path`` (``.npz``), collected and written there first if missing."""
     if not path.exists():
         t0 = time.time()
-        data = collect_diagnosis(games, seed, env_cfg, gamma, explore, workers)
+        data = collect_diagnosis(env_cfg, games, seed, gamma, explore=explore, workers=workers)
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp:
             np.savez(tmp, **data)  # type: ignore[arg-type]

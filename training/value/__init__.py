@@ -10,5 +10,5 @@ One command per shipped model runs every stage, each resumable::
 2. :mod:`.dataset`: replays the games and encodes every labelled afterstate with the agent's
    own input function (:func:`agents.trained.candidate_inputs`).
 3. :mod:`.train`: regression of the value network, held-out games for the learning curve,
-   a short evaluation, export to ``training/checkpoints/trained_<n>p_<mode>/``.
+   a short evaluation, export to ``agents/checkpoints/trained_<n>p_<mode>/``.
 """

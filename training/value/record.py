@@ -1,6 +1,6 @@
 """Add a tournament's result to a checkpoint's ``provenance.json`` (its ``evaluations`` list).
 
-    python -m training.value.record --checkpoint training/checkpoints/trained_2p_base \\
+    python -m training.value.record --checkpoint agents/checkpoints/trained_2p_base \\
         --tournament runs/eval_2p_vs_heuristic --command "python -m agents.tournament ..."
 
 Reads the tournament's ``summary.json`` and ``timing.json`` (``agents.tournament --out``) and

@@ -9,7 +9,7 @@ Every stage writes what it finished into the run directory and a rerun continues
 refused): ``games/*.jsonl`` (collected games), ``data/`` (encoded afterstates per game),
 ``fit_state.pt`` (epochs), ``model.pt`` + ``curve.csv`` + ``learning_curve.png``,
 ``eval.json``. ``--export`` copies the model, config, curve and ``provenance.json`` to
-``training/checkpoints/trained_<n>p_<mode>/``, where the ``trained`` agent finds it.
+``agents/checkpoints/trained_<n>p_<mode>/``, where the ``trained`` agent finds it.
 ``--stage collect`` stops after the games (to collect while building something else).
 ``--search-only`` rewrites only the exported model's ``[search]`` settings (how it plays) from
 the config, after the config's other sections are checked against the exported model's.
@@ -33,8 +33,8 @@ import torch
 
 from agents.atomic import atomic_path, write_text
 from agents.jobs import Backend, add_backend_arguments, backend_from_args
+from agents.shipped import CHECKPOINTS
 from agents.trained import (
-    CHECKPOINTS,
     MODEL_FILE,
     ValueNet,
     game_name,
