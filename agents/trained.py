@@ -143,14 +143,14 @@ def candidate_inputs(
 
 
 def python_leaves(
-    encoder: ObservationEncoder,
-    evaluator: Evaluator,
     det: GameState,
     seat: int,
     cands: Sequence[int],
     ctx: Context,
     depth: int,
     seed: int,
+    encoder: ObservationEncoder,
+    evaluator: Evaluator,
 ) -> tuple[np.ndarray, list[float | None]]:
     """The leaves of ``cands`` on the determinization ``det`` in Python: the completed
     afterstates (:func:`completed_afterstates`), each rolled out ``depth`` decisions with the
@@ -349,7 +349,8 @@ class TrainedAgent(Agent):
             return cands[0]
         scale = float(meta["target_scale"])
         if int(search.get("rounds", 0)) == 0:  # one ply: the network on the completed afterstates
-            x, _ = self._leaves(state, seat, cands, ctx, enc, -1)
+            core = native_root(state) if self.native else None
+            x, _ = self._leaves(core, state, seat, cands, ctx, enc, -1)
             v = self._forward(net, x) * scale
         else:
             v = self._rollout_values(state, seat, cands, ctx, enc, net, search, scale)
@@ -386,7 +387,7 @@ class TrainedAgent(Agent):
         total = np.zeros(len(cands))
         core = native_root(state) if self.native else None
         for _ in range(rounds):
-            rows, margins = self._leaves(state, seat, cands, ctx, enc, depth, core)
+            rows, margins = self._leaves(core, state, seat, cands, ctx, enc, depth)
             value = np.array([0.0 if m is None else m for m in margins])
             live = [j for j, m in enumerate(margins) if m is None]
             if live:
@@ -400,20 +401,18 @@ class TrainedAgent(Agent):
 
     def _leaves(
         self,
+        core: Any,
         state: GameState,
         seat: int,
         cands: list[int],
         ctx: Context,
         enc: ObservationEncoder,
         depth: int,
-        core: Any = None,
     ) -> tuple[np.ndarray, list[float | None]]:
         """One determinization (and, with ``depth >= 0``, one rollout seed) drawn from the
-        agent's generator, and the leaves of ``cands`` on it (:func:`python_leaves`), in the
-        core when ``core`` (the decision's :class:`~moonriver_env.vector.search.NativeState`)
-        is given or the agent simulates natively."""
-        if core is None and self.native:
-            core = native_root(state)
+        agent's generator, and the leaves of ``cands`` on it (:func:`python_leaves`): in the
+        core when ``core`` is the decision's :class:`~moonriver_env.vector.search.NativeState`
+        (:func:`~agents.montecarlo.native_root`), else in Python."""
         if core is not None:
             det = core.clone()
             det.determinize(self.rng)
@@ -422,4 +421,4 @@ class TrainedAgent(Agent):
             return det.value_leaves(seat, cands, depth, rseed, weights)
         det_state = determinize(state, self.rng)
         rseed = int(self.rng.integers(2**62)) if depth >= 0 else 0
-        return python_leaves(enc, self.evaluator, det_state, seat, cands, ctx, depth, rseed)
+        return python_leaves(det_state, seat, cands, ctx, depth, rseed, enc, self.evaluator)

@@ -463,7 +463,7 @@ def test_native_leaves_are_the_python_leaves() -> None:
                     seat, cands, depth, seed, wvec
                 )
                 want_rows, want = python_leaves(
-                    enc, ev, state.clone(), seat, cands, make_context(state), depth, seed
+                    state.clone(), seat, cands, make_context(state), depth, seed, enc, ev
                 )
                 assert got == want
                 live = [m is None for m in want]
