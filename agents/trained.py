@@ -48,7 +48,7 @@ from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec
 from moonriver_env.rules import GameConfig, GameState
 
-from .base import Agent, determinize
+from .base import Agent, determinize, native_root
 from .evaluation import (
     Context,
     Evaluator,
@@ -58,7 +58,6 @@ from .evaluation import (
     make_context,
 )
 from .heuristic import HeuristicAgent
-from .montecarlo import native_root
 from .rollout import rollout
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "training" / "checkpoints"
@@ -412,7 +411,7 @@ class TrainedAgent(Agent):
         """One determinization (and, with ``depth >= 0``, one rollout seed) drawn from the
         agent's generator, and the leaves of ``cands`` on it (:func:`python_leaves`): in the
         core when ``core`` is the decision's :class:`~moonriver_env.vector.search.NativeState`
-        (:func:`~agents.montecarlo.native_root`), else in Python."""
+        (:func:`~agents.base.native_root`), else in Python."""
         if core is not None:
             det = core.clone()
             det.determinize(self.rng)

@@ -84,6 +84,9 @@ class State:
     def simulate(
         self, policy: int, depth: int, value_mode: int, seed: int, weights: tuple[float, ...]
     ) -> tuple[float, ...]: ...
+    def action_values(
+        self, actions: list[int], weights: tuple[float, ...]
+    ) -> tuple[float, ...]: ...
     def value_leaves(
         self,
         seat: int,

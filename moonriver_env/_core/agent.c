@@ -755,6 +755,18 @@ static double opponents_value(const double *others, int m) {
     return 0.5 * (top + sum / m);
 }
 
+/* agents.evaluation.rel_from_values: seat's value less opp_w x its opponents'. */
+static double relative_value(const double *vals, int n, int seat, double opp_w) {
+    double others[MR_MAX_PLAYERS] = {0};
+    int m = 0;
+    for (int o = 0; o < n; o++) {
+        if (o != seat) {
+            others[m++] = vals[o];
+        }
+    }
+    return vals[seat] - opp_w * opponents_value(others, m);
+}
+
 /* Every seat's Evaluator.seat_value of st, with st's own context. */
 static void seat_values(const mr_config *cfg, const mr_state *st, const weights *w,
                         double *vals) {
@@ -815,14 +827,7 @@ int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int v
     double vals[MR_MAX_PLAYERS];
     seat_values(cfg, st, &w, vals);
     for (int s = 0; s < n; s++) {
-        double others[MR_MAX_PLAYERS] = {0};
-        int m = 0;
-        for (int o = 0; o < n; o++) {
-            if (o != s) {
-                others[m++] = vals[o];
-            }
-        }
-        double rel = vals[s] - 1.0 * opponents_value(others, m);
+        double rel = relative_value(vals, n, s, 1.0);
         values[s] = value_mode ? tanh(rel / 20.0) : rel;
     }
     return played;
@@ -887,4 +892,30 @@ int mr_value_leaf(const mr_config *cfg, mr_state *st, int seat, int action, int 
     }
     *margin = 0.0;
     return 0;
+}
+
+/* --- the heuristic agent's one-ply values (agents/heuristic.py) ---------------------------- */
+void mr_action_values(const mr_config *cfg, const mr_state *det, const int *actions, int count,
+                      const double *wvec, mr_state *sim, double *out) {
+    weights w;
+    memcpy(&w, wvec, sizeof w);
+    context ctx; /* the decision's: a determinization keeps the public multisets */
+    make_context(cfg, det, &ctx);
+    int seat = det->seat, n = cfg->n;
+    int claim = det->phase == PH_SETUP_CLAIM || det->phase == PH_SELECT;
+    for (int j = 0; j < count; j++) {
+        *sim = *det;
+        mr_apply(cfg, sim, actions[j]);
+        complete_effects(cfg, sim, seat, &ctx);
+        double vals[MR_MAX_PLAYERS] = {0};
+        for (int s = 0; s < n; s++) {
+            vals[s] = seat_value(cfg, sim, s, &ctx, &w);
+        }
+        double v = relative_value(vals, n, seat, w.opp_w);
+        if (claim) {
+            int position = (actions[j] - cfg->seg_start[SEG_CLAIM]) / cfg->seg_stride[SEG_CLAIM][0];
+            v += w.order_w * (cfg->column_size - 1 - position);
+        }
+        out[j] = v;
+    }
 }

@@ -772,6 +772,79 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
     return out;
 }
 
+/* The ids of the sequence actions_obj, each legal in this state, as a new PyMem array of
+ * *count ints (freed by the caller); NULL with an error set when one is not. */
+static int *legal_actions_of(StateObject *self, PyObject *actions_obj, Py_ssize_t *count) {
+    PyObject *seq = PySequence_Fast(actions_obj, "actions: expected a sequence of action ids");
+    if (!seq) {
+        return NULL;
+    }
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    int16_t legal[MR_MAX_ACTIONS];
+    int num_legal = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
+    int *acts = PyMem_Malloc((k ? k : 1) * sizeof(int));
+    if (!acts) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        long long a = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
+        if (a == -1 && PyErr_Occurred()) {
+            break;
+        }
+        if (!is_legal(legal, num_legal, a)) {
+            PyErr_Format(PyExc_ValueError, "actions: %lld is not legal here", a);
+            break;
+        }
+        acts[j] = (int)a;
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) {
+        PyMem_Free(acts);
+        return NULL;
+    }
+    *count = k;
+    return acts;
+}
+
+/* action_values(actions, weights) -> the heuristic agent's one-ply value of each action (legal
+ * here) for the acting seat, on this state (a determinization), which stays as it is. */
+static PyObject *State_action_values(StateObject *self, PyObject *args) {
+    PyObject *actions_obj, *wobj;
+    if (!PyArg_ParseTuple(args, "OO", &actions_obj, &wobj)) {
+        return NULL;
+    }
+    double w[11];
+    if (read_weights(wobj, w) < 0) {
+        return NULL;
+    }
+    Py_ssize_t k;
+    int *acts = legal_actions_of(self, actions_obj, &k);
+    if (!acts) {
+        return NULL;
+    }
+    double *values = PyMem_Malloc((k ? k : 1) * sizeof(double));
+    mr_state *sim = PyMem_Malloc(sizeof(mr_state));
+    PyObject *out = values && sim ? PyTuple_New(k) : PyErr_NoMemory();
+    if (out) {
+        /* with the GIL held: nothing else may touch this state meanwhile */
+        mr_action_values(self->cfg, &self->st, acts, (int)k, w, sim, values);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *item = PyFloat_FromDouble(values[j]);
+            if (!item) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyTuple_SET_ITEM(out, j, item);
+        }
+    }
+    PyMem_Free(acts);
+    PyMem_Free(values);
+    PyMem_Free(sim);
+    return out;
+}
+
 /* value_leaves(seat, actions, depth, seed, weights, rows) -> one entry per action: the
  * final margin of a leaf whose game ended, None when its network input went into its row of
  * rows (float32, len(actions) x (obs_size + n + 1)); this state is left as it was
@@ -792,33 +865,14 @@ static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", cfg->n - 1, seat);
         return NULL;
     }
-    PyObject *seq = PySequence_Fast(actions_obj, "actions: expected a sequence of action ids");
-    if (!seq) {
+    Py_ssize_t k;
+    int *acts = legal_actions_of(self, actions_obj, &k);
+    if (!acts) {
         return NULL;
     }
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
-    int16_t legal[MR_MAX_ACTIONS];
-    int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(cfg, &self->st, legal);
-    int *acts = PyMem_Malloc((k ? k : 1) * sizeof(int));
-    if (!acts) {
-        Py_DECREF(seq);
-        return PyErr_NoMemory();
-    }
-    for (Py_ssize_t j = 0; j < k; j++) {
-        long long a = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
-        if (a == -1 && PyErr_Occurred()) {
-            break;
-        }
-        if (!is_legal(legal, count, a)) {
-            PyErr_Format(PyExc_ValueError, "actions: %lld is not legal here", a);
-            break;
-        }
-        acts[j] = (int)a;
-    }
-    Py_DECREF(seq);
     Py_ssize_t width = cfg->obs_size + cfg->n + 1;
     Py_buffer view;
-    if (PyErr_Occurred() || get_buffer(rows_obj, &view, "rows", "f", 4, k * width, 1) < 0) {
+    if (get_buffer(rows_obj, &view, "rows", "f", 4, k * width, 1) < 0) {
         PyMem_Free(acts);
         return NULL;
     }
@@ -832,13 +886,11 @@ static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
             PyErr_NoMemory();
         } else {
             float *rows = view.buf;
-            Py_BEGIN_ALLOW_THREADS;
-            for (Py_ssize_t j = 0; j < k; j++) {
+            for (Py_ssize_t j = 0; j < k; j++) { /* with the GIL held, as above */
                 *sim = self->st;
                 ended[j] = mr_value_leaf(cfg, sim, seat, acts[j], depth, seed, w,
                                          rows + j * width, &margins[j]);
             }
-            Py_END_ALLOW_THREADS;
             PyMem_Free(sim);
             for (Py_ssize_t j = 0; j < k; j++) {
                 PyObject *item = ended[j] ? PyFloat_FromDouble(margins[j]) : Py_NewRef(Py_None);
@@ -935,6 +987,8 @@ static PyMethodDef State_methods[] = {
     {"record", (PyCFunction)State_record, METH_NOARGS, "the state's record bytes"},
     {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
+    {"action_values", (PyCFunction)State_action_values, METH_VARARGS,
+     "action_values(actions, weights) -> the heuristic's one-ply values"},
     {"value_leaves", (PyCFunction)State_value_leaves, METH_VARARGS,
      "value_leaves(seat, actions, depth, seed, weights, rows) -> margins or None"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,

@@ -213,6 +213,13 @@ int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int v
 int mr_value_leaf(const mr_config *cfg, mr_state *st, int seat, int action, int depth,
                   uint64_t seed, const double *weights, float *row, double *margin);
 
+/* The heuristic agent's one-ply value of each of actions (legal in det, a determinization)
+ * for the acting seat (agents.heuristic.HeuristicAgent.action_values): the action applied to
+ * sim (a copy of det), the seat's pending effects with the rule-based choices, then the
+ * evaluation relative to the opponents, plus the claim order bonus. */
+void mr_action_values(const mr_config *cfg, const mr_state *det, const int *actions, int count,
+                      const double *weights, mr_state *sim, double *out);
+
 /* --- the observation (encode.c) ------------------------------------------------------- */
 /* Writes the flat observation (planes, then features) of st as seen by seat into out
  * (cfg->obs_size floats), exactly as ObservationEncoder.encode_flat. */

@@ -150,6 +150,15 @@ class NativeState:
             _POLICIES.index(policy), int(depth), _VALUES.index(value), int(seed), tuple(weights)
         )
 
+    def action_values(self, actions: Sequence[int], weights: Sequence[float]) -> list[float]:
+        """``agents.heuristic.HeuristicAgent.action_values`` on this determinization (which
+        stays as it is): the one-ply value of each of ``actions`` for the acting seat, each
+        applied to a copy, its pending effects played with the rule-based choices and the
+        result evaluated against the opponents (plus the claim order bonus). ``weights``: the
+        fields of ``agents.evaluation.Weights`` in order. ``ValueError`` if an action is not
+        legal."""
+        return list(self._core.action_values([int(a) for a in actions], tuple(weights)))
+
     def value_leaves(
         self,
         seat: int,
