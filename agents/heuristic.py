@@ -110,3 +110,19 @@ class HeuristicAgent(Agent):
         others = [v for i, v in enumerate(vals) if i != seat]
         opp = others[0] if len(others) == 1 else 0.5 * (max(others) + sum(others) / len(others))
         return vals[seat] - ev.w.opp_w * opp
+
+
+class HeuristicPrior:
+    """Mixin of the agents that rank their candidates with a :class:`HeuristicAgent`
+    (``prior``): ``native`` switches the native core on or off for the agent's simulations and
+    its prior together (``False``: all in Python)."""
+
+    prior: HeuristicAgent
+
+    @property
+    def native(self) -> bool:
+        return self.prior.native
+
+    @native.setter
+    def native(self, on: bool) -> None:
+        self.prior.native = on

@@ -32,11 +32,10 @@ class MonteCarloAgent(SearchAgent):
     The simulations (determinization, rollout, leaf value) run in the native core when it is
     built (:meth:`moonriver_env.vector.search.NativeState.simulate`): the same values to the
     last bit, so the same decisions (tests/vector/test_search.py), many times faster. Set
-    ``native = False`` on an agent to simulate in Python.
+    ``native = False`` on an agent to simulate (and rank its candidates) in Python.
     """
 
     name = "mc"
-    native = True
 
     def search(self, decision: Decision) -> int:
         state, cands, budget = decision.state, decision.cands, decision.budget

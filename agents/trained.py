@@ -20,7 +20,8 @@ The simulations (the determinization, the completed afterstates, the rollouts an
 inputs) run in the native core when it is built
 (:meth:`moonriver_env.vector.search.NativeState.value_leaves`): the same network inputs to the
 last bit, so the same decisions (``tests/agents/test_trained.py``); the network's forward pass
-stays in torch, batched. Set ``native = False`` on an agent to simulate in Python.
+stays in torch, batched, and the candidates' prior is the heuristic's, in the core too. Set
+``native = False`` on an agent to simulate (and rank) in Python.
 
 The network is trained (:mod:`training.value`) on one of two targets (``collect.labels``):
 what flat Monte Carlo rollouts say a completed afterstate is worth (the ``mc`` agent's
@@ -57,7 +58,7 @@ from .evaluation import (
     final_margin,
     make_context,
 )
-from .heuristic import HeuristicAgent
+from .heuristic import HeuristicAgent, HeuristicPrior
 from .rollout import rollout
 
 CHECKPOINTS = Path(__file__).resolve().parents[1] / "training" / "checkpoints"
@@ -259,7 +260,7 @@ def find_models(path: str | Path | None = None) -> dict[str, Path]:
     return out
 
 
-class TrainedAgent(Agent):
+class TrainedAgent(HeuristicPrior, Agent):
     """The learned afterstate-value agent (module docstring).
 
     Args:
@@ -269,7 +270,6 @@ class TrainedAgent(Agent):
     """
 
     name = "trained"
-    native = True
 
     def __init__(
         self, seed: int | None = None, path: str | Path | None = None, k: int | None = None
