@@ -108,7 +108,7 @@ def record(env: MoonRiverMultiAgentEnv, seed: int, games: int) -> list:
             obs, rewards, terms, truncs, infos = env.step({agent: action})
             out.append((arrays(obs), rewards, terms, truncs, infos))
             if terms["__all__"]:
-                out.append(env.state.to_json())
+                out.append((env.state.to_json(), env.render() if env.aec.render_mode else None))
                 break
     return out
 
@@ -116,7 +116,7 @@ def record(env: MoonRiverMultiAgentEnv, seed: int, games: int) -> list:
 @pytest.mark.parametrize(
     "game",
     [
-        {"num_players": 2, "reward": "score_diff", "dense_reward": 0.1},
+        {"num_players": 2, "reward": "score_diff", "dense_reward": 0.1, "render_mode": "ansi"},
         {"num_players": 3, "mode": "legends", "scenario": "random"},
         {"num_players": 4, "mode": "legends", "boards": "random", "reward": "score"},
     ],
@@ -125,7 +125,8 @@ def record(env: MoonRiverMultiAgentEnv, seed: int, games: int) -> list:
 def test_native_and_python_backends_play_the_same_games(game: dict) -> None:
     """Issue 21, item 3: on the core (a one-game VectorGame) the env returns what it returns on
     the Python engine, decision for decision over whole games: observations, masks, rewards,
-    terminations, infos, the lineups and the embedded opponents' moves, the final states."""
+    terminations, infos, the lineups and the embedded opponents' moves, the final states and
+    their pictures."""
     cfg = {**game, "opponents": {"learner": 1.0, "snapshot": 1.0, "random": 1.0, "heuristic": 1.0}}
     cfg["snapshot_slots"] = 2
     native = MoonRiverMultiAgentEnv({**cfg, "backend": "native"})
