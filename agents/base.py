@@ -27,6 +27,8 @@ import numpy as np
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec, games_with_actions
 from moonriver_env.rules import GameConfig, GameState
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.search import NativeState
 
 from .networks.acting import policy_action
 from .networks.snapshots import load_model, load_policy
@@ -67,6 +69,14 @@ def determinize(state: GameState, rng: np.random.Generator) -> GameState:
     sim.stack.sort()
     sim.redetermine(rng)
     return sim
+
+
+def native_root(state: GameState) -> NativeState | None:
+    """``state`` in the native core for simulations, or ``None`` (core not built, or a state
+    the core does not hold: a chance-node game)."""
+    if type(state) is not GameState or not NATIVE:
+        return None
+    return NativeState.from_state(state)
 
 
 class Agent:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from moonriver_env.rules import CLAIM_PHASES, GameState
 
-from .base import Agent, determinize
+from .base import Agent, determinize, native_root
 from .evaluation import Context, Evaluator, Weights, complete_effects, make_context, pipeline
 
 
@@ -35,9 +35,15 @@ class HeuristicAgent(Agent):
       round, where the evaluation is the score (overpopulation included).
 
     Deterministic given the seed (ties: uniformly at random with the agent's Generator).
+
+    The one-ply values are computed in the native core when it is built
+    (:meth:`moonriver_env.vector.search.NativeState.action_values`): the same values to the
+    last bit, so the same decisions (``tests/agents/test_agents.py``). Set ``native = False``
+    on an agent to evaluate in Python.
     """
 
     name = "heuristic"
+    native = True
 
     def __init__(self, seed: int | None = None, weights: Weights | None = None) -> None:
         super().__init__(seed)
@@ -55,7 +61,16 @@ class HeuristicAgent(Agent):
     def action_values(
         self, state: GameState, ctx: Context | None = None, actions: list[int] | None = None
     ) -> dict[int, float]:
-        """The one-ply value of each legal action (or of ``actions``) for the acting seat."""
+        """The one-ply value of each legal action (or of ``actions``) for the acting seat;
+        ``ctx``: the decision's context, ``make_context(state)`` (computed when not given; the
+        core reads the same from the state)."""
+        legal = state.legal_action_list() if actions is None else actions
+        core = native_root(state) if self.native else None
+        if core is not None:
+            det = core.clone()
+            det.determinize(self.rng)
+            weights = [getattr(self.evaluator.w, f) for f in Weights.names()]
+            return dict(zip(legal, det.action_values(legal, weights), strict=True))
         seat = state.seat
         if ctx is None:
             ctx = make_context(state)
@@ -66,7 +81,7 @@ class HeuristicAgent(Agent):
         claim_phase = state.phase in CLAIM_PHASES
         col = len(state.next_col)
         out: dict[int, float] = {}
-        for a in state.legal_action_list() if actions is None else actions:
+        for a in legal:
             sim = root.clone()
             sim.apply(a)
             complete_effects(sim, seat, ctx)
@@ -95,3 +110,19 @@ class HeuristicAgent(Agent):
         others = [v for i, v in enumerate(vals) if i != seat]
         opp = others[0] if len(others) == 1 else 0.5 * (max(others) + sum(others) / len(others))
         return vals[seat] - ev.w.opp_w * opp
+
+
+class HeuristicPrior:
+    """Mixin of the agents that rank their candidates with a :class:`HeuristicAgent`
+    (``prior``): ``native`` switches the native core on or off for the agent's simulations and
+    its prior together (``False``: all in Python)."""
+
+    prior: HeuristicAgent
+
+    @property
+    def native(self) -> bool:
+        return self.prior.native
+
+    @native.setter
+    def native(self, on: bool) -> None:
+        self.prior.native = on

@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Sequence
 
 from moonriver_env.rules import GameState
-from moonriver_env.vector import NATIVE
 from moonriver_env.vector.search import NativeState
 
-from .base import determinize
+from .base import determinize, native_root
 from .evaluation import Weights
 from .search import Decision, SearchAgent
-
-
-def native_root(state: GameState) -> Any:
-    """``state`` in the native core for simulations, or ``None`` (core not built, or a state
-    the core does not hold: a chance-node game)."""
-    if type(state) is not GameState or not NATIVE:
-        return None
-    return NativeState.from_state(state)
 
 
 class MonteCarloAgent(SearchAgent):
@@ -41,11 +32,10 @@ class MonteCarloAgent(SearchAgent):
     The simulations (determinization, rollout, leaf value) run in the native core when it is
     built (:meth:`moonriver_env.vector.search.NativeState.simulate`): the same values to the
     last bit, so the same decisions (tests/vector/test_search.py), many times faster. Set
-    ``native = False`` on an agent to simulate in Python.
+    ``native = False`` on an agent to simulate (and rank its candidates) in Python.
     """
 
     name = "mc"
-    native = True
 
     def search(self, decision: Decision) -> int:
         state, cands, budget = decision.state, decision.cands, decision.budget
@@ -56,15 +46,17 @@ class MonteCarloAgent(SearchAgent):
         weights = [getattr(self.evaluator.w, f) for f in Weights.names()]
         while budget.more():
             if core is not None:
-                det = core.clone()
-                det.determinize(self.rng)
+                native_det = core.clone()
+                native_det.determinize(self.rng)
+                det: NativeState | GameState = native_det
             else:
                 det = determinize(state, self.rng)
             seed = int(self.rng.integers(2**62))
             for a in cands:
                 sim = det.clone()
                 sim.apply(a)
-                if core is not None:
+                values: Sequence[float]
+                if isinstance(sim, NativeState):
                     values = sim.simulate(
                         self.rollout_policy, self.depth, self.value_mode, seed, weights
                     )

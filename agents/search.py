@@ -11,7 +11,7 @@ from moonriver_env.rules import GameState
 
 from .base import Agent
 from .evaluation import Context, Evaluator, Weights, final_margin, make_context, rel_from_values
-from .heuristic import HeuristicAgent
+from .heuristic import HeuristicAgent, HeuristicPrior
 from .rollout import ROLLOUT_POLICIES, rollout
 
 VALUE_MODES = ("margin", "win")
@@ -45,7 +45,7 @@ class Decision:
     budget: Budget
 
 
-class SearchAgent(Agent):
+class SearchAgent(HeuristicPrior, Agent):
     """Base of :class:`~agents.montecarlo.MonteCarloAgent` and :class:`~agents.mcts.MCTSAgent`.
 
     Args:

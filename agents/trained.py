@@ -16,6 +16,13 @@ seat's pending effects are played with the rule-based choices
   the network from the acting seat's side (a finished game by its final margin); the
   candidate with the best mean is played.
 
+The simulations (the determinization, the completed afterstates, the rollouts and the leaf
+inputs) run in the native core when it is built
+(:meth:`moonriver_env.vector.search.NativeState.value_leaves`): the same network inputs to the
+last bit, so the same decisions (``tests/agents/test_trained.py``); the network's forward pass
+stays in torch, batched, and the candidates' prior is the heuristic's, in the core too. Set
+``native = False`` on an agent to simulate (and rank) in Python.
+
 The network is trained (:mod:`training.value`) on one of two targets (``collect.labels``):
 what flat Monte Carlo rollouts say a completed afterstate is worth (the ``mc`` agent's
 estimate, ``"rollout"``), or the final margin against the best other seat that games of
@@ -42,9 +49,16 @@ from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec
 from moonriver_env.rules import GameConfig, GameState
 
-from .base import Agent, determinize
-from .evaluation import Context, Evaluator, complete_effects, final_margin, make_context
-from .heuristic import HeuristicAgent
+from .base import Agent, determinize, native_root
+from .evaluation import (
+    Context,
+    Evaluator,
+    Weights,
+    complete_effects,
+    final_margin,
+    make_context,
+)
+from .heuristic import HeuristicAgent, HeuristicPrior
 from .rollout import rollout
 from .shipped import CHECKPOINTS
 
@@ -126,6 +140,36 @@ def candidate_inputs(
     """Network inputs (:func:`state_inputs`) of the completed afterstates of ``cands`` on the
     determinization ``det`` of a decision whose public context is ``ctx``."""
     return state_inputs(encoder, evaluator, completed_afterstates(det, seat, cands, ctx), seat, ctx)
+
+
+def python_leaves(
+    det: GameState,
+    seat: int,
+    cands: Sequence[int],
+    ctx: Context,
+    depth: int,
+    seed: int,
+    encoder: ObservationEncoder,
+    evaluator: Evaluator,
+) -> tuple[np.ndarray, list[float | None]]:
+    """The leaves of ``cands`` on the determinization ``det`` in Python: the completed
+    afterstates (:func:`completed_afterstates`), each rolled out ``depth`` decisions with the
+    light heuristic of :mod:`agents.rollout` drawing from ``random.Random(seed)``; the
+    network inputs (:func:`state_inputs`) of the unfinished leaves, and per candidate
+    ``seat``'s final margin when its leaf's game ended, else ``None``. ``depth < 0``: no
+    rollout, every leaf a row evaluated in ``ctx`` (:func:`candidate_inputs`).
+    :meth:`moonriver_env.vector.search.NativeState.value_leaves` is the same in the core."""
+    leaves = completed_afterstates(det, seat, cands, ctx)
+    if depth < 0:
+        return state_inputs(encoder, evaluator, leaves, seat, ctx), [None] * len(leaves)
+    for sim in leaves:
+        rollout(sim, "heuristic", make_context(sim), random.Random(seed), depth)
+    margins = [final_margin(sim, seat) if sim.is_terminal else None for sim in leaves]
+    live = [sim for sim, m in zip(leaves, margins, strict=True) if m is None]
+    rows = np.zeros((len(leaves), input_size(encoder)), dtype=np.float32)
+    if live:
+        rows[np.array([m is None for m in margins])] = state_inputs(encoder, evaluator, live, seat)
+    return rows, margins
 
 
 def leader_gap(rows: np.ndarray, num_players: int) -> np.ndarray:
@@ -216,7 +260,7 @@ def find_models(path: str | Path | None = None) -> dict[str, Path]:
     return out
 
 
-class TrainedAgent(Agent):
+class TrainedAgent(HeuristicPrior, Agent):
     """The learned afterstate-value agent (module docstring).
 
     Args:
@@ -303,11 +347,9 @@ class TrainedAgent(Agent):
         if len(cands) == 1:
             return cands[0]
         scale = float(meta["target_scale"])
-        rounds = int(search.get("rounds", 0))
-        if rounds == 0:  # one ply: the network on the completed afterstates
-            x = candidate_inputs(
-                enc, self.evaluator, determinize(state, self.rng), seat, cands, ctx
-            )
+        if int(search.get("rounds", 0)) == 0:  # one ply: the network on the completed afterstates
+            core = native_root(state) if self.native else None
+            x, _ = self._leaves(core, state, seat, cands, ctx, enc, -1)
             v = self._forward(net, x) * scale
         else:
             v = self._rollout_values(state, seat, cands, ctx, enc, net, search, scale)
@@ -342,22 +384,40 @@ class TrainedAgent(Agent):
         leader_weight = float(search.get("leader_weight", 0.0))
         win_scale = float(search.get("win_scale", 0.0))
         total = np.zeros(len(cands))
+        core = native_root(state) if self.native else None
         for _ in range(rounds):
-            det = determinize(state, self.rng)
-            rseed = int(self.rng.integers(2**62))
-            leaves = completed_afterstates(det, seat, cands, ctx)
-            for sim in leaves:
-                rollout(sim, "heuristic", make_context(sim), random.Random(rseed), depth)
-            value = np.zeros(len(cands))
-            live = [j for j, sim in enumerate(leaves) if not sim.is_terminal]
-            for j, sim in enumerate(leaves):
-                if sim.is_terminal:
-                    value[j] = final_margin(sim, seat)
+            rows, margins = self._leaves(core, state, seat, cands, ctx, enc, depth)
+            value = np.array([0.0 if m is None else m for m in margins])
+            live = [j for j, m in enumerate(margins) if m is None]
             if live:
-                x = state_inputs(enc, self.evaluator, [leaves[j] for j in live], seat)
+                x = rows[live]
                 v = self._forward(net, x) * scale
                 if leader_weight:
                     v -= leader_weight * leader_gap(x, state.config.num_players)
                 value[live] = v
             total += squash(value, win_scale)
         return total / rounds
+
+    def _leaves(
+        self,
+        core: Any,
+        state: GameState,
+        seat: int,
+        cands: list[int],
+        ctx: Context,
+        enc: ObservationEncoder,
+        depth: int,
+    ) -> tuple[np.ndarray, list[float | None]]:
+        """One determinization (and, with ``depth >= 0``, one rollout seed) drawn from the
+        agent's generator, and the leaves of ``cands`` on it (:func:`python_leaves`): in the
+        core when ``core`` is the decision's :class:`~moonriver_env.vector.search.NativeState`
+        (:func:`~agents.base.native_root`), else in Python."""
+        if core is not None:
+            det = core.clone()
+            det.determinize(self.rng)
+            rseed = int(self.rng.integers(2**62)) if depth >= 0 else 0
+            weights = [getattr(self.evaluator.w, f) for f in Weights.names()]
+            return det.value_leaves(seat, cands, depth, rseed, weights)
+        det_state = determinize(state, self.rng)
+        rseed = int(self.rng.integers(2**62)) if depth >= 0 else 0
+        return python_leaves(det_state, seat, cands, ctx, depth, rseed, enc, self.evaluator)

@@ -84,6 +84,18 @@ class State:
     def simulate(
         self, policy: int, depth: int, value_mode: int, seed: int, weights: tuple[float, ...]
     ) -> tuple[float, ...]: ...
+    def action_values(
+        self, actions: list[int], weights: tuple[float, ...]
+    ) -> tuple[float, ...]: ...
+    def value_leaves(
+        self,
+        seat: int,
+        actions: list[int],
+        depth: int,
+        seed: int,
+        weights: tuple[float, ...],
+        rows: Any,
+    ) -> tuple[float | None, ...]: ...
     def determinize(
         self, state_hi: int, state_lo: int, inc_hi: int, inc_lo: int, has: int, u: int
     ) -> tuple[int, int, int, int, int, int]: ...

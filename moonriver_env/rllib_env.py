@@ -14,10 +14,15 @@ RLlib's conventions, as in its ``TicTacToe`` and ``action_masking_rlm.py`` examp
   of the acting seat), action_mask=Box(0, 1, (num_actions,), float32))``, the keys RLlib's
   action-masking module reads; the action space is the flat ``Discrete(num_actions)``
   (:mod:`moonriver_env.moonriver_v0` has the layout).
-* **Rewards** are the PettingZoo env's (:class:`moonriver_env.aec.raw_env` plays the game, so
-  ``reward``, ``dense_reward`` and the game arguments are checked in one place,
-  :mod:`moonriver_env.env_args`): what a seat received since its last observation is paid
-  with its next one (or at the end), so every reward reaches the seat that earned it.
+* **Rewards** are the PettingZoo env's (:class:`moonriver_env.aec.raw_env` checks
+  ``reward``, ``dense_reward`` and the game arguments, :mod:`moonriver_env.env_args`): what a
+  seat received since its last observation is paid with its next one (or at the end), so
+  every reward reaches the seat that earned it.
+* **Engine**: the game runs in the native core (a one-game
+  :class:`~moonriver_env.vector.VectorGame`, the rules, mask and observation in C) when it is
+  built, else on the Python engine (``raw_env``); ``backend`` (``"native"`` or ``"python"``)
+  picks one. Both give the same observations, masks, rewards and games from the same seeds
+  (``tests/env/test_rllib.py``), as the VectorGame is the env's game decision for decision.
 * **Seeds**: ``reset(seed=S)`` fixes the game, the seat roles and the embedded opponents'
   seeds of this and every later seedless reset.
 * **Illegal actions** (the mask forbids them; RLlib's environment pre-check plays one random
@@ -64,8 +69,12 @@ from .aec import raw_env, win_share
 from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
 from .opponents import LEARNER as OPPONENTS_LEARNER
 from .opponents import SNAPSHOT, make_opponent
+from .rules import GameState
+from .rules.scoring import ScoreBreakdown, rank_winners
 from .rules.validation import check_int
 from .seat_rewards import SeatRewards
+from .vector import NATIVE, VectorGame
+from .vector.slot import SlotEnv
 
 __all__ = [
     "LEARNER",
@@ -86,7 +95,9 @@ taken as :func:`agents.make_agent` specs played embedded."""
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
 # The env's own arguments (everything else goes to raw_env, which checks it).
-_OWN_ARGS = ("opponents", "snapshot_slots", "illegal_penalty", "seed")
+_OWN_ARGS = ("opponents", "snapshot_slots", "illegal_penalty", "seed", "backend")
+BACKENDS = ("native", "python")
+"""Where the game runs: the native core (the default when it is built) or the Python engine."""
 
 
 def snapshot_module(k: int) -> str:
@@ -113,7 +124,9 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
     * ``snapshot_slots``: number of frozen snapshot modules (default 0; needed by a positive
       ``"snapshot"`` weight);
     * ``illegal_penalty``: reward of an illegal action (default ``-1.0``);
-    * ``seed``: seed of the first reset when RLlib gives none.
+    * ``seed``: seed of the first reset when RLlib gives none;
+    * ``backend``: ``"native"`` (default when the core is built) or ``"python"`` (module
+      docstring).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
@@ -129,6 +142,26 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         )
         self.illegal_penalty = check_finite("illegal_penalty", own.get("illegal_penalty", -1.0))
         self._rng = np.random.default_rng(check_seed(own.get("seed")))
+        backend = own.get("backend", "native" if NATIVE else "python")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+        self.backend = backend
+        # native: the game lives in slot 0 of a one-game VectorGame, played through `_table`
+        # (the env surface agents read); python: `aec` plays it.
+        self._games: VectorGame | None = None
+        self._table: Any = self.aec
+        if backend == "native":
+            aec = self.aec
+            self._games = VectorGame(
+                num_games=1,
+                config=game,
+                reward=aec.reward_mode,
+                dense_reward=aec.dense_reward,
+                seed=0,
+                auto_reset=False,
+                backend="native",
+            )
+            self._table = SlotEnv(self._games, 0, aec.possible_agents)
         enc = self.aec.encoder
         high = np.concatenate([enc.plane_high.ravel(), enc.feature_high]).astype(np.float32)
         n_actions = game.num_actions
@@ -181,11 +214,11 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
                 agent.reset(int(rng.integers(2**63 - 1)))
                 self._seat_policy[seat] = agent
         self.agents = [a for a in self._seat_agent if a is not None]
-        self.aec.reset(seed=int(rng.integers(2**63 - 1)))
+        self._table.reset(seed=int(rng.integers(2**63 - 1)))
         self._credit.reset(range(n))
         self._done = False
         self._play_embedded()
-        if self._state.is_terminal:  # pragma: no cover - a game has at least one decision each
+        if self._over():  # pragma: no cover - a game has at least one decision each
             return self._final(), {}
         return {self._acting(): self._observe(self._seat())}, {}
 
@@ -199,12 +232,11 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         if agent not in action_dict:
             raise KeyError(f"action_dict: expected an action for {agent!r}, got {action_dict!r}")
         action = action_dict[agent]
-        state = self._state
-        if not (_is_int(action) and state.is_legal(int(action))):
+        if not (_is_int(action) and self._is_legal(int(action))):
             return self._illegal(agent)
         self._apply(int(action))
         self._play_embedded()
-        if state.is_terminal:
+        if self._over():
             obs, rewards = self._final(), self._pay(self.agents)  # type: ignore[arg-type]
             infos = {a: self._final_info(a) for a in self.agents}  # type: ignore[arg-type]
             done = dict.fromkeys([*self.agents, "__all__"], True)
@@ -220,20 +252,40 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         )
 
     def render(self) -> Any:
+        if self._games is not None:  # the AEC env draws the core's game
+            self.aec.state = self.state
         return self.aec.render()
 
-    # -- helpers -----------------------------------------------------------------------------
     @property
-    def _state(self) -> Any:
-        state = self.aec.state
+    def state(self) -> GameState:
+        """The game as a :class:`~moonriver_env.rules.GameState` (on the native core, a copy)."""
+        state = self._table.state
         if state is None:
             raise RuntimeError("call reset() before using the environment")
         return state
 
+    # -- helpers: the game, read from the core's arrays or the engine's state ----------------
     def _seat(self) -> int:
-        seat = self._state.current_seat
-        assert seat is not None
-        return int(seat)
+        """The acting seat (-1 when the game is over)."""
+        if self._games is not None:
+            return int(self._games.current_seat[0])
+        seat = self.state.current_seat
+        return -1 if seat is None else int(seat)
+
+    def _over(self) -> bool:
+        return self._seat() < 0
+
+    def _is_legal(self, action: int) -> bool:
+        games = self._games
+        if games is None:
+            return self.state.is_legal(action)
+        return 0 <= action < games.num_actions and bool(games.action_mask[0, action])
+
+    def _scores(self) -> list[ScoreBreakdown]:
+        """Every seat's score breakdown of the finished game."""
+        if self._games is None:
+            return self.state.scores()
+        return [ScoreBreakdown(*row) for row in self._games.scores[0].tolist()]
 
     def _acting(self) -> str:
         agent = self._seat_agent[self._seat()]
@@ -241,25 +293,33 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         return agent
 
     def _apply(self, action: int) -> None:
-        """Play ``action`` on the AEC env and bank every seat's reward of the step."""
-        aec = self.aec
-        aec.step(action)
-        self._credit.bank(aec.rewards, aec.possible_agents)
+        """Play ``action`` and bank every seat's reward of the step."""
+        table = self._table
+        table.step(action)
+        self._credit.bank(table.rewards, table.possible_agents)
 
     def _play_embedded(self) -> None:
         """Play the embedded opponents until an RLlib agent is to act or the game ends."""
-        aec, state = self.aec, self._state
-        while not state.is_terminal:
+        table = self._table
+        while not self._over():
             seat = self._seat()
             policy = self._seat_policy[seat]
             if policy is None:
                 return
-            self._apply(int(policy.act(aec.observe(aec.possible_agents[seat]), aec)))
+            self._apply(int(policy.act(table.observe(table.possible_agents[seat]), table)))
 
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        state = self._state
         mask = np.zeros(self.aec.config.num_actions, dtype=np.float32)
-        if not state.is_terminal and state.current_seat == seat:
+        acting = self._seat() == seat
+        games = self._games
+        if games is not None:
+            assert games.observation is not None
+            if acting:
+                mask[:] = games.action_mask[0]
+                return {MASK_KEY: mask, OBS_KEY: games.observation[0].copy()}
+            return {MASK_KEY: mask, OBS_KEY: games.observation_of(0, seat)}
+        state = self.state
+        if acting:
             mask[np.array(state.legal_action_list(), dtype=np.intp)] = 1.0
         return {MASK_KEY: mask, OBS_KEY: self.aec.encoder.encode_flat(state, seat)}
 
@@ -272,10 +332,10 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
 
     def _final_info(self, agent: str) -> dict[str, Any]:
         seat = self._seat_agent.index(agent)
-        state = self._state
+        scores = self._scores()
         winners = np.zeros(self.num_players, dtype=np.int8)
-        winners[state.winners()] = 1
-        return {"win_share": win_share(winners, seat), "score": float(state.scores()[seat].total)}
+        winners[rank_winners(scores)] = 1
+        return {"win_share": win_share(winners, seat), "score": float(scores[seat].total)}
 
     def _illegal(self, agent: str) -> tuple[Any, ...]:
         """End the game: ``illegal_penalty`` for ``agent``, the banked rewards for the others."""

@@ -9,18 +9,6 @@
 
 #include "moonriver.h"
 
-#define DESERT 0
-#define CANYON 1
-#define MEADOW 2
-#define FOREST 3
-#define CORN 4
-#define FARM 5
-#define DESPERADO 0
-#define THIEF 1
-#define DIGGER 2
-#define TRAPPER 3
-#define FARMER 4
-
 static inline int popc(uint64_t x) { return __builtin_popcountll(x); }
 static inline int low(uint64_t x) { return __builtin_ctzll(x); }
 
@@ -42,14 +30,7 @@ static void mt_init_genrand(mt19937 *r, uint32_t s) {
 
 static void mt_seed(mt19937 *r, uint64_t seed) {
     uint32_t key[2];
-    int len = 0;
-    if (seed == 0) {
-        key[len++] = 0;
-    }
-    while (seed) {
-        key[len++] = (uint32_t)seed;
-        seed >>= 32;
-    }
+    int len = mr_seed_words(seed, key);
     mt_init_genrand(r, 19650218u);
     int i = 1, j = 0;
     for (int k = MT_N > len ? MT_N : len; k; k--) {
@@ -230,14 +211,14 @@ static double seat_value(const mr_config *cfg, const mr_state *st, int seat, con
     double spread = w->spread_w * frac;
     int scen = st->scenario;
     double value = 0.0, risk = 0.0;
-    static const int lands[5] = {DESERT, CANYON, MEADOW, FOREST, FARM};
+    static const int lands[5] = {LAND_DESERT, LAND_CANYON, LAND_MEADOW, LAND_FOREST, LAND_FARM};
     for (int li = 0; li < 5; li++) {
         int lk = lands[li];
         uint64_t mask = land_bb[lk];
         double exp_plots = p_land[lk] + share * ctx->unseen_land[lk];
         double exp_cows =
             w->pipe_cow_w * p_cows[lk] + w->unseen_cow_w * share * ctx->unseen_cows[lk];
-        int scen_terr = (scen == 3 && lk == FARM) || (scen == 0 && lk == FOREST);
+        int scen_terr = (scen == 3 && lk == LAND_FARM) || (scen == 0 && lk == LAND_FOREST);
         if (!mask) {
             if (exp_cows != 0.0) {
                 value += 2.0 * exp_cows;
@@ -287,7 +268,7 @@ static double seat_value(const mr_config *cfg, const mr_state *st, int seat, con
             if (terrs[i].front && proj > best_size) {
                 best_size = proj;
             }
-            if (scen_terr && (lk == FARM || (terrs[i].t & cfg->river)) && terrs[i].s + grow >= 3) {
+            if (scen_terr && (lk == LAND_FARM || (terrs[i].t & cfg->river)) && terrs[i].s + grow >= 3) {
                 value += 10.0 * w->grow_w * grow;
             }
         }
@@ -303,11 +284,11 @@ static double seat_value(const mr_config *cfg, const mr_state *st, int seat, con
             continue;
         }
         int kind = code / 2;
-        if (kind == DIGGER) {
+        if (kind == PK_GOLD_DIGGER) {
             value += p_gold + share * ctx->unseen_gold;
-        } else if (kind == TRAPPER) {
+        } else if (kind == PK_TRAPPER) {
             value += p_beaver + share * ctx->unseen_beaver;
-        } else if (kind == FARMER) {
+        } else if (kind == PK_FARMER) {
             value += p_corn + share * ctx->unseen_corn;
         }
     }
@@ -331,7 +312,7 @@ static uint64_t territory(const mr_config *cfg, const mr_state *st, int seat, in
 
 static int cow_territories(const mr_config *cfg, const mr_state *st, int seat, int *sizes,
                            uint64_t *ts) {
-    static const int lands[5] = {DESERT, CANYON, MEADOW, FOREST, FARM};
+    static const int lands[5] = {LAND_DESERT, LAND_CANYON, LAND_MEADOW, LAND_FOREST, LAND_FARM};
     int nt = 0;
     for (int li = 0; li < 5; li++) {
         for (uint64_t rest = st->land_bb[seat][lands[li]]; rest;) {
@@ -361,7 +342,7 @@ static double plan_cowboy(const mr_config *cfg, const mr_state *st, int seat, in
     int sizes[MR_MAX_CELLS];
     uint64_t ts[MR_MAX_CELLS];
     int nt = cow_territories(cfg, st, seat, sizes, ts);
-    uint64_t walk = st->occ[seat] & ~st->land_bb[seat][CORN];
+    uint64_t walk = st->occ[seat] & ~st->land_bb[seat][LAND_CORNFIELD];
     uint64_t free_ = ~cow_bb;
     double best_gain = 0.5;
     for (uint64_t srcs = cow_bb; srcs; srcs &= srcs - 1) {
@@ -403,6 +384,14 @@ static double plan_cowboy(const mr_config *cfg, const mr_state *st, int seat, in
         }
     }
     return best_gain;
+}
+
+/* (a, v) becomes the best so far if v beats best_v (the first of equal values stays). */
+static inline void keep_best(int a, double v, int *best, double *best_v) {
+    if (v > *best_v) {
+        *best = a;
+        *best_v = v;
+    }
 }
 
 static int contains(const int16_t *legal, int count, int a) {
@@ -489,15 +478,15 @@ static int effect_choice(const mr_config *cfg, const mr_state *st, const context
                     have_cowboy = 1;
                 }
                 v = cowboy_v;
-            } else if (token == DIGGER) {
+            } else if (token == PK_GOLD_DIGGER) {
                 v = gold_f;
-            } else if (token == TRAPPER) {
+            } else if (token == PK_TRAPPER) {
                 v = beaver_f;
-            } else if (token == FARMER) {
+            } else if (token == PK_FARMER) {
                 v = corn_f;
-            } else if (token == THIEF) {
+            } else if (token == PK_CATTLE_THIEF) {
                 v = 0.0;
-                if (cfg->land[st->kinds[seat][cell]] != CORN) {
+                if (cfg->land[st->kinds[seat][cell]] != LAND_CORNFIELD) {
                     v = best_steal_estimate(cfg, st, seat, cell);
                 }
             } else {
@@ -555,10 +544,7 @@ static int effect_choice(const mr_config *cfg, const mr_state *st, const context
                 }
             }
             double v = loss + gain;
-            if (v > best_v) {
-                best = legal[i];
-                best_v = v;
-            }
+            keep_best(legal[i], v, &best, &best_v);
         }
         return best;
     }
@@ -575,10 +561,7 @@ static int effect_choice(const mr_config *cfg, const mr_state *st, const context
             int other = (seat + 1 + t) % n;
             double v = plot_symbol_value(cfg, st->held[other][theirs]) -
                        plot_symbol_value(cfg, st->held[seat][own]);
-            if (v > best_v) {
-                best = legal[i];
-                best_v = v;
-            }
+            keep_best(legal[i], v, &best, &best_v);
         }
         return best;
     }
@@ -598,10 +581,7 @@ static int effect_choice(const mr_config *cfg, const mr_state *st, const context
                     flood_(cfg, 1ull << cell, st->land_bb[seat][lk] | (1ull << cell));
                 v = popc(t) * (1 + popc(t & st->cow_bb[seat]));
             }
-            if (v > best_v) {
-                best = legal[i];
-                best_v = v;
-            }
+            keep_best(legal[i], v, &best, &best_v);
         }
         return best;
     }
@@ -759,13 +739,48 @@ static double final_margin(const mr_config *cfg, const mr_breakdown *sc, int sea
     return margin;
 }
 
-/* Plays st forward with the policy (0 random, 1 the light heuristic) for depth decisions
- * (0: to the end), the noise from random.Random(seed), and writes every seat's leaf value
- * (value_mode 0 margin, 1 win). Returns the decisions played. */
-int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int value_mode,
-                uint64_t seed, const double *wvec, double *values) {
-    weights w;
-    memcpy(&w, wvec, sizeof w);
+/* The opponents' reference value of agents.evaluation.rel_from_values: the one other seat's
+ * value, else the mean of the best and the average of the others (summed in this order). */
+static double opponents_value(const double *others, int m) {
+    if (m == 1) {
+        return others[0];
+    }
+    double top = others[0], sum = 0.0;
+    for (int o = 0; o < m; o++) {
+        if (others[o] > top) {
+            top = others[o];
+        }
+        sum += others[o];
+    }
+    return 0.5 * (top + sum / m);
+}
+
+/* agents.evaluation.rel_from_values: seat's value less opp_w x its opponents'. */
+static double relative_value(const double *vals, int n, int seat, double opp_w) {
+    double others[MR_MAX_PLAYERS] = {0};
+    int m = 0;
+    for (int o = 0; o < n; o++) {
+        if (o != seat) {
+            others[m++] = vals[o];
+        }
+    }
+    return vals[seat] - opp_w * opponents_value(others, m);
+}
+
+/* Every seat's Evaluator.seat_value of st, with st's own context. */
+static void seat_values(const mr_config *cfg, const mr_state *st, const weights *w,
+                        double *vals) {
+    context ctx;
+    make_context(cfg, st, &ctx);
+    for (int s = 0; s < cfg->n; s++) {
+        vals[s] = seat_value(cfg, st, s, &ctx, w);
+    }
+}
+
+/* agents.rollout.rollout: plays st forward with the policy (0 random, 1 the light heuristic)
+ * for depth decisions (0: to the end), the noise from random.Random(seed) and the context of
+ * st as it starts. Returns the decisions played. */
+static int play_out(const mr_config *cfg, mr_state *st, int policy, int depth, uint64_t seed) {
     mt19937 rnd;
     mt_seed(&rnd, seed);
     context ctx;
@@ -789,6 +804,14 @@ int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int v
         mr_apply(cfg, st, a);
         played++;
     }
+    return played;
+}
+
+int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int value_mode,
+                uint64_t seed, const double *wvec, double *values) {
+    weights w;
+    memcpy(&w, wvec, sizeof w);
+    int played = play_out(cfg, st, policy, depth, seed);
     int n = cfg->n;
     if (st->phase == PH_GAME_OVER) {
         mr_breakdown sc[MR_MAX_PLAYERS];
@@ -801,31 +824,98 @@ int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int v
         }
         return played;
     }
-    make_context(cfg, st, &ctx);
     double vals[MR_MAX_PLAYERS];
+    seat_values(cfg, st, &w, vals);
     for (int s = 0; s < n; s++) {
-        vals[s] = seat_value(cfg, st, s, &ctx, &w);
-    }
-    for (int s = 0; s < n; s++) {
-        double rel;
-        if (n == 2) {
-            rel = vals[s] - 1.0 * vals[1 - s];
-        } else {
-            double top = 0.0, sum = 0.0;
-            int first = 1;
-            for (int o = 0; o < n; o++) {
-                if (o == s) {
-                    continue;
-                }
-                if (first || vals[o] > top) {
-                    top = vals[o];
-                }
-                sum += vals[o];
-                first = 0;
-            }
-            rel = vals[s] - 1.0 * 0.5 * (top + sum / (n - 1));
-        }
+        double rel = relative_value(vals, n, s, 1.0);
         values[s] = value_mode ? tanh(rel / 20.0) : rel;
     }
     return played;
+}
+
+/* --- the trained agent's leaves (agents/trained.py) ---------------------------------------- */
+/* agents.evaluation.complete_effects: seat's pending effects (and forced discards) played
+ * with the rule-based choices of the context ctx. */
+static void complete_effects(const mr_config *cfg, mr_state *st, int seat, const context *ctx) {
+    int16_t legal[MR_MAX_ACTIONS];
+    for (int step = 0; step < 40; step++) {
+        int ph = st->phase;
+        int effect = ph == PH_SKULL || ph == PH_RECRUIT || ph == PH_COWBOY ||
+                     ph == PH_DESPERADO || ph == PH_THIEF || ph == PH_BONUS || ph == PH_DISCARD;
+        if (st->seat != seat || !effect) {
+            return;
+        }
+        int count = mr_legal(cfg, st, legal);
+        mr_apply(cfg, st, count == 1 ? legal[0] : effect_choice(cfg, st, ctx, legal, count));
+    }
+}
+
+int mr_value_leaf(const mr_config *cfg, mr_state *st, int seat, int action, int depth,
+                  uint64_t seed, const double *wvec, float *row, double *margin) {
+    weights w;
+    memcpy(&w, wvec, sizeof w);
+    context ctx; /* the decision's: a determinization keeps the public multisets */
+    make_context(cfg, st, &ctx);
+    mr_apply(cfg, st, action);
+    complete_effects(cfg, st, seat, &ctx);
+    if (depth >= 0) {
+        play_out(cfg, st, 1, depth, seed);
+        if (st->phase == PH_GAME_OVER) {
+            mr_breakdown sc[MR_MAX_PLAYERS];
+            for (int s = 0; s < cfg->n; s++) {
+                mr_score(cfg, st, s, &sc[s]);
+            }
+            *margin = final_margin(cfg, sc, seat);
+            return 1;
+        }
+    }
+    int n = cfg->n;
+    double vals[MR_MAX_PLAYERS] = {0}, own[MR_MAX_PLAYERS] = {0};
+    if (depth >= 0) {
+        seat_values(cfg, st, &w, vals);
+    } else {
+        for (int s = 0; s < n; s++) {
+            vals[s] = seat_value(cfg, st, s, &ctx, &w);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        own[i] = vals[(seat + i) % n];
+    }
+    mr_encode(cfg, st, seat, row);
+    float *block = row + cfg->obs_size;
+    for (int i = 0; i < n; i++) {
+        block[i] = (float)own[i];
+    }
+    block[n] = (float)(own[0] - w.opp_w * opponents_value(own + 1, n - 1));
+    for (int i = 0; i <= n; i++) { /* float32 / EVAL_SCALE, as NumPy divides the row */
+        block[i] = block[i] / 100.0f;
+    }
+    *margin = 0.0;
+    return 0;
+}
+
+/* --- the heuristic agent's one-ply values (agents/heuristic.py) ---------------------------- */
+void mr_action_values(const mr_config *cfg, const mr_state *det, const int *actions, int count,
+                      const double *wvec, mr_state *sim, double *out) {
+    weights w;
+    memcpy(&w, wvec, sizeof w);
+    context ctx; /* the decision's: a determinization keeps the public multisets */
+    make_context(cfg, det, &ctx);
+    int seat = det->seat, n = cfg->n;
+    int claim = det->phase == PH_SETUP_CLAIM || det->phase == PH_SELECT;
+    for (int j = 0; j < count; j++) {
+        *sim = *det;
+        mr_apply(cfg, sim, actions[j]);
+        complete_effects(cfg, sim, seat, &ctx);
+        double vals[MR_MAX_PLAYERS] = {0};
+        for (int s = 0; s < n; s++) {
+            vals[s] = seat_value(cfg, sim, s, &ctx, &w);
+        }
+        double v = relative_value(vals, n, seat, w.opp_w);
+        if (claim) {
+            int position = (actions[j] - cfg->seg_start[SEG_CLAIM]) / cfg->seg_stride[SEG_CLAIM][0];
+            v += w.order_w * (cfg->column_size - 1 - position);
+        }
+        out[j] = v;
+    }
 }

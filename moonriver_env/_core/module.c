@@ -725,6 +725,25 @@ static PyObject *State_rollout(StateObject *self, PyObject *args) {
     return PyLong_FromLong(played);
 }
 
+/* The 11 fields of agents.evaluation.Weights from a sequence of numbers; -1 with an error
+ * set when it is not one. */
+static int read_weights(PyObject *wobj, double w[11]) {
+    PyObject *seq = PySequence_Fast(wobj, "weights: expected a sequence of 11 numbers");
+    if (!seq) {
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(seq) != 11) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "weights: expected 11 numbers");
+        return -1;
+    }
+    for (int i = 0; i < 11; i++) {
+        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+    }
+    Py_DECREF(seq);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 /* simulate(policy, depth, value_mode, seed, weights) -> tuple of leaf values (in place). */
 static PyObject *State_simulate(StateObject *self, PyObject *args) {
     int policy, depth, value_mode;
@@ -734,20 +753,7 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
         return NULL;
     }
     double w[11];
-    PyObject *seq = PySequence_Fast(wobj, "weights: expected a sequence of 11 numbers");
-    if (!seq) {
-        return NULL;
-    }
-    if (PySequence_Fast_GET_SIZE(seq) != 11) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "weights: expected 11 numbers");
-        return NULL;
-    }
-    for (int i = 0; i < 11; i++) {
-        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
-    }
-    Py_DECREF(seq);
-    if (PyErr_Occurred()) {
+    if (read_weights(wobj, w) < 0) {
         return NULL;
     }
     if (policy < 0 || policy > 1 || value_mode < 0 || value_mode > 1) {
@@ -763,6 +769,143 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
     for (int s = 0; s < self->cfg->n; s++) {
         PyTuple_SET_ITEM(out, s, PyFloat_FromDouble(values[s]));
     }
+    return out;
+}
+
+/* The ids of the sequence actions_obj, each legal in this state, as a new PyMem array of
+ * *count ints (freed by the caller); NULL with an error set when one is not. */
+static int *legal_actions_of(StateObject *self, PyObject *actions_obj, Py_ssize_t *count) {
+    PyObject *seq = PySequence_Fast(actions_obj, "actions: expected a sequence of action ids");
+    if (!seq) {
+        return NULL;
+    }
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    int16_t legal[MR_MAX_ACTIONS];
+    int num_legal = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
+    int *acts = PyMem_Malloc((k ? k : 1) * sizeof(int));
+    if (!acts) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        long long a = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
+        if (a == -1 && PyErr_Occurred()) {
+            break;
+        }
+        if (!is_legal(legal, num_legal, a)) {
+            PyErr_Format(PyExc_ValueError, "actions: %lld is not legal here", a);
+            break;
+        }
+        acts[j] = (int)a;
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) {
+        PyMem_Free(acts);
+        return NULL;
+    }
+    *count = k;
+    return acts;
+}
+
+/* action_values(actions, weights) -> the heuristic agent's one-ply value of each action (legal
+ * here) for the acting seat, on this state (a determinization), which stays as it is. */
+static PyObject *State_action_values(StateObject *self, PyObject *args) {
+    PyObject *actions_obj, *wobj;
+    if (!PyArg_ParseTuple(args, "OO", &actions_obj, &wobj)) {
+        return NULL;
+    }
+    double w[11];
+    if (read_weights(wobj, w) < 0) {
+        return NULL;
+    }
+    Py_ssize_t k;
+    int *acts = legal_actions_of(self, actions_obj, &k);
+    if (!acts) {
+        return NULL;
+    }
+    double *values = PyMem_Malloc((k ? k : 1) * sizeof(double));
+    mr_state *sim = PyMem_Malloc(sizeof(mr_state));
+    PyObject *out = values && sim ? PyTuple_New(k) : PyErr_NoMemory();
+    if (out) {
+        /* with the GIL held: nothing else may touch this state meanwhile */
+        mr_action_values(self->cfg, &self->st, acts, (int)k, w, sim, values);
+        for (Py_ssize_t j = 0; j < k; j++) {
+            PyObject *item = PyFloat_FromDouble(values[j]);
+            if (!item) {
+                Py_CLEAR(out);
+                break;
+            }
+            PyTuple_SET_ITEM(out, j, item);
+        }
+    }
+    PyMem_Free(acts);
+    PyMem_Free(values);
+    PyMem_Free(sim);
+    return out;
+}
+
+/* value_leaves(seat, actions, depth, seed, weights, rows) -> one entry per action: the
+ * final margin of a leaf whose game ended, None when its network input went into its row of
+ * rows (float32, len(actions) x (obs_size + n + 1)); this state is left as it was
+ * (mr_value_leaf on a copy for each action). Every action must be legal here. */
+static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
+    int seat, depth;
+    unsigned long long seed;
+    PyObject *actions_obj, *wobj, *rows_obj;
+    if (!PyArg_ParseTuple(args, "iOiKOO", &seat, &actions_obj, &depth, &seed, &wobj, &rows_obj)) {
+        return NULL;
+    }
+    const mr_config *cfg = self->cfg;
+    double w[11];
+    if (read_weights(wobj, w) < 0) {
+        return NULL;
+    }
+    if (seat < 0 || seat >= cfg->n) {
+        PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", cfg->n - 1, seat);
+        return NULL;
+    }
+    Py_ssize_t k;
+    int *acts = legal_actions_of(self, actions_obj, &k);
+    if (!acts) {
+        return NULL;
+    }
+    Py_ssize_t width = cfg->obs_size + cfg->n + 1;
+    Py_buffer view;
+    if (get_buffer(rows_obj, &view, "rows", "f", 4, k * width, 1) < 0) {
+        PyMem_Free(acts);
+        return NULL;
+    }
+    double *margins = PyMem_Malloc((k ? k : 1) * sizeof(double));
+    int *ended = PyMem_Malloc((k ? k : 1) * sizeof(int));
+    PyObject *out = margins && ended ? PyTuple_New(k) : PyErr_NoMemory();
+    if (out) {
+        mr_state *sim = PyMem_Malloc(sizeof(mr_state));
+        if (!sim) {
+            Py_CLEAR(out);
+            PyErr_NoMemory();
+        } else {
+            float *rows = view.buf;
+            for (Py_ssize_t j = 0; j < k; j++) { /* with the GIL held, as above */
+                *sim = self->st;
+                ended[j] = mr_value_leaf(cfg, sim, seat, acts[j], depth, seed, w,
+                                         rows + j * width, &margins[j]);
+            }
+            PyMem_Free(sim);
+            for (Py_ssize_t j = 0; j < k; j++) {
+                PyObject *item = ended[j] ? PyFloat_FromDouble(margins[j]) : Py_NewRef(Py_None);
+                if (!item) {
+                    Py_CLEAR(out);
+                    break;
+                }
+                PyTuple_SET_ITEM(out, j, item);
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    PyMem_Free(acts);
+    PyMem_Free(margins);
+    PyMem_Free(ended);
     return out;
 }
 
@@ -844,6 +987,10 @@ static PyMethodDef State_methods[] = {
     {"record", (PyCFunction)State_record, METH_NOARGS, "the state's record bytes"},
     {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
+    {"action_values", (PyCFunction)State_action_values, METH_VARARGS,
+     "action_values(actions, weights) -> the heuristic's one-ply values"},
+    {"value_leaves", (PyCFunction)State_value_leaves, METH_VARARGS,
+     "value_leaves(seat, actions, depth, seed, weights, rows) -> margins or None"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
      "determinize(*pcg64_state) -> the generator state after"},
     {"time_clones", (PyCFunction)State_time_clones, METH_O, "benchmark helper"},

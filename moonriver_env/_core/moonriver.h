@@ -39,6 +39,11 @@ enum {
     MR_NUM_PHASES
 };
 
+/* Landscape codes (moonriver_env.rules.components.Landscape order) and partner kinds
+ * (PartnerKind order): the codes the component tables of the spec use. */
+enum { LAND_DESERT, LAND_CANYON, LAND_MEADOW, LAND_FOREST, LAND_CORNFIELD, LAND_FARM };
+enum { PK_DESPERADO, PK_CATTLE_THIEF, PK_GOLD_DIGGER, PK_TRAPPER, PK_FARMER };
+
 /* Action segments in id order: moonriver_env.rules.actions.SEGMENTS (checked by the tests). */
 enum {
     SEG_CLAIM, SEG_PLACE, SEG_STOP, SEG_DISCARD, SEG_SKULL, SEG_RECRUIT, SEG_COWBOY_MOVE,
@@ -158,6 +163,9 @@ const char *mr_config_init(mr_config *cfg, const int64_t *spec, size_t len);
 
 /* --- NumPy's random generator (rng.c) ----------------------------------------------- */
 void mr_pcg64_seed(mr_pcg64 *rng, uint64_t seed); /* numpy.random.default_rng(seed) */
+/* A seed as the 32-bit words Python's seeding reads (SeedSequence's entropy, random.Random's
+ * init_by_array key): least significant first, [0] for 0; returns how many (1 or 2). */
+int mr_seed_words(uint64_t seed, uint32_t words[2]);
 uint64_t mr_next_uint64(mr_pcg64 *rng);
 uint32_t mr_next_uint32(mr_pcg64 *rng);
 uint64_t mr_integers(mr_pcg64 *rng, uint64_t high); /* Generator.integers(high) */
@@ -194,6 +202,23 @@ void mr_redetermine(mr_state *st, mr_pcg64 *rng);
  * the 11 fields of agents.evaluation.Weights in order. Returns the decisions played. */
 int mr_simulate(const mr_config *cfg, mr_state *st, int policy, int depth, int value_mode,
                 uint64_t seed, const double *weights, double *values);
+
+/* The trained agent's leaf of one candidate (agents/trained.py, TrainedAgent): st (a copy of
+ * a determinization, changed in place) plays action, then seat's pending effects with the
+ * rule-based choices; with depth >= 0, a rollout of depth decisions (0: to the end) with the
+ * light heuristic and random.Random(seed) noise follows, and a finished game writes seat's
+ * final margin and returns 1. Otherwise row (cfg->obs_size + n + 1 floats) gets the
+ * network input of agents.trained.state_inputs for seat (the evaluation with the leaf's own
+ * context, or with depth < 0, the decision's: candidate_inputs) and 0 is returned. */
+int mr_value_leaf(const mr_config *cfg, mr_state *st, int seat, int action, int depth,
+                  uint64_t seed, const double *weights, float *row, double *margin);
+
+/* The heuristic agent's one-ply value of each of actions (legal in det, a determinization)
+ * for the acting seat (agents.heuristic.HeuristicAgent.action_values): the action applied to
+ * sim (a copy of det), the seat's pending effects with the rule-based choices, then the
+ * evaluation relative to the opponents, plus the claim order bonus. */
+void mr_action_values(const mr_config *cfg, const mr_state *det, const int *actions, int count,
+                      const double *weights, mr_state *sim, double *out);
 
 /* --- the observation (encode.c) ------------------------------------------------------- */
 /* Writes the flat observation (planes, then features) of st as seen by seat into out

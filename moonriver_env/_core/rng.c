@@ -39,17 +39,19 @@ static void step(u128 *state, u128 inc) {
     *state = *state * ((PCG_MULT_HI << 64) | PCG_MULT_LO) + inc;
 }
 
-void mr_pcg64_seed(mr_pcg64 *rng, uint64_t seed) {
-    /* SeedSequence(seed): the entropy as 32-bit words, least significant first ([0] for 0). */
-    uint32_t entropy[2];
-    int words = 0;
-    if (seed == 0) {
-        entropy[words++] = 0;
-    }
-    while (seed) {
-        entropy[words++] = (uint32_t)seed;
+int mr_seed_words(uint64_t seed, uint32_t words[2]) {
+    int len = 0;
+    do {
+        words[len++] = (uint32_t)seed;
         seed >>= 32;
-    }
+    } while (seed);
+    return len;
+}
+
+void mr_pcg64_seed(mr_pcg64 *rng, uint64_t seed) {
+    /* SeedSequence(seed): the entropy as 32-bit words. */
+    uint32_t entropy[2];
+    int words = mr_seed_words(seed, entropy);
     uint32_t pool[SS_POOL];
     uint32_t hc = SS_INIT_A;
     for (int i = 0; i < SS_POOL; i++) {

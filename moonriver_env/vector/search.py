@@ -150,6 +150,42 @@ class NativeState:
             _POLICIES.index(policy), int(depth), _VALUES.index(value), int(seed), tuple(weights)
         )
 
+    def action_values(self, actions: Sequence[int], weights: Sequence[float]) -> list[float]:
+        """``agents.heuristic.HeuristicAgent.action_values`` on this determinization (which
+        stays as it is): the one-ply value of each of ``actions`` for the acting seat, each
+        applied to a copy, its pending effects played with the rule-based choices and the
+        result evaluated against the opponents (plus the claim order bonus). ``weights``: the
+        fields of ``agents.evaluation.Weights`` in order. ``ValueError`` if an action is not
+        legal."""
+        return list(self._core.action_values([int(a) for a in actions], tuple(weights)))
+
+    def value_leaves(
+        self,
+        seat: int,
+        actions: Sequence[int],
+        depth: int,
+        seed: int,
+        weights: Sequence[float],
+    ) -> tuple[np.ndarray, list[float | None]]:
+        """The ``trained`` agent's leaves (``agents.trained``) of ``actions`` on this
+        determinization, which stays as it is: each action applied to a copy, then ``seat``'s
+        pending effects played with the rule-based choices, then ``depth`` decisions (0: to
+        the end) of the light heuristic drawing from ``random.Random(seed)``.
+
+        Returns the network input rows (float32, one per action, those of
+        ``agents.trained.state_inputs`` for ``seat``) and, per action, ``seat``'s final margin
+        when the leaf's game ended (its row is then unset) or ``None``. ``depth < 0``: no
+        rollout and every row evaluated with this state's context
+        (``agents.trained.candidate_inputs``). ``weights``: the fields of
+        ``agents.evaluation.Weights`` in order. ``ValueError`` if an action is not legal."""
+        cfg = native_config(self.config)
+        width = cfg.obs_size + self.config.num_players + 1
+        rows = np.empty((len(actions), width), dtype=np.float32)
+        margins = self._core.value_leaves(
+            int(seat), [int(a) for a in actions], int(depth), int(seed), tuple(weights), rows
+        )
+        return rows, list(margins)
+
     def time_clones(self, k: int) -> int:
         """Copy the state ``k`` times inside the core (the benchmark's clone row)."""
         return int(self._core.time_clones(int(k)))

@@ -21,6 +21,7 @@ from agents import (
     make_agent,
 )
 from agents.base import Agent, determinize
+from agents.evaluation import Weights
 from moonriver_env import moonriver_v0
 from moonriver_env.rules import GameConfig, GameState, Phase, new_game
 
@@ -144,6 +145,40 @@ def test_agents_ignore_hidden_order(spec: str) -> None:
         # Search agents: the very same simulated values, not just the same choice.
         assert getattr(agent, "last_values", None) == getattr(other, "last_values", None)
         assert a == b, f"{name} at {st.phase.name}: {st.action_to_string(a)} vs {b}"
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        GameConfig(num_players=2),
+        GameConfig(num_players=3, mode="legends", scenario="timber_rafting"),
+        GameConfig(num_players=4, mode="legends", boards="random"),
+    ],
+    ids=["2p", "3p-legends", "4p-legends"],
+)
+def test_heuristic_values_natively_with_the_same_decisions(config: GameConfig) -> None:
+    """Issue 21, item 4: the heuristic's one-ply values in the core (the prior of ``mc`` and
+    ``trained``) equal the Python ones to the last bit, decision for decision over a whole
+    game, so the same decisions from the same seeds."""
+    native = [
+        HeuristicAgent(seed=s, weights=Weights(grow_w=0.7)) for s in range(config.num_players)
+    ]
+    python = [
+        HeuristicAgent(seed=s, weights=Weights(grow_w=0.7)) for s in range(config.num_players)
+    ]
+    for agent in python:
+        agent.native = False
+    state = new_game(config, seed=5)
+    compared = 0
+    while not state.is_terminal:
+        seat = state.seat
+        if len(state.legal_action_list()) > 1:
+            assert native[seat].action_values(state) == python[seat].action_values(state)
+            compared += 1
+        a = native[seat].choose(state)
+        assert python[seat].choose(state) == a
+        state.apply(a)
+    assert compared > 50
 
 
 def test_determinize_depends_only_on_public_information() -> None:

@@ -62,6 +62,7 @@ def test_shipped_search_budget_is_the_configs(game: str, monkeypatch: pytest.Mon
     search = cfg["search"]
     n = int(game[0])
     agent = TrainedAgent(seed=1)
+    agent.native = False  # the rollouts are counted in Python (the core's are the same)
     rollouts: list[int] = []  # decisions played by each rollout
     real_rollout = trained_module.rollout
 
@@ -399,3 +400,78 @@ def test_tiny_outcome_run_gives_a_4p_model_that_plays(tmp_path: Path) -> None:
     assert isinstance(agent, TrainedAgent) and agent.games == ["4p_base"]
     decisions, _ = play(agent, GameConfig(num_players=4, mode="base"), seed=11)
     assert decisions > 20
+
+
+@pytest.mark.parametrize(
+    ("players", "search"),
+    [
+        (2, {}),
+        (4, {}),
+        (2, {"rounds": 0}),
+        (4, {"leader_weight": 0.5, "win_scale": 10.0, "depth": 40}),
+    ],
+    ids=["2p", "4p", "2p-one-ply", "4p-leaf-options"],
+)
+def test_trained_simulates_natively_with_the_same_decisions(players: int, search: dict) -> None:
+    """Issue 21, item 4: the core's leaves (determinization, completed afterstates, light
+    rollouts, network inputs) give the Python path's values to the last bit, so the same
+    decisions from the same seed, over a whole game against heuristics."""
+    config = GameConfig(num_players=players, mode="base")
+    native, python = TrainedAgent(seed=6), TrainedAgent(seed=6)
+    python.native = False
+    for agent in (native, python):
+        _, _, meta = agent.load_for(config)
+        meta["search"] = {**meta["search"], **search}
+    others = [HeuristicAgent(seed=s) for s in range(players)]
+    state = new_game(config, seed=11)
+    searched = 0
+    while not state.is_terminal:
+        if state.seat == 0:
+            a = native.choose(state)
+            assert python.choose(state) == a
+            assert native.last_values == python.last_values
+            searched += bool(native.last_values)
+        else:
+            a = others[state.seat].choose(state)
+        state.apply(a)
+    assert searched > 15
+
+
+def test_native_leaves_are_the_python_leaves() -> None:
+    """``NativeState.value_leaves`` against :func:`agents.trained.python_leaves`: the same rows
+    and final margins for one-ply, depth-limited and to-the-end rollouts, from the start, the
+    middle and the end of a game (where leaves finish); an illegal candidate is refused."""
+    from agents.evaluation import Weights, make_context
+    from agents.trained import python_leaves
+    from moonriver_env.encoding import ObservationEncoder
+    from moonriver_env.vector.search import NativeState
+
+    config = GameConfig(num_players=3, mode="legends", scenario="timber_rafting")
+    enc = ObservationEncoder(config)
+    agent = HeuristicAgent(seed=2)
+    weights = Weights(grow_w=0.7, opp_w=0.8)
+    ev = type(agent.evaluator)(weights)
+    wvec = [getattr(weights, f) for f in Weights.names()]
+    state = new_game(config, seed=4)
+    ended = rows_seen = 0
+    while not state.is_terminal:
+        legal = state.legal_action_list()
+        if len(legal) > 1:
+            seat, cands = state.seat, legal[:5]
+            for depth, seed in ((-1, 0), (0, 5), (3, 9)):
+                got_rows, got = NativeState.from_state(state).value_leaves(
+                    seat, cands, depth, seed, wvec
+                )
+                want_rows, want = python_leaves(
+                    state.clone(), seat, cands, make_context(state), depth, seed, enc, ev
+                )
+                assert got == want
+                live = [m is None for m in want]
+                assert np.array_equal(got_rows[live], want_rows[live])
+                ended += sum(m is not None for m in want)
+                rows_seen += sum(live)
+        state.apply(agent.choose(state))
+    assert ended > 0 and rows_seen > 0
+    core = NativeState.from_state(new_game(config, seed=4))
+    with pytest.raises(ValueError, match="not legal"):
+        core.value_leaves(0, [config.num_actions - 1], 2, 0, wvec)

@@ -58,7 +58,7 @@ def play(env: MoonRiverMultiAgentEnv, seed: int, rng: np.random.Generator) -> li
     while True:
         assert len(obs) == 1, "turn-based: one observation, the acting agent's"
         ((agent, o),) = obs.items()
-        state = env.aec.state
+        state = env.state
         seat = int(agent.split("@")[0].removeprefix("player_"))
         assert seat == state.current_seat
         legal = np.flatnonzero(o["action_mask"])
@@ -83,6 +83,61 @@ def test_env_masks_are_the_legal_actions_and_seeds_fix_the_game(game: dict) -> N
     assert play(env, 8, np.random.default_rng(0)) != first
 
 
+def record(env: MoonRiverMultiAgentEnv, seed: int, games: int) -> list:
+    """``games`` whole games of uniformly random legal actions (the first from ``seed``, then
+    seedless resets) and an illegal action at the start of one more: everything the env
+    returned, arrays as bytes."""
+
+    def arrays(obs: dict) -> list:
+        return [
+            (a, o["observations"].tobytes(), o["action_mask"].tobytes()) for a, o in obs.items()
+        ]
+
+    rng = np.random.default_rng(seed)
+    out: list = []
+    for g in range(games + 1):
+        obs, _ = env.reset(seed=seed if g == 0 else None)
+        out.append((env.agents, arrays(obs)))
+        while True:
+            ((agent, o),) = obs.items()
+            legal = np.flatnonzero(o["action_mask"])
+            if g == games:  # the last game: an illegal action ends it
+                action = int(np.flatnonzero(o["action_mask"] == 0)[0])
+            else:
+                action = int(rng.choice(legal))
+            obs, rewards, terms, truncs, infos = env.step({agent: action})
+            out.append((arrays(obs), rewards, terms, truncs, infos))
+            if terms["__all__"]:
+                out.append((env.state.to_json(), env.render() if env.aec.render_mode else None))
+                break
+    return out
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        {"num_players": 2, "reward": "score_diff", "dense_reward": 0.1, "render_mode": "ansi"},
+        {"num_players": 3, "mode": "legends", "scenario": "random"},
+        {"num_players": 4, "mode": "legends", "boards": "random", "reward": "score"},
+    ],
+    ids=["2p", "3p_legends", "4p_legends"],
+)
+def test_native_and_python_backends_play_the_same_games(game: dict) -> None:
+    """Issue 21, item 3: on the core (a one-game VectorGame) the env returns what it returns on
+    the Python engine, decision for decision over whole games: observations, masks, rewards,
+    terminations, infos, the lineups and the embedded opponents' moves, the final states and
+    their pictures."""
+    cfg = {**game, "opponents": {"learner": 1.0, "snapshot": 1.0, "random": 1.0, "heuristic": 1.0}}
+    cfg["snapshot_slots"] = 2
+    native = MoonRiverMultiAgentEnv({**cfg, "backend": "native"})
+    python = MoonRiverMultiAgentEnv({**cfg, "backend": "python"})
+    assert native.backend == "native" and python.backend == "python"
+    assert native._games is not None and python._games is None
+    assert record(native, 3, 2) == record(python, 3, 2)
+    with pytest.raises(ValueError, match="backend"):
+        MoonRiverMultiAgentEnv({"backend": "c"})
+
+
 def test_env_passes_rllib_check_without_warnings(caplog: pytest.LogCaptureFixture) -> None:
     env = MoonRiverMultiAgentEnv({"num_players": 3, **MIXED})
     with caplog.at_level(logging.WARNING), warnings.catch_warnings():
@@ -97,11 +152,11 @@ def test_illegal_action_ends_the_game_with_the_penalty() -> None:
     obs, _ = env.reset(seed=0)
     ((agent, o),) = obs.items()
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
-    before = env.aec.state.to_json()
+    before = env.state.to_json()
     obs, rewards, terms, _, infos = env.step({agent: illegal})
     assert rewards[agent] == -3.0 and terms["__all__"]
     assert infos[agent]["illegal_action"] is True
-    assert env.aec.state.to_json() == before
+    assert env.state.to_json() == before
     with pytest.raises(RuntimeError, match="reset"):
         env.step({agent: 0})
 

@@ -65,6 +65,44 @@ def search() -> None:
             state.apply(agent.choose(state))
 
 
+def value_leaves() -> None:
+    """The trained agent's leaves and the heuristic's one-ply values (agent.c mr_value_leaf,
+    mr_action_values) from positions over whole games, at every kind of depth, and bad
+    candidates and buffers refused."""
+    from agents.evaluation import Weights
+    from moonriver_env.rules import GameConfig, new_game
+    from moonriver_env.vector.search import NativeState
+
+    weights = [getattr(Weights(), f) for f in Weights.names()]
+    for players in (2, 3, 4):
+        state = new_game(GameConfig(num_players=players, mode="legends"), seed=players)
+        rng = np.random.default_rng(players)
+        step = 0
+        while not state.is_terminal:
+            legal = state.legal_action_list()
+            core = NativeState.from_state(state)
+            for depth in (-1, 3) if step % 6 else (-1, 0, 3):
+                core.value_leaves(state.seat, legal[:6], depth, int(rng.integers(2**62)), weights)
+            core.action_values(legal, weights)
+            state.apply(legal[int(rng.integers(len(legal)))])
+            step += 1
+        core = NativeState.from_state(new_game(state.config, seed=0))
+        legal = core.legal_action_list()
+        for actions, rows in (([-1], 1), ([2**40], 1), (legal[:2], 1), (legal[:1], 2)):
+            buffer = np.zeros((rows, 10), dtype=np.float32)
+            try:
+                core._core.value_leaves(0, actions, 2, 0, tuple(weights), buffer)
+            except (ValueError, OverflowError):
+                continue
+            raise AssertionError(f"value_leaves accepted {actions} with {rows} rows")
+        for actions in ([-1], [2**40], [*legal, 10**6]):
+            try:
+                core.action_values(actions, weights)
+            except ValueError:
+                continue
+            raise AssertionError(f"action_values accepted {actions}")
+
+
 def kingdomino() -> None:
     """Kingdomino on the core: the differential check over its configs, then random and
     out-of-range action ids into every game."""
@@ -95,5 +133,6 @@ if __name__ == "__main__":
     assert used is not None and used.__file__ == sys.argv[1]
     fuzz()
     search()
+    value_leaves()
     kingdomino()
     sys.exit(main(["--games", sys.argv[2]]))
