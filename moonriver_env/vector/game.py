@@ -28,7 +28,6 @@ The arrays (attributes, updated in place by every ``reset`` and ``step``; read-o
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,23 +38,9 @@ from ..env_args import check_seed, env_settings
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.validation import check_int
 from ._backend import NativeBackend, PythonBackend
-from ._native_core import IMPORT_ERROR, NATIVE, SCORE_WIDTH
+from ._native_core import SCORE_WIDTH, choose_backend
 
 _SEED_LIMIT = 2**64
-_warned = False
-
-
-def _warn_fallback() -> None:
-    global _warned
-    if not _warned:
-        warnings.warn(
-            f"moonriver_env.vector: the native core is not built ({IMPORT_ERROR}); "
-            "VectorGame runs on the Python engine (slow). Reinstall with a C compiler "
-            "(make install, or pip install -e .) to build it.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        _warned = True
 
 
 class VectorGame:
@@ -105,14 +90,7 @@ class VectorGame:
         for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name}: expected a bool, got {flag!r}")
-        if backend is None:
-            backend = "native" if NATIVE else "python"
-        if backend not in ("native", "python"):
-            raise ValueError(f"backend: expected 'native' or 'python', got {backend!r}")
-        if backend == "native" and not NATIVE:
-            _warn_fallback()
-            backend = "python"
-        self.backend = backend
+        self.backend = backend = choose_backend(backend, "VectorGame")
         self.config = cfg = settings.config
         self.reward_mode = settings.reward
         self.dense_reward = settings.dense_reward
@@ -133,16 +111,16 @@ class VectorGame:
         }
         if not observe:
             self._arrays["observation"] = np.zeros((0, 0), dtype=np.float32)
-        self.observation: np.ndarray | None = _readonly(self._arrays["observation"])
+        self.observation: np.ndarray | None = readonly(self._arrays["observation"])
         if not observe:
             self.observation = None
-        self.action_mask = _readonly(self._arrays["mask"])
-        self.legal_ids = _readonly(self._arrays["legal"])
-        self.num_legal = _readonly(self._arrays["num_legal"])
-        self.current_seat = _readonly(self._arrays["seat"])
-        self.rewards = _readonly(self._arrays["rewards"])
-        self.terminated = _readonly(self._arrays["terminated"])
-        self.scores = _readonly(self._arrays["scores"])
+        self.action_mask = readonly(self._arrays["mask"])
+        self.legal_ids = readonly(self._arrays["legal"])
+        self.num_legal = readonly(self._arrays["num_legal"])
+        self.current_seat = readonly(self._arrays["seat"])
+        self.rewards = readonly(self._arrays["rewards"])
+        self.terminated = readonly(self._arrays["terminated"])
+        self.scores = readonly(self._arrays["scores"])
         self._backend: Any = NativeBackend(self) if backend == "native" else PythonBackend(self)
         self.reset(seed=int(np.random.default_rng().integers(2**62)) if seed is None else seed)
 
@@ -241,7 +219,8 @@ class VectorGame:
         )
 
 
-def _readonly(arr: np.ndarray) -> np.ndarray:
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr`` (the arrays a vector game shows)."""
     view = arr.view()
     view.flags.writeable = False
     return view

@@ -1,20 +1,21 @@
 """``KingdominoVectorGame``: many Kingdomino games stepped together, on the native core
-(``moonriver_env/_core/kingdomino.c``).
+(``moonriver_env/_core/kingdomino.c``) or, without it, on the Python engine.
 
 Game ``i`` of ``KingdominoVectorGame(seed=s)`` is the game that
 ``kingdomino_v0.env(...).reset(seed=s + i)`` plays, decision for decision: the same legal ids,
-``np.array_equal`` observations and masks, the same rewards and points. The deal is the
-engine's own: each game's set-up (the shuffled pile, the box, the first line, the set-up
-order) is taken from :func:`~moonriver_env.kingdomino.state.new_game` with the env's seed; the
-core draws nothing afterwards (every later line comes off that pile). As in
-:class:`~moonriver_env.vector.VectorGame`, slot ``i`` keeps the env's seed generator
-``default_rng(s + i)``: an auto-reset plays the env's next game after a seedless ``reset()``.
+``np.array_equal`` observations and masks, the same rewards and points, and the same
+:class:`~moonriver_env.kingdomino.KingdominoState` JSON from :meth:`get_state` (its generator
+included). The deal is the engine's own: the core draws each set-up (the shuffle, the box,
+the first line, the set-up order) from NumPy's generator exactly as
+:func:`~moonriver_env.kingdomino.state.new_game` does, and a Dynasty's next set-up from the
+same generator when the game before ends. As in :class:`~moonriver_env.vector.VectorGame`,
+slot ``i`` keeps the env's seed generator ``default_rng(s + i)``: an auto-reset plays the
+env's next game after a seedless ``reset()``.
 
 The domino table, the bonus values, the action layout and the phase numbers are read from the
 Python package (:mod:`moonriver_env.kingdomino`) into the core at construction and checked
-there. A Dynasty's three set-ups are all taken at its start: the engine's generator draws
-only at a set-up, so the second and third come from the same generator, in order, as the
-engine's ``_start_game`` deals them when the game before ends.
+there (:mod:`._kdspec`). ``backend="python"`` (or no built core, with one warning) plays the
+same games on the Python engine with the same arrays (:mod:`._kdbackend`).
 
 Arrays (read-only views, updated in place) as :class:`~moonriver_env.vector.VectorGame`'s:
 ``observation`` (N, D) f32, ``action_mask`` (N, A) i8, ``legal_ids`` (N, A) i16,
@@ -32,14 +33,16 @@ from typing import Any
 import numpy as np
 
 from ..env_args import REWARD_MODES, check_seed
-from ..kingdomino import KingdominoConfig, Phase
+from ..kingdomino import KingdominoConfig, KingdominoState, Phase
 from ..kingdomino.actions import action_layout
-from ..kingdomino.core import IllegalActionError
+from ..kingdomino.core import IllegalActionError, StateFormatError
+from ..kingdomino.invariants import check_state
 from ..kingdomino_args import game_config, rank_rewards
 from ..kingdomino_encoding import KingdominoEncoder
 from ..rules.validation import check_choice, check_int
-from ._kdspec import core_config
-from ._native_core import GAME_SEED_HIGH, IMPORT_ERROR, NATIVE, native
+from ._kdbackend import KdNativeBackend, KdPythonBackend
+from ._native_core import GAME_SEED_HIGH, choose_backend, native
+from .game import readonly
 
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 
@@ -50,7 +53,7 @@ none today."""
 
 
 class UnsupportedKingdominoConfig(ValueError):
-    """A Kingdomino config the native core does not play, or no core built."""
+    """A Kingdomino config the native core does not play."""
 
 
 class KingdominoVectorGame:
@@ -62,9 +65,8 @@ class KingdominoVectorGame:
         seed: game ``i`` is the env's game after ``reset(seed=seed + i)``; ``None`` draws one.
         observe: write the observation (``False``: masks only).
         auto_reset: a finished game starts its next game in the same step.
-
-    Raises:
-        UnsupportedKingdominoConfig: Dynasty, or the core is not built.
+        backend: ``"native"`` (the core), ``"python"`` (the engine) or ``None`` (the core
+            when it is built, else the engine with one warning).
     """
 
     def __init__(
@@ -78,6 +80,7 @@ class KingdominoVectorGame:
         seed: int | None = None,
         observe: bool = True,
         auto_reset: bool = True,
+        backend: str | None = None,
     ) -> None:
         if mode is not None:
             if variants is not None:
@@ -89,48 +92,39 @@ class KingdominoVectorGame:
         for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name}: expected a bool, got {flag!r}")
+        self.backend = choose_backend(backend, "KingdominoVectorGame")
         missing = [v for v in NATIVE_VARIANTS_MISSING if cfg.has(v)]
-        if missing:
+        if missing and self.backend == "native":
             raise UnsupportedKingdominoConfig(
-                f"variants: {', '.join(missing)} is not in the native core "
-                "(play it with kingdomino_v0.env)"
+                f"variants: {', '.join(missing)} is not in the native core (backend='python')"
             )
-        if not NATIVE or native is None:
-            raise UnsupportedKingdominoConfig(f"the native core is not built ({IMPORT_ERROR})")
-        self._native: Any = native
         self.observe = observe
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
         self.observation_size = KingdominoEncoder(cfg).size
-        self._obs = np.zeros((n_games, self.observation_size if observe else 0), np.float32)
-        self._mask = np.zeros((n_games, a), dtype=np.int8)
-        self._legal = np.zeros((n_games, a), dtype=np.int16)
-        self._num_legal = np.zeros(n_games, dtype=np.int32)
-        self._seat = np.zeros(n_games, dtype=np.int32)
-        self._phase = np.zeros(n_games, dtype=np.int32)
+        self._arrays: dict[str, np.ndarray] = {
+            "observation": np.zeros((n_games, self.observation_size if observe else 0), np.float32),
+            "mask": np.zeros((n_games, a), dtype=np.int8),
+            "legal": np.zeros((n_games, a), dtype=np.int16),
+            "num_legal": np.zeros(n_games, dtype=np.int32),
+            "seat": np.zeros(n_games, dtype=np.int32),
+            "phase": np.zeros(n_games, dtype=np.int32),
+        }
         self._rewards = np.zeros((n_games, n), dtype=np.float64)
         self._terminated = np.zeros(n_games, dtype=np.bool_)
         self._scores = np.zeros((n_games, n, 2), dtype=np.int32)
         self._seed_rngs: list[np.random.Generator | None] = [None] * n_games
-        self._batch = native.KdBatch(
-            core_config(native, cfg),
-            n_games,
-            self._legal,
-            self._mask,
-            self._num_legal,
-            self._seat,
-            self._phase,
-            self._obs if observe else None,
-        )
-        self.observation: np.ndarray | None = _readonly(self._obs) if observe else None
-        self.action_mask = _readonly(self._mask)
-        self.legal_ids = _readonly(self._legal)
-        self.num_legal = _readonly(self._num_legal)
-        self.current_seat = _readonly(self._seat)
-        self.rewards = _readonly(self._rewards)
-        self.terminated = _readonly(self._terminated)
-        self.scores = _readonly(self._scores)
+        engine = KdNativeBackend if self.backend == "native" else KdPythonBackend
+        self._backend: Any = engine(native, cfg, n_games, self._arrays)
+        self.observation = readonly(self._arrays["observation"]) if observe else None
+        self.action_mask = readonly(self._arrays["mask"])
+        self.legal_ids = readonly(self._arrays["legal"])
+        self.num_legal = readonly(self._arrays["num_legal"])
+        self.current_seat = readonly(self._arrays["seat"])
+        self.rewards = readonly(self._rewards)
+        self.terminated = readonly(self._terminated)
+        self.scores = readonly(self._scores)
         self.reset(seed=int(np.random.default_rng().integers(2**62)) if seed is None else seed)
 
     # -- the batched API ---------------------------------------------------------------------
@@ -147,17 +141,18 @@ class KingdominoVectorGame:
 
     def reset_game(self, i: int, seed: int | None = None) -> None:
         """A new game in slot ``i`` only (the env's game after ``reset(seed=seed)``)."""
-        i = check_int("i", i, 0, self.num_games - 1)
+        i = self._index(i)
         seed = check_seed(seed)
         if seed is not None and seed >= _SEED_LIMIT:
             raise ValueError(f"seed: expected a seed below 2**64, got {seed}")
         self._new_game(i, seed)
-        self._rewards[i] = 0.0
-        self._terminated[i] = False
-        self._scores[i] = 0
+        self._clear(i)
 
     def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """Play one action per game (for its acting seat); the arrays show the result.
+
+        ``active`` (optional, bool (N,)): only the games marked ``True`` play. A finished
+        game (``auto_reset=False``) ignores its action.
 
         Raises:
             ValueError: ``actions`` is not N integers, or ``active`` not N bools.
@@ -182,11 +177,12 @@ class KingdominoVectorGame:
                     f"got {on.dtype} {on.shape}"
                 )
             on = np.ascontiguousarray(on)
-        moving = on & (self._phase != int(Phase.GAME_OVER))
-        bad = self._batch.step(arr, on)
+        phase = self._arrays["phase"]
+        moving = on & (phase != int(Phase.GAME_OVER))
+        bad = self._backend.step(arr, on)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
-        over = self._phase == int(Phase.GAME_OVER)
+        over = phase == int(Phase.GAME_OVER)
         self._rewards[on] = 0.0
         self._scores[moving] = 0
         self._terminated[moving] = over[moving]
@@ -195,23 +191,51 @@ class KingdominoVectorGame:
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation)."""
-        i = check_int("i", i, 0, self.num_games - 1)
+        i = self._index(i)
         seat = check_int("seat", seat, 0, self.num_players - 1)
-        out = np.empty(KingdominoEncoder(self.config).size, dtype=np.float32)
-        self._batch.observe(i, seat, out)
+        out: np.ndarray = self._backend.observe(i, seat)
         return out
 
     def points(self, i: int) -> list[tuple[int, int]]:
         """Game ``i``'s ``(points, largest territory)`` per seat, as things stand."""
-        i = check_int("i", i, 0, self.num_games - 1)
-        return [tuple(x) for x in self._batch.scores(i)]
+        keys: list[tuple[int, int]] = self._backend.rank_keys(self._index(i))
+        return keys
+
+    def get_state(self, i: int) -> KingdominoState:
+        """Game ``i`` as a :class:`KingdominoState` (a copy: changing it changes nothing
+        here)."""
+        state: KingdominoState = self._backend.get_state(self._index(i))
+        return state
+
+    def set_state(self, i: int, state: KingdominoState) -> None:
+        """Game ``i`` plays on from ``state`` (a state of this config, checked first:
+        :class:`~moonriver_env.kingdomino.core.StateFormatError` naming the broken rule,
+        and nothing changes)."""
+        i = self._index(i)
+        if type(state) is not KingdominoState:
+            raise TypeError(f"state: expected a KingdominoState, got {type(state).__name__}")
+        if state.config != self.config:
+            raise ValueError("state: its config differs from this vector game's config")
+        check_state(state)
+        if not state.is_terminal and not state.legal_action_list():
+            raise StateFormatError("phase: no legal action in a game that is not over")
+        self._backend.set_state(i, state)
+        self._clear(i)
 
     # -- helpers -----------------------------------------------------------------------------
+    def _index(self, i: int) -> int:
+        return check_int("i", i, 0, self.num_games - 1)
+
+    def _clear(self, i: int) -> None:
+        self._rewards[i] = 0.0
+        self._terminated[i] = False
+        self._scores[i] = 0
+
     def _new_game(self, i: int, seed: int | None) -> None:
         rng = self._seed_rngs[i]
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
-        self._batch.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
+        self._backend.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
 
     def _game_over(self, i: int) -> None:
         keys = self.points(i)
@@ -232,20 +256,14 @@ class KingdominoVectorGame:
     def _illegal_message(self, i: int, action: int) -> str:
         layout = action_layout(self.config)
         text = layout.to_text(action) if 0 <= action < layout.num_actions else "out of range"
-        phase = Phase(int(self._phase[i]))
+        phase = Phase(int(self._arrays["phase"][i]))
+        seat = int(self._arrays["seat"][i])
         return (
-            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} "
-            f"for seat {int(self._seat[i])}"
+            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} for seat {seat}"
         )
 
     def __repr__(self) -> str:
         return (
-            f"KingdominoVectorGame(num_games={self.num_games}, "
-            f"num_players={self.num_players}, mode={self.config.mode!r})"
+            f"KingdominoVectorGame(num_games={self.num_games}, num_players={self.num_players}, "
+            f"mode={self.config.mode!r}, backend={self.backend!r})"
         )
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    view = arr.view()
-    view.flags.writeable = False
-    return view
