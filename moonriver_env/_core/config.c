@@ -57,12 +57,7 @@ int mr_spec_length(void) {
 
 #define FIELD(name, type, count) {#name, offsetof(mr_state, name), type, count}
 const mr_field MR_STATE_FIELDS[] = {
-    {"rng_state_hi", offsetof(mr_state, rng.state_hi), 'Q', 1},
-    {"rng_state_lo", offsetof(mr_state, rng.state_lo), 'Q', 1},
-    {"rng_inc_hi", offsetof(mr_state, rng.inc_hi), 'Q', 1},
-    {"rng_inc_lo", offsetof(mr_state, rng.inc_lo), 'Q', 1},
-    {"rng_has_uint32", offsetof(mr_state, rng.has_uint32), 'I', 1},
-    {"rng_uinteger", offsetof(mr_state, rng.uinteger), 'I', 1},
+    MR_RNG_FIELDS(mr_state),
     FIELD(pile_len, 'h', 1),
     FIELD(removed_len, 'h', 1),
     FIELD(discarded_len, 'h', 1),

@@ -62,34 +62,18 @@ int kd_params_from(KdParams *p, const int64_t *v, int64_t len, const char **why)
 /* The record's fields: the engine's state fields and the generator (kingdomino.h). */
 #define KD_FIELD(name, type, count) {#name, offsetof(KdGame, name), type, count}
 const mr_field KD_GAME_FIELDS[] = {
-    {"rng_state_hi", offsetof(KdGame, rng.state_hi), 'Q', 1},
-    {"rng_state_lo", offsetof(KdGame, rng.state_lo), 'Q', 1},
-    {"rng_inc_hi", offsetof(KdGame, rng.inc_hi), 'Q', 1},
-    {"rng_inc_lo", offsetof(KdGame, rng.inc_lo), 'Q', 1},
-    {"rng_has_uint32", offsetof(KdGame, rng.has_uint32), 'I', 1},
-    {"rng_uinteger", offsetof(KdGame, rng.uinteger), 'I', 1},
+    MR_RNG_FIELDS(KdGame),
     KD_FIELD(results, 'h', KD_MAX_GAMES * KD_MAX_SEATS * 2),
-    KD_FIELD(land, 'b', KD_MAX_SEATS * KD_MAX_CELLS),
-    KD_FIELD(crowns, 'b', KD_MAX_SEATS * KD_MAX_CELLS),
-    KD_FIELD(pile, 'b', KD_DOMINOES),
-    KD_FIELD(box, 'b', KD_DOMINOES),
-    KD_FIELD(discarded, 'b', KD_DOMINOES),
+    KD_FIELD(land, 'b', KD_MAX_SEATS * KD_MAX_CELLS), KD_FIELD(crowns, 'b', KD_MAX_SEATS * KD_MAX_CELLS),
+    KD_FIELD(pile, 'b', KD_DOMINOES), KD_FIELD(box, 'b', KD_DOMINOES), KD_FIELD(discarded, 'b', KD_DOMINOES),
     KD_FIELD(placed, 'b', KD_MAX_SEATS * KD_DOMINOES),
-    KD_FIELD(pile_len, 'b', 1),
-    KD_FIELD(box_len, 'b', 1),
-    KD_FIELD(discarded_len, 'b', 1),
+    KD_FIELD(pile_len, 'b', 1), KD_FIELD(box_len, 'b', 1), KD_FIELD(discarded_len, 'b', 1),
     KD_FIELD(placed_len, 'b', KD_MAX_SEATS),
-    KD_FIELD(cur_line, 'b', KD_MAX_LINE),
-    KD_FIELD(cur_kings, 'b', KD_MAX_LINE),
-    KD_FIELD(next_line, 'b', KD_MAX_LINE),
-    KD_FIELD(next_kings, 'b', KD_MAX_LINE),
-    KD_FIELD(has_next, 'b', 1),
-    KD_FIELD(setup_order, 'b', KD_MAX_LINE),
-    KD_FIELD(phase, 'b', 1),
-    KD_FIELD(seat, 'b', 1),
-    KD_FIELD(turn_pos, 'b', 1),
-    KD_FIELD(setup_idx, 'b', 1),
-    KD_FIELD(game, 'b', 1),
+    KD_FIELD(cur_line, 'b', KD_MAX_LINE), KD_FIELD(cur_kings, 'b', KD_MAX_LINE),
+    KD_FIELD(next_line, 'b', KD_MAX_LINE), KD_FIELD(next_kings, 'b', KD_MAX_LINE),
+    KD_FIELD(has_next, 'b', 1), KD_FIELD(setup_order, 'b', KD_MAX_LINE),
+    KD_FIELD(phase, 'b', 1), KD_FIELD(seat, 'b', 1), KD_FIELD(turn_pos, 'b', 1),
+    KD_FIELD(setup_idx, 'b', 1), KD_FIELD(game, 'b', 1),
 };
 const int KD_NUM_GAME_FIELDS = (int)(sizeof KD_GAME_FIELDS / sizeof KD_GAME_FIELDS[0]);
 
@@ -102,25 +86,6 @@ static void sort_by_number(const KdParams *p, int8_t *a, int len) {
         int j = i - 1;
         while (j >= 0 && p->number[a[j]] > p->number[x]) { a[j + 1] = a[j]; j--; }
         a[j + 1] = x;
-    }
-}
-
-static void sort_ids(int8_t *a, int len) {
-    for (int i = 1; i < len; i++) {
-        int8_t x = a[i];
-        int j = i - 1;
-        while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; j--; }
-        a[j + 1] = x;
-    }
-}
-
-/* Generator.shuffle (and permutation's): Fisher-Yates from the end, random_interval. */
-static void shuffle_ids(mr_pcg64 *rng, int8_t *a, int len) {
-    for (int i = len - 1; i >= 1; i--) {
-        int j = (int)mr_interval(rng, (uint64_t)i);
-        int8_t t = a[i];
-        a[i] = a[j];
-        a[j] = t;
     }
 }
 
@@ -149,9 +114,9 @@ static void start_game(const KdParams *p, KdGame *g) {
     int8_t pile[KD_DOMINOES];
     int out = KD_DOMINOES - p->in_play, mid = p->size - 1;
     for (int i = 0; i < KD_DOMINOES; i++) pile[i] = (int8_t)i;
-    shuffle_ids(&g->rng, pile, KD_DOMINOES);
+    mr_shuffle8(&g->rng, pile, KD_DOMINOES);
     memcpy(g->box, pile, (size_t)out);
-    sort_ids(g->box, out);
+    mr_sort8(g->box, out);
     g->box_len = (int8_t)out;
     memcpy(g->pile, pile + out, (size_t)p->in_play);
     g->pile_len = (int8_t)p->in_play;
@@ -171,7 +136,7 @@ static void start_game(const KdParams *p, KdGame *g) {
         g->setup_order[1] = g->setup_order[2] = (int8_t)(1 - first);
     } else { /* seed line 73: the kings fall in a random order (permutation(n)) */
         for (int s = 0; s < p->n; s++) g->setup_order[s] = (int8_t)s;
-        shuffle_ids(&g->rng, g->setup_order, p->n);
+        mr_shuffle8(&g->rng, g->setup_order, p->n);
     }
     g->setup_idx = 0;
     g->turn_pos = -1;
@@ -467,18 +432,24 @@ void kd_apply(const KdParams *p, KdGame *g, int32_t a) {
     }
 }
 
-void kd_score(const KdParams *p, const KdGame *g, int s, int32_t *points, int32_t *largest) {
-    int8_t done[KD_MAX_CELLS];
+/* The territories of one kingdom: each square's territory, and each territory's squares
+ * and crowns (scoring.py placement_gains finds them once per decision the same way). */
+typedef struct {
+    int16_t label[KD_MAX_CELLS];
+    int16_t squares[KD_MAX_CELLS], crowns[KD_MAX_CELLS];
+} Territories;
+
+static int find_territories(const KdParams *p, const KdGame *g, int s, Territories *t) {
     int16_t stack[KD_MAX_CELLS];
     const int8_t *L = g->land[s];
-    int side = p->side, total = 0, big = 0;
-    memset(done, 0, sizeof done);
+    int side = p->side, count = 0;
+    for (int cell = 0; cell < p->cells; cell++) t->label[cell] = -1;
     for (int start = 0; start < p->cells; start++) {
         int land = L[start];
-        if (done[start] || land < 0 || land == KD_CASTLE) continue;
+        if (t->label[start] >= 0 || land < 0 || land == KD_CASTLE) continue;
         int top = 0, squares = 0, crowns = 0;
         stack[top++] = (int16_t)start;
-        done[start] = 1;
+        t->label[start] = (int16_t)count;
         while (top > 0) {
             int cell = stack[--top], r = cell / side, c = cell % side;
             squares++;
@@ -487,22 +458,35 @@ void kd_score(const KdParams *p, const KdGame *g, int s, int32_t *points, int32_
                          c > 0 ? cell - 1 : -1, c < side - 1 ? cell + 1 : -1};
             for (int k = 0; k < 4; k++) {
                 int x = nb[k];
-                if (x >= 0 && !done[x] && L[x] == land) {
-                    done[x] = 1;
+                if (x >= 0 && t->label[x] < 0 && L[x] == land) {
+                    t->label[x] = (int16_t)count;
                     stack[top++] = (int16_t)x;
                 }
             }
         }
-        total += squares * crowns;
-        if (squares > big) big = squares;
+        t->squares[count] = (int16_t)squares;
+        t->crowns[count] = (int16_t)crowns;
+        count++;
+    }
+    return count;
+}
+
+/* Ruling KR3: every square within (size - 1) / 2 rows and columns of the castle. */
+static int centred(const KdParams *p, const KdGame *g, int s) {
+    int mid = p->size - 1, half = (p->size - 1) / 2;
+    return g->rmin[s] >= mid - half && g->rmax[s] <= mid + half && g->cmin[s] >= mid - half &&
+           g->cmax[s] <= mid + half;
+}
+
+void kd_score(const KdParams *p, const KdGame *g, int s, int32_t *points, int32_t *largest) {
+    Territories t;
+    int count = find_territories(p, g, s, &t), total = 0, big = 0;
+    for (int k = 0; k < count; k++) {
+        total += t.squares[k] * t.crowns[k];
+        if (t.squares[k] > big) big = t.squares[k];
     }
     if (p->harmony && g->occupied[s] == p->size * p->size) total += p->harmony_bonus;
-    if (p->middle) {
-        int mid = p->size - 1, half = (p->size - 1) / 2;
-        if (g->rmin[s] >= mid - half && g->rmax[s] <= mid + half && g->cmin[s] >= mid - half &&
-            g->cmax[s] <= mid + half)
-            total += p->middle_bonus;
-    }
+    if (p->middle && centred(p, g, s)) total += p->middle_bonus;
     *points = total;
     *largest = big;
 }
@@ -579,44 +563,6 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out) {
 
 /* --- search: the greedy values and playouts of agents/kingdomino_agents.py -------------- */
 
-/* The territories of one kingdom: each square's territory, and each territory's squares
- * and crowns (scoring.py placement_gains finds them once per decision the same way). */
-typedef struct {
-    int16_t label[KD_MAX_CELLS];
-    int16_t squares[KD_MAX_CELLS], crowns[KD_MAX_CELLS];
-} Territories;
-
-static void find_territories(const KdParams *p, const KdGame *g, int s, Territories *t) {
-    int16_t stack[KD_MAX_CELLS];
-    const int8_t *L = g->land[s];
-    int side = p->side, count = 0;
-    for (int cell = 0; cell < p->cells; cell++) t->label[cell] = -1;
-    for (int start = 0; start < p->cells; start++) {
-        int land = L[start];
-        if (t->label[start] >= 0 || land < 0 || land == KD_CASTLE) continue;
-        int top = 0, squares = 0, crowns = 0;
-        stack[top++] = (int16_t)start;
-        t->label[start] = (int16_t)count;
-        while (top > 0) {
-            int cell = stack[--top], r = cell / side, c = cell % side;
-            squares++;
-            crowns += g->crowns[s][cell];
-            int nb[4] = {r > 0 ? cell - side : -1, r < side - 1 ? cell + side : -1,
-                         c > 0 ? cell - 1 : -1, c < side - 1 ? cell + 1 : -1};
-            for (int k = 0; k < 4; k++) {
-                int x = nb[k];
-                if (x >= 0 && t->label[x] < 0 && L[x] == land) {
-                    t->label[x] = (int16_t)count;
-                    stack[top++] = (int16_t)x;
-                }
-            }
-        }
-        t->squares[count] = (int16_t)squares;
-        t->crowns[count] = (int16_t)crowns;
-        count++;
-    }
-}
-
 /* The distinct territories of landscape `land` next to `cell`, added to labels. */
 static void touching(const KdParams *p, const KdGame *g, int s, const Territories *t, int cell,
                      int land, int16_t *labels, int *count) {
@@ -657,11 +603,9 @@ typedef struct {
 } Bonuses;
 
 static Bonuses placement_bonuses(const KdParams *p, const KdGame *g, int s) {
-    int mid = p->size - 1, half = (p->size - 1) / 2;
     Bonuses b;
     b.bonus = p->harmony && g->occupied[s] + 2 == p->size * p->size ? p->harmony_bonus : 0;
-    b.centre_at_risk = p->middle && g->rmin[s] >= mid - half && g->rmax[s] <= mid + half &&
-                       g->cmin[s] >= mid - half && g->cmax[s] <= mid + half;
+    b.centre_at_risk = p->middle && centred(p, g, s);
     return b;
 }
 
@@ -766,11 +710,11 @@ void kd_redetermine(KdGame *g, mr_pcg64 *rng) {
     int count = 0;
     for (int d = 0; d < KD_DOMINOES; d++)
         if (g->unseen[d]) unseen[count++] = (int8_t)d;
-    shuffle_ids(rng, unseen, count);
+    mr_shuffle8(rng, unseen, count);
     memcpy(g->pile, unseen, (size_t)g->pile_len);
     g->box_len = (int8_t)(count - g->pile_len);
     memcpy(g->box, unseen + g->pile_len, (size_t)g->box_len);
-    sort_ids(g->box, g->box_len);
+    mr_sort8(g->box, g->box_len);
 }
 
 void kd_monte_carlo(const KdParams *p, const KdGame *root, const int32_t *cands, int ncands,

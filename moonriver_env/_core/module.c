@@ -766,18 +766,6 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
     return out;
 }
 
-static void sort8(int8_t *a, int len) {
-    for (int i = 1; i < len; i++) {
-        int8_t x = a[i];
-        int j = i - 1;
-        while (j >= 0 && a[j] > x) {
-            a[j + 1] = a[j];
-            j--;
-        }
-        a[j + 1] = x;
-    }
-}
-
 /* determinize(state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) -> the generator's
  * state after: the pile and the stack sorted, then shuffled with that PCG64 (as
  * agents.base.determinize with a NumPy generator in that state). */
@@ -794,8 +782,8 @@ static PyObject *State_determinize(StateObject *self, PyObject *args) {
     rng.inc_lo = d;
     rng.has_uint32 = has ? 1u : 0u;
     rng.uinteger = u;
-    sort8(self->st.pile, self->st.pile_len);
-    sort8(self->st.stack, self->st.stack_len);
+    mr_sort8(self->st.pile, self->st.pile_len);
+    mr_sort8(self->st.stack, self->st.stack_len);
     mr_redetermine(&self->st, &rng);
     return Py_BuildValue("(KKKKII)", (unsigned long long)rng.state_hi,
                          (unsigned long long)rng.state_lo, (unsigned long long)rng.inc_hi,
