@@ -50,7 +50,7 @@ setup(
         Extension(
             "moonriver_env._native",
             sources=SOURCES,
-            depends=[str(CORE / h) for h in ("moonriver.h", "kingdomino.h", "kdbind.h")],
+            depends=[str(CORE / h) for h in ("moonriver.h", "kingdomino.h", "binding.h")],
             extra_compile_args=["-std=c11", "-O3", "-fno-strict-aliasing"],
             libraries=["m"],
             optional=True,

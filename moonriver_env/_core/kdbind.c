@@ -8,7 +8,7 @@
  * ids, redetermine, playouts and the Monte Carlo agent's batched evaluation).
  *
  * The Python API is moonriver_env.vector.kingdomino and moonriver_env.vector.kdsearch. */
-#include "kdbind.h"
+#include "binding.h"
 
 #include <string.h>
 
@@ -42,14 +42,9 @@ static PyGetSetDef KdConfig_getset[] = {
     {NULL}};
 
 static PyTypeObject KdConfigType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.KdConfig",
-    .tp_basicsize = sizeof(KdConfigObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)KdConfig_init,
-    .tp_getset = KdConfig_getset,
-    .tp_doc = "The checked parameters of one Kingdomino config (KdConfig(int64 vector bytes)).",
-};
+    NATIVE_TYPE(KdConfigObject, "KdConfig",
+                "The checked parameters of one Kingdomino config (KdConfig(int64 vector bytes))."),
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)KdConfig_init, .tp_getset = KdConfig_getset};
 
 /* A record from outside (bytes of sizeof(KdGame)), checked and rebuilt into *g; 0, or -1
  * with ValueError naming the field (*g unchanged). */
@@ -286,15 +281,10 @@ static PyMethodDef KdBatch_methods[] = {
     {NULL}};
 
 static PyTypeObject KdBatchType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.KdBatch",
-    .tp_basicsize = sizeof(KdBatchObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)KdBatch_init,
-    .tp_dealloc = (destructor)KdBatch_dealloc,
-    .tp_methods = KdBatch_methods,
-    .tp_doc = "N Kingdomino games stepped together (see moonriver_env.vector.kingdomino).",
-};
+    NATIVE_TYPE(KdBatchObject, "KdBatch",
+                "N Kingdomino games stepped together (see moonriver_env.vector.kingdomino)."),
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)KdBatch_init,
+    .tp_dealloc = (destructor)KdBatch_dealloc, .tp_methods = KdBatch_methods};
 
 /* --- KdState: one game for search ----------------------------------------------------------- */
 typedef struct {
@@ -359,10 +349,7 @@ static PyObject *KdState_copy_from(KdStateObject *self, PyObject *other) {
 
 static PyObject *KdState_legal(KdStateObject *self, PyObject *unused) {
     int32_t ids[KD_MAX_LEGAL];
-    int k = kd_legal(self->p, &self->g, ids);
-    PyObject *out = PyList_New(k);
-    for (int j = 0; out && j < k; j++) PyList_SET_ITEM(out, j, PyLong_FromLong(ids[j]));
-    return out;
+    return build_items(1, kd_legal(self->p, &self->g, ids), item_int32, ids);
 }
 
 /* apply(a) -> True, or False when a is not legal (then nothing changed). */
@@ -481,11 +468,8 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS;
     kd_monte_carlo(self->p, &root, cands, (int)k, sims, policy, value, seat, &rng, totals, counts);
     Py_END_ALLOW_THREADS;
-    PyObject *t = PyTuple_New(k), *c = PyTuple_New(k);
-    for (Py_ssize_t i = 0; t && c && i < k; i++) {
-        PyTuple_SET_ITEM(t, i, PyFloat_FromDouble(totals[i]));
-        PyTuple_SET_ITEM(c, i, PyLong_FromLongLong(counts[i]));
-    }
+    PyObject *t = build_items(0, k, item_double, totals);
+    PyObject *c = build_items(0, k, item_int64, counts);
     PyObject *r = build_rng(&rng);
     if (!t || !c || !r) {
         Py_XDECREF(t);
@@ -537,31 +521,14 @@ static PyGetSetDef KdState_getset[] = {
     {NULL}};
 
 static PyTypeObject KdStateType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.KdState",
-    .tp_basicsize = sizeof(KdStateObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = (destructor)KdState_dealloc,
-    .tp_methods = KdState_methods,
-    .tp_getset = KdState_getset,
-    .tp_doc = "One Kingdomino game in the core, for search (moonriver_env.vector.kdsearch).",
-};
+    NATIVE_TYPE(KdStateObject, "KdState",
+                "One Kingdomino game in the core, for search (moonriver_env.vector.kdsearch)."),
+    .tp_dealloc = (destructor)KdState_dealloc, .tp_methods = KdState_methods,
+    .tp_getset = KdState_getset};
 
 /* --- module -------------------------------------------------------------------------------- */
 static PyObject *kd_game_fields(PyObject *mod, PyObject *unused) {
-    PyObject *out = PyTuple_New(KD_NUM_GAME_FIELDS);
-    for (int i = 0; out && i < KD_NUM_GAME_FIELDS; i++) {
-        const mr_field *f = &KD_GAME_FIELDS[i];
-        char type[2] = {f->type, 0};
-        PyTuple_SET_ITEM(out, i, Py_BuildValue("(snsi)", f->name, (Py_ssize_t)f->offset, type,
-                                               f->count));
-    }
-    return out;
-}
-
-static PyObject *name_tuple(const char **names, int count) {
-    PyObject *out = PyTuple_New(count);
-    for (int i = 0; out && i < count; i++) PyTuple_SET_ITEM(out, i, PyUnicode_FromString(names[i]));
-    return out;
+    return build_items(0, KD_NUM_GAME_FIELDS, item_field, KD_GAME_FIELDS);
 }
 
 static PyMethodDef kd_functions[] = {
@@ -583,8 +550,8 @@ int kd_add_to_module(PyObject *m) {
         PyModule_AddObject(m, "KdBatch", (PyObject *)&KdBatchType) < 0 ||
         PyModule_AddIntConstant(m, "KD_RECORD_SIZE", (long)sizeof(KdGame)) < 0 ||
         PyModule_AddIntConstant(m, "KD_PARAMS_LEN", KD_PARAMS_LEN) < 0 ||
-        PyModule_AddObject(m, "KD_POLICIES", name_tuple(KD_POLICY_NAMES, KD_NUM_POLICIES)) < 0 ||
-        PyModule_AddObject(m, "KD_VALUES", name_tuple(KD_VALUE_NAMES, KD_NUM_VALUES)) < 0)
+        PyModule_AddObject(m, "KD_POLICIES", build_items(0, KD_NUM_POLICIES, item_name, KD_POLICY_NAMES)) < 0 ||
+        PyModule_AddObject(m, "KD_VALUES", build_items(0, KD_NUM_VALUES, item_name, KD_VALUE_NAMES)) < 0)
         return -1;
     return 0;
 }

@@ -13,7 +13,7 @@
 #include <Python.h>
 #include <string.h>
 
-#include "kdbind.h"
+#include "binding.h"
 #include "moonriver.h"
 
 /* --- Config -------------------------------------------------------------------------------- */
@@ -651,14 +651,7 @@ static PyObject *State_copy_from(StateObject *self, PyObject *other) {
 static PyObject *State_legal(StateObject *self, PyObject *unused) {
     int16_t legal[MR_MAX_ACTIONS];
     int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
-    PyObject *out = PyList_New(count);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < count; i++) {
-        PyList_SET_ITEM(out, i, PyLong_FromLong(legal[i]));
-    }
-    return out;
+    return build_items(1, count, item_int16, legal);
 }
 
 /* apply(a) -> True, or False when a is not legal (then nothing changed). */
@@ -756,14 +749,7 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
     }
     double values[MR_MAX_PLAYERS];
     mr_simulate(self->cfg, &self->st, policy, depth, value_mode, seed, w, values);
-    PyObject *out = PyTuple_New(self->cfg->n);
-    if (!out) {
-        return NULL;
-    }
-    for (int s = 0; s < self->cfg->n; s++) {
-        PyTuple_SET_ITEM(out, s, PyFloat_FromDouble(values[s]));
-    }
-    return out;
+    return build_items(0, self->cfg->n, item_double, values);
 }
 
 /* determinize(state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) -> the generator's
@@ -879,40 +865,64 @@ static const char *SEGMENT_NAMES[MR_NUM_SEGMENTS] = {
     "desperado_swap", "desperado_skip", "thief_steal", "thief_skip", "bonus_place",
     "bonus_remove"};
 
-static PyObject *names(const char **list, int count) {
-    PyObject *out = PyTuple_New(count);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < count; i++) {
-        PyTuple_SET_ITEM(out, i, PyUnicode_FromString(list[i]));
+PyObject *build_items(int as_list, Py_ssize_t count, item_maker make, const void *data) {
+    PyObject *out = as_list ? PyList_New(count) : PyTuple_New(count);
+    for (Py_ssize_t i = 0; out && i < count; i++) {
+        PyObject *item = make(data, i);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (as_list) {
+            PyList_SET_ITEM(out, i, item);
+        } else {
+            PyTuple_SET_ITEM(out, i, item);
+        }
     }
     return out;
+}
+
+PyObject *item_int16(const void *data, Py_ssize_t i) {
+    return PyLong_FromLong(((const int16_t *)data)[i]);
+}
+
+PyObject *item_int32(const void *data, Py_ssize_t i) {
+    return PyLong_FromLong(((const int32_t *)data)[i]);
+}
+
+PyObject *item_int64(const void *data, Py_ssize_t i) {
+    return PyLong_FromLongLong(((const int64_t *)data)[i]);
+}
+
+PyObject *item_double(const void *data, Py_ssize_t i) {
+    return PyFloat_FromDouble(((const double *)data)[i]);
+}
+
+PyObject *item_name(const void *data, Py_ssize_t i) {
+    return PyUnicode_FromString(((const char *const *)data)[i]);
+}
+
+PyObject *item_field(const void *data, Py_ssize_t i) {
+    const mr_field *f = (const mr_field *)data + i;
+    char type[2] = {f->type, 0};
+    return Py_BuildValue("(snsi)", f->name, (Py_ssize_t)f->offset, type, f->count);
+}
+
+static PyObject *item_spec_key(const void *data, Py_ssize_t i) {
+    const mr_spec_key *key = (const mr_spec_key *)data + i;
+    return Py_BuildValue("(si)", key->name, key->size);
+}
+
+static PyObject *names(const char **list, int count) {
+    return build_items(0, count, item_name, list);
 }
 
 static PyObject *spec_keys(PyObject *mod, PyObject *unused) {
-    PyObject *out = PyTuple_New(MR_NUM_SPEC_KEYS);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < MR_NUM_SPEC_KEYS; i++) {
-        PyTuple_SET_ITEM(out, i, Py_BuildValue("(si)", MR_SPEC_KEYS[i].name, MR_SPEC_KEYS[i].size));
-    }
-    return out;
+    return build_items(0, MR_NUM_SPEC_KEYS, item_spec_key, MR_SPEC_KEYS);
 }
 
 static PyObject *state_fields(PyObject *mod, PyObject *unused) {
-    PyObject *out = PyTuple_New(MR_NUM_STATE_FIELDS);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < MR_NUM_STATE_FIELDS; i++) {
-        const mr_field *f = &MR_STATE_FIELDS[i];
-        char type[2] = {f->type, 0};
-        PyTuple_SET_ITEM(out, i, Py_BuildValue("(snsi)", f->name, (Py_ssize_t)f->offset, type,
-                                               f->count));
-    }
-    return out;
+    return build_items(0, MR_NUM_STATE_FIELDS, item_field, MR_STATE_FIELDS);
 }
 
 

@@ -1,0 +1,34 @@
+/* What the files of the CPython binding share (module.c: Moon River and the module; kdbind.c:
+ * Kingdomino, added to moonriver_env._native by module.c). */
+#ifndef MOONRIVER_BINDING_H
+#define MOONRIVER_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/* Adds the kd_* functions, the KdState type and the Kingdomino constants to the module;
+ * 0, or -1 with an exception set. */
+int kd_add_to_module(PyObject *m);
+
+/* The buffer of obj as count items of one of the struct codes in format (module.c); 0, or
+ * -1 with TypeError/ValueError set (nothing held). */
+int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
+               Py_ssize_t itemsize, Py_ssize_t count, int writable);
+
+/* The head of a type of moonriver_env._native: its struct, name and docstring. */
+#define NATIVE_TYPE(Struct, name, doc)                                                         \
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native." name,                    \
+    .tp_basicsize = sizeof(Struct), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_doc = doc
+
+/* A tuple (a list when as_list) of count items, item i made by make(data, i); NULL with an
+ * exception set. The makers below read data as an array of their type. */
+typedef PyObject *(*item_maker)(const void *data, Py_ssize_t i);
+PyObject *build_items(int as_list, Py_ssize_t count, item_maker make, const void *data);
+PyObject *item_int16(const void *data, Py_ssize_t i);
+PyObject *item_int32(const void *data, Py_ssize_t i);
+PyObject *item_int64(const void *data, Py_ssize_t i);
+PyObject *item_double(const void *data, Py_ssize_t i);
+PyObject *item_name(const void *data, Py_ssize_t i);  /* const char *[] */
+PyObject *item_field(const void *data, Py_ssize_t i); /* mr_field[]: (name, offset, type, count) */
+
+#endif
