@@ -32,19 +32,10 @@ static int KdConfig_init(KdConfigObject *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-static PyObject *KdConfig_get(KdConfigObject *self, void *which) {
-    return PyLong_FromLong(which ? self->p.obs_size : self->p.num_actions);
-}
-
-static PyGetSetDef KdConfig_getset[] = {
-    {"num_actions", (getter)KdConfig_get, NULL, "number of action ids", NULL},
-    {"obs_size", (getter)KdConfig_get, NULL, "length of the flat observation", (void *)1},
-    {NULL}};
-
 static PyTypeObject KdConfigType = {
     NATIVE_TYPE(KdConfigObject, "KdConfig",
                 "The checked parameters of one Kingdomino config (KdConfig(int64 vector bytes))."),
-    .tp_new = PyType_GenericNew, .tp_init = (initproc)KdConfig_init, .tp_getset = KdConfig_getset};
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)KdConfig_init};
 
 /* A record from outside (bytes of sizeof(KdGame)), checked and rebuilt into *g; 0, or -1
  * with ValueError naming the field (*g unchanged). */

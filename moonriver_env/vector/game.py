@@ -158,22 +158,7 @@ class VectorGame:
             IllegalActionError: an action is not legal for its game (naming the game index,
                 the action and the phase); no game has changed.
         """
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_games,):
-            raise ValueError(f"actions: expected shape ({self.num_games},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
-        if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
-            raise IllegalActionError(f"actions: id {int(arr.max())} is out of range")
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
-        if active is not None:
-            active = np.asarray(active)
-            if active.shape != (self.num_games,) or active.dtype != np.bool_:
-                raise ValueError(
-                    f"active: expected a bool array of shape ({self.num_games},), "
-                    f"got {active.dtype} {active.shape}"
-                )
-            active = np.ascontiguousarray(active)
+        arr, active = step_arrays(self.num_games, actions, active, IllegalActionError)
         bad = self._backend.step(arr, active)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
@@ -217,6 +202,33 @@ class VectorGame:
             f"VectorGame(num_games={self.num_games}, num_players={cfg.num_players}, "
             f"mode={cfg.mode!r}, backend={self.backend!r})"
         )
+
+
+def step_arrays(
+    num_games: int,
+    actions: Sequence[int] | np.ndarray,
+    active: np.ndarray | None,
+    illegal: type[ValueError],
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A step's checked arguments: ``actions`` as contiguous int64 (N,) and ``active`` as
+    contiguous bool (N,) or ``None``; ``ValueError`` naming a wrong shape or dtype, ``illegal``
+    (the game's IllegalActionError) for an id no int64 holds."""
+    arr = np.asarray(actions)
+    if arr.shape != (num_games,):
+        raise ValueError(f"actions: expected shape ({num_games},), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
+        raise illegal(f"actions: id {int(arr.max())} is out of range")
+    if active is not None:
+        active = np.asarray(active)
+        if active.shape != (num_games,) or active.dtype != np.bool_:
+            raise ValueError(
+                f"active: expected a bool array of shape ({num_games},), "
+                f"got {active.dtype} {active.shape}"
+            )
+        active = np.ascontiguousarray(active)
+    return np.ascontiguousarray(arr, dtype=np.int64), active
 
 
 def readonly(arr: np.ndarray) -> np.ndarray:

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from ..kingdomino import KingdominoConfig, KingdominoState, Phase
-from ..kingdomino.actions import action_layout
 from ..kingdomino.core import IllegalActionError
 from ..kingdomino.scoring import rank_winners
+from ._core_state import CoreState, check_seed64
 from ._kdspec import core_config, kd_record_dtype, record_to_state, state_to_record
 from ._native_core import IMPORT_ERROR
 from ._native_core import native as _maybe_native
@@ -58,29 +58,26 @@ def _core_config(config: KingdominoConfig) -> Any:
     return cfg
 
 
-def _check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed: expected an integer in 0..2**64-1, got {seed!r}")
-    return int(seed)
-
-
 def _code(kind: str, name: object, names: Sequence[str]) -> int:
     if name not in names:
         raise ValueError(f"{kind}: expected one of {', '.join(names)}, got {name!r}")
     return list(names).index(str(name))
 
 
-class NativeKingdominoState:
-    """One Kingdomino game in the core (see the module docstring)."""
+class NativeKingdominoState(CoreState):
+    """One Kingdomino game in the core (see the module docstring; the game-free part:
+    :class:`CoreState`)."""
 
-    __slots__ = ("config", "_core")
+    __slots__ = ()
+    phases = Phase
+    illegal_action_error = IllegalActionError
 
     def __init__(
         self, config: KingdominoConfig | None = None, seed: int = 0, *, _core: Any = None
     ) -> None:
         self.config = KingdominoConfig() if config is None else config
         if _core is None:
-            _core = _extension().kd_new_state(_core_config(self.config), _check_seed(seed))
+            _core = _extension().kd_new_state(_core_config(self.config), check_seed64(seed))
         self._core = _core
 
     @classmethod
@@ -98,46 +95,6 @@ class NativeKingdominoState:
         native = _extension()
         rec = np.frombuffer(self._core.record(), dtype=kd_record_dtype(native))[0]
         return record_to_state(self.config, rec)
-
-    def clone(self) -> NativeKingdominoState:
-        """An independent copy (one struct copy in the core)."""
-        return NativeKingdominoState(self.config, _core=self._core.clone())
-
-    def copy_from(self, other: NativeKingdominoState) -> None:
-        """Become a copy of ``other`` (no allocation: for search loops)."""
-        self._core.copy_from(other._core)
-
-    def legal_action_list(self) -> list[int]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        legal: list[int] = self._core.legal()
-        return legal
-
-    legal = legal_action_list
-
-    def apply(self, action: int) -> None:
-        """Play ``action``; :class:`IllegalActionError` (nothing changes) if it is not legal."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action: expected an int id, got {action!r}")
-        if not -(2**63) <= int(action) < 2**63 or not self._core.apply(int(action)):
-            layout = action_layout(self.config)
-            text = layout.to_text(int(action)) if 0 <= action < layout.num_actions else "no id"
-            raise IllegalActionError(
-                f"action {action} ({text}) is not legal in phase {self.phase.name} for seat "
-                f"{self._core.seat}"
-            )
-
-    @property
-    def phase(self) -> Phase:
-        return Phase(self._core.phase)
-
-    @property
-    def current_seat(self) -> int | None:
-        seat = self._core.seat
-        return None if seat < 0 else int(seat)
-
-    @property
-    def is_terminal(self) -> bool:
-        return bool(self._core.phase == Phase.GAME_OVER)
 
     def scores(self) -> list[tuple[int, int]]:
         """Per seat, ``(points, largest territory)`` of the match so far: the engine's
@@ -160,7 +117,7 @@ class NativeKingdominoState:
         if isinstance(rng, np.random.Generator):
             set_generator_words(rng, self._core.redetermine(generator_words(rng)))
             return
-        gen = np.random.default_rng(_check_seed(rng))
+        gen = np.random.default_rng(check_seed64(rng))
         self._core.redetermine(generator_words(gen))
 
     def rollout(self, policy: str = "random", seed: int = 0, seat: int = -1) -> list[int]:
@@ -168,7 +125,7 @@ class NativeKingdominoState:
         ``default_rng(seed)``; ``seat``: the greedy seat of ``"player_greedy"``. Returns the
         final points."""
         code = _code("policy", policy, _extension().KD_POLICIES)
-        self._core.rollout(code, _check_seed(seed), self._seat(seat, allow_none=True))
+        self._core.rollout(code, check_seed64(seed), self._seat(seat, allow_none=True))
         return self.points()
 
     def monte_carlo(
@@ -199,10 +156,6 @@ class NativeKingdominoState:
         )
         set_generator_words(rng, after)
         return list(totals), list(counts)
-
-    def time_clones(self, k: int) -> int:
-        """Copy the game ``k`` times inside the core (the benchmark's clone row)."""
-        return int(self._core.time_clones(int(k)))
 
     def _seat(self, seat: int, allow_none: bool = False) -> int:
         lo = -1 if allow_none else 0

@@ -42,7 +42,7 @@ from ..kingdomino_encoding import KingdominoEncoder
 from ..rules.validation import check_choice, check_int
 from ._kdbackend import KdNativeBackend, KdPythonBackend
 from ._native_core import GAME_SEED_HIGH, choose_backend, native
-from .game import readonly
+from .game import readonly, step_arrays
 
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 
@@ -159,24 +159,8 @@ class KingdominoVectorGame:
             IllegalActionError: an action is not legal for its game (naming the game, the
                 action and the phase); no game has changed.
         """
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_games,):
-            raise ValueError(f"actions: expected shape ({self.num_games},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
-        if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
-            raise IllegalActionError(f"actions: id {int(arr.max())} is out of range")
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
-        if active is None:
-            on = np.ones(self.num_games, dtype=np.bool_)
-        else:
-            on = np.asarray(active)
-            if on.shape != (self.num_games,) or on.dtype != np.bool_:
-                raise ValueError(
-                    f"active: expected a bool array of shape ({self.num_games},), "
-                    f"got {on.dtype} {on.shape}"
-                )
-            on = np.ascontiguousarray(on)
+        arr, active = step_arrays(self.num_games, actions, active, IllegalActionError)
+        on = np.ones(self.num_games, dtype=np.bool_) if active is None else active
         phase = self._arrays["phase"]
         moving = on & (phase != int(Phase.GAME_OVER))
         bad = self._backend.step(arr, on)

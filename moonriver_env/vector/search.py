@@ -20,6 +20,7 @@ import numpy as np
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.scoring import ScoreBreakdown, rank_winners
 from ._backend import native_config
+from ._core_state import CoreState, check_seed64
 from ._native_core import IMPORT_ERROR
 from ._native_core import native as _maybe_native
 from ._spec import (
@@ -44,21 +45,17 @@ _POLICIES = ("random", "heuristic")  # the core's policy codes (agents.rollout.R
 _VALUES = ("margin", "win")  # the core's value codes (agents.search.VALUE_MODES)
 
 
-class NativeState:
-    """One game in the core (see the module docstring)."""
+class NativeState(CoreState):
+    """One game in the core (see the module docstring; the game-free part: :class:`CoreState`)."""
 
-    __slots__ = ("config", "_core")
+    __slots__ = ()
+    phases = Phase
+    illegal_action_error = IllegalActionError
 
     def __init__(self, config: GameConfig, seed: int = 0, *, _core: Any = None) -> None:
         self.config = config
         if _core is None:
-            if (
-                isinstance(seed, bool)
-                or not isinstance(seed, (int, np.integer))
-                or not (0 <= seed < 2**64)
-            ):
-                raise ValueError(f"seed: expected an integer in 0..2**64-1, got {seed!r}")
-            _core = _extension().new_state(native_config(config), int(seed))
+            _core = _extension().new_state(native_config(config), check_seed64(seed))
         self._core = _core
 
     @classmethod
@@ -74,41 +71,6 @@ class NativeState:
         """This game as a :class:`GameState` (a copy)."""
         rec = np.frombuffer(self._core.record(), dtype=record_dtype(_extension()))[0]
         return record_to_state(self.config, rec)
-
-    def clone(self) -> NativeState:
-        """An independent copy (one struct copy in the core)."""
-        return NativeState(self.config, _core=self._core.clone())
-
-    def copy_from(self, other: NativeState) -> None:
-        """Become a copy of ``other`` (no allocation: for search loops)."""
-        self._core.copy_from(other._core)
-
-    def legal_action_list(self) -> list[int]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        return self._core.legal()
-
-    def apply(self, action: int) -> None:
-        """Play ``action``; :class:`IllegalActionError` (nothing changes) if it is not legal."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an integer id, got {action!r}")
-        if not -(2**63) <= int(action) < 2**63 or not self._core.apply(int(action)):
-            raise IllegalActionError(
-                f"action {action} is not legal in phase {self.phase.name} for seat "
-                f"{self._core.seat}"
-            )
-
-    @property
-    def phase(self) -> Phase:
-        return Phase(self._core.phase)
-
-    @property
-    def current_seat(self) -> int | None:
-        seat = self._core.seat
-        return None if seat < 0 else int(seat)
-
-    @property
-    def is_terminal(self) -> bool:
-        return self._core.phase == Phase.GAME_OVER
 
     def scores(self) -> list[ScoreBreakdown]:
         """One :class:`ScoreBreakdown` per seat, on the ranches as they stand."""
@@ -142,7 +104,3 @@ class NativeState:
         return self._core.simulate(
             _POLICIES.index(policy), int(depth), _VALUES.index(value), int(seed), tuple(weights)
         )
-
-    def time_clones(self, k: int) -> int:
-        """Copy the state ``k`` times inside the core (the benchmark's clone row)."""
-        return int(self._core.time_clones(int(k)))

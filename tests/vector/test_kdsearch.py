@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from test_kingdomino_core import CONFIGS
 
-from agents.kingdomino_agents import MonteCarloKingdominoAgent, outcome, playout
+from agents.kingdomino_agents import MonteCarloKingdominoAgent, playout
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, new_game
 from moonriver_env.kingdomino.core import IllegalActionError
 from moonriver_env.vector import NATIVE
@@ -110,33 +110,6 @@ def test_redetermine_equals_the_engine(num_players: int, variants: tuple[str, ..
         assert mine.bit_generator.state == theirs.bit_generator.state
 
 
-def python_monte_carlo(
-    state: KingdominoState,
-    cands: list[int],
-    sims: int,
-    policy: str,
-    value: str,
-    rng: np.random.Generator,
-) -> tuple[list[float], list[int]]:
-    """MonteCarloKingdominoAgent.choose's loop (a playout budget, no clock)."""
-    seat = state.seat
-    totals, counts, done = [0.0] * len(cands), [0] * len(cands), 0
-    while done < sims:
-        det = state.clone()
-        det.redetermine(rng)
-        seed = int(rng.integers(2**62))
-        for i, a in enumerate(cands):
-            sim = det.clone()
-            sim.apply(a)
-            playout(sim, policy, np.random.default_rng(seed), seat)
-            totals[i] += outcome(sim, seat, value)
-            counts[i] += 1
-            done += 1
-            if done >= sims:
-                break
-    return totals, counts
-
-
 @pytest.mark.parametrize(
     ("num_players", "variants", "policy", "value"),
     [
@@ -147,21 +120,31 @@ def python_monte_carlo(
         (2, ("harmony", "middle_kingdom", "dynasty"), "player_greedy", "margin"),
     ],
 )
-def test_monte_carlo_equals_the_mc_agents_loop(
+def test_monte_carlo_is_the_mc_agents_evaluation(
     num_players: int, variants: tuple[str, ...], policy: str, value: str
 ) -> None:
+    """The agent's own loop and the core's, from the same generator: the same decision and
+    the generator left in the same state (so the same playouts were drawn)."""
     config = config_of(num_players, variants)
-    agent = MonteCarloKingdominoAgent(seed=0, sims=10, rollout=policy, value=value)
-    for k, state in enumerate(midgame_states(config, 60 + num_players, 4)[:-1]):
+    checked = 0
+    for k, state in enumerate(midgame_states(config, 60 + num_players, 5)[:-1]):
+        agent = MonteCarloKingdominoAgent(seed=k, sims=1, rollout=policy, value=value)
         cands = agent.candidates(state)
-        sims = 3 * len(cands) + 1  # ends within a round
-        mine, theirs = np.random.default_rng(k), np.random.default_rng(k)
+        if len(cands) < 2:
+            continue
+        agent.sims = sims = 3 * len(cands) + 1  # ends within a round
+        mine = np.random.default_rng()
+        mine.bit_generator.state = agent.rng.bit_generator.state
         ns = NativeKingdominoState.from_state(state)
-        got = ns.monte_carlo(cands, sims, policy, value, state.seat, mine)
-        want = python_monte_carlo(state, cands, sims, policy, value, theirs)
-        assert got == want
-        assert mine.bit_generator.state == theirs.bit_generator.state
+        totals, counts = ns.monte_carlo(cands, sims, policy, value, state.seat, mine)
+        want = agent.choose(state)
+        best = max(range(len(cands)), key=lambda i: (totals[i] / counts[i], -i))
+        assert cands[best] == want
+        assert mine.bit_generator.state == agent.rng.bit_generator.state
+        assert sum(counts) == sims and counts[0] == 4 and counts[-1] == 3
         assert ns.to_state().to_json() == state.to_json()  # evaluated on a copy
+        checked += 1
+    assert checked
 
 
 def test_monte_carlo_can_disagree() -> None:
