@@ -15,6 +15,14 @@ int kd_add_to_module(PyObject *m);
 int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
                Py_ssize_t itemsize, Py_ssize_t count, int writable);
 
+/* Checks a game record read from outside and rebuilds its derived fields; NULL, or a message
+ * naming the bad field. */
+typedef const char *(*record_check)(const void *params, void *state);
+/* Reads a record (a bytes-like of exactly size bytes) into *out if check passes; 0, or -1
+ * with ValueError (the size, or check's message) and *out unchanged. */
+int load_record(PyObject *record, const void *params, record_check check, void *out,
+                size_t size);
+
 /* The head of a type of moonriver_env._native: its struct, name and docstring. */
 #define NATIVE_TYPE(Struct, name, doc)                                                         \
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native." name,                    \

@@ -37,28 +37,10 @@ static PyTypeObject KdConfigType = {
                 "The checked parameters of one Kingdomino config (KdConfig(int64 vector bytes))."),
     .tp_new = PyType_GenericNew, .tp_init = (initproc)KdConfig_init};
 
-/* A record from outside (bytes of sizeof(KdGame)), checked and rebuilt into *g; 0, or -1
- * with ValueError naming the field (*g unchanged). */
-static int load_record(const KdParams *p, PyObject *record, KdGame *g) {
-    Py_buffer view;
-    if (PyObject_GetBuffer(record, &view, PyBUF_SIMPLE) < 0) return -1;
-    if (view.len != (Py_ssize_t)sizeof(KdGame)) {
-        PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", sizeof(KdGame),
-                     view.len);
-        PyBuffer_Release(&view);
-        return -1;
-    }
-    KdGame tmp;
-    memcpy(&tmp, view.buf, sizeof tmp);
-    PyBuffer_Release(&view);
-    const char *why = kd_check(p, &tmp);
-    if (why) {
-        PyErr_SetString(PyExc_ValueError, why);
-        return -1;
-    }
-    kd_rebuild(p, &tmp);
-    *g = tmp;
-    return 0;
+static const char *check_and_rebuild(const void *params, void *game) {
+    const char *why = kd_check(params, game);
+    if (!why) kd_rebuild(params, game);
+    return why;
 }
 
 static PyObject *rank_keys(const KdParams *p, const KdGame *g) {
@@ -257,7 +239,8 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     Py_ssize_t i;
     PyObject *record;
     if (!PyArg_ParseTuple(args, "nO", &i, &record) || !batch_index(self, i)) return NULL;
-    if (load_record(self->p, record, &self->games[i]) < 0) return NULL;
+    if (load_record(record, self->p, check_and_rebuild, &self->games[i], sizeof(KdGame)) < 0)
+        return NULL;
     publish(self, i);
     Py_RETURN_NONE;
 }
@@ -316,7 +299,8 @@ static PyObject *kd_state_from_record(PyObject *mod, PyObject *args) {
     PyObject *config, *record;
     if (!PyArg_ParseTuple(args, "O!O", &KdConfigType, &config, &record)) return NULL;
     KdGame g;
-    if (load_record(&((KdConfigObject *)config)->p, record, &g) < 0) return NULL;
+    if (load_record(record, &((KdConfigObject *)config)->p, check_and_rebuild, &g, sizeof g) < 0)
+        return NULL;
     KdStateObject *obj = new_kd_state(config);
     if (obj) obj->g = g;
     return (PyObject *)obj;

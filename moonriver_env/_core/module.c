@@ -472,37 +472,54 @@ static PyObject *Batch_get_record(BatchObject *self, PyObject *args) {
     return PyBytes_FromStringAndSize((const char *)&self->states[i], sizeof(mr_state));
 }
 
+int load_record(PyObject *record, const void *params, record_check check, void *out,
+                size_t size) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(record, &view, PyBUF_SIMPLE) < 0) {
+        return -1;
+    }
+    void *tmp = view.len == (Py_ssize_t)size ? PyMem_Malloc(size) : NULL;
+    if (!tmp) {
+        if (view.len == (Py_ssize_t)size) {
+            PyErr_NoMemory();
+        } else {
+            PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", size, view.len);
+        }
+        PyBuffer_Release(&view);
+        return -1;
+    }
+    memcpy(tmp, view.buf, size);
+    PyBuffer_Release(&view);
+    const char *err = check(params, tmp);
+    if (err) {
+        PyErr_SetString(PyExc_ValueError, err);
+    } else {
+        memcpy(out, tmp, size);
+    }
+    PyMem_Free(tmp);
+    return err ? -1 : 0;
+}
+
+static const char *check_and_rebuild(const void *cfg, void *st) {
+    const char *err = mr_check_state(cfg, st);
+    if (!err) {
+        mr_rebuild(cfg, st);
+    }
+    return err;
+}
+
 /* set_record(i, bytes): checked; then game i plays on from it. */
 static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
-    Py_buffer view;
-    if (!ready(self) || !PyArg_ParseTuple(args, "ny*", &i, &view)) {
+    PyObject *record;
+    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &record) || !check_index(self, i) ||
+        load_record(record, self->cfg, check_and_rebuild, &self->states[i], sizeof(mr_state)) < 0) {
         return NULL;
     }
-    if (!check_index(self, i)) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    if (view.len != (Py_ssize_t)sizeof(mr_state)) {
-        PyBuffer_Release(&view);
-        PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", sizeof(mr_state),
-                     view.len);
-        return NULL;
-    }
-    mr_state st;
-    memcpy(&st, view.buf, sizeof st);
-    PyBuffer_Release(&view);
-    const char *err = mr_check_state(self->cfg, &st);
-    if (err) {
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    mr_rebuild(self->cfg, &st);
-    self->states[i] = st;
     forget_blocks(self, i);
     int n = self->cfg->n;
     for (int s = 0; s < n; s++) {
-        self->totals[i * n + s] = mr_total(self->cfg, &st, s);
+        self->totals[i * n + s] = mr_total(self->cfg, &self->states[i], s);
     }
     clear_step_outputs(self, i);
     publish(self, i);
@@ -602,27 +619,12 @@ static PyObject *new_state(PyObject *mod, PyObject *args) {
 
 /* state_from_record(config, bytes): checked like Batch.set_record. */
 static PyObject *state_from_record(PyObject *mod, PyObject *args) {
-    PyObject *config;
-    Py_buffer view;
-    if (!PyArg_ParseTuple(args, "O!y*", &ConfigType, &config, &view)) {
-        return NULL;
-    }
-    if (view.len != (Py_ssize_t)sizeof(mr_state)) {
-        PyBuffer_Release(&view);
-        PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", sizeof(mr_state),
-                     view.len);
-        return NULL;
-    }
+    PyObject *config, *record;
     mr_state st;
-    memcpy(&st, view.buf, sizeof st);
-    PyBuffer_Release(&view);
-    const mr_config *cfg = &((ConfigObject *)config)->cfg;
-    const char *err = mr_check_state(cfg, &st);
-    if (err) {
-        PyErr_SetString(PyExc_ValueError, err);
+    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record) ||
+        load_record(record, &((ConfigObject *)config)->cfg, check_and_rebuild, &st, sizeof st) < 0) {
         return NULL;
     }
-    mr_rebuild(cfg, &st);
     StateObject *obj = new_state_object(config);
     if (obj) {
         obj->st = st;
