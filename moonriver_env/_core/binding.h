@@ -23,6 +23,23 @@ typedef const char *(*record_check)(const void *params, void *state);
 int load_record(PyObject *record, const void *params, record_check check, void *out,
                 size_t size);
 
+/* A search state object (module.c State, kdbind.c KdState): this head, then the game's struct
+ * at CORE_STATE_OFFSET (checked with a static assert next to each type). */
+typedef struct {
+    PyObject_HEAD PyObject *config; /* the config object, kept alive */
+    const void *params;             /* inside config */
+} CoreStateHead;
+#define CORE_STATE_OFFSET sizeof(CoreStateHead)
+
+/* A new state object of type (its game struct left to the caller) under config, whose
+ * parameters are params; NULL with an exception set. */
+PyObject *core_state_new(PyTypeObject *type, PyObject *config, const void *params);
+void core_state_dealloc(PyObject *self);
+/* The methods every state object shares: clone(), copy_from(other), time_clones(k). */
+PyObject *core_state_clone(PyObject *self, PyObject *unused);
+PyObject *core_state_copy_from(PyObject *self, PyObject *other);
+PyObject *core_state_time_clones(PyObject *self, PyObject *arg);
+
 /* The head of a type of moonriver_env._native: its struct, name and docstring. */
 #define NATIVE_TYPE(Struct, name, doc)                                                         \
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native." name,                    \

@@ -10,6 +10,7 @@
  * The Python API is moonriver_env.vector.kingdomino and moonriver_env.vector.kdsearch. */
 #include "binding.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "kingdomino.h"
@@ -269,19 +270,10 @@ typedef struct {
 
 static PyTypeObject KdStateType;
 
-static void KdState_dealloc(KdStateObject *self) {
-    Py_XDECREF(self->config);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+_Static_assert(offsetof(KdStateObject, g) == CORE_STATE_OFFSET, "KdState: a CoreStateHead first");
 
 static KdStateObject *new_kd_state(PyObject *config) {
-    KdStateObject *obj = PyObject_New(KdStateObject, &KdStateType);
-    if (obj) {
-        Py_INCREF(config);
-        obj->config = config;
-        obj->p = &((KdConfigObject *)config)->p;
-    }
-    return obj;
+    return (KdStateObject *)core_state_new(&KdStateType, config, &((KdConfigObject *)config)->p);
 }
 
 /* kd_new_state(config, seed): the game new_game(config, seed) sets up. */
@@ -304,22 +296,6 @@ static PyObject *kd_state_from_record(PyObject *mod, PyObject *args) {
     KdStateObject *obj = new_kd_state(config);
     if (obj) obj->g = g;
     return (PyObject *)obj;
-}
-
-static PyObject *KdState_clone(KdStateObject *self, PyObject *unused) {
-    KdStateObject *obj = new_kd_state(self->config);
-    if (obj) obj->g = self->g;
-    return (PyObject *)obj;
-}
-
-static PyObject *KdState_copy_from(KdStateObject *self, PyObject *other) {
-    if (!PyObject_TypeCheck(other, &KdStateType) ||
-        ((KdStateObject *)other)->config != self->config) {
-        PyErr_SetString(PyExc_TypeError, "copy_from: expected a KdState of the same KdConfig");
-        return NULL;
-    }
-    self->g = ((KdStateObject *)other)->g;
-    Py_RETURN_NONE;
 }
 
 static PyObject *KdState_legal(KdStateObject *self, PyObject *unused) {
@@ -455,29 +431,13 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     return Py_BuildValue("(NNN)", t, c, r);
 }
 
-/* time_clones(k) -> k: copies the game k times inside the core (the clone's own cost). */
-static PyObject *KdState_time_clones(KdStateObject *self, PyObject *arg) {
-    long k = PyLong_AsLong(arg);
-    if (k == -1 && PyErr_Occurred()) return NULL;
-    static KdGame sink[2];
-    volatile int8_t keep = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    for (long i = 0; i < k; i++) {
-        memcpy(&sink[i & 1], &self->g, sizeof(KdGame));
-        keep = (int8_t)(keep + sink[i & 1].phase);
-    }
-    Py_END_ALLOW_THREADS;
-    (void)keep;
-    return PyLong_FromLong(k);
-}
-
 static PyObject *KdState_get(KdStateObject *self, void *which) {
     return PyLong_FromLong(which ? self->g.seat : self->g.phase);
 }
 
 static PyMethodDef KdState_methods[] = {
-    {"clone", (PyCFunction)KdState_clone, METH_NOARGS, "an independent copy"},
-    {"copy_from", (PyCFunction)KdState_copy_from, METH_O, "become a copy of another KdState"},
+    {"clone", core_state_clone, METH_NOARGS, "an independent copy"},
+    {"copy_from", core_state_copy_from, METH_O, "become a copy of another KdState"},
     {"legal", (PyCFunction)KdState_legal, METH_NOARGS, "legal action ids, ascending"},
     {"apply", (PyCFunction)KdState_apply, METH_O, "apply(a) -> False if a is not legal"},
     {"scores", (PyCFunction)KdState_scores, METH_NOARGS, "per seat (points, largest)"},
@@ -487,7 +447,7 @@ static PyMethodDef KdState_methods[] = {
     {"rollout", (PyCFunction)KdState_rollout, METH_VARARGS, "rollout(policy, seed, me)"},
     {"monte_carlo", (PyCFunction)KdState_monte_carlo, METH_VARARGS,
      "monte_carlo(candidates, sims, policy, value, seat, rng) -> (totals, counts, rng)"},
-    {"time_clones", (PyCFunction)KdState_time_clones, METH_O, "benchmark helper"},
+    {"time_clones", core_state_time_clones, METH_O, "benchmark helper"},
     {NULL}};
 
 static PyGetSetDef KdState_getset[] = {
@@ -498,7 +458,7 @@ static PyGetSetDef KdState_getset[] = {
 static PyTypeObject KdStateType = {
     NATIVE_TYPE(KdStateObject, "KdState",
                 "One Kingdomino game in the core, for search (moonriver_env.vector.kdsearch)."),
-    .tp_dealloc = (destructor)KdState_dealloc, .tp_methods = KdState_methods,
+    .tp_dealloc = core_state_dealloc, .tp_methods = KdState_methods,
     .tp_getset = KdState_getset};
 
 /* --- module -------------------------------------------------------------------------------- */

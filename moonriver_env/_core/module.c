@@ -11,6 +11,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "binding.h"
@@ -587,20 +588,73 @@ typedef struct {
 
 static PyTypeObject StateType;
 
-static void State_dealloc(StateObject *self) {
-    Py_XDECREF(self->config);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+_Static_assert(offsetof(StateObject, st) == CORE_STATE_OFFSET, "State: a CoreStateHead first");
 
 static StateObject *new_state_object(PyObject *config) {
-    StateObject *obj = PyObject_New(StateObject, &StateType);
-    if (!obj) {
+    return (StateObject *)core_state_new(&StateType, config, &((ConfigObject *)config)->cfg);
+}
+
+static size_t state_size(PyObject *self) {
+    return (size_t)Py_TYPE(self)->tp_basicsize - CORE_STATE_OFFSET;
+}
+
+PyObject *core_state_new(PyTypeObject *type, PyObject *config, const void *params) {
+    CoreStateHead *obj = (CoreStateHead *)_PyObject_New(type);
+    if (obj) {
+        Py_INCREF(config);
+        obj->config = config;
+        obj->params = params;
+    }
+    return (PyObject *)obj;
+}
+
+void core_state_dealloc(PyObject *self) {
+    Py_XDECREF(((CoreStateHead *)self)->config);
+    Py_TYPE(self)->tp_free(self);
+}
+
+PyObject *core_state_clone(PyObject *self, PyObject *unused) {
+    CoreStateHead *head = (CoreStateHead *)self;
+    PyObject *obj = core_state_new(Py_TYPE(self), head->config, head->params);
+    if (obj) {
+        memcpy((char *)obj + CORE_STATE_OFFSET, (char *)self + CORE_STATE_OFFSET, state_size(self));
+    }
+    return obj;
+}
+
+PyObject *core_state_copy_from(PyObject *self, PyObject *other) {
+    if (Py_TYPE(other) != Py_TYPE(self) ||
+        ((CoreStateHead *)other)->config != ((CoreStateHead *)self)->config) {
+        PyErr_Format(PyExc_TypeError, "copy_from: expected a %s of the same config",
+                     Py_TYPE(self)->tp_name);
         return NULL;
     }
-    Py_INCREF(config);
-    obj->config = config;
-    obj->cfg = &((ConfigObject *)config)->cfg;
-    return obj;
+    memcpy((char *)self + CORE_STATE_OFFSET, (char *)other + CORE_STATE_OFFSET, state_size(self));
+    Py_RETURN_NONE;
+}
+
+/* time_clones(k) -> k: copies the state k times inside the core (the clone's own cost,
+ * without Python's object allocation), for the benchmark. */
+PyObject *core_state_time_clones(PyObject *self, PyObject *arg) {
+    long k = PyLong_AsLong(arg);
+    if (k == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    size_t size = state_size(self);
+    char *sink = PyMem_Malloc(2 * size);
+    if (!sink) {
+        return PyErr_NoMemory();
+    }
+    volatile char keep = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (long i = 0; i < k; i++) {
+        memcpy(sink + (i & 1) * size, (char *)self + CORE_STATE_OFFSET, size);
+        keep = (char)(keep + sink[(i & 1) * size]);
+    }
+    Py_END_ALLOW_THREADS;
+    (void)keep;
+    PyMem_Free(sink);
+    return PyLong_FromLong(k);
 }
 
 /* new_state(config, seed): the game new_game(config, seed=seed) sets up. */
@@ -630,24 +684,6 @@ static PyObject *state_from_record(PyObject *mod, PyObject *args) {
         obj->st = st;
     }
     return (PyObject *)obj;
-}
-
-static PyObject *State_clone(StateObject *self, PyObject *unused) {
-    StateObject *obj = new_state_object(self->config);
-    if (obj) {
-        obj->st = self->st;
-    }
-    return (PyObject *)obj;
-}
-
-static PyObject *State_copy_from(StateObject *self, PyObject *other) {
-    if (!PyObject_TypeCheck(other, &StateType) ||
-        ((StateObject *)other)->config != self->config) {
-        PyErr_SetString(PyExc_TypeError, "copy_from: expected a State of the same Config");
-        return NULL;
-    }
-    self->st = ((StateObject *)other)->st;
-    Py_RETURN_NONE;
 }
 
 static PyObject *State_legal(StateObject *self, PyObject *unused) {
@@ -782,25 +818,6 @@ static PyObject *State_record(StateObject *self, PyObject *unused) {
     return PyBytes_FromStringAndSize((const char *)&self->st, sizeof(mr_state));
 }
 
-/* time_clones(k) -> k: copies the state k times inside the core (the clone's own cost,
- * without Python's object allocation), for the benchmark. */
-static PyObject *State_time_clones(StateObject *self, PyObject *arg) {
-    long k = PyLong_AsLong(arg);
-    if (k == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    static mr_state sink[2];
-    volatile int8_t keep = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    for (long i = 0; i < k; i++) {
-        memcpy(&sink[i & 1], &self->st, sizeof(mr_state));
-        keep = (int8_t)(keep + sink[i & 1].phase);
-    }
-    Py_END_ALLOW_THREADS;
-    (void)keep;
-    return PyLong_FromLong(k);
-}
-
 static PyObject *State_get_phase(StateObject *self, void *closure) {
     return PyLong_FromLong(self->st.phase);
 }
@@ -810,8 +827,8 @@ static PyObject *State_get_seat(StateObject *self, void *closure) {
 }
 
 static PyMethodDef State_methods[] = {
-    {"clone", (PyCFunction)State_clone, METH_NOARGS, "an independent copy"},
-    {"copy_from", (PyCFunction)State_copy_from, METH_O, "become a copy of another State"},
+    {"clone", core_state_clone, METH_NOARGS, "an independent copy"},
+    {"copy_from", core_state_copy_from, METH_O, "become a copy of another State"},
     {"legal", (PyCFunction)State_legal, METH_NOARGS, "legal action ids, ascending"},
     {"apply", (PyCFunction)State_apply, METH_O, "apply(a) -> False if a is not legal"},
     {"scores", (PyCFunction)State_scores, METH_NOARGS, "one 7-tuple per seat"},
@@ -822,7 +839,7 @@ static PyMethodDef State_methods[] = {
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
      "determinize(*pcg64_state) -> the generator state after"},
-    {"time_clones", (PyCFunction)State_time_clones, METH_O, "benchmark helper"},
+    {"time_clones", core_state_time_clones, METH_O, "benchmark helper"},
     {NULL}};
 
 static PyGetSetDef State_getset[] = {
@@ -834,7 +851,7 @@ static PyTypeObject StateType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.State",
     .tp_basicsize = sizeof(StateObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = (destructor)State_dealloc,
+    .tp_dealloc = core_state_dealloc,
     .tp_methods = State_methods,
     .tp_getset = State_getset,
     .tp_doc = "One game in the core, for search (see moonriver_env.vector.search).",
