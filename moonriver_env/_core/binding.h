@@ -6,6 +6,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "moonriver.h"
+
 /* Adds the kd_* functions, the KdState type and the Kingdomino constants to the module;
  * 0, or -1 with an exception set. */
 int kd_add_to_module(PyObject *m);
@@ -39,6 +41,16 @@ void core_state_dealloc(PyObject *self);
 PyObject *core_state_clone(PyObject *self, PyObject *unused);
 PyObject *core_state_copy_from(PyObject *self, PyObject *other);
 PyObject *core_state_time_clones(PyObject *self, PyObject *arg);
+/* record() -> the game struct's bytes. */
+PyObject *core_state_record(PyObject *self, PyObject *unused);
+/* A new state object of type from a record read with load_record; NULL with an exception. */
+PyObject *core_state_from_record(PyTypeObject *type, PyObject *config, const void *params,
+                                 PyObject *record, record_check check);
+
+/* A NumPy PCG64 generator's state as the Python side passes it, six integers (state and inc
+ * in 64-bit halves, has_uint32, uinteger), to and from the core's mr_pcg64. */
+int parse_generator(PyObject *words, mr_pcg64 *rng);
+PyObject *build_generator(const mr_pcg64 *rng);
 
 /* The head of a type of moonriver_env._native: its struct, name and docstring. */
 #define NATIVE_TYPE(Struct, name, doc)                                                         \

@@ -290,12 +290,8 @@ static PyObject *kd_new_state(PyObject *mod, PyObject *args) {
 static PyObject *kd_state_from_record(PyObject *mod, PyObject *args) {
     PyObject *config, *record;
     if (!PyArg_ParseTuple(args, "O!O", &KdConfigType, &config, &record)) return NULL;
-    KdGame g;
-    if (load_record(record, &((KdConfigObject *)config)->p, check_and_rebuild, &g, sizeof g) < 0)
-        return NULL;
-    KdStateObject *obj = new_kd_state(config);
-    if (obj) obj->g = g;
-    return (PyObject *)obj;
+    return core_state_from_record(&KdStateType, config, &((KdConfigObject *)config)->p, record,
+                                  check_and_rebuild);
 }
 
 static PyObject *KdState_legal(KdStateObject *self, PyObject *unused) {
@@ -316,40 +312,13 @@ static PyObject *KdState_scores(KdStateObject *self, PyObject *unused) {
     return rank_keys(self->p, &self->g);
 }
 
-static PyObject *KdState_record(KdStateObject *self, PyObject *unused) {
-    return PyBytes_FromStringAndSize((const char *)&self->g, sizeof(KdGame));
-}
-
-/* A generator's state as six integers (numpy PCG64 .state: state and inc split in 64-bit
- * halves, has_uint32, uinteger) and back. */
-static int parse_rng(PyObject *obj, mr_pcg64 *rng) {
-    unsigned long long a, b, c, d;
-    unsigned int has, u;
-    if (!PyArg_ParseTuple(obj, "KKKKII", &a, &b, &c, &d, &has, &u)) return -1;
-    rng->state_hi = a;
-    rng->state_lo = b;
-    rng->inc_hi = c;
-    rng->inc_lo = d;
-    rng->has_uint32 = has ? 1u : 0u;
-    rng->uinteger = u;
-    return 0;
-}
-
-static PyObject *build_rng(const mr_pcg64 *rng) {
-    return Py_BuildValue("(KKKKII)", (unsigned long long)rng->state_hi,
-                         (unsigned long long)rng->state_lo, (unsigned long long)rng->inc_hi,
-                         (unsigned long long)rng->inc_lo, rng->has_uint32, rng->uinteger);
-}
 
 /* redetermine(rng state) -> the generator's state after (KingdominoState.redetermine). */
 static PyObject *KdState_redetermine(KdStateObject *self, PyObject *arg) {
     mr_pcg64 rng;
-    if (!PyTuple_Check(arg) || parse_rng(arg, &rng) < 0) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "redetermine: a generator state");
-        return NULL;
-    }
+    if (parse_generator(arg, &rng) < 0) return NULL;
     kd_redetermine(&self->g, &rng);
-    return build_rng(&rng);
+    return build_generator(&rng);
 }
 
 static int check_policy(int policy, int value, int me, int n) {
@@ -385,7 +354,7 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
         check_policy(policy, value, seat, self->p->n) < 0)
         return NULL;
     mr_pcg64 rng;
-    if (parse_rng(rng_obj, &rng) < 0) return NULL;
+    if (parse_generator(rng_obj, &rng) < 0) return NULL;
     if (seat < 0 || sims < 1 || sims > ((long long)1 << 40)) {
         PyErr_SetString(PyExc_ValueError, "monte_carlo: a seat and sims >= 1 expected");
         return NULL;
@@ -421,7 +390,7 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS;
     PyObject *t = build_items(0, k, item_double, totals);
     PyObject *c = build_items(0, k, item_int64, counts);
-    PyObject *r = build_rng(&rng);
+    PyObject *r = build_generator(&rng);
     if (!t || !c || !r) {
         Py_XDECREF(t);
         Py_XDECREF(c);
@@ -441,7 +410,7 @@ static PyMethodDef KdState_methods[] = {
     {"legal", (PyCFunction)KdState_legal, METH_NOARGS, "legal action ids, ascending"},
     {"apply", (PyCFunction)KdState_apply, METH_O, "apply(a) -> False if a is not legal"},
     {"scores", (PyCFunction)KdState_scores, METH_NOARGS, "per seat (points, largest)"},
-    {"record", (PyCFunction)KdState_record, METH_NOARGS, "the game's record bytes"},
+    {"record", core_state_record, METH_NOARGS, "the game's record bytes"},
     {"redetermine", (PyCFunction)KdState_redetermine, METH_O,
      "redetermine(rng state) -> rng state after"},
     {"rollout", (PyCFunction)KdState_rollout, METH_VARARGS, "rollout(policy, seed, me)"},

@@ -633,6 +633,21 @@ PyObject *core_state_copy_from(PyObject *self, PyObject *other) {
     Py_RETURN_NONE;
 }
 
+PyObject *core_state_record(PyObject *self, PyObject *unused) {
+    return PyBytes_FromStringAndSize((const char *)self + CORE_STATE_OFFSET,
+                                     (Py_ssize_t)state_size(self));
+}
+
+PyObject *core_state_from_record(PyTypeObject *type, PyObject *config, const void *params,
+                                 PyObject *record, record_check check) {
+    PyObject *obj = core_state_new(type, config, params);
+    size_t size = (size_t)type->tp_basicsize - CORE_STATE_OFFSET;
+    if (obj && load_record(record, params, check, (char *)obj + CORE_STATE_OFFSET, size) < 0) {
+        Py_CLEAR(obj);
+    }
+    return obj;
+}
+
 /* time_clones(k) -> k: copies the state k times inside the core (the clone's own cost,
  * without Python's object allocation), for the benchmark. */
 PyObject *core_state_time_clones(PyObject *self, PyObject *arg) {
@@ -674,16 +689,11 @@ static PyObject *new_state(PyObject *mod, PyObject *args) {
 /* state_from_record(config, bytes): checked like Batch.set_record. */
 static PyObject *state_from_record(PyObject *mod, PyObject *args) {
     PyObject *config, *record;
-    mr_state st;
-    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record) ||
-        load_record(record, &((ConfigObject *)config)->cfg, check_and_rebuild, &st, sizeof st) < 0) {
+    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record)) {
         return NULL;
     }
-    StateObject *obj = new_state_object(config);
-    if (obj) {
-        obj->st = st;
-    }
-    return (PyObject *)obj;
+    return core_state_from_record(&StateType, config, &((ConfigObject *)config)->cfg, record,
+                                  check_and_rebuild);
 }
 
 static PyObject *State_legal(StateObject *self, PyObject *unused) {
@@ -795,28 +805,40 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
  * agents.base.determinize with a NumPy generator in that state). */
 static PyObject *State_determinize(StateObject *self, PyObject *args) {
     mr_pcg64 rng;
-    unsigned long long a, b, c, d;
-    unsigned int has, u;
-    if (!PyArg_ParseTuple(args, "KKKKII", &a, &b, &c, &d, &has, &u)) {
+    if (parse_generator(args, &rng) < 0) {
         return NULL;
     }
-    rng.state_hi = a;
-    rng.state_lo = b;
-    rng.inc_hi = c;
-    rng.inc_lo = d;
-    rng.has_uint32 = has ? 1u : 0u;
-    rng.uinteger = u;
     mr_sort8(self->st.pile, self->st.pile_len);
     mr_sort8(self->st.stack, self->st.stack_len);
     mr_redetermine(&self->st, &rng);
-    return Py_BuildValue("(KKKKII)", (unsigned long long)rng.state_hi,
-                         (unsigned long long)rng.state_lo, (unsigned long long)rng.inc_hi,
-                         (unsigned long long)rng.inc_lo, rng.has_uint32, rng.uinteger);
+    return build_generator(&rng);
 }
 
-static PyObject *State_record(StateObject *self, PyObject *unused) {
-    return PyBytes_FromStringAndSize((const char *)&self->st, sizeof(mr_state));
+int parse_generator(PyObject *words, mr_pcg64 *rng) {
+    unsigned long long a, b, c, d;
+    unsigned int has, u;
+    if (!PyTuple_Check(words)) {
+        PyErr_SetString(PyExc_TypeError, "a generator state: a tuple of six integers");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(words, "KKKKII", &a, &b, &c, &d, &has, &u)) {
+        return -1;
+    }
+    rng->state_hi = a;
+    rng->state_lo = b;
+    rng->inc_hi = c;
+    rng->inc_lo = d;
+    rng->has_uint32 = has ? 1u : 0u;
+    rng->uinteger = u;
+    return 0;
 }
+
+PyObject *build_generator(const mr_pcg64 *rng) {
+    return Py_BuildValue("(KKKKII)", (unsigned long long)rng->state_hi,
+                         (unsigned long long)rng->state_lo, (unsigned long long)rng->inc_hi,
+                         (unsigned long long)rng->inc_lo, rng->has_uint32, rng->uinteger);
+}
+
 
 static PyObject *State_get_phase(StateObject *self, void *closure) {
     return PyLong_FromLong(self->st.phase);
@@ -834,7 +856,7 @@ static PyMethodDef State_methods[] = {
     {"scores", (PyCFunction)State_scores, METH_NOARGS, "one 7-tuple per seat"},
     {"redetermine", (PyCFunction)State_redetermine, METH_O, "re-shuffle the hidden order"},
     {"rollout", (PyCFunction)State_rollout, METH_VARARGS, "rollout(seed, depth)"},
-    {"record", (PyCFunction)State_record, METH_NOARGS, "the state's record bytes"},
+    {"record", core_state_record, METH_NOARGS, "the state's record bytes"},
     {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
