@@ -41,6 +41,18 @@ void core_state_dealloc(PyObject *self);
 PyObject *core_state_clone(PyObject *self, PyObject *unused);
 PyObject *core_state_copy_from(PyObject *self, PyObject *other);
 PyObject *core_state_time_clones(PyObject *self, PyObject *arg);
+/* An int8 field of the game struct, at the byte offset the closure holds (phase, seat). */
+PyObject *core_state_int8(PyObject *self, void *offset);
+/* The methods above, for a type's method table (clone, copy_from, record, time_clones). */
+#define CORE_STATE_METHODS                                                                     \
+    {"clone", core_state_clone, METH_NOARGS, "an independent copy"},                           \
+    {"copy_from", core_state_copy_from, METH_O, "become a copy of another state of its type"}, \
+    {"record", core_state_record, METH_NOARGS, "the game's record bytes"},                     \
+    {"time_clones", core_state_time_clones, METH_O, "benchmark helper"}
+/* The getters of the acting seat and the phase, for a game struct G. */
+#define CORE_STATE_GETSET(G)                                                                   \
+    {"phase", core_state_int8, NULL, "phase code", (void *)offsetof(G, phase)},                \
+    {"seat", core_state_int8, NULL, "acting seat (-1 when over)", (void *)offsetof(G, seat)}
 /* record() -> the game struct's bytes. */
 PyObject *core_state_record(PyObject *self, PyObject *unused);
 /* A new state object of type from a record read with load_record; NULL with an exception. */

@@ -263,10 +263,10 @@ static PyTypeObject KdBatchType = {
 
 /* --- KdState: one game for search ----------------------------------------------------------- */
 typedef struct {
-    PyObject_HEAD PyObject *config;
-    const KdParams *p;
+    CoreStateHead head; /* head.params: the KdParams */
     KdGame g;
 } KdStateObject;
+#define STATE_PARAMS(self) ((const KdParams *)(self)->head.params)
 
 static PyTypeObject KdStateType;
 
@@ -282,7 +282,7 @@ static PyObject *kd_new_state(PyObject *mod, PyObject *args) {
     unsigned long long seed;
     if (!PyArg_ParseTuple(args, "O!K", &KdConfigType, &config, &seed)) return NULL;
     KdStateObject *obj = new_kd_state(config);
-    if (obj) kd_new_game(obj->p, &obj->g, seed);
+    if (obj) kd_new_game(STATE_PARAMS(obj), &obj->g, seed);
     return (PyObject *)obj;
 }
 
@@ -296,20 +296,20 @@ static PyObject *kd_state_from_record(PyObject *mod, PyObject *args) {
 
 static PyObject *KdState_legal(KdStateObject *self, PyObject *unused) {
     int32_t ids[KD_MAX_LEGAL];
-    return build_items(1, kd_legal(self->p, &self->g, ids), item_int32, ids);
+    return build_items(1, kd_legal(STATE_PARAMS(self), &self->g, ids), item_int32, ids);
 }
 
 /* apply(a) -> True, or False when a is not legal (then nothing changed). */
 static PyObject *KdState_apply(KdStateObject *self, PyObject *arg) {
     long long a = PyLong_AsLongLong(arg);
     if (a == -1 && PyErr_Occurred()) return NULL;
-    if (!kd_is_legal(self->p, &self->g, a)) Py_RETURN_FALSE;
-    kd_apply(self->p, &self->g, (int32_t)a);
+    if (!kd_is_legal(STATE_PARAMS(self), &self->g, a)) Py_RETURN_FALSE;
+    kd_apply(STATE_PARAMS(self), &self->g, (int32_t)a);
     Py_RETURN_TRUE;
 }
 
 static PyObject *KdState_scores(KdStateObject *self, PyObject *unused) {
-    return rank_keys(self->p, &self->g);
+    return rank_keys(STATE_PARAMS(self), &self->g);
 }
 
 
@@ -336,11 +336,11 @@ static PyObject *KdState_rollout(KdStateObject *self, PyObject *args) {
     int policy, me;
     unsigned long long seed;
     if (!PyArg_ParseTuple(args, "iKi", &policy, &seed, &me) ||
-        check_policy(policy, 0, me, self->p->n) < 0)
+        check_policy(policy, 0, me, STATE_PARAMS(self)->n) < 0)
         return NULL;
     mr_pcg64 rng;
     mr_pcg64_seed(&rng, seed);
-    return PyLong_FromLong(kd_playout(self->p, &self->g, policy, me, &rng));
+    return PyLong_FromLong(kd_playout(STATE_PARAMS(self), &self->g, policy, me, &rng));
 }
 
 /* monte_carlo(candidates, sims, policy, value, seat, rng state) -> (totals, counts, rng state
@@ -351,7 +351,7 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     int policy, value, seat;
     if (!PyArg_ParseTuple(args, "OLiiiO!", &cands_obj, &sims, &policy, &value, &seat,
                           &PyTuple_Type, &rng_obj) ||
-        check_policy(policy, value, seat, self->p->n) < 0)
+        check_policy(policy, value, seat, STATE_PARAMS(self)->n) < 0)
         return NULL;
     mr_pcg64 rng;
     if (parse_generator(rng_obj, &rng) < 0) return NULL;
@@ -374,7 +374,7 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
             Py_DECREF(seq);
             return NULL;
         }
-        if (!kd_is_legal(self->p, &self->g, a)) {
+        if (!kd_is_legal(STATE_PARAMS(self), &self->g, a)) {
             Py_DECREF(seq);
             PyErr_Format(PyExc_ValueError, "candidates: action %lld is not legal", a);
             return NULL;
@@ -386,7 +386,7 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     int64_t counts[KD_MAX_LEGAL];
     KdGame root = self->g;
     Py_BEGIN_ALLOW_THREADS;
-    kd_monte_carlo(self->p, &root, cands, (int)k, sims, policy, value, seat, &rng, totals, counts);
+    kd_monte_carlo(STATE_PARAMS(self), &root, cands, (int)k, sims, policy, value, seat, &rng, totals, counts);
     Py_END_ALLOW_THREADS;
     PyObject *t = build_items(0, k, item_double, totals);
     PyObject *c = build_items(0, k, item_int64, counts);
@@ -400,29 +400,19 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     return Py_BuildValue("(NNN)", t, c, r);
 }
 
-static PyObject *KdState_get(KdStateObject *self, void *which) {
-    return PyLong_FromLong(which ? self->g.seat : self->g.phase);
-}
-
 static PyMethodDef KdState_methods[] = {
-    {"clone", core_state_clone, METH_NOARGS, "an independent copy"},
-    {"copy_from", core_state_copy_from, METH_O, "become a copy of another KdState"},
+    CORE_STATE_METHODS,
     {"legal", (PyCFunction)KdState_legal, METH_NOARGS, "legal action ids, ascending"},
     {"apply", (PyCFunction)KdState_apply, METH_O, "apply(a) -> False if a is not legal"},
     {"scores", (PyCFunction)KdState_scores, METH_NOARGS, "per seat (points, largest)"},
-    {"record", core_state_record, METH_NOARGS, "the game's record bytes"},
     {"redetermine", (PyCFunction)KdState_redetermine, METH_O,
      "redetermine(rng state) -> rng state after"},
     {"rollout", (PyCFunction)KdState_rollout, METH_VARARGS, "rollout(policy, seed, me)"},
     {"monte_carlo", (PyCFunction)KdState_monte_carlo, METH_VARARGS,
      "monte_carlo(candidates, sims, policy, value, seat, rng) -> (totals, counts, rng)"},
-    {"time_clones", core_state_time_clones, METH_O, "benchmark helper"},
     {NULL}};
 
-static PyGetSetDef KdState_getset[] = {
-    {"phase", (getter)KdState_get, NULL, "phase code", NULL},
-    {"seat", (getter)KdState_get, NULL, "acting seat (-1 when over)", (void *)1},
-    {NULL}};
+static PyGetSetDef KdState_getset[] = {CORE_STATE_GETSET(KdGame), {NULL}};
 
 static PyTypeObject KdStateType = {
     NATIVE_TYPE(KdStateObject, "KdState",

@@ -633,6 +633,10 @@ PyObject *core_state_copy_from(PyObject *self, PyObject *other) {
     Py_RETURN_NONE;
 }
 
+PyObject *core_state_int8(PyObject *self, void *offset) {
+    return PyLong_FromLong(*((const int8_t *)self + CORE_STATE_OFFSET + (size_t)offset));
+}
+
 PyObject *core_state_record(PyObject *self, PyObject *unused) {
     return PyBytes_FromStringAndSize((const char *)self + CORE_STATE_OFFSET,
                                      (Py_ssize_t)state_size(self));
@@ -840,34 +844,20 @@ PyObject *build_generator(const mr_pcg64 *rng) {
 }
 
 
-static PyObject *State_get_phase(StateObject *self, void *closure) {
-    return PyLong_FromLong(self->st.phase);
-}
-
-static PyObject *State_get_seat(StateObject *self, void *closure) {
-    return PyLong_FromLong(self->st.seat);
-}
-
 static PyMethodDef State_methods[] = {
-    {"clone", core_state_clone, METH_NOARGS, "an independent copy"},
-    {"copy_from", core_state_copy_from, METH_O, "become a copy of another State"},
+    CORE_STATE_METHODS,
     {"legal", (PyCFunction)State_legal, METH_NOARGS, "legal action ids, ascending"},
     {"apply", (PyCFunction)State_apply, METH_O, "apply(a) -> False if a is not legal"},
     {"scores", (PyCFunction)State_scores, METH_NOARGS, "one 7-tuple per seat"},
     {"redetermine", (PyCFunction)State_redetermine, METH_O, "re-shuffle the hidden order"},
     {"rollout", (PyCFunction)State_rollout, METH_VARARGS, "rollout(seed, depth)"},
-    {"record", core_state_record, METH_NOARGS, "the state's record bytes"},
     {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
      "determinize(*pcg64_state) -> the generator state after"},
-    {"time_clones", core_state_time_clones, METH_O, "benchmark helper"},
     {NULL}};
 
-static PyGetSetDef State_getset[] = {
-    {"phase", (getter)State_get_phase, NULL, "phase code", NULL},
-    {"seat", (getter)State_get_seat, NULL, "acting seat (-1 when over)", NULL},
-    {NULL}};
+static PyGetSetDef State_getset[] = {CORE_STATE_GETSET(mr_state), {NULL}};
 
 static PyTypeObject StateType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.State",
