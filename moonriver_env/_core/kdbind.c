@@ -71,9 +71,7 @@ typedef struct {
 static void KdBatch_dealloc(KdBatchObject *self) {
     for (int i = 0; i < KO_COUNT; i++)
         if (self->have_out[i]) PyBuffer_Release(&self->out[i]);
-    PyMem_Free(self->games);
-    PyMem_Free(self->legal);
-    PyMem_Free(self->nlegal);
+    PyMem_Free(self->games); /* one block: the games, then nlegal, then legal */
     Py_XDECREF(self->config);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -86,12 +84,9 @@ static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTuple(args, "O!nOOOOOO", &KdConfigType, &config, &N, &arrays[0], &arrays[1],
                           &arrays[2], &arrays[3], &arrays[4], &arrays[5]))
         return -1;
-    if (self->config) {
-        PyErr_SetString(PyExc_RuntimeError, "KdBatch: already initialised");
-        return -1;
-    }
-    if (N < 1 || N > (1 << 24)) {
-        PyErr_SetString(PyExc_ValueError, "KdBatch: num_games out of range");
+    if (self->config || N < 1 || N > (1 << 24)) {
+        PyErr_SetString(self->config ? PyExc_RuntimeError : PyExc_ValueError,
+                        self->config ? "KdBatch: already initialised" : "KdBatch: num_games out of range");
         return -1;
     }
     Py_INCREF(config);
@@ -112,13 +107,13 @@ static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
             return -1;
         self->have_out[i] = 1;
     }
-    self->games = PyMem_Calloc((size_t)N, sizeof(KdGame));
-    self->legal = PyMem_Calloc((size_t)N * KD_MAX_LEGAL, sizeof(int16_t));
-    self->nlegal = PyMem_Calloc((size_t)N, sizeof(int32_t));
-    if (!self->games || !self->legal || !self->nlegal) {
+    self->games = PyMem_Calloc((size_t)N, sizeof(KdGame) + sizeof(int32_t) + KD_MAX_LEGAL * sizeof(int16_t));
+    if (!self->games) {
         PyErr_NoMemory();
         return -1;
     }
+    self->nlegal = (int32_t *)(self->games + N);
+    self->legal = (int16_t *)(self->nlegal + N);
     return 0;
 }
 
