@@ -241,13 +241,15 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Every KdBatch method takes positional arguments. */
+#define BATCH_METHOD(name, doc) {#name, (PyCFunction)KdBatch_##name, METH_VARARGS, doc}
 static PyMethodDef KdBatch_methods[] = {
-    {"new_game", (PyCFunction)KdBatch_new_game, METH_VARARGS, "new_game(i, seed)"},
-    {"step", (PyCFunction)KdBatch_step, METH_VARARGS, "step(actions, active) -> -1 or i"},
-    {"observe", (PyCFunction)KdBatch_observe, METH_VARARGS, "observe(i, seat, out)"},
-    {"scores", (PyCFunction)KdBatch_scores, METH_VARARGS, "scores(i) -> ((points, largest), ...)"},
-    {"get_record", (PyCFunction)KdBatch_get_record, METH_VARARGS, "get_record(i) -> bytes"},
-    {"set_record", (PyCFunction)KdBatch_set_record, METH_VARARGS, "set_record(i, bytes)"},
+    BATCH_METHOD(new_game, "new_game(i, seed)"),
+    BATCH_METHOD(step, "step(actions, active) -> -1 or i"),
+    BATCH_METHOD(observe, "observe(i, seat, out)"),
+    BATCH_METHOD(scores, "scores(i) -> ((points, largest), ...)"),
+    BATCH_METHOD(get_record, "get_record(i) -> bytes"),
+    BATCH_METHOD(set_record, "set_record(i, bytes)"),
     {NULL}};
 
 static PyTypeObject KdBatchType = {
