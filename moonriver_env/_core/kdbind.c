@@ -418,16 +418,10 @@ static PyTypeObject KdStateType = {
     .tp_getset = KdState_getset};
 
 /* --- module -------------------------------------------------------------------------------- */
-static PyObject *kd_game_fields(PyObject *mod, PyObject *unused) {
-    return build_items(0, KD_NUM_GAME_FIELDS, item_field, KD_GAME_FIELDS);
-}
-
 static PyMethodDef kd_functions[] = {
     {"kd_new_state", kd_new_state, METH_VARARGS, "kd_new_state(config, seed) -> KdState"},
     {"kd_state_from_record", kd_state_from_record, METH_VARARGS,
      "kd_state_from_record(config, record) -> KdState (checked)"},
-    {"kd_game_fields", kd_game_fields, METH_NOARGS,
-     "The Kingdomino record's fields: (name, byte offset, type code, count)."},
     {NULL}};
 
 int kd_add_to_module(PyObject *m) {
@@ -440,6 +434,9 @@ int kd_add_to_module(PyObject *m) {
         PyModule_AddObject(m, "KdConfig", (PyObject *)&KdConfigType) < 0 ||
         PyModule_AddObject(m, "KdBatch", (PyObject *)&KdBatchType) < 0 ||
         PyModule_AddIntConstant(m, "KD_RECORD_SIZE", (long)sizeof(KdGame)) < 0 ||
+        /* the record's fields: (name, byte offset, type code, count) */
+        PyModule_AddObject(m, "KD_GAME_FIELDS",
+                           build_items(0, KD_NUM_GAME_FIELDS, item_field, KD_GAME_FIELDS)) < 0 ||
         PyModule_AddIntConstant(m, "KD_PARAMS_LEN", KD_PARAMS_LEN) < 0 ||
         PyModule_AddObject(m, "KD_POLICIES", build_items(0, KD_NUM_POLICIES, item_name, KD_POLICY_NAMES)) < 0 ||
         PyModule_AddObject(m, "KD_VALUES", build_items(0, KD_NUM_VALUES, item_name, KD_VALUE_NAMES)) < 0)

@@ -4,7 +4,7 @@ each fact, and a Kingdomino game crossing the boundary.
 :func:`core_config` packs one config's facts (the action layout, the bonuses, the phase
 numbers, the domino table, all from :mod:`moonriver_env.kingdomino`) into the int64 vector the
 core's ``KdConfig`` checks. A game crosses as one record whose fields the core lists
-(``_native.kd_game_fields()``): the engine's state fields (:data:`~moonriver_env.kingdomino.
+(``_native.KD_GAME_FIELDS``): the engine's state fields (:data:`~moonriver_env.kingdomino.
 core.FIELDS`, lists as an array and a length, kingdoms as per-cell landscape and crown grids)
 and its generator; :func:`state_to_record` and :func:`record_to_state` convert it to and from
 :class:`~moonriver_env.kingdomino.KingdominoState`.
@@ -69,7 +69,7 @@ def core_config(native: ModuleType, config: KingdominoConfig) -> Any:
 
 def kd_record_dtype(native: ModuleType) -> np.dtype:
     """The NumPy dtype of one Kingdomino record (``native.KD_RECORD_SIZE`` bytes)."""
-    return fields_dtype(native.kd_game_fields(), native.KD_RECORD_SIZE)
+    return fields_dtype(native.KD_GAME_FIELDS, native.KD_RECORD_SIZE)
 
 
 def state_to_record(dtype: np.dtype, state: KingdominoState) -> bytes:

@@ -117,7 +117,7 @@ def record_dtype(native: ModuleType) -> np.dtype:
 
 def fields_dtype(fields: Any, itemsize: int) -> np.dtype:
     """The NumPy dtype of a record whose fields the core lists as ``(name, byte offset, type
-    code, count)`` (``state_fields()``, ``kd_game_fields()``)."""
+    code, count)`` (``state_fields()``, ``KD_GAME_FIELDS``)."""
     names, formats, offsets = [], [], []
     for name, offset, code, count in fields:
         names.append(name)
