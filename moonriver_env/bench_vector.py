@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import sys
@@ -46,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from .bench import cpu_model, pin_to_one_cpu
+from .bench import cpu_model, machine_line, pin_to_one_cpu
 from .bench_env import run_loop
 from .games import parse_game
 from .kingdomino import KingdominoConfig
@@ -222,11 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cpu = pin_to_one_cpu(args.cpu)
     name = "VectorGame" if args.game == "moonriver" else "KingdominoVectorGame"
     print(f"{name} benchmark: random legal actions, one CPU, decisions (steps) per second")
-    print(
-        f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
-        + (f", pinned to CPU {cpu}" if cpu is not None else "")
-        + ("" if NATIVE else " -- NATIVE CORE NOT BUILT: Python engine")
-    )
+    print(machine_line(cpu) + ("" if NATIVE else " -- NATIVE CORE NOT BUILT: Python engine"))
     print(f"{args.runs} runs x {args.seconds:g} s per row, interleaved; N = {args.num_games}\n")
     sys.stdout.flush()
     rows: dict[str, Runner] = {

@@ -78,14 +78,9 @@ static PyGetSetDef Config_getset[] = {
     {NULL}};
 
 static PyTypeObject ConfigType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.Config",
-    .tp_basicsize = sizeof(ConfigObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Config_init,
-    .tp_getset = Config_getset,
-    .tp_doc = "The per-config tables of the native core, read from a spec vector.",
-};
+    NATIVE_TYPE(ConfigObject, "Config",
+                "The per-config tables of the native core, read from a spec vector."),
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)Config_init, .tp_getset = Config_getset};
 
 /* --- Batch --------------------------------------------------------------------------------- */
 enum { OUT_OBS, OUT_MASK, OUT_LEGAL, OUT_NUM_LEGAL, OUT_SEAT, OUT_REWARDS, OUT_TERMINATED,
@@ -568,15 +563,10 @@ static PyMethodDef Batch_methods[] = {
     {NULL}};
 
 static PyTypeObject BatchType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.Batch",
-    .tp_basicsize = sizeof(BatchObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Batch_init,
-    .tp_dealloc = (destructor)Batch_dealloc,
-    .tp_methods = Batch_methods,
-    .tp_doc = "N games of one config, stepped together (see moonriver_env.vector).",
-};
+    NATIVE_TYPE(BatchObject, "Batch",
+                "N games of one config, stepped together (see moonriver_env.vector)."),
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)Batch_init,
+    .tp_dealloc = (destructor)Batch_dealloc, .tp_methods = Batch_methods};
 
 
 /* --- State: one game for search ------------------------------------------------------------ */
@@ -860,14 +850,9 @@ static PyMethodDef State_methods[] = {
 static PyGetSetDef State_getset[] = {CORE_STATE_GETSET(mr_state), {NULL}};
 
 static PyTypeObject StateType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.State",
-    .tp_basicsize = sizeof(StateObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = core_state_dealloc,
-    .tp_methods = State_methods,
-    .tp_getset = State_getset,
-    .tp_doc = "One game in the core, for search (see moonriver_env.vector.search).",
-};
+    NATIVE_TYPE(StateObject, "State",
+                "One game in the core, for search (see moonriver_env.vector.search)."),
+    .tp_dealloc = core_state_dealloc, .tp_methods = State_methods, .tp_getset = State_getset};
 
 /* --- module -------------------------------------------------------------------------------- */
 /* The names of the core's enums, in their order; the Python side maps them to its own tables
