@@ -350,15 +350,35 @@ static int other_cell(const KdParams *p, int cell, int dir) {
     }
 }
 
-/* The placements of domino d in seat s's kingdom (placement_ids), ascending; their count. */
+/* The placements of domino d in seat s's kingdom (placement_ids), ascending; their count.
+ * Only the window a new square may take (Board.allowed) is read: each of its cells once for
+ * being empty and touching each half's landscape, then every direction. */
 static int placements(const KdParams *p, const KdGame *g, int s, int d, int32_t *out) {
-    int n = 0, dirs = p->symmetric[d] ? 2 : 4;
+    int side = p->side, k = p->size - 1, n = 0, dirs = p->symmetric[d] ? 2 : 4;
+    int r0 = g->rmax[s] - k > 0 ? g->rmax[s] - k : 0;
+    int r1 = g->rmin[s] + k < side - 1 ? g->rmin[s] + k : side - 1;
+    int c0 = g->cmax[s] - k > 0 ? g->cmax[s] - k : 0;
+    int c1 = g->cmin[s] + k < side - 1 ? g->cmin[s] + k : side - 1;
+    int8_t empty[KD_MAX_CELLS], first[KD_MAX_CELLS], second[KD_MAX_CELLS];
+    for (int r = r0; r <= r1; r++) {
+        for (int c = c0; c <= c1; c++) {
+            int cell = r * side + c;
+            empty[cell] = g->land[s][cell] == KD_EMPTY;
+            if (!empty[cell]) continue;
+            first[cell] = (int8_t)touches(p, g, s, cell, p->land1[d]);
+            second[cell] = p->land2[d] == p->land1[d] ? first[cell]
+                                                      : (int8_t)touches(p, g, s, cell, p->land2[d]);
+        }
+    }
     for (int dir = 0; dir < dirs; dir++) {
-        for (int cell = 0; cell < p->cells; cell++) {
-            int o = other_cell(p, cell, dir);
-            if (o < 0 || !is_free(p, g, s, cell) || !is_free(p, g, s, o)) continue;
-            if (touches(p, g, s, cell, p->land1[d]) || touches(p, g, s, o, p->land2[d]))
-                out[n++] = dir * p->cells + cell;
+        int dr = dir == 0 ? 1 : dir == 2 ? -1 : 0, dc = dir == 1 ? 1 : dir == 3 ? -1 : 0;
+        for (int r = r0; r <= r1; r++) {
+            if (r + dr < r0 || r + dr > r1) continue;
+            for (int c = c0; c <= c1; c++) {
+                int cell = r * side + c, o = cell + dr * side + dc;
+                if (c + dc < c0 || c + dc > c1 || !empty[cell] || !empty[o]) continue;
+                if (first[cell] || second[o]) out[n++] = dir * p->cells + cell;
+            }
         }
     }
     return n;
