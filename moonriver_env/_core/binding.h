@@ -69,6 +69,17 @@ PyObject *build_generator(const mr_pcg64 *rng);
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native." name,                    \
     .tp_basicsize = sizeof(Struct), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_doc = doc
 
+/* A batch type's slots: prefix##_init, prefix##_dealloc and prefix##_methods. */
+#define NATIVE_BATCH_TYPE(Struct, prefix, name, doc)                                            \
+    NATIVE_TYPE(Struct, name, doc), .tp_new = PyType_GenericNew,                               \
+    .tp_init = (initproc)prefix##_init, .tp_dealloc = (destructor)prefix##_dealloc,            \
+    .tp_methods = prefix##_methods
+
+/* A state type's slots: the shared dealloc, prefix##_methods and prefix##_getset. */
+#define NATIVE_STATE_TYPE(Struct, prefix, name, doc)                                            \
+    NATIVE_TYPE(Struct, name, doc), .tp_dealloc = core_state_dealloc,                          \
+    .tp_methods = prefix##_methods, .tp_getset = prefix##_getset
+
 /* A tuple (a list when as_list) of count items, item i made by make(data, i); NULL with an
  * exception set. The makers below read data as an array of their type. */
 typedef PyObject *(*item_maker)(const void *data, Py_ssize_t i);

@@ -252,11 +252,9 @@ static PyMethodDef KdBatch_methods[] = {
     BATCH_METHOD(set_record, "set_record(i, bytes)"),
     {NULL}};
 
-static PyTypeObject KdBatchType = {
-    NATIVE_TYPE(KdBatchObject, "KdBatch",
-                "N Kingdomino games stepped together (see moonriver_env.vector.kingdomino)."),
-    .tp_new = PyType_GenericNew, .tp_init = (initproc)KdBatch_init,
-    .tp_dealloc = (destructor)KdBatch_dealloc, .tp_methods = KdBatch_methods};
+static PyTypeObject KdBatchType = {NATIVE_BATCH_TYPE(
+    KdBatchObject, KdBatch, "KdBatch",
+    "N Kingdomino games stepped together (see moonriver_env.vector.kingdomino).")};
 
 /* --- KdState: one game for search ----------------------------------------------------------- */
 typedef struct {
@@ -397,25 +395,23 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
     return Py_BuildValue("(NNN)", t, c, r);
 }
 
+#define STATE_METHOD(name, flags, doc) {#name, (PyCFunction)KdState_##name, flags, doc}
 static PyMethodDef KdState_methods[] = {
     CORE_STATE_METHODS,
-    {"legal", (PyCFunction)KdState_legal, METH_NOARGS, "legal action ids, ascending"},
-    {"apply", (PyCFunction)KdState_apply, METH_O, "apply(a) -> False if a is not legal"},
-    {"scores", (PyCFunction)KdState_scores, METH_NOARGS, "per seat (points, largest)"},
-    {"redetermine", (PyCFunction)KdState_redetermine, METH_O,
-     "redetermine(rng state) -> rng state after"},
-    {"rollout", (PyCFunction)KdState_rollout, METH_VARARGS, "rollout(policy, seed, me)"},
-    {"monte_carlo", (PyCFunction)KdState_monte_carlo, METH_VARARGS,
-     "monte_carlo(candidates, sims, policy, value, seat, rng) -> (totals, counts, rng)"},
+    STATE_METHOD(legal, METH_NOARGS, "legal action ids, ascending"),
+    STATE_METHOD(apply, METH_O, "apply(a) -> False if a is not legal"),
+    STATE_METHOD(scores, METH_NOARGS, "per seat (points, largest)"),
+    STATE_METHOD(redetermine, METH_O, "redetermine(rng state) -> rng state after"),
+    STATE_METHOD(rollout, METH_VARARGS, "rollout(policy, seed, me)"),
+    STATE_METHOD(monte_carlo, METH_VARARGS,
+                 "monte_carlo(candidates, sims, policy, value, seat, rng) -> (totals, counts, rng)"),
     {NULL}};
 
 static PyGetSetDef KdState_getset[] = {CORE_STATE_GETSET(KdGame), {NULL}};
 
-static PyTypeObject KdStateType = {
-    NATIVE_TYPE(KdStateObject, "KdState",
-                "One Kingdomino game in the core, for search (moonriver_env.vector.kdsearch)."),
-    .tp_dealloc = core_state_dealloc, .tp_methods = KdState_methods,
-    .tp_getset = KdState_getset};
+static PyTypeObject KdStateType = {NATIVE_STATE_TYPE(
+    KdStateObject, KdState, "KdState",
+    "One Kingdomino game in the core, for search (moonriver_env.vector.kdsearch).")};
 
 /* --- module -------------------------------------------------------------------------------- */
 static PyMethodDef kd_functions[] = {

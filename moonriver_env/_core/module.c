@@ -562,11 +562,9 @@ static PyMethodDef Batch_methods[] = {
     {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(i, seat, out)"},
     {NULL}};
 
-static PyTypeObject BatchType = {
-    NATIVE_TYPE(BatchObject, "Batch",
-                "N games of one config, stepped together (see moonriver_env.vector)."),
-    .tp_new = PyType_GenericNew, .tp_init = (initproc)Batch_init,
-    .tp_dealloc = (destructor)Batch_dealloc, .tp_methods = Batch_methods};
+static PyTypeObject BatchType = {NATIVE_BATCH_TYPE(
+    BatchObject, Batch, "Batch",
+    "N games of one config, stepped together (see moonriver_env.vector).")};
 
 
 /* --- State: one game for search ------------------------------------------------------------ */
@@ -849,10 +847,8 @@ static PyMethodDef State_methods[] = {
 
 static PyGetSetDef State_getset[] = {CORE_STATE_GETSET(mr_state), {NULL}};
 
-static PyTypeObject StateType = {
-    NATIVE_TYPE(StateObject, "State",
-                "One game in the core, for search (see moonriver_env.vector.search)."),
-    .tp_dealloc = core_state_dealloc, .tp_methods = State_methods, .tp_getset = State_getset};
+static PyTypeObject StateType = {NATIVE_STATE_TYPE(
+    StateObject, State, "State", "One game in the core, for search (see moonriver_env.vector.search).")};
 
 /* --- module -------------------------------------------------------------------------------- */
 /* The names of the core's enums, in their order; the Python side maps them to its own tables
