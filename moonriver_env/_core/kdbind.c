@@ -64,6 +64,7 @@ typedef struct {
     KdGame *games;
     int16_t *legal; /* [num_games][KD_MAX_LEGAL]: the core's own legal lists */
     int32_t *nlegal;
+    int8_t *published; /* [num_games]: the mask row holds exactly legal's ids */
     Py_buffer out[KO_COUNT];
     int have_out[KO_COUNT];
 } KdBatchObject;
@@ -71,7 +72,7 @@ typedef struct {
 static void KdBatch_dealloc(KdBatchObject *self) {
     for (int i = 0; i < KO_COUNT; i++)
         if (self->have_out[i]) PyBuffer_Release(&self->out[i]);
-    PyMem_Free(self->games); /* one block: the games, then nlegal, then legal */
+    PyMem_Free(self->games); /* one block: the games, nlegal, legal, published */
     Py_XDECREF(self->config);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -107,13 +108,15 @@ static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
             return -1;
         self->have_out[i] = 1;
     }
-    self->games = PyMem_Calloc((size_t)N, sizeof(KdGame) + sizeof(int32_t) + KD_MAX_LEGAL * sizeof(int16_t));
+    self->games = PyMem_Calloc((size_t)N, sizeof(KdGame) + sizeof(int32_t) +
+                                              KD_MAX_LEGAL * sizeof(int16_t) + 1);
     if (!self->games) {
         PyErr_NoMemory();
         return -1;
     }
     self->nlegal = (int32_t *)(self->games + N);
     self->legal = (int16_t *)(self->nlegal + N);
+    self->published = (int8_t *)(self->legal + N * KD_MAX_LEGAL);
     return 0;
 }
 
@@ -139,8 +142,12 @@ static void publish(KdBatchObject *self, Py_ssize_t i) {
     int16_t *own = self->legal + i * KD_MAX_LEGAL;
     int16_t *legal = (int16_t *)self->out[KO_LEGAL].buf + i * A;
     int8_t *mask = (int8_t *)self->out[KO_MASK].buf + i * A;
-    memset(mask, 0, (size_t)A);
-    memset(legal, 0, sizeof(int16_t) * (size_t)A);
+    if (self->published[i]) { /* clear only the ids the last publish marked */
+        for (int j = 0; j < self->nlegal[i]; j++) mask[own[j]] = 0;
+    } else {
+        memset(mask, 0, (size_t)A);
+        self->published[i] = 1;
+    }
     for (int j = 0; j < k; j++) {
         own[j] = legal[j] = (int16_t)ids[j];
         mask[ids[j]] = 1;
