@@ -102,6 +102,12 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
+def machine_line(cpu: int | None) -> str:
+    """The benchmarks' line naming Python, NumPy and the CPU (and the one it is pinned to)."""
+    pinned = f", pinned to CPU {cpu}" if cpu is not None else ""
+    return f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}{pinned}"
+
+
 def pin_to_one_cpu(cpu: int | None) -> int | None:
     """Pin this process to one CPU where the OS allows it; return that CPU (or None)."""
     if not hasattr(os, "sched_setaffinity"):

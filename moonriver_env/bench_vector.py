@@ -2,8 +2,9 @@
 
 Usage::
 
-    python -m moonriver_env.bench_vector [--seconds S] [--runs R] [--num-games N]
-                                         [--players 2 4] [--mode base] [--cpu C] [--json PATH]
+    python -m moonriver_env.bench_vector [--game moonriver|kingdomino] [--seconds S] [--runs R]
+                                         [--num-games N] [--players 2 4] [--mode base]
+                                         [--cpu C] [--json PATH]
 
 Every row plays uniformly random legal actions on one CPU (the process is pinned on Linux) and
 reports decisions (steps) per second, the median over ``R`` timed runs of ``S`` seconds each,
@@ -21,6 +22,11 @@ and every ratio is to an anchor measured in the same process:
   for each game's run, a uniform pick in it), costlier in NumPy, not in the core. Finished games restart inside ``step`` (auto reset).
 - ``native clone``: the time to copy one game state in the core (``moonriver_env._native``).
 
+``--game kingdomino`` measures :class:`~moonriver_env.vector.KingdominoVectorGame` the same
+way (``--mode``: ``base`` or the variants, ``harmony+middle_kingdom``), with the clone row of
+:class:`~moonriver_env.vector.kdsearch.NativeKingdominoState` and its playouts per second to
+the end of a game from the set-up (``random`` and ``greedy``, the ``mc`` agent's rollouts).
+
 The issue's bars: at least 1,000,000 decisions/s without the observation, at least 200,000
 steps/s with it, one core.
 """
@@ -29,26 +35,46 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import random
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .bench import cpu_model, pin_to_one_cpu
+from .bench import cpu_model, machine_line, pin_to_one_cpu
 from .bench_env import run_loop
+from .games import parse_game
+from .kingdomino import KingdominoConfig
 from .opponents import make_opponent
 from .rules import GameConfig, new_game
 from .text_table import format_columns
-from .vector import NATIVE, VectorGame
+from .vector import NATIVE, vector_game
+from .vector.kdsearch import NativeKingdominoState
 from .vector.search import NativeState
 
 Runner = Callable[[float], float]
 """Plays for about ``seconds`` and returns decisions per second."""
+
+
+def per_second(batch: Callable[[], int]) -> Runner:
+    """A runner that repeats ``batch`` (which returns how many decisions it made) until the
+    time is up."""
+
+    def run(seconds: float) -> float:
+        done = 0
+        start = time.perf_counter()
+        end = start + seconds
+        while True:
+            done += batch()
+            now = time.perf_counter()
+            if now >= end:
+                return done / (now - start)
+
+    return run
 
 
 def openspiel_runner(observe: bool) -> Runner:
@@ -56,25 +82,19 @@ def openspiel_runner(observe: bool) -> Runner:
 
     game = pyspiel.load_game("connect_four")
     chooser = random.Random(0)
+    state = game.new_initial_state()
 
-    def run(seconds: float) -> float:
-        state = game.new_initial_state()
-        done = 0
-        start = time.perf_counter()
-        end = start + seconds
-        while True:
-            for _ in range(1000):
-                if state.is_terminal():
-                    state = game.new_initial_state()
-                if observe:
-                    state.observation_tensor()
-                state.apply_action(chooser.choice(state.legal_actions()))
-            done += 1000
-            now = time.perf_counter()
-            if now >= end:
-                return done / (now - start)
+    def batch() -> int:
+        nonlocal state
+        for _ in range(1000):
+            if state.is_terminal():
+                state = game.new_initial_state()
+            if observe:
+                state.observation_tensor()
+            state.apply_action(chooser.choice(state.legal_actions()))
+        return 1000
 
-    return run
+    return per_second(batch)
 
 
 def pettingzoo_runner() -> Runner:
@@ -96,8 +116,13 @@ def pettingzoo_runner() -> Runner:
     return run
 
 
-def vector_runner(num_games: int, players: int, mode: str, observe: bool, draw: str) -> Runner:
-    vg = VectorGame(num_games=num_games, num_players=players, mode=mode, seed=0, observe=observe)
+def game_spec(game: str, players: int, mode: str) -> str:
+    """The :func:`~moonriver_env.games.parse_game` text of the benchmarked game."""
+    return f"{players}p_{mode}" if game == "moonriver" else f"{game}_{players}p_{mode}"
+
+
+def vector_runner(spec: str, num_games: int, observe: bool, draw: str) -> Runner:
+    vg = vector_game(spec, num_games=num_games, seed=0, observe=observe)
     rng = np.random.default_rng(0)
     rows = np.arange(num_games)
     row_starts = rows * vg.num_actions
@@ -114,37 +139,39 @@ def vector_runner(num_games: int, players: int, mode: str, observe: bool, draw: 
         pick = first + (rng.random(num_games) * counts).astype(np.int64)
         return hits[pick] - row_starts
 
-    def run(seconds: float) -> float:
-        done = 0
-        start = time.perf_counter()
-        end = start + seconds
-        while True:
-            for _ in range(10):
-                vg.step(actions())
-            done += 10 * num_games
-            now = time.perf_counter()
-            if now >= end:
-                return done / (now - start)
+    def batch() -> int:
+        for _ in range(10):
+            vg.step(actions())
+        return 10 * num_games
 
-    return run
+    return per_second(batch)
 
 
-def clone_runner(players: int) -> Runner | None:
-    if not NATIVE:
-        return None
-    state = NativeState(GameConfig(num_players=players), seed=0)
+def native_state(spec: str) -> NativeState | NativeKingdominoState:
+    """A new game of ``spec`` in the core, for the clone and playout rows."""
+    config = parse_game(spec).config()
+    if isinstance(config, KingdominoConfig):
+        return NativeKingdominoState(config, seed=0)
+    return NativeState(config, seed=0)
 
-    def run(seconds: float) -> float:
-        done = 0
-        start = time.perf_counter()
-        end = start + seconds
-        while True:
-            done += state.time_clones(100_000)
-            now = time.perf_counter()
-            if now >= end:
-                return done / (now - start)
 
-    return run
+def clone_runner(spec: str) -> Runner:
+    state = native_state(spec)
+    return per_second(lambda: state.time_clones(100_000))
+
+
+def playout_runner(spec: str, policy: str) -> Runner:
+    """Kingdomino playouts per second, each from the set-up to the end."""
+    start = native_state(spec)
+    assert isinstance(start, NativeKingdominoState)
+    seeds = iter(range(10**9))
+
+    def batch() -> int:
+        for _ in range(20):
+            start.clone().rollout(policy, seed=next(seeds), seat=0)
+        return 20
+
+    return per_second(batch)
 
 
 def mc_decision_times(players: int, games: int) -> dict[str, float]:
@@ -171,11 +198,12 @@ def mc_decision_times(players: int, games: int) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_vector")
+    parser.add_argument("--game", default="moonriver", choices=("moonriver", "kingdomino"))
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per run (2)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per row (5)")
     parser.add_argument("--num-games", type=int, default=256, help="VectorGame games (256)")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
-    parser.add_argument("--mode", default="base", choices=("base", "legends"))
+    parser.add_argument("--mode", default="base", help="base, legends; Kingdomino: variants")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
     parser.add_argument(
@@ -184,13 +212,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1 or args.seconds <= 0 or args.num_games < 1:
         parser.error("--runs, --seconds and --num-games must be positive")
+    try:
+        specs = {n: game_spec(args.game, n, args.mode) for n in args.players}
+        for spec in specs.values():
+            parse_game(spec)
+    except ValueError as exc:
+        parser.error(str(exc))
     cpu = pin_to_one_cpu(args.cpu)
-    print("VectorGame benchmark: random legal actions, one CPU, decisions (steps) per second")
-    print(
-        f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
-        + (f", pinned to CPU {cpu}" if cpu is not None else "")
-        + ("" if NATIVE else " -- NATIVE CORE NOT BUILT: Python engine")
-    )
+    name = "VectorGame" if args.game == "moonriver" else "KingdominoVectorGame"
+    print(f"{name} benchmark: random legal actions, one CPU, decisions (steps) per second")
+    print(machine_line(cpu) + ("" if NATIVE else " -- NATIVE CORE NOT BUILT: Python engine"))
     print(f"{args.runs} runs x {args.seconds:g} s per row, interleaved; N = {args.num_games}\n")
     sys.stdout.flush()
     rows: dict[str, Runner] = {
@@ -198,17 +229,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "openspiel connect_four + observation_tensor": openspiel_runner(True),
         "pettingzoo connect_four_v3 (AEC loop)": pettingzoo_runner(),
     }
-    for n in args.players:
+    for n, spec in specs.items():
         for observe in (False, True):
-            label = f"VectorGame {n}p {args.mode}" + (" + observation" if observe else "")
-            rows[label] = vector_runner(args.num_games, n, args.mode, observe, "list")
+            label = f"{name} {n}p {args.mode}" + (" + observation" if observe else "")
+            rows[label] = vector_runner(spec, args.num_games, observe, "list")
     n0 = args.players[0]
-    rows[f"VectorGame {n0}p {args.mode}, actions drawn from the masks"] = vector_runner(
-        args.num_games, n0, args.mode, False, "mask"
+    rows[f"{name} {n0}p {args.mode}, actions drawn from the masks"] = vector_runner(
+        specs[n0], args.num_games, False, "mask"
     )
-    clone = clone_runner(n0)
-    if clone is not None:
-        rows[f"native clone ({n0}p state copies)"] = clone
+    if NATIVE:
+        rows[f"native clone ({n0}p state copies)"] = clone_runner(specs[n0])
+        if args.game == "kingdomino":
+            for policy in ("random", "greedy"):
+                rows[f"native {policy} playouts ({n0}p, set-up to end)"] = playout_runner(
+                    specs[n0], policy
+                )
     for run in rows.values():  # warm-up
         run(0.2)
     rates: dict[str, list[float]] = {name: [] for name in rows}
@@ -229,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{med:,.0f}",
                 f"{min(values):,.0f}",
                 f"{max(values):,.0f}",
-                f"{med / ref:.2f}" if not name.startswith("native clone") else "",
+                f"{med / ref:.2f}" if not name.startswith("native ") else "",
             ]
         )
         results.append(
@@ -246,10 +281,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n".join(format_columns([header, *table])))
     print(
         "\n(ratios: rows with an observation to OpenSpiel with observation_tensor(), the "
-        "others to OpenSpiel without; a clone row counts copies per second)"
+        "others to OpenSpiel without; a clone row counts copies, a playout row whole games)"
     )
     mc: dict[str, float] = {}
-    if args.mc_games > 0 and NATIVE:
+    if args.mc_games > 0 and NATIVE and args.game == "moonriver":
         mc = mc_decision_times(args.players[0], args.mc_games)
         print(
             f"\nmc:sims=64, {args.players[0]}p {args.mode}, CPU ms per decision over "
@@ -257,20 +292,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{mc['python']:.2f} ({mc['python'] / mc['native']:.1f}x; the same decisions)"
         )
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(
-                {
-                    "mc_ms_per_decision": mc,
-                    "cpu_model": cpu_model(),
-                    "native": NATIVE,
-                    "num_games": args.num_games,
-                    "seconds": args.seconds,
-                    "runs": args.runs,
-                    "results": results,
-                },
-                fh,
-                indent=2,
-            )
+        report = {
+            "game": args.game,
+            "mode": args.mode,
+            "mc_ms_per_decision": mc,
+            "cpu_model": cpu_model(),
+            "native": NATIVE,
+            "num_games": args.num_games,
+            "seconds": args.seconds,
+            "runs": args.runs,
+            "results": results,
+        }
+        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
     return 0
 
 

@@ -11,9 +11,10 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <string.h>
 
-#include "kingdomino.h"
+#include "binding.h"
 #include "moonriver.h"
 
 /* --- Config -------------------------------------------------------------------------------- */
@@ -21,7 +22,7 @@ typedef struct {
     PyObject_HEAD mr_config cfg;
 } ConfigObject;
 
-static int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
+int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
                       Py_ssize_t itemsize, Py_ssize_t count, int writable) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
                                           (writable ? PyBUF_WRITABLE : 0)) < 0) {
@@ -77,14 +78,9 @@ static PyGetSetDef Config_getset[] = {
     {NULL}};
 
 static PyTypeObject ConfigType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.Config",
-    .tp_basicsize = sizeof(ConfigObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Config_init,
-    .tp_getset = Config_getset,
-    .tp_doc = "The per-config tables of the native core, read from a spec vector.",
-};
+    NATIVE_TYPE(ConfigObject, "Config",
+                "The per-config tables of the native core, read from a spec vector."),
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)Config_init, .tp_getset = Config_getset};
 
 /* --- Batch --------------------------------------------------------------------------------- */
 enum { OUT_OBS, OUT_MASK, OUT_LEGAL, OUT_NUM_LEGAL, OUT_SEAT, OUT_REWARDS, OUT_TERMINATED,
@@ -472,37 +468,54 @@ static PyObject *Batch_get_record(BatchObject *self, PyObject *args) {
     return PyBytes_FromStringAndSize((const char *)&self->states[i], sizeof(mr_state));
 }
 
+int load_record(PyObject *record, const void *params, record_check check, void *out,
+                size_t size) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(record, &view, PyBUF_SIMPLE) < 0) {
+        return -1;
+    }
+    void *tmp = view.len == (Py_ssize_t)size ? PyMem_Malloc(size) : NULL;
+    if (!tmp) {
+        if (view.len == (Py_ssize_t)size) {
+            PyErr_NoMemory();
+        } else {
+            PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", size, view.len);
+        }
+        PyBuffer_Release(&view);
+        return -1;
+    }
+    memcpy(tmp, view.buf, size);
+    PyBuffer_Release(&view);
+    const char *err = check(params, tmp);
+    if (err) {
+        PyErr_SetString(PyExc_ValueError, err);
+    } else {
+        memcpy(out, tmp, size);
+    }
+    PyMem_Free(tmp);
+    return err ? -1 : 0;
+}
+
+static const char *check_and_rebuild(const void *cfg, void *st) {
+    const char *err = mr_check_state(cfg, st);
+    if (!err) {
+        mr_rebuild(cfg, st);
+    }
+    return err;
+}
+
 /* set_record(i, bytes): checked; then game i plays on from it. */
 static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
-    Py_buffer view;
-    if (!ready(self) || !PyArg_ParseTuple(args, "ny*", &i, &view)) {
+    PyObject *record;
+    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &record) || !check_index(self, i) ||
+        load_record(record, self->cfg, check_and_rebuild, &self->states[i], sizeof(mr_state)) < 0) {
         return NULL;
     }
-    if (!check_index(self, i)) {
-        PyBuffer_Release(&view);
-        return NULL;
-    }
-    if (view.len != (Py_ssize_t)sizeof(mr_state)) {
-        PyBuffer_Release(&view);
-        PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", sizeof(mr_state),
-                     view.len);
-        return NULL;
-    }
-    mr_state st;
-    memcpy(&st, view.buf, sizeof st);
-    PyBuffer_Release(&view);
-    const char *err = mr_check_state(self->cfg, &st);
-    if (err) {
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    mr_rebuild(self->cfg, &st);
-    self->states[i] = st;
     forget_blocks(self, i);
     int n = self->cfg->n;
     for (int s = 0; s < n; s++) {
-        self->totals[i * n + s] = mr_total(self->cfg, &st, s);
+        self->totals[i * n + s] = mr_total(self->cfg, &self->states[i], s);
     }
     clear_step_outputs(self, i);
     publish(self, i);
@@ -549,16 +562,9 @@ static PyMethodDef Batch_methods[] = {
     {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(i, seat, out)"},
     {NULL}};
 
-static PyTypeObject BatchType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.Batch",
-    .tp_basicsize = sizeof(BatchObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)Batch_init,
-    .tp_dealloc = (destructor)Batch_dealloc,
-    .tp_methods = Batch_methods,
-    .tp_doc = "N games of one config, stepped together (see moonriver_env.vector).",
-};
+static PyTypeObject BatchType = {NATIVE_BATCH_TYPE(
+    BatchObject, Batch, "Batch",
+    "N games of one config, stepped together (see moonriver_env.vector).")};
 
 
 /* --- State: one game for search ------------------------------------------------------------ */
@@ -570,20 +576,92 @@ typedef struct {
 
 static PyTypeObject StateType;
 
-static void State_dealloc(StateObject *self) {
-    Py_XDECREF(self->config);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
+_Static_assert(offsetof(StateObject, st) == CORE_STATE_OFFSET, "State: a CoreStateHead first");
 
 static StateObject *new_state_object(PyObject *config) {
-    StateObject *obj = PyObject_New(StateObject, &StateType);
-    if (!obj) {
+    return (StateObject *)core_state_new(&StateType, config, &((ConfigObject *)config)->cfg);
+}
+
+static size_t state_size(PyObject *self) {
+    return (size_t)Py_TYPE(self)->tp_basicsize - CORE_STATE_OFFSET;
+}
+
+PyObject *core_state_new(PyTypeObject *type, PyObject *config, const void *params) {
+    CoreStateHead *obj = (CoreStateHead *)_PyObject_New(type);
+    if (obj) {
+        Py_INCREF(config);
+        obj->config = config;
+        obj->params = params;
+    }
+    return (PyObject *)obj;
+}
+
+void core_state_dealloc(PyObject *self) {
+    Py_XDECREF(((CoreStateHead *)self)->config);
+    Py_TYPE(self)->tp_free(self);
+}
+
+PyObject *core_state_clone(PyObject *self, PyObject *unused) {
+    CoreStateHead *head = (CoreStateHead *)self;
+    PyObject *obj = core_state_new(Py_TYPE(self), head->config, head->params);
+    if (obj) {
+        memcpy((char *)obj + CORE_STATE_OFFSET, (char *)self + CORE_STATE_OFFSET, state_size(self));
+    }
+    return obj;
+}
+
+PyObject *core_state_copy_from(PyObject *self, PyObject *other) {
+    if (Py_TYPE(other) != Py_TYPE(self) ||
+        ((CoreStateHead *)other)->config != ((CoreStateHead *)self)->config) {
+        PyErr_Format(PyExc_TypeError, "copy_from: expected a %s of the same config",
+                     Py_TYPE(self)->tp_name);
         return NULL;
     }
-    Py_INCREF(config);
-    obj->config = config;
-    obj->cfg = &((ConfigObject *)config)->cfg;
+    memcpy((char *)self + CORE_STATE_OFFSET, (char *)other + CORE_STATE_OFFSET, state_size(self));
+    Py_RETURN_NONE;
+}
+
+PyObject *core_state_int8(PyObject *self, void *offset) {
+    return PyLong_FromLong(*((const int8_t *)self + CORE_STATE_OFFSET + (size_t)offset));
+}
+
+PyObject *core_state_record(PyObject *self, PyObject *unused) {
+    return PyBytes_FromStringAndSize((const char *)self + CORE_STATE_OFFSET,
+                                     (Py_ssize_t)state_size(self));
+}
+
+PyObject *core_state_from_record(PyTypeObject *type, PyObject *config, const void *params,
+                                 PyObject *record, record_check check) {
+    PyObject *obj = core_state_new(type, config, params);
+    size_t size = (size_t)type->tp_basicsize - CORE_STATE_OFFSET;
+    if (obj && load_record(record, params, check, (char *)obj + CORE_STATE_OFFSET, size) < 0) {
+        Py_CLEAR(obj);
+    }
     return obj;
+}
+
+/* time_clones(k) -> k: copies the state k times inside the core (the clone's own cost,
+ * without Python's object allocation), for the benchmark. */
+PyObject *core_state_time_clones(PyObject *self, PyObject *arg) {
+    long k = PyLong_AsLong(arg);
+    if (k == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    size_t size = state_size(self);
+    char *sink = PyMem_Malloc(2 * size);
+    if (!sink) {
+        return PyErr_NoMemory();
+    }
+    volatile char keep = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (long i = 0; i < k; i++) {
+        memcpy(sink + (i & 1) * size, (char *)self + CORE_STATE_OFFSET, size);
+        keep = (char)(keep + sink[(i & 1) * size]);
+    }
+    Py_END_ALLOW_THREADS;
+    (void)keep;
+    PyMem_Free(sink);
+    return PyLong_FromLong(k);
 }
 
 /* new_state(config, seed): the game new_game(config, seed=seed) sets up. */
@@ -602,63 +680,18 @@ static PyObject *new_state(PyObject *mod, PyObject *args) {
 
 /* state_from_record(config, bytes): checked like Batch.set_record. */
 static PyObject *state_from_record(PyObject *mod, PyObject *args) {
-    PyObject *config;
-    Py_buffer view;
-    if (!PyArg_ParseTuple(args, "O!y*", &ConfigType, &config, &view)) {
+    PyObject *config, *record;
+    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record)) {
         return NULL;
     }
-    if (view.len != (Py_ssize_t)sizeof(mr_state)) {
-        PyBuffer_Release(&view);
-        PyErr_Format(PyExc_ValueError, "record: expected %zu bytes, got %zd", sizeof(mr_state),
-                     view.len);
-        return NULL;
-    }
-    mr_state st;
-    memcpy(&st, view.buf, sizeof st);
-    PyBuffer_Release(&view);
-    const mr_config *cfg = &((ConfigObject *)config)->cfg;
-    const char *err = mr_check_state(cfg, &st);
-    if (err) {
-        PyErr_SetString(PyExc_ValueError, err);
-        return NULL;
-    }
-    mr_rebuild(cfg, &st);
-    StateObject *obj = new_state_object(config);
-    if (obj) {
-        obj->st = st;
-    }
-    return (PyObject *)obj;
-}
-
-static PyObject *State_clone(StateObject *self, PyObject *unused) {
-    StateObject *obj = new_state_object(self->config);
-    if (obj) {
-        obj->st = self->st;
-    }
-    return (PyObject *)obj;
-}
-
-static PyObject *State_copy_from(StateObject *self, PyObject *other) {
-    if (!PyObject_TypeCheck(other, &StateType) ||
-        ((StateObject *)other)->config != self->config) {
-        PyErr_SetString(PyExc_TypeError, "copy_from: expected a State of the same Config");
-        return NULL;
-    }
-    self->st = ((StateObject *)other)->st;
-    Py_RETURN_NONE;
+    return core_state_from_record(&StateType, config, &((ConfigObject *)config)->cfg, record,
+                                  check_and_rebuild);
 }
 
 static PyObject *State_legal(StateObject *self, PyObject *unused) {
     int16_t legal[MR_MAX_ACTIONS];
     int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
-    PyObject *out = PyList_New(count);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < count; i++) {
-        PyList_SET_ITEM(out, i, PyLong_FromLong(legal[i]));
-    }
-    return out;
+    return build_items(1, count, item_int16, legal);
 }
 
 /* apply(a) -> True, or False when a is not legal (then nothing changed). */
@@ -762,14 +795,7 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
     }
     double values[MR_MAX_PLAYERS];
     mr_simulate(self->cfg, &self->st, policy, depth, value_mode, seed, w, values);
-    PyObject *out = PyTuple_New(self->cfg->n);
-    if (!out) {
-        return NULL;
-    }
-    for (int s = 0; s < self->cfg->n; s++) {
-        PyTuple_SET_ITEM(out, s, PyFloat_FromDouble(values[s]));
-    }
-    return out;
+    return build_items(0, self->cfg->n, item_double, values);
 }
 
 /* The ids of the sequence actions_obj, each legal in this state, as a new PyMem array of
@@ -826,18 +852,13 @@ static PyObject *State_action_values(StateObject *self, PyObject *args) {
     }
     double *values = PyMem_Malloc((k ? k : 1) * sizeof(double));
     mr_state *sim = PyMem_Malloc(sizeof(mr_state));
-    PyObject *out = values && sim ? PyTuple_New(k) : PyErr_NoMemory();
-    if (out) {
+    PyObject *out = NULL;
+    if (values && sim) {
         /* with the GIL held: nothing else may touch this state meanwhile */
         mr_action_values(self->cfg, &self->st, acts, (int)k, w, sim, values);
-        for (Py_ssize_t j = 0; j < k; j++) {
-            PyObject *item = PyFloat_FromDouble(values[j]);
-            if (!item) {
-                Py_CLEAR(out);
-                break;
-            }
-            PyTuple_SET_ITEM(out, j, item);
-        }
+        out = build_items(0, k, item_double, values);
+    } else {
+        PyErr_NoMemory();
     }
     PyMem_Free(acts);
     PyMem_Free(values);
@@ -909,82 +930,53 @@ static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
     return out;
 }
 
-static void sort8(int8_t *a, int len) {
-    for (int i = 1; i < len; i++) {
-        int8_t x = a[i];
-        int j = i - 1;
-        while (j >= 0 && a[j] > x) {
-            a[j + 1] = a[j];
-            j--;
-        }
-        a[j + 1] = x;
-    }
-}
-
 /* determinize(state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) -> the generator's
  * state after: the pile and the stack sorted, then shuffled with that PCG64 (as
  * agents.base.determinize with a NumPy generator in that state). */
 static PyObject *State_determinize(StateObject *self, PyObject *args) {
     mr_pcg64 rng;
+    if (parse_generator(args, &rng) < 0) {
+        return NULL;
+    }
+    mr_sort8(self->st.pile, self->st.pile_len);
+    mr_sort8(self->st.stack, self->st.stack_len);
+    mr_redetermine(&self->st, &rng);
+    return build_generator(&rng);
+}
+
+int parse_generator(PyObject *words, mr_pcg64 *rng) {
     unsigned long long a, b, c, d;
     unsigned int has, u;
-    if (!PyArg_ParseTuple(args, "KKKKII", &a, &b, &c, &d, &has, &u)) {
-        return NULL;
+    if (!PyTuple_Check(words)) {
+        PyErr_SetString(PyExc_TypeError, "a generator state: a tuple of six integers");
+        return -1;
     }
-    rng.state_hi = a;
-    rng.state_lo = b;
-    rng.inc_hi = c;
-    rng.inc_lo = d;
-    rng.has_uint32 = has ? 1u : 0u;
-    rng.uinteger = u;
-    sort8(self->st.pile, self->st.pile_len);
-    sort8(self->st.stack, self->st.stack_len);
-    mr_redetermine(&self->st, &rng);
-    return Py_BuildValue("(KKKKII)", (unsigned long long)rng.state_hi,
-                         (unsigned long long)rng.state_lo, (unsigned long long)rng.inc_hi,
-                         (unsigned long long)rng.inc_lo, rng.has_uint32, rng.uinteger);
-}
-
-static PyObject *State_record(StateObject *self, PyObject *unused) {
-    return PyBytes_FromStringAndSize((const char *)&self->st, sizeof(mr_state));
-}
-
-/* time_clones(k) -> k: copies the state k times inside the core (the clone's own cost,
- * without Python's object allocation), for the benchmark. */
-static PyObject *State_time_clones(StateObject *self, PyObject *arg) {
-    long k = PyLong_AsLong(arg);
-    if (k == -1 && PyErr_Occurred()) {
-        return NULL;
+    if (!PyArg_ParseTuple(words, "KKKKII", &a, &b, &c, &d, &has, &u)) {
+        return -1;
     }
-    static mr_state sink[2];
-    volatile int8_t keep = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    for (long i = 0; i < k; i++) {
-        memcpy(&sink[i & 1], &self->st, sizeof(mr_state));
-        keep = (int8_t)(keep + sink[i & 1].phase);
-    }
-    Py_END_ALLOW_THREADS;
-    (void)keep;
-    return PyLong_FromLong(k);
+    rng->state_hi = a;
+    rng->state_lo = b;
+    rng->inc_hi = c;
+    rng->inc_lo = d;
+    rng->has_uint32 = has ? 1u : 0u;
+    rng->uinteger = u;
+    return 0;
 }
 
-static PyObject *State_get_phase(StateObject *self, void *closure) {
-    return PyLong_FromLong(self->st.phase);
+PyObject *build_generator(const mr_pcg64 *rng) {
+    return Py_BuildValue("(KKKKII)", (unsigned long long)rng->state_hi,
+                         (unsigned long long)rng->state_lo, (unsigned long long)rng->inc_hi,
+                         (unsigned long long)rng->inc_lo, rng->has_uint32, rng->uinteger);
 }
 
-static PyObject *State_get_seat(StateObject *self, void *closure) {
-    return PyLong_FromLong(self->st.seat);
-}
 
 static PyMethodDef State_methods[] = {
-    {"clone", (PyCFunction)State_clone, METH_NOARGS, "an independent copy"},
-    {"copy_from", (PyCFunction)State_copy_from, METH_O, "become a copy of another State"},
+    CORE_STATE_METHODS,
     {"legal", (PyCFunction)State_legal, METH_NOARGS, "legal action ids, ascending"},
     {"apply", (PyCFunction)State_apply, METH_O, "apply(a) -> False if a is not legal"},
     {"scores", (PyCFunction)State_scores, METH_NOARGS, "one 7-tuple per seat"},
     {"redetermine", (PyCFunction)State_redetermine, METH_O, "re-shuffle the hidden order"},
     {"rollout", (PyCFunction)State_rollout, METH_VARARGS, "rollout(seed, depth)"},
-    {"record", (PyCFunction)State_record, METH_NOARGS, "the state's record bytes"},
     {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
     {"action_values", (PyCFunction)State_action_values, METH_VARARGS,
@@ -993,23 +985,12 @@ static PyMethodDef State_methods[] = {
      "value_leaves(seat, actions, depth, seed, weights, rows) -> margins or None"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
      "determinize(*pcg64_state) -> the generator state after"},
-    {"time_clones", (PyCFunction)State_time_clones, METH_O, "benchmark helper"},
     {NULL}};
 
-static PyGetSetDef State_getset[] = {
-    {"phase", (getter)State_get_phase, NULL, "phase code", NULL},
-    {"seat", (getter)State_get_seat, NULL, "acting seat (-1 when over)", NULL},
-    {NULL}};
+static PyGetSetDef State_getset[] = {CORE_STATE_GETSET(mr_state), {NULL}};
 
-static PyTypeObject StateType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native.State",
-    .tp_basicsize = sizeof(StateObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_dealloc = (destructor)State_dealloc,
-    .tp_methods = State_methods,
-    .tp_getset = State_getset,
-    .tp_doc = "One game in the core, for search (see moonriver_env.vector.search).",
-};
+static PyTypeObject StateType = {NATIVE_STATE_TYPE(
+    StateObject, State, "State", "One game in the core, for search (see moonriver_env.vector.search).")};
 
 /* --- module -------------------------------------------------------------------------------- */
 /* The names of the core's enums, in their order; the Python side maps them to its own tables
@@ -1038,213 +1019,66 @@ static const char *SEGMENT_NAMES[MR_NUM_SEGMENTS] = {
     "desperado_swap", "desperado_skip", "thief_steal", "thief_skip", "bonus_place",
     "bonus_remove"};
 
-static PyObject *names(const char **list, int count) {
-    PyObject *out = PyTuple_New(count);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < count; i++) {
-        PyTuple_SET_ITEM(out, i, PyUnicode_FromString(list[i]));
+PyObject *build_items(int as_list, Py_ssize_t count, item_maker make, const void *data) {
+    PyObject *out = as_list ? PyList_New(count) : PyTuple_New(count);
+    for (Py_ssize_t i = 0; out && i < count; i++) {
+        PyObject *item = make(data, i);
+        if (!item) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (as_list) {
+            PyList_SET_ITEM(out, i, item);
+        } else {
+            PyTuple_SET_ITEM(out, i, item);
+        }
     }
     return out;
+}
+
+PyObject *item_int16(const void *data, Py_ssize_t i) {
+    return PyLong_FromLong(((const int16_t *)data)[i]);
+}
+
+PyObject *item_int32(const void *data, Py_ssize_t i) {
+    return PyLong_FromLong(((const int32_t *)data)[i]);
+}
+
+PyObject *item_int64(const void *data, Py_ssize_t i) {
+    return PyLong_FromLongLong(((const int64_t *)data)[i]);
+}
+
+PyObject *item_double(const void *data, Py_ssize_t i) {
+    return PyFloat_FromDouble(((const double *)data)[i]);
+}
+
+PyObject *item_name(const void *data, Py_ssize_t i) {
+    return PyUnicode_FromString(((const char *const *)data)[i]);
+}
+
+PyObject *item_field(const void *data, Py_ssize_t i) {
+    const mr_field *f = (const mr_field *)data + i;
+    char type[2] = {f->type, 0};
+    return Py_BuildValue("(snsi)", f->name, (Py_ssize_t)f->offset, type, f->count);
+}
+
+static PyObject *item_spec_key(const void *data, Py_ssize_t i) {
+    const mr_spec_key *key = (const mr_spec_key *)data + i;
+    return Py_BuildValue("(si)", key->name, key->size);
+}
+
+static PyObject *names(const char **list, int count) {
+    return build_items(0, count, item_name, list);
 }
 
 static PyObject *spec_keys(PyObject *mod, PyObject *unused) {
-    PyObject *out = PyTuple_New(MR_NUM_SPEC_KEYS);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < MR_NUM_SPEC_KEYS; i++) {
-        PyTuple_SET_ITEM(out, i, Py_BuildValue("(si)", MR_SPEC_KEYS[i].name, MR_SPEC_KEYS[i].size));
-    }
-    return out;
+    return build_items(0, MR_NUM_SPEC_KEYS, item_spec_key, MR_SPEC_KEYS);
 }
 
 static PyObject *state_fields(PyObject *mod, PyObject *unused) {
-    PyObject *out = PyTuple_New(MR_NUM_STATE_FIELDS);
-    if (!out) {
-        return NULL;
-    }
-    for (int i = 0; i < MR_NUM_STATE_FIELDS; i++) {
-        const mr_field *f = &MR_STATE_FIELDS[i];
-        char type[2] = {f->type, 0};
-        PyTuple_SET_ITEM(out, i, Py_BuildValue("(snsi)", f->name, (Py_ssize_t)f->offset, type,
-                                               f->count));
-    }
-    return out;
+    return build_items(0, MR_NUM_STATE_FIELDS, item_field, MR_STATE_FIELDS);
 }
 
-
-/* ---- Kingdomino (kingdomino.h): functions over buffers the Python side owns ------------- */
-
-static const KdParams *kd_params_of(Py_buffer *b) {
-    if (b->len != (Py_ssize_t)sizeof(KdParams)) {
-        PyErr_SetString(PyExc_ValueError, "kingdomino: params buffer of the wrong size");
-        return NULL;
-    }
-    return (const KdParams *)b->buf;
-}
-
-static KdGame *kd_game_of(Py_buffer *b, Py_ssize_t i) {
-    Py_ssize_t n = b->len / (Py_ssize_t)sizeof(KdGame);
-    if (b->len % (Py_ssize_t)sizeof(KdGame) || i < 0 || i >= n) {
-        PyErr_Format(PyExc_IndexError, "kingdomino: game %zd outside the batch", i);
-        return NULL;
-    }
-    return (KdGame *)b->buf + i;
-}
-
-static PyObject *kd_params_py(PyObject *mod, PyObject *args) {
-    Py_buffer v;
-    if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
-    KdParams p;
-    const char *why = "params";
-    int rc = v.len % 8 ? -1 : kd_params_from(&p, (const int64_t *)v.buf, v.len / 8, &why);
-    PyBuffer_Release(&v);
-    if (rc) {
-        PyErr_SetString(PyExc_ValueError, why);
-        return NULL;
-    }
-    return PyBytes_FromStringAndSize((const char *)&p, sizeof p);
-}
-
-static PyObject *kd_reset_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, pile, box, line, order;
-    Py_ssize_t i;
-    int slot;
-    if (!PyArg_ParseTuple(args, "y*w*niy*y*y*y*", &pb, &gb, &i, &slot, &pile, &box, &line, &order))
-        return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        if (pile.len % 8 || box.len % 8 || line.len != 8 * p->line || order.len != 8 * p->line) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: set-up arrays of the wrong size");
-        } else {
-            const char *why = "set-up";
-            if (kd_init(p, g, slot, pile.buf, pile.len / 8, box.buf, box.len / 8, line.buf,
-                        order.buf, &why)) {
-                PyErr_SetString(PyExc_ValueError, why);
-            } else {
-                ret = Py_NewRef(Py_None);
-            }
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&pile);
-    PyBuffer_Release(&box); PyBuffer_Release(&line); PyBuffer_Release(&order);
-    return ret;
-}
-
-/* publish(params, games, i, legal int16[A], mask int8[A], obs float32[O] or b"") ->
- * (num_legal, seat, phase) */
-static PyObject *kd_publish_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, lb, mb, ob;
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "y*y*nw*w*w*", &pb, &gb, &i, &lb, &mb, &ob)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        if (lb.len != 2 * (Py_ssize_t)p->num_actions || mb.len != p->num_actions ||
-            (ob.len != 0 && ob.len != 4 * (Py_ssize_t)p->obs_size)) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: output rows of the wrong size");
-        } else {
-            int32_t ids[4 * KD_MAX_CELLS + 1 + KD_MAX_LINE];
-            int k = kd_legal(p, g, ids);
-            int16_t *legal = lb.buf;
-            int8_t *mask = mb.buf;
-            memset(mask, 0, (size_t)p->num_actions);
-            memset(legal, 0, 2 * (size_t)p->num_actions);
-            for (int j = 0; j < k; j++) {
-                legal[j] = (int16_t)ids[j];
-                mask[ids[j]] = 1;
-            }
-            if (ob.len) {
-                int seat = g->phase == KD_GAME_OVER ? 0 : g->seat;
-                kd_encode(p, g, seat, ob.buf);
-            }
-            ret = Py_BuildValue("(iii)", k, g->seat, g->phase);
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&lb);
-    PyBuffer_Release(&mb); PyBuffer_Release(&ob);
-    return ret;
-}
-
-/* step(params, games, actions int64[N], active uint8[N]) -> -1, or the first game whose
- * action is illegal (then no game has changed). */
-static PyObject *kd_step_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, ab, vb;
-    if (!PyArg_ParseTuple(args, "y*w*y*y*", &pb, &gb, &ab, &vb)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    Py_ssize_t n = gb.len / (Py_ssize_t)sizeof(KdGame);
-    if (p) {
-        if (gb.len % (Py_ssize_t)sizeof(KdGame) || ab.len != 8 * n || vb.len != n) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: step arrays of the wrong size");
-        } else {
-            KdGame *games = gb.buf;
-            const int64_t *actions = ab.buf;
-            const uint8_t *active = vb.buf;
-            Py_ssize_t bad = -1;
-            int32_t ids[4 * KD_MAX_CELLS + 1 + KD_MAX_LINE];
-            for (Py_ssize_t i = 0; i < n && bad < 0; i++) {
-                if (!active[i]) continue;
-                int k = kd_legal(p, &games[i], ids), ok = 0;
-                for (int j = 0; j < k; j++) ok |= ids[j] == actions[i];
-                if (!ok) bad = i;
-            }
-            if (bad < 0) {
-                for (Py_ssize_t i = 0; i < n; i++)
-                    if (active[i]) kd_apply(p, &games[i], (int32_t)actions[i]);
-            }
-            ret = PyLong_FromSsize_t(bad);
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&ab); PyBuffer_Release(&vb);
-    return ret;
-}
-
-/* observe(params, games, i, seat, out float32[O]) */
-static PyObject *kd_observe_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, ob;
-    Py_ssize_t i;
-    int seat;
-    if (!PyArg_ParseTuple(args, "y*y*niw*", &pb, &gb, &i, &seat, &ob)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        if (seat < 0 || seat >= p->n || ob.len != 4 * (Py_ssize_t)p->obs_size) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: observe: bad seat or output size");
-        } else {
-            kd_encode(p, g, seat, ob.buf);
-            ret = Py_NewRef(Py_None);
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&ob);
-    return ret;
-}
-
-/* scores(params, games, i) -> ((points, largest territory), ...) per seat */
-static PyObject *kd_scores_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb;
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "y*y*n", &pb, &gb, &i)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        ret = PyTuple_New(p->n);
-        for (int s = 0; ret && s < p->n; s++) {
-            int32_t pts, big;
-            kd_rank_key(p, g, s, &pts, &big);
-            PyTuple_SET_ITEM(ret, s, Py_BuildValue("(ii)", pts, big));
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb);
-    return ret;
-}
 
 static PyMethodDef module_methods[] = {
     {"new_state", new_state, METH_VARARGS, "new_state(config, seed) -> State"},
@@ -1253,13 +1087,6 @@ static PyMethodDef module_methods[] = {
     {"spec_keys", spec_keys, METH_NOARGS, "The spec entries: (name, size) in order."},
     {"state_fields", state_fields, METH_NOARGS,
      "The game record's fields: (name, byte offset, type code, count)."},
-    {"kd_params", kd_params_py, METH_VARARGS, "kd_params(int64 vector) -> checked params"},
-    {"kd_reset", kd_reset_py, METH_VARARGS, "kd_reset(params, games, i, slot, pile, box, line, order)"},
-    {"kd_publish", kd_publish_py, METH_VARARGS,
-     "kd_publish(params, games, i, legal, mask, obs) -> (num_legal, seat, phase)"},
-    {"kd_step", kd_step_py, METH_VARARGS, "kd_step(params, games, actions, active) -> -1 or i"},
-    {"kd_observe", kd_observe_py, METH_VARARGS, "kd_observe(params, games, i, seat, out)"},
-    {"kd_scores", kd_scores_py, METH_VARARGS, "kd_scores(params, games, i) -> per seat (points, largest) of the match"},
     {NULL}};
 
 static struct PyModuleDef module_def = {
@@ -1281,8 +1108,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0 ||
         PyModule_AddIntConstant(m, "RECORD_SIZE", (long)sizeof(mr_state)) < 0 ||
         PyModule_AddIntConstant(m, "MAX_PLAYERS", MR_MAX_PLAYERS) < 0 ||
-        PyModule_AddIntConstant(m, "KD_GAME_SIZE", (long)sizeof(KdGame)) < 0 ||
-        PyModule_AddIntConstant(m, "KD_PARAMS_LEN", KD_PARAMS_LEN) < 0 ||
+        kd_add_to_module(m) < 0 ||
         PyModule_AddIntConstant(m, "NUM_PHASES", MR_NUM_PHASES) < 0 ||
         PyModule_AddObject(m, "CHANNELS", names(CHANNEL_NAMES, MR_NUM_CHANNELS)) < 0 ||
         PyModule_AddObject(m, "FEATURES", names(FEATURE_NAMES, MR_NUM_FEATURE_SLICES)) < 0 ||

@@ -155,6 +155,14 @@ typedef struct {
     char type; /* 'b' int8, 'h' int16, 'I' uint32, 'Q' uint64 */
     int count;
 } mr_field;
+/* The record fields of a struct's generator `rng` (the Python side's six words). */
+#define MR_RNG_FIELDS(type)                                                                    \
+    {"rng_state_hi", offsetof(type, rng.state_hi), 'Q', 1},                                    \
+    {"rng_state_lo", offsetof(type, rng.state_lo), 'Q', 1},                                    \
+    {"rng_inc_hi", offsetof(type, rng.inc_hi), 'Q', 1},                                        \
+    {"rng_inc_lo", offsetof(type, rng.inc_lo), 'Q', 1},                                        \
+    {"rng_has_uint32", offsetof(type, rng.has_uint32), 'I', 1},                                \
+    {"rng_uinteger", offsetof(type, rng.uinteger), 'I', 1}
 extern const mr_field MR_STATE_FIELDS[];
 extern const int MR_NUM_STATE_FIELDS;
 
@@ -170,6 +178,10 @@ uint64_t mr_next_uint64(mr_pcg64 *rng);
 uint32_t mr_next_uint32(mr_pcg64 *rng);
 uint64_t mr_integers(mr_pcg64 *rng, uint64_t high); /* Generator.integers(high) */
 uint64_t mr_interval(mr_pcg64 *rng, uint64_t max);  /* random_interval (shuffles) */
+/* Generator.shuffle of a small list (Fisher-Yates from the end with random_interval). */
+void mr_shuffle8(mr_pcg64 *rng, int8_t *a, int len);
+/* Sorts a small list ascending (insertion sort). */
+void mr_sort8(int8_t *a, int len);
 
 /* --- the rules (rules.c) --------------------------------------------------------------- */
 /* A new game as moonriver_env.rules.new_game(config, seed=seed) sets it up. */

@@ -174,3 +174,24 @@ uint64_t mr_interval(mr_pcg64 *rng, uint64_t max) {
     }
     return value;
 }
+
+void mr_shuffle8(mr_pcg64 *rng, int8_t *a, int len) {
+    for (int i = len - 1; i >= 1; i--) {
+        int j = (int)mr_interval(rng, (uint64_t)i);
+        int8_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+void mr_sort8(int8_t *a, int len) {
+    for (int i = 1; i < len; i++) {
+        int8_t x = a[i];
+        int j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}

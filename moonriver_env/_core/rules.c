@@ -50,19 +50,24 @@ static inline uint64_t flood(const mr_config *cfg, uint64_t seed, uint64_t withi
 
 static inline int target_seat(int seat, int target, int n) { return (seat + 1 + target) % n; }
 
-/* --- small list helpers ------------------------------------------------------------------ */
-static void sort_small(int8_t *a, int len) {
-    for (int i = 1; i < len; i++) {
-        int8_t x = a[i];
-        int j = i - 1;
-        while (j >= 0 && a[j] > x) {
-            a[j + 1] = a[j];
-            j--;
+/* The ids base + c * cell_stride + d * dir_stride for every cell c of `any` and direction d
+ * with bit c in m[d], cell by cell; their count. */
+static int direction_ids(uint64_t any, const uint64_t m[4], int base, int cell_stride,
+                         int dir_stride, int16_t *out) {
+    int count = 0;
+    while (any) {
+        int c = lowbit(any);
+        any &= any - 1;
+        for (int d = 0; d < 4; d++) {
+            if (m[d] >> c & 1) {
+                out[count++] = (int16_t)(base + c * cell_stride + d * dir_stride);
+            }
         }
-        a[j + 1] = x;
     }
+    return count;
 }
 
+/* --- small list helpers ------------------------------------------------------------------ */
 static void remove_at(int8_t *a, int8_t *len, int i) {
     for (int k = i; k < *len - 1; k++) {
         a[k] = a[k + 1];
@@ -157,15 +162,6 @@ static void open_next_column(const mr_config *cfg, mr_state *st) {
     }
 }
 
-static void shuffle8(mr_pcg64 *rng, int8_t *a, int len) {
-    for (int i = len - 1; i >= 1; i--) {
-        int j = (int)mr_interval(rng, (uint64_t)i);
-        int8_t t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-}
-
 static void auto_resolve(const mr_config *cfg, mr_state *st);
 
 void mr_new_game(const mr_config *cfg, mr_state *st, uint64_t seed) {
@@ -199,7 +195,7 @@ void mr_new_game(const mr_config *cfg, mr_state *st, uint64_t seed) {
             }
         } else if (cfg->boards_mode == 1) {
             int8_t perm[MR_NUM_BOARDS - 1] = {0, 1, 2, 3};
-            shuffle8(rng, perm, MR_NUM_BOARDS - 1);
+            mr_shuffle8(rng, perm, MR_NUM_BOARDS - 1);
             for (int s = 0; s < n; s++) {
                 st->boards[s] = (int8_t)(1 + perm[s]);
             }
@@ -214,12 +210,12 @@ void mr_new_game(const mr_config *cfg, mr_state *st, uint64_t seed) {
     for (int i = 0; i < cfg->num_plots; i++) {
         st->pile[i] = (int8_t)cfg->plot_list[i];
     }
-    shuffle8(rng, st->pile, st->pile_len);
+    mr_shuffle8(rng, st->pile, st->pile_len);
     st->stack_len = (int8_t)cfg->num_partners;
     for (int i = 0; i < cfg->num_partners; i++) {
         st->stack[i] = (int8_t)cfg->partner_list[i];
     }
-    shuffle8(rng, st->stack, st->stack_len);
+    mr_shuffle8(rng, st->stack, st->stack_len);
     refill_saloon(cfg, st);
     draw_column(cfg, st, st->cur_col);
     if (n == 2) {
@@ -231,7 +227,7 @@ void mr_new_game(const mr_config *cfg, mr_state *st, uint64_t seed) {
         st->setup_len = 4;
     } else {
         int8_t perm[MR_MAX_PLAYERS] = {0, 1, 2, 3};
-        shuffle8(rng, perm, n);
+        mr_shuffle8(rng, perm, n);
         for (int s = 0; s < n; s++) {
             st->setup_order[s] = perm[s];
         }
@@ -290,16 +286,8 @@ static int placements(const mr_config *cfg, const mr_state *st, int seat, int16_
             }
             continue;
         }
-        int off = start + k * pair_stride;
-        while (any) {
-            int c = lowbit(any);
-            any &= any - 1;
-            for (int d = 0; d < 4; d++) {
-                if (m[d] >> c & 1) {
-                    out[count++] = (int16_t)(off + c * cell_stride + d * dir_stride);
-                }
-            }
-        }
+        count += direction_ids(any, m, start + k * pair_stride, cell_stride, dir_stride,
+                               out + count);
     }
     return count;
 }
@@ -347,17 +335,7 @@ static int cowboy_moves(const mr_config *cfg, const mr_state *st, int seat, int1
     }
     int start = cfg->seg_start[SEG_COWBOY_MOVE];
     int cs = cfg->seg_stride[SEG_COWBOY_MOVE][0], ds = cfg->seg_stride[SEG_COWBOY_MOVE][1];
-    int count = 0;
-    while (any) {
-        int c = lowbit(any);
-        any &= any - 1;
-        for (int d = 0; d < 4; d++) {
-            if (m[d] >> c & 1) {
-                out[count++] = (int16_t)(start + c * cs + d * ds);
-            }
-        }
-    }
-    return count;
+    return direction_ids(any, m, start, cs, ds, out);
 }
 
 static int swaps(const mr_config *cfg, const mr_state *st, int seat, int16_t *out) {
@@ -572,7 +550,7 @@ static void start_turn(const mr_config *cfg, mr_state *st) {
     int seat = st->seat = st->cur_claim[pos];
     /* Collect (ruling R13: held from now on). */
     st->held[seat][st->held_len[seat]++] = st->cur_col[pos];
-    sort_small(st->held[seat], st->held_len[seat]);
+    mr_sort8(st->held[seat], st->held_len[seat]);
     st->cur_col[pos] = -1;
     st->dominoes = 0;
     int final = st->final_round;
@@ -849,8 +827,8 @@ static void swap(const mr_config *cfg, mr_state *st, int own, int target, int th
     int8_t t = st->held[seat][own];
     st->held[seat][own] = st->held[other][theirs];
     st->held[other][theirs] = t;
-    sort_small(st->held[seat], st->held_len[seat]);
-    sort_small(st->held[other], st->held_len[other]);
+    mr_sort8(st->held[seat], st->held_len[seat]);
+    mr_sort8(st->held[other], st->held_len[other]);
     resolve_piece(cfg, st);
 }
 
@@ -937,8 +915,8 @@ void mr_apply(const mr_config *cfg, mr_state *st, int action) {
 }
 
 void mr_redetermine(mr_state *st, mr_pcg64 *rng) {
-    shuffle8(rng, st->pile, st->pile_len);
-    shuffle8(rng, st->stack, st->stack_len);
+    mr_shuffle8(rng, st->pile, st->pile_len);
+    mr_shuffle8(rng, st->stack, st->stack_len);
 }
 
 /* --- scoring (scoring.py) ---------------------------------------------------------------- */

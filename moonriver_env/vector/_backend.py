@@ -119,6 +119,10 @@ class PythonBackend:
         if seed is not None:
             self._seeders[i] = np.random.default_rng(seed)
         self._states[i] = self._new_game(i)
+        self._clear(i)
+
+    def _clear(self, i: int) -> None:
+        """Slot ``i`` after a new game or a set state: no reward, not ended, no scores."""
         arrays = self._vg._arrays
         arrays["rewards"][i] = 0.0
         arrays["terminated"][i] = False
@@ -182,11 +186,7 @@ class PythonBackend:
     def set_state(self, i: int, state: GameState) -> None:
         self._states[i] = state.clone()
         self._totals[i] = self._encoders[i].ranch_totals(self._states[i])
-        arrays = self._vg._arrays
-        arrays["rewards"][i] = 0.0
-        arrays["terminated"][i] = False
-        arrays["scores"][i] = 0
-        self._publish(i)
+        self._clear(i)
 
     def phase(self, i: int) -> int:
         return int(self._states[i].phase)

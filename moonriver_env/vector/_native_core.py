@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from types import ModuleType
 
 _native: ModuleType | None
@@ -28,3 +29,28 @@ SCORE_WIDTH = 7
 """Columns of a score breakdown (``moonriver_env.aec.SCORE_COLUMNS``)."""
 REWARD_CODES = {"win": 0, "score": 1, "score_diff": 2}
 """The core's code of each reward mode (``moonriver_env.env_args.REWARD_MODES``)."""
+BACKENDS = ("native", "python")
+"""The engines a vector game runs on: the native core, or the Python engine (the fallback)."""
+_warned = False
+
+
+def choose_backend(backend: str | None, what: str) -> str:
+    """The engine ``what`` (a vector game's class name) runs on: ``backend``, or the native
+    core when it is built; without it, the Python engine with one warning per process."""
+    global _warned
+    if backend is None:
+        backend = "native" if NATIVE else "python"
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected 'native' or 'python', got {backend!r}")
+    if backend == "native" and not NATIVE:
+        if not _warned:
+            warnings.warn(
+                f"moonriver_env.vector: the native core is not built ({IMPORT_ERROR}); {what} "
+                "runs on the Python engine (slow). Reinstall with a C compiler (make install, "
+                "or pip install -e .) to build it.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            _warned = True
+        backend = "python"
+    return backend

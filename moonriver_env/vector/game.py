@@ -28,7 +28,6 @@ The arrays (attributes, updated in place by every ``reset`` and ``step``; read-o
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,23 +38,9 @@ from ..env_args import check_seed, env_settings
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.validation import check_int
 from ._backend import NativeBackend, PythonBackend
-from ._native_core import IMPORT_ERROR, NATIVE, SCORE_WIDTH
+from ._native_core import SCORE_WIDTH, choose_backend
 
 _SEED_LIMIT = 2**64
-_warned = False
-
-
-def _warn_fallback() -> None:
-    global _warned
-    if not _warned:
-        warnings.warn(
-            f"moonriver_env.vector: the native core is not built ({IMPORT_ERROR}); "
-            "VectorGame runs on the Python engine (slow). Reinstall with a C compiler "
-            "(make install, or pip install -e .) to build it.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        _warned = True
 
 
 class VectorGame:
@@ -105,14 +90,7 @@ class VectorGame:
         for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name}: expected a bool, got {flag!r}")
-        if backend is None:
-            backend = "native" if NATIVE else "python"
-        if backend not in ("native", "python"):
-            raise ValueError(f"backend: expected 'native' or 'python', got {backend!r}")
-        if backend == "native" and not NATIVE:
-            _warn_fallback()
-            backend = "python"
-        self.backend = backend
+        self.backend = backend = choose_backend(backend, "VectorGame")
         self.config = cfg = settings.config
         self.reward_mode = settings.reward
         self.dense_reward = settings.dense_reward
@@ -133,16 +111,16 @@ class VectorGame:
         }
         if not observe:
             self._arrays["observation"] = np.zeros((0, 0), dtype=np.float32)
-        self.observation: np.ndarray | None = _readonly(self._arrays["observation"])
+        self.observation: np.ndarray | None = readonly(self._arrays["observation"])
         if not observe:
             self.observation = None
-        self.action_mask = _readonly(self._arrays["mask"])
-        self.legal_ids = _readonly(self._arrays["legal"])
-        self.num_legal = _readonly(self._arrays["num_legal"])
-        self.current_seat = _readonly(self._arrays["seat"])
-        self.rewards = _readonly(self._arrays["rewards"])
-        self.terminated = _readonly(self._arrays["terminated"])
-        self.scores = _readonly(self._arrays["scores"])
+        self.action_mask = readonly(self._arrays["mask"])
+        self.legal_ids = readonly(self._arrays["legal"])
+        self.num_legal = readonly(self._arrays["num_legal"])
+        self.current_seat = readonly(self._arrays["seat"])
+        self.rewards = readonly(self._arrays["rewards"])
+        self.terminated = readonly(self._arrays["terminated"])
+        self.scores = readonly(self._arrays["scores"])
         self._backend: Any = NativeBackend(self) if backend == "native" else PythonBackend(self)
         self.reset(seed=int(np.random.default_rng().integers(2**62)) if seed is None else seed)
 
@@ -180,22 +158,7 @@ class VectorGame:
             IllegalActionError: an action is not legal for its game (naming the game index,
                 the action and the phase); no game has changed.
         """
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_games,):
-            raise ValueError(f"actions: expected shape ({self.num_games},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
-        if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
-            raise IllegalActionError(f"actions: id {int(arr.max())} is out of range")
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
-        if active is not None:
-            active = np.asarray(active)
-            if active.shape != (self.num_games,) or active.dtype != np.bool_:
-                raise ValueError(
-                    f"active: expected a bool array of shape ({self.num_games},), "
-                    f"got {active.dtype} {active.shape}"
-                )
-            active = np.ascontiguousarray(active)
+        arr, active = step_arrays(self.num_games, actions, active, IllegalActionError)
         bad = self._backend.step(arr, active)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
@@ -241,7 +204,35 @@ class VectorGame:
         )
 
 
-def _readonly(arr: np.ndarray) -> np.ndarray:
+def step_arrays(
+    num_games: int,
+    actions: Sequence[int] | np.ndarray,
+    active: np.ndarray | None,
+    illegal: type[ValueError],
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A step's checked arguments: ``actions`` as contiguous int64 (N,) and ``active`` as
+    contiguous bool (N,) or ``None``; ``ValueError`` naming a wrong shape or dtype, ``illegal``
+    (the game's IllegalActionError) for an id no int64 holds."""
+    arr = np.asarray(actions)
+    if arr.shape != (num_games,):
+        raise ValueError(f"actions: expected shape ({num_games},), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
+        raise illegal(f"actions: id {int(arr.max())} is out of range")
+    if active is not None:
+        active = np.asarray(active)
+        if active.shape != (num_games,) or active.dtype != np.bool_:
+            raise ValueError(
+                f"active: expected a bool array of shape ({num_games},), "
+                f"got {active.dtype} {active.shape}"
+            )
+        active = np.ascontiguousarray(active)
+    return np.ascontiguousarray(arr, dtype=np.int64), active
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr`` (the arrays a vector game shows)."""
     view = arr.view()
     view.flags.writeable = False
     return view

@@ -1,20 +1,21 @@
 """``KingdominoVectorGame``: many Kingdomino games stepped together, on the native core
-(``moonriver_env/_core/kingdomino.c``).
+(``moonriver_env/_core/kingdomino.c``) or, without it, on the Python engine.
 
 Game ``i`` of ``KingdominoVectorGame(seed=s)`` is the game that
 ``kingdomino_v0.env(...).reset(seed=s + i)`` plays, decision for decision: the same legal ids,
-``np.array_equal`` observations and masks, the same rewards and points. The deal is the
-engine's own: each game's set-up (the shuffled pile, the box, the first line, the set-up
-order) is taken from :func:`~moonriver_env.kingdomino.state.new_game` with the env's seed; the
-core draws nothing afterwards (every later line comes off that pile). As in
-:class:`~moonriver_env.vector.VectorGame`, slot ``i`` keeps the env's seed generator
-``default_rng(s + i)``: an auto-reset plays the env's next game after a seedless ``reset()``.
+``np.array_equal`` observations and masks, the same rewards and points, and the same
+:class:`~moonriver_env.kingdomino.KingdominoState` JSON from :meth:`get_state` (its generator
+included). The deal is the engine's own: the core draws each set-up (the shuffle, the box,
+the first line, the set-up order) from NumPy's generator exactly as
+:func:`~moonriver_env.kingdomino.state.new_game` does, and a Dynasty's next set-up from the
+same generator when the game before ends. As in :class:`~moonriver_env.vector.VectorGame`,
+slot ``i`` keeps the env's seed generator ``default_rng(s + i)``: an auto-reset plays the
+env's next game after a seedless ``reset()``.
 
 The domino table, the bonus values, the action layout and the phase numbers are read from the
 Python package (:mod:`moonriver_env.kingdomino`) into the core at construction and checked
-there. A Dynasty's three set-ups are all taken at its start: the engine's generator draws
-only at a set-up, so the second and third come from the same generator, in order, as the
-engine's ``_start_game`` deals them when the game before ends.
+there (:mod:`._kdspec`). ``backend="python"`` (or no built core, with one warning) plays the
+same games on the Python engine with the same arrays (:mod:`._kdbackend`).
 
 Arrays (read-only views, updated in place) as :class:`~moonriver_env.vector.VectorGame`'s:
 ``observation`` (N, D) f32, ``action_mask`` (N, A) i8, ``legal_ids`` (N, A) i16,
@@ -32,16 +33,16 @@ from typing import Any
 import numpy as np
 
 from ..env_args import REWARD_MODES, check_seed
-from ..kingdomino import KingdominoConfig, Phase
+from ..kingdomino import KingdominoConfig, KingdominoState, Phase
 from ..kingdomino.actions import action_layout
-from ..kingdomino.components import NUM_DOMINOES
-from ..kingdomino.core import IllegalActionError
-from ..kingdomino.scoring import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS
-from ..kingdomino.state import DOMINOES, new_game
+from ..kingdomino.core import IllegalActionError, StateFormatError
+from ..kingdomino.invariants import check_state
 from ..kingdomino_args import game_config, rank_rewards
 from ..kingdomino_encoding import KingdominoEncoder
 from ..rules.validation import check_choice, check_int
-from ._native_core import IMPORT_ERROR, NATIVE, native
+from ._kdbackend import KdNativeBackend, KdPythonBackend
+from ._native_core import GAME_SEED_HIGH, choose_backend, native
+from .game import readonly, step_arrays
 
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 
@@ -52,44 +53,7 @@ none today."""
 
 
 class UnsupportedKingdominoConfig(ValueError):
-    """A Kingdomino config the native core does not play, or no core built."""
-
-
-def core_params(native: Any, config: KingdominoConfig) -> bytes:
-    """The core's checked parameters for ``config``: the layout, the bonuses, the phase
-    numbers and the domino table, all read from the Python package."""
-    layout_encoder = KingdominoEncoder(config)
-    layout = action_layout(config)
-    head = [
-        config.num_players,
-        config.size,
-        config.line_size,
-        config.dominoes_in_play,
-        int(config.has("must_place")),
-        int(config.bonus_flags[0]),
-        int(config.bonus_flags[1]),
-        HARMONY_BONUS,
-        MIDDLE_KINGDOM_BONUS,
-        layout.discard,
-        layout.pick_base,
-        layout.num_actions,
-        layout_encoder.size,
-        int(Phase.SETUP_PICK),
-        int(Phase.PLACE),
-        int(Phase.PICK),
-        int(Phase.GAME_OVER),
-        config.num_games,
-    ]
-    if len(DOMINOES) != NUM_DOMINOES:
-        raise ValueError(f"the domino table has {len(DOMINOES)} dominoes, the core {NUM_DOMINOES}")
-    table = []
-    for d in DOMINOES:
-        table += [d.land1, d.crowns1, d.land2, d.crowns2, d.number, int(d.symmetric)]
-    vec = np.array(head + table, dtype=np.int64)
-    if len(vec) != native.KD_PARAMS_LEN:
-        raise ValueError(f"core params: {len(vec)} entries, the core reads {native.KD_PARAMS_LEN}")
-    params: bytes = native.kd_params(vec.tobytes())
-    return params
+    """A Kingdomino config the native core does not play."""
 
 
 class KingdominoVectorGame:
@@ -101,9 +65,8 @@ class KingdominoVectorGame:
         seed: game ``i`` is the env's game after ``reset(seed=seed + i)``; ``None`` draws one.
         observe: write the observation (``False``: masks only).
         auto_reset: a finished game starts its next game in the same step.
-
-    Raises:
-        UnsupportedKingdominoConfig: Dynasty, or the core is not built.
+        backend: ``"native"`` (the core), ``"python"`` (the engine) or ``None`` (the core
+            when it is built, else the engine with one warning).
     """
 
     def __init__(
@@ -117,6 +80,7 @@ class KingdominoVectorGame:
         seed: int | None = None,
         observe: bool = True,
         auto_reset: bool = True,
+        backend: str | None = None,
     ) -> None:
         if mode is not None:
             if variants is not None:
@@ -128,40 +92,39 @@ class KingdominoVectorGame:
         for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
             if not isinstance(flag, bool):
                 raise TypeError(f"{name}: expected a bool, got {flag!r}")
+        self.backend = choose_backend(backend, "KingdominoVectorGame")
         missing = [v for v in NATIVE_VARIANTS_MISSING if cfg.has(v)]
-        if missing:
+        if missing and self.backend == "native":
             raise UnsupportedKingdominoConfig(
-                f"variants: {', '.join(missing)} is not in the native core "
-                "(play it with kingdomino_v0.env)"
+                f"variants: {', '.join(missing)} is not in the native core (backend='python')"
             )
-        if not NATIVE or native is None:
-            raise UnsupportedKingdominoConfig(f"the native core is not built ({IMPORT_ERROR})")
-        self._native: Any = native
-        self._params = core_params(native, cfg)
         self.observe = observe
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
         self.observation_size = KingdominoEncoder(cfg).size
-        self._games = np.zeros(n_games * self._native.KD_GAME_SIZE, dtype=np.uint8)
-        self._obs = np.zeros((n_games, self.observation_size if observe else 0), np.float32)
-        self._mask = np.zeros((n_games, a), dtype=np.int8)
-        self._legal = np.zeros((n_games, a), dtype=np.int16)
-        self._num_legal = np.zeros(n_games, dtype=np.int32)
-        self._seat = np.zeros(n_games, dtype=np.int32)
-        self._phase = np.zeros(n_games, dtype=np.int32)
+        self._arrays: dict[str, np.ndarray] = {
+            "observation": np.zeros((n_games, self.observation_size if observe else 0), np.float32),
+            "mask": np.zeros((n_games, a), dtype=np.int8),
+            "legal": np.zeros((n_games, a), dtype=np.int16),
+            "num_legal": np.zeros(n_games, dtype=np.int32),
+            "seat": np.zeros(n_games, dtype=np.int32),
+            "phase": np.zeros(n_games, dtype=np.int32),
+        }
         self._rewards = np.zeros((n_games, n), dtype=np.float64)
         self._terminated = np.zeros(n_games, dtype=np.bool_)
         self._scores = np.zeros((n_games, n, 2), dtype=np.int32)
         self._seed_rngs: list[np.random.Generator | None] = [None] * n_games
-        self.observation: np.ndarray | None = _readonly(self._obs) if observe else None
-        self.action_mask = _readonly(self._mask)
-        self.legal_ids = _readonly(self._legal)
-        self.num_legal = _readonly(self._num_legal)
-        self.current_seat = _readonly(self._seat)
-        self.rewards = _readonly(self._rewards)
-        self.terminated = _readonly(self._terminated)
-        self.scores = _readonly(self._scores)
+        engine = KdNativeBackend if self.backend == "native" else KdPythonBackend
+        self._backend: Any = engine(native, cfg, n_games, self._arrays)
+        self.observation = readonly(self._arrays["observation"]) if observe else None
+        self.action_mask = readonly(self._arrays["mask"])
+        self.legal_ids = readonly(self._arrays["legal"])
+        self.num_legal = readonly(self._arrays["num_legal"])
+        self.current_seat = readonly(self._arrays["seat"])
+        self.rewards = readonly(self._rewards)
+        self.terminated = readonly(self._terminated)
+        self.scores = readonly(self._scores)
         self.reset(seed=int(np.random.default_rng().integers(2**62)) if seed is None else seed)
 
     # -- the batched API ---------------------------------------------------------------------
@@ -178,92 +141,87 @@ class KingdominoVectorGame:
 
     def reset_game(self, i: int, seed: int | None = None) -> None:
         """A new game in slot ``i`` only (the env's game after ``reset(seed=seed)``)."""
-        i = check_int("i", i, 0, self.num_games - 1)
+        i = self._index(i)
         seed = check_seed(seed)
         if seed is not None and seed >= _SEED_LIMIT:
             raise ValueError(f"seed: expected a seed below 2**64, got {seed}")
         self._new_game(i, seed)
-        self._rewards[i] = 0.0
-        self._terminated[i] = False
-        self._scores[i] = 0
+        self._clear(i)
 
     def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """Play one action per game (for its acting seat); the arrays show the result.
+
+        ``active`` (optional, bool (N,)): only the games marked ``True`` play. A finished
+        game (``auto_reset=False``) ignores its action.
 
         Raises:
             ValueError: ``actions`` is not N integers, or ``active`` not N bools.
             IllegalActionError: an action is not legal for its game (naming the game, the
                 action and the phase); no game has changed.
         """
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_games,):
-            raise ValueError(f"actions: expected shape ({self.num_games},), got {arr.shape}")
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
-        if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
-            raise IllegalActionError(f"actions: id {int(arr.max())} is out of range")
-        arr = np.ascontiguousarray(arr, dtype=np.int64)
-        if active is None:
-            on = np.ones(self.num_games, dtype=np.uint8)
-        else:
-            act = np.asarray(active)
-            if act.shape != (self.num_games,) or act.dtype != np.bool_:
-                raise ValueError(
-                    f"active: expected a bool array of shape ({self.num_games},), "
-                    f"got {act.dtype} {act.shape}"
-                )
-            on = act.astype(np.uint8)
-        bad = self._native.kd_step(self._params, self._games, arr, on)
+        arr, active = step_arrays(self.num_games, actions, active, IllegalActionError)
+        on = np.ones(self.num_games, dtype=np.bool_) if active is None else active
+        phase = self._arrays["phase"]
+        moving = on & (phase != int(Phase.GAME_OVER))
+        bad = self._backend.step(arr, on)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
-        for i in np.flatnonzero(on):
-            self._after_step(int(i))
+        over = phase == int(Phase.GAME_OVER)
+        self._rewards[on] = 0.0
+        self._scores[moving] = 0
+        self._terminated[moving] = over[moving]
+        for i in np.flatnonzero(moving & over).tolist():
+            self._game_over(i)
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation)."""
-        i = check_int("i", i, 0, self.num_games - 1)
+        i = self._index(i)
         seat = check_int("seat", seat, 0, self.num_players - 1)
-        out = np.empty(KingdominoEncoder(self.config).size, dtype=np.float32)
-        self._native.kd_observe(self._params, self._games, i, seat, out)
+        out: np.ndarray = self._backend.observe(i, seat)
         return out
 
     def points(self, i: int) -> list[tuple[int, int]]:
         """Game ``i``'s ``(points, largest territory)`` per seat, as things stand."""
-        i = check_int("i", i, 0, self.num_games - 1)
-        return [tuple(x) for x in self._native.kd_scores(self._params, self._games, i)]
+        keys: list[tuple[int, int]] = self._backend.rank_keys(self._index(i))
+        return keys
+
+    def get_state(self, i: int) -> KingdominoState:
+        """Game ``i`` as a :class:`KingdominoState` (a copy: changing it changes nothing
+        here)."""
+        state: KingdominoState = self._backend.get_state(self._index(i))
+        return state
+
+    def set_state(self, i: int, state: KingdominoState) -> None:
+        """Game ``i`` plays on from ``state`` (a state of this config, checked first:
+        :class:`~moonriver_env.kingdomino.core.StateFormatError` naming the broken rule,
+        and nothing changes)."""
+        i = self._index(i)
+        if type(state) is not KingdominoState:
+            raise TypeError(f"state: expected a KingdominoState, got {type(state).__name__}")
+        if state.config != self.config:
+            raise ValueError("state: its config differs from this vector game's config")
+        check_state(state)
+        if not state.is_terminal and not state.legal_action_list():
+            raise StateFormatError("phase: no legal action in a game that is not over")
+        self._backend.set_state(i, state)
+        self._clear(i)
 
     # -- helpers -----------------------------------------------------------------------------
+    def _index(self, i: int) -> int:
+        return check_int("i", i, 0, self.num_games - 1)
+
+    def _clear(self, i: int) -> None:
+        self._rewards[i] = 0.0
+        self._terminated[i] = False
+        self._scores[i] = 0
+
     def _new_game(self, i: int, seed: int | None) -> None:
         rng = self._seed_rngs[i]
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
-        state = new_game(self.config, seed=int(rng.integers(2**63 - 1)))
-        for game in range(self.config.num_games):
-            if game:
-                state._start_game()  # the Dynasty's next set-up, drawn as the engine draws it
-            setup = [
-                np.array(x, dtype=np.int64).tobytes()
-                for x in (state.pile, state.box, state.cur_line, state.setup_order)
-            ]
-            self._native.kd_reset(self._params, self._games, i, game, *setup)
-        self._publish(i)
+        self._backend.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
 
-    def _publish(self, i: int) -> None:
-        k, seat, phase = self._native.kd_publish(
-            self._params, self._games, i, self._legal[i], self._mask[i], self._obs[i]
-        )
-        self._num_legal[i] = k
-        self._seat[i] = seat
-        self._phase[i] = phase
-
-    def _after_step(self, i: int) -> None:
-        self._publish(i)
-        over = self._phase[i] == int(Phase.GAME_OVER)
-        self._terminated[i] = over
-        if not over:
-            self._rewards[i] = 0.0
-            self._scores[i] = 0
-            return
+    def _game_over(self, i: int) -> None:
         keys = self.points(i)
         self._scores[i] = keys
         self._rewards[i] = self._final_rewards(keys)
@@ -282,20 +240,14 @@ class KingdominoVectorGame:
     def _illegal_message(self, i: int, action: int) -> str:
         layout = action_layout(self.config)
         text = layout.to_text(action) if 0 <= action < layout.num_actions else "out of range"
-        phase = Phase(int(self._phase[i]))
+        phase = Phase(int(self._arrays["phase"][i]))
+        seat = int(self._arrays["seat"][i])
         return (
-            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} "
-            f"for seat {int(self._seat[i])}"
+            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} for seat {seat}"
         )
 
     def __repr__(self) -> str:
         return (
-            f"KingdominoVectorGame(num_games={self.num_games}, "
-            f"num_players={self.num_players}, mode={self.config.mode!r})"
+            f"KingdominoVectorGame(num_games={self.num_games}, num_players={self.num_players}, "
+            f"mode={self.config.mode!r}, backend={self.backend!r})"
         )
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    view = arr.view()
-    view.flags.writeable = False
-    return view

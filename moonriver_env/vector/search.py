@@ -20,9 +20,16 @@ import numpy as np
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.scoring import ScoreBreakdown, rank_winners
 from ._backend import native_config
+from ._core_state import CoreState, check_seed64
 from ._native_core import IMPORT_ERROR
 from ._native_core import native as _maybe_native
-from ._spec import record_dtype, record_to_state, state_to_record
+from ._spec import (
+    generator_words,
+    record_dtype,
+    record_to_state,
+    set_generator_words,
+    state_to_record,
+)
 
 
 def _extension() -> Any:
@@ -38,21 +45,17 @@ _POLICIES = ("random", "heuristic")  # the core's policy codes (agents.rollout.R
 _VALUES = ("margin", "win")  # the core's value codes (agents.search.VALUE_MODES)
 
 
-class NativeState:
-    """One game in the core (see the module docstring)."""
+class NativeState(CoreState):
+    """One game in the core (see the module docstring; the game-free part: :class:`CoreState`)."""
 
-    __slots__ = ("config", "_core")
+    __slots__ = ()
+    phases = Phase
+    illegal_action_error = IllegalActionError
 
     def __init__(self, config: GameConfig, seed: int = 0, *, _core: Any = None) -> None:
         self.config = config
         if _core is None:
-            if (
-                isinstance(seed, bool)
-                or not isinstance(seed, (int, np.integer))
-                or not (0 <= seed < 2**64)
-            ):
-                raise ValueError(f"seed: expected an integer in 0..2**64-1, got {seed!r}")
-            _core = _extension().new_state(native_config(config), int(seed))
+            _core = _extension().new_state(native_config(config), check_seed64(seed))
         self._core = _core
 
     @classmethod
@@ -68,41 +71,6 @@ class NativeState:
         """This game as a :class:`GameState` (a copy)."""
         rec = np.frombuffer(self._core.record(), dtype=record_dtype(_extension()))[0]
         return record_to_state(self.config, rec)
-
-    def clone(self) -> NativeState:
-        """An independent copy (one struct copy in the core)."""
-        return NativeState(self.config, _core=self._core.clone())
-
-    def copy_from(self, other: NativeState) -> None:
-        """Become a copy of ``other`` (no allocation: for search loops)."""
-        self._core.copy_from(other._core)
-
-    def legal_action_list(self) -> list[int]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        return self._core.legal()
-
-    def apply(self, action: int) -> None:
-        """Play ``action``; :class:`IllegalActionError` (nothing changes) if it is not legal."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an integer id, got {action!r}")
-        if not -(2**63) <= int(action) < 2**63 or not self._core.apply(int(action)):
-            raise IllegalActionError(
-                f"action {action} is not legal in phase {self.phase.name} for seat "
-                f"{self._core.seat}"
-            )
-
-    @property
-    def phase(self) -> Phase:
-        return Phase(self._core.phase)
-
-    @property
-    def current_seat(self) -> int | None:
-        seat = self._core.seat
-        return None if seat < 0 else int(seat)
-
-    @property
-    def is_terminal(self) -> bool:
-        return self._core.phase == Phase.GAME_OVER
 
     def scores(self) -> list[ScoreBreakdown]:
         """One :class:`ScoreBreakdown` per seat, on the ranches as they stand."""
@@ -122,21 +90,8 @@ class NativeState:
     def determinize(self, rng: np.random.Generator) -> None:
         """Sort the pile and the stack, then shuffle them with ``rng`` (a PCG64 generator,
         advanced as NumPy would): ``agents.base.determinize`` in place."""
-        bg = rng.bit_generator
-        raw = bg.state
-        if raw.get("bit_generator") != "PCG64":
-            raise ValueError("determinize: expected a PCG64 generator")
-        mask = (1 << 64) - 1
-        state, inc = raw["state"]["state"], raw["state"]["inc"]
-        out = self._core.determinize(
-            state >> 64, state & mask, inc >> 64, inc & mask, raw["has_uint32"], raw["uinteger"]
-        )
-        bg.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": out[0] << 64 | out[1], "inc": out[2] << 64 | out[3]},
-            "has_uint32": out[4],
-            "uinteger": out[5],
-        }
+        out = self._core.determinize(*generator_words(rng))
+        set_generator_words(rng, out)
 
     def simulate(
         self, policy: str, depth: int, value: str, seed: int, weights: Sequence[float]
@@ -186,6 +141,3 @@ class NativeState:
         )
         return rows, list(margins)
 
-    def time_clones(self, k: int) -> int:
-        """Copy the state ``k`` times inside the core (the benchmark's clone row)."""
-        return int(self._core.time_clones(int(k)))

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from moonriver_env import kingdomino_v0
-from moonriver_env.kingdomino.core import IllegalActionError
+from moonriver_env.kingdomino import KingdominoConfig, new_game
+from moonriver_env.kingdomino.core import IllegalActionError, StateFormatError
+from moonriver_env.kingdomino_encoding import KingdominoEncoder
 from moonriver_env.vector import NATIVE
 from moonriver_env.vector.kingdomino import KingdominoVectorGame
 
@@ -49,10 +51,23 @@ class Mismatch(AssertionError):
     """The core and the env disagree."""
 
 
-def compare(num_players: int, variants: tuple[str, ...], seed: int, games: int, kind: str) -> int:
-    """Play ``games`` games on the core and in the env side by side; the decisions compared."""
+def compare(
+    num_players: int,
+    variants: tuple[str, ...],
+    seed: int,
+    games: int,
+    kind: str,
+    backend: str = "native",
+) -> int:
+    """Play ``games`` games on the core (or the Python backend) and in the env side by side;
+    the decisions compared, and the state's JSON every few decisions."""
     vg = KingdominoVectorGame(
-        num_games=games, num_players=num_players, variants=variants, seed=seed, auto_reset=False
+        num_games=games,
+        num_players=num_players,
+        variants=variants,
+        seed=seed,
+        auto_reset=False,
+        backend=backend,
     )
     envs = []
     for i in range(games):
@@ -85,6 +100,8 @@ def compare(num_players: int, variants: tuple[str, ...], seed: int, games: int, 
             theirs = env.unwrapped.encoder.encode_flat(state, other)
             if not np.array_equal(mine, theirs):
                 raise Mismatch(f"game {i}: observation of seat {other}")
+            if decisions % 7 == i and vg.get_state(i).to_json() != state.to_json():
+                raise Mismatch(f"game {i}: get_state")
             actions[i] = choose(legal)
         active = ~done
         vg.step(actions, active=active)
@@ -115,6 +132,76 @@ def compare(num_players: int, variants: tuple[str, ...], seed: int, games: int, 
 def test_core_equals_engine(num_players: int, variants: tuple[str, ...], kind: str) -> None:
     decisions = compare(num_players, variants, seed=11, games=3, kind=kind)
     assert decisions > 0
+
+
+@pytest.mark.parametrize(("num_players", "variants"), CONFIGS[::3])
+def test_python_backend_equals_engine(num_players: int, variants: tuple[str, ...]) -> None:
+    assert compare(num_players, variants, seed=12, games=1, kind="random", backend="python") > 0
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_set_state_plays_on_from_the_engines_state(backend: str) -> None:
+    """A mid-game engine state put into slot 1 plays on as the engine does; a refused state
+    (wrong type, another config, a broken rule) changes nothing."""
+    config = KingdominoConfig(3, ("harmony",))
+    vg = KingdominoVectorGame(num_games=2, config=config, seed=0, backend=backend)
+    state = new_game(config, 9)
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        legal = state.legal_action_list()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    vg.set_state(1, state)
+    assert vg.get_state(1).to_json() == state.to_json()
+    assert vg.legal_ids[1, : vg.num_legal[1]].tolist() == state.legal_action_list()
+    enc = KingdominoEncoder(config)
+    assert vg.observation is not None
+    assert np.array_equal(vg.observation[1], enc.encode_flat(state, state.seat))
+    before = (vg.get_state(0).to_json(), vg.get_state(1).to_json(), vg.action_mask.copy())
+    broken = state.clone()
+    broken.pile = broken.pile[:-1]
+    with pytest.raises(StateFormatError, match="dominoes"):
+        vg.set_state(1, broken)
+    with pytest.raises(ValueError, match="config"):
+        vg.set_state(1, new_game(KingdominoConfig(2), 0))
+    with pytest.raises(TypeError, match="KingdominoState"):
+        vg.set_state(1, state.to_json())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="i"):
+        vg.set_state(2, state)
+    assert (vg.get_state(0).to_json(), vg.get_state(1).to_json()) == before[:2]
+    assert np.array_equal(vg.action_mask, before[2])
+    while not state.is_terminal:
+        a = state.legal_action_list()[0]
+        state.apply(a)
+        vg.step(np.array([vg.legal_ids[0, 0], a], dtype=np.int64))
+        if not state.is_terminal:
+            assert vg.get_state(1).to_json() == state.to_json()
+    assert vg.terminated[1] and vg.scores[1].tolist() == [list(k) for k in state.rank_keys()]
+
+
+def test_no_core_falls_back_to_the_engine_with_one_warning() -> None:
+    """Without the core (MOONRIVER_NATIVE=0) vector_game plays Kingdomino on the engine, with
+    one warning, the same arrays."""
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings, numpy as np\n"
+        "warnings.simplefilter('always')\n"
+        "from moonriver_env.vector import vector_game\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    a = vector_game('kingdomino_2p_base', num_games=2, seed=3, backend='native')\n"
+        "    b = vector_game('kingdomino_3p_base', num_games=2, seed=3)\n"
+        "print(a.backend, b.backend, len(w), repr(float(a.observation.sum())))\n"
+    )
+    env = {**__import__("os").environ, "MOONRIVER_NATIVE": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    backend_a, backend_b, warned, total = out.stdout.split()
+    assert (backend_a, backend_b, warned) == ("python", "python", "1")
+    vg = KingdominoVectorGame(num_games=2, num_players=2, seed=3, backend="native")
+    assert vg.observation is not None and float(total) == float(vg.observation.sum())
 
 
 def test_comparison_can_fail() -> None:
@@ -172,29 +259,35 @@ def test_bad_arguments_are_named() -> None:
         vg.reset_game(2)
 
 
-def test_core_refuses_bad_setups() -> None:
-    """The binding checks the set-up and buffer sizes before touching a game."""
+def test_core_refuses_bad_params_and_records() -> None:
+    """The binding checks the parameters, the record and the buffers before touching a game."""
     from moonriver_env import _native  # type: ignore[attr-defined]
 
-    vg = KingdominoVectorGame(num_games=1, num_players=2, seed=0)
-    games = vg._games.copy()
-    params = vg._params
-    line = np.array([0, 1, 2, 3], dtype=np.int64).tobytes()
-    order = np.array([0, 1, 1, 0], dtype=np.int64).tobytes()
-    dup = np.array([0] * 20, dtype=np.int64).tobytes()
-    box = np.arange(24, 48, dtype=np.int64).tobytes()
-    with pytest.raises(ValueError, match="set-up"):
-        _native.kd_reset(params, games, 0, 0, dup, box, line, order)
-    bad_order = np.array([0, 1, 2, 0], dtype=np.int64).tobytes()
-    with pytest.raises(ValueError, match="set-up"):
-        _native.kd_reset(params, games, 0, 0, np.arange(4, 24).tobytes(), box, line, bad_order)
-    with pytest.raises(IndexError):
-        _native.kd_reset(params, games, 1, 0, np.arange(4, 24).tobytes(), box, line, order)
-    with pytest.raises(ValueError, match="no such game"):
-        _native.kd_reset(params, games, 0, 1, np.arange(4, 24).tobytes(), box, line, order)
+    vg = KingdominoVectorGame(num_games=2, num_players=2, seed=0)
+    batch = vg._backend._batch
+    good = batch.get_record(0)
+    before = (batch.get_record(1), vg.action_mask.copy(), vg.legal_ids.copy())
     with pytest.raises(ValueError, match="params"):
-        _native.kd_params(np.zeros(5, dtype=np.int64).tobytes())
-    assert np.array_equal(games, vg._games)
+        _native.KdConfig(np.zeros(5, dtype=np.int64).tobytes())
+    with pytest.raises(ValueError, match="bytes"):
+        batch.set_record(1, good[:-8])
+    raw = bytearray(good)
+    raw[-1] ^= 0xFF  # past the record's fields: ignored, rebuilt
+    broken = np.frombuffer(good, dtype=np.uint8).copy()
+    broken[:] = 0xFF
+    with pytest.raises(ValueError):
+        batch.set_record(1, broken.tobytes())
+    with pytest.raises(IndexError):
+        batch.set_record(2, good)
+    with pytest.raises(ValueError, match="actions"):
+        batch.step(np.zeros(3, dtype=np.int64), np.ones(2, dtype=np.bool_))
+    assert (batch.get_record(1), vg.action_mask.tolist(), vg.legal_ids.tolist()) == (
+        before[0],
+        before[1].tolist(),
+        before[2].tolist(),
+    )
+    batch.set_record(1, bytes(raw))  # game 0's position, now in slot 1
+    assert np.array_equal(vg.action_mask[1], vg.action_mask[0])
 
 
 def test_vector_game_dispatches_on_the_spec() -> None:

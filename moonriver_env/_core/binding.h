@@ -1,0 +1,94 @@
+/* What the files of the CPython binding share (module.c: Moon River and the module; kdbind.c:
+ * Kingdomino, added to moonriver_env._native by module.c). */
+#ifndef MOONRIVER_BINDING_H
+#define MOONRIVER_BINDING_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "moonriver.h"
+
+/* Adds the kd_* functions, the KdState type and the Kingdomino constants to the module;
+ * 0, or -1 with an exception set. */
+int kd_add_to_module(PyObject *m);
+
+/* The buffer of obj as count items of one of the struct codes in format (module.c); 0, or
+ * -1 with TypeError/ValueError set (nothing held). */
+int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
+               Py_ssize_t itemsize, Py_ssize_t count, int writable);
+
+/* Checks a game record read from outside and rebuilds its derived fields; NULL, or a message
+ * naming the bad field. */
+typedef const char *(*record_check)(const void *params, void *state);
+/* Reads a record (a bytes-like of exactly size bytes) into *out if check passes; 0, or -1
+ * with ValueError (the size, or check's message) and *out unchanged. */
+int load_record(PyObject *record, const void *params, record_check check, void *out,
+                size_t size);
+
+/* A search state object (module.c State, kdbind.c KdState): this head, then the game's struct
+ * at CORE_STATE_OFFSET (checked with a static assert next to each type). */
+typedef struct {
+    PyObject_HEAD PyObject *config; /* the config object, kept alive */
+    const void *params;             /* inside config */
+} CoreStateHead;
+#define CORE_STATE_OFFSET sizeof(CoreStateHead)
+
+/* A new state object of type (its game struct left to the caller) under config, whose
+ * parameters are params; NULL with an exception set. */
+PyObject *core_state_new(PyTypeObject *type, PyObject *config, const void *params);
+void core_state_dealloc(PyObject *self);
+/* The methods every state object shares: clone(), copy_from(other), time_clones(k). */
+PyObject *core_state_clone(PyObject *self, PyObject *unused);
+PyObject *core_state_copy_from(PyObject *self, PyObject *other);
+PyObject *core_state_time_clones(PyObject *self, PyObject *arg);
+/* An int8 field of the game struct, at the byte offset the closure holds (phase, seat). */
+PyObject *core_state_int8(PyObject *self, void *offset);
+/* The methods above, for a type's method table (clone, copy_from, record, time_clones). */
+#define CORE_STATE_METHODS                                                                     \
+    {"clone", core_state_clone, METH_NOARGS, "an independent copy"},                           \
+    {"copy_from", core_state_copy_from, METH_O, "become a copy of another state of its type"}, \
+    {"record", core_state_record, METH_NOARGS, "the game's record bytes"},                     \
+    {"time_clones", core_state_time_clones, METH_O, "benchmark helper"}
+/* The getters of the acting seat and the phase, for a game struct G. */
+#define CORE_STATE_GETSET(G)                                                                   \
+    {"phase", core_state_int8, NULL, "phase code", (void *)offsetof(G, phase)},                \
+    {"seat", core_state_int8, NULL, "acting seat (-1 when over)", (void *)offsetof(G, seat)}
+/* record() -> the game struct's bytes. */
+PyObject *core_state_record(PyObject *self, PyObject *unused);
+/* A new state object of type from a record read with load_record; NULL with an exception. */
+PyObject *core_state_from_record(PyTypeObject *type, PyObject *config, const void *params,
+                                 PyObject *record, record_check check);
+
+/* A NumPy PCG64 generator's state as the Python side passes it, six integers (state and inc
+ * in 64-bit halves, has_uint32, uinteger), to and from the core's mr_pcg64. */
+int parse_generator(PyObject *words, mr_pcg64 *rng);
+PyObject *build_generator(const mr_pcg64 *rng);
+
+/* The head of a type of moonriver_env._native: its struct, name and docstring. */
+#define NATIVE_TYPE(Struct, name, doc)                                                         \
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "moonriver_env._native." name,                    \
+    .tp_basicsize = sizeof(Struct), .tp_flags = Py_TPFLAGS_DEFAULT, .tp_doc = doc
+
+/* A batch type's slots: prefix##_init, prefix##_dealloc and prefix##_methods. */
+#define NATIVE_BATCH_TYPE(Struct, prefix, name, doc)                                            \
+    NATIVE_TYPE(Struct, name, doc), .tp_new = PyType_GenericNew,                               \
+    .tp_init = (initproc)prefix##_init, .tp_dealloc = (destructor)prefix##_dealloc,            \
+    .tp_methods = prefix##_methods
+
+/* A state type's slots: the shared dealloc, prefix##_methods and prefix##_getset. */
+#define NATIVE_STATE_TYPE(Struct, prefix, name, doc)                                            \
+    NATIVE_TYPE(Struct, name, doc), .tp_dealloc = core_state_dealloc,                          \
+    .tp_methods = prefix##_methods, .tp_getset = prefix##_getset
+
+/* A tuple (a list when as_list) of count items, item i made by make(data, i); NULL with an
+ * exception set. The makers below read data as an array of their type. */
+typedef PyObject *(*item_maker)(const void *data, Py_ssize_t i);
+PyObject *build_items(int as_list, Py_ssize_t count, item_maker make, const void *data);
+PyObject *item_int16(const void *data, Py_ssize_t i);
+PyObject *item_int32(const void *data, Py_ssize_t i);
+PyObject *item_int64(const void *data, Py_ssize_t i);
+PyObject *item_double(const void *data, Py_ssize_t i);
+PyObject *item_name(const void *data, Py_ssize_t i);  /* const char *[] */
+PyObject *item_field(const void *data, Py_ssize_t i); /* mr_field[]: (name, offset, type, count) */
+
+#endif
