@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from moonriver_env.rules.geometry import extend_ids
-
 from .board import Board, board_for
 from .components import Domino, half_text, parse_half
 
@@ -220,21 +218,25 @@ class Kingdom:
         land = list(self.land)
         land[domino.land1] |= a
         land[domino.land2] |= b
-        c1, c2, c3 = self.crowns
+        crowns = self.crowns
         k1, k2 = domino.crowns1, domino.crowns2
         if k1 or k2:
-            c1 |= (a if k1 >= 1 else 0) | (b if k2 >= 1 else 0)
-            c2 |= (a if k1 >= 2 else 0) | (b if k2 >= 2 else 0)
-            c3 |= (a if k1 >= 3 else 0) | (b if k2 >= 3 else 0)
+            c1, c2, c3 = crowns
+            crowns = (
+                c1 | (a if k1 >= 1 else 0) | (b if k2 >= 1 else 0),
+                c2 | (a if k1 >= 2 else 0) | (b if k2 >= 2 else 0),
+                c3 | (a if k1 >= 3 else 0) | (b if k2 >= 3 else 0),
+            )
+        # the bounds grow by the two squares (orthogonal neighbours: one row or one column)
         row, col = board.row_of, board.col_of
         r1, r2, q1, q2 = row[cell], row[other], col[cell], col[other]
-        bounds = (
-            min(self.rmin, r1, r2),
-            max(self.rmax, r1, r2),
-            min(self.cmin, q1, q2),
-            max(self.cmax, q1, q2),
-        )
-        return Kingdom(board, tuple(land), (c1, c2, c3), self.occupied | a | b, bounds)
+        lo, hi = (r1, r2) if r1 <= r2 else (r2, r1)
+        rmin = lo if lo < self.rmin else self.rmin
+        rmax = hi if hi > self.rmax else self.rmax
+        lo, hi = (q1, q2) if q1 <= q2 else (q2, q1)
+        cmin = lo if lo < self.cmin else self.cmin
+        cmax = hi if hi > self.cmax else self.cmax
+        return Kingdom(board, tuple(land), crowns, self.occupied | a | b, (rmin, rmax, cmin, cmax))
 
 
 def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int]:
@@ -247,14 +249,14 @@ def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int
     position: directions S and E only (N and W would place the same squares again).
     """
     board = kingdom.board
-    side = board.side
-    full = (1 << board.cells) - 1
     free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax) & ~kingdom.occupied
     if not free:
         return []
+    side = board.side
     grid = board.grid
-    nl, nf = grid.not_last_col, grid.not_first_col
+    nl, nf, full = grid.not_last_col, grid.not_first_col, grid.full
     ring = board.castle_ring
+    # t1, t2: the cells where the first (second) half touches its own landscape or the castle
     m1 = kingdom.land[domino.land1]
     t1 = ((((m1 & nl) << 1) | ((m1 & nf) >> 1) | (m1 << side) | (m1 >> side)) & full) | ring
     if domino.land2 == domino.land1:
@@ -262,17 +264,23 @@ def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int
     else:
         m2 = kingdom.land[domino.land2]
         t2 = ((((m2 & nl) << 1) | ((m2 & nf) >> 1) | (m2 << side) | (m2 >> side)) & full) | ring
-    src = board.src
+    s_, e_, n_, w_ = board.src
     cells = board.cells
-    out: list[int] = []
-    # d = S (+side), E (+1), N (-side), W (-1): first half a, second half a + delta.
-    s0 = free & ((free >> side) & src[0]) & (t1 | ((t2 >> side) & src[0]))
-    s1 = free & ((free >> 1) & src[1]) & (t1 | ((t2 >> 1) & src[1]))
-    masks = [s0, s1]
+    # The first halves of the legal placements, per direction d = S (+side), E (+1),
+    # N (-side), W (-1) (second half on first + delta), packed into one int: direction d in
+    # bits d * cells ... so that bit i stands for the id offset + i.
+    legal = (free & (free >> side) & s_ & (t1 | (t2 >> side))) | (
+        (free & (free >> 1) & e_ & (t1 | (t2 >> 1))) << cells
+    )
     if not domino.symmetric:
-        masks.append(free & ((free << side) & src[2]) & (t1 | ((t2 << side) & src[2])))
-        masks.append(free & ((free << 1) & src[3]) & (t1 | ((t2 << 1) & src[3])))
-    for d, mask in enumerate(masks):
-        if mask:
-            extend_ids(out, mask, offset + d * cells, 1)
+        legal |= (free & (free << side) & n_ & (t1 | (t2 << side))) << (2 * cells) | (
+            (free & (free << 1) & w_ & (t1 | (t2 << 1))) << (3 * cells)
+        )
+    out: list[int] = []
+    append = out.append
+    base = offset - 1
+    while legal:  # few bits: one step per set bit, lowest first
+        low = legal & -legal
+        append(base + low.bit_length())
+        legal ^= low
     return out

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from moonriver_env.rules.core import copy_rng
-from moonriver_env.rules.draft import draw_column, turn_order
+from moonriver_env.rules.draft import draw_column, next_claim
 
 from .actions import ActionLayout, KingdominoAction, action_layout
 from .components import NUM_DOMINOES, Domino, dominoes
@@ -133,14 +133,17 @@ class KingdominoState:
         """
         if type(action) is not int:
             action = self._as_id(action)
-        legal = self.legal_action_list()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
         i = bisect_left(legal, action)
         if i == len(legal) or legal[i] != action:
             raise IllegalActionError(self._illegal_message(action))
         self._legal = None
-        if self.phase == Phase.PLACE:
+        phase = self.phase
+        if phase == PLACE:
             self._place(action)
-        elif self.phase == Phase.PICK:
+        elif phase == PICK:
             self._pick(action - self.layout.pick_base)
         else:
             self._setup_pick(action - self.layout.pick_base)
@@ -293,18 +296,19 @@ class KingdominoState:
     def _generate_legal(self) -> list[int]:
         ph = self.phase
         lay = self.layout
-        if ph == Phase.PLACE:
+        if ph == PLACE:
             ids = placement_ids(self.kingdoms[self.seat], DOMINOES[self.cur_line[self.turn_pos]])
-            if not ids or not self.config.has("must_place"):
+            if not ids or not self.config.must_place:
                 ids.append(lay.discard)  # seed lines 95, 112; the author's variant: line 139
             return ids
-        if ph == Phase.PICK:
-            base = lay.pick_base
-            return [base + p for p, k in enumerate(self.next_kings) if k == NO_KING]
-        if ph == Phase.SETUP_PICK:
-            base = lay.pick_base
-            return [base + p for p, k in enumerate(self.cur_kings) if k == NO_KING]
-        return []
+        if ph == PICK:
+            kings = self.next_kings
+        elif ph == Phase.SETUP_PICK:
+            kings = self.cur_kings
+        else:
+            return []
+        base = lay.pick_base
+        return [base + p for p, k in enumerate(kings) if k == NO_KING]
 
     def _start_game(self) -> None:
         """Set-up (seed lines 54-79), chance drawn from ``self.rng`` in a fixed order: the
@@ -353,11 +357,11 @@ class KingdominoState:
 
     def _next_turn(self) -> None:
         """The king on the lowest number still in the line plays next (seed line 89)."""
-        order = turn_order(self.cur_kings)
-        if order:
-            self.turn_pos = order[0]
-            self.seat = self.cur_kings[order[0]]
-            self.phase = Phase.PLACE
+        pos = next_claim(self.cur_kings)
+        if pos >= 0:
+            self.turn_pos = pos
+            self.seat = self.cur_kings[pos]
+            self.phase = PLACE
             return
         if not self.next_line:
             self._end_game()
@@ -386,7 +390,7 @@ class KingdominoState:
             self.placed[seat].append(d)
         self.cur_line[pos] = NO_DOMINO
         if self.next_line:
-            self.phase = Phase.PICK
+            self.phase = PICK
         else:
             self.cur_kings[pos] = NO_KING
             self._next_turn()
@@ -410,6 +414,8 @@ class KingdominoState:
         self.turn_pos = -1
 
 
+PLACE = Phase.PLACE
+PICK = Phase.PICK
 DOMINOES: tuple[Domino, ...] = dominoes()
 NUMBERS: tuple[int, ...] = tuple(d.number for d in DOMINOES)
 
