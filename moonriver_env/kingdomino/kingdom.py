@@ -36,9 +36,23 @@ class Kingdom:
         crowns: bitboards of the squares with at least 1, 2 and 3 crowns.
         occupied: the bitboard of every square, the castle included.
         rmin, rmax, cmin, cmax: the bounding rows and columns of the occupied squares.
+        touch: per landscape, the cells orthogonally next to its squares or to the castle:
+            where a square of that landscape may go (seed lines 104-108), before the
+            emptiness and the frame are checked.
     """
 
-    __slots__ = ("board", "land", "crowns", "occupied", "rmin", "rmax", "cmin", "cmax", "memo")
+    __slots__ = (
+        "board",
+        "land",
+        "crowns",
+        "occupied",
+        "rmin",
+        "rmax",
+        "cmin",
+        "cmax",
+        "touch",
+        "memo",
+    )
 
     def __init__(
         self,
@@ -47,12 +61,17 @@ class Kingdom:
         crowns: tuple[int, int, int],
         occupied: int,
         bounds: tuple[int, int, int, int],
+        touch: tuple[int, ...] | None = None,
     ) -> None:
         self.board = board
         self.land = land
         self.crowns = crowns
         self.occupied = occupied
         self.rmin, self.rmax, self.cmin, self.cmax = bounds
+        if touch is None:
+            ring, neighbours = board.castle_ring, board.grid.neighbours
+            touch = tuple(neighbours(m) | ring for m in land)
+        self.touch = touch
         # derived values computed once per kingdom (it never changes): e.g. its points
         self.memo: dict[object, Any] = {}
 
@@ -215,9 +234,13 @@ class Kingdom:
         board = self.board
         other = cell + board.grid.delta[direction]
         a, b = 1 << cell, 1 << other
+        l1, l2 = domino.land1, domino.land2
         land = list(self.land)
-        land[domino.land1] |= a
-        land[domino.land2] |= b
+        land[l1] |= a
+        land[l2] |= b
+        touch = list(self.touch)
+        touch[l1] |= board.neighbour_mask[cell]
+        touch[l2] |= board.neighbour_mask[other]
         crowns = self.crowns
         k1, k2 = domino.crowns1, domino.crowns2
         if k1 or k2:
@@ -236,7 +259,8 @@ class Kingdom:
         lo, hi = (q1, q2) if q1 <= q2 else (q2, q1)
         cmin = lo if lo < self.cmin else self.cmin
         cmax = hi if hi > self.cmax else self.cmax
-        return Kingdom(board, tuple(land), crowns, self.occupied | a | b, (rmin, rmax, cmin, cmax))
+        bounds = (rmin, rmax, cmin, cmax)
+        return Kingdom(board, tuple(land), crowns, self.occupied | a | b, bounds, tuple(touch))
 
 
 def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int]:
@@ -253,17 +277,8 @@ def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int
     if not free:
         return []
     side = board.side
-    grid = board.grid
-    nl, nf, full = grid.not_last_col, grid.not_first_col, grid.full
-    ring = board.castle_ring
-    # t1, t2: the cells where the first (second) half touches its own landscape or the castle
-    m1 = kingdom.land[domino.land1]
-    t1 = ((((m1 & nl) << 1) | ((m1 & nf) >> 1) | (m1 << side) | (m1 >> side)) & full) | ring
-    if domino.land2 == domino.land1:
-        t2 = t1
-    else:
-        m2 = kingdom.land[domino.land2]
-        t2 = ((((m2 & nl) << 1) | ((m2 & nf) >> 1) | (m2 << side) | (m2 >> side)) & full) | ring
+    t1 = kingdom.touch[domino.land1]  # the cells where the first half touches (the second)
+    t2 = kingdom.touch[domino.land2]
     s_, e_, n_, w_ = board.src
     cells = board.cells
     # The first halves of the legal placements, per direction d = S (+side), E (+1),
@@ -278,9 +293,9 @@ def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int
         )
     out: list[int] = []
     append = out.append
-    base = offset - 1
-    while legal:  # few bits: one step per set bit, lowest first
-        low = legal & -legal
-        append(base + low.bit_length())
-        legal ^= low
+    while legal:  # few bits: one step per set bit, highest first
+        i = legal.bit_length() - 1
+        append(offset + i)
+        legal ^= 1 << i
+    out.reverse()
     return out
