@@ -23,15 +23,17 @@ import numpy as np
 from .kingdomino import KingdominoConfig, KingdominoState, Phase
 from .kingdomino.components import NUM_DOMINOES
 from .kingdomino.kingdom import Kingdom
-from .kingdomino.state import DOMINOES
+from .kingdomino.state import DOMINOES, NO_DOMINO
 
-__all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
+__all__ = ["BYTE_BITS", "CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
 
 
 def _domino_features() -> np.ndarray:
     """Per domino index, the 16 features of a line position holding it: present, the first
-    half's landscape (one-hot) and crowns / 3, the second half's, the number / 48."""
-    table = np.zeros((NUM_DOMINOES, 16), dtype=np.float32)
+    half's landscape (one-hot) and crowns / 3, the second half's, the number / 48. One more
+    row of zeros at the end, so that index ``NO_DOMINO`` (-1, a placed domino) reads as
+    nothing."""
+    table = np.zeros((NUM_DOMINOES + 1, 16), dtype=np.float32)
     for d, dom in enumerate(DOMINOES):
         table[d, 0] = 1.0
         table[d, 1 + dom.land1] = 1.0
@@ -43,13 +45,24 @@ def _domino_features() -> np.ndarray:
 
 
 DOMINO_FEATURES = _domino_features()
-DOMINO_FEATURE_LISTS: tuple[list[float], ...] = tuple(row.tolist() for row in DOMINO_FEATURES)
+assert NO_DOMINO == -1  # DOMINO_FEATURES[NO_DOMINO] is the row of zeros
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
 
+# BYTE_BITS[b]: the 8 bits of byte b, least significant first, as float32 (bitboard -> plane)
+BYTE_BITS = np.unpackbits(
+    np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
+).astype(np.float32)
+CACHE_LIMIT = 256  # entries of each encoder cache before it is emptied
+
 
 class KingdominoEncoder:
-    """Encodes states of one config; ``encode_flat(state, seat)`` is the observation."""
+    """Encodes states of one config; ``encode_flat(state, seat)`` is the observation.
+
+    What does not change from one step to the next is kept: each seat's planes (rewritten
+    only when that seat's kingdom changed: kingdoms are values), the domino features of a
+    line, the unseen set of a pile.
+    """
 
     def __init__(self, config: KingdominoConfig) -> None:
         self.config = config
@@ -68,8 +81,19 @@ class KingdominoEncoder:
         self.size = self.plane_size + self.feature_size
         self.plane_high = np.ones(self.plane_shape, dtype=np.float32)
         self.feature_high = np.ones(self.feature_size, dtype=np.float32)
-        self._cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
-        self._blocks: dict[int, tuple[list[Kingdom | None], np.ndarray]] = {}
+        # feature offsets: the seats, the current line, the next line, the unseen dominoes
+        self._at_seats = 7
+        self._at_cur = self._at_seats + 2 * n
+        self._at_next = self._at_cur + L * (self._pos_width + 1)
+        self._at_unseen = self._at_next + L * self._pos_width
+        self._planes_cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
+        # per seat (absolute), the planes of the kingdom last shown for it
+        self._seat_planes = np.zeros((n, len(CHANNELS), self.cells), dtype=np.float32)
+        self._seat_planes_flat = self._seat_planes.reshape(-1)
+        self._seat_kingdoms: list[Kingdom | None] = [None] * n
+        self._lines: dict[tuple[bool, tuple[int, ...]], np.ndarray] = {}
+        self._unseen_key: tuple[object, ...] = ()
+        self._unseen = np.zeros(NUM_DOMINOES, dtype=np.float32)
         # per observer: the seats in observation order, and each seat's place in it (index
         # -1, "no king", maps to n)
         self._orders = [
@@ -79,9 +103,9 @@ class KingdominoEncoder:
 
     def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
         """The 10 channels of one kingdom, ``(10, side * side)`` float32 (cached per kingdom
-        object: kingdoms are values)."""
+        object: kingdoms are values; do not write into it)."""
         key = id(kingdom)
-        hit = self._cache.get(key)
+        hit = self._planes_cache.get(key)
         if hit is not None and hit[0] is kingdom:
             return hit[1]
         board = kingdom.board
@@ -89,11 +113,11 @@ class KingdominoEncoder:
         free &= ~kingdom.occupied
         nb = self._nbytes
         raw = b"".join(m.to_bytes(nb, "little") for m in (*kingdom.land, *kingdom.crowns, free))
-        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
-        planes = bits.reshape(len(CHANNELS), nb * 8)[:, : self.cells].astype(np.float32)
-        if len(self._cache) > 64:
-            self._cache.clear()
-        self._cache[key] = (kingdom, planes)
+        bits = BYTE_BITS[np.frombuffer(raw, dtype=np.uint8)]
+        planes = bits.reshape(len(CHANNELS), nb * 8)[:, : self.cells]
+        if len(self._planes_cache) >= CACHE_LIMIT:
+            self._planes_cache.clear()
+        self._planes_cache[key] = (kingdom, planes)
         return planes
 
     def encode(self, state: KingdominoState, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -105,65 +129,87 @@ class KingdominoEncoder:
         self, state: KingdominoState, seat: int, points: list[int] | None = None
     ) -> np.ndarray:
         """The flat observation (module docstring) of ``state`` for ``seat`` (``points``:
-        ``state.points()`` if the caller has them)."""
+        ``state.points()`` if the caller has them), a new array."""
         n = self.config.num_players
         order, rel = self._orders[seat]
-        cells10 = len(CHANNELS) * self.cells
-        kingdoms = state.kingdoms
-        # The observer's planes, kept per seat: only a kingdom that changed is rewritten.
-        cached = self._blocks.get(seat)
-        if cached is None:
-            cached = self._blocks[seat] = ([None] * n, np.zeros(self.plane_size, np.float32))
-        shown, block = cached
-        for i, s in enumerate(order):
-            k = kingdoms[s]
-            if shown[i] is not k:
-                block[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(k).ravel()
-                shown[i] = k
+        shown = self._seat_kingdoms
+        for s, k in enumerate(state.kingdoms):
+            if shown[s] is not k:
+                self._seat_planes[s] = self.kingdom_planes(k)
+                shown[s] = k
         out = np.empty(self.size, dtype=np.float32)
-        out[: self.plane_size] = block
-        # The features: a few single writes, whole rows for the dominoes, one fancy write for
-        # the unseen set (converting a Python list into the array costs per element).
-        f = out[self.plane_size :]
+        # the planes: the observer's kingdom first, then the seats after it
+        ps = self.plane_size
+        split = seat * len(CHANNELS) * self.cells
+        planes = self._seat_planes_flat
+        out[: ps - split] = planes[split:]
+        out[ps - split : ps] = planes[:split]
+        f = out[ps:]
         f.fill(0.0)
-        f[int(state.phase)] = 1.0
+        phase = state.phase
+        f[phase] = 1.0
         f[4] = state.game / 3
         f[5] = len(state.pile) / NUM_DOMINOES
-        if not state.next_line:
-            f[6] = 1.0
         if points is None:
             points = state.points()
-        acting = state.seat if state.phase != Phase.GAME_OVER else -1
-        at = 7
+        at = self._at_seats
         for s in order:
             f[at] = min(points[s], 200) / 200
-            if s == acting:
-                f[at + 1] = 1.0
             at += 2
+        if phase != Phase.GAME_OVER:
+            f[self._at_seats + 2 * rel[state.seat] + 1] = 1.0
+        # the lines: the dominoes' features (kept per line), then the kings
         width = self._pos_width
-        placing = state.turn_pos if state.phase == Phase.PLACE else -1
-        kings = state.cur_kings
-        for pos, d in enumerate(state.cur_line):
-            if d >= 0:
-                f[at : at + 16] = DOMINO_FEATURES[d]
-            f[at + 16 + rel[kings[pos]]] = 1.0
-            if pos == placing:
-                f[at + width] = 1.0
-            at += width + 1
+        at = self._at_cur
+        f[at : self._at_next] = self._line(state.cur_line, True)
+        for pos, king in enumerate(state.cur_kings):
+            f[at + pos * (width + 1) + 16 + rel[king]] = 1.0
+        if phase == Phase.PLACE:
+            f[at + state.turn_pos * (width + 1) + width] = 1.0
+        at = self._at_next
         if state.next_line:
-            kings = state.next_kings
-            for pos, d in enumerate(state.next_line):
-                base = at + pos * width
-                if d >= 0:
-                    f[base : base + 16] = DOMINO_FEATURES[d]
-                f[base + 16 + rel[kings[pos]]] = 1.0
-        else:
-            f[at + 16 + n : at + self.config.line_size * width : width] = 1.0
-        at += self.config.line_size * width
-        unseen = state.pile + state.box
-        if unseen:
-            f[np.add(unseen, at)] = 1.0
+            f[at : self._at_unseen] = self._line(state.next_line, False)
+            for pos, king in enumerate(state.next_kings):
+                f[at + pos * width + 16 + rel[king]] = 1.0
+        else:  # the last round (no next line): its positions hold nothing and no king
+            f[6] = 1.0
+            f[at + 16 + n : self._at_unseen : width] = 1.0
+        f[self._at_unseen :] = self._unseen_of(state)
         return out
+
+    def _line(self, line: list[int], current: bool) -> np.ndarray:
+        """The domino features of a line's positions (the kings' and the placing flag's
+        entries zero), ``width + 1`` values per position for the current line, ``width``
+        for the next."""
+        key = (current, tuple(line))
+        block = self._lines.get(key)
+        if block is None:
+            step = self._pos_width + (1 if current else 0)
+            block = np.zeros((len(line), step), dtype=np.float32)
+            block[:, :16] = DOMINO_FEATURES[line]
+            block = block.reshape(-1)
+            if len(self._lines) >= CACHE_LIMIT:
+                self._lines.clear()
+            self._lines[key] = block
+        return block
+
+    def _unseen_of(self, state: KingdominoState) -> np.ndarray:
+        """1 per domino number nobody has seen (the pile and the box). The set changes only
+        when a line is drawn: it is kept while the pile and the box are the same lists with
+        the same lengths."""
+        pile, box = state.pile, state.box
+        key = self._unseen_key
+        if (
+            not key
+            or key[0] is not pile
+            or key[1] != len(pile)
+            or key[2] is not box
+            or key[3] != len(box)
+        ):
+            self._unseen_key = (pile, len(pile), box, len(box))
+            unseen = self._unseen = np.zeros(NUM_DOMINOES, dtype=np.float32)
+            unseen[pile + box] = 1.0
+        return self._unseen
 
     def points(self, state: KingdominoState) -> list[int]:
         """Each seat's points now (dense rewards)."""
