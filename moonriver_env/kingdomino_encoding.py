@@ -25,7 +25,7 @@ from .kingdomino.components import NUM_DOMINOES
 from .kingdomino.kingdom import Kingdom
 from .kingdomino.state import DOMINOES, NO_DOMINO
 
-__all__ = ["BYTE_BITS", "CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
+__all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
 
 
 def _domino_features() -> np.ndarray:
@@ -48,11 +48,6 @@ DOMINO_FEATURES = _domino_features()
 assert NO_DOMINO == -1  # DOMINO_FEATURES[NO_DOMINO] is the row of zeros
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
-
-# BYTE_BITS[b]: the 8 bits of byte b, least significant first, as float32 (bitboard -> plane)
-BYTE_BITS = np.unpackbits(
-    np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
-).astype(np.float32)
 CACHE_LIMIT = 256  # entries of each encoder cache before it is emptied
 
 
@@ -61,7 +56,8 @@ class KingdominoEncoder:
 
     What does not change from one step to the next is kept: each seat's planes (rewritten
     only when that seat's kingdom changed: kingdoms are values), the domino features of a
-    line, the unseen set of a pile.
+    line, the unseen set of a pile. The features are written through a ``memoryview`` (a
+    single float costs a third of a NumPy item write).
     """
 
     def __init__(self, config: KingdominoConfig) -> None:
@@ -70,7 +66,6 @@ class KingdominoEncoder:
         side = config.side
         self.side = side
         self.cells = side * side
-        self._nbytes = (self.cells + 7) // 8
         self.plane_shape = (n * len(CHANNELS), side, side)
         self.plane_size = n * len(CHANNELS) * self.cells
         L = config.line_size
@@ -86,14 +81,16 @@ class KingdominoEncoder:
         self._at_cur = self._at_seats + 2 * n
         self._at_next = self._at_cur + L * (self._pos_width + 1)
         self._at_unseen = self._at_next + L * self._pos_width
-        self._planes_cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
-        # per seat (absolute), the planes of the kingdom last shown for it
-        self._seat_planes = np.zeros((n, len(CHANNELS), self.cells), dtype=np.float32)
-        self._seat_planes_flat = self._seat_planes.reshape(-1)
+        self._zero_features = memoryview(np.zeros(self.feature_size, dtype=np.float32))
+        # a kingdom's channels, bit c of channel i at bit i * cells + c of one int
+        self._channel_bits = len(CHANNELS) * self.cells
+        self._bits_cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
+        # per seat (absolute), the planes of the kingdom last shown for it, and that kingdom
+        self._seat_planes = np.zeros(self.plane_size, dtype=np.float32)
         self._seat_kingdoms: list[Kingdom | None] = [None] * n
-        self._lines: dict[tuple[bool, tuple[int, ...]], np.ndarray] = {}
+        self._lines: tuple[dict[tuple[int, ...], memoryview], ...] = ({}, {})
         self._unseen_key: tuple[object, ...] = ()
-        self._unseen = np.zeros(NUM_DOMINOES, dtype=np.float32)
+        self._unseen = self._zero_features[self._at_unseen :]
         # per observer: the seats in observation order, and each seat's place in it (index
         # -1, "no king", maps to n)
         self._orders = [
@@ -101,24 +98,31 @@ class KingdominoEncoder:
             for seat in range(n)
         ]
 
-    def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
-        """The 10 channels of one kingdom, ``(10, side * side)`` float32 (cached per kingdom
-        object: kingdoms are values; do not write into it)."""
+    def kingdom_bits(self, kingdom: Kingdom) -> np.ndarray:
+        """The 10 channels of one kingdom as 0/1 bytes, ``(10 * side * side,)`` uint8, channel
+        by channel (cached per kingdom object: kingdoms are values; do not write into it)."""
         key = id(kingdom)
-        hit = self._planes_cache.get(key)
+        hit = self._bits_cache.get(key)
         if hit is not None and hit[0] is kingdom:
             return hit[1]
         board = kingdom.board
         free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
         free &= ~kingdom.occupied
-        nb = self._nbytes
-        raw = b"".join(m.to_bytes(nb, "little") for m in (*kingdom.land, *kingdom.crowns, free))
-        bits = BYTE_BITS[np.frombuffer(raw, dtype=np.uint8)]
-        planes = bits.reshape(len(CHANNELS), nb * 8)[:, : self.cells]
-        if len(self._planes_cache) >= CACHE_LIMIT:
-            self._planes_cache.clear()
-        self._planes_cache[key] = (kingdom, planes)
-        return planes
+        cells = self.cells
+        packed = 0
+        for i, mask in enumerate((*kingdom.land, *kingdom.crowns, free)):
+            packed |= mask << (i * cells)
+        count = self._channel_bits
+        raw = np.frombuffer(packed.to_bytes((count + 7) // 8, "little"), dtype=np.uint8)
+        bits = np.unpackbits(raw, count=count, bitorder="little")
+        if len(self._bits_cache) >= CACHE_LIMIT:
+            self._bits_cache.clear()
+        self._bits_cache[key] = (kingdom, bits)
+        return bits
+
+    def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
+        """The 10 channels of one kingdom, ``(10, side * side)`` float32 (a new array)."""
+        return self.kingdom_bits(kingdom).reshape(len(CHANNELS), self.cells).astype(np.float32)
 
     def encode(self, state: KingdominoState, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """``(planes, features)`` for ``seat``."""
@@ -132,20 +136,21 @@ class KingdominoEncoder:
         ``state.points()`` if the caller has them), a new array."""
         n = self.config.num_players
         order, rel = self._orders[seat]
+        block = self._channel_bits
+        planes = self._seat_planes
         shown = self._seat_kingdoms
         for s, k in enumerate(state.kingdoms):
             if shown[s] is not k:
-                self._seat_planes[s] = self.kingdom_planes(k)
+                planes[s * block : (s + 1) * block] = self.kingdom_bits(k)
                 shown[s] = k
         out = np.empty(self.size, dtype=np.float32)
         # the planes: the observer's kingdom first, then the seats after it
         ps = self.plane_size
-        split = seat * len(CHANNELS) * self.cells
-        planes = self._seat_planes_flat
+        split = seat * block
         out[: ps - split] = planes[split:]
         out[ps - split : ps] = planes[:split]
-        f = out[ps:]
-        f.fill(0.0)
+        f = memoryview(out)[ps:]
+        f[:] = self._zero_features
         phase = state.phase
         f[phase] = 1.0
         f[4] = state.game / 3
@@ -156,44 +161,44 @@ class KingdominoEncoder:
         for s in order:
             f[at] = min(points[s], 200) / 200
             at += 2
-        if phase != Phase.GAME_OVER:
+        if phase != GAME_OVER:
             f[self._at_seats + 2 * rel[state.seat] + 1] = 1.0
         # the lines: the dominoes' features (kept per line), then the kings
         width = self._pos_width
         at = self._at_cur
-        f[at : self._at_next] = self._line(state.cur_line, True)
+        f[at : self._at_next] = self._line(state.cur_line, 1)
         for pos, king in enumerate(state.cur_kings):
             f[at + pos * (width + 1) + 16 + rel[king]] = 1.0
-        if phase == Phase.PLACE:
+        if phase == PLACE:
             f[at + state.turn_pos * (width + 1) + width] = 1.0
         at = self._at_next
         if state.next_line:
-            f[at : self._at_unseen] = self._line(state.next_line, False)
+            f[at : self._at_unseen] = self._line(state.next_line, 0)
             for pos, king in enumerate(state.next_kings):
                 f[at + pos * width + 16 + rel[king]] = 1.0
         else:  # the last round (no next line): its positions hold nothing and no king
             f[6] = 1.0
-            f[at + 16 + n : self._at_unseen : width] = 1.0
+            for at in range(at + 16 + n, self._at_unseen, width):
+                f[at] = 1.0
         f[self._at_unseen :] = self._unseen_of(state)
         return out
 
-    def _line(self, line: list[int], current: bool) -> np.ndarray:
-        """The domino features of a line's positions (the kings' and the placing flag's
-        entries zero), ``width + 1`` values per position for the current line, ``width``
-        for the next."""
-        key = (current, tuple(line))
-        block = self._lines.get(key)
+    def _line(self, line: list[int], current: int) -> memoryview:
+        """The domino features of a line's positions, the kings' and the placing flag's
+        entries zero: ``width + current`` values per position (``current``: 1 for the
+        current line, with its placing flag; 0 for the next)."""
+        cache = self._lines[current]
+        key = tuple(line)
+        block = cache.get(key)
         if block is None:
-            step = self._pos_width + (1 if current else 0)
-            block = np.zeros((len(line), step), dtype=np.float32)
-            block[:, :16] = DOMINO_FEATURES[line]
-            block = block.reshape(-1)
-            if len(self._lines) >= CACHE_LIMIT:
-                self._lines.clear()
-            self._lines[key] = block
+            rows = np.zeros((len(line), self._pos_width + current), dtype=np.float32)
+            rows[:, :16] = DOMINO_FEATURES[line]
+            if len(cache) >= CACHE_LIMIT:
+                cache.clear()
+            block = cache[key] = memoryview(rows.reshape(-1))
         return block
 
-    def _unseen_of(self, state: KingdominoState) -> np.ndarray:
+    def _unseen_of(self, state: KingdominoState) -> memoryview:
         """1 per domino number nobody has seen (the pile and the box). The set changes only
         when a line is drawn: it is kept while the pile and the box are the same lists with
         the same lengths."""
@@ -207,10 +212,15 @@ class KingdominoEncoder:
             or key[3] != len(box)
         ):
             self._unseen_key = (pile, len(pile), box, len(box))
-            unseen = self._unseen = np.zeros(NUM_DOMINOES, dtype=np.float32)
+            unseen = np.zeros(NUM_DOMINOES, dtype=np.float32)
             unseen[pile + box] = 1.0
+            self._unseen = memoryview(unseen)
         return self._unseen
 
     def points(self, state: KingdominoState) -> list[int]:
         """Each seat's points now (dense rewards)."""
         return state.points()
+
+
+GAME_OVER = Phase.GAME_OVER
+PLACE = Phase.PLACE

@@ -24,6 +24,7 @@ __all__ = [
     "Territory",
     "is_centred",
     "kingdom_points",
+    "largest_territory",
     "placement_gain",
     "placement_gains",
     "rank_winners",
@@ -127,6 +128,19 @@ def kingdom_points(kingdom: Kingdom, harmony: bool = False, middle: bool = False
     if middle and not kingdom.occupied & ~kingdom.board.centred:
         total += MIDDLE_KINGDOM_BONUS
     return total
+
+
+def largest_territory(kingdom: Kingdom) -> int:
+    """The squares of the kingdom's largest single territory, crowns or not (the tie-break,
+    seed line 131; :attr:`KingdomScore.largest_territory` without the breakdown)."""
+    grid = kingdom.board.grid
+    largest = 0
+    for mask in kingdom.land:
+        while mask.bit_count() > largest:
+            region = grid.flood(mask & -mask, mask)
+            largest = max(largest, region.bit_count())
+            mask &= ~region
+    return largest
 
 
 def rank_winners(keys: Sequence[tuple[int, int]]) -> list[int]:

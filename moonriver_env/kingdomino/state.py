@@ -35,7 +35,14 @@ from .core import (
 )
 from .invariants import state_from_data
 from .kingdom import Kingdom, placement_ids
-from .scoring import KingdomScore, kingdom_points, placement_gain, rank_winners, score_kingdom
+from .scoring import (
+    KingdomScore,
+    kingdom_points,
+    largest_territory,
+    placement_gain,
+    rank_winners,
+    score_kingdom,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -165,15 +172,7 @@ class KingdominoState:
 
     def points(self) -> list[int]:
         """Each seat's points: this game's total plus, in a Dynasty, the finished games'."""
-        flags = self.config.bonus_flags
-        totals = []
-        for k in self.kingdoms:
-            pts = k.memo.get(flags)
-            if pts is None:
-                pts = k.memo[flags] = kingdom_points(k, *flags)
-            totals.append(pts)
-        if not self.results:
-            return totals
+        totals = self._game_points()
         for game in self.results:
             for s in range(len(totals)):
                 totals[s] += game[2 * s]
@@ -182,10 +181,8 @@ class KingdominoState:
     def rank_keys(self) -> list[tuple[int, int]]:
         """Per seat: points, then the largest single territory (in a Dynasty the largest of
         its kingdoms, ruling KR5)."""
-        scores = self.scores()
         keys = []
-        for s, sc in enumerate(scores):
-            pts, largest = sc.total, sc.largest_territory
+        for s, (pts, largest) in enumerate(zip(self._game_points(), self._largest(), strict=True)):
             for game in self.results:
                 pts += game[2 * s]
                 largest = max(largest, game[2 * s + 1])
@@ -274,6 +271,27 @@ class KingdominoState:
         return state
 
     # ------------------------------------------------------------------ rules
+    def _game_points(self) -> list[int]:
+        """Each seat's total of this game (kept in each kingdom's memo: kingdoms are values)."""
+        flags = self.config.bonus_flags
+        totals = []
+        for k in self.kingdoms:
+            pts = k.memo.get(flags)
+            if pts is None:
+                pts = k.memo[flags] = kingdom_points(k, *flags)
+            totals.append(pts)
+        return totals
+
+    def _largest(self) -> list[int]:
+        """Each seat's largest territory in this game (kept in each kingdom's memo)."""
+        out = []
+        for k in self.kingdoms:
+            largest = k.memo.get(LARGEST_TERRITORY)
+            if largest is None:
+                largest = k.memo[LARGEST_TERRITORY] = largest_territory(k)
+            out.append(largest)
+        return out
+
     def _as_id(self, action: object) -> int:
         if isinstance(action, str):
             try:
@@ -403,8 +421,8 @@ class KingdominoState:
     def _end_game(self) -> None:
         if self.game + 1 < self.config.num_games:  # Dynasty: the next game (seed line 143)
             row: list[int] = []
-            for sc in self.scores():
-                row += [sc.total, sc.largest_territory]
+            for pts, largest in zip(self._game_points(), self._largest(), strict=True):
+                row += [pts, largest]
             self.results.append(row)
             self.game += 1
             self._start_game()
@@ -414,6 +432,7 @@ class KingdominoState:
         self.turn_pos = -1
 
 
+LARGEST_TERRITORY = "largest_territory"  # the memo key of a kingdom's largest territory
 PLACE = Phase.PLACE
 PICK = Phase.PICK
 DOMINOES: tuple[Domino, ...] = dominoes()
