@@ -91,11 +91,41 @@ def _direct_after_reset(name: str) -> property:
 
 
 class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
-    """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`wrap`)."""
+    """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`wrap`) and
+    a fast path for the common step, a legal ``int`` action of a live agent after ``observe``
+    gave a dict with its mask (what PettingZoo's ``step`` does then: forget the observation
+    and step the env); anything else takes PettingZoo's ``step``."""
 
     def __init__(self, env: AECEnv, illegal_reward: float) -> None:
         super().__init__(env, illegal_reward)
         self._raw = env.unwrapped
+
+    def observe(self, agent: Any) -> Any:
+        raw = self._raw
+        obs = raw.observe(agent)
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        raw = self._raw
+        prev = self._prev_obs
+        agent = raw.agent_selection
+        if (
+            type(prev) is dict
+            and type(action) is int
+            and not self._terminated
+            and not raw.terminations[agent]
+            and not raw.truncations[agent]
+            and "action_mask" in prev
+            and prev["action_mask"][action]
+        ):
+            self._prev_obs = None
+            self._prev_info = None
+            raw.step(action)
+        else:
+            super().step(action)
 
 
 class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
@@ -113,6 +143,9 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
             self.env.step(action)
         else:
             super().step(action)
+
+    def observe(self, agent: Any) -> Any:
+        return self.env.observe(agent)
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
@@ -139,8 +172,23 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
                 "call reset() to start a new game"
             )
 
+    def observe(self, agent: Any) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        if type(self) is OrderEnforcingWrapper:  # reset for good: the reads need no check
+            self.__class__ = _ResetOrderEnforcingWrapper
+
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _ResetOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """:class:`OrderEnforcingWrapper` once reset (it never goes back): the per-step reads
+    skip the before-reset check."""
 
 
 for _name in _FORWARDED:
@@ -151,6 +199,7 @@ for _name in _FORWARDED:
         _name,
         _direct_after_reset(_name) if _name in _NEEDS_RESET else _direct(_name),
     )
+    setattr(_ResetOrderEnforcingWrapper, _name, _direct(_name))
 del _name
 
 

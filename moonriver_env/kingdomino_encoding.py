@@ -22,7 +22,7 @@ import numpy as np
 
 from .kingdomino import KingdominoConfig, KingdominoState, Phase
 from .kingdomino.components import NUM_DOMINOES
-from .kingdomino.kingdom import Kingdom
+from .kingdomino.kingdom import NUM_LANDSCAPES, Kingdom
 from .kingdomino.state import DOMINOES, NO_DOMINO
 
 __all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
@@ -48,6 +48,7 @@ DOMINO_FEATURES = _domino_features()
 assert NO_DOMINO == -1  # DOMINO_FEATURES[NO_DOMINO] is the row of zeros
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
+FREE_CHANNEL = CHANNELS.index("free")
 CACHE_LIMIT = 256  # entries of each encoder cache before it is emptied
 
 
@@ -87,6 +88,7 @@ class KingdominoEncoder:
         self._bits_cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
         # per seat (absolute), the planes of the kingdom last shown for it, and that kingdom
         self._seat_planes = np.zeros(self.plane_size, dtype=np.float32)
+        self._seat_planes_view = memoryview(self._seat_planes)
         self._seat_kingdoms: list[Kingdom | None] = [None] * n
         self._lines: tuple[dict[tuple[int, ...], memoryview], ...] = ({}, {})
         self._unseen_key: tuple[object, ...] = ()
@@ -141,8 +143,7 @@ class KingdominoEncoder:
         shown = self._seat_kingdoms
         for s, k in enumerate(state.kingdoms):
             if shown[s] is not k:
-                planes[s * block : (s + 1) * block] = self.kingdom_bits(k)
-                shown[s] = k
+                self._show(s, k)
         out = np.empty(self.size, dtype=np.float32)
         # the planes: the observer's kingdom first, then the seats after it
         ps = self.plane_size
@@ -182,6 +183,37 @@ class KingdominoEncoder:
                 f[at] = 1.0
         f[self._at_unseen :] = self._unseen_of(state)
         return out
+
+    def _show(self, seat: int, kingdom: Kingdom) -> None:
+        """Write ``kingdom``'s channels into ``seat``'s planes. A kingdom placed on the one
+        shown there (:attr:`Kingdom.origin`) only adds its two squares and takes cells from
+        the free channel; any other is written whole."""
+        block = self._channel_bits
+        base = seat * block
+        origin = kingdom.origin
+        if origin is None or origin[0] is not self._seat_kingdoms[seat]:
+            self._seat_planes[base : base + block] = self.kingdom_bits(kingdom)
+        else:
+            parent, domino, first, second = origin
+            planes = self._seat_planes_view
+            cells = self.cells
+            for cell, land, crowns in (
+                (first, domino.land1, domino.crowns1),
+                (second, domino.land2, domino.crowns2),
+            ):
+                planes[base + land * cells + cell] = 1.0
+                for c in range(NUM_LANDSCAPES, NUM_LANDSCAPES + crowns):
+                    planes[base + c * cells + cell] = 1.0
+            board = kingdom.board
+            was_free = board.allowed(parent.rmin, parent.rmax, parent.cmin, parent.cmax)
+            is_free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
+            taken = (was_free & ~parent.occupied) & ~(is_free & ~kingdom.occupied)
+            at = base + FREE_CHANNEL * cells - 1
+            while taken:  # few cells: the two squares, and the frame's lost rows or columns
+                low = taken & -taken
+                planes[at + low.bit_length()] = 0.0
+                taken ^= low
+        self._seat_kingdoms[seat] = kingdom
 
     def _line(self, line: list[int], current: int) -> memoryview:
         """The domino features of a line's positions, the kings' and the placing flag's

@@ -39,6 +39,9 @@ class Kingdom:
         touch: per landscape, the cells orthogonally next to its squares or to the castle:
             where a square of that landscape may go (seed lines 104-108), before the
             emptiness and the frame are checked.
+        origin: how :meth:`place` made it: ``(kingdom placed on, domino, cell of the first
+            half, cell of the second)``; ``None`` for a kingdom made otherwise. Readers that
+            keep something per kingdom (the encoder's planes) update it from the parent.
     """
 
     __slots__ = (
@@ -51,6 +54,7 @@ class Kingdom:
         "cmin",
         "cmax",
         "touch",
+        "origin",
         "memo",
     )
 
@@ -62,6 +66,7 @@ class Kingdom:
         occupied: int,
         bounds: tuple[int, int, int, int],
         touch: tuple[int, ...] | None = None,
+        origin: tuple[Kingdom, Domino, int, int] | None = None,
     ) -> None:
         self.board = board
         self.land = land
@@ -72,6 +77,7 @@ class Kingdom:
             ring, neighbours = board.castle_ring, board.grid.neighbours
             touch = tuple(neighbours(m) | ring for m in land)
         self.touch = touch
+        self.origin = origin
         # derived values computed once per kingdom (it never changes): e.g. its points
         self.memo: dict[object, Any] = {}
 
@@ -260,7 +266,9 @@ class Kingdom:
         cmin = lo if lo < self.cmin else self.cmin
         cmax = hi if hi > self.cmax else self.cmax
         bounds = (rmin, rmax, cmin, cmax)
-        return Kingdom(board, tuple(land), crowns, self.occupied | a | b, bounds, tuple(touch))
+        occupied = self.occupied | a | b
+        origin = (self, domino, cell, other)
+        return Kingdom(board, tuple(land), crowns, occupied, bounds, tuple(touch), origin)
 
 
 def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int]:
