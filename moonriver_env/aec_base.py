@@ -188,7 +188,20 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
 class _ResetOrderEnforcingWrapper(OrderEnforcingWrapper):
     """:class:`OrderEnforcingWrapper` once reset (it never goes back): the per-step reads
-    skip the before-reset check."""
+    skip the before-reset check, and ``last`` reads the raw env's entries directly (the
+    observation still comes through the wrappers' ``observe``)."""
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        raw = self._raw
+        agent = raw.agent_selection
+        observation = self.env.observe(agent) if observe else None
+        return (
+            observation,
+            raw._cumulative_rewards[agent],
+            raw.terminations[agent],
+            raw.truncations[agent],
+            raw.infos[agent],
+        )
 
 
 for _name in _FORWARDED:
@@ -281,7 +294,9 @@ class GameAECEnv(AECEnv, EzPickle):
         self._set_infos()
 
     def observe(self, agent: str) -> Any:
-        state = self._require_state()
+        state = self.state
+        if state is None:
+            raise ResetNeeded("call reset() before using the environment")
         obs = self._observation(state, self.agent_name_mapping[agent])
         if self.obs_type == "flat":
             return obs
@@ -302,7 +317,7 @@ class GameAECEnv(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._require_state()
+        state = self.state
         self._cumulative_rewards[agent] = 0.0
         state.apply(action)  # the engine's IllegalActionError (precise), state unchanged
         rewards = dict.fromkeys(self.agents, 0.0)
@@ -342,8 +357,10 @@ class GameAECEnv(AECEnv, EzPickle):
         return self.state
 
     def _mask(self, agent: str) -> np.ndarray:
+        state = self.state
+        if state is None:
+            raise ResetNeeded("call reset() before using the environment")
         mask = np.zeros(self._num_actions, dtype=np.int8)
-        state = self._require_state()
         if agent == self.agent_selection and not state.is_terminal:
             # an index array first: NumPy converts a list index far more slowly
             mask[np.array(state.legal_action_list(), dtype=np.intp)] = 1

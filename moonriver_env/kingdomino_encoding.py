@@ -18,12 +18,14 @@ One flat float32 vector, planes first, then features, every value in ``[0, 1]``:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .kingdomino import KingdominoConfig, KingdominoState, Phase
 from .kingdomino.components import NUM_DOMINOES
 from .kingdomino.kingdom import NUM_LANDSCAPES, Kingdom
-from .kingdomino.state import DOMINOES, NO_DOMINO
+from .kingdomino.state import DOMINOES, NO_DOMINO, NO_KING
 
 __all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
 
@@ -93,12 +95,27 @@ class KingdominoEncoder:
         self._lines: tuple[dict[tuple[int, ...], memoryview], ...] = ({}, {})
         self._unseen_key: tuple[object, ...] = ()
         self._unseen = self._zero_features[self._at_unseen :]
-        # per observer: the seats in observation order, and each seat's place in it (index
-        # -1, "no king", maps to n)
-        self._orders = [
-            ([(seat + i) % n for i in range(n)], [*((s - seat) % n for s in range(n)), n])
-            for seat in range(n)
-        ]
+        self._slots = [self._feature_slots(seat) for seat in range(n)]
+
+    def _feature_slots(self, observer: int) -> tuple[Any, ...]:
+        """Where ``observer``'s features put each seat: ``(feature index of the points, seat)``
+        in observation order (the observer first); per seat, the index of its "to act" flag;
+        per position of the current and of the next line, the index of each seat's king
+        there (the last entry, index ``NO_KING``, for no king); per position of the current
+        line, the index of its placing flag."""
+        n = self.config.num_players
+        lines = range(self.config.line_size)
+        rel = [(s - observer) % n for s in range(n)] + [n]  # a seat's place, "none" last
+        order = [(observer + i) % n for i in range(n)]
+        width = self._pos_width
+        points_at = tuple((self._at_seats + 2 * i, s) for i, s in enumerate(order))
+        acting_at = tuple(self._at_seats + 2 * rel[s] + 1 for s in range(n))
+        cur_at = [self._at_cur + pos * (width + 1) for pos in lines]
+        next_at = [self._at_next + pos * width for pos in lines]
+        cur_kings_at = tuple(tuple(at + 16 + r for r in rel) for at in cur_at)
+        next_kings_at = tuple(tuple(at + 16 + r for r in rel) for at in next_at)
+        placing_at = tuple(at + width for at in cur_at)
+        return points_at, acting_at, cur_kings_at, placing_at, next_kings_at
 
     def kingdom_bits(self, kingdom: Kingdom) -> np.ndarray:
         """The 10 channels of one kingdom as 0/1 bytes, ``(10 * side * side,)`` uint8, channel
@@ -136,8 +153,7 @@ class KingdominoEncoder:
     ) -> np.ndarray:
         """The flat observation (module docstring) of ``state`` for ``seat`` (``points``:
         ``state.points()`` if the caller has them), a new array."""
-        n = self.config.num_players
-        order, rel = self._orders[seat]
+        points_at, acting_at, cur_kings_at, placing_at, next_kings_at = self._slots[seat]
         block = self._channel_bits
         planes = self._seat_planes
         shown = self._seat_kingdoms
@@ -158,29 +174,24 @@ class KingdominoEncoder:
         f[5] = len(state.pile) / NUM_DOMINOES
         if points is None:
             points = state.points()
-        at = self._at_seats
-        for s in order:
+        for at, s in points_at:
             f[at] = min(points[s], 200) / 200
-            at += 2
         if phase != GAME_OVER:
-            f[self._at_seats + 2 * rel[state.seat] + 1] = 1.0
+            f[acting_at[state.seat]] = 1.0
         # the lines: the dominoes' features (kept per line), then the kings
-        width = self._pos_width
-        at = self._at_cur
-        f[at : self._at_next] = self._line(state.cur_line, 1)
-        for pos, king in enumerate(state.cur_kings):
-            f[at + pos * (width + 1) + 16 + rel[king]] = 1.0
+        f[self._at_cur : self._at_next] = self._line(state.cur_line, 1)
+        for slots, king in zip(cur_kings_at, state.cur_kings, strict=True):
+            f[slots[king]] = 1.0
         if phase == PLACE:
-            f[at + state.turn_pos * (width + 1) + width] = 1.0
-        at = self._at_next
+            f[placing_at[state.turn_pos]] = 1.0
         if state.next_line:
-            f[at : self._at_unseen] = self._line(state.next_line, 0)
-            for pos, king in enumerate(state.next_kings):
-                f[at + pos * width + 16 + rel[king]] = 1.0
+            f[self._at_next : self._at_unseen] = self._line(state.next_line, 0)
+            for slots, king in zip(next_kings_at, state.next_kings, strict=True):
+                f[slots[king]] = 1.0
         else:  # the last round (no next line): its positions hold nothing and no king
             f[6] = 1.0
-            for at in range(at + 16 + n, self._at_unseen, width):
-                f[at] = 1.0
+            for slots in next_kings_at:
+                f[slots[NO_KING]] = 1.0
         f[self._at_unseen :] = self._unseen_of(state)
         return out
 

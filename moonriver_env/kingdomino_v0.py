@@ -145,7 +145,8 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         )
         n = config.num_players
         self._no_winners = np.zeros(n, dtype=np.int8)  # shared, never written
-        self._points: list[int] | None = None  # the points as of the last step
+        self._points: list[int] = []  # the points as of the last step
+        self._points_kingdoms: list[Any] = []  # ... of these kingdoms
         self._points_shown: list[int] | None = None  # ... as given out in the infos
         self._points_array = np.zeros(n, dtype=np.int64)
         self.state: KingdominoState | None = None
@@ -173,8 +174,12 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         """The same keys for every agent on every step: ``phase``, ``points`` (every seat's
         points now), ``winners`` (zero until the end) and in flat mode ``action_mask``.
         Arrays given out are never written afterwards."""
-        state = self._require_state()
-        self._points = points = state.points()
+        state = self.state
+        assert state is not None
+        if state.kingdoms != self._points_kingdoms or state.results:  # else: the same points
+            self._points = state.points()
+            self._points_kingdoms = state.kingdoms[:]
+        points = self._points
         if state.is_terminal:
             winners = np.zeros(self.config.num_players, dtype=np.int8)
             winners[state.winners()] = 1

@@ -93,11 +93,11 @@ class KingdominoState:
     @property
     def current_seat(self) -> int | None:
         """The seat to act, or ``None`` when the game is over."""
-        return None if self.phase == Phase.GAME_OVER else self.seat
+        return None if self.phase == GAME_OVER else self.seat
 
     @property
     def is_terminal(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+        return self.phase == GAME_OVER
 
     @property
     def final_round(self) -> bool:
@@ -435,6 +435,7 @@ class KingdominoState:
 LARGEST_TERRITORY = "largest_territory"  # the memo key of a kingdom's largest territory
 PLACE = Phase.PLACE
 PICK = Phase.PICK
+GAME_OVER = Phase.GAME_OVER
 DOMINOES: tuple[Domino, ...] = dominoes()
 NUMBERS: tuple[int, ...] = tuple(d.number for d in DOMINOES)
 
