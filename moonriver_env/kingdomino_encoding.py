@@ -25,17 +25,15 @@ import numpy as np
 from .kingdomino import KingdominoConfig, KingdominoState, Phase
 from .kingdomino.components import NUM_DOMINOES
 from .kingdomino.kingdom import NUM_LANDSCAPES, Kingdom
-from .kingdomino.state import DOMINOES, NO_DOMINO, NO_KING
+from .kingdomino.state import DOMINOES, NO_KING
 
 __all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
 
 
 def _domino_features() -> np.ndarray:
     """Per domino index, the 16 features of a line position holding it: present, the first
-    half's landscape (one-hot) and crowns / 3, the second half's, the number / 48. One more
-    row of zeros at the end, so that index ``NO_DOMINO`` (-1, a placed domino) reads as
-    nothing."""
-    table = np.zeros((NUM_DOMINOES + 1, 16), dtype=np.float32)
+    half's landscape (one-hot) and crowns / 3, the second half's, the number / 48."""
+    table = np.zeros((NUM_DOMINOES, 16), dtype=np.float32)
     for d, dom in enumerate(DOMINOES):
         table[d, 0] = 1.0
         table[d, 1 + dom.land1] = 1.0
@@ -47,7 +45,7 @@ def _domino_features() -> np.ndarray:
 
 
 DOMINO_FEATURES = _domino_features()
-assert NO_DOMINO == -1  # DOMINO_FEATURES[NO_DOMINO] is the row of zeros
+_DOMINO_ROWS = tuple(memoryview(row) for row in DOMINO_FEATURES)  # to write into a memoryview
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
 FREE_CHANNEL = CHANNELS.index("free")
@@ -58,8 +56,7 @@ class KingdominoEncoder:
     """Encodes states of one config; ``encode_flat(state, seat)`` is the observation.
 
     What does not change from one step to the next is kept: each seat's planes (rewritten
-    only when that seat's kingdom changed: kingdoms are values), the domino features of a
-    line, the unseen set of a pile. The features are written through a ``memoryview`` (a
+    only when that seat's kingdom changed: kingdoms are values), the unseen set of a pile. The features are written through a ``memoryview`` (a
     single float costs a third of a NumPy item write).
     """
 
@@ -92,7 +89,6 @@ class KingdominoEncoder:
         self._seat_planes = np.zeros(self.plane_size, dtype=np.float32)
         self._seat_planes_view = memoryview(self._seat_planes)
         self._seat_kingdoms: list[Kingdom | None] = [None] * n
-        self._lines: tuple[dict[tuple[int, ...], memoryview], ...] = ({}, {})
         self._unseen_key: tuple[object, ...] = ()
         self._unseen = self._zero_features[self._at_unseen :]
         self._slots = [self._feature_slots(seat) for seat in range(n)]
@@ -100,9 +96,9 @@ class KingdominoEncoder:
     def _feature_slots(self, observer: int) -> tuple[Any, ...]:
         """Where ``observer``'s features put each seat: ``(feature index of the points, seat)``
         in observation order (the observer first); per seat, the index of its "to act" flag;
-        per position of the current and of the next line, the index of each seat's king
-        there (the last entry, index ``NO_KING``, for no king); per position of the current
-        line, the index of its placing flag."""
+        per position of the current and of the next line, where its domino's features start
+        and the index of each seat's king there (the last entry, index ``NO_KING``, for no
+        king); per position of the current line, the index of its placing flag."""
         n = self.config.num_players
         lines = range(self.config.line_size)
         rel = [(s - observer) % n for s in range(n)] + [n]  # a seat's place, "none" last
@@ -110,12 +106,12 @@ class KingdominoEncoder:
         width = self._pos_width
         points_at = tuple((self._at_seats + 2 * i, s) for i, s in enumerate(order))
         acting_at = tuple(self._at_seats + 2 * rel[s] + 1 for s in range(n))
-        cur_at = [self._at_cur + pos * (width + 1) for pos in lines]
-        next_at = [self._at_next + pos * width for pos in lines]
-        cur_kings_at = tuple(tuple(at + 16 + r for r in rel) for at in cur_at)
-        next_kings_at = tuple(tuple(at + 16 + r for r in rel) for at in next_at)
-        placing_at = tuple(at + width for at in cur_at)
-        return points_at, acting_at, cur_kings_at, placing_at, next_kings_at
+        cur_starts = [self._at_cur + pos * (width + 1) for pos in lines]
+        next_starts = [self._at_next + pos * width for pos in lines]
+        cur_at = tuple((at, tuple(at + 16 + r for r in rel)) for at in cur_starts)
+        next_at = tuple((at, tuple(at + 16 + r for r in rel)) for at in next_starts)
+        placing_at = tuple(at + width for at in cur_starts)
+        return points_at, acting_at, cur_at, placing_at, next_at
 
     def kingdom_bits(self, kingdom: Kingdom) -> np.ndarray:
         """The 10 channels of one kingdom as 0/1 bytes, ``(10 * side * side,)`` uint8, channel
@@ -153,7 +149,7 @@ class KingdominoEncoder:
     ) -> np.ndarray:
         """The flat observation (module docstring) of ``state`` for ``seat`` (``points``:
         ``state.points()`` if the caller has them), a new array."""
-        points_at, acting_at, cur_kings_at, placing_at, next_kings_at = self._slots[seat]
+        points_at, acting_at, cur_at, placing_at, next_at = self._slots[seat]
         block = self._channel_bits
         planes = self._seat_planes
         shown = self._seat_kingdoms
@@ -178,20 +174,24 @@ class KingdominoEncoder:
             f[at] = min(points[s], 200) / 200
         if phase != GAME_OVER:
             f[acting_at[state.seat]] = 1.0
-        # the lines: the dominoes' features (kept per line), then the kings
-        f[self._at_cur : self._at_next] = self._line(state.cur_line, 1)
-        for slots, king in zip(cur_kings_at, state.cur_kings, strict=True):
-            f[slots[king]] = 1.0
+        # the lines: per position its domino's features and the king on it
+        rows = _DOMINO_ROWS
+        for (at, kings_at), d, king in zip(cur_at, state.cur_line, state.cur_kings, strict=True):
+            if d >= 0:
+                f[at : at + 16] = rows[d]
+            f[kings_at[king]] = 1.0
         if phase == PLACE:
             f[placing_at[state.turn_pos]] = 1.0
         if state.next_line:
-            f[self._at_next : self._at_unseen] = self._line(state.next_line, 0)
-            for slots, king in zip(next_kings_at, state.next_kings, strict=True):
-                f[slots[king]] = 1.0
+            for (at, kings_at), d, king in zip(
+                next_at, state.next_line, state.next_kings, strict=True
+            ):
+                f[at : at + 16] = rows[d]
+                f[kings_at[king]] = 1.0
         else:  # the last round (no next line): its positions hold nothing and no king
             f[6] = 1.0
-            for slots in next_kings_at:
-                f[slots[NO_KING]] = 1.0
+            for _, kings_at in next_at:
+                f[kings_at[NO_KING]] = 1.0
         f[self._at_unseen :] = self._unseen_of(state)
         return out
 
@@ -225,21 +225,6 @@ class KingdominoEncoder:
                 planes[at + low.bit_length()] = 0.0
                 taken ^= low
         self._seat_kingdoms[seat] = kingdom
-
-    def _line(self, line: list[int], current: int) -> memoryview:
-        """The domino features of a line's positions, the kings' and the placing flag's
-        entries zero: ``width + current`` values per position (``current``: 1 for the
-        current line, with its placing flag; 0 for the next)."""
-        cache = self._lines[current]
-        key = tuple(line)
-        block = cache.get(key)
-        if block is None:
-            rows = np.zeros((len(line), self._pos_width + current), dtype=np.float32)
-            rows[:, :16] = DOMINO_FEATURES[line]
-            if len(cache) >= CACHE_LIMIT:
-                cache.clear()
-            block = cache[key] = memoryview(rows.reshape(-1))
-        return block
 
     def _unseen_of(self, state: KingdominoState) -> memoryview:
         """1 per domino number nobody has seen (the pile and the box). The set changes only
