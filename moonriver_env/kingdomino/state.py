@@ -20,6 +20,7 @@ import numpy as np
 
 from moonriver_env.rules.core import copy_rng
 from moonriver_env.rules.draft import draw_column, next_claim
+from moonriver_env.rules.legal import LegalActions
 
 from .actions import ActionLayout, KingdominoAction, action_layout
 from .components import NUM_DOMINOES, Domino, dominoes
@@ -45,7 +46,7 @@ from .scoring import (
 )
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
+    pass
 
 __all__ = [
     "FIELDS",
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 
-class KingdominoState:
+class KingdominoState(LegalActions):
     """A Kingdomino game in progress. Create one with :func:`new_game`.
 
     The fields (:data:`FIELDS`) are public for encoders, agents and tests; mutate them only
@@ -109,28 +110,6 @@ class KingdominoState:
         if self.phase != Phase.PLACE:
             return None
         return DOMINOES[self.cur_line[self.turn_pos]]
-
-    def legal_action_list(self) -> list[int]:
-        """Legal action ids, ascending, as a list (do not mutate it)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._generate_legal()
-        return legal
-
-    def legal_actions(self) -> NDArray[np.int64]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        return np.array(self.legal_action_list(), dtype=np.int64)
-
-    def legal_action_mask(self) -> NDArray[np.bool_]:
-        """Boolean mask of length ``config.num_actions``."""
-        mask = np.zeros(self.config.num_actions, dtype=np.bool_)
-        mask[self.legal_action_list()] = True
-        return mask
-
-    def is_legal(self, action: int) -> bool:
-        legal = self.legal_action_list()
-        i = bisect_left(legal, action)
-        return i < len(legal) and legal[i] == action
 
     def apply(self, action: int | str) -> None:
         """Play ``action`` (an id, or its text form) for the current seat, in place.

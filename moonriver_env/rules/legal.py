@@ -1,0 +1,53 @@
+"""The legal-action queries both games' states answer the same way (Moon River's
+:class:`~moonriver_env.rules.state.GameState` and Kingdomino's
+:class:`~moonriver_env.kingdomino.state.KingdominoState`): from one ascending list of action
+ids, generated when first asked for and kept until the state changes."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["LegalActions"]
+
+
+class LegalActions:
+    """Mixin of a game state that keeps its legal ids in ``_legal`` (``None`` once it
+    changes), generates them with ``_generate_legal()`` (ascending) and has a ``config`` with
+    ``num_actions``."""
+
+    __slots__ = ()
+
+    _legal: list[int] | None
+    config: Any
+
+    def _generate_legal(self) -> list[int]:
+        raise NotImplementedError
+
+    def legal_action_list(self) -> list[int]:
+        """Legal action ids, ascending, as a Python list (do not mutate it)."""
+        legal = self._legal
+        if legal is None:
+            # the slot is the subclass's (a mixin of both states keeps no slots of its own)
+            legal = self._legal = self._generate_legal()  # type: ignore[misc]
+        return legal
+
+    def legal_actions(self) -> NDArray[np.int64]:
+        """Legal action ids, ascending (empty when the game is over)."""
+        return np.array(self.legal_action_list(), dtype=np.int64)
+
+    def legal_action_mask(self) -> NDArray[np.bool_]:
+        """Boolean mask of length ``config.num_actions``."""
+        mask = np.zeros(self.config.num_actions, dtype=np.bool_)
+        mask[self.legal_action_list()] = True
+        return mask
+
+    def is_legal(self, action: int) -> bool:
+        legal = self.legal_action_list()
+        i = bisect_left(legal, action)
+        return i < len(legal) and legal[i] == action
