@@ -14,7 +14,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from . import render as rendering
-from .aec_base import GameAECEnv, ResetNeeded, wrap
+from .aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
 from .encoding import ObservationEncoder
 from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES, env_settings
 from .render.picture import check_scale
@@ -67,12 +67,7 @@ def win_share(winners: np.ndarray, seat: int) -> float:
 class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     """Moon River as a PettingZoo AEC environment (see :mod:`moonriver_env.moonriver_v0`)."""
 
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "moonriver_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = env_metadata("moonriver_v0")
 
     def __init__(
         self,

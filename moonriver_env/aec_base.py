@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .env_args import check_options, check_seed
+from .env_args import RENDER_MODES, check_options, check_seed
 
 __all__ = [
     "AssertOutOfBoundsWrapper",
@@ -29,6 +29,7 @@ __all__ = [
     "OrderEnforcingWrapper",
     "ResetNeeded",
     "TerminateIllegalWrapper",
+    "env_metadata",
     "score_differences",
     "wrap",
 ]
@@ -214,6 +215,17 @@ for _name in _FORWARDED:
     )
     setattr(_ResetOrderEnforcingWrapper, _name, _direct(_name))
 del _name
+
+
+def env_metadata(name: str) -> dict[str, Any]:
+    """PettingZoo's ``metadata`` of an environment of this project: its ``name``, the render
+    modes, turn-based (not parallelizable), 2 frames a second."""
+    return {
+        "render_modes": list(RENDER_MODES),
+        "name": name,
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
 
 
 def score_differences(points: list[float]) -> list[float]:

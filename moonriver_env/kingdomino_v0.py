@@ -88,7 +88,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .aec_base import GameAECEnv, ResetNeeded, wrap
+from .aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
 from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES
 from .kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from .kingdomino_args import game_config, rank_rewards
@@ -111,12 +111,7 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     """Kingdomino as a PettingZoo AEC environment (module docstring)."""
 
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "kingdomino_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = env_metadata("kingdomino_v0")
 
     def __init__(
         self,

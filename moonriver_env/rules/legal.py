@@ -1,7 +1,8 @@
 """The legal-action queries both games' states answer the same way (Moon River's
-:class:`~moonriver_env.rules.state.GameState` and Kingdomino's
-:class:`~moonriver_env.kingdomino.state.KingdominoState`): from one ascending list of action
-ids, generated when first asked for and kept until the state changes."""
+:class:`~moonriver_env.rules.state.GameState`, whose choices are RULES.md sections 2-7, and
+Kingdomino's :class:`~moonriver_env.kingdomino.state.KingdominoState`, section 13): from one
+ascending list of action ids, generated when first asked for and kept until the state
+changes."""
 
 from __future__ import annotations
 

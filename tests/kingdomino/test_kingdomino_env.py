@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from env_loops import play_to_end
 from kingdomino_cases import config_id, env_configs
 
 from moonriver_env import kingdomino_v0
@@ -82,18 +83,12 @@ def test_observation_shows_the_table_not_the_pile() -> None:
 
 def test_win_rewards_are_zero_sum_and_the_mask_is_the_legal_set() -> None:
     e = kingdomino_v0.env(num_players=3, variants="must_place")
-    e.reset(seed=1)
-    rng = np.random.default_rng(0)
-    total = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
-        total[agent] += reward
-        if term or trunc:
-            e.step(None)
-            continue
+
+    def mask_is_the_legal_set(env: object, obs: dict) -> None:
         legal = np.flatnonzero(obs["action_mask"])
         assert legal.tolist() == e.unwrapped.state.legal_action_list()
-        e.step(int(rng.choice(legal)))
+
+    total = play_to_end(e, seed=1, check=mask_is_the_legal_set)
     assert abs(sum(total.values())) < 1e-9
     assert max(total.values()) == 1.0
 
