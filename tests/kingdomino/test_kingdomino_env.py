@@ -4,6 +4,7 @@ conformance tests of each library for every player count and variant (a covering
 
 from __future__ import annotations
 
+import random
 import warnings
 
 import numpy as np
@@ -12,7 +13,13 @@ from env_loops import play_to_end
 from kingdomino_cases import config_id, env_configs
 
 from moonriver_env import kingdomino_v0
-from moonriver_env.kingdomino import IllegalActionError, KingdominoConfig
+from moonriver_env.kingdomino import (
+    IllegalActionError,
+    KingdominoConfig,
+    KingdominoState,
+    new_game,
+)
+from moonriver_env.kingdomino_encoding import KingdominoEncoder
 
 CONFIGS = env_configs()
 
@@ -139,3 +146,27 @@ def test_the_card_states_the_sizes() -> None:
         e = kingdomino_v0.raw_env(num_players=n, variants=variants)
         assert e.encoder.size == size and e.config.num_actions == actions
         assert f"{size:,}" in doc and str(actions) in doc
+
+
+@pytest.mark.parametrize("config", env_configs(), ids=config_id)
+def test_an_encoder_kept_between_steps_writes_what_a_fresh_one_writes(
+    config: KingdominoConfig,
+) -> None:
+    """The encoder keeps each seat's planes (updated from the kingdom a new one was placed
+    on), the unseen set and feature slots: along two interleaved random games, seen by every
+    seat, including clones and states it saw earlier, it writes exactly what a new encoder
+    writes."""
+    kept = KingdominoEncoder(config)
+    games = [new_game(config, seed) for seed in (5, 6)]
+    rng = random.Random(0)
+    history: list[KingdominoState] = []
+    seats = range(config.num_players)
+    while not all(g.is_terminal for g in games):
+        for g in games:
+            if not g.is_terminal:
+                g.apply(rng.choice(g.legal_action_list()))
+                history.append(g.clone())
+        for state in (*games, rng.choice(history)):
+            for seat in seats:
+                fresh = KingdominoEncoder(config).encode_flat(state, seat)
+                assert np.array_equal(kept.encode_flat(state, seat), fresh)
