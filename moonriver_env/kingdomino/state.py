@@ -281,15 +281,6 @@ class KingdominoState(LegalActions):
             raise IllegalActionError(f"action: expected an int id or a text form, got {action!r}")
         return int(action)
 
-    def _illegal_message(self, a: int) -> str:
-        try:
-            text = self.layout.to_text(a)
-        except ValueError as exc:
-            return f"action {a} is not an action of this game: {exc}"
-        if self.phase == Phase.GAME_OVER:
-            return f"action {a} ({text}) is illegal: the game is over"
-        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
-
     def _generate_legal(self) -> list[int]:
         ph = self.phase
         lay = self.layout

@@ -26,9 +26,31 @@ class LegalActions:
 
     _legal: list[int] | None
     config: Any
+    phase: Any
+    seat: int
+
+    @property
+    def layout(self) -> Any:
+        """The config's action layout (ids and their text forms)."""
+        raise NotImplementedError
+
+    @property
+    def is_terminal(self) -> bool:
+        raise NotImplementedError
 
     def _generate_legal(self) -> list[int]:
         raise NotImplementedError
+
+    def _illegal_message(self, a: int) -> str:
+        """Why action id ``a`` is refused: no action of this config, the game is over, or not
+        legal in this phase for the seat to act."""
+        try:
+            text = self.layout.to_text(a)
+        except ValueError as exc:
+            return f"action {a} is not an action of this config: {exc}"
+        if self.is_terminal:
+            return f"action {a} ({text}) is illegal: the game is over"
+        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
 
     def legal_action_list(self) -> list[int]:
         """Legal action ids, ascending, as a Python list (do not mutate it)."""

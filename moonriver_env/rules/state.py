@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["GameState", "IllegalActionError", "Phase", "new_game"]
 
 
-class GameState(LegalActions, TableRules, PlacementRules, PartnerRules):
+class GameState(TableRules, PlacementRules, PartnerRules, LegalActions):
     """A Moon River game in progress. Create one with :func:`new_game`.
 
     The fields (declared in :class:`.core.StateCore`) are public for encoders and tests;
@@ -152,16 +152,6 @@ class GameState(LegalActions, TableRules, PlacementRules, PartnerRules):
         )
 
     # ------------------------------------------------------------------ legal actions
-    def _illegal_message(self, a: int) -> str:
-        lay = self._st.layout
-        try:
-            text = lay.to_text(a)
-        except ValueError as exc:
-            return f"action {a} is not an action of this config: {exc}"
-        if self.phase == Phase.GAME_OVER:
-            return f"action {a} ({text}) is illegal: the game is over"
-        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
-
     def _generate_legal(self) -> list[int]:
         """Legal ids, ascending, looked up in the layout's id tables (:mod:`.actions`)."""
         ph = self.phase
