@@ -26,8 +26,6 @@ class LegalActions:
 
     _legal: list[int] | None
     config: Any
-    phase: Any
-    seat: int
 
     @property
     def layout(self) -> Any:
@@ -50,7 +48,8 @@ class LegalActions:
             return f"action {a} is not an action of this config: {exc}"
         if self.is_terminal:
             return f"action {a} ({text}) is illegal: the game is over"
-        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
+        state: Any = self  # both games' states have a phase (an enum) and a seat to act
+        return f"action {a} ({text}) is not legal in phase {state.phase.name} for seat {state.seat}"
 
     def legal_action_list(self) -> list[int]:
         """Legal action ids, ascending, as a Python list (do not mutate it)."""

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["GameState", "IllegalActionError", "Phase", "new_game"]
 
 
-class GameState(TableRules, PlacementRules, PartnerRules, LegalActions):
+class GameState(LegalActions, TableRules, PlacementRules, PartnerRules):
     """A Moon River game in progress. Create one with :func:`new_game`.
 
     The fields (declared in :class:`.core.StateCore`) are public for encoders and tests;
