@@ -7,6 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from .kingdomino import KingdominoConfig
+from .seat_rewards import rank_rewards
+
+__all__ = ["game_config", "rank_rewards"]
 
 
 def game_config(
@@ -29,9 +32,3 @@ def game_config(
             "give the game either by config or by variants, not both"
         )
     return config
-
-
-def rank_rewards(keys: list[tuple[int, int]]) -> list[float]:
-    """Zero-sum rank rewards: (seats beaten - seats beating you) / (n - 1)."""
-    n = len(keys)
-    return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]

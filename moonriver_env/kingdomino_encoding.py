@@ -18,14 +18,22 @@ One flat float32 vector, planes first, then features, every value in ``[0, 1]``:
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
 from .kingdomino import KingdominoConfig, KingdominoState, Phase
 from .kingdomino.components import NUM_DOMINOES
-from .kingdomino.kingdom import Kingdom
-from .kingdomino.state import DOMINOES
+from .kingdomino.kingdom import NUM_LANDSCAPES, Kingdom
+from .kingdomino.state import DOMINOES, NO_KING
 
 __all__ = ["CHANNELS", "DOMINO_FEATURES", "KingdominoEncoder"]
+
+
+def floats(array: np.ndarray) -> memoryview[float]:
+    """A memoryview of a float32 array, to write single values at a third of the cost of a
+    NumPy item write (NumPy's typing does not declare the buffer protocol)."""
+    return cast("memoryview[float]", memoryview(cast(Any, array)))
 
 
 def _domino_features() -> np.ndarray:
@@ -43,13 +51,20 @@ def _domino_features() -> np.ndarray:
 
 
 DOMINO_FEATURES = _domino_features()
-DOMINO_FEATURE_LISTS: tuple[list[float], ...] = tuple(row.tolist() for row in DOMINO_FEATURES)
+_DOMINO_ROWS = tuple(floats(row) for row in DOMINO_FEATURES)  # to write into a memoryview
 
 CHANNELS = ("W", "F", "L", "G", "S", "M", "crown1", "crown2", "crown3", "free")
+FREE_CHANNEL = CHANNELS.index("free")
+CACHE_LIMIT = 256  # entries of each encoder cache before it is emptied
 
 
 class KingdominoEncoder:
-    """Encodes states of one config; ``encode_flat(state, seat)`` is the observation."""
+    """Encodes states of one config; ``encode_flat(state, seat)`` is the observation.
+
+    What does not change from one step to the next is kept: each seat's planes (rewritten
+    only when that seat's kingdom changed: kingdoms are values), the unseen set of a pile.
+    The features are written through a ``memoryview`` (:func:`floats`).
+    """
 
     def __init__(self, config: KingdominoConfig) -> None:
         self.config = config
@@ -57,7 +72,6 @@ class KingdominoEncoder:
         side = config.side
         self.side = side
         self.cells = side * side
-        self._nbytes = (self.cells + 7) // 8
         self.plane_shape = (n * len(CHANNELS), side, side)
         self.plane_size = n * len(CHANNELS) * self.cells
         L = config.line_size
@@ -68,33 +82,68 @@ class KingdominoEncoder:
         self.size = self.plane_size + self.feature_size
         self.plane_high = np.ones(self.plane_shape, dtype=np.float32)
         self.feature_high = np.ones(self.feature_size, dtype=np.float32)
-        self._cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
-        self._blocks: dict[int, tuple[list[Kingdom | None], np.ndarray]] = {}
-        # per observer: the seats in observation order, and each seat's place in it (index
-        # -1, "no king", maps to n)
-        self._orders = [
-            ([(seat + i) % n for i in range(n)], [*((s - seat) % n for s in range(n)), n])
-            for seat in range(n)
-        ]
+        # feature offsets: the seats, the current line, the next line, the unseen dominoes
+        self._at_seats = 7
+        self._at_cur = self._at_seats + 2 * n
+        self._at_next = self._at_cur + L * (self._pos_width + 1)
+        self._at_unseen = self._at_next + L * self._pos_width
+        self._zero_features = floats(np.zeros(self.feature_size, dtype=np.float32))
+        # a kingdom's channels, bit c of channel i at bit i * cells + c of one int
+        self._channel_bits = len(CHANNELS) * self.cells
+        self._bits_cache: dict[int, tuple[Kingdom, np.ndarray]] = {}
+        # per seat (absolute), the planes of the kingdom last shown for it, and that kingdom
+        self._seat_planes = np.zeros(self.plane_size, dtype=np.float32)
+        self._seat_planes_view = floats(self._seat_planes)
+        self._seat_kingdoms: list[Kingdom | None] = [None] * n
+        self._unseen_key: tuple[object, ...] = ()
+        self._unseen = self._zero_features[self._at_unseen :]
+        self._slots = [self._feature_slots(seat) for seat in range(n)]
 
-    def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
-        """The 10 channels of one kingdom, ``(10, side * side)`` float32 (cached per kingdom
-        object: kingdoms are values)."""
+    def _feature_slots(self, observer: int) -> tuple[Any, ...]:
+        """Where ``observer``'s features put each seat: ``(feature index of the points, seat)``
+        in observation order (the observer first); per seat, the index of its "to act" flag;
+        per position of the current and of the next line, where its domino's features start
+        and the index of each seat's king there (the last entry, index ``NO_KING``, for no
+        king); per position of the current line, the index of its placing flag."""
+        n = self.config.num_players
+        lines = range(self.config.line_size)
+        rel = [(s - observer) % n for s in range(n)] + [n]  # a seat's place, "none" last
+        order = [(observer + i) % n for i in range(n)]
+        width = self._pos_width
+        points_at = tuple((self._at_seats + 2 * i, s) for i, s in enumerate(order))
+        acting_at = tuple(self._at_seats + 2 * rel[s] + 1 for s in range(n))
+        cur_starts = [self._at_cur + pos * (width + 1) for pos in lines]
+        next_starts = [self._at_next + pos * width for pos in lines]
+        cur_at = tuple((at, tuple(at + 16 + r for r in rel)) for at in cur_starts)
+        next_at = tuple((at, tuple(at + 16 + r for r in rel)) for at in next_starts)
+        placing_at = tuple(at + width for at in cur_starts)
+        return points_at, acting_at, cur_at, placing_at, next_at
+
+    def kingdom_bits(self, kingdom: Kingdom) -> np.ndarray:
+        """The 10 channels of one kingdom as 0/1 bytes, ``(10 * side * side,)`` uint8, channel
+        by channel (cached per kingdom object: kingdoms are values; do not write into it)."""
         key = id(kingdom)
-        hit = self._cache.get(key)
+        hit = self._bits_cache.get(key)
         if hit is not None and hit[0] is kingdom:
             return hit[1]
         board = kingdom.board
         free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
         free &= ~kingdom.occupied
-        nb = self._nbytes
-        raw = b"".join(m.to_bytes(nb, "little") for m in (*kingdom.land, *kingdom.crowns, free))
-        bits = np.unpackbits(np.frombuffer(raw, dtype=np.uint8), bitorder="little")
-        planes = bits.reshape(len(CHANNELS), nb * 8)[:, : self.cells].astype(np.float32)
-        if len(self._cache) > 64:
-            self._cache.clear()
-        self._cache[key] = (kingdom, planes)
-        return planes
+        cells = self.cells
+        packed = 0
+        for i, mask in enumerate((*kingdom.land, *kingdom.crowns, free)):
+            packed |= mask << (i * cells)
+        count = self._channel_bits
+        raw = np.frombuffer(packed.to_bytes((count + 7) // 8, "little"), dtype=np.uint8)
+        bits = np.unpackbits(raw, count=count, bitorder="little")
+        if len(self._bits_cache) >= CACHE_LIMIT:
+            self._bits_cache.clear()
+        self._bits_cache[key] = (kingdom, bits)
+        return bits
+
+    def kingdom_planes(self, kingdom: Kingdom) -> np.ndarray:
+        """The 10 channels of one kingdom, ``(10, side * side)`` float32 (a new array)."""
+        return self.kingdom_bits(kingdom).reshape(len(CHANNELS), self.cells).astype(np.float32)
 
     def encode(self, state: KingdominoState, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """``(planes, features)`` for ``seat``."""
@@ -105,66 +154,107 @@ class KingdominoEncoder:
         self, state: KingdominoState, seat: int, points: list[int] | None = None
     ) -> np.ndarray:
         """The flat observation (module docstring) of ``state`` for ``seat`` (``points``:
-        ``state.points()`` if the caller has them)."""
-        n = self.config.num_players
-        order, rel = self._orders[seat]
-        cells10 = len(CHANNELS) * self.cells
-        kingdoms = state.kingdoms
-        # The observer's planes, kept per seat: only a kingdom that changed is rewritten.
-        cached = self._blocks.get(seat)
-        if cached is None:
-            cached = self._blocks[seat] = ([None] * n, np.zeros(self.plane_size, np.float32))
-        shown, block = cached
-        for i, s in enumerate(order):
-            k = kingdoms[s]
-            if shown[i] is not k:
-                block[i * cells10 : (i + 1) * cells10] = self.kingdom_planes(k).ravel()
-                shown[i] = k
+        ``state.points()`` if the caller has them), a new array."""
+        points_at, acting_at, cur_at, placing_at, next_at = self._slots[seat]
+        block = self._channel_bits
+        planes = self._seat_planes
+        shown = self._seat_kingdoms
+        for s, k in enumerate(state.kingdoms):
+            if shown[s] is not k:
+                self._show(s, k)
         out = np.empty(self.size, dtype=np.float32)
-        out[: self.plane_size] = block
-        # The features: a few single writes, whole rows for the dominoes, one fancy write for
-        # the unseen set (converting a Python list into the array costs per element).
-        f = out[self.plane_size :]
-        f.fill(0.0)
-        f[int(state.phase)] = 1.0
+        # the planes: the observer's kingdom first, then the seats after it
+        ps = self.plane_size
+        split = seat * block
+        out[: ps - split] = planes[split:]
+        out[ps - split : ps] = planes[:split]
+        f = floats(out)[ps:]
+        f[:] = self._zero_features
+        phase = state.phase
+        f[phase] = 1.0
         f[4] = state.game / 3
         f[5] = len(state.pile) / NUM_DOMINOES
-        if not state.next_line:
-            f[6] = 1.0
         if points is None:
             points = state.points()
-        acting = state.seat if state.phase != Phase.GAME_OVER else -1
-        at = 7
-        for s in order:
+        for at, s in points_at:
             f[at] = min(points[s], 200) / 200
-            if s == acting:
-                f[at + 1] = 1.0
-            at += 2
-        width = self._pos_width
-        placing = state.turn_pos if state.phase == Phase.PLACE else -1
-        kings = state.cur_kings
-        for pos, d in enumerate(state.cur_line):
+        if phase != GAME_OVER:
+            f[acting_at[state.seat]] = 1.0
+        # the lines: per position its domino's features and the king on it
+        rows = _DOMINO_ROWS
+        for (at, kings_at), d, king in zip(cur_at, state.cur_line, state.cur_kings, strict=True):
             if d >= 0:
-                f[at : at + 16] = DOMINO_FEATURES[d]
-            f[at + 16 + rel[kings[pos]]] = 1.0
-            if pos == placing:
-                f[at + width] = 1.0
-            at += width + 1
+                f[at : at + 16] = rows[d]
+            f[kings_at[king]] = 1.0
+        if phase == PLACE:
+            f[placing_at[state.turn_pos]] = 1.0
         if state.next_line:
-            kings = state.next_kings
-            for pos, d in enumerate(state.next_line):
-                base = at + pos * width
-                if d >= 0:
-                    f[base : base + 16] = DOMINO_FEATURES[d]
-                f[base + 16 + rel[kings[pos]]] = 1.0
-        else:
-            f[at + 16 + n : at + self.config.line_size * width : width] = 1.0
-        at += self.config.line_size * width
-        unseen = state.pile + state.box
-        if unseen:
-            f[np.add(unseen, at)] = 1.0
+            for (at, kings_at), d, king in zip(
+                next_at, state.next_line, state.next_kings, strict=True
+            ):
+                f[at : at + 16] = rows[d]
+                f[kings_at[king]] = 1.0
+        else:  # the last round (no next line): its positions hold nothing and no king
+            f[6] = 1.0
+            for _, kings_at in next_at:
+                f[kings_at[NO_KING]] = 1.0
+        f[self._at_unseen :] = self._unseen_of(state)
         return out
+
+    def _show(self, seat: int, kingdom: Kingdom) -> None:
+        """Write ``kingdom``'s channels into ``seat``'s planes. A kingdom placed on the one
+        shown there (:attr:`Kingdom.origin`) only adds its two squares and takes cells from
+        the free channel; any other is written whole."""
+        block = self._channel_bits
+        base = seat * block
+        origin = kingdom.origin
+        if origin is None or origin[0] is not self._seat_kingdoms[seat]:
+            self._seat_planes[base : base + block] = self.kingdom_bits(kingdom)
+        else:
+            parent, domino, first, second = origin
+            planes = self._seat_planes_view
+            cells = self.cells
+            for cell, land, crowns in (
+                (first, domino.land1, domino.crowns1),
+                (second, domino.land2, domino.crowns2),
+            ):
+                planes[base + land * cells + cell] = 1.0
+                for c in range(NUM_LANDSCAPES, NUM_LANDSCAPES + crowns):
+                    planes[base + c * cells + cell] = 1.0
+            board = kingdom.board
+            was_free = board.allowed(parent.rmin, parent.rmax, parent.cmin, parent.cmax)
+            is_free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax)
+            taken = (was_free & ~parent.occupied) & ~(is_free & ~kingdom.occupied)
+            at = base + FREE_CHANNEL * cells - 1
+            while taken:  # few cells: the two squares, and the frame's lost rows or columns
+                low = taken & -taken
+                planes[at + low.bit_length()] = 0.0
+                taken ^= low
+        self._seat_kingdoms[seat] = kingdom
+
+    def _unseen_of(self, state: KingdominoState) -> memoryview[float]:
+        """1 per domino number nobody has seen (the pile and the box). The set changes only
+        when a line is drawn: it is kept while the pile and the box are the same lists with
+        the same lengths."""
+        pile, box = state.pile, state.box
+        key = self._unseen_key
+        if (
+            not key
+            or key[0] is not pile
+            or key[1] != len(pile)
+            or key[2] is not box
+            or key[3] != len(box)
+        ):
+            self._unseen_key = (pile, len(pile), box, len(box))
+            unseen = np.zeros(NUM_DOMINOES, dtype=np.float32)
+            unseen[pile + box] = 1.0
+            self._unseen = floats(unseen)
+        return self._unseen
 
     def points(self, state: KingdominoState) -> list[int]:
         """Each seat's points now (dense rewards)."""
         return state.points()
+
+
+GAME_OVER = Phase.GAME_OVER
+PLACE = Phase.PLACE

@@ -84,19 +84,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .aec import (
-    AssertOutOfBoundsWrapper,
-    OrderEnforcingWrapper,
-    ResetNeeded,
-    TerminateIllegalWrapper,
-)
-from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES, check_options, check_seed
+from .aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
+from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES
 from .kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from .kingdomino_args import game_config, rank_rewards
 from .kingdomino_encoding import KingdominoEncoder
@@ -112,22 +105,13 @@ PHASE_NAMES: tuple[str, ...] = tuple(p.name for p in Phase)
 
 def env(**kwargs: Any) -> AECEnv:
     """``raw_env`` in PettingZoo's standard wrappers (see the card above)."""
-    e: AECEnv = raw_env(**kwargs)
-    e = TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = AssertOutOfBoundsWrapper(e)
-    e = OrderEnforcingWrapper(e)
-    return e
+    return wrap(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
+class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     """Kingdomino as a PettingZoo AEC environment (module docstring)."""
 
-    metadata = {
-        "render_modes": list(RENDER_MODES),
-        "name": "kingdomino_v0",
-        "is_parallelizable": False,
-        "render_fps": 2,
-    }
+    metadata = env_metadata("kingdomino_v0")
 
     def __init__(
         self,
@@ -139,17 +123,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         render_mode: str | None = None,
         config: KingdominoConfig | None = None,
     ) -> None:
-        EzPickle.__init__(
-            self,
-            num_players=num_players,
-            variants=variants,
-            reward=reward,
-            obs_type=obs_type,
-            render_mode=render_mode,
-            config=config,
-            mode=mode,
-        )
-        super().__init__()
+        self._record_arguments(locals())
         if mode is not None:  # the game's one-word spelling (moonriver_env.games)
             if variants is not None:
                 raise ValueError("mode: names the variants too; give mode or variants, not both")
@@ -161,132 +135,46 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self.render_mode = render_mode
         self.config = config = game_config(num_players, variants, config)
         self.encoder = KingdominoEncoder(config)
+        self._init_agents(
+            spaces.Box(low=0.0, high=1.0, shape=(self.encoder.size,), dtype=np.float32)
+        )
         n = config.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_box = spaces.Box(low=0.0, high=1.0, shape=(self.encoder.size,), dtype=np.float32)
-        mask_box = spaces.Box(low=0, high=1, shape=(config.num_actions,), dtype=np.int8)
-        self.observation_spaces: dict[str, spaces.Space[Any]] = {
-            a: spaces.Dict({"observation": obs_box, "action_mask": mask_box})
-            if self.obs_type == "dict"
-            else obs_box
-            for a in self.possible_agents
-        }
-        self.action_spaces: dict[str, spaces.Space[Any]] = {
-            a: spaces.Discrete(config.num_actions) for a in self.possible_agents
-        }
-        self._num_actions = config.num_actions
         self._no_winners = np.zeros(n, dtype=np.int8)  # shared, never written
-        self._points: list[int] | None = None  # the points as of the last step
+        self._points: list[int] = []  # the points as of the last step
+        self._points_kingdoms: list[Any] = []  # ... of these kingdoms
         self._points_shown: list[int] | None = None  # ... as given out in the infos
         self._points_array = np.zeros(n, dtype=np.int64)
-        self._seed_rng = np.random.default_rng()
         self.state: KingdominoState | None = None
-        self.agents: list[str] = []
 
-    # -- PettingZoo API ----------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
+    # -- the game's part of the AEC bookkeeping (moonriver_env.aec_base) ---------------------
+    def _new_game(self, seed: int) -> KingdominoState:
+        return new_game(self.config, seed=seed)
 
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+    def _observation(self, state: KingdominoState, seat: int) -> np.ndarray:
+        return self.encoder.encode_flat(state, seat, self._points)
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; a seed (non-negative integer) determines it and the seeds of
-        later seedless resets. No ``options`` are taken."""
-        seed = check_seed(seed)
-        check_options(options)
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-        self.state = new_game(self.config, seed=int(self._seed_rng.integers(2**63 - 1)))
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.agent_selection = self.possible_agents[self.state.seat]
-        self._set_infos()
+    def _win_rewards(self, state: KingdominoState) -> list[float]:
+        return rank_rewards(state.rank_keys())
 
-    def observe(self, agent: str) -> Any:
-        state = self._require_state()
-        obs = self.encoder.encode_flat(state, self.agent_name_mapping[agent], self._points)
-        if self.obs_type == "flat":
-            return obs
-        return {"observation": obs, "action_mask": self._mask(agent)}
+    def _final_points(self, state: KingdominoState) -> list[int]:
+        return state.points()
 
-    def action_mask(self, agent: str) -> np.ndarray:
-        """int8 mask of ``agent``'s legal actions (all zero when it is not to act)."""
-        return self._mask(agent)
+    def _render_text(self, state: KingdominoState) -> str:
+        return render_text(state)
 
-    def step(self, action: Any) -> None:
-        if not self.agents:
-            raise ResetNeeded(
-                "step: call reset() first"
-                if self.state is None
-                else "step: the game is over (every agent is done); call reset()"
-            )
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        state = self._require_state()
-        self._cumulative_rewards[agent] = 0.0
-        state.apply(action)  # IllegalActionError (precise), state unchanged
-        rewards = dict.fromkeys(self.agents, 0.0)
-        if state.is_terminal:
-            for a, r in zip(self.possible_agents, self._final_rewards(state), strict=True):
-                rewards[a] = r
-            self.terminations = dict.fromkeys(self.agents, True)
-        else:
-            self.agent_selection = self.possible_agents[state.seat]
-        self.rewards = rewards
-        self._accumulate_rewards()
-        self._set_infos()
-        if self.render_mode == "human":
-            self.render()
-
-    def render(self) -> Any:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        state = self._require_state()
-        if self.render_mode == "ansi":
-            return render_text(state)
-        if self.render_mode == "rgb_array":
-            return render_rgb(state)
-        print(render_text(state))
-        return None
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    # -- helpers -----------------------------------------------------------------------------
-    def _require_state(self) -> KingdominoState:
-        if self.state is None:
-            raise ResetNeeded("call reset() before using the environment")
-        return self.state
-
-    def _mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(self._num_actions, dtype=np.int8)
-        state = self._require_state()
-        if agent == self.agent_selection and not state.is_terminal:
-            mask[np.array(state.legal_action_list(), dtype=np.intp)] = 1
-        return mask
-
-    def _final_rewards(self, state: KingdominoState) -> list[float]:
-        if self.reward_mode == "win":
-            return rank_rewards(state.rank_keys())
-        pts = [float(p) for p in state.points()]
-        if self.reward_mode == "score":
-            return pts
-        return [p - max(o for j, o in enumerate(pts) if j != i) for i, p in enumerate(pts)]
+    def _render_rgb(self, state: KingdominoState) -> np.ndarray:
+        return render_rgb(state)
 
     def _set_infos(self) -> None:
         """The same keys for every agent on every step: ``phase``, ``points`` (every seat's
         points now), ``winners`` (zero until the end) and in flat mode ``action_mask``.
         Arrays given out are never written afterwards."""
-        state = self._require_state()
-        self._points = points = state.points()
+        state = self.state
+        assert state is not None
+        if state.kingdoms != self._points_kingdoms or state.results:  # else: the same points
+            self._points = state.points()
+            self._points_kingdoms = state.kingdoms[:]
+        points = self._points
         if state.is_terminal:
             winners = np.zeros(self.config.num_players, dtype=np.int8)
             winners[state.winners()] = 1

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyspiel
 
 from .aec import win_rewards
 from .encoding import ObservationEncoder
 from .games import DEFAULT_MODE, DEFAULT_NUM_PLAYERS
+from .openspiel_base import EngineObserver, EngineSpielState, game_info, game_type
 from .rules import MODES, SCENARIOS, GameConfig, GameState
 from .rules.chance import ChanceState, chance_view, new_chance_game, outcome_text
 from .rules.components import LEGENDS_BOARDS, PartnerKind
@@ -49,22 +49,7 @@ __all__ = [
 GAME_NAME = "python_moonriver"
 _DEFAULTS: dict[str, Any] = {"players": DEFAULT_NUM_PLAYERS, "mode": DEFAULT_MODE}
 
-_GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Python Moon River",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.PERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=2,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULTS,
-)
+_GAME_TYPE = game_type(GAME_NAME, "Python Moon River", _DEFAULTS)
 
 # One config (and so one set of engine tables) and one encoder per parameter set.
 _CONFIGS: dict[tuple[int, str], GameConfig] = {}
@@ -156,15 +141,7 @@ class MoonRiverGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         p = {**_DEFAULTS, **(params or {})}
         self.config = config_for(int(p["players"]), str(p["mode"]))
-        info = pyspiel.GameInfo(
-            num_distinct_actions=self.config.num_actions,
-            max_chance_outcomes=_max_chance_outcomes(self.config),
-            num_players=self.config.num_players,
-            min_utility=-1.0,
-            max_utility=1.0,
-            utility_sum=0.0,
-            max_game_length=max_decisions(self.config),
-        )
+        info = game_info(self.config, _max_chance_outcomes(self.config), max_decisions(self.config))
         super().__init__(_GAME_TYPE, info, params or {})
 
     def new_initial_state(self) -> MoonRiverState:
@@ -176,57 +153,28 @@ class MoonRiverGame(pyspiel.Game):
 
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
-    ) -> MoonRiverObserver:
+    ) -> EngineObserver:
         """Perfect information: every observation type is the full table from a seat."""
-        return MoonRiverObserver(_encoder_for(self.config), params)
+        return EngineObserver(_encoder_for(self.config), params)
 
 
-class MoonRiverState(pyspiel.State):
-    """A pyspiel state around a :class:`~.rules.chance.ChanceState` (``.engine``)."""
+class MoonRiverState(EngineSpielState):
+    """A pyspiel state around a :class:`~.rules.chance.ChanceState` (``.engine``; pyspiel
+    clones it with deepcopy, ChanceState.clone, and serializes it with pickle, ChanceState's
+    JSON, a replay of its history)."""
 
     def __init__(self, game: MoonRiverGame, engine: ChanceState | None = None) -> None:
-        super().__init__(game)
-        # The only Python attribute: pyspiel clones it with deepcopy (ChanceState.clone)
-        # and serializes it with pickle (ChanceState's JSON, a replay of its history).
-        self.engine = _initial_state(game.config) if engine is None else engine
+        super().__init__(game, _initial_state(game.config) if engine is None else engine)
 
-    def current_player(self) -> int:
+    def _chance_text(self, outcome: int) -> str:
         s = self.engine
-        if s.pending:
-            return int(pyspiel.PlayerId.CHANCE)
-        if s.is_terminal:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return s.seat
+        return outcome_text(s.draw_kind(), outcome) if s.pending else f"outcome {outcome}"
 
-    def _legal_actions(self, player: int) -> list[int]:
-        return list(self.engine.legal_action_list()) if player == self.engine.seat else []
+    def _final_returns(self, engine: ChanceState) -> list[float]:
+        return win_rewards(engine.scores())
 
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self.engine.chance_outcomes()
-
-    def _apply_action(self, action: int) -> None:
-        if self.engine.pending:
-            self.engine.apply_chance(action)
-        else:
-            self.engine.apply(action)
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        s = self.engine
-        if player == pyspiel.PlayerId.CHANCE:
-            return outcome_text(s.draw_kind(), action) if s.pending else f"outcome {action}"
-        return s.action_to_string(action)
-
-    def is_terminal(self) -> bool:
-        return self.engine.is_terminal
-
-    def returns(self) -> list[float]:
-        s = self.engine
-        if not s.is_terminal:
-            return [0.0] * s.config.num_players
-        return win_rewards(s.scores())
-
-    def __str__(self) -> str:
-        return state_text(self.engine)
+    def _text(self, engine: ChanceState) -> str:
+        return state_text(engine)
 
 
 # The fields of the text form: every field of the state but the derived ones (bitboards,
@@ -260,27 +208,6 @@ def state_text(state: ChanceState) -> str:
         value = getattr(state, name)
         lines.append(f"{name}={value.name if name == 'phase' else value}")
     return "\n".join(lines)
-
-
-class MoonRiverObserver:
-    """OpenSpiel's PyObserver: ``tensor`` is the flat encoding (planes then features) from a
-    seat, ``dict`` names the two views; the string is the table text."""
-
-    def __init__(self, encoder: ObservationEncoder, params: dict[str, Any] | None) -> None:
-        if params:
-            raise ValueError(f"observation parameters not supported; passed {params}")
-        self.encoder = encoder
-        planes = encoder.plane_high.shape
-        size = int(np.prod(planes)) + encoder.feature_high.size
-        self.tensor = np.zeros(size, np.float32)
-        cut = int(np.prod(planes))
-        self.dict = {"planes": self.tensor[:cut].reshape(planes), "features": self.tensor[cut:]}
-
-    def set_from(self, state: MoonRiverState, player: int) -> None:
-        self.tensor[:] = self.encoder.encode_flat(state.engine, player)
-
-    def string_from(self, state: MoonRiverState, player: int) -> str:
-        return state_text(state.engine)
 
 
 def openspiel_state(game: MoonRiverGame, state: GameState) -> MoonRiverState:

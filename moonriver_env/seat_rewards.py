@@ -22,7 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["SeatRewards"]
+__all__ = ["SeatRewards", "rank_rewards"]
+
+
+def rank_rewards(keys: Sequence[Any]) -> list[float]:
+    """Zero-sum rank rewards from each seat's rank key (higher ranks first, equal keys tie):
+    (seats beaten - seats beating you) / (n - 1); with 2 players +1, -1, or 0 for a tie."""
+    n = len(keys)
+    return [(sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys]
 
 
 class SeatRewards:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
 from pathlib import Path
@@ -82,11 +82,12 @@ class Domino:
     crowns1: int
     land2: Landscape
     crowns2: int
+    symmetric: bool = field(init=False, repr=False, compare=False)
+    """Both halves equal: turning the domino round places the same squares."""
 
-    @property
-    def symmetric(self) -> bool:
-        """Both halves equal: turning the domino round places the same squares."""
-        return self.land1 == self.land2 and self.crowns1 == self.crowns2
+    def __post_init__(self) -> None:
+        sym = self.land1 == self.land2 and self.crowns1 == self.crowns2
+        object.__setattr__(self, "symmetric", sym)
 
     def text(self) -> str:
         """``"23:W1-M0"``: number, then the halves in the kingdom text form."""

@@ -64,6 +64,7 @@ class KingdominoConfig:
     line_size: int = field(init=False)
     kings_per_player: int = field(init=False)
     bonus_flags: tuple[bool, bool] = field(init=False)  # (harmony, middle_kingdom) played
+    must_place: bool = field(init=False)  # the author's variant: no voluntary discard
 
     def __post_init__(self) -> None:
         n = self.num_players
@@ -83,6 +84,7 @@ class KingdominoConfig:
         set_(self, "line_size", 3 if n == 3 else 4)
         set_(self, "kings_per_player", 2 if n == 2 else 1)
         set_(self, "bonus_flags", ("harmony" in variants, "middle_kingdom" in variants))
+        set_(self, "must_place", "must_place" in variants)
 
     @property
     def mode(self) -> str:

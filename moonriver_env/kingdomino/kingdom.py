@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from moonriver_env.rules.geometry import extend_ids
-
 from .board import Board, board_for
 from .components import Domino, half_text, parse_half
 
@@ -38,9 +36,27 @@ class Kingdom:
         crowns: bitboards of the squares with at least 1, 2 and 3 crowns.
         occupied: the bitboard of every square, the castle included.
         rmin, rmax, cmin, cmax: the bounding rows and columns of the occupied squares.
+        touch: per landscape, the cells orthogonally next to its squares or to the castle:
+            where a square of that landscape may go (seed lines 104-108), before the
+            emptiness and the frame are checked.
+        origin: how :meth:`place` made it: ``(kingdom placed on, domino, cell of the first
+            half, cell of the second)``; ``None`` for a kingdom made otherwise. Readers that
+            keep something per kingdom (the encoder's planes) update it from the parent.
     """
 
-    __slots__ = ("board", "land", "crowns", "occupied", "rmin", "rmax", "cmin", "cmax", "memo")
+    __slots__ = (
+        "board",
+        "land",
+        "crowns",
+        "occupied",
+        "rmin",
+        "rmax",
+        "cmin",
+        "cmax",
+        "touch",
+        "origin",
+        "memo",
+    )
 
     def __init__(
         self,
@@ -49,12 +65,19 @@ class Kingdom:
         crowns: tuple[int, int, int],
         occupied: int,
         bounds: tuple[int, int, int, int],
+        touch: tuple[int, ...] | None = None,
+        origin: tuple[Kingdom, Domino, int, int] | None = None,
     ) -> None:
         self.board = board
         self.land = land
         self.crowns = crowns
         self.occupied = occupied
         self.rmin, self.rmax, self.cmin, self.cmax = bounds
+        if touch is None:
+            ring, neighbours = board.castle_ring, board.grid.neighbours
+            touch = tuple(neighbours(m) | ring for m in land)
+        self.touch = touch
+        self.origin = origin
         # derived values computed once per kingdom (it never changes): e.g. its points
         self.memo: dict[object, Any] = {}
 
@@ -217,24 +240,35 @@ class Kingdom:
         board = self.board
         other = cell + board.grid.delta[direction]
         a, b = 1 << cell, 1 << other
+        l1, l2 = domino.land1, domino.land2
         land = list(self.land)
-        land[domino.land1] |= a
-        land[domino.land2] |= b
-        c1, c2, c3 = self.crowns
+        land[l1] |= a
+        land[l2] |= b
+        touch = list(self.touch)
+        touch[l1] |= board.neighbour_mask[cell]
+        touch[l2] |= board.neighbour_mask[other]
+        crowns = self.crowns
         k1, k2 = domino.crowns1, domino.crowns2
         if k1 or k2:
-            c1 |= (a if k1 >= 1 else 0) | (b if k2 >= 1 else 0)
-            c2 |= (a if k1 >= 2 else 0) | (b if k2 >= 2 else 0)
-            c3 |= (a if k1 >= 3 else 0) | (b if k2 >= 3 else 0)
+            c1, c2, c3 = crowns
+            crowns = (
+                c1 | (a if k1 >= 1 else 0) | (b if k2 >= 1 else 0),
+                c2 | (a if k1 >= 2 else 0) | (b if k2 >= 2 else 0),
+                c3 | (a if k1 >= 3 else 0) | (b if k2 >= 3 else 0),
+            )
+        # the bounds grow by the two squares (orthogonal neighbours: one row or one column)
         row, col = board.row_of, board.col_of
         r1, r2, q1, q2 = row[cell], row[other], col[cell], col[other]
-        bounds = (
-            min(self.rmin, r1, r2),
-            max(self.rmax, r1, r2),
-            min(self.cmin, q1, q2),
-            max(self.cmax, q1, q2),
-        )
-        return Kingdom(board, tuple(land), (c1, c2, c3), self.occupied | a | b, bounds)
+        lo, hi = (r1, r2) if r1 <= r2 else (r2, r1)
+        rmin = lo if lo < self.rmin else self.rmin
+        rmax = hi if hi > self.rmax else self.rmax
+        lo, hi = (q1, q2) if q1 <= q2 else (q2, q1)
+        cmin = lo if lo < self.cmin else self.cmin
+        cmax = hi if hi > self.cmax else self.cmax
+        bounds = (rmin, rmax, cmin, cmax)
+        occupied = self.occupied | a | b
+        origin = (self, domino, cell, other)
+        return Kingdom(board, tuple(land), crowns, occupied, bounds, tuple(touch), origin)
 
 
 def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int]:
@@ -247,32 +281,29 @@ def placement_ids(kingdom: Kingdom, domino: Domino, offset: int = 0) -> list[int
     position: directions S and E only (N and W would place the same squares again).
     """
     board = kingdom.board
-    side = board.side
-    full = (1 << board.cells) - 1
     free = board.allowed(kingdom.rmin, kingdom.rmax, kingdom.cmin, kingdom.cmax) & ~kingdom.occupied
     if not free:
         return []
-    grid = board.grid
-    nl, nf = grid.not_last_col, grid.not_first_col
-    ring = board.castle_ring
-    m1 = kingdom.land[domino.land1]
-    t1 = ((((m1 & nl) << 1) | ((m1 & nf) >> 1) | (m1 << side) | (m1 >> side)) & full) | ring
-    if domino.land2 == domino.land1:
-        t2 = t1
-    else:
-        m2 = kingdom.land[domino.land2]
-        t2 = ((((m2 & nl) << 1) | ((m2 & nf) >> 1) | (m2 << side) | (m2 >> side)) & full) | ring
-    src = board.src
+    side = board.side
+    t1 = kingdom.touch[domino.land1]  # the cells where the first half touches (the second)
+    t2 = kingdom.touch[domino.land2]
+    s_, e_, n_, w_ = board.src
     cells = board.cells
-    out: list[int] = []
-    # d = S (+side), E (+1), N (-side), W (-1): first half a, second half a + delta.
-    s0 = free & ((free >> side) & src[0]) & (t1 | ((t2 >> side) & src[0]))
-    s1 = free & ((free >> 1) & src[1]) & (t1 | ((t2 >> 1) & src[1]))
-    masks = [s0, s1]
+    # The first halves of the legal placements, per direction d = S (+side), E (+1),
+    # N (-side), W (-1) (second half on first + delta), packed into one int: direction d in
+    # bits d * cells ... so that bit i stands for the id offset + i.
+    legal = (free & (free >> side) & s_ & (t1 | (t2 >> side))) | (
+        (free & (free >> 1) & e_ & (t1 | (t2 >> 1))) << cells
+    )
     if not domino.symmetric:
-        masks.append(free & ((free << side) & src[2]) & (t1 | ((t2 << side) & src[2])))
-        masks.append(free & ((free << 1) & src[3]) & (t1 | ((t2 << 1) & src[3])))
-    for d, mask in enumerate(masks):
-        if mask:
-            extend_ids(out, mask, offset + d * cells, 1)
+        legal |= (free & (free << side) & n_ & (t1 | (t2 << side))) << (2 * cells) | (
+            (free & (free << 1) & w_ & (t1 | (t2 << 1))) << (3 * cells)
+        )
+    out: list[int] = []
+    append = out.append
+    while legal:  # few bits: one step per set bit, highest first
+        i = legal.bit_length() - 1
+        append(offset + i)
+        legal ^= 1 << i
+    out.reverse()
     return out

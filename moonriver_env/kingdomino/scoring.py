@@ -24,6 +24,7 @@ __all__ = [
     "Territory",
     "is_centred",
     "kingdom_points",
+    "largest_territory",
     "placement_gain",
     "placement_gains",
     "rank_winners",
@@ -129,6 +130,19 @@ def kingdom_points(kingdom: Kingdom, harmony: bool = False, middle: bool = False
     return total
 
 
+def largest_territory(kingdom: Kingdom) -> int:
+    """The squares of the kingdom's largest single territory, crowns or not (the tie-break,
+    seed line 131; :attr:`KingdomScore.largest_territory` without the breakdown)."""
+    grid = kingdom.board.grid
+    largest = 0
+    for mask in kingdom.land:
+        while mask.bit_count() > largest:
+            region = grid.flood(mask & -mask, mask)
+            largest = max(largest, region.bit_count())
+            mask &= ~region
+    return largest
+
+
 def rank_winners(keys: Sequence[tuple[int, int]]) -> list[int]:
     """The seats whose rank key is the highest (several: a shared win)."""
     best = max(keys)
@@ -181,6 +195,21 @@ def placement_gain(
     return gain
 
 
+def _joined_gain(
+    regions: Sequence[tuple[int, int, int]], touch: int, squares: int, crowns: int
+) -> int:
+    """The points new squares (``squares`` of them, ``crowns`` crowns, one landscape) add
+    when they join the territories of ``regions`` (``(mask, squares, crowns)``) that
+    ``touch`` meets: the joined territory's points minus those of the parts it absorbs."""
+    absorbed = 0
+    for mask, s, c in regions:
+        if mask & touch:
+            squares += s
+            crowns += c
+            absorbed += s * c
+    return squares * crowns - absorbed
+
+
 def placement_gains(
     kingdom: Kingdom,
     domino: Domino,
@@ -217,30 +246,10 @@ def placement_gains(
         cell = a % cells
         other = cell + delta[a // cells]
         if same:
-            touch = nbmask[cell] | nbmask[other]
-            sq, cr, old = 2, k1 + k2, 0
-            for mask, s, c in regions1:
-                if mask & touch:
-                    sq += s
-                    cr += c
-                    old += s * c
-            gain = sq * cr - old
+            gain = _joined_gain(regions1, nbmask[cell] | nbmask[other], 2, k1 + k2)
         else:
-            t1, t2 = nbmask[cell], nbmask[other]
-            sq, cr, old = 1, k1, 0
-            for mask, s, c in regions1:
-                if mask & t1:
-                    sq += s
-                    cr += c
-                    old += s * c
-            gain = sq * cr - old
-            sq, cr, old = 1, k2, 0
-            for mask, s, c in regions2:
-                if mask & t2:
-                    sq += s
-                    cr += c
-                    old += s * c
-            gain += sq * cr - old
+            gain = _joined_gain(regions1, nbmask[cell], 1, k1)
+            gain += _joined_gain(regions2, nbmask[other], 1, k2)
         if keeps_centre and ((1 << cell) | (1 << other)) & ~centred:
             gain -= MIDDLE_KINGDOM_BONUS
         out.append(gain + bonus)

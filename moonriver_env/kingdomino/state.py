@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from moonriver_env.rules.core import copy_rng
-from moonriver_env.rules.draft import draw_column, turn_order
+from moonriver_env.rules.draft import draw_column, next_claim
+from moonriver_env.rules.legal import LegalActions
 
 from .actions import ActionLayout, KingdominoAction, action_layout
 from .components import NUM_DOMINOES, Domino, dominoes
@@ -35,10 +36,17 @@ from .core import (
 )
 from .invariants import state_from_data
 from .kingdom import Kingdom, placement_ids
-from .scoring import KingdomScore, kingdom_points, placement_gain, rank_winners, score_kingdom
+from .scoring import (
+    KingdomScore,
+    kingdom_points,
+    largest_territory,
+    placement_gain,
+    rank_winners,
+    score_kingdom,
+)
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
+    pass
 
 __all__ = [
     "FIELDS",
@@ -52,7 +60,7 @@ __all__ = [
 ]
 
 
-class KingdominoState:
+class KingdominoState(LegalActions):
     """A Kingdomino game in progress. Create one with :func:`new_game`.
 
     The fields (:data:`FIELDS`) are public for encoders, agents and tests; mutate them only
@@ -86,11 +94,11 @@ class KingdominoState:
     @property
     def current_seat(self) -> int | None:
         """The seat to act, or ``None`` when the game is over."""
-        return None if self.phase == Phase.GAME_OVER else self.seat
+        return None if self.phase == GAME_OVER else self.seat
 
     @property
     def is_terminal(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+        return self.phase == GAME_OVER
 
     @property
     def final_round(self) -> bool:
@@ -103,28 +111,6 @@ class KingdominoState:
             return None
         return DOMINOES[self.cur_line[self.turn_pos]]
 
-    def legal_action_list(self) -> list[int]:
-        """Legal action ids, ascending, as a list (do not mutate it)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._generate_legal()
-        return legal
-
-    def legal_actions(self) -> NDArray[np.int64]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        return np.array(self.legal_action_list(), dtype=np.int64)
-
-    def legal_action_mask(self) -> NDArray[np.bool_]:
-        """Boolean mask of length ``config.num_actions``."""
-        mask = np.zeros(self.config.num_actions, dtype=np.bool_)
-        mask[self.legal_action_list()] = True
-        return mask
-
-    def is_legal(self, action: int) -> bool:
-        legal = self.legal_action_list()
-        i = bisect_left(legal, action)
-        return i < len(legal) and legal[i] == action
-
     def apply(self, action: int | str) -> None:
         """Play ``action`` (an id, or its text form) for the current seat, in place.
 
@@ -133,14 +119,17 @@ class KingdominoState:
         """
         if type(action) is not int:
             action = self._as_id(action)
-        legal = self.legal_action_list()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate_legal()
         i = bisect_left(legal, action)
         if i == len(legal) or legal[i] != action:
             raise IllegalActionError(self._illegal_message(action))
         self._legal = None
-        if self.phase == Phase.PLACE:
+        phase = self.phase
+        if phase == PLACE:
             self._place(action)
-        elif self.phase == Phase.PICK:
+        elif phase == PICK:
             self._pick(action - self.layout.pick_base)
         else:
             self._setup_pick(action - self.layout.pick_base)
@@ -162,15 +151,7 @@ class KingdominoState:
 
     def points(self) -> list[int]:
         """Each seat's points: this game's total plus, in a Dynasty, the finished games'."""
-        flags = self.config.bonus_flags
-        totals = []
-        for k in self.kingdoms:
-            pts = k.memo.get(flags)
-            if pts is None:
-                pts = k.memo[flags] = kingdom_points(k, *flags)
-            totals.append(pts)
-        if not self.results:
-            return totals
+        totals = self._game_points()
         for game in self.results:
             for s in range(len(totals)):
                 totals[s] += game[2 * s]
@@ -179,10 +160,8 @@ class KingdominoState:
     def rank_keys(self) -> list[tuple[int, int]]:
         """Per seat: points, then the largest single territory (in a Dynasty the largest of
         its kingdoms, ruling KR5)."""
-        scores = self.scores()
         keys = []
-        for s, sc in enumerate(scores):
-            pts, largest = sc.total, sc.largest_territory
+        for s, (pts, largest) in enumerate(zip(self._game_points(), self._largest(), strict=True)):
             for game in self.results:
                 pts += game[2 * s]
                 largest = max(largest, game[2 * s + 1])
@@ -271,6 +250,27 @@ class KingdominoState:
         return state
 
     # ------------------------------------------------------------------ rules
+    def _game_points(self) -> list[int]:
+        """Each seat's total of this game (kept in each kingdom's memo: kingdoms are values)."""
+        flags = self.config.bonus_flags
+        totals = []
+        for k in self.kingdoms:
+            pts = k.memo.get(flags)
+            if pts is None:
+                pts = k.memo[flags] = kingdom_points(k, *flags)
+            totals.append(pts)
+        return totals
+
+    def _largest(self) -> list[int]:
+        """Each seat's largest territory in this game (kept in each kingdom's memo)."""
+        out = []
+        for k in self.kingdoms:
+            largest = k.memo.get(LARGEST_TERRITORY)
+            if largest is None:
+                largest = k.memo[LARGEST_TERRITORY] = largest_territory(k)
+            out.append(largest)
+        return out
+
     def _as_id(self, action: object) -> int:
         if isinstance(action, str):
             try:
@@ -281,30 +281,22 @@ class KingdominoState:
             raise IllegalActionError(f"action: expected an int id or a text form, got {action!r}")
         return int(action)
 
-    def _illegal_message(self, a: int) -> str:
-        try:
-            text = self.layout.to_text(a)
-        except ValueError as exc:
-            return f"action {a} is not an action of this game: {exc}"
-        if self.phase == Phase.GAME_OVER:
-            return f"action {a} ({text}) is illegal: the game is over"
-        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
-
     def _generate_legal(self) -> list[int]:
         ph = self.phase
         lay = self.layout
-        if ph == Phase.PLACE:
+        if ph == PLACE:
             ids = placement_ids(self.kingdoms[self.seat], DOMINOES[self.cur_line[self.turn_pos]])
-            if not ids or not self.config.has("must_place"):
+            if not ids or not self.config.must_place:
                 ids.append(lay.discard)  # seed lines 95, 112; the author's variant: line 139
             return ids
-        if ph == Phase.PICK:
-            base = lay.pick_base
-            return [base + p for p, k in enumerate(self.next_kings) if k == NO_KING]
-        if ph == Phase.SETUP_PICK:
-            base = lay.pick_base
-            return [base + p for p, k in enumerate(self.cur_kings) if k == NO_KING]
-        return []
+        if ph == PICK:
+            kings = self.next_kings
+        elif ph == Phase.SETUP_PICK:
+            kings = self.cur_kings
+        else:
+            return []
+        base = lay.pick_base
+        return [base + p for p, k in enumerate(kings) if k == NO_KING]
 
     def _start_game(self) -> None:
         """Set-up (seed lines 54-79), chance drawn from ``self.rng`` in a fixed order: the
@@ -353,11 +345,11 @@ class KingdominoState:
 
     def _next_turn(self) -> None:
         """The king on the lowest number still in the line plays next (seed line 89)."""
-        order = turn_order(self.cur_kings)
-        if order:
-            self.turn_pos = order[0]
-            self.seat = self.cur_kings[order[0]]
-            self.phase = Phase.PLACE
+        pos = next_claim(self.cur_kings)
+        if pos >= 0:
+            self.turn_pos = pos
+            self.seat = self.cur_kings[pos]
+            self.phase = PLACE
             return
         if not self.next_line:
             self._end_game()
@@ -386,7 +378,7 @@ class KingdominoState:
             self.placed[seat].append(d)
         self.cur_line[pos] = NO_DOMINO
         if self.next_line:
-            self.phase = Phase.PICK
+            self.phase = PICK
         else:
             self.cur_kings[pos] = NO_KING
             self._next_turn()
@@ -399,8 +391,8 @@ class KingdominoState:
     def _end_game(self) -> None:
         if self.game + 1 < self.config.num_games:  # Dynasty: the next game (seed line 143)
             row: list[int] = []
-            for sc in self.scores():
-                row += [sc.total, sc.largest_territory]
+            for pts, largest in zip(self._game_points(), self._largest(), strict=True):
+                row += [pts, largest]
             self.results.append(row)
             self.game += 1
             self._start_game()
@@ -410,6 +402,10 @@ class KingdominoState:
         self.turn_pos = -1
 
 
+LARGEST_TERRITORY = "largest_territory"  # the memo key of a kingdom's largest territory
+PLACE = Phase.PLACE
+PICK = Phase.PICK
+GAME_OVER = Phase.GAME_OVER
 DOMINOES: tuple[Domino, ...] = dominoes()
 NUMBERS: tuple[int, ...] = tuple(d.number for d in DOMINOES)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["draw_column", "turn_order"]
+__all__ = ["draw_column", "next_claim"]
 
 
 def draw_column(pile: list[int], size: int, number: Sequence[int]) -> list[int]:
@@ -20,7 +20,10 @@ def draw_column(pile: list[int], size: int, number: Sequence[int]) -> list[int]:
     return sorted(drawn, key=number.__getitem__)
 
 
-def turn_order(claims: Sequence[int]) -> list[int]:
-    """The positions of a column in playing order: the claimed ones (a claim is a seat
-    ``>= 0``, ``-1`` for none), top first."""
-    return [pos for pos, seat in enumerate(claims) if seat >= 0]
+def next_claim(claims: Sequence[int]) -> int:
+    """The position of a column whose claim plays next: the top claimed one (a claim is a
+    seat ``>= 0``, ``-1`` for none); ``-1`` when no claim is left."""
+    for pos, seat in enumerate(claims):
+        if seat >= 0:
+            return pos
+    return -1

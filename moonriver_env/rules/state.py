@@ -12,7 +12,6 @@ one mask per landscape, occupied cells, cells with cows, cells with partners.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from .actions import Action, ActionLayout
 from .config import GameConfig
 from .core import NO_PLOT, NO_SEAT, IllegalActionError, Phase, new_stamp
 from .geometry import Grid, bit_indices
+from .legal import LegalActions
 from .partners import PartnerRules
 from .placement import PlacementRules
 from .scoring import (
@@ -36,12 +36,12 @@ from .serialization import state_from_json, state_to_json
 from .table import TableRules
 
 if TYPE_CHECKING:
-    from numpy.typing import NDArray
+    pass
 
 __all__ = ["GameState", "IllegalActionError", "Phase", "new_game"]
 
 
-class GameState(TableRules, PlacementRules, PartnerRules):
+class GameState(LegalActions, TableRules, PlacementRules, PartnerRules):
     """A Moon River game in progress. Create one with :func:`new_game`.
 
     The fields (declared in :class:`.core.StateCore`) are public for encoders and tests;
@@ -71,28 +71,6 @@ class GameState(TableRules, PlacementRules, PartnerRules):
     @property
     def kind_table(self) -> KindTable:
         return self._st.kt
-
-    def legal_action_list(self) -> list[int]:
-        """Legal action ids, ascending, as a Python list (do not mutate it)."""
-        legal = self._legal
-        if legal is None:
-            legal = self._legal = self._generate_legal()
-        return legal
-
-    def legal_actions(self) -> NDArray[np.int64]:
-        """Legal action ids, ascending (empty when the game is over)."""
-        return np.array(self.legal_action_list(), dtype=np.int64)
-
-    def legal_action_mask(self) -> NDArray[np.bool_]:
-        """Boolean mask of length ``config.num_actions``."""
-        mask = np.zeros(self._st.layout.num_actions, dtype=np.bool_)
-        mask[self.legal_action_list()] = True
-        return mask
-
-    def is_legal(self, action: int) -> bool:
-        legal = self.legal_action_list()
-        i = bisect_left(legal, action)
-        return i < len(legal) and legal[i] == action
 
     def apply(self, action: int) -> None:
         """Play ``action`` for the current seat (in place).
@@ -174,16 +152,6 @@ class GameState(TableRules, PlacementRules, PartnerRules):
         )
 
     # ------------------------------------------------------------------ legal actions
-    def _illegal_message(self, a: int) -> str:
-        lay = self._st.layout
-        try:
-            text = lay.to_text(a)
-        except ValueError as exc:
-            return f"action {a} is not an action of this config: {exc}"
-        if self.phase == Phase.GAME_OVER:
-            return f"action {a} ({text}) is illegal: the game is over"
-        return f"action {a} ({text}) is not legal in phase {self.phase.name} for seat {self.seat}"
-
     def _generate_legal(self) -> list[int]:
         """Legal ids, ascending, looked up in the layout's id tables (:mod:`.actions`)."""
         ph = self.phase

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 import pytest
+from env_loops import play_to_end
 from pettingzoo.test import api_test, performance_benchmark, seed_test
 
 from moonriver_env import moonriver_v0
@@ -158,24 +159,10 @@ def test_bad_env_arguments_name_the_field(field: str, kwargs: dict) -> None:
         moonriver_v0.raw_env(**kwargs)
 
 
-def _play_to_end(env, seed: int) -> dict[str, float]:
-    env.reset(seed=seed)
-    rng = random.Random(seed)
-    totals = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        totals[agent] += reward
-        if term or trunc:
-            env.step(None)
-        else:
-            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
-    return totals
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_win_rewards_sum_to_zero_and_rank(n: int) -> None:
     env = moonriver_v0.env(num_players=n)
-    totals = _play_to_end(env, seed=n)
+    totals = play_to_end(env, seed=n)
     assert sum(totals.values()) == pytest.approx(0.0)
     scores = env.unwrapped.state.scores()
     keys = [(s.total, s.largest_territory, s.cows) for s in scores]
@@ -199,7 +186,7 @@ def test_win_rewards_table() -> None:
 @pytest.mark.parametrize("reward", ["score", "score_diff"])
 def test_score_rewards(reward: str) -> None:
     env = moonriver_v0.env(num_players=3, reward=reward)
-    totals = _play_to_end(env, seed=7)
+    totals = play_to_end(env, seed=7)
     finals = [s.total for s in env.unwrapped.state.scores()]
     for seat, agent in enumerate(env.possible_agents):
         expected = finals[seat]
@@ -210,7 +197,7 @@ def test_score_rewards(reward: str) -> None:
 
 def test_dense_reward_telescopes_to_final_score() -> None:
     env = moonriver_v0.env(num_players=2, reward="score", dense_reward=0.5)
-    totals = _play_to_end(env, seed=4)
+    totals = play_to_end(env, seed=4)
     finals = [s.total for s in env.unwrapped.state.scores()]
     for seat, agent in enumerate(env.possible_agents):
         assert totals[agent] == pytest.approx(1.5 * finals[seat])

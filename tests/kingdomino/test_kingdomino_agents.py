@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -12,7 +13,7 @@ from agents.kingdomino_agents import (
     play_game,
 )
 from moonriver_env import kingdomino_v0
-from moonriver_env.kingdomino import KingdominoConfig, Phase, new_game
+from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from moonriver_env.kingdomino.scoring import kingdom_points, placement_gain, placement_gains
 
 SPECS = [
@@ -54,27 +55,36 @@ def test_agents_act_through_the_environment() -> None:
         agent.check_game(object())
 
 
-def test_greedy_places_for_the_largest_gain_and_picks_the_best_domino() -> None:
-    cfg = KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom"))
-    greedy = GreedyKingdominoAgent(seed=0)
-    seen = 0
-    for seed in range(6):
-        state = new_game(cfg, seed)
+CIG_RULES = KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom"))
+
+
+def placement_choices(config: KingdominoConfig, games: int) -> Iterator[KingdominoState]:
+    """The states of random games (seeds ``0 .. games - 1``) where a seat places with more
+    than one legal choice; the games go on with random moves after each is yielded."""
+    for seed in range(games):
+        state = new_game(config, seed)
         rng = random.Random(seed)
         while not state.is_terminal:
             if state.phase == Phase.PLACE and len(state.legal_action_list()) > 1:
-                kingdom = state.kingdoms[state.seat]
-                before = kingdom_points(kingdom, True, True)
-                cells = state.layout.cells
-                d = state.current_domino()
-                gains = {
-                    a: kingdom_points(kingdom.place(d, a % cells, a // cells), True, True) - before
-                    for a in state.legal_action_list()
-                }
-                a = greedy.choose(state)
-                assert gains[a] == max(gains.values())
-                seen += 1
+                yield state
             state.apply(rng.choice(state.legal_action_list()))
+
+
+def test_greedy_places_for_the_largest_gain_and_picks_the_best_domino() -> None:
+    greedy = GreedyKingdominoAgent(seed=0)
+    seen = 0
+    for state in placement_choices(CIG_RULES, 6):
+        kingdom = state.kingdoms[state.seat]
+        before = kingdom_points(kingdom, True, True)
+        cells = state.layout.cells
+        d = state.current_domino()
+        gains = {
+            a: kingdom_points(kingdom.place(d, a % cells, a // cells), True, True) - before
+            for a in state.legal_action_list()
+        }
+        a = greedy.choose(state)
+        assert gains[a] == max(gains.values())
+        seen += 1
     assert seen > 100
 
 
@@ -189,27 +199,21 @@ def test_the_paper_runner_is_resumable(tmp_path) -> None:
 def test_the_study_filters_avoid_dead_squares_and_keep_the_centre() -> None:
     from agents.kingdomino_agents import dead_squares, study_placements
 
-    cfg = KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom"))
     checked = 0
-    for seed in range(5):
-        state = new_game(cfg, seed)
-        rng = random.Random(seed)
-        while not state.is_terminal:
-            if state.phase == Phase.PLACE and len(state.legal_action_list()) > 1:
-                k, d = state.kingdoms[state.seat], state.current_domino()
-                cells = state.layout.cells
-                after = {
-                    a: k.place(d, a % cells, a // cells)
-                    for a in state.legal_action_list()
-                    if a != state.layout.discard
-                }
-                clean = [a for a, kk in after.items() if not dead_squares(kk, True)]
-                chosen = study_placements(state)
-                assert set(chosen) <= set(after)
-                if clean and all(not (after[a].occupied & ~k.board.centred) for a in clean):
-                    assert set(chosen) <= set(clean)
-                checked += 1
-            state.apply(rng.choice(state.legal_action_list()))
+    for state in placement_choices(CIG_RULES, 5):
+        k, d = state.kingdoms[state.seat], state.current_domino()
+        cells = state.layout.cells
+        after = {
+            a: k.place(d, a % cells, a // cells)
+            for a in state.legal_action_list()
+            if a != state.layout.discard
+        }
+        clean = [a for a, kk in after.items() if not dead_squares(kk, True)]
+        chosen = study_placements(state)
+        assert set(chosen) <= set(after)
+        if clean and all(not (after[a].occupied & ~k.board.centred) for a in clean):
+            assert set(chosen) <= set(clean)
+        checked += 1
     assert checked > 50
 
 

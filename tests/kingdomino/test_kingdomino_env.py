@@ -4,14 +4,22 @@ conformance tests of each library for every player count and variant (a covering
 
 from __future__ import annotations
 
+import random
 import warnings
 
 import numpy as np
 import pytest
+from env_loops import play_to_end
 from kingdomino_cases import config_id, env_configs
 
 from moonriver_env import kingdomino_v0
-from moonriver_env.kingdomino import IllegalActionError, KingdominoConfig
+from moonriver_env.kingdomino import (
+    IllegalActionError,
+    KingdominoConfig,
+    KingdominoState,
+    new_game,
+)
+from moonriver_env.kingdomino_encoding import KingdominoEncoder
 
 CONFIGS = env_configs()
 
@@ -82,18 +90,12 @@ def test_observation_shows_the_table_not_the_pile() -> None:
 
 def test_win_rewards_are_zero_sum_and_the_mask_is_the_legal_set() -> None:
     e = kingdomino_v0.env(num_players=3, variants="must_place")
-    e.reset(seed=1)
-    rng = np.random.default_rng(0)
-    total = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, info = e.last()
-        total[agent] += reward
-        if term or trunc:
-            e.step(None)
-            continue
+
+    def mask_is_the_legal_set(env: object, obs: dict) -> None:
         legal = np.flatnonzero(obs["action_mask"])
         assert legal.tolist() == e.unwrapped.state.legal_action_list()
-        e.step(int(rng.choice(legal)))
+
+    total = play_to_end(e, seed=1, check=mask_is_the_legal_set)
     assert abs(sum(total.values())) < 1e-9
     assert max(total.values()) == 1.0
 
@@ -144,3 +146,27 @@ def test_the_card_states_the_sizes() -> None:
         e = kingdomino_v0.raw_env(num_players=n, variants=variants)
         assert e.encoder.size == size and e.config.num_actions == actions
         assert f"{size:,}" in doc and str(actions) in doc
+
+
+@pytest.mark.parametrize("config", env_configs(), ids=config_id)
+def test_an_encoder_kept_between_steps_writes_what_a_fresh_one_writes(
+    config: KingdominoConfig,
+) -> None:
+    """The encoder keeps each seat's planes (updated from the kingdom a new one was placed
+    on), the unseen set and feature slots: along two interleaved random games, seen by every
+    seat, including clones and states it saw earlier, it writes exactly what a new encoder
+    writes."""
+    kept = KingdominoEncoder(config)
+    games = [new_game(config, seed) for seed in (5, 6)]
+    rng = random.Random(0)
+    history: list[KingdominoState] = []
+    seats = range(config.num_players)
+    while not all(g.is_terminal for g in games):
+        for g in games:
+            if not g.is_terminal:
+                g.apply(rng.choice(g.legal_action_list()))
+                history.append(g.clone())
+        for state in (*games, rng.choice(history)):
+            for seat in seats:
+                fresh = KingdominoEncoder(config).encode_flat(state, seat)
+                assert np.array_equal(kept.encode_flat(state, seat), fresh)

@@ -8,10 +8,18 @@ territories of every landscape, two separate wheat territories, one without crow
 
 from __future__ import annotations
 
-import pytest
+import random
 
-from moonriver_env.kingdomino import Kingdom, Landscape, score_kingdom
-from moonriver_env.kingdomino.scoring import is_centred, kingdom_points, rank_winners
+import pytest
+from kingdomino_cases import all_configs, config_id
+
+from moonriver_env.kingdomino import Kingdom, KingdominoConfig, Landscape, new_game, score_kingdom
+from moonriver_env.kingdomino.scoring import (
+    is_centred,
+    kingdom_points,
+    largest_territory,
+    rank_winners,
+)
 
 WORKED_EXAMPLE = """
 W1 W0 F0 F1 F0
@@ -97,3 +105,31 @@ def test_kr1_ties_go_to_the_largest_territory_then_are_shared() -> None:
 def test_an_unknown_variant_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown variant"):
         score_kingdom(Kingdom.from_text("CC"), ("harmonie",))
+
+
+@pytest.mark.parametrize("config", all_configs(), ids=config_id)
+def test_rank_keys_and_largest_territory_agree_with_the_breakdown(config: KingdominoConfig) -> None:
+    """The fast paths (kept in each kingdom's memo) against the full breakdown, at every
+    decision of a random game: the largest territory of each kingdom, and each seat's rank
+    key (in a Dynasty with the finished games' totals and largest territories)."""
+    state = new_game(config, seed=3)
+    rng = random.Random(3)
+    checked = 0
+    while True:
+        scores = state.scores()
+        for kingdom, sc in zip(state.kingdoms, scores, strict=True):
+            assert largest_territory(kingdom) == sc.largest_territory
+        keys = []
+        for s, sc in enumerate(scores):
+            total, largest = sc.total, sc.largest_territory
+            for game in state.results:
+                total += game[2 * s]
+                largest = max(largest, game[2 * s + 1])
+            keys.append((total, largest))
+        assert state.rank_keys() == keys
+        assert state.points() == [k[0] for k in keys]
+        checked += 1
+        if state.is_terminal:
+            break
+        state.apply(rng.choice(state.legal_action_list()))
+    assert checked == config.max_game_length + 1

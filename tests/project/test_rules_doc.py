@@ -12,12 +12,11 @@ from __future__ import annotations
 import ast
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from collected_tests import collected_ids, is_collected
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = ROOT / "RULES.md"
@@ -132,24 +131,10 @@ def citation_problems(path: str, text: str, rules_text: str) -> list[str]:
     return problems
 
 
-def _exists(test_id: str, collected: set[str]) -> bool:
-    """A collected node id, or a parametrized test's name (pytest runs all its rows)."""
-    return test_id in collected or any(c.startswith(test_id + "[") for c in collected)
-
-
-@pytest.fixture(scope="module")
-def collected_ids() -> set[str]:
+@pytest.fixture(scope="module", name="collected_ids")
+def _collected_ids() -> set[str]:
     """Node ids pytest collects from the test files RULES.md cites."""
-    files = sorted({i.split("::")[0] for i in TEST_ID.findall(_text())})
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *files],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    return {line.strip() for line in run.stdout.splitlines() if "::" in line}
+    return collected_ids(sorted({i.split("::")[0] for i in TEST_ID.findall(_text())}))
 
 
 def test_rules_has_the_cited_sections_in_order() -> None:
@@ -175,14 +160,14 @@ def test_every_ruling_names_existing_tests(collected_ids: set[str]) -> None:
     for k in range(1, NUM_RULINGS + 1):
         ids = TEST_ID.findall(entries[k])
         assert ids, f"R{k} names no test"
-        missing = [i for i in ids if not _exists(i, collected_ids)]
+        missing = [i for i in ids if not is_collected(i, collected_ids)]
         assert not missing, f"R{k} names tests that pytest does not collect: {missing}"
 
 
 def test_every_test_id_in_rules_exists(collected_ids: set[str]) -> None:
     ids = TEST_ID.findall(_text())
     assert len(ids) >= NUM_RULINGS
-    assert not [i for i in ids if not _exists(i, collected_ids)]
+    assert not [i for i in ids if not is_collected(i, collected_ids)]
 
 
 def test_every_citation_in_the_repository_exists() -> None:
