@@ -117,7 +117,7 @@ class Run:
         self.train_steps = 0
         self.seconds = 0.0  # wall time of the finished iterations, over every session
         self.starts: list[dict[str, Any]] = []
-        self.buffer = ReplayBuffer(cfg["replay"]["window"])
+        self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])
         self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["margin_loss"])
         self._writer: Any = None
 
@@ -227,7 +227,7 @@ class Run:
         )
         for part, pos in enumerate(results):
             write_shard(self.run_dir, iteration, part, pos)
-            self.buffer.add(pos)
+            self.buffer.add(pos, teacher=kind == "teacher")
         n = self.shape.num_players
         return Positions.concatenate(results, self.net.obs_size, n)
 
@@ -386,11 +386,14 @@ def start_run(
         run = Run(cfg, rd, cmd, backend, log)
         if resume and run.restore():
             dropped = drop_after(rd, run.iteration)
-            run.buffer = ReplayBuffer.load(rd, cfg["replay"]["window"])
+            run.buffer = ReplayBuffer.load(
+                rd, cfg["replay"]["window"], cfg["replay"]["teacher_fraction"]
+            )
             log(
                 f"resumed {rd} after iteration {run.iteration} ({run.games} games, "
                 f"{run.positions} positions; {dropped} unfinished shards dropped, "
-                f"{run.buffer.size} positions in the replay window)"
+                f"{run.buffer.size} positions in the replay window, "
+                f"{run.buffer.teacher.size} teacher positions)"
             )
         elif resume:
             drop_after(rd, -1)
