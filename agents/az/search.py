@@ -47,31 +47,27 @@ from .network import MARGIN_SCALE, AzNet
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """How the root search plays.
-
-    Attributes:
-        sims: value evaluations per decision; 0 plays the raw policy (no search).
-        k: candidates considered (Gumbel-Top-k).
-        gumbel_scale: scale of the Gumbel noise (0: deterministic candidates and choice, for
-            play; 1: self-play, the choice is then a sample that follows the improved policy).
-        c_visit, c_scale: the Q-value transform ``(c_visit + max N) x c_scale x q``.
-        margin_weight: the utility is ``outcome + margin_weight x margin`` (margin in
-            :data:`~agents.az.network.MARGIN_SCALE` points).
-        sample: with ``sims = 0``, draw from the policy instead of taking its most likely
-            action.
-        rescale: rescale the completed Q-values to [0, 1] by their min and max (mctx's
-            default); off, ``sigma`` reads them in utility units, so that candidates whose
-            values barely differ keep their prior order.
-    """
+    """How the root search plays."""
 
     sims: int = 16
+    """Value evaluations per decision; 0 plays the raw policy (no search)."""
     k: int = 8
+    """Candidates considered (Gumbel-Top-k)."""
     gumbel_scale: float = 0.0
+    """Scale of the Gumbel noise (0: deterministic candidates and choice, for play; 1:
+    self-play, the choice is then a sample that follows the improved policy)."""
     c_visit: float = 50.0
+    """With ``c_scale``, the Q-value transform ``(c_visit + max N) x c_scale x q``."""
     c_scale: float = 0.1
     margin_weight: float = 0.5
+    """The utility is ``outcome + margin_weight x margin`` (margin in
+    :data:`~agents.az.network.MARGIN_SCALE` points)."""
     sample: bool = False
+    """With ``sims = 0``, draw from the policy instead of taking its most likely action."""
     rescale: bool = True
+    """Rescale the completed Q-values to [0, 1] by their min and max (mctx's default); off,
+    ``sigma`` reads them in utility units, so that candidates whose values barely differ keep
+    their prior order."""
 
     def __post_init__(self) -> None:
         for name in ("sims", "k"):
