@@ -199,3 +199,21 @@ def test_teacher_positions_are_never_pushed_out(tmp_path: Path) -> None:
         assert b.teacher.size == len(teacher) and b.size == len(other)
         batch = b.sample(np.random.default_rng(1), 200)
         assert int(batch.has_policy.sum()) == 50
+
+
+def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path: Path) -> None:
+    """``warmstart.reuse`` copies the teacher games of a run with the same game, teacher,
+    explore and seed (the same games) instead of playing them; another seed is refused
+    naming the key."""
+    cfg = load_az_config(TINY, [f"warmstart.reuse={tiny_run}"])
+    run = Run(cfg, tmp_path / "a", "test", None, QUIET)
+    pos = run.reuse_teacher(tiny_run, cfg["warmstart"]["games"])
+    theirs = [p for it, _, p in list_shards(tiny_run) if it == 0]
+    ours = [p for it, _, p in list_shards(tmp_path / "a")]
+    assert len(ours) == len(theirs) and pos.games == cfg["warmstart"]["games"]
+    assert run.buffer.teacher.size == len(pos) and run.buffer.size == 0
+    other = load_az_config(TINY, [f"warmstart.reuse={tiny_run}", "run.seed=5"])
+    with pytest.raises(ConfigError, match=r"warmstart.reuse: .* run.seed"):
+        Run(other, tmp_path / "b", "test", None, QUIET).reuse_teacher(tiny_run, 2)
+    with pytest.raises(ConfigError, match="warmstart.reuse: .* 99 asked"):
+        Run(cfg, tmp_path / "c", "test", None, QUIET).reuse_teacher(tiny_run, 99)

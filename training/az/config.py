@@ -58,6 +58,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "teacher": _str,
         "explore": _float(0.0, 1.0),
         "epochs": _float(0.0),
+        "reuse": _str,
     },
     "replay": {"window": _int(1), "teacher_fraction": _float(0.0, 1.0)},
     "train": {
