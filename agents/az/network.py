@@ -22,26 +22,17 @@ about a cell carries over to every cell and every pair of held plots. The networ
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
+from agents.networks.spatial import SpatialHeads, held_onehot, mlp
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig
-from moonriver_env.rules.actions import ActionLayout, Segment
+from moonriver_env.rules.actions import ActionLayout
 
-# Cell-indexed segments read off S by a 1x1 convolution: the axes its output channels stand
-# for (the remaining axis is ``cell``).
-CELL_HEADS: dict[str, tuple[str, ...]] = {
-    "skull": (),
-    "cowboy_move": ("direction",),
-    "thief_steal": ("target",),
-    "bonus_place": ("tile", "tile_side"),
-}
-SPATIAL_SEGMENTS = ("place", *CELL_HEADS)
 VALUE_OUTPUTS = 2  # outcome, margin
 # The margin output and target are in units of this many points (a typical 2-player lead).
 MARGIN_SCALE = 50.0
@@ -49,41 +40,30 @@ MARGIN_SCALE = 50.0
 
 @dataclass(frozen=True)
 class NetShape:
-    """The hyper-parameters that fix a network's weights (stored in every checkpoint).
+    """The hyper-parameters that fix a network's weights (stored in every checkpoint; their
+    defaults live in one place, ``[net]`` of ``training/configs/az_default.toml``)."""
 
-    Attributes:
-        num_players, mode: the game (its observation and action layout).
-        game: the game's name (``"moonriver"``; models of other games are refused).
-        channels: width of the convolutional map ``S``.
-        blocks: residual blocks after the stem (two 3x3 convolutions each).
-        broadcast: width of the feature embedding broadcast over the grid.
-        global_dim: width of the global vector ``g``.
-        query_hidden: hidden width of the placement query MLP.
-        value_hidden: hidden width of the value MLP.
-    """
-
-    num_players: int = 2
-    mode: str = "base"
-    channels: int = 48
-    blocks: int = 2
-    broadcast: int = 16
-    global_dim: int = 128
-    query_hidden: int = 64
-    value_hidden: int = 128
+    num_players: int
+    """The game's players (with ``mode``, its observation and action layout)."""
+    mode: str
+    channels: int
+    """Width of the convolutional map ``S``."""
+    blocks: int
+    """Residual blocks after the stem (two 3x3 convolutions each)."""
+    broadcast: int
+    """Width of the feature embedding broadcast over the grid."""
+    global_dim: int
+    """Width of the global vector ``g``."""
+    query_hidden: int
+    """Hidden width of the placement query MLP."""
+    value_hidden: int
+    """Hidden width of the value MLP."""
     game: str = "moonriver"
+    """The game's name (models of other games are refused)."""
 
     def to_dict(self) -> dict[str, int | str]:
         """The fields as a plain dict (what a checkpoint stores)."""
         return asdict(self)
-
-
-def _mlp(sizes: Sequence[int], last_act: bool = True) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
-        if last_act or i < len(sizes) - 2:
-            layers.append(nn.ReLU())
-    return nn.Sequential(*layers)
 
 
 class _Residual(nn.Module):
@@ -98,23 +78,13 @@ class _Residual(nn.Module):
         return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
 
 
-def _in_id_order(t: torch.Tensor, axes: Sequence[str], segment: Segment) -> torch.Tensor:
-    """Flatten ``t`` (batch, then one dimension per name of ``axes``) in the id order of
-    ``segment`` (its axes, row-major)."""
-    order = list(axes)
-    return t.permute(0, *(1 + order.index(axis) for axis in segment.axes)).reshape(t.shape[0], -1)
-
-
-class AzNet(nn.Module):
+class AzNet(SpatialHeads):
     """Policy and value network of the ``az`` agent (module docstring).
 
     ``forward(obs)`` returns ``(logits, value)``: unmasked logits ``(B, num_actions)`` and the
     value ``(B, n, 2)``; :meth:`value` computes the value alone (the search's afterstates).
     """
 
-    pair_first: torch.Tensor
-    pair_second: torch.Tensor
-    directions: torch.Tensor
     positions: torch.Tensor
 
     def __init__(self, shape: NetShape) -> None:
@@ -143,35 +113,16 @@ class AzNet(nn.Module):
             nn.Conv2d(self.plane_shape[0] + shape.broadcast, ch, 3, padding=1), nn.ReLU()
         )
         self.blocks = nn.Sequential(*(_Residual(ch) for _ in range(shape.blocks)))
-        self.feature_mlp = _mlp([nf, shape.global_dim])
-        self.global_net = _mlp([2 * ch + shape.global_dim, shape.global_dim])
-        # policy head
-        pairs = torch.tensor(layout.pairs, dtype=torch.long)
-        self.register_buffer("pair_first", pairs[:, 0].clone(), persistent=False)
-        self.register_buffer("pair_second", pairs[:, 1].clone(), persistent=False)
-        self.register_buffer("directions", torch.eye(4), persistent=False)
+        self.feature_mlp = mlp([nf, shape.global_dim])
+        self.global_net = mlp([2 * ch + shape.global_dim, shape.global_dim])
+        # policy head (agents.networks.spatial, as the MaskablePPO policy's)
         self.register_buffer(
             "positions", torch.arange(self.max_held, dtype=torch.float32), persistent=False
         )
-        self.query = _mlp([2 * self.num_kinds + 4, shape.query_hidden, ch], last_act=False)
-        self.query_context = nn.Linear(shape.global_dim, ch)
-        self.place_bias = nn.Conv1d(ch, 4, 1)
         self.segments = list(layout.segments)
-        self.by_name = layout.by_name
-        self.cell_heads = nn.ModuleDict()
-        self.cell_shapes: dict[str, tuple[int, ...]] = {}
-        for name, axes in CELL_HEADS.items():
-            seg = layout.by_name.get(name)
-            if seg is None:
-                continue
-            sizes = tuple(seg.shape[seg.axes.index(axis)] for axis in axes)
-            self.cell_shapes[name] = sizes
-            self.cell_heads[name] = nn.Conv1d(ch, int(np.prod(sizes, dtype=np.int64)), 1)
-        self.flat_names = [name for name in self.segments if name not in SPATIAL_SEGMENTS]
-        self.flat_sizes = [layout.segments[name][1] for name in self.flat_names]
-        self.flat_head = nn.Linear(shape.global_dim, sum(self.flat_sizes))
+        self.build_heads(layout, ch, shape.global_dim, self.num_kinds, shape.query_hidden, False)
         # value head
-        self.value_head = _mlp(
+        self.value_head = mlp(
             [shape.global_dim, shape.value_hidden, self.n * VALUE_OUTPUTS], last_act=False
         )
         last_query = self.query[-1]
@@ -202,40 +153,11 @@ class AzNet(nn.Module):
         return self._value(self.trunk(obs)[1])
 
     def held_onehot(self, features: torch.Tensor) -> torch.Tensor:
-        """``(B, max_held, kinds)``: the kind of each held position (held plots are numbered
-        in kind order, so the positions follow from the counts)."""
-        counts = features[:, self.held_start : self.held_start + self.num_kinds].round()
-        upper = counts.cumsum(dim=1)
-        lower = upper - counts
-        p = self.positions.view(1, -1, 1)
-        return ((lower.unsqueeze(1) <= p) & (p < upper.unsqueeze(1))).float()
+        """``(B, max_held, kinds)``: the kind of each held position of the observer."""
+        return held_onehot(features, self.held_start, self.num_kinds, self.positions)
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         s, g, features = self.trunk(obs)
-        b = obs.shape[0]
-        held = self.held_onehot(features)
-        kinds = torch.cat([held[:, self.pair_first], held[:, self.pair_second]], dim=2)
-        npairs = kinds.shape[1]
-        q_in = torch.cat(
-            [
-                kinds[:, :, None, :].expand(-1, -1, 4, -1),
-                self.directions[None, None].expand(b, npairs, -1, -1),
-            ],
-            dim=3,
-        )
-        q = self.query(q_in) + self.query_context(g)[:, None, None, :]
-        place = torch.einsum("bpdc,bcx->bpxd", q, s) / float(np.sqrt(s.shape[1]))
-        place = place + self.place_bias(s).transpose(1, 2)[:, None]
-        pieces = {
-            "place": _in_id_order(place, ("pair", "cell", "direction"), self.by_name["place"])
-        }
-        for name, head in self.cell_heads.items():
-            out = head(s).reshape(b, *self.cell_shapes[name], self.cells)
-            pieces[name] = _in_id_order(out, (*CELL_HEADS[name], "cell"), self.by_name[name])
-        flat = self.flat_head(g)
-        for name, part in zip(
-            self.flat_names, torch.split(flat, self.flat_sizes, dim=1), strict=True
-        ):
-            pieces[name] = part
+        pieces = self.spatial_logits(s, g, self.held_onehot(features))
         logits = torch.cat([pieces[name] for name in self.segments], dim=1)
         return logits, self._value(g)

@@ -24,14 +24,16 @@ For a decision with legal actions ``A`` and prior logits ``l`` (the policy netwo
 The utility of a value ``(outcome, margin)`` is ``outcome + margin_weight x margin``.
 Everything is batched: :func:`gumbel_search` searches many roots at once (the self-play games
 of a worker, or the one decision of an agent), with one network call per phase.
-:func:`expand_afterstates` is the one place where the engine is stepped; a batched engine
-replaces it.
+:func:`expand_afterstates` is the one place where the engine is stepped: in the native core
+when it is built (:class:`moonriver_env.vector.search.NativeState`: clone, determinize, apply
+and the observation in C, about 11x faster per afterstate than the Python engine, with the same
+random draws and the same numbers), else on the Python engine.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,37 +43,35 @@ from agents.base import determinize
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameState
 from moonriver_env.rules.scoring import win_share
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.search import NativeState
 
 from .network import MARGIN_SCALE, AzNet
 
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """How the root search plays.
-
-    Attributes:
-        sims: value evaluations per decision; 0 plays the raw policy (no search).
-        k: candidates considered (Gumbel-Top-k).
-        gumbel_scale: scale of the Gumbel noise (0: deterministic candidates and choice, for
-            play; 1: self-play, the choice is then a sample that follows the improved policy).
-        c_visit, c_scale: the Q-value transform ``(c_visit + max N) x c_scale x q``.
-        margin_weight: the utility is ``outcome + margin_weight x margin`` (margin in
-            :data:`~agents.az.network.MARGIN_SCALE` points).
-        sample: with ``sims = 0``, draw from the policy instead of taking its most likely
-            action.
-        rescale: rescale the completed Q-values to [0, 1] by their min and max (mctx's
-            default); off, ``sigma`` reads them in utility units, so that candidates whose
-            values barely differ keep their prior order.
-    """
+    """How the root search plays."""
 
     sims: int = 16
+    """Value evaluations per decision; 0 plays the raw policy (no search)."""
     k: int = 8
+    """Candidates considered (Gumbel-Top-k)."""
     gumbel_scale: float = 0.0
+    """Scale of the Gumbel noise (0: deterministic candidates and choice, for play; 1:
+    self-play, the choice is then a sample that follows the improved policy)."""
     c_visit: float = 50.0
+    """With ``c_scale``, the Q-value transform ``(c_visit + max N) x c_scale x q``."""
     c_scale: float = 0.1
     margin_weight: float = 0.5
+    """The utility is ``outcome + margin_weight x margin`` (margin in
+    :data:`~agents.az.network.MARGIN_SCALE` points)."""
     sample: bool = False
+    """With ``sims = 0``, draw from the policy instead of taking its most likely action."""
     rescale: bool = True
+    """Rescale the completed Q-values to [0, 1] by their min and max (mctx's default); off,
+    ``sigma`` reads them in utility units, so that candidates whose values barely differ keep
+    their prior order."""
 
     def __post_init__(self) -> None:
         for name in ("sims", "k"):
@@ -128,7 +128,7 @@ class Evaluator:
             return self.net.value(torch.from_numpy(obs)).numpy().astype(np.float64)
 
 
-def final_value(state: GameState, seat: int) -> tuple[float, float]:
+def final_value(state: GameState | NativeState, seat: int) -> tuple[float, float]:
     """``(outcome, margin)`` of a finished game for ``seat``: ``2 x win share - 1`` and the
     total less the best other total, in :data:`MARGIN_SCALE` points (the value targets)."""
     totals = [s.total for s in state.scores()]
@@ -149,35 +149,44 @@ def expand_afterstates(
     rngs: Sequence[np.random.Generator],
     evaluator: Evaluator,
     margin_weight: float,
+    natives: Mapping[int, NativeState] | None = None,
 ) -> np.ndarray:
     """The utility for ``seats[r]`` of each visit ``(root r, action, determinization d)``: the
     action played on determinization ``d`` of root ``r`` (drawn here with ``rngs[r]``, the
     same ``(r, d)`` shared by the visits naming it), then the value network (a finished game:
-    its result). The one place the search steps the engine."""
-    dets: dict[tuple[int, int], GameState] = {}
-    states: list[GameState] = []
-    actors: list[int] = []
+    its result). The one place the search steps the engine: with ``natives`` (the roots in
+    the native core) the determinizations, moves and observations are made there, with the
+    same random draws and the same numbers as on the Python engine."""
+    dets: dict[tuple[int, int], GameState | NativeState] = {}
+    rows: list[np.ndarray] = []
     offsets: list[int] = []
     live: list[int] = []
     out = np.zeros(len(visits))
     for j, (r, action, d) in enumerate(visits):
         det = dets.get((r, d))
         if det is None:
-            det = dets[(r, d)] = determinize(roots[r], rngs[r])
+            if natives is None:
+                det = determinize(roots[r], rngs[r])
+            else:
+                det = natives[r].clone()
+                det.determinize(rngs[r])
+            dets[(r, d)] = det
         sim = det.clone()
         sim.apply(action)
         actor = sim.current_seat
         if actor is None:
             out[j] = utility(np.array(final_value(sim, seats[r])), margin_weight)
-        else:
-            states.append(sim)
-            actors.append(actor)
-            offsets.append((seats[r] - actor) % sim.config.num_players)
-            live.append(j)
-    if live:
+            continue
         # Seen by the seat to act (the view every training position has); the root seat's
         # value is the entry ``offsets`` places after it.
-        value = evaluator.value(evaluator.encode(states, actors))
+        if isinstance(sim, NativeState):
+            rows.append(sim.observation(actor))
+        else:
+            rows.append(evaluator.encoder.encode_flat(sim, actor))
+        offsets.append((seats[r] - actor) % sim.config.num_players)
+        live.append(j)
+    if live:
+        value = evaluator.value(np.stack(rows))
         mine = value[np.arange(len(live)), np.asarray(offsets)]
         out[live] = utility(mine, margin_weight)
     return out
@@ -274,10 +283,13 @@ def gumbel_search(
     settings: SearchSettings,
     rngs: Sequence[np.random.Generator],
     sims: Sequence[int] | None = None,
+    native: bool | None = None,
 ) -> list[SearchResult]:
     """Search each of ``states`` (games in progress, each for its current seat) with
     ``rngs[i]`` (module docstring); ``sims[i]`` overrides ``settings.sims`` per root (the
-    self-play's playout caps). One network call for all roots, then one per phase."""
+    self-play's playout caps). One network call for all roots, then one per phase. The
+    afterstates are expanded in the native core when it is built (``native``: force one
+    engine; both give the same result)."""
     if len(rngs) != len(states):
         raise ValueError(f"rngs: expected {len(states)} generators, got {len(rngs)}")
     budgets = [settings.sims] * len(states) if sims is None else [int(s) for s in sims]
@@ -304,6 +316,13 @@ def gumbel_search(
             continue
         roots[i] = _Root(acts, lg, root_value, budgets[i], settings, rngs[i])
     active = [i for i, r in roots.items() if not r.done]
+    if native is None:
+        native = NATIVE
+    if native and not NATIVE:
+        raise ValueError("native: the native core is not built")
+    natives: dict[int, NativeState] | None = None
+    if native and active:  # only the searched roots are expanded
+        natives = {i: NativeState.from_state(states[i]) for i in roots}
     while active:
         visits: list[tuple[int, int, int]] = []
         owners: list[tuple[int, int]] = []
@@ -317,7 +336,9 @@ def gumbel_search(
                     visits.append((i, int(root.legal[c]), d))
                     owners.append((i, c))
             root.budget -= per * len(root.remaining)
-        u = expand_afterstates(states, seat_list, visits, rngs, evaluator, settings.margin_weight)
+        u = expand_afterstates(
+            states, seat_list, visits, rngs, evaluator, settings.margin_weight, natives
+        )
         for (i, c), val in zip(owners, u, strict=True):
             roots[i].q_sum[c] += val
             roots[i].visits[c] += 1

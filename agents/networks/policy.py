@@ -37,31 +37,11 @@ from torch import nn
 
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, Phase
-from moonriver_env.rules.actions import ActionLayout, Segment
+from moonriver_env.rules.actions import ActionLayout
 
 from .hyperparameters import NETWORK
+from .spatial import SpatialHeads, held_onehot, mlp
 from .territory import TERRITORY_CHANNELS, TerritoryPlanes
-
-# Cell-indexed segments read off ``S`` by a 1x1 convolution: the segment's axes its output
-# channels stand for (the other axis is ``cell``); sizes come from the layout.
-CELL_HEADS: dict[str, tuple[str, ...]] = {
-    "skull": (),
-    "cowboy_move": ("direction",),
-    "thief_steal": ("target",),
-    "bonus_place": ("tile", "tile_side"),
-}
-SPATIAL_SEGMENTS = ("place", *CELL_HEADS)
-
-
-def _mlp(
-    sizes: Sequence[int], act: type[nn.Module] = nn.ReLU, last_act: bool = True
-) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
-        if last_act or i < len(sizes) - 2:
-            layers.append(act())
-    return nn.Sequential(*layers)
 
 
 class SpatialExtractor(BaseFeaturesExtractor):
@@ -124,18 +104,14 @@ class SpatialExtractor(BaseFeaturesExtractor):
             convs += [nn.Conv2d(in_ch, int(out_ch), 3, padding=1), nn.ReLU()]
             in_ch = int(out_ch)
         self.cnn = nn.Sequential(*convs)
-        self.feature_mlp = _mlp([enc.num_features, *feature_mlp]) if feature_mlp else nn.Identity()
+        self.feature_mlp = mlp([enc.num_features, *feature_mlp]) if feature_mlp else nn.Identity()
         fdim = int(feature_mlp[-1]) if feature_mlp else enc.num_features
         self.global_net = nn.Sequential(nn.Linear(2 * ch + fdim, global_dim), nn.ReLU())
         self.register_buffer("positions", torch.arange(self.max_held, dtype=torch.float32))
 
     def held_onehot(self, features: torch.Tensor) -> torch.Tensor:
         """``(B, max_held, kinds)``: the kind of each held position (plots sorted by kind)."""
-        counts = features[:, self.held_start : self.held_start + self.num_kinds].round()
-        upper = counts.cumsum(dim=1)  # (B, K): positions < upper[k] hold kinds <= k
-        lower = upper - counts
-        p = self.positions.view(1, -1, 1)  # type: ignore[operator]
-        return ((lower.unsqueeze(1) <= p) & (p < upper.unsqueeze(1))).float()
+        return held_onehot(features, self.held_start, self.num_kinds, self.positions)  # type: ignore[arg-type]
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         b = observations.shape[0]
@@ -168,8 +144,8 @@ class SpatialLatent(nn.Module):
         super().__init__()
         self.s_dim = extractor.channels * extractor.cells
         self.g_dim = extractor.global_dim
-        self.pi_net = _mlp([self.g_dim, *pi]) if pi else nn.Identity()
-        self.vf_net = _mlp([self.g_dim, *vf]) if vf else nn.Identity()
+        self.pi_net = mlp([self.g_dim, *pi]) if pi else nn.Identity()
+        self.vf_net = mlp([self.g_dim, *vf]) if vf else nn.Identity()
         self.pi_dim = int(pi[-1]) if pi else self.g_dim
         # held kinds, then (claim_query) the claimable kinds: passed through to the head
         self.held_dim = extractor.features_dim - self.s_dim - self.g_dim
@@ -192,7 +168,7 @@ class SpatialLatent(nn.Module):
         return self.vf_net(self._parts(features)[1])
 
 
-class SpatialActionHead(nn.Module):
+class SpatialActionHead(SpatialHeads):
     """Logits in the flat action order from the actor latent of :class:`SpatialLatent`."""
 
     def __init__(
@@ -203,33 +179,14 @@ class SpatialActionHead(nn.Module):
         self.claim_query = bool(claim_query)
         self.column_size = layout.column
         if self.claim_query:  # a claim's logit: its plot kind . the map (best cell) + an MLP
-            self.claim_q = _mlp([num_kinds + 1, query_hidden, channels], last_act=False)
+            self.claim_q = mlp([num_kinds + 1, query_hidden, channels], last_act=False)
             self.claim_context = nn.Linear(pi_dim, channels)
-            self.claim_mlp = _mlp([pi_dim + num_kinds + 1, query_hidden, 1], last_act=False)
+            self.claim_mlp = mlp([pi_dim + num_kinds + 1, query_hidden, 1], last_act=False)
         self.layout = layout
         self.channels, self.cells, self.pi_dim = channels, cells, pi_dim
         self.max_held, self.num_kinds = layout.held, num_kinds
         self.segments = list(layout.segments.items())  # (name, (start, size)) in id order
-        self.by_name = layout.by_name
-        pairs = torch.tensor(layout.pairs, dtype=torch.long)
-        self.register_buffer("pair_first", pairs[:, 0].clone())
-        self.register_buffer("pair_second", pairs[:, 1].clone())
-        self.register_buffer("directions", torch.eye(4))
-        self.query = _mlp([2 * num_kinds + 4, query_hidden, channels], last_act=False)
-        self.query_context = nn.Linear(pi_dim, channels)
-        self.place_bias = nn.Conv1d(channels, 4, 1)  # per cell and direction, shared by pairs
-        self.cell_heads = nn.ModuleDict()
-        self.cell_channels: dict[str, tuple[int, ...]] = {}
-        for name, axes in CELL_HEADS.items():
-            seg = layout.by_name.get(name)
-            if seg is None:
-                continue
-            shape = tuple(seg.shape[seg.axes.index(axis)] for axis in axes)
-            self.cell_channels[name] = shape
-            self.cell_heads[name] = nn.Conv1d(channels, int(np.prod(shape, dtype=np.int64)), 1)
-        self.flat_names = [name for name, _ in self.segments if name not in SPATIAL_SEGMENTS]
-        self.flat_sizes = [layout.segments[name][1] for name in self.flat_names]
-        self.flat_head = nn.Linear(pi_dim, sum(self.flat_sizes))
+        self.build_heads(layout, channels, pi_dim, num_kinds, query_hidden)
         self.num_actions = layout.num_actions
 
     def output_layers(self) -> list[nn.Module]:
@@ -254,29 +211,7 @@ class SpatialActionHead(nn.Module):
         g = latent[:, s_dim : s_dim + self.pi_dim]
         held_end = s_dim + self.pi_dim + self.max_held * self.num_kinds
         held = latent[:, s_dim + self.pi_dim : held_end].reshape(b, self.max_held, self.num_kinds)
-        pieces: dict[str, torch.Tensor] = {}
-        # placements: (B, P, 4, ch) queries . (B, ch, cells) -> (B, P, cells, 4)
-        kinds = torch.cat([held[:, self.pair_first], held[:, self.pair_second]], dim=2)  # type: ignore[index]  # (B,P,2K)
-        npairs = kinds.shape[1]
-        q_in = torch.cat(
-            [
-                kinds[:, :, None, :].expand(-1, -1, 4, -1),
-                self.directions[None, None].expand(b, npairs, -1, -1),  # type: ignore[index]
-            ],
-            dim=3,
-        )
-        q = self.query(q_in) + self.query_context(g)[:, None, None, :]
-        place = torch.einsum("bpdc,bcx->bpxd", q, s) / float(np.sqrt(self.channels))
-        place = place + self.place_bias(s).transpose(1, 2)[:, None]  # (B,1,cells,4)
-        pieces["place"] = _in_id_order(place, ("pair", "cell", "direction"), self.by_name["place"])
-        for name, head in self.cell_heads.items():
-            out = head(s).reshape(b, *self.cell_channels[name], self.cells)
-            pieces[name] = _in_id_order(out, (*CELL_HEADS[name], "cell"), self.by_name[name])
-        flat = self.flat_head(g)
-        for name, part in zip(
-            self.flat_names, torch.split(flat, self.flat_sizes, dim=1), strict=True
-        ):
-            pieces[name] = part
+        pieces = self.spatial_logits(s, g, held)
         if self.claim_query:
             kinds = latent[:, held_end:].reshape(b, self.column_size, self.num_kinds + 1)
             q = self.claim_q(kinds) + self.claim_context(g)[:, None, :]  # (B, positions, ch)
@@ -358,13 +293,6 @@ class MoonRiverPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(  # type: ignore[call-arg]
             self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
         )
-
-
-def _in_id_order(t: torch.Tensor, axes: Sequence[str], segment: Segment) -> torch.Tensor:
-    """Flatten ``t`` (batch, then one dimension per name in ``axes``) in the id order of
-    ``segment`` (its axes, row-major)."""
-    order = list(axes)
-    return t.permute(0, *(1 + order.index(axis) for axis in segment.axes)).reshape(t.shape[0], -1)
 
 
 def _small_init(layer: nn.Module, gain: float = 0.01) -> None:

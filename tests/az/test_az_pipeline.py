@@ -122,7 +122,7 @@ def test_learning_lowers_the_loss(tmp_path: Path) -> None:
     write_shard(tmp_path, 0, 0, positions)
     assert shard_path(tmp_path, 0, 0).is_file()
     buf = ReplayBuffer.load(tmp_path, 10_000)
-    assert buf.size == len(positions)
+    assert buf.teacher.size == len(positions) and buf.size == 0  # iteration 0: the teacher's
     torch.manual_seed(0)
     net = AzNet(shape)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3)
@@ -132,3 +132,88 @@ def test_learning_lowers_the_loss(tmp_path: Path) -> None:
     after = losses(net, fixed, LossWeights())[1]
     assert after["policy"] < 0.8 * before["policy"]
     assert after["outcome"] < before["outcome"]
+
+
+def tiny_shape() -> dict[str, object]:  # noqa: N802
+    """The tiny config's network for 2 players (a plain dict, as workers get it)."""
+    from agents.az import NetShape
+
+    return NetShape(num_players=2, mode="base", **load_az_config(TINY)["net"]).to_dict()
+
+
+def test_teacher_positions_replay_the_teachers_game(tmp_path: Path) -> None:
+    """What the warm start learns from is what the agent sees at play: replaying a teacher
+    game from its seed, each recorded position is the acting seat's observation of the state
+    (a fresh encoder's), its target the teacher's move (one-hot over the legal actions, which
+    are the state's), and its value targets the final outcome and margin of every seat from
+    the observer on."""
+    from agents.az.search import final_value
+    from moonriver_env.encoding import ObservationEncoder
+    from moonriver_env.rules import GameConfig, new_game
+
+    shape = tiny_shape()
+    pos = Worker(shape).run({"kind": "teacher", "seeds": [7], "teacher": "greedy", "explore": 0.0})
+    config = GameConfig(num_players=2, mode="base")
+    state = new_game(config, seed=7)
+    seats, i = [], 0
+    while not state.is_terminal:
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            state.apply(legal[0])
+            continue
+        seat = state.current_seat
+        assert seat is not None
+        view = ObservationEncoder(config).encode_flat(state, seat).astype(np.float16)
+        assert np.array_equal(pos.obs[i], view), i
+        lo, hi = pos.legal_ptr[i], pos.legal_ptr[i + 1]
+        assert list(pos.legal[lo:hi]) == legal
+        target = pos.target[lo:hi]
+        assert target.sum() == 1.0 and set(target) <= {0.0, 1.0}
+        seats.append(seat)
+        state.apply(int(pos.legal[lo + int(np.argmax(target))]))
+        i += 1
+    assert i == len(pos)
+    for k, seat in enumerate(seats):
+        for j in range(2):
+            o, m = final_value(state, (seat + j) % 2)
+            assert pos.outcome[k, j] == np.float32(o) and pos.margin[k, j] == np.float32(m)
+
+
+def test_teacher_positions_are_never_pushed_out(tmp_path: Path) -> None:
+    """The warm start's positions stay beside the self-play window: however much self-play
+    comes after, a batch draws ``teacher_fraction`` of it from them (in memory and after a
+    reload from the shards), and the warm start itself (empty window) draws only them."""
+    shape = tiny_shape()
+    worker = Worker(shape)
+    teacher = worker.run({"kind": "teacher", "seeds": [1], "teacher": "greedy", "explore": 0.0})
+    other = worker.run({"kind": "teacher", "seeds": [2], "teacher": "random", "explore": 0.0})
+    other.has_policy[:] = False  # marks the stand-in self-play positions
+    buf = ReplayBuffer(window=len(other), teacher_fraction=0.25)
+    buf.add(teacher, teacher=True)
+    assert buf.sample(np.random.default_rng(0), 64).has_policy.all()  # the warm start
+    write_shard(tmp_path, 0, 0, teacher)
+    for it in range(1, 6):
+        buf.add(other)
+        write_shard(tmp_path, it, 0, other)
+    for b in (buf, ReplayBuffer.load(tmp_path, len(other), teacher_fraction=0.25)):
+        assert b.teacher.size == len(teacher) and b.size == len(other)
+        batch = b.sample(np.random.default_rng(1), 200)
+        assert int(batch.has_policy.sum()) == 50
+
+
+def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path: Path) -> None:
+    """``warmstart.reuse`` copies the teacher games of a run with the same game, teacher,
+    explore and seed (the same games) instead of playing them; another seed is refused
+    naming the key."""
+    cfg = load_az_config(TINY, [f"warmstart.reuse={tiny_run}"])
+    run = Run(cfg, tmp_path / "a", "test", None, QUIET)
+    pos = run.reuse_teacher(tiny_run, cfg["warmstart"]["games"])
+    theirs = [p for it, _, p in list_shards(tiny_run) if it == 0]
+    ours = [p for it, _, p in list_shards(tmp_path / "a")]
+    assert len(ours) == len(theirs) and pos.games == cfg["warmstart"]["games"]
+    assert run.buffer.teacher.size == len(pos) and run.buffer.size == 0
+    other = load_az_config(TINY, [f"warmstart.reuse={tiny_run}", "run.seed=5"])
+    with pytest.raises(ConfigError, match=r"warmstart.reuse: .* run.seed"):
+        Run(other, tmp_path / "b", "test", None, QUIET).reuse_teacher(tiny_run, 2)
+    with pytest.raises(ConfigError, match="warmstart.reuse: .* 99 asked"):
+        Run(cfg, tmp_path / "c", "test", None, QUIET).reuse_teacher(tiny_run, 99)

@@ -120,3 +120,30 @@ def test_bad_settings_name_the_field() -> None:
         SearchSettings(sims=-1)
     with pytest.raises(ValueError, match="^c_scale:"):
         SearchSettings(c_scale=-0.1)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_native_and_python_expansions_agree(players: int, model_2p: Path, model_4p: Path) -> None:
+    """The afterstates expanded in the native core (determinization, move, observation) give
+    the search the same numbers as the Python engine, for the same random draws."""
+    path = model_2p if players == 2 else model_4p
+    config = GameConfig(num_players=players)
+    states = []
+    for seed in range(4):
+        state = new_game(config, seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(20 + 7 * seed):
+            state.apply(int(rng.choice(state.legal_action_list())))
+        states.append(state)
+    agent = AzAgent(seed=0, path=path)
+    evaluator, _ = agent.load_for(config)
+    settings = SearchSettings(sims=8, k=4, gumbel_scale=1.0)
+    results = [
+        gumbel_search(
+            evaluator, states, settings, [np.random.default_rng(i) for i in range(4)], native=native
+        )  # fmt: skip
+        for native in (False, True)
+    ]
+    for py, nat in zip(*results, strict=True):
+        assert py.action == nat.action
+        assert np.allclose(py.q, nat.q, atol=1e-5) and np.allclose(py.improved, nat.improved)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, IllegalActionError, new_game
 from moonriver_env.vector.search import NativeState
 
@@ -105,3 +106,20 @@ def test_the_core_reads_the_weights_in_their_declared_order() -> None:
         "order_w",
         "opp_w",
     )
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=["2p", "3p-legends", "4p-legends"])
+def test_observation_is_the_encoders(config: GameConfig) -> None:
+    """A native state's observation, for every seat and every decision of a game, is the
+    Python encoder's of the same state; a bad seat is refused."""
+    num_players = config.num_players
+    enc = ObservationEncoder(config)
+    state = new_game(config, seed=3)
+    rng = np.random.default_rng(3)
+    while not state.is_terminal:
+        native = NativeState.from_state(state)
+        for seat in range(num_players):
+            assert np.array_equal(native.observation(seat), enc.encode_flat(state, seat))
+        state.apply(int(rng.choice(state.legal_action_list())))
+    with pytest.raises(ValueError, match="seat"):
+        NativeState.from_state(state).observation(num_players)

@@ -58,8 +58,9 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "teacher": _str,
         "explore": _float(0.0, 1.0),
         "epochs": _float(0.0),
+        "reuse": _str,
     },
-    "replay": {"window": _int(1)},
+    "replay": {"window": _int(1), "teacher_fraction": _float(0.0, 1.0)},
     "train": {
         "batch_size": _int(1),
         "learning_rate": _float(0.0, open_lo=True),

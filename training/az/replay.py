@@ -1,6 +1,9 @@
 """The replay buffer on disk: one compressed shard per self-play job
 (``<run_dir>/replay/it<iteration>_<part>.npz``, written atomically), and in memory the newest
-``window`` positions, sampled uniformly.
+``window`` positions, sampled uniformly, beside the warm start's teacher positions (iteration 0),
+which are kept apart and never pushed out: with ``teacher_fraction`` > 0 every batch draws that
+share from them, so self-play cannot wash the imitation out (the first run lost it once its
+one-hot targets left the window). Without teacher positions a batch is all window.
 
 A resumed run drops the shards of iterations after its checkpoint (their games were played by
 a network it no longer has) and reloads the window from the rest.
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -64,15 +68,25 @@ def read_shard(path: Path) -> Positions:
 
 class ReplayBuffer:
     """The newest ``window`` positions (whole shards; the oldest shard goes once the rest
-    fill the window)."""
+    fill the window) and the teacher's positions (all of them, module docstring)."""
 
-    def __init__(self, window: int) -> None:
+    def __init__(self, window: int, teacher_fraction: float = 0.0) -> None:
+        if not 0.0 <= teacher_fraction <= 1.0:
+            raise ValueError(
+                f"teacher_fraction: expected a number in [0, 1], got {teacher_fraction!r}"
+            )
         self.window = window
+        self.teacher_fraction = teacher_fraction
         self.shards: deque[Positions] = deque()
         self.size = 0
+        self.teacher = _Pool()
 
-    def add(self, positions: Positions) -> None:
+    def add(self, positions: Positions, teacher: bool = False) -> None:
+        """Add a shard: to the teacher's positions (``teacher``) or to the window."""
         if len(positions) == 0:
+            return
+        if teacher:
+            self.teacher.add(positions)
             return
         self.shards.append(positions)
         self.size += len(positions)
@@ -80,13 +94,18 @@ class ReplayBuffer:
             self.size -= len(self.shards.popleft())
 
     @classmethod
-    def load(cls, run_dir: Path, window: int) -> ReplayBuffer:
-        """The window of a run's shards (newest ones)."""
-        buf = cls(window)
+    def load(cls, run_dir: Path, window: int, teacher_fraction: float = 0.0) -> ReplayBuffer:
+        """The teacher's shards (iteration 0 of a run with a warm start) and the window of
+        the self-play shards (newest ones)."""
+        buf = cls(window, teacher_fraction)
         chosen: list[Path] = []
         total = 0
-        for _, _, p in reversed(list_shards(run_dir)):
-            if total >= window:
+        shards = list_shards(run_dir)
+        for it, _, p in shards:
+            if it == 0:
+                buf.teacher.add(read_shard(p))
+        for it, _, p in reversed(shards):
+            if total >= window or it == 0:
                 break
             pos = read_shard(p)
             chosen.append(p)
@@ -95,8 +114,40 @@ class ReplayBuffer:
             buf.size += len(pos)
         return buf
 
+    def teacher_share(self, batch: int) -> int:
+        """How many of a batch of ``batch`` come from the teacher's positions: all of them
+        while the window is empty (the warm start), else ``teacher_fraction`` of it."""
+        if self.teacher.size == 0:
+            return 0
+        if self.size == 0:
+            return batch
+        return int(round(batch * self.teacher_fraction))
+
     def sample(self, rng: np.random.Generator, batch: int) -> Positions:
-        """``batch`` positions drawn uniformly (with replacement) from the window."""
+        """``batch`` positions drawn uniformly (with replacement): :meth:`teacher_share` of
+        them from the teacher's positions, the rest from the window."""
+        k = self.teacher_share(batch)
+        parts = []
+        if k:
+            parts.append(self.teacher.sample(rng, k))
+        if batch - k:
+            parts.append(_Pool(self.shards, self.size).sample(rng, batch - k))
+        n = parts[0].outcome.shape[1]
+        return Positions.concatenate(parts, parts[0].obs.shape[1], n)
+
+
+class _Pool:
+    """Shards of positions sampled uniformly as one."""
+
+    def __init__(self, shards: Iterable[Positions] = (), size: int = 0) -> None:
+        self.shards = list(shards)
+        self.size = size
+
+    def add(self, positions: Positions) -> None:
+        self.shards.append(positions)
+        self.size += len(positions)
+
+    def sample(self, rng: np.random.Generator, batch: int) -> Positions:
         sizes = np.array([len(s) for s in self.shards])
         idx = rng.integers(self.size, size=batch)
         bounds = np.cumsum(sizes)

@@ -48,7 +48,7 @@ from training.common.provenance import git_commit
 
 from .config import AZ, load_az_config, search_settings
 from .learner import LossWeights, train_steps
-from .replay import ReplayBuffer, drop_after, write_shard
+from .replay import ReplayBuffer, drop_after, list_shards, read_shard, write_shard
 from .selfplay import Positions, Worker, model_bytes, run_worker_job
 
 PROGRESS_FIELDS = (
@@ -117,7 +117,7 @@ class Run:
         self.train_steps = 0
         self.seconds = 0.0  # wall time of the finished iterations, over every session
         self.starts: list[dict[str, Any]] = []
-        self.buffer = ReplayBuffer(cfg["replay"]["window"])
+        self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])
         self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["margin_loss"])
         self._writer: Any = None
 
@@ -227,9 +227,40 @@ class Run:
         )
         for part, pos in enumerate(results):
             write_shard(self.run_dir, iteration, part, pos)
-            self.buffer.add(pos)
+            self.buffer.add(pos, teacher=kind == "teacher")
         n = self.shape.num_players
         return Positions.concatenate(results, self.net.obs_size, n)
+
+    def reuse_teacher(self, source: Path, games: int) -> Positions:
+        """The first ``games`` teacher games of the run in ``source`` (its iteration-0 shards,
+        whose warm start had this run's game, teacher, explore and seed: the same games),
+        copied into this run's replay as its own warm start's shards."""
+        saved = source / "config.toml"
+        if not saved.is_file():
+            raise ConfigError(f"warmstart.reuse: {source} holds no az run (no config.toml)")
+        other = load_az_config(saved)
+        for key in ("env.num_players", "env.mode", "warmstart.teacher", "warmstart.explore",
+                    "run.seed"):  # fmt: skip
+            section, name = key.split(".")
+            if other[section][name] != self.cfg[section][name]:
+                raise ConfigError(
+                    f"warmstart.reuse: {source} has {key} = {other[section][name]!r}, this run "
+                    f"{self.cfg[section][name]!r}"
+                )
+        parts: list[Positions] = []
+        have = 0
+        for it, _, path in list_shards(source):
+            if it != 0 or have >= games:
+                continue
+            pos = read_shard(path)
+            parts.append(pos)
+            have += pos.games
+        if have < games:
+            raise ConfigError(f"warmstart.reuse: {source} has {have} teacher games, {games} asked")
+        for part, pos in enumerate(parts):
+            write_shard(self.run_dir, 0, part, pos)
+            self.buffer.add(pos, teacher=True)
+        return Positions.concatenate(parts, self.net.obs_size, self.shape.num_players)
 
     # ---------------------------------------------------------------- logging
     def writer(self) -> Any:
@@ -300,7 +331,10 @@ class Run:
         start = time.perf_counter()
         if iteration == 0:
             ws = self.cfg["warmstart"]
-            pos = self.play("teacher", 0, ws["games"])
+            if ws["reuse"]:
+                pos = self.reuse_teacher(Path(ws["reuse"]), ws["games"])
+            else:
+                pos = self.play("teacher", 0, ws["games"])
             played = time.perf_counter()
             parts = self.learn(0, len(pos), epochs=ws["epochs"])
         else:
@@ -386,11 +420,14 @@ def start_run(
         run = Run(cfg, rd, cmd, backend, log)
         if resume and run.restore():
             dropped = drop_after(rd, run.iteration)
-            run.buffer = ReplayBuffer.load(rd, cfg["replay"]["window"])
+            run.buffer = ReplayBuffer.load(
+                rd, cfg["replay"]["window"], cfg["replay"]["teacher_fraction"]
+            )
             log(
                 f"resumed {rd} after iteration {run.iteration} ({run.games} games, "
                 f"{run.positions} positions; {dropped} unfinished shards dropped, "
-                f"{run.buffer.size} positions in the replay window)"
+                f"{run.buffer.size} positions in the replay window, "
+                f"{run.buffer.teacher.size} teacher positions)"
             )
         elif resume:
             drop_after(rd, -1)

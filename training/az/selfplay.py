@@ -4,8 +4,9 @@ the warm start (iteration 0).
 A batch of games is played in lockstep (:func:`play_selfplay`): at every step the decisions of
 all unfinished games are searched together (one network call for the roots, one per Sequential
 Halving phase), so the network always sees a batch. The engine is stepped only through the
-search (:func:`agents.az.search.expand_afterstates`) and ``GameState.apply`` here: a batched
-engine (a ``VectorGame``) plugs in by replacing these two, the data format stays.
+search (:func:`agents.az.search.expand_afterstates`, in the native core when it is built:
+that is where nearly all the moves are) and ``GameState.apply`` here (one move per decision,
+on the Python engine: the search's roots and the recorded observations need the state).
 
 Playout cap randomisation (Wu, 2019): each decision gets the full search (``sims``) with
 probability ``full_fraction`` and its improved policy becomes a policy target; the others get
