@@ -116,9 +116,23 @@ def _gains(
     key = ("gains", domino.number, config.bonus_flags)
     hit = kingdom.memo.get(key)
     if hit is None:
-        ids = placement_ids(kingdom, domino)
-        hit = kingdom.memo[key] = (ids, placement_gains(kingdom, domino, ids, *config.bonus_flags))
+        shared = (kingdom.land, kingdom.crowns, domino.number, config.bonus_flags)
+        hit = _GAINS.get(shared)
+        if hit is None:
+            if len(_GAINS) >= GAINS_CACHE_SIZE:
+                _GAINS.clear()
+            ids = placement_ids(kingdom, domino)
+            hit = _GAINS[shared] = (ids, placement_gains(kingdom, domino, ids, *config.bonus_flags))
+        kingdom.memo[key] = hit
     return hit
+
+
+GAINS_CACHE_SIZE = 200_000
+"""Entries of :data:`_GAINS` before it is emptied (a few hundred bytes each)."""
+_GAINS: dict[tuple[object, ...], tuple[list[int], list[int]]] = {}
+"""The placements and gains of a domino by the kingdom's content (its squares fix its frame
+and everything else): the playouts of a search build equal kingdoms again and again, as new
+objects, so the per-object memo alone misses them."""
 
 
 def pick_line(state: KingdominoState) -> list[int]:
