@@ -116,7 +116,13 @@ def _gains(
     key = ("gains", domino.number, config.bonus_flags)
     hit = kingdom.memo.get(key)
     if hit is None:
-        shared = (kingdom.land, kingdom.crowns, domino.number, config.bonus_flags)
+        shared = (
+            kingdom.board.side,
+            kingdom.land,
+            kingdom.crowns,
+            domino.number,
+            config.bonus_flags,
+        )
         hit = _GAINS.get(shared)
         if hit is None:
             if len(_GAINS) >= GAINS_CACHE_SIZE:
@@ -130,8 +136,8 @@ def _gains(
 GAINS_CACHE_SIZE = 200_000
 """Entries of :data:`_GAINS` before it is emptied (a few hundred bytes each)."""
 _GAINS: dict[tuple[object, ...], tuple[list[int], list[int]]] = {}
-"""The placements and gains of a domino by the kingdom's content (its squares fix its frame
-and everything else): the playouts of a search build equal kingdoms again and again, as new
+"""The placements and gains of a domino by the kingdom's content (the board's side and the
+squares fix its frame and everything else): the playouts of a search build equal kingdoms again and again, as new
 objects, so the per-object memo alone misses them."""
 
 

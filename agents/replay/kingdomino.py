@@ -16,11 +16,13 @@ from moonriver_env.kingdomino.state import DOMINOES
 from moonriver_env.kingdomino_render import LANDSCAPE_COLOURS
 from moonriver_env.render.svg import seat_hex
 
-from ..move_list import MoveList
+from ..move_list import MoveList, final_totals
 from .model import FinalScore, Frame, Replay
 
 CATEGORIES = ("territories", "harmony", "middle kingdom")
 """Kingdomino's score categories (the score pad's territories and the two bonuses)."""
+DYNASTY_CATEGORY = "earlier games"
+"""A Dynasty's extra category: the points of its finished games."""
 
 CELL = 22
 """Side of one square in the pictures, in SVG units."""
@@ -107,7 +109,13 @@ def legend_svg() -> str:
 
 
 def _score_row(state: KingdominoState) -> tuple[tuple[int, ...], ...]:
-    return tuple((s.territory_points, s.harmony, s.middle_kingdom, s.total) for s in state.scores())
+    """Per seat the categories, then the total (:func:`~agents.move_list.final_totals`)."""
+    dynasty = state.config.has("dynasty")
+    rows = []
+    for s, total in zip(state.scores(), final_totals(state), strict=True):
+        row = (s.territory_points, s.harmony, s.middle_kingdom)
+        rows.append((*row, total - s.total, total) if dynasty else (*row, total))
+    return tuple(rows)
 
 
 class KingdominoReplay:
@@ -162,7 +170,9 @@ class KingdominoReplay:
             subtitle=subtitle,
             seats=labels,
             seat_colours=colours,
-            categories=CATEGORIES,
+            categories=(
+                (*CATEGORIES, DYNASTY_CATEGORY) if state.config.has("dynasty") else CATEGORIES
+            ),
             defs="",
             legend=legend_svg(),
             pieces=tuple(pieces),

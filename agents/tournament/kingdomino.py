@@ -4,8 +4,8 @@ Kingdomino tournament (see :mod:`agents.kingdomino_cli` for the shared arguments
 The agents are seated with the Moon River schedule (:mod:`.schedule`: 2 players, both seat
 orders of every pair; 3-4 players, every lineup in every cyclic rotation) and seeded the same
 way (:mod:`agents.seeds`): game ``g`` is the game the environment deals on
-``env.reset(seed=game_seed(seed, g))`` (the one mapping from a seed to a game, which the
-replay uses too), the agent in seat ``s`` is seeded with ``agent_seed(seed, g, s)``. The games
+``env.reset(seed=game_seed(seed, g))`` (:func:`agents.move_list.deal`, the one mapping from a
+seed to a game, which the replay uses too), the agent in seat ``s`` is seeded with ``agent_seed(seed, g, s)``. The games
 run in ``--workers`` processes or Ray actors (``--backend ray``; :func:`agents.jobs.run_jobs`),
 so the same arguments give the same ``games.csv`` and table, byte for byte, for any number of
 workers and either backend, as long as the agents have no time budget.
@@ -38,7 +38,7 @@ from ..atomic import write_text
 from ..jobs import Backend, add_backend_arguments, backend_from_args, run_jobs
 from ..kingdomino_agents import make_kingdomino_agent
 from ..kingdomino_cli import config_from_args, game_arguments
-from ..move_list import MoveList
+from ..move_list import MoveList, deal, final_totals
 from ..ratings import wilson_interval
 from .games import make_jobs, move_list_path
 from .gamesfile import CONFIG_FILE, GAMES_FILE
@@ -73,22 +73,16 @@ class KingdominoTable:
 
     def __init__(self, specs: Sequence[str], spec: GameSpec, save_games: int) -> None:
         self.specs = list(specs)
+        self.spec = spec
         self.env = spec.make_env()
         self.save_games = save_games
-
-    def deal(self, seed: int) -> KingdominoState:
-        """The first position of the game ``env.reset(seed=seed)`` deals."""
-        self.env.reset(seed=seed)
-        state = self.env.state
-        assert isinstance(state, KingdominoState)
-        return state
 
     def play(self, job: GameJob) -> KingdominoGame:
         agents = [
             make_kingdomino_agent(self.specs[e], seed=job.agent_seeds[s])
             for s, e in enumerate(job.lineup)
         ]
-        state = self.deal(job.seed)
+        state: KingdominoState = deal(self.spec, job.seed, self.env)
         moves: list[int] = []
         think = [[0.0, 0.0, 0, 0] for _ in agents]
         while not state.is_terminal:
@@ -103,13 +97,13 @@ class KingdominoTable:
             clock[3] += spent > SLOW_MOVE
             state.apply(action)
             moves.append(action)
-        totals = tuple(s.total for s in state.scores())
+        totals = final_totals(state)
         row = {
             "game": str(job.index),
             "seed": str(job.seed),
             "lineup": " ".join(map(str, job.lineup)),
             "winners": " ".join(map(str, state.winners())),
-            "points": " ".join(map(str, state.points())),
+            "points": " ".join(map(str, totals)),
         }
         return KingdominoGame(
             index=job.index,
