@@ -27,7 +27,9 @@ from moonriver_env.kingdomino.state import DOMINOES
 from moonriver_env.kingdomino_encoding import KingdominoEncoder
 
 from .base import Agent, policy_action
-from .search import Budget
+from .mcts import TreeNode
+from .search import Budget, check_budget, check_count
+from .spec_params import parse_params, split_spec
 
 __all__ = [
     "KINGDOMINO_AGENT_NAMES",
@@ -379,20 +381,30 @@ class _SearchKingdominoAgent(KingdominoAgent):
         k: int = 6,
     ) -> None:
         super().__init__(seed)
-        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
-            raise ValueError(f"sims: expected an integer >= 0, got {sims!r}")
-        if time is not None and (isinstance(time, bool) or not time > 0):
-            raise ValueError(f"time: expected a positive number of seconds or None, got {time!r}")
-        if sims == 0 and time is None:
-            raise ValueError("sims: 0 needs a time budget (time=SECONDS)")
+        check_budget(sims, time)
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if value not in VALUES:
             raise ValueError(f"value: expected one of {', '.join(VALUES)}, got {value!r}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ValueError(f"k: expected an integer >= 0, got {k!r}")
+        check_count("k", k)
         self.sims, self.time, self.rollout, self.value, self.k = sims, time, rollout, value, k
         self.last_sims = 0
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        """A single legal action or a single root candidate is answered at once; otherwise
+        :meth:`search` decides within the budget (started before the candidates are ranked)."""
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        budget = Budget(self.sims, self.time)
+        cands = self.candidates(state)
+        if len(cands) == 1:
+            return cands[0]
+        return self.search(state, cands, budget)
+
+    def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
+        """The action played among ``cands`` (at least two), searched within ``budget``."""
+        raise NotImplementedError
 
     def candidates(self, state: KingdominoState) -> list[int]:
         """The root's candidates, best first by the heuristic."""
@@ -413,14 +425,7 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
 
     name = "mc"
 
-    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
-        legal = state.legal_action_list()
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        cands = self.candidates(state)
-        if len(cands) == 1:
-            return cands[0]
+    def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
         seat = state.seat
         totals = [0.0] * len(cands)
         counts = [0] * len(cands)
@@ -446,16 +451,6 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
         return cands[best]
 
 
-class _Node:
-    __slots__ = ("children", "visits", "value", "seat")
-
-    def __init__(self, seat: int) -> None:
-        self.children: dict[int, _Node] = {}
-        self.visits = 0
-        self.value = 0.0
-        self.seat = seat  # the seat whose decision leads into this node (its value's owner)
-
-
 class MCTSKingdominoAgent(_SearchKingdominoAgent):
     """Determinized UCT (single-observer information-set MCTS): each iteration re-deals the
     unseen dominoes, descends the tree by UCB1 among the children legal in that deal (the
@@ -470,15 +465,8 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
             raise ValueError(f"c: expected a number >= 0, got {c!r}")
         self.c = c
 
-    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
-        legal = state.legal_action_list()
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        cands = self.candidates(state)
-        if len(cands) == 1:
-            return cands[0]
-        root = _Node(-1)
+    def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
+        root = TreeNode(-1)
         rng = self.rng
         n = state.config.num_players
         while budget.more():
@@ -490,7 +478,7 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
                 untried = [a for a in options if a not in node.children]
                 if untried:
                     a = untried[int(rng.integers(len(untried)))]
-                    child = node.children[a] = _Node(sim.seat)
+                    child = node.children[a] = TreeNode(sim.seat)
                     sim.apply(a)
                     path.append(child)
                     break
@@ -503,8 +491,8 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
             values = [outcome(sim, s, self.value) for s in range(n)]
             for nd in path:
                 nd.visits += 1
-                if nd.seat >= 0:
-                    nd.value += values[nd.seat]
+                if nd.mover >= 0:
+                    nd.total += values[nd.mover]
             budget.done += 1
         self.last_sims = budget.done
         return max(
@@ -512,13 +500,13 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
             key=lambda a: root.children[a].visits if a in root.children else -1,
         )
 
-    def _select(self, node: _Node, options: list[int]) -> int:
+    def _select(self, node: TreeNode, options: list[int]) -> int:
         log_n = math.log(max(1, sum(node.children[a].visits for a in options)))
         c = self.c
         best, best_u = options[0], float("-inf")
         for a in options:
             ch = node.children[a]
-            u = ch.value / ch.visits + c * math.sqrt(log_n / ch.visits)
+            u = ch.total / ch.visits + c * math.sqrt(log_n / ch.visits)
             if u > best_u:
                 best, best_u = a, u
         return best
@@ -562,18 +550,14 @@ class PolicyKingdominoAgent(KingdominoAgent):
 def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent:
     """Build a Kingdomino agent from a spec: ``"greedy"``, ``"greedy:draft=random"``,
     ``"mc:sims=200,rollout=greedy"``, ``"mcts:time=1"``; ``ValueError`` naming a bad field."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"spec: expected a non-empty string like 'greedy', got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
+    name, rest = split_spec(spec, "greedy")
     if name == "ppo":
         if not rest.strip():
             raise ValueError("spec: expected ppo:PATH (a MaskablePPO zip trained on Kingdomino-v0)")
         policy = PolicyKingdominoAgent(rest.strip(), seed=seed)
         policy.spec = spec.strip()  # type: ignore[attr-defined]
         return policy
-    params: dict[str, Any] = {}
-    types: dict[str, dict[str, Any]] = {
+    types: dict[str, dict[str, type]] = {
         "random": {},
         "greedy": {"draft": str, "study": str},
         "heuristic": {},
@@ -584,22 +568,7 @@ def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent
         raise ValueError(
             f"spec: unknown Kingdomino agent {name!r} (known: {', '.join(KINGDOMINO_AGENT_NAMES)})"
         )
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, text = (p.strip() for p in item.partition("="))
-        if not eq:
-            raise ValueError(f"spec: expected key=value in {spec!r}, got {item!r}")
-        if key not in types[name]:
-            allowed = ", ".join(types[name]) or "none"
-            raise ValueError(f"{key}: not a parameter of agent {name!r} (parameters: {allowed})")
-        if key in params:
-            raise ValueError(f"{key}: given twice in {spec!r}")
-        if key == "time" and text.lower() in ("none", "0", "off"):
-            params[key] = None
-            continue
-        try:
-            params[key] = types[name][key](text)
-        except ValueError:
-            raise ValueError(f"{key}: expected a number for agent {name!r}, got {text!r}") from None
+    params = parse_params(spec, name, rest, types[name])
     factories: dict[str, Any] = {
         "random": RandomKingdominoAgent,
         "greedy": GreedyKingdominoAgent,

@@ -17,7 +17,7 @@ from moonriver_env.kingdomino_render import LANDSCAPE_COLOURS
 from moonriver_env.render.svg import seat_hex
 
 from ..move_list import MoveList, final_totals
-from .model import FinalScore, Frame, Replay
+from .model import FinalScore, Replay, Scores, walk_frames
 
 CATEGORIES = ("territories", "harmony", "middle kingdom")
 """Kingdomino's score categories (the score pad's territories and the two bonuses)."""
@@ -124,35 +124,19 @@ class KingdominoReplay:
     name = "kingdomino"
 
     def replay(self, moves: MoveList, title: str) -> Replay:
-        index: dict[str, int] = {}
-        pieces: list[str] = []
-
-        def piece(markup: str) -> int:
-            k = index.get(markup)
-            if k is None:
-                k = index[markup] = len(pieces)
-                pieces.append(markup)
-            return k
-
         labels = moves.seats
         colours = tuple(seat_hex(s) for s in range(moves.players))
-        frames: list[Frame] = []
-        move, actor = "", None
-        state = None
-        for state, action in moves.states():
-            assert isinstance(state, KingdominoState)
+
+        def draw(state: KingdominoState) -> tuple[list[str], Scores]:
             scores = _score_row(state)
             shown = [
-                piece(kingdom_svg(k, labels[s], colours[s], scores[s][-1]))
+                kingdom_svg(k, labels[s], colours[s], scores[s][-1])
                 for s, k in enumerate(state.kingdoms)
             ]
-            shown.append(piece(lines_svg(state)))
-            frames.append(Frame(pieces=tuple(shown), move=move, actor=actor, scores=scores))
-            if action is not None:
-                actor = state.current_seat
-                assert actor is not None
-                move = f"{labels[actor]}: {state.action_to_string(action)}"
-        assert isinstance(state, KingdominoState)
+            shown.append(lines_svg(state))
+            return shown, scores
+
+        pieces, frames, state = walk_frames(moves, draw)
         winners = set(state.winners()) if state.is_terminal else set()
         final = tuple(
             FinalScore(
@@ -161,7 +145,7 @@ class KingdominoReplay:
             for s, row in enumerate(_score_row(state))
         )
         subtitle = (
-            f"Kingdomino, {moves.players} players; seed {moves.seed}; {len(moves.actions)} moves"
+            f"Kingdomino, {state.config.describe()}; seed {moves.seed}; {len(moves.actions)} moves"
         )
         if moves.source:
             subtitle += f"; {moves.source}"
@@ -175,8 +159,8 @@ class KingdominoReplay:
             ),
             defs="",
             legend=legend_svg(),
-            pieces=tuple(pieces),
-            frames=tuple(frames),
+            pieces=pieces,
+            frames=frames,
             final=final,
             finished=state.is_terminal,
         )

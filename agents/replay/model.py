@@ -12,11 +12,13 @@ move list into a :class:`Replay`; :data:`agents.replay.games.GAMES` lists them b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from moonriver_env.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
 from moonriver_env.render.view import table_view
+from moonriver_env.rules import GameState
 from moonriver_env.rules.scoring import ScoreBreakdown
 
 from ..move_list import MoveList
@@ -76,6 +78,44 @@ class ReplayGame(Protocol):
     def replay(self, moves: MoveList, title: str) -> Replay: ...
 
 
+Scores = tuple[tuple[int, ...], ...]
+"""Per seat the score by category, then the total (:attr:`Frame.scores`)."""
+
+
+def walk_frames(
+    moves: MoveList, draw: Callable[[Any], tuple[list[str], Scores]]
+) -> tuple[tuple[str, ...], tuple[Frame, ...], Any]:
+    """Every position of ``moves`` as a :class:`Frame` (the one walk both games' replays
+    share): ``draw(state)`` gives the position's pieces (markup, a ranch or kingdom per seat
+    and then the shared table) and scores; equal pieces are stored once. Returns the pieces,
+    the frames and the last position. Raises :class:`~agents.move_list.MoveListError` for
+    moves that do not replay."""
+    index: dict[str, int] = {}
+    pieces: list[str] = []
+
+    def piece(markup: str) -> int:
+        k = index.get(markup)
+        if k is None:
+            k = index[markup] = len(pieces)
+            pieces.append(markup)
+        return k
+
+    labels = moves.seats
+    frames: list[Frame] = []
+    move, actor = "", None
+    state = None
+    for state, action in moves.states():
+        markups, scores = draw(state)
+        shown = tuple(piece(m) for m in markups)
+        frames.append(Frame(pieces=shown, move=move, actor=actor, scores=scores))
+        if action is not None:
+            actor = state.current_seat
+            assert actor is not None
+            move = f"{labels[actor]}: {state.action_to_string(action)}"
+    assert state is not None
+    return tuple(pieces), tuple(frames), state
+
+
 CATEGORIES = ("territories", "resources", "partners", "scenario")
 """Moon River's score categories (RULES.md section 5), in the order of the score table."""
 
@@ -91,37 +131,15 @@ class MoonRiverReplay:
 
     def replay(self, moves: MoveList, title: str) -> Replay:
         defs = SvgDefs()
-        index: dict[str, int] = {}
-        pieces: list[str] = []
-
-        def piece(markup: str) -> int:
-            k = index.get(markup)
-            if k is None:
-                k = index[markup] = len(pieces)
-                pieces.append(markup)
-            return k
-
         labels = moves.seats
-        frames: list[Frame] = []
-        move, actor = "", None
-        state = None
-        for state, action in moves.states():
+
+        def draw(state: GameState) -> tuple[list[str], Scores]:
             view = table_view(state, labels)
-            shown = [piece(ranch_svg(view, s, defs)) for s in range(view.num_players)]
-            shown.append(piece(table_svg(view, defs)))
-            frames.append(
-                Frame(
-                    pieces=tuple(shown),
-                    move=move,
-                    actor=actor,
-                    scores=tuple(_score_row(s) for s in state.scores()),
-                )
-            )
-            if action is not None:
-                actor = state.current_seat
-                assert actor is not None
-                move = f"{labels[actor]}: {state.action_to_string(action)}"
-        assert state is not None
+            shown = [ranch_svg(view, s, defs) for s in range(view.num_players)]
+            shown.append(table_svg(view, defs))
+            return shown, tuple(_score_row(s) for s in state.scores())
+
+        pieces, frames, state = walk_frames(moves, draw)
         winners = set(state.winners()) if state.is_terminal else set()
         final = tuple(
             FinalScore(
@@ -147,8 +165,8 @@ class MoonRiverReplay:
             categories=CATEGORIES,
             defs=defs.markup(),
             legend=legend_svg(),
-            pieces=tuple(pieces),
-            frames=tuple(frames),
+            pieces=pieces,
+            frames=frames,
             final=final,
             finished=state.is_terminal,
         )

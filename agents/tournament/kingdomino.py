@@ -35,11 +35,12 @@ from moonriver_env.games import GameSpec
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState
 
 from ..atomic import write_text
-from ..jobs import Backend, add_backend_arguments, backend_from_args, run_jobs
+from ..jobs import Backend, backend_from_args, run_jobs
 from ..kingdomino_agents import make_kingdomino_agent
 from ..kingdomino_cli import config_from_args, game_arguments
 from ..move_list import MoveList, deal, final_totals
 from ..ratings import wilson_interval
+from .arguments import add_run_arguments
 from .games import make_jobs, move_list_path
 from .gamesfile import CONFIG_FILE, GAMES_FILE
 from .records import GameJob
@@ -273,27 +274,10 @@ def tournament_main(argv: Sequence[str] | None = None) -> int:
     )
     game_arguments(parser)
     parser.add_argument("--agents", required=True, help="comma-separated agent specs")
-    parser.add_argument(
-        "--games",
-        type=int,
-        default=100,
-        help="2 players: games per pair of agents; 3-4 players: games in total (default 100)",
-    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="output directory (games.csv)")
     parser.add_argument("--resume", action="store_true", help="play only the missing games")
-    parser.add_argument(
-        "--workers", type=int, default=1, help="worker processes or Ray actors (default 1)"
-    )
-    add_backend_arguments(parser)
-    parser.add_argument(
-        "--save-games",
-        type=int,
-        default=0,
-        metavar="K",
-        help="keep the move lists of the first K games in OUT/moves/ (replay one with "
-        "python -m agents.replay OUT --game N)",
-    )
+    add_run_arguments(parser)
     args = parser.parse_args(argv)
     config = config_from_args(parser, args)
     out = args.out or os.path.join(
