@@ -17,7 +17,7 @@ from moonriver_env.kingdomino_render import LANDSCAPE_COLOURS
 from moonriver_env.render.svg import seat_hex
 
 from ..move_list import MoveList, final_totals
-from .model import FinalScore, Replay, Scores, walk_frames
+from .model import Replay, Scores, assemble_replay, walk_frames
 
 CATEGORIES = ("territories", "harmony", "middle kingdom")
 """Kingdomino's score categories (the score pad's territories and the two bonuses)."""
@@ -137,30 +137,15 @@ class KingdominoReplay:
             return shown, scores
 
         pieces, frames, state = walk_frames(moves, draw)
-        winners = set(state.winners()) if state.is_terminal else set()
-        final = tuple(
-            FinalScore(
-                seat=s, label=labels[s], total=row[-1], categories=row[:-1], winner=s in winners
-            )
-            for s, row in enumerate(_score_row(state))
-        )
-        subtitle = (
-            f"Kingdomino, {state.config.describe()}; seed {moves.seed}; {len(moves.actions)} moves"
-        )
-        if moves.source:
-            subtitle += f"; {moves.source}"
-        return Replay(
-            title=title,
-            subtitle=subtitle,
-            seats=labels,
-            seat_colours=colours,
-            categories=(
-                (*CATEGORIES, DYNASTY_CATEGORY) if state.config.has("dynasty") else CATEGORIES
-            ),
+        dynasty = state.config.has("dynasty")
+        return assemble_replay(
+            moves,
+            title,
+            f"Kingdomino, {state.config.describe()}",
+            state,
+            pieces,
+            frames,
+            categories=(*CATEGORIES, DYNASTY_CATEGORY) if dynasty else CATEGORIES,
             defs="",
             legend=legend_svg(),
-            pieces=pieces,
-            frames=frames,
-            final=final,
-            finished=state.is_terminal,
         )

@@ -116,6 +116,44 @@ def walk_frames(
     return tuple(pieces), tuple(frames), state
 
 
+def assemble_replay(
+    moves: MoveList,
+    title: str,
+    setup: str,
+    last: Any,
+    pieces: tuple[str, ...],
+    frames: tuple[Frame, ...],
+    *,
+    categories: tuple[str, ...],
+    defs: str,
+    legend: str,
+) -> Replay:
+    """The :class:`Replay` of :func:`walk_frames`' result: the final scores are the last
+    frame's (``last``, the last position, says who won), the subtitle the game's ``setup``,
+    seed, length and source."""
+    winners = set(last.winners()) if last.is_terminal else set()
+    final = tuple(
+        FinalScore(seat=s, label=label, total=row[-1], categories=row[:-1], winner=s in winners)
+        for s, (label, row) in enumerate(zip(moves.seats, frames[-1].scores, strict=True))
+    )
+    subtitle = f"{setup}; seed {moves.seed}; {len(moves.actions)} moves"
+    if moves.source:
+        subtitle += f"; {moves.source}"
+    return Replay(
+        title=title,
+        subtitle=subtitle,
+        seats=moves.seats,
+        seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
+        categories=categories,
+        defs=defs,
+        legend=legend,
+        pieces=pieces,
+        frames=frames,
+        final=final,
+        finished=last.is_terminal,
+    )
+
+
 CATEGORIES = ("territories", "resources", "partners", "scenario")
 """Moon River's score categories (RULES.md section 5), in the order of the score table."""
 
@@ -140,33 +178,17 @@ class MoonRiverReplay:
             return shown, tuple(_score_row(s) for s in state.scores())
 
         pieces, frames, state = walk_frames(moves, draw)
-        winners = set(state.winners()) if state.is_terminal else set()
-        final = tuple(
-            FinalScore(
-                seat=s,
-                label=labels[s],
-                total=score.total,
-                categories=_score_row(score)[:-1],
-                winner=s in winners,
-            )
-            for s, score in enumerate(state.scores())
-        )
         setup = f"{moves.players} players, {moves.mode}"
         if state.scenario:
             setup += f", scenario {state.scenario.replace('_', ' ')}"
-        subtitle = f"{setup}; seed {moves.seed}; {len(moves.actions)} moves"
-        if moves.source:
-            subtitle += f"; {moves.source}"
-        return Replay(
-            title=title,
-            subtitle=subtitle,
-            seats=labels,
-            seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
+        return assemble_replay(
+            moves,
+            title,
+            setup,
+            state,
+            pieces,
+            frames,
             categories=CATEGORIES,
             defs=defs.markup(),
             legend=legend_svg(),
-            pieces=pieces,
-            frames=frames,
-            final=final,
-            finished=state.is_terminal,
         )
