@@ -16,7 +16,8 @@ from setuptools.command.build_ext import build_ext
 
 CORE = Path("moonriver_env") / "_core"
 SOURCES = [
-    str(CORE / f"{name}.c") for name in ("module", "rules", "config", "encode", "rng", "agent", "kingdomino")
+    str(CORE / f"{name}.c")
+    for name in ("module", "rules", "config", "encode", "rng", "agent", "kingdomino", "kdbind")
 ]
 
 
@@ -49,7 +50,7 @@ setup(
         Extension(
             "moonriver_env._native",
             sources=SOURCES,
-            depends=[str(CORE / "moonriver.h")],
+            depends=[str(CORE / h) for h in ("moonriver.h", "kingdomino.h", "kdbind.h")],
             extra_compile_args=["-std=c11", "-O3", "-fno-strict-aliasing"],
             libraries=["m"],
             optional=True,

@@ -2,6 +2,8 @@
  * function, on plain cell arrays (the Mighty Duel's 13 x 13 board does not fit 64 bits). */
 #include "kingdomino.h"
 
+#include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 int kd_params_from(KdParams *p, const int64_t *v, int64_t len, const char **why) {
@@ -57,47 +59,151 @@ int kd_params_from(KdParams *p, const int64_t *v, int64_t len, const char **why)
     return 0;
 }
 
-static void draw_line(const KdParams *p, KdGame *g, int32_t *line) {
-    /* draw_column: pop from the end, sort by number (stable; numbers are distinct) */
-    for (int i = 0; i < p->line; i++) {
-        line[i] = g->pile[--g->npile];
-        g->unseen[line[i]] = 0;
-    }
-    for (int i = 1; i < p->line; i++) {
-        int32_t x = line[i];
+/* The record's fields: the engine's state fields and the generator (kingdomino.h). */
+#define KD_FIELD(name, type, count) {#name, offsetof(KdGame, name), type, count}
+const mr_field KD_GAME_FIELDS[] = {
+    {"rng_state_hi", offsetof(KdGame, rng.state_hi), 'Q', 1},
+    {"rng_state_lo", offsetof(KdGame, rng.state_lo), 'Q', 1},
+    {"rng_inc_hi", offsetof(KdGame, rng.inc_hi), 'Q', 1},
+    {"rng_inc_lo", offsetof(KdGame, rng.inc_lo), 'Q', 1},
+    {"rng_has_uint32", offsetof(KdGame, rng.has_uint32), 'I', 1},
+    {"rng_uinteger", offsetof(KdGame, rng.uinteger), 'I', 1},
+    KD_FIELD(results, 'h', KD_MAX_GAMES * KD_MAX_SEATS * 2),
+    KD_FIELD(land, 'b', KD_MAX_SEATS * KD_MAX_CELLS),
+    KD_FIELD(crowns, 'b', KD_MAX_SEATS * KD_MAX_CELLS),
+    KD_FIELD(pile, 'b', KD_DOMINOES),
+    KD_FIELD(box, 'b', KD_DOMINOES),
+    KD_FIELD(discarded, 'b', KD_DOMINOES),
+    KD_FIELD(placed, 'b', KD_MAX_SEATS * KD_DOMINOES),
+    KD_FIELD(pile_len, 'b', 1),
+    KD_FIELD(box_len, 'b', 1),
+    KD_FIELD(discarded_len, 'b', 1),
+    KD_FIELD(placed_len, 'b', KD_MAX_SEATS),
+    KD_FIELD(cur_line, 'b', KD_MAX_LINE),
+    KD_FIELD(cur_kings, 'b', KD_MAX_LINE),
+    KD_FIELD(next_line, 'b', KD_MAX_LINE),
+    KD_FIELD(next_kings, 'b', KD_MAX_LINE),
+    KD_FIELD(has_next, 'b', 1),
+    KD_FIELD(setup_order, 'b', KD_MAX_LINE),
+    KD_FIELD(phase, 'b', 1),
+    KD_FIELD(seat, 'b', 1),
+    KD_FIELD(turn_pos, 'b', 1),
+    KD_FIELD(setup_idx, 'b', 1),
+    KD_FIELD(game, 'b', 1),
+};
+const int KD_NUM_GAME_FIELDS = (int)(sizeof KD_GAME_FIELDS / sizeof KD_GAME_FIELDS[0]);
+
+const char *KD_POLICY_NAMES[KD_NUM_POLICIES] = {"random", "greedy", "player_greedy"};
+const char *KD_VALUE_NAMES[KD_NUM_VALUES] = {"win", "margin"};
+
+static void sort_by_number(const KdParams *p, int8_t *a, int len) {
+    for (int i = 1; i < len; i++) {
+        int8_t x = a[i];
         int j = i - 1;
-        while (j >= 0 && p->number[line[j]] > p->number[x]) { line[j + 1] = line[j]; j--; }
-        line[j + 1] = x;
+        while (j >= 0 && p->number[a[j]] > p->number[x]) { a[j + 1] = a[j]; j--; }
+        a[j + 1] = x;
     }
 }
 
+static void sort_ids(int8_t *a, int len) {
+    for (int i = 1; i < len; i++) {
+        int8_t x = a[i];
+        int j = i - 1;
+        while (j >= 0 && a[j] > x) { a[j + 1] = a[j]; j--; }
+        a[j + 1] = x;
+    }
+}
+
+/* Generator.shuffle (and permutation's): Fisher-Yates from the end, random_interval. */
+static void shuffle_ids(mr_pcg64 *rng, int8_t *a, int len) {
+    for (int i = len - 1; i >= 1; i--) {
+        int j = (int)mr_interval(rng, (uint64_t)i);
+        int8_t t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+static void draw_line(const KdParams *p, KdGame *g, int8_t *line) {
+    /* draw_column: pop from the end, sort by number (stable; numbers are distinct) */
+    for (int i = 0; i < p->line; i++) {
+        line[i] = g->pile[--g->pile_len];
+        g->unseen[line[i]] = 0;
+    }
+    sort_by_number(p, line, p->line);
+}
+
 static void draw_next_line(const KdParams *p, KdGame *g) {
-    if (g->npile > 0) {
+    if (g->pile_len > 0) {
         draw_line(p, g, g->next_line);
         for (int i = 0; i < p->line; i++) g->next_kings[i] = -1;
         g->has_next = 1;
     } else {
+        for (int i = 0; i < KD_MAX_LINE; i++) g->next_line[i] = g->next_kings[i] = -1;
         g->has_next = 0;
     }
 }
 
-static void start_deal(const KdParams *p, KdGame *g);
+/* state.py _start_game: the shuffle, the box, the first line, the set-up order. */
+static void start_game(const KdParams *p, KdGame *g) {
+    int8_t pile[KD_DOMINOES];
+    int out = KD_DOMINOES - p->in_play, mid = p->size - 1;
+    for (int i = 0; i < KD_DOMINOES; i++) pile[i] = (int8_t)i;
+    shuffle_ids(&g->rng, pile, KD_DOMINOES);
+    memcpy(g->box, pile, (size_t)out);
+    sort_ids(g->box, out);
+    g->box_len = (int8_t)out;
+    memcpy(g->pile, pile + out, (size_t)p->in_play);
+    g->pile_len = (int8_t)p->in_play;
+    g->discarded_len = 0;
+    memset(g->placed_len, 0, sizeof g->placed_len);
+    memset(g->land, KD_EMPTY, sizeof g->land);
+    memset(g->crowns, 0, sizeof g->crowns);
+    for (int s = 0; s < p->n; s++) g->land[s][mid * p->side + mid] = KD_CASTLE;
+    for (int i = 0; i < KD_MAX_LINE; i++) g->cur_line[i] = g->cur_kings[i] = -1;
+    kd_rebuild(p, g);
+    draw_line(p, g, g->cur_line);
+    for (int i = 0; i < KD_MAX_LINE; i++) g->next_line[i] = g->next_kings[i] = -1;
+    g->has_next = 0;
+    if (p->n == 2) { /* seed line 75: A, B, B, A */
+        int8_t first = (int8_t)mr_integers(&g->rng, 2);
+        g->setup_order[0] = g->setup_order[3] = first;
+        g->setup_order[1] = g->setup_order[2] = (int8_t)(1 - first);
+    } else { /* seed line 73: the kings fall in a random order (permutation(n)) */
+        for (int s = 0; s < p->n; s++) g->setup_order[s] = (int8_t)s;
+        shuffle_ids(&g->rng, g->setup_order, p->n);
+    }
+    g->setup_idx = 0;
+    g->turn_pos = -1;
+    g->phase = KD_SETUP_PICK;
+    g->seat = g->setup_order[0];
+}
+
+void kd_new_game(const KdParams *p, KdGame *g, uint64_t seed) {
+    memset(g, 0, sizeof *g);
+    mr_pcg64_seed(&g->rng, seed);
+    start_game(p, g);
+}
 
 static void next_turn(const KdParams *p, KdGame *g) {
     for (;;) {
         for (int pos = 0; pos < p->line; pos++) {
             if (g->cur_kings[pos] >= 0) {
-                g->turn_pos = pos;
+                g->turn_pos = (int8_t)pos;
                 g->seat = g->cur_kings[pos];
                 g->phase = KD_PLACE;
                 return;
             }
         }
         if (!g->has_next && g->game + 1 < p->num_games) { /* Dynasty: the next game */
-            for (int s = 0; s < p->n; s++)
-                kd_score(p, g, s, &g->results[g->game][s][0], &g->results[g->game][s][1]);
+            for (int s = 0; s < p->n; s++) {
+                int32_t pts, big;
+                kd_score(p, g, s, &pts, &big);
+                g->results[g->game][s][0] = (int16_t)pts;
+                g->results[g->game][s][1] = (int16_t)big;
+            }
             g->game++;
-            start_deal(p, g);
+            start_game(p, g);
             return;
         }
         if (!g->has_next) {
@@ -112,72 +218,139 @@ static void next_turn(const KdParams *p, KdGame *g) {
     }
 }
 
-/* Start game g->game from its deal (state.py _start_game). */
-static void start_deal(const KdParams *p, KdGame *g) {
-    const KdDeal *d = &g->deals[g->game];
+void kd_rebuild(const KdParams *p, KdGame *g) {
+    memset(g->unseen, 0, sizeof g->unseen);
+    for (int i = 0; i < g->pile_len; i++) g->unseen[g->pile[i]] = 1;
+    for (int i = 0; i < g->box_len; i++) g->unseen[g->box[i]] = 1;
     int mid = p->size - 1;
-    int castle = mid * p->side + mid;
-    memset(g->crowns, 0, sizeof g->crowns);
     for (int s = 0; s < KD_MAX_SEATS; s++) {
-        memset(g->land[s], KD_EMPTY, sizeof g->land[s]);
-        g->rmin[s] = g->rmax[s] = g->cmin[s] = g->cmax[s] = mid;
+        g->rmin[s] = g->rmax[s] = g->cmin[s] = g->cmax[s] = (int8_t)mid;
         g->occupied[s] = 0;
-        if (s < p->n) {
-            g->land[s][castle] = KD_CASTLE;
-            g->occupied[s] = 1;
+        for (int cell = 0; s < p->n && cell < p->cells; cell++) {
+            if (g->land[s][cell] == KD_EMPTY) continue;
+            int r = cell / p->side, c = cell % p->side;
+            g->occupied[s]++;
+            if (r < g->rmin[s]) g->rmin[s] = (int8_t)r;
+            if (r > g->rmax[s]) g->rmax[s] = (int8_t)r;
+            if (c < g->cmin[s]) g->cmin[s] = (int8_t)c;
+            if (c > g->cmax[s]) g->cmax[s] = (int8_t)c;
         }
     }
-    g->npile = d->npile;
-    memcpy(g->pile, d->pile, sizeof g->pile);
-    for (int i = 0; i < KD_DOMINOES; i++) g->unseen[i] = d->in_box[i];
-    for (int i = 0; i < d->npile; i++) g->unseen[d->pile[i]] = 1;
-    for (int i = 0; i < KD_MAX_LINE; i++) {
-        g->cur_line[i] = d->line[i];
-        g->setup_order[i] = d->order[i];
-        g->next_line[i] = -1;
-        g->cur_kings[i] = g->next_kings[i] = -1;
-    }
-    g->has_next = 0;
-    g->setup_idx = 0;
-    g->turn_pos = -1;
-    g->phase = KD_SETUP_PICK;
-    g->seat = g->setup_order[0];
 }
 
-int kd_init(const KdParams *p, KdGame *g, int slot, const int64_t *pile, int64_t npile,
-            const int64_t *box, int64_t nbox, const int64_t *line, const int64_t *order,
-            const char **why) {
+static const char *check_kingdom(const KdParams *p, const KdGame *g, int s) {
+    int castle = (p->size - 1) * p->side + (p->size - 1);
+    int halves[6][4], squares = 0, rmin = p->side, rmax = -1, cmin = p->side, cmax = -1;
+    memset(halves, 0, sizeof halves);
+    for (int i = 0; i < g->placed_len[s]; i++) {
+        int d = g->placed[s][i];
+        halves[p->land1[d]][p->crowns1[d]]++;
+        halves[p->land2[d]][p->crowns2[d]]++;
+    }
+    for (int cell = 0; cell < KD_MAX_CELLS; cell++) {
+        int land = g->land[s][cell], k = g->crowns[s][cell];
+        if (cell >= p->cells || s >= p->n) {
+            if (land != KD_EMPTY || k) return "land: a square outside the board or of no seat";
+            continue;
+        }
+        if ((cell == castle) != (land == KD_CASTLE)) return "land: the castle is not in the middle";
+        if (land < KD_EMPTY || land > KD_CASTLE) return "land: not a landscape";
+        if (k < 0 || k > 3 || (k && (land == KD_EMPTY || land == KD_CASTLE)))
+            return "crowns: out of range or on no landscape";
+        if (land == KD_EMPTY) continue;
+        int r = cell / p->side, c = cell % p->side;
+        rmin = r < rmin ? r : rmin; rmax = r > rmax ? r : rmax;
+        cmin = c < cmin ? c : cmin; cmax = c > cmax ? c : cmax;
+        if (land == KD_CASTLE) continue;
+        squares++;
+        if (--halves[land][k] < 0) return "land: the squares are not the halves of the dominoes placed";
+    }
+    if (s < p->n && (squares != 2 * g->placed_len[s] || rmax - rmin >= p->size || cmax - cmin >= p->size))
+        return "land: the squares do not fit the frame or the dominoes placed";
+    return NULL;
+}
+
+typedef struct {
+    const int8_t *ids;
+    int len;
+} IdList;
+
+const char *kd_check(const KdParams *p, const KdGame *g) {
+    int line = p->line, n = p->n, kings[KD_MAX_SEATS] = {0}, nkings = 0;
     int8_t seen[KD_DOMINOES];
     memset(seen, 0, sizeof seen);
-    if (slot < 0 || slot >= p->num_games) { *why = "set-up: no such game of the match"; return -1; }
-    if (npile < 0 || nbox < 0 || npile + nbox + p->line != KD_DOMINOES || npile % p->line ||
-        npile + p->line != p->in_play) {
-        *why = "set-up: pile, box and line do not make the dominoes in play"; return -1;
+    if (g->rng.has_uint32 > 1) return "rng_has_uint32: 0 or 1";
+    if (g->phase < KD_SETUP_PICK || g->phase > KD_GAME_OVER) return "phase: out of range";
+    if (g->game < 0 || g->game >= p->num_games) return "game: out of range";
+    if (g->pile_len < 0 || g->pile_len > KD_DOMINOES || g->pile_len % line) return "pile_len: out of range";
+    if (g->box_len != KD_DOMINOES - p->in_play) return "box_len: not the set-aside dominoes";
+    if (g->discarded_len < 0 || g->discarded_len > KD_DOMINOES) return "discarded_len: out of range";
+    if (g->has_next != 0 && g->has_next != 1) return "has_next: 0 or 1";
+    IdList lists[5 + KD_MAX_SEATS] = {
+        {g->pile, g->pile_len}, {g->box, g->box_len}, {g->discarded, g->discarded_len},
+        {g->cur_line, line}};
+    int nlists = 4;
+    if (g->has_next) lists[nlists++] = (IdList){g->next_line, line};
+    for (int s = 0; s < KD_MAX_SEATS; s++) {
+        if (g->placed_len[s] < 0 || g->placed_len[s] > KD_DOMINOES || (s >= n && g->placed_len[s]))
+            return "placed_len: out of range";
+        lists[nlists++] = (IdList){g->placed[s], g->placed_len[s]};
     }
-    for (int64_t i = 0; i < npile + nbox + p->line; i++) {
-        int64_t d = i < npile ? pile[i] : i < npile + nbox ? box[i - npile] : line[i - npile - nbox];
-        if (d < 0 || d >= KD_DOMINOES || seen[d]) { *why = "set-up: a domino twice or out of range"; return -1; }
-        seen[d] = 1;
+    int total = 0;
+    for (int l = 0; l < nlists; l++) {
+        for (int i = 0; i < lists[l].len; i++) {
+            int d = lists[l].ids[i];
+            if (l == 3 && d == -1) continue; /* a placed domino's place in the line */
+            if (d < 0 || d >= KD_DOMINOES || seen[d]) return "dominoes: each of the 48 exactly once";
+            seen[d] = 1;
+            total++;
+        }
     }
-    for (int i = 0; i < p->line; i++) {
-        if (order[i] < 0 || order[i] >= p->n) { *why = "set-up: the set-up order"; return -1; }
+    if (total != KD_DOMINOES) return "dominoes: each of the 48 exactly once";
+    for (int pos = 0; pos < line; pos++) {
+        int k = g->cur_kings[pos], kn = g->has_next ? g->next_kings[pos] : -1;
+        if (k < -1 || k >= n || kn < -1 || kn >= n) return "cur_kings: a king of no seat";
+        if (g->setup_order[pos] < 0 || g->setup_order[pos] >= n) return "setup_order: not a seat";
+        if (k >= 0 && g->cur_line[pos] < 0 && !(g->phase == KD_PICK && pos == g->turn_pos))
+            return "cur_kings: a king on a domino already placed";
+        if (k >= 0) { kings[k]++; nkings++; }
+        if (kn >= 0) { kings[kn]++; nkings++; }
     }
-    if (slot == 0) memset(g, 0, sizeof *g);
-    KdDeal *d = &g->deals[slot];
-    memset(d, 0, sizeof *d);
-    d->npile = (int32_t)npile;
-    for (int64_t i = 0; i < npile; i++) d->pile[i] = (int32_t)pile[i];
-    for (int64_t i = 0; i < nbox; i++) d->in_box[box[i]] = 1;
-    for (int i = 0; i < KD_MAX_LINE; i++) d->line[i] = d->order[i] = -1;
-    for (int i = 0; i < p->line; i++) {
-        d->line[i] = (int32_t)line[i];
-        d->order[i] = (int32_t)order[i];
+    int per = line / n;
+    for (int s = 0; s < n; s++) {
+        if (kings[s] > per) return "cur_kings: a seat with too many kings";
+        if ((g->phase == KD_PLACE || g->phase == KD_PICK) && g->has_next && kings[s] != per)
+            return "cur_kings: each seat must have its kings on the lines";
     }
-    if (slot == 0) {
-        g->game = 0;
-        start_deal(p, g);
+    if (g->phase == KD_GAME_OVER) {
+        if (g->seat != -1) return "seat: -1 exactly when the game is over";
+    } else if (g->seat < 0 || g->seat >= n) {
+        return "seat: out of range";
     }
-    return 0;
+    if (g->phase == KD_SETUP_PICK &&
+        (g->setup_idx < 0 || g->setup_idx >= line || nkings != g->setup_idx || g->has_next ||
+         g->seat != g->setup_order[g->setup_idx]))
+        return "setup_idx: set-up picks and kings on the first line disagree";
+    if (g->phase == KD_PLACE || g->phase == KD_PICK) {
+        int pos = g->turn_pos;
+        if (pos < 0 || pos >= line || g->cur_kings[pos] != g->seat)
+            return "turn_pos: the acting seat's king is not at turn_pos";
+        if (g->phase == KD_PLACE && g->cur_line[pos] < 0) return "turn_pos: no domino to place";
+        if (g->phase == KD_PICK && (!g->has_next || g->cur_line[pos] >= 0))
+            return "turn_pos: a pick with no next line or before placing";
+        for (int q = 0; q < pos; q++)
+            if (g->cur_kings[q] >= 0) return "turn_pos: a king above the acting one has not played";
+    }
+    for (int k = 0; k < KD_MAX_GAMES; k++)
+        for (int s = 0; s < KD_MAX_SEATS; s++)
+            if (g->results[k][s][0] < 0 || g->results[k][s][1] < 0 ||
+                ((k >= g->game || s >= n) && (g->results[k][s][0] || g->results[k][s][1])))
+                return "results: out of range";
+    for (int s = 0; s < KD_MAX_SEATS; s++) {
+        const char *why = check_kingdom(p, g, s);
+        if (why) return why;
+    }
+    return NULL;
 }
 
 /* Cells a new square may take (Board.allowed): rows rmax-s..rmin+s, columns alike. */
@@ -212,19 +385,24 @@ static int other_cell(const KdParams *p, int cell, int dir) {
     }
 }
 
+/* The placements of domino d in seat s's kingdom (placement_ids), ascending; their count. */
+static int placements(const KdParams *p, const KdGame *g, int s, int d, int32_t *out) {
+    int n = 0, dirs = p->symmetric[d] ? 2 : 4;
+    for (int dir = 0; dir < dirs; dir++) {
+        for (int cell = 0; cell < p->cells; cell++) {
+            int o = other_cell(p, cell, dir);
+            if (o < 0 || !is_free(p, g, s, cell) || !is_free(p, g, s, o)) continue;
+            if (touches(p, g, s, cell, p->land1[d]) || touches(p, g, s, o, p->land2[d]))
+                out[n++] = dir * p->cells + cell;
+        }
+    }
+    return n;
+}
+
 int kd_legal(const KdParams *p, const KdGame *g, int32_t *out) {
     int n = 0;
     if (g->phase == KD_PLACE) {
-        int s = g->seat, d = g->cur_line[g->turn_pos];
-        int dirs = p->symmetric[d] ? 2 : 4;
-        for (int dir = 0; dir < dirs; dir++) {
-            for (int cell = 0; cell < p->cells; cell++) {
-                int o = other_cell(p, cell, dir);
-                if (o < 0 || !is_free(p, g, s, cell) || !is_free(p, g, s, o)) continue;
-                if (touches(p, g, s, cell, p->land1[d]) || touches(p, g, s, o, p->land2[d]))
-                    out[n++] = dir * p->cells + cell;
-            }
-        }
+        n = placements(p, g, g->seat, g->cur_line[g->turn_pos], out);
         if (n == 0 || !p->must_place) out[n++] = p->discard;
     } else if (g->phase == KD_PICK) {
         for (int pos = 0; pos < p->line; pos++)
@@ -236,15 +414,23 @@ int kd_legal(const KdParams *p, const KdGame *g, int32_t *out) {
     return n;
 }
 
+int kd_is_legal(const KdParams *p, const KdGame *g, int64_t a) {
+    int32_t ids[KD_MAX_LEGAL];
+    int k = kd_legal(p, g, ids);
+    for (int j = 0; j < k; j++)
+        if (ids[j] == a) return 1;
+    return 0;
+}
+
 static void put_square(const KdParams *p, KdGame *g, int s, int cell, int land, int crowns) {
     int r = cell / p->side, c = cell % p->side;
     g->land[s][cell] = (int8_t)land;
     g->crowns[s][cell] = (int8_t)crowns;
     g->occupied[s]++;
-    if (r < g->rmin[s]) g->rmin[s] = r;
-    if (r > g->rmax[s]) g->rmax[s] = r;
-    if (c < g->cmin[s]) g->cmin[s] = c;
-    if (c > g->cmax[s]) g->cmax[s] = c;
+    if (r < g->rmin[s]) g->rmin[s] = (int8_t)r;
+    if (r > g->rmax[s]) g->rmax[s] = (int8_t)r;
+    if (c < g->cmin[s]) g->cmin[s] = (int8_t)c;
+    if (c > g->cmax[s]) g->cmax[s] = (int8_t)c;
 }
 
 void kd_apply(const KdParams *p, KdGame *g, int32_t a) {
@@ -254,6 +440,9 @@ void kd_apply(const KdParams *p, KdGame *g, int32_t a) {
             int cell = a % p->cells, o = other_cell(p, cell, a / p->cells);
             put_square(p, g, s, cell, p->land1[d], p->crowns1[d]);
             put_square(p, g, s, o, p->land2[d], p->crowns2[d]);
+            g->placed[s][g->placed_len[s]++] = (int8_t)d;
+        } else {
+            g->discarded[g->discarded_len++] = (int8_t)d;
         }
         g->cur_line[pos] = -1;
         if (g->has_next) {
@@ -352,7 +541,7 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out) {
     float *f = out + (size_t)n * KD_CHANNELS * cells;
     f[g->phase] = 1.0f;
     f[4] = (float)(g->game / 3.0);
-    f[5] = (float)(g->npile / (double)KD_DOMINOES);
+    f[5] = (float)(g->pile_len / (double)KD_DOMINOES);
     if (!g->has_next) f[6] = 1.0f;
     int acting = g->phase != KD_GAME_OVER ? g->seat : -1;
     int at = 7;
@@ -386,4 +575,226 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out) {
     at += p->line * width;
     for (int d = 0; d < KD_DOMINOES; d++)
         if (g->unseen[d]) f[at + d] = 1.0f;
+}
+
+/* --- search: the greedy values and playouts of agents/kingdomino_agents.py -------------- */
+
+/* The territories of one kingdom: each square's territory, and each territory's squares
+ * and crowns (scoring.py placement_gains finds them once per decision the same way). */
+typedef struct {
+    int16_t label[KD_MAX_CELLS];
+    int16_t squares[KD_MAX_CELLS], crowns[KD_MAX_CELLS];
+} Territories;
+
+static void find_territories(const KdParams *p, const KdGame *g, int s, Territories *t) {
+    int16_t stack[KD_MAX_CELLS];
+    const int8_t *L = g->land[s];
+    int side = p->side, count = 0;
+    for (int cell = 0; cell < p->cells; cell++) t->label[cell] = -1;
+    for (int start = 0; start < p->cells; start++) {
+        int land = L[start];
+        if (t->label[start] >= 0 || land < 0 || land == KD_CASTLE) continue;
+        int top = 0, squares = 0, crowns = 0;
+        stack[top++] = (int16_t)start;
+        t->label[start] = (int16_t)count;
+        while (top > 0) {
+            int cell = stack[--top], r = cell / side, c = cell % side;
+            squares++;
+            crowns += g->crowns[s][cell];
+            int nb[4] = {r > 0 ? cell - side : -1, r < side - 1 ? cell + side : -1,
+                         c > 0 ? cell - 1 : -1, c < side - 1 ? cell + 1 : -1};
+            for (int k = 0; k < 4; k++) {
+                int x = nb[k];
+                if (x >= 0 && t->label[x] < 0 && L[x] == land) {
+                    t->label[x] = (int16_t)count;
+                    stack[top++] = (int16_t)x;
+                }
+            }
+        }
+        t->squares[count] = (int16_t)squares;
+        t->crowns[count] = (int16_t)crowns;
+        count++;
+    }
+}
+
+/* The distinct territories of landscape `land` next to `cell`, added to labels. */
+static void touching(const KdParams *p, const KdGame *g, int s, const Territories *t, int cell,
+                     int land, int16_t *labels, int *count) {
+    int side = p->side, r = cell / side, c = cell % side;
+    int nb[4] = {r > 0 ? cell - side : -1, r < side - 1 ? cell + side : -1,
+                 c > 0 ? cell - 1 : -1, c < side - 1 ? cell + 1 : -1};
+    for (int k = 0; k < 4; k++) {
+        if (nb[k] < 0 || g->land[s][nb[k]] != land) continue;
+        int16_t lab = t->label[nb[k]];
+        int known = 0;
+        for (int i = 0; i < *count; i++) known |= labels[i] == lab;
+        if (!known) labels[(*count)++] = lab;
+    }
+}
+
+/* Squares x crowns of new squares joined to the territories in labels, less theirs before. */
+static int joined_gain(const Territories *t, const int16_t *labels, int count, int squares,
+                       int crowns) {
+    int old = 0;
+    for (int i = 0; i < count; i++) {
+        squares += t->squares[labels[i]];
+        crowns += t->crowns[labels[i]];
+        old += t->squares[labels[i]] * t->crowns[labels[i]];
+    }
+    return squares * crowns - old;
+}
+
+static int outside_centre(const KdParams *p, int cell) {
+    int mid = p->size - 1, half = (p->size - 1) / 2;
+    int r = cell / p->side, c = cell % p->side;
+    return r < mid - half || r > mid + half || c < mid - half || c > mid + half;
+}
+
+/* What placement_gains adds on top of the territories: the Harmony a placement completes
+ * (+) and the Middle Kingdom it loses (-, applied per placement by `centre_at_risk`). */
+typedef struct {
+    int bonus, centre_at_risk;
+} Bonuses;
+
+static Bonuses placement_bonuses(const KdParams *p, const KdGame *g, int s) {
+    int mid = p->size - 1, half = (p->size - 1) / 2;
+    Bonuses b;
+    b.bonus = p->harmony && g->occupied[s] + 2 == p->size * p->size ? p->harmony_bonus : 0;
+    b.centre_at_risk = p->middle && g->rmin[s] >= mid - half && g->rmax[s] <= mid + half &&
+                       g->cmin[s] >= mid - half && g->cmax[s] <= mid + half;
+    return b;
+}
+
+/* scoring.py placement_gain of placement a of domino d in seat s's kingdom. */
+static int placement_gain(const KdParams *p, const KdGame *g, int s, const Territories *t,
+                          Bonuses b, int d, int a) {
+    int cell = a % p->cells, o = other_cell(p, cell, a / p->cells), gain;
+    int16_t labels[8];
+    int count = 0;
+    if (p->land1[d] == p->land2[d]) {
+        touching(p, g, s, t, cell, p->land1[d], labels, &count);
+        touching(p, g, s, t, o, p->land1[d], labels, &count);
+        gain = joined_gain(t, labels, count, 2, p->crowns1[d] + p->crowns2[d]);
+    } else {
+        touching(p, g, s, t, cell, p->land1[d], labels, &count);
+        gain = joined_gain(t, labels, count, 1, p->crowns1[d]);
+        count = 0;
+        touching(p, g, s, t, o, p->land2[d], labels, &count);
+        gain += joined_gain(t, labels, count, 1, p->crowns2[d]);
+    }
+    if (b.centre_at_risk && (outside_centre(p, cell) || outside_centre(p, o)))
+        gain -= p->middle_bonus;
+    return gain + b.bonus;
+}
+
+/* best_gain: the largest gain of placing d (0 if it cannot be placed, or when discarding is
+ * allowed and every placement loses points). */
+static int best_gain(const KdParams *p, const KdGame *g, int s, const Territories *t, Bonuses b,
+                     int d) {
+    int32_t ids[4 * KD_MAX_CELLS];
+    int k = placements(p, g, s, d, ids), best = INT_MIN;
+    for (int i = 0; i < k; i++) {
+        int gain = placement_gain(p, g, s, t, b, d, ids[i]);
+        if (gain > best) best = gain;
+    }
+    if (k == 0 || (!p->must_place && best < 0)) best = 0;
+    return best;
+}
+
+/* The greedy choice among legal (count > 1): greedy_placements or greedy_picks, ties drawn
+ * with rng.integers as the playout does. */
+static int32_t greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+                             mr_pcg64 *rng) {
+    int32_t top[KD_MAX_LEGAL];
+    int ntop = 0, best = INT_MIN, s = g->seat;
+    Territories t;
+    find_territories(p, g, s, &t);
+    Bonuses b = placement_bonuses(p, g, s);
+    const int8_t *line = g->phase == KD_SETUP_PICK ? g->cur_line : g->next_line;
+    for (int i = 0; i < count; i++) {
+        int a = legal[i], gain;
+        if (g->phase == KD_PLACE)
+            gain = a == p->discard ? 0 : placement_gain(p, g, s, &t, b, g->cur_line[g->turn_pos], a);
+        else
+            gain = best_gain(p, g, s, &t, b, line[a - p->pick_base]);
+        if (gain > best) {
+            best = gain;
+            ntop = 0;
+        }
+        if (gain == best) top[ntop++] = a;
+    }
+    return ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0];
+}
+
+int kd_playout(const KdParams *p, KdGame *g, int policy, int me, mr_pcg64 *rng) {
+    int32_t legal[KD_MAX_LEGAL];
+    int played = 0;
+    while (g->phase != KD_GAME_OVER) {
+        int count = kd_legal(p, g, legal);
+        if (count <= 0) break; /* only a record kd_check refused could get here */
+        int32_t a;
+        if (count == 1)
+            a = legal[0];
+        else if (policy == KD_RANDOM || (policy == KD_PLAYER_GREEDY && g->seat != me))
+            a = legal[mr_integers(rng, (uint64_t)count)];
+        else
+            a = greedy_action(p, g, legal, count, rng);
+        kd_apply(p, g, a);
+        played++;
+    }
+    return played;
+}
+
+double kd_outcome(const KdParams *p, const KdGame *g, int seat, int value) {
+    int32_t pts[KD_MAX_SEATS] = {0}, big[KD_MAX_SEATS] = {0};
+    for (int s = 0; s < p->n; s++) kd_rank_key(p, g, s, &pts[s], &big[s]);
+    if (value == KD_WIN) {
+        int bs = 0, winners = 0;
+        for (int s = 1; s < p->n; s++)
+            if (pts[s] > pts[bs] || (pts[s] == pts[bs] && big[s] > big[bs])) bs = s;
+        for (int s = 0; s < p->n; s++) winners += pts[s] == pts[bs] && big[s] == big[bs];
+        return pts[seat] == pts[bs] && big[seat] == big[bs] ? 1.0 / winners : 0.0;
+    }
+    int other = INT_MIN;
+    for (int s = 0; s < p->n; s++)
+        if (s != seat && pts[s] > other) other = pts[s];
+    return (pts[seat] - other) / 100.0;
+}
+
+void kd_redetermine(KdGame *g, mr_pcg64 *rng) {
+    int8_t unseen[KD_DOMINOES];
+    int count = 0;
+    for (int d = 0; d < KD_DOMINOES; d++)
+        if (g->unseen[d]) unseen[count++] = (int8_t)d;
+    shuffle_ids(rng, unseen, count);
+    memcpy(g->pile, unseen, (size_t)g->pile_len);
+    g->box_len = (int8_t)(count - g->pile_len);
+    memcpy(g->box, unseen + g->pile_len, (size_t)g->box_len);
+    sort_ids(g->box, g->box_len);
+}
+
+void kd_monte_carlo(const KdParams *p, const KdGame *root, const int32_t *cands, int ncands,
+                    int64_t sims, int policy, int value, int seat, mr_pcg64 *rng, double *totals,
+                    int64_t *counts) {
+    KdGame det, sim;
+    int64_t done = 0;
+    for (int i = 0; i < ncands; i++) {
+        totals[i] = 0.0;
+        counts[i] = 0;
+    }
+    while (done < sims) {
+        det = *root;
+        kd_redetermine(&det, rng);
+        uint64_t seed = mr_integers(rng, (uint64_t)1 << 62);
+        for (int i = 0; i < ncands && done < sims; i++) {
+            mr_pcg64 playout_rng;
+            mr_pcg64_seed(&playout_rng, seed);
+            sim = det;
+            kd_apply(p, &sim, cands[i]);
+            kd_playout(p, &sim, policy, seat, &playout_rng);
+            totals[i] += kd_outcome(p, &sim, seat, value);
+            counts[i]++;
+            done++;
+        }
+    }
 }

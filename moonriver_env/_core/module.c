@@ -13,7 +13,7 @@
 #include <Python.h>
 #include <string.h>
 
-#include "kingdomino.h"
+#include "kdbind.h"
 #include "moonriver.h"
 
 /* --- Config -------------------------------------------------------------------------------- */
@@ -21,7 +21,7 @@ typedef struct {
     PyObject_HEAD mr_config cfg;
 } ConfigObject;
 
-static int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
+int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
                       Py_ssize_t itemsize, Py_ssize_t count, int writable) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
                                           (writable ? PyBUF_WRITABLE : 0)) < 0) {
@@ -928,177 +928,6 @@ static PyObject *state_fields(PyObject *mod, PyObject *unused) {
 }
 
 
-/* ---- Kingdomino (kingdomino.h): functions over buffers the Python side owns ------------- */
-
-static const KdParams *kd_params_of(Py_buffer *b) {
-    if (b->len != (Py_ssize_t)sizeof(KdParams)) {
-        PyErr_SetString(PyExc_ValueError, "kingdomino: params buffer of the wrong size");
-        return NULL;
-    }
-    return (const KdParams *)b->buf;
-}
-
-static KdGame *kd_game_of(Py_buffer *b, Py_ssize_t i) {
-    Py_ssize_t n = b->len / (Py_ssize_t)sizeof(KdGame);
-    if (b->len % (Py_ssize_t)sizeof(KdGame) || i < 0 || i >= n) {
-        PyErr_Format(PyExc_IndexError, "kingdomino: game %zd outside the batch", i);
-        return NULL;
-    }
-    return (KdGame *)b->buf + i;
-}
-
-static PyObject *kd_params_py(PyObject *mod, PyObject *args) {
-    Py_buffer v;
-    if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
-    KdParams p;
-    const char *why = "params";
-    int rc = v.len % 8 ? -1 : kd_params_from(&p, (const int64_t *)v.buf, v.len / 8, &why);
-    PyBuffer_Release(&v);
-    if (rc) {
-        PyErr_SetString(PyExc_ValueError, why);
-        return NULL;
-    }
-    return PyBytes_FromStringAndSize((const char *)&p, sizeof p);
-}
-
-static PyObject *kd_reset_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, pile, box, line, order;
-    Py_ssize_t i;
-    int slot;
-    if (!PyArg_ParseTuple(args, "y*w*niy*y*y*y*", &pb, &gb, &i, &slot, &pile, &box, &line, &order))
-        return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        if (pile.len % 8 || box.len % 8 || line.len != 8 * p->line || order.len != 8 * p->line) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: set-up arrays of the wrong size");
-        } else {
-            const char *why = "set-up";
-            if (kd_init(p, g, slot, pile.buf, pile.len / 8, box.buf, box.len / 8, line.buf,
-                        order.buf, &why)) {
-                PyErr_SetString(PyExc_ValueError, why);
-            } else {
-                ret = Py_NewRef(Py_None);
-            }
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&pile);
-    PyBuffer_Release(&box); PyBuffer_Release(&line); PyBuffer_Release(&order);
-    return ret;
-}
-
-/* publish(params, games, i, legal int16[A], mask int8[A], obs float32[O] or b"") ->
- * (num_legal, seat, phase) */
-static PyObject *kd_publish_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, lb, mb, ob;
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "y*y*nw*w*w*", &pb, &gb, &i, &lb, &mb, &ob)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        if (lb.len != 2 * (Py_ssize_t)p->num_actions || mb.len != p->num_actions ||
-            (ob.len != 0 && ob.len != 4 * (Py_ssize_t)p->obs_size)) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: output rows of the wrong size");
-        } else {
-            int32_t ids[4 * KD_MAX_CELLS + 1 + KD_MAX_LINE];
-            int k = kd_legal(p, g, ids);
-            int16_t *legal = lb.buf;
-            int8_t *mask = mb.buf;
-            memset(mask, 0, (size_t)p->num_actions);
-            memset(legal, 0, 2 * (size_t)p->num_actions);
-            for (int j = 0; j < k; j++) {
-                legal[j] = (int16_t)ids[j];
-                mask[ids[j]] = 1;
-            }
-            if (ob.len) {
-                int seat = g->phase == KD_GAME_OVER ? 0 : g->seat;
-                kd_encode(p, g, seat, ob.buf);
-            }
-            ret = Py_BuildValue("(iii)", k, g->seat, g->phase);
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&lb);
-    PyBuffer_Release(&mb); PyBuffer_Release(&ob);
-    return ret;
-}
-
-/* step(params, games, actions int64[N], active uint8[N]) -> -1, or the first game whose
- * action is illegal (then no game has changed). */
-static PyObject *kd_step_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, ab, vb;
-    if (!PyArg_ParseTuple(args, "y*w*y*y*", &pb, &gb, &ab, &vb)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    Py_ssize_t n = gb.len / (Py_ssize_t)sizeof(KdGame);
-    if (p) {
-        if (gb.len % (Py_ssize_t)sizeof(KdGame) || ab.len != 8 * n || vb.len != n) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: step arrays of the wrong size");
-        } else {
-            KdGame *games = gb.buf;
-            const int64_t *actions = ab.buf;
-            const uint8_t *active = vb.buf;
-            Py_ssize_t bad = -1;
-            int32_t ids[4 * KD_MAX_CELLS + 1 + KD_MAX_LINE];
-            for (Py_ssize_t i = 0; i < n && bad < 0; i++) {
-                if (!active[i]) continue;
-                int k = kd_legal(p, &games[i], ids), ok = 0;
-                for (int j = 0; j < k; j++) ok |= ids[j] == actions[i];
-                if (!ok) bad = i;
-            }
-            if (bad < 0) {
-                for (Py_ssize_t i = 0; i < n; i++)
-                    if (active[i]) kd_apply(p, &games[i], (int32_t)actions[i]);
-            }
-            ret = PyLong_FromSsize_t(bad);
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&ab); PyBuffer_Release(&vb);
-    return ret;
-}
-
-/* observe(params, games, i, seat, out float32[O]) */
-static PyObject *kd_observe_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb, ob;
-    Py_ssize_t i;
-    int seat;
-    if (!PyArg_ParseTuple(args, "y*y*niw*", &pb, &gb, &i, &seat, &ob)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        if (seat < 0 || seat >= p->n || ob.len != 4 * (Py_ssize_t)p->obs_size) {
-            PyErr_SetString(PyExc_ValueError, "kingdomino: observe: bad seat or output size");
-        } else {
-            kd_encode(p, g, seat, ob.buf);
-            ret = Py_NewRef(Py_None);
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb); PyBuffer_Release(&ob);
-    return ret;
-}
-
-/* scores(params, games, i) -> ((points, largest territory), ...) per seat */
-static PyObject *kd_scores_py(PyObject *mod, PyObject *args) {
-    Py_buffer pb, gb;
-    Py_ssize_t i;
-    if (!PyArg_ParseTuple(args, "y*y*n", &pb, &gb, &i)) return NULL;
-    PyObject *ret = NULL;
-    const KdParams *p = kd_params_of(&pb);
-    KdGame *g = p ? kd_game_of(&gb, i) : NULL;
-    if (g) {
-        ret = PyTuple_New(p->n);
-        for (int s = 0; ret && s < p->n; s++) {
-            int32_t pts, big;
-            kd_rank_key(p, g, s, &pts, &big);
-            PyTuple_SET_ITEM(ret, s, Py_BuildValue("(ii)", pts, big));
-        }
-    }
-    PyBuffer_Release(&pb); PyBuffer_Release(&gb);
-    return ret;
-}
-
 static PyMethodDef module_methods[] = {
     {"new_state", new_state, METH_VARARGS, "new_state(config, seed) -> State"},
     {"state_from_record", state_from_record, METH_VARARGS,
@@ -1106,13 +935,6 @@ static PyMethodDef module_methods[] = {
     {"spec_keys", spec_keys, METH_NOARGS, "The spec entries: (name, size) in order."},
     {"state_fields", state_fields, METH_NOARGS,
      "The game record's fields: (name, byte offset, type code, count)."},
-    {"kd_params", kd_params_py, METH_VARARGS, "kd_params(int64 vector) -> checked params"},
-    {"kd_reset", kd_reset_py, METH_VARARGS, "kd_reset(params, games, i, slot, pile, box, line, order)"},
-    {"kd_publish", kd_publish_py, METH_VARARGS,
-     "kd_publish(params, games, i, legal, mask, obs) -> (num_legal, seat, phase)"},
-    {"kd_step", kd_step_py, METH_VARARGS, "kd_step(params, games, actions, active) -> -1 or i"},
-    {"kd_observe", kd_observe_py, METH_VARARGS, "kd_observe(params, games, i, seat, out)"},
-    {"kd_scores", kd_scores_py, METH_VARARGS, "kd_scores(params, games, i) -> per seat (points, largest) of the match"},
     {NULL}};
 
 static struct PyModuleDef module_def = {
@@ -1134,8 +956,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0 ||
         PyModule_AddIntConstant(m, "RECORD_SIZE", (long)sizeof(mr_state)) < 0 ||
         PyModule_AddIntConstant(m, "MAX_PLAYERS", MR_MAX_PLAYERS) < 0 ||
-        PyModule_AddIntConstant(m, "KD_GAME_SIZE", (long)sizeof(KdGame)) < 0 ||
-        PyModule_AddIntConstant(m, "KD_PARAMS_LEN", KD_PARAMS_LEN) < 0 ||
+        kd_add_to_module(m) < 0 ||
         PyModule_AddIntConstant(m, "NUM_PHASES", MR_NUM_PHASES) < 0 ||
         PyModule_AddObject(m, "CHANNELS", names(CHANNEL_NAMES, MR_NUM_CHANNELS)) < 0 ||
         PyModule_AddObject(m, "FEATURES", names(FEATURE_NAMES, MR_NUM_FEATURE_SLICES)) < 0 ||

@@ -34,14 +34,12 @@ import numpy as np
 from ..env_args import REWARD_MODES, check_seed
 from ..kingdomino import KingdominoConfig, Phase
 from ..kingdomino.actions import action_layout
-from ..kingdomino.components import NUM_DOMINOES
 from ..kingdomino.core import IllegalActionError
-from ..kingdomino.scoring import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS
-from ..kingdomino.state import DOMINOES, new_game
 from ..kingdomino_args import game_config, rank_rewards
 from ..kingdomino_encoding import KingdominoEncoder
 from ..rules.validation import check_choice, check_int
-from ._native_core import IMPORT_ERROR, NATIVE, native
+from ._kdspec import core_config
+from ._native_core import GAME_SEED_HIGH, IMPORT_ERROR, NATIVE, native
 
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 
@@ -53,43 +51,6 @@ none today."""
 
 class UnsupportedKingdominoConfig(ValueError):
     """A Kingdomino config the native core does not play, or no core built."""
-
-
-def core_params(native: Any, config: KingdominoConfig) -> bytes:
-    """The core's checked parameters for ``config``: the layout, the bonuses, the phase
-    numbers and the domino table, all read from the Python package."""
-    layout_encoder = KingdominoEncoder(config)
-    layout = action_layout(config)
-    head = [
-        config.num_players,
-        config.size,
-        config.line_size,
-        config.dominoes_in_play,
-        int(config.has("must_place")),
-        int(config.bonus_flags[0]),
-        int(config.bonus_flags[1]),
-        HARMONY_BONUS,
-        MIDDLE_KINGDOM_BONUS,
-        layout.discard,
-        layout.pick_base,
-        layout.num_actions,
-        layout_encoder.size,
-        int(Phase.SETUP_PICK),
-        int(Phase.PLACE),
-        int(Phase.PICK),
-        int(Phase.GAME_OVER),
-        config.num_games,
-    ]
-    if len(DOMINOES) != NUM_DOMINOES:
-        raise ValueError(f"the domino table has {len(DOMINOES)} dominoes, the core {NUM_DOMINOES}")
-    table = []
-    for d in DOMINOES:
-        table += [d.land1, d.crowns1, d.land2, d.crowns2, d.number, int(d.symmetric)]
-    vec = np.array(head + table, dtype=np.int64)
-    if len(vec) != native.KD_PARAMS_LEN:
-        raise ValueError(f"core params: {len(vec)} entries, the core reads {native.KD_PARAMS_LEN}")
-    params: bytes = native.kd_params(vec.tobytes())
-    return params
 
 
 class KingdominoVectorGame:
@@ -137,13 +98,11 @@ class KingdominoVectorGame:
         if not NATIVE or native is None:
             raise UnsupportedKingdominoConfig(f"the native core is not built ({IMPORT_ERROR})")
         self._native: Any = native
-        self._params = core_params(native, cfg)
         self.observe = observe
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
         self.observation_size = KingdominoEncoder(cfg).size
-        self._games = np.zeros(n_games * self._native.KD_GAME_SIZE, dtype=np.uint8)
         self._obs = np.zeros((n_games, self.observation_size if observe else 0), np.float32)
         self._mask = np.zeros((n_games, a), dtype=np.int8)
         self._legal = np.zeros((n_games, a), dtype=np.int16)
@@ -154,6 +113,16 @@ class KingdominoVectorGame:
         self._terminated = np.zeros(n_games, dtype=np.bool_)
         self._scores = np.zeros((n_games, n, 2), dtype=np.int32)
         self._seed_rngs: list[np.random.Generator | None] = [None] * n_games
+        self._batch = native.KdBatch(
+            core_config(native, cfg),
+            n_games,
+            self._legal,
+            self._mask,
+            self._num_legal,
+            self._seat,
+            self._phase,
+            self._obs if observe else None,
+        )
         self.observation: np.ndarray | None = _readonly(self._obs) if observe else None
         self.action_mask = _readonly(self._mask)
         self.legal_ids = _readonly(self._legal)
@@ -204,66 +173,47 @@ class KingdominoVectorGame:
             raise IllegalActionError(f"actions: id {int(arr.max())} is out of range")
         arr = np.ascontiguousarray(arr, dtype=np.int64)
         if active is None:
-            on = np.ones(self.num_games, dtype=np.uint8)
+            on = np.ones(self.num_games, dtype=np.bool_)
         else:
-            act = np.asarray(active)
-            if act.shape != (self.num_games,) or act.dtype != np.bool_:
+            on = np.asarray(active)
+            if on.shape != (self.num_games,) or on.dtype != np.bool_:
                 raise ValueError(
                     f"active: expected a bool array of shape ({self.num_games},), "
-                    f"got {act.dtype} {act.shape}"
+                    f"got {on.dtype} {on.shape}"
                 )
-            on = act.astype(np.uint8)
-        bad = self._native.kd_step(self._params, self._games, arr, on)
+            on = np.ascontiguousarray(on)
+        moving = on & (self._phase != int(Phase.GAME_OVER))
+        bad = self._batch.step(arr, on)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
-        for i in np.flatnonzero(on):
-            self._after_step(int(i))
+        over = self._phase == int(Phase.GAME_OVER)
+        self._rewards[on] = 0.0
+        self._scores[moving] = 0
+        self._terminated[moving] = over[moving]
+        for i in np.flatnonzero(moving & over).tolist():
+            self._game_over(i)
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation)."""
         i = check_int("i", i, 0, self.num_games - 1)
         seat = check_int("seat", seat, 0, self.num_players - 1)
         out = np.empty(KingdominoEncoder(self.config).size, dtype=np.float32)
-        self._native.kd_observe(self._params, self._games, i, seat, out)
+        self._batch.observe(i, seat, out)
         return out
 
     def points(self, i: int) -> list[tuple[int, int]]:
         """Game ``i``'s ``(points, largest territory)`` per seat, as things stand."""
         i = check_int("i", i, 0, self.num_games - 1)
-        return [tuple(x) for x in self._native.kd_scores(self._params, self._games, i)]
+        return [tuple(x) for x in self._batch.scores(i)]
 
     # -- helpers -----------------------------------------------------------------------------
     def _new_game(self, i: int, seed: int | None) -> None:
         rng = self._seed_rngs[i]
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
-        state = new_game(self.config, seed=int(rng.integers(2**63 - 1)))
-        for game in range(self.config.num_games):
-            if game:
-                state._start_game()  # the Dynasty's next set-up, drawn as the engine draws it
-            setup = [
-                np.array(x, dtype=np.int64).tobytes()
-                for x in (state.pile, state.box, state.cur_line, state.setup_order)
-            ]
-            self._native.kd_reset(self._params, self._games, i, game, *setup)
-        self._publish(i)
+        self._batch.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
 
-    def _publish(self, i: int) -> None:
-        k, seat, phase = self._native.kd_publish(
-            self._params, self._games, i, self._legal[i], self._mask[i], self._obs[i]
-        )
-        self._num_legal[i] = k
-        self._seat[i] = seat
-        self._phase[i] = phase
-
-    def _after_step(self, i: int) -> None:
-        self._publish(i)
-        over = self._phase[i] == int(Phase.GAME_OVER)
-        self._terminated[i] = over
-        if not over:
-            self._rewards[i] = 0.0
-            self._scores[i] = 0
-            return
+    def _game_over(self, i: int) -> None:
         keys = self.points(i)
         self._scores[i] = keys
         self._rewards[i] = self._final_rewards(keys)

@@ -22,7 +22,13 @@ from ..rules.scoring import ScoreBreakdown, rank_winners
 from ._backend import native_config
 from ._native_core import IMPORT_ERROR
 from ._native_core import native as _maybe_native
-from ._spec import record_dtype, record_to_state, state_to_record
+from ._spec import (
+    generator_words,
+    record_dtype,
+    record_to_state,
+    set_generator_words,
+    state_to_record,
+)
 
 
 def _extension() -> Any:
@@ -122,21 +128,8 @@ class NativeState:
     def determinize(self, rng: np.random.Generator) -> None:
         """Sort the pile and the stack, then shuffle them with ``rng`` (a PCG64 generator,
         advanced as NumPy would): ``agents.base.determinize`` in place."""
-        bg = rng.bit_generator
-        raw = bg.state
-        if raw.get("bit_generator") != "PCG64":
-            raise ValueError("determinize: expected a PCG64 generator")
-        mask = (1 << 64) - 1
-        state, inc = raw["state"]["state"], raw["state"]["inc"]
-        out = self._core.determinize(
-            state >> 64, state & mask, inc >> 64, inc & mask, raw["has_uint32"], raw["uinteger"]
-        )
-        bg.state = {
-            "bit_generator": "PCG64",
-            "state": {"state": out[0] << 64 | out[1], "inc": out[2] << 64 | out[3]},
-            "has_uint32": out[4],
-            "uinteger": out[5],
-        }
+        out = self._core.determinize(*generator_words(rng))
+        set_generator_words(rng, out)
 
     def simulate(
         self, policy: str, depth: int, value: str, seed: int, weights: Sequence[float]

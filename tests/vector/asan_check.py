@@ -68,9 +68,14 @@ def search() -> None:
 def kingdomino() -> None:
     """Kingdomino on the core: the differential check over its configs, then random and
     out-of-range action ids into every game."""
+    from test_kdsearch import fuzz_records, midgame_states
     from test_kingdomino_core import CONFIGS, compare
 
+    from moonriver_env.kingdomino import KingdominoConfig
     from moonriver_env.kingdomino.core import IllegalActionError
+    from moonriver_env.vector._kdspec import core_config, kd_record_dtype, state_to_record
+    from moonriver_env.vector._native_core import native
+    from moonriver_env.vector.kdsearch import NativeKingdominoState
     from moonriver_env.vector.kingdomino import KingdominoVectorGame
 
     for players, variants in CONFIGS:
@@ -85,6 +90,16 @@ def kingdomino() -> None:
                 vg.step(ids)
             except IllegalActionError:
                 vg.step(vg.legal_ids[:, 0].astype(np.int64))
+        config = KingdominoConfig(players, variants)
+        for state in midgame_states(config, players, 4):
+            ns = NativeKingdominoState.from_state(state)
+            if not ns.is_terminal:
+                cands = ns.legal_action_list()[:4]
+                for policy in ("random", "greedy", "player_greedy"):
+                    ns.monte_carlo(cands, 6, policy, "win", state.seat, rng)
+            fuzz_records(
+                core_config(native, config), state_to_record(kd_record_dtype(native), state), 40
+            )
 
 
 if __name__ == "__main__":

@@ -172,29 +172,35 @@ def test_bad_arguments_are_named() -> None:
         vg.reset_game(2)
 
 
-def test_core_refuses_bad_setups() -> None:
-    """The binding checks the set-up and buffer sizes before touching a game."""
+def test_core_refuses_bad_params_and_records() -> None:
+    """The binding checks the parameters, the record and the buffers before touching a game."""
     from moonriver_env import _native  # type: ignore[attr-defined]
 
-    vg = KingdominoVectorGame(num_games=1, num_players=2, seed=0)
-    games = vg._games.copy()
-    params = vg._params
-    line = np.array([0, 1, 2, 3], dtype=np.int64).tobytes()
-    order = np.array([0, 1, 1, 0], dtype=np.int64).tobytes()
-    dup = np.array([0] * 20, dtype=np.int64).tobytes()
-    box = np.arange(24, 48, dtype=np.int64).tobytes()
-    with pytest.raises(ValueError, match="set-up"):
-        _native.kd_reset(params, games, 0, 0, dup, box, line, order)
-    bad_order = np.array([0, 1, 2, 0], dtype=np.int64).tobytes()
-    with pytest.raises(ValueError, match="set-up"):
-        _native.kd_reset(params, games, 0, 0, np.arange(4, 24).tobytes(), box, line, bad_order)
-    with pytest.raises(IndexError):
-        _native.kd_reset(params, games, 1, 0, np.arange(4, 24).tobytes(), box, line, order)
-    with pytest.raises(ValueError, match="no such game"):
-        _native.kd_reset(params, games, 0, 1, np.arange(4, 24).tobytes(), box, line, order)
+    vg = KingdominoVectorGame(num_games=2, num_players=2, seed=0)
+    batch = vg._batch
+    good = batch.get_record(0)
+    before = (batch.get_record(1), vg.action_mask.copy(), vg.legal_ids.copy())
     with pytest.raises(ValueError, match="params"):
-        _native.kd_params(np.zeros(5, dtype=np.int64).tobytes())
-    assert np.array_equal(games, vg._games)
+        _native.KdConfig(np.zeros(5, dtype=np.int64).tobytes())
+    with pytest.raises(ValueError, match="bytes"):
+        batch.set_record(1, good[:-8])
+    raw = bytearray(good)
+    raw[-1] ^= 0xFF  # past the record's fields: ignored, rebuilt
+    broken = np.frombuffer(good, dtype=np.uint8).copy()
+    broken[:] = 0xFF
+    with pytest.raises(ValueError):
+        batch.set_record(1, broken.tobytes())
+    with pytest.raises(IndexError):
+        batch.set_record(2, good)
+    with pytest.raises(ValueError, match="actions"):
+        batch.step(np.zeros(3, dtype=np.int64), np.ones(2, dtype=np.bool_))
+    assert (batch.get_record(1), vg.action_mask.tolist(), vg.legal_ids.tolist()) == (
+        before[0],
+        before[1].tolist(),
+        before[2].tolist(),
+    )
+    batch.set_record(1, bytes(raw))  # game 0's position, now in slot 1
+    assert np.array_equal(vg.action_mask[1], vg.action_mask[0])
 
 
 def test_vector_game_dispatches_on_the_spec() -> None:

@@ -20,7 +20,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "moonriver_env" / "_core"
-SOURCES = ["module.c", "rules.c", "config.c", "encode.c", "rng.c", "agent.c", "kingdomino.c"]
+SOURCES = [
+    "module.c",
+    "rules.c",
+    "config.c",
+    "encode.c",
+    "rng.c",
+    "agent.c",
+    "kingdomino.c",
+    "kdbind.c",
+]
 
 
 def _compiler() -> str:
