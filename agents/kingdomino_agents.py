@@ -15,6 +15,7 @@ simulating, never reading the pile's order.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,8 @@ from moonriver_env.kingdomino.kingdom import Kingdom, placement_ids
 from moonriver_env.kingdomino.scoring import kingdom_points, placement_gains
 from moonriver_env.kingdomino.state import DOMINOES
 from moonriver_env.kingdomino_encoding import KingdominoEncoder
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.kdsearch import NativeKingdominoState
 
 from .base import Agent, policy_action
 from .mcts import TreeNode
@@ -45,6 +48,8 @@ __all__ = [
 
 KINGDOMINO_AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 ROLLOUTS = ("greedy", "player_greedy", "random")
+ENGINES = ("auto", "native", "python")
+"""Where ``mc`` plays its playouts: ``auto`` (the native core when built), or either one."""
 VALUES = ("win", "margin")
 
 
@@ -425,7 +430,35 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
 
     name = "mc"
 
+    def __init__(self, seed: int | None = None, engine: str = "auto", **kwargs: Any) -> None:
+        super().__init__(seed, **kwargs)
+        if engine not in ENGINES:
+            raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+        if engine == "native" and not NATIVE:
+            raise ValueError(
+                "engine: the native core is not available (not built, or switched off)"
+            )
+        self.engine = engine
+
+    @property
+    def native(self) -> bool:
+        """Whether the playouts run in the native core (:mod:`moonriver_env.vector.kdsearch`)."""
+        return NATIVE and self.engine != "python"
+
     def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
+        evaluate = self._native_rounds if self.native else self._python_rounds
+        totals, counts = evaluate(state, cands, budget)
+        self.last_sims = budget.done
+        best = max(
+            range(len(cands)),
+            key=lambda i: (totals[i] / counts[i] if counts[i] else float("-inf"), -i),
+        )
+        return cands[best]
+
+    def _python_rounds(
+        self, state: KingdominoState, cands: list[int], budget: Budget
+    ) -> tuple[list[float], list[int]]:
+        """The rounds in Python: the totals and playout counts per candidate."""
         seat = state.seat
         totals = [0.0] * len(cands)
         counts = [0] * len(cands)
@@ -443,12 +476,34 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
                 budget.done += 1
                 if not budget.more():
                     break
-        self.last_sims = budget.done
-        best = max(
-            range(len(cands)),
-            key=lambda i: (totals[i] / counts[i] if counts[i] else float("-inf"), -i),
-        )
-        return cands[best]
+        return totals, counts
+
+    def _native_rounds(
+        self, state: KingdominoState, cands: list[int], budget: Budget
+    ) -> tuple[list[float], list[int]]:
+        """The same rounds in the native core, drawing the same numbers from the agent's
+        generator: with a playout budget alone, the same totals and counts as
+        :meth:`_python_rounds`. With a time budget the rounds go in chunks, each about a
+        quarter of the time left (at least one round), until the deadline."""
+        native = NativeKingdominoState.from_state(state)
+        totals = [0.0] * len(cands)
+        counts = [0] * len(cands)
+        rounds = 1
+        while budget.more():
+            sims = rounds * len(cands)
+            if budget.sims > 0:
+                sims = min(sims, budget.sims - budget.done)
+            start = time.perf_counter()
+            got, n = native.monte_carlo(cands, sims, self.rollout, self.value, state.seat, self.rng)
+            spent = time.perf_counter() - start
+            totals = [t + g for t, g in zip(totals, got, strict=True)]
+            counts = [c + k for c, k in zip(counts, n, strict=True)]
+            budget.done += sims
+            if budget.deadline is not None:
+                per_round = max(spent / rounds, 1e-6)
+                left = budget.deadline - time.perf_counter()
+                rounds = max(1, int(0.25 * left / per_round))
+        return totals, counts
 
 
 class MCTSKingdominoAgent(_SearchKingdominoAgent):
@@ -561,7 +616,7 @@ def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent
         "random": {},
         "greedy": {"draft": str, "study": str},
         "heuristic": {},
-        "mc": {"sims": int, "time": float, "rollout": str, "value": str, "k": int},
+        "mc": {"sims": int, "time": float, "rollout": str, "value": str, "k": int, "engine": str},
         "mcts": {"sims": int, "time": float, "rollout": str, "value": str, "k": int, "c": float},
     }
     if name not in types:
