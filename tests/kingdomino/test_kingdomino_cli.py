@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agents import kingdomino_cli, kingdomino_play
-from agents.replay import build_replay, load_game
 from agents.play import main as play
+from agents.replay import build_replay, load_game
 from agents.tournament.cli import main as tournament
 
 
