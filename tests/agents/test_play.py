@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents import kingdomino_play
 from agents import play as play_cli
 from agents.move_text import explain_illegal, normalise_pair, parse_move
 from agents.play import CLEAR, PlaySession, main, play, seat_specs
@@ -40,10 +41,19 @@ def _readme_play_commands() -> list[str]:
 
 @pytest.mark.parametrize("command", _readme_play_commands())
 def test_readme_play_commands_seat_their_agents(
-    command: str, monkeypatch: pytest.MonkeyPatch
+    command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Past argument parsing: the session is built (specs fill the seats, agents accept the
-    game); the game itself is not played."""
+    game); the game itself is not played. A Kingdomino command starts its game, which the
+    human leaves at once (it is saved where the command says, here under ``tmp_path``)."""
+    if "--game kingdomino" in command:
+        monkeypatch.chdir(tmp_path)
+        lines: list[str] = []
+        code = kingdomino_play.play_main(
+            shlex.split(command)[3:], input_fn=lambda prompt: "quit", output_fn=lines.append
+        )
+        assert code in (0, 1) and lines[-1].startswith("Game saved to ")
+        return
     seen: list[PlaySession] = []
 
     def stop(self: PlaySession) -> None:
