@@ -136,15 +136,14 @@ class KingdominoReplay:
             shown.append(lines_svg(state))
             return shown, scores
 
-        pieces, frames, state = walk_frames(moves, draw)
-        dynasty = state.config.has("dynasty")
+        walk = walk_frames(moves, draw)
+        config = walk.last.config
+        dynasty = config.has("dynasty")
         return assemble_replay(
             moves,
             title,
-            f"Kingdomino, {state.config.describe()}",
-            state,
-            pieces,
-            frames,
+            f"Kingdomino, {config.describe()}",
+            walk,
             categories=(*CATEGORIES, DYNASTY_CATEGORY) if dynasty else CATEGORIES,
             defs="",
             legend=legend_svg(),

@@ -82,13 +82,20 @@ Scores = tuple[tuple[int, ...], ...]
 """Per seat the score by category, then the total (:attr:`Frame.scores`)."""
 
 
-def walk_frames(
-    moves: MoveList, draw: Callable[[Any], tuple[list[str], Scores]]
-) -> tuple[tuple[str, ...], tuple[Frame, ...], Any]:
+@dataclass(frozen=True)
+class Walk:
+    """A game walked position by position (:func:`walk_frames`)."""
+
+    pieces: tuple[str, ...]
+    frames: tuple[Frame, ...]
+    last: Any
+    """The last position (the engine's state)."""
+
+
+def walk_frames(moves: MoveList, draw: Callable[[Any], tuple[list[str], Scores]]) -> Walk:
     """Every position of ``moves`` as a :class:`Frame` (the one walk both games' replays
     share): ``draw(state)`` gives the position's pieces (markup, a ranch or kingdom per seat
-    and then the shared table) and scores; equal pieces are stored once. Returns the pieces,
-    the frames and the last position. Raises :class:`~agents.move_list.MoveListError` for
+    and then the shared table) and scores; equal pieces are stored once. Raises :class:`~agents.move_list.MoveListError` for
     moves that do not replay."""
     index: dict[str, int] = {}
     pieces: list[str] = []
@@ -113,24 +120,14 @@ def walk_frames(
             assert actor is not None
             move = f"{labels[actor]}: {state.action_to_string(action)}"
     assert state is not None
-    return tuple(pieces), tuple(frames), state
+    return Walk(tuple(pieces), tuple(frames), state)
 
 
-def assemble_replay(
-    moves: MoveList,
-    title: str,
-    setup: str,
-    last: Any,
-    pieces: tuple[str, ...],
-    frames: tuple[Frame, ...],
-    *,
-    categories: tuple[str, ...],
-    defs: str,
-    legend: str,
-) -> Replay:
-    """The :class:`Replay` of :func:`walk_frames`' result: the final scores are the last
-    frame's (``last``, the last position, says who won), the subtitle the game's ``setup``,
-    seed, length and source."""
+def assemble_replay(moves: MoveList, title: str, setup: str, walk: Walk, **markup: Any) -> Replay:
+    """The :class:`Replay` of a :class:`Walk`: the final scores are the last frame's (the
+    last position says who won), the subtitle the game's ``setup``, seed, length and source;
+    ``markup``: the :class:`Replay` fields ``categories``, ``defs`` and ``legend``."""
+    last, frames = walk.last, walk.frames
     winners = set(last.winners()) if last.is_terminal else set()
     final = tuple(
         FinalScore(seat=s, label=label, total=row[-1], categories=row[:-1], winner=s in winners)
@@ -144,13 +141,11 @@ def assemble_replay(
         subtitle=subtitle,
         seats=moves.seats,
         seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
-        categories=categories,
-        defs=defs,
-        legend=legend,
-        pieces=pieces,
+        pieces=walk.pieces,
         frames=frames,
         final=final,
         finished=last.is_terminal,
+        **markup,
     )
 
 
@@ -177,17 +172,15 @@ class MoonRiverReplay:
             shown.append(table_svg(view, defs))
             return shown, tuple(_score_row(s) for s in state.scores())
 
-        pieces, frames, state = walk_frames(moves, draw)
+        walk = walk_frames(moves, draw)
         setup = f"{moves.players} players, {moves.mode}"
-        if state.scenario:
-            setup += f", scenario {state.scenario.replace('_', ' ')}"
+        if walk.last.scenario:
+            setup += f", scenario {walk.last.scenario.replace('_', ' ')}"
         return assemble_replay(
             moves,
             title,
             setup,
-            state,
-            pieces,
-            frames,
+            walk,
             categories=CATEGORIES,
             defs=defs.markup(),
             legend=legend_svg(),

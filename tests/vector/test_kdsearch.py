@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from test_kingdomino_core import CONFIGS
 
-from agents.kingdomino_agents import MonteCarloKingdominoAgent, outcome, playout
+from agents.kingdomino_agents import MonteCarloKingdominoAgent, playout
+from agents.search import Budget
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, new_game
 from moonriver_env.kingdomino.core import IllegalActionError
 from moonriver_env.vector import NATIVE
@@ -118,23 +119,11 @@ def python_monte_carlo(
     value: str,
     rng: np.random.Generator,
 ) -> tuple[list[float], list[int]]:
-    """MonteCarloKingdominoAgent.choose's loop (a playout budget, no clock)."""
-    seat = state.seat
-    totals, counts, done = [0.0] * len(cands), [0] * len(cands), 0
-    while done < sims:
-        det = state.clone()
-        det.redetermine(rng)
-        seed = int(rng.integers(2**62))
-        for i, a in enumerate(cands):
-            sim = det.clone()
-            sim.apply(a)
-            playout(sim, policy, np.random.default_rng(seed), seat)
-            totals[i] += outcome(sim, seat, value)
-            counts[i] += 1
-            done += 1
-            if done >= sims:
-                break
-    return totals, counts
+    """MonteCarloKingdominoAgent's rounds in Python (a playout budget, no clock), drawing
+    from ``rng``."""
+    agent = MonteCarloKingdominoAgent(sims=sims, rollout=policy, value=value, engine="python")
+    agent.rng = rng
+    return agent._python_rounds(state, cands, Budget(sims, None))
 
 
 @pytest.mark.parametrize(
