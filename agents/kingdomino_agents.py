@@ -15,6 +15,7 @@ simulating, never reading the pile's order.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -25,9 +26,13 @@ from moonriver_env.kingdomino.kingdom import Kingdom, placement_ids
 from moonriver_env.kingdomino.scoring import kingdom_points, placement_gains
 from moonriver_env.kingdomino.state import DOMINOES
 from moonriver_env.kingdomino_encoding import KingdominoEncoder
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.kdsearch import NativeKingdominoState
 
 from .base import Agent, policy_action
-from .search import Budget
+from .mcts import TreeNode
+from .search import Budget, check_budget, check_count
+from .spec_params import parse_params, split_spec
 
 __all__ = [
     "KINGDOMINO_AGENT_NAMES",
@@ -43,6 +48,8 @@ __all__ = [
 
 KINGDOMINO_AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 ROLLOUTS = ("greedy", "player_greedy", "random")
+ENGINES = ("auto", "native", "python")
+"""Where ``mc`` plays its playouts: ``auto`` (the native core when built), or either one."""
 VALUES = ("win", "margin")
 
 
@@ -116,9 +123,29 @@ def _gains(
     key = ("gains", domino.number, config.bonus_flags)
     hit = kingdom.memo.get(key)
     if hit is None:
-        ids = placement_ids(kingdom, domino)
-        hit = kingdom.memo[key] = (ids, placement_gains(kingdom, domino, ids, *config.bonus_flags))
+        shared = (
+            kingdom.board.side,
+            kingdom.land,
+            kingdom.crowns,
+            domino.number,
+            config.bonus_flags,
+        )
+        hit = _GAINS.get(shared)
+        if hit is None:
+            if len(_GAINS) >= GAINS_CACHE_SIZE:
+                _GAINS.clear()
+            ids = placement_ids(kingdom, domino)
+            hit = _GAINS[shared] = (ids, placement_gains(kingdom, domino, ids, *config.bonus_flags))
+        kingdom.memo[key] = hit
     return hit
+
+
+GAINS_CACHE_SIZE = 200_000
+"""Entries of :data:`_GAINS` before it is emptied (a few hundred bytes each)."""
+_GAINS: dict[tuple[object, ...], tuple[list[int], list[int]]] = {}
+"""The placements and gains of a domino by the kingdom's content (the board's side and the
+squares fix its frame and everything else): the playouts of a search build equal kingdoms again and again, as new
+objects, so the per-object memo alone misses them."""
 
 
 def pick_line(state: KingdominoState) -> list[int]:
@@ -359,20 +386,30 @@ class _SearchKingdominoAgent(KingdominoAgent):
         k: int = 6,
     ) -> None:
         super().__init__(seed)
-        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
-            raise ValueError(f"sims: expected an integer >= 0, got {sims!r}")
-        if time is not None and (isinstance(time, bool) or not time > 0):
-            raise ValueError(f"time: expected a positive number of seconds or None, got {time!r}")
-        if sims == 0 and time is None:
-            raise ValueError("sims: 0 needs a time budget (time=SECONDS)")
+        check_budget(sims, time)
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if value not in VALUES:
             raise ValueError(f"value: expected one of {', '.join(VALUES)}, got {value!r}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ValueError(f"k: expected an integer >= 0, got {k!r}")
+        check_count("k", k)
         self.sims, self.time, self.rollout, self.value, self.k = sims, time, rollout, value, k
         self.last_sims = 0
+
+    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
+        """A single legal action or a single root candidate is answered at once; otherwise
+        :meth:`search` decides within the budget (started before the candidates are ranked)."""
+        legal = state.legal_action_list()
+        if len(legal) == 1:
+            return legal[0]
+        budget = Budget(self.sims, self.time)
+        cands = self.candidates(state)
+        if len(cands) == 1:
+            return cands[0]
+        return self.search(state, cands, budget)
+
+    def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
+        """The action played among ``cands`` (at least two), searched within ``budget``."""
+        raise NotImplementedError
 
     def candidates(self, state: KingdominoState) -> list[int]:
         """The root's candidates, best first by the heuristic."""
@@ -393,14 +430,35 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
 
     name = "mc"
 
-    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
-        legal = state.legal_action_list()
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        cands = self.candidates(state)
-        if len(cands) == 1:
-            return cands[0]
+    def __init__(self, seed: int | None = None, engine: str = "auto", **kwargs: Any) -> None:
+        super().__init__(seed, **kwargs)
+        if engine not in ENGINES:
+            raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+        if engine == "native" and not NATIVE:
+            raise ValueError(
+                "engine: the native core is not available (not built, or switched off)"
+            )
+        self.engine = engine
+
+    @property
+    def native(self) -> bool:
+        """Whether the playouts run in the native core (:mod:`moonriver_env.vector.kdsearch`)."""
+        return NATIVE and self.engine != "python"
+
+    def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
+        evaluate = self._native_rounds if self.native else self._python_rounds
+        totals, counts = evaluate(state, cands, budget)
+        self.last_sims = budget.done
+        best = max(
+            range(len(cands)),
+            key=lambda i: (totals[i] / counts[i] if counts[i] else float("-inf"), -i),
+        )
+        return cands[best]
+
+    def _python_rounds(
+        self, state: KingdominoState, cands: list[int], budget: Budget
+    ) -> tuple[list[float], list[int]]:
+        """The rounds in Python: the totals and playout counts per candidate."""
         seat = state.seat
         totals = [0.0] * len(cands)
         counts = [0] * len(cands)
@@ -418,22 +476,34 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
                 budget.done += 1
                 if not budget.more():
                     break
-        self.last_sims = budget.done
-        best = max(
-            range(len(cands)),
-            key=lambda i: (totals[i] / counts[i] if counts[i] else float("-inf"), -i),
-        )
-        return cands[best]
+        return totals, counts
 
-
-class _Node:
-    __slots__ = ("children", "visits", "value", "seat")
-
-    def __init__(self, seat: int) -> None:
-        self.children: dict[int, _Node] = {}
-        self.visits = 0
-        self.value = 0.0
-        self.seat = seat  # the seat whose decision leads into this node (its value's owner)
+    def _native_rounds(
+        self, state: KingdominoState, cands: list[int], budget: Budget
+    ) -> tuple[list[float], list[int]]:
+        """The same rounds in the native core, drawing the same numbers from the agent's
+        generator: with a playout budget alone, the same totals and counts as
+        :meth:`_python_rounds`. With a time budget the rounds go in chunks, each about a
+        quarter of the time left (at least one round), until the deadline."""
+        native = NativeKingdominoState.from_state(state)
+        totals = [0.0] * len(cands)
+        counts = [0] * len(cands)
+        rounds = 1
+        while budget.more():
+            sims = rounds * len(cands)
+            if budget.sims > 0:
+                sims = min(sims, budget.sims - budget.done)
+            start = time.perf_counter()
+            got, n = native.monte_carlo(cands, sims, self.rollout, self.value, state.seat, self.rng)
+            spent = time.perf_counter() - start
+            totals = [t + g for t, g in zip(totals, got, strict=True)]
+            counts = [c + k for c, k in zip(counts, n, strict=True)]
+            budget.done += sims
+            if budget.deadline is not None:
+                per_round = max(spent / rounds, 1e-6)
+                left = budget.deadline - time.perf_counter()
+                rounds = max(1, int(0.25 * left / per_round))
+        return totals, counts
 
 
 class MCTSKingdominoAgent(_SearchKingdominoAgent):
@@ -450,15 +520,8 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
             raise ValueError(f"c: expected a number >= 0, got {c!r}")
         self.c = c
 
-    def choose(self, state: KingdominoState) -> int:  # type: ignore[override]
-        legal = state.legal_action_list()
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        cands = self.candidates(state)
-        if len(cands) == 1:
-            return cands[0]
-        root = _Node(-1)
+    def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:
+        root = TreeNode(-1)
         rng = self.rng
         n = state.config.num_players
         while budget.more():
@@ -470,7 +533,7 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
                 untried = [a for a in options if a not in node.children]
                 if untried:
                     a = untried[int(rng.integers(len(untried)))]
-                    child = node.children[a] = _Node(sim.seat)
+                    child = node.children[a] = TreeNode(sim.seat)
                     sim.apply(a)
                     path.append(child)
                     break
@@ -483,8 +546,8 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
             values = [outcome(sim, s, self.value) for s in range(n)]
             for nd in path:
                 nd.visits += 1
-                if nd.seat >= 0:
-                    nd.value += values[nd.seat]
+                if nd.mover >= 0:
+                    nd.total += values[nd.mover]
             budget.done += 1
         self.last_sims = budget.done
         return max(
@@ -492,13 +555,13 @@ class MCTSKingdominoAgent(_SearchKingdominoAgent):
             key=lambda a: root.children[a].visits if a in root.children else -1,
         )
 
-    def _select(self, node: _Node, options: list[int]) -> int:
+    def _select(self, node: TreeNode, options: list[int]) -> int:
         log_n = math.log(max(1, sum(node.children[a].visits for a in options)))
         c = self.c
         best, best_u = options[0], float("-inf")
         for a in options:
             ch = node.children[a]
-            u = ch.value / ch.visits + c * math.sqrt(log_n / ch.visits)
+            u = ch.total / ch.visits + c * math.sqrt(log_n / ch.visits)
             if u > best_u:
                 best, best_u = a, u
         return best
@@ -542,44 +605,25 @@ class PolicyKingdominoAgent(KingdominoAgent):
 def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent:
     """Build a Kingdomino agent from a spec: ``"greedy"``, ``"greedy:draft=random"``,
     ``"mc:sims=200,rollout=greedy"``, ``"mcts:time=1"``; ``ValueError`` naming a bad field."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"spec: expected a non-empty string like 'greedy', got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
+    name, rest = split_spec(spec, "greedy")
     if name == "ppo":
         if not rest.strip():
             raise ValueError("spec: expected ppo:PATH (a MaskablePPO zip trained on Kingdomino-v0)")
         policy = PolicyKingdominoAgent(rest.strip(), seed=seed)
         policy.spec = spec.strip()  # type: ignore[attr-defined]
         return policy
-    params: dict[str, Any] = {}
-    types: dict[str, dict[str, Any]] = {
+    types: dict[str, dict[str, type]] = {
         "random": {},
         "greedy": {"draft": str, "study": str},
         "heuristic": {},
-        "mc": {"sims": int, "time": float, "rollout": str, "value": str, "k": int},
+        "mc": {"sims": int, "time": float, "rollout": str, "value": str, "k": int, "engine": str},
         "mcts": {"sims": int, "time": float, "rollout": str, "value": str, "k": int, "c": float},
     }
     if name not in types:
         raise ValueError(
             f"spec: unknown Kingdomino agent {name!r} (known: {', '.join(KINGDOMINO_AGENT_NAMES)})"
         )
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, text = (p.strip() for p in item.partition("="))
-        if not eq:
-            raise ValueError(f"spec: expected key=value in {spec!r}, got {item!r}")
-        if key not in types[name]:
-            allowed = ", ".join(types[name]) or "none"
-            raise ValueError(f"{key}: not a parameter of agent {name!r} (parameters: {allowed})")
-        if key in params:
-            raise ValueError(f"{key}: given twice in {spec!r}")
-        if key == "time" and text.lower() in ("none", "0", "off"):
-            params[key] = None
-            continue
-        try:
-            params[key] = types[name][key](text)
-        except ValueError:
-            raise ValueError(f"{key}: expected a number for agent {name!r}, got {text!r}") from None
+    params = parse_params(spec, name, rest, types[name])
     factories: dict[str, Any] = {
         "random": RandomKingdominoAgent,
         "greedy": GreedyKingdominoAgent,

@@ -11,11 +11,14 @@ from .rollout import light_candidates
 from .search import Decision, SearchAgent
 
 
-class _Node:
+class TreeNode:
+    """A node of a determinized UCT tree (both games' ``mcts``): its children by action, its
+    visits and the sum of the values of ``mover``, the seat whose action led here."""
+
     __slots__ = ("children", "visits", "total", "mover")
 
     def __init__(self, mover: int) -> None:
-        self.children: dict[int, _Node] = {}
+        self.children: dict[int, TreeNode] = {}
         self.visits = 0
         self.total = 0.0
         self.mover = mover  # the seat whose action led here (values are from its view)
@@ -58,7 +61,7 @@ class MCTSAgent(SearchAgent):
 
     def search(self, decision: Decision) -> int:
         state, ctx, cands, budget = decision.state, decision.ctx, decision.cands, decision.budget
-        root = _Node(-1)
+        root = TreeNode(-1)
         c = self.c
         scale = self.scale
         while budget.more():
@@ -72,7 +75,7 @@ class MCTSAgent(SearchAgent):
                 untried = [a for a in options if a not in node.children]
                 if untried:
                     a = untried[0]
-                    child = node.children[a] = _Node(mover)
+                    child = node.children[a] = TreeNode(mover)
                     sim.apply(a)
                     path.append(child)
                     break

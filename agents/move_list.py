@@ -12,6 +12,7 @@ of the play CLI carries its moves too (:mod:`agents.saved_game`). The file is JS
      "seats": ["heuristic", "greedy"],                  # a label per seat
      "actions": [3, 17, ...],                           # every decision, in order
      "final_scores": [71, 64] | null,                   # the totals at the end, if finished
+                                                        # (final_totals)
      "source": "tournament runs/t game 17"}             # where the game comes from
 
 :meth:`MoveList.states` replays the moves on the engine and checks them: an illegal move, or
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from moonriver_env.games import GameSpec
+from moonriver_env.kingdomino import KingdominoState
 from moonriver_env.rules import GameState
 
 from .atomic import write_text
@@ -124,12 +126,9 @@ class MoveList:
             raise MoveListError(f"setup: {exc}") from None
 
     def initial_state(self) -> GameState:
-        """The game's first position: its environment reset with :attr:`seed` (the one
-        mapping from a seed to a game: the runner's, the play CLI's)."""
-        env = self.spec.make_env()
-        env.reset(seed=self.seed)
-        assert env.state is not None
-        return env.state
+        """The game's first position: :func:`deal` of :attr:`seed`."""
+        state: GameState = deal(self.spec, self.seed)
+        return state
 
     def states(self) -> Iterator[tuple[GameState, int | None]]:
         """Each position in turn with the action played from it (``None`` for the last),
@@ -146,7 +145,7 @@ class MoveList:
             yield state, action
             state.apply(action)
         if self.final_scores is not None:
-            totals = tuple(s.total for s in state.scores())
+            totals = final_totals(state)
             if not state.is_terminal or totals != self.final_scores:
                 raise MoveListError(
                     f"the moves end at scores {list(totals)}"
@@ -162,6 +161,26 @@ class MoveList:
             pass
         assert last is not None
         return last
+
+
+def final_totals(state: Any) -> tuple[int, ...]:
+    """Each seat's result as :attr:`MoveList.final_scores` records it: the total of its score
+    (Kingdomino: its points, a Dynasty's earlier games included)."""
+    if isinstance(state, KingdominoState):
+        return tuple(state.points())
+    return tuple(s.total for s in state.scores())
+
+
+def deal(spec: GameSpec, seed: int, env: Any = None) -> Any:
+    """The first position of the game ``spec``'s environment deals on ``reset(seed=seed)``:
+    the one mapping from a seed to a game, so a game is rebuilt from the seed it records
+    (the runner's games, the tournaments' of both games, the play CLIs', a move list's).
+    ``env``: an environment of ``spec`` to reuse (a worker's, kept between games)."""
+    if env is None:
+        env = spec.make_env()
+    env.reset(seed=seed)
+    assert env.state is not None
+    return env.state
 
 
 def _int(value: Any, name: str) -> int:

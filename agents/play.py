@@ -25,11 +25,12 @@ Usage::
   breaks) and shows the number of legal moves with examples; you are asked again
   (:mod:`agents.move_text`).
 - Leaving an unfinished game (``quit``, Ctrl-C, Ctrl-D or a pipe running dry) saves it to a
-  new file in ``--save-dir`` (default: the current directory), named in the message;
+  new file in ``--save-dir`` (default: the current directory), named in the message; so does
+  the end of a game (``python -m agents.replay FILE`` replays a saved game in the browser);
   ``--load FILE`` resumes it (the file fixes the players, mode, seed and seats;
   :mod:`agents.saved_game`). ``save FILE`` asks before replacing an existing file.
 
-A new game is ``env.reset(seed=SEED)`` and the agent in seat ``s`` is reset with
+A new game is the one ``env.reset(seed=SEED)`` deals (:func:`agents.move_list.deal`) and the agent in seat ``s`` is reset with
 ``agents.seeds.agent_seed(SEED, 0, s)``, so a scripted input replays the same game. Colours
 are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color``.
 """
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from moonriver_env import moonriver_v0
+from moonriver_env.games import GameSpec
 from moonriver_env.render import ANSI_LEGEND, render_ansi, score_table
 from moonriver_env.rules import GameConfig, GameState
 
@@ -53,6 +54,7 @@ from . import make_agent
 from .base import check_game
 from .kingdomino_cli import wants_kingdomino
 from .kingdomino_play import play_main
+from .move_list import deal
 from .move_text import format_legal_moves, parse_move
 from .saved_game import SavedGame, free_path
 from .seeds import agent_seed
@@ -102,7 +104,7 @@ CLEAR = "\x1b[H\x1b[2J"
 @dataclass
 class PlayResult:
     """How a session ended: ``finished`` (game over), or left by ``quit``, end of input or
-    Ctrl-C (``saved``: the file the unfinished game was saved to)."""
+    Ctrl-C (``saved``: the file the game was saved to, if it was)."""
 
     finished: bool
     reason: str  # "game over", "quit", "end of input", "interrupted"
@@ -153,6 +155,7 @@ class PlaySession:
         redraw: bool = False,
         save_dir: str | os.PathLike[str] = ".",
         saved: SavedGame | None = None,
+        keep_finished: bool = False,
     ) -> None:
         if players not in (2, 3, 4):
             raise ValueError(f"players: expected 2, 3 or 4, got {players!r}")
@@ -182,6 +185,7 @@ class PlaySession:
         self.color = color
         self.redraw = redraw
         self.save_dir = Path(save_dir)
+        self.keep_finished = keep_finished
         self.input_fn = input_fn
         self.output_fn = output_fn
         self.mode = mode
@@ -189,10 +193,8 @@ class PlaySession:
         self.players = players
         self.decisions = 0
         if saved is None:
-            env = moonriver_v0.raw_env(num_players=players, mode=mode, scenario=scenario)
-            env.reset(seed=seed)
-            assert env.state is not None
-            self._state: GameState = env.state
+            game = GameSpec(num_players=players, mode=mode, scenario=scenario)
+            self._state: GameState = deal(game, seed)
             self.actions: list[int] | None = []
         else:
             self._state = saved.state
@@ -249,13 +251,19 @@ class PlaySession:
         )
 
     def _autosave(self) -> Path | None:
-        """Save the unfinished game to a new file and say where (never overwrites)."""
+        """Save the game to a new file and say where (never overwrites): how to resume an
+        unfinished game, how to replay a finished one."""
         try:
             path = self.saved_game().save(free_path(self.save_dir))
         except OSError as exc:
             self._out(f"Could not save the game in {str(self.save_dir)!r}: {exc}")
             return None
-        self._out(f"Game saved to {path}; resume it with: python -m agents.play --load {path}")
+        how = (
+            f"replay it with: python -m agents.replay {path}"
+            if self.state.is_terminal
+            else f"resume it with: python -m agents.play --load {path}"
+        )
+        self._out(f"Game saved to {path}; {how}")
         return path
 
     def _leave(self, reason: str, message: str) -> PlayResult:
@@ -327,7 +335,8 @@ class PlaySession:
         winners = state.winners()
         label = "Winner" if len(winners) == 1 else "Shared win"
         self._out(f"{label}: " + ", ".join(self.names[w] for w in winners))
-        return PlayResult(True, "game over", state, winners, self.decisions)
+        saved = self._autosave() if self.keep_finished else None
+        return PlayResult(True, "game over", state, winners, self.decisions, saved)
 
     def _show_board(self, first: bool = False) -> None:
         """Watching: on a terminal the board replaces the screen (in place); otherwise it is
@@ -458,7 +467,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-color", action="store_true", help="plain text board")
     parser.add_argument("--load", default=None, help="resume a game saved to this file")
     parser.add_argument(
-        "--save-dir", default=".", help="where an unfinished game is saved (default: here)"
+        "--save-dir",
+        default=".",
+        help="where the game is saved when it ends or is left (default: here)",
     )
     args = parser.parse_args(argv)
     if args.delay is not None and args.delay < 0:
@@ -470,6 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "output_fn": lambda text: print(text, flush=True),
         "redraw": sys.stdout.isatty(),
         "save_dir": args.save_dir,
+        "keep_finished": True,
     }
     try:
         if args.load is not None:

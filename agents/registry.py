@@ -47,6 +47,7 @@ from .openspiel_mcts import OpenSpielMCTSAgent
 from .random_agent import RandomAgent
 from .rllib_agent import RLlibAgent
 from .shipped import CHECKPOINTS
+from .spec_params import parse_params, split_spec
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 # The MaskablePPO checkpoint kept in the repository (2 players, base game); its provenance
@@ -80,28 +81,9 @@ _PARAMS: dict[str, dict[str, type]] = {
 }
 
 
-def _convert(name: str, key: str, typ: type, text: str) -> Any:
-    if key == "time" and text.lower() in ("none", "0", "0.0", "off"):
-        return None
-    try:
-        if typ is int:
-            return int(text)
-        if typ is float:
-            return float(text)
-    except ValueError:
-        raise ValueError(
-            f"{key}: expected {'an integer' if typ is int else 'a number'} for agent "
-            f"{name!r}, got {text!r}"
-        ) from None
-    return text
-
-
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"mcts:sims=200,time=0.5"`` -> ``("mcts", {"sims": 200, "time": 0.5})``."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"spec: expected a non-empty string like 'mcts:sims=200', got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
+    name, rest = split_spec(spec, "mcts:sims=200")
     if name == "ppo":
         if not rest.strip():
             if not SHIPPED_PPO.exists():
@@ -124,19 +106,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             )
         )
         raise ValueError(f"spec: unknown agent {name!r} (known: {known})")
-    allowed = _PARAMS[name]
-    params: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, text = item.partition("=")
-        key = key.strip()
-        if not eq:
-            raise ValueError(f"spec: expected key=value in {spec!r}, got {item!r}")
-        if key not in allowed:
-            ok = ", ".join(allowed) or "none"
-            raise ValueError(f"{key}: not a parameter of agent {name!r} (parameters: {ok})")
-        if key in params:
-            raise ValueError(f"{key}: given twice in {spec!r}")
-        params[key] = _convert(name, key, allowed[key], text.strip())
+    params = parse_params(spec, name, rest, _PARAMS[name])
     return name, params
 
 

@@ -32,6 +32,22 @@ class Budget:
         return self.deadline is None or time.perf_counter() < self.deadline
 
 
+def check_count(name: str, value: object) -> None:
+    """``ValueError`` naming ``name`` unless ``value`` is an integer >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name}: expected an integer >= 0, got {value!r}")
+
+
+def check_budget(sims: int, seconds: float | None) -> None:
+    """The arguments of a :class:`Budget` as every search agent takes them (both games):
+    ``ValueError`` naming ``sims`` or ``time`` unless one of them limits the search."""
+    check_count("sims", sims)
+    if seconds is not None and (isinstance(seconds, bool) or not seconds > 0):
+        raise ValueError(f"time: expected a positive number of seconds or None, got {seconds!r}")
+    if sims == 0 and seconds is None:
+        raise ValueError("sims: 0 needs a time budget (time=SECONDS)")
+
+
 @dataclass(frozen=True)
 class Decision:
     """What a search decides: the position, its evaluation context, the candidate actions
@@ -73,20 +89,13 @@ class SearchAgent(HeuristicPrior, Agent):
         weights: Weights | None = None,
     ) -> None:
         super().__init__(seed)
-        if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
-            raise ValueError(f"sims: expected an integer >= 0, got {sims!r}")
-        if time is not None and (isinstance(time, bool) or not time > 0):
-            raise ValueError(f"time: expected a positive number of seconds or None, got {time!r}")
-        if sims == 0 and time is None:
-            raise ValueError("sims: 0 needs a time budget (time=...)")
+        check_budget(sims, time)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout: expected one of {ROLLOUT_POLICIES}, got {rollout!r}")
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
-            raise ValueError(f"depth: expected an integer >= 0, got {depth!r}")
+        check_count("depth", depth)
         if value not in VALUE_MODES:
             raise ValueError(f"value: expected one of {VALUE_MODES}, got {value!r}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-            raise ValueError(f"k: expected an integer >= 0, got {k!r}")
+        check_count("k", k)
         self.sims = sims
         self.time = time
         self.rollout_policy = rollout

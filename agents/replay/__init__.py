@@ -50,7 +50,7 @@ def build_replay(moves: MoveList, title: str | None = None) -> Replay:
     if game is None:
         raise ReplayError(f"game: no replay for {moves.game!r} (known: {', '.join(GAMES)})")
     if title is None:
-        title = "Moon River: " + " vs ".join(moves.seats)
+        title = f"{moves.spec.entry.title}: " + " vs ".join(moves.seats)
     try:
         return game.replay(moves, title)
     except MoveListError as exc:

@@ -16,11 +16,13 @@ from moonriver_env.kingdomino.state import DOMINOES
 from moonriver_env.kingdomino_render import LANDSCAPE_COLOURS
 from moonriver_env.render.svg import seat_hex
 
-from ..move_list import MoveList
-from .model import FinalScore, Frame, Replay
+from ..move_list import MoveList, final_totals
+from .model import Replay, Scores, assemble_replay, walk_frames
 
 CATEGORIES = ("territories", "harmony", "middle kingdom")
 """Kingdomino's score categories (the score pad's territories and the two bonuses)."""
+DYNASTY_CATEGORY = "earlier games"
+"""A Dynasty's extra category: the points of its finished games."""
 
 CELL = 22
 """Side of one square in the pictures, in SVG units."""
@@ -107,7 +109,13 @@ def legend_svg() -> str:
 
 
 def _score_row(state: KingdominoState) -> tuple[tuple[int, ...], ...]:
-    return tuple((s.territory_points, s.harmony, s.middle_kingdom, s.total) for s in state.scores())
+    """Per seat the categories, then the total (:func:`~agents.move_list.final_totals`)."""
+    dynasty = state.config.has("dynasty")
+    rows = []
+    for s, total in zip(state.scores(), final_totals(state), strict=True):
+        row = (s.territory_points, s.harmony, s.middle_kingdom)
+        rows.append((*row, total - s.total, total) if dynasty else (*row, total))
+    return tuple(rows)
 
 
 class KingdominoReplay:
@@ -116,57 +124,27 @@ class KingdominoReplay:
     name = "kingdomino"
 
     def replay(self, moves: MoveList, title: str) -> Replay:
-        index: dict[str, int] = {}
-        pieces: list[str] = []
-
-        def piece(markup: str) -> int:
-            k = index.get(markup)
-            if k is None:
-                k = index[markup] = len(pieces)
-                pieces.append(markup)
-            return k
-
         labels = moves.seats
         colours = tuple(seat_hex(s) for s in range(moves.players))
-        frames: list[Frame] = []
-        move, actor = "", None
-        state = None
-        for state, action in moves.states():
-            assert isinstance(state, KingdominoState)
+
+        def draw(state: KingdominoState) -> tuple[list[str], Scores]:
             scores = _score_row(state)
             shown = [
-                piece(kingdom_svg(k, labels[s], colours[s], scores[s][-1]))
+                kingdom_svg(k, labels[s], colours[s], scores[s][-1])
                 for s, k in enumerate(state.kingdoms)
             ]
-            shown.append(piece(lines_svg(state)))
-            frames.append(Frame(pieces=tuple(shown), move=move, actor=actor, scores=scores))
-            if action is not None:
-                actor = state.current_seat
-                assert actor is not None
-                move = f"{labels[actor]}: {state.action_to_string(action)}"
-        assert isinstance(state, KingdominoState)
-        winners = set(state.winners()) if state.is_terminal else set()
-        final = tuple(
-            FinalScore(
-                seat=s, label=labels[s], total=row[-1], categories=row[:-1], winner=s in winners
-            )
-            for s, row in enumerate(_score_row(state))
-        )
-        subtitle = (
-            f"Kingdomino, {moves.players} players; seed {moves.seed}; {len(moves.actions)} moves"
-        )
-        if moves.source:
-            subtitle += f"; {moves.source}"
-        return Replay(
-            title=title,
-            subtitle=subtitle,
-            seats=labels,
-            seat_colours=colours,
-            categories=CATEGORIES,
+            shown.append(lines_svg(state))
+            return shown, scores
+
+        walk = walk_frames(moves, draw)
+        config = walk.last.config
+        dynasty = config.has("dynasty")
+        return assemble_replay(
+            moves,
+            title,
+            f"Kingdomino, {config.describe()}",
+            walk,
+            categories=(*CATEGORIES, DYNASTY_CATEGORY) if dynasty else CATEGORIES,
             defs="",
             legend=legend_svg(),
-            pieces=tuple(pieces),
-            frames=tuple(frames),
-            final=final,
-            finished=state.is_terminal,
         )

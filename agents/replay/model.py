@@ -12,11 +12,13 @@ move list into a :class:`Replay`; :data:`agents.replay.games.GAMES` lists them b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from moonriver_env.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
 from moonriver_env.render.view import table_view
+from moonriver_env.rules import GameState
 from moonriver_env.rules.scoring import ScoreBreakdown
 
 from ..move_list import MoveList
@@ -76,6 +78,77 @@ class ReplayGame(Protocol):
     def replay(self, moves: MoveList, title: str) -> Replay: ...
 
 
+Scores = tuple[tuple[int, ...], ...]
+"""Per seat the score by category, then the total (:attr:`Frame.scores`)."""
+
+
+@dataclass(frozen=True)
+class Walk:
+    """A game walked position by position (:func:`walk_frames`)."""
+
+    pieces: tuple[str, ...]
+    frames: tuple[Frame, ...]
+    last: Any
+    """The last position (the engine's state)."""
+
+
+def walk_frames(moves: MoveList, draw: Callable[[Any], tuple[list[str], Scores]]) -> Walk:
+    """Every position of ``moves`` as a :class:`Frame` (the one walk both games' replays
+    share): ``draw(state)`` gives the position's pieces (markup, a ranch or kingdom per seat
+    and then the shared table) and scores; equal pieces are stored once. Raises :class:`~agents.move_list.MoveListError` for
+    moves that do not replay."""
+    index: dict[str, int] = {}
+    pieces: list[str] = []
+
+    def piece(markup: str) -> int:
+        k = index.get(markup)
+        if k is None:
+            k = index[markup] = len(pieces)
+            pieces.append(markup)
+        return k
+
+    labels = moves.seats
+    frames: list[Frame] = []
+    move, actor = "", None
+    state = None
+    for state, action in moves.states():
+        markups, scores = draw(state)
+        shown = tuple(piece(m) for m in markups)
+        frames.append(Frame(pieces=shown, move=move, actor=actor, scores=scores))
+        if action is not None:
+            actor = state.current_seat
+            assert actor is not None
+            move = f"{labels[actor]}: {state.action_to_string(action)}"
+    assert state is not None
+    return Walk(tuple(pieces), tuple(frames), state)
+
+
+def assemble_replay(moves: MoveList, title: str, setup: str, walk: Walk, **markup: Any) -> Replay:
+    """The :class:`Replay` of a :class:`Walk`: the final scores are the last frame's (the
+    last position says who won), the subtitle the game's ``setup``, seed, length and source;
+    ``markup``: the :class:`Replay` fields ``categories``, ``defs`` and ``legend``."""
+    last, frames = walk.last, walk.frames
+    winners = set(last.winners()) if last.is_terminal else set()
+    final = tuple(
+        FinalScore(seat=s, label=label, total=row[-1], categories=row[:-1], winner=s in winners)
+        for s, (label, row) in enumerate(zip(moves.seats, frames[-1].scores, strict=True))
+    )
+    subtitle = f"{setup}; seed {moves.seed}; {len(moves.actions)} moves"
+    if moves.source:
+        subtitle += f"; {moves.source}"
+    return Replay(
+        title=title,
+        subtitle=subtitle,
+        seats=moves.seats,
+        seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
+        pieces=walk.pieces,
+        frames=frames,
+        final=final,
+        finished=last.is_terminal,
+        **markup,
+    )
+
+
 CATEGORIES = ("territories", "resources", "partners", "scenario")
 """Moon River's score categories (RULES.md section 5), in the order of the score table."""
 
@@ -91,64 +164,24 @@ class MoonRiverReplay:
 
     def replay(self, moves: MoveList, title: str) -> Replay:
         defs = SvgDefs()
-        index: dict[str, int] = {}
-        pieces: list[str] = []
-
-        def piece(markup: str) -> int:
-            k = index.get(markup)
-            if k is None:
-                k = index[markup] = len(pieces)
-                pieces.append(markup)
-            return k
-
         labels = moves.seats
-        frames: list[Frame] = []
-        move, actor = "", None
-        state = None
-        for state, action in moves.states():
+
+        def draw(state: GameState) -> tuple[list[str], Scores]:
             view = table_view(state, labels)
-            shown = [piece(ranch_svg(view, s, defs)) for s in range(view.num_players)]
-            shown.append(piece(table_svg(view, defs)))
-            frames.append(
-                Frame(
-                    pieces=tuple(shown),
-                    move=move,
-                    actor=actor,
-                    scores=tuple(_score_row(s) for s in state.scores()),
-                )
-            )
-            if action is not None:
-                actor = state.current_seat
-                assert actor is not None
-                move = f"{labels[actor]}: {state.action_to_string(action)}"
-        assert state is not None
-        winners = set(state.winners()) if state.is_terminal else set()
-        final = tuple(
-            FinalScore(
-                seat=s,
-                label=labels[s],
-                total=score.total,
-                categories=_score_row(score)[:-1],
-                winner=s in winners,
-            )
-            for s, score in enumerate(state.scores())
-        )
+            shown = [ranch_svg(view, s, defs) for s in range(view.num_players)]
+            shown.append(table_svg(view, defs))
+            return shown, tuple(_score_row(s) for s in state.scores())
+
+        walk = walk_frames(moves, draw)
         setup = f"{moves.players} players, {moves.mode}"
-        if state.scenario:
-            setup += f", scenario {state.scenario.replace('_', ' ')}"
-        subtitle = f"{setup}; seed {moves.seed}; {len(moves.actions)} moves"
-        if moves.source:
-            subtitle += f"; {moves.source}"
-        return Replay(
-            title=title,
-            subtitle=subtitle,
-            seats=labels,
-            seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
+        if walk.last.scenario:
+            setup += f", scenario {walk.last.scenario.replace('_', ' ')}"
+        return assemble_replay(
+            moves,
+            title,
+            setup,
+            walk,
             categories=CATEGORIES,
             defs=defs.markup(),
             legend=legend_svg(),
-            pieces=tuple(pieces),
-            frames=tuple(frames),
-            final=final,
-            finished=state.is_terminal,
         )

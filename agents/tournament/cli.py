@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 from moonriver_env.games import add_table_arguments, check_table_arguments
 
-from ..jobs import add_backend_arguments, backend_from_args
+from ..jobs import backend_from_args
 from ..kingdomino_cli import wants_kingdomino
+from .arguments import add_run_arguments
 from .games import run_tournament
 from .kingdomino import tournament_main
 from .schedule import seat_slots, split_specs
@@ -41,16 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="comma-separated agent specs, e.g. random,greedy,mcts:sims=200 (repeat for self-play)",
     )
     add_table_arguments(parser, seed=0)
-    parser.add_argument(
-        "--games",
-        type=int,
-        default=100,
-        help="2 players: games per pair of agents; 3-4 players: games in total (default 100)",
-    )
-    parser.add_argument(
-        "--workers", type=int, default=1, help="worker processes or Ray actors (default 1)"
-    )
-    add_backend_arguments(parser)
+    add_run_arguments(parser)
     parser.add_argument(
         "--out",
         default=None,
@@ -65,14 +57,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--force", action="store_true", help="replace the tournament files already in --out"
-    )
-    parser.add_argument(
-        "--save-games",
-        type=int,
-        default=0,
-        metavar="K",
-        help="keep the move lists of the first K games in OUT/moves/ (replay one with "
-        "python -m agents.replay OUT --game N)",
     )
     parser.add_argument("--no-plot", action="store_true", help="skip summary.png")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

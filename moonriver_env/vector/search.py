@@ -158,4 +158,3 @@ class NativeState(CoreState):
             int(seat), [int(a) for a in actions], int(depth), int(seed), tuple(weights), rows
         )
         return rows, list(margins)
-

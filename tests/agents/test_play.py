@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 from play_sessions import first_legal, scripted_session
 
+from agents import kingdomino_play
 from agents import play as play_cli
 from agents.move_text import explain_illegal, normalise_pair, parse_move
 from agents.play import CLEAR, PlaySession, main, play, seat_specs
+from agents.replay import build_replay, load_game
 from agents.saved_game import SavedGame
 from moonriver_env.render import ANSI_LEGEND
 from moonriver_env.rules import GameConfig, GameState, Phase, new_game
@@ -40,10 +42,19 @@ def _readme_play_commands() -> list[str]:
 
 @pytest.mark.parametrize("command", _readme_play_commands())
 def test_readme_play_commands_seat_their_agents(
-    command: str, monkeypatch: pytest.MonkeyPatch
+    command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Past argument parsing: the session is built (specs fill the seats, agents accept the
-    game); the game itself is not played."""
+    game); the game itself is not played. A Kingdomino command starts its game, which the
+    human leaves at once (it is saved where the command says, here under ``tmp_path``)."""
+    if "--game kingdomino" in command:
+        monkeypatch.chdir(tmp_path)
+        lines: list[str] = []
+        code = kingdomino_play.play_main(
+            shlex.split(command)[3:], input_fn=lambda prompt: "quit", output_fn=lines.append
+        )
+        assert code in (0, 1) and lines[-1].startswith("Game saved to ")
+        return
     seen: list[PlaySession] = []
 
     def stop(self: PlaySession) -> None:
@@ -250,3 +261,22 @@ def test_watch_default_delay_is_watchable() -> None:
     assert play_cli.WATCH_DELAY >= 0.2
     state = new_game(GameConfig(num_players=2), seed=0)
     assert state.phase is not Phase.GAME_OVER
+
+
+def test_a_finished_game_is_saved_and_replays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI saves a finished game too (issue 24): the file replays to the final scores."""
+    argv = ["--watch", "--opponents", "greedy,random", "--seed", "3", "--delay", "0"]
+    assert main([*argv, "--save-dir", str(tmp_path)]) == 0
+    (path,) = tmp_path.iterdir()
+    out = capsys.readouterr().out
+    assert f"Game saved to {path}; replay it with: python -m agents.replay {path}" in out
+    saved = SavedGame.load(path)
+    assert saved.state.is_terminal and saved.actions is not None
+    replay = build_replay(load_game(path))
+    assert replay.finished
+    assert [f.total for f in replay.final] == [s.total for s in saved.state.scores()]
+    # a session built in code saves nothing unless asked to
+    result = play(opponents=["random"], human_seats=(), seed=3, save_dir=tmp_path / "none")
+    assert result.finished and result.saved is None and not (tmp_path / "none").exists()

@@ -283,14 +283,16 @@ def test_play_command_on_piped_stdin(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
     assert "mistyped move" in proc.stdout and "the phase is SETUP_CLAIM" in proc.stdout
     assert out[-1] in proc.stdout  # the same winners line as the in-process game
+    (finished,) = tmp_path.iterdir()  # the finished game is saved too, for the replay
+    assert f"Game saved to {finished}; replay it with" in proc.stdout
     # end of input before the game is over: a message, exit 0, no traceback
     proc = subprocess.run(
         cmd, input="claim 0\n", capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "End of input" in proc.stdout
-    (saved,) = tmp_path.iterdir()  # the unfinished game, named in the message
-    assert f"Game saved to {saved}" in proc.stdout
+    (saved,) = set(tmp_path.iterdir()) - {finished}  # the unfinished game, named in the message
+    assert f"Game saved to {saved}; resume it with" in proc.stdout
 
 
 def test_play_eof_quit_and_watch(tmp_path: Path) -> None:

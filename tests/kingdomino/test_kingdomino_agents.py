@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from agents import kingdomino_agents
 from agents.kingdomino_agents import (
     GreedyKingdominoAgent,
     make_kingdomino_agent,
@@ -15,6 +16,7 @@ from agents.kingdomino_agents import (
 from moonriver_env import kingdomino_v0
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from moonriver_env.kingdomino.scoring import kingdom_points, placement_gain, placement_gains
+from moonriver_env.vector import NATIVE
 
 SPECS = [
     "random",
@@ -223,3 +225,48 @@ def test_the_shared_registry_builds_kingdomino_agents() -> None:
 
     assert isinstance(make_agent("greedy", seed=1, game="kingdomino"), Greedy)
     assert not isinstance(make_agent("greedy", seed=1), Greedy)
+
+
+@pytest.mark.skipif(not NATIVE, reason="the native core is not built")
+@pytest.mark.parametrize(
+    "config",
+    [
+        KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom")),
+        KingdominoConfig(2, ("mighty_duel",)),
+        KingdominoConfig(3, ("dynasty",)),
+    ],
+    ids=["4p-paper", "duel", "3p-dynasty"],
+)
+@pytest.mark.parametrize("rollout", ["greedy", "random", "player_greedy"])
+def test_mc_in_the_native_core_decides_as_in_python(config: KingdominoConfig, rollout: str) -> None:
+    """A playout budget: the native rounds give the Python rounds' decision, draw the same
+    numbers from the agent's generator and count the same playouts."""
+    state = new_game(config, 3)
+    other = make_kingdomino_agent("greedy", seed=2)
+    spec = f"mc:sims=10,rollout={rollout},value=margin"
+    checked = 0
+    while not state.is_terminal and checked < 8:
+        if len(state.legal_action_list()) > 2:
+            native = make_kingdomino_agent(spec + ",engine=native", seed=checked)
+            python = make_kingdomino_agent(spec + ",engine=python", seed=checked)
+            assert native.native and not python.native  # type: ignore[attr-defined]
+            assert native.choose(state) == python.choose(state)
+            assert native.last_sims == python.last_sims == 10  # type: ignore[attr-defined]
+            assert native.rng.integers(2**62) == python.rng.integers(2**62)
+            checked += 1
+        state.apply(other.choose(state))
+    assert checked == 8
+
+
+def test_mc_falls_back_to_python_without_the_native_core(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(kingdomino_agents, "NATIVE", False)
+    assert not make_kingdomino_agent("mc:sims=4").native  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="engine: the native core is not available"):
+        make_kingdomino_agent("mc:sims=4,engine=native")
+    with pytest.raises(ValueError, match="engine: expected one of"):
+        make_kingdomino_agent("mc:sims=4,engine=gpu")
+    config = KingdominoConfig(2)
+    state = play_game(config, [make_kingdomino_agent("mc:sims=4,rollout=random")] * 2, seed=1)
+    assert state.is_terminal

@@ -10,6 +10,7 @@ import pytest
 
 from agents import kingdomino_cli, kingdomino_play
 from agents.play import main as play
+from agents.replay import build_replay, load_game
 from agents.tournament.cli import main as tournament
 
 
@@ -46,22 +47,50 @@ def test_tournament_bad_arguments(bad: list[str], tmp_path: Path) -> None:
         tournament([*argv, *bad])
 
 
-def test_play_watch_and_a_human_seat(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        play(["--game", "kingdomino", "--players", "3", "--watch", "--opponents", "greedy,random"])
-        == 0
-    )
+def test_play_watch_and_a_human_seat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--game", "kingdomino", "--players", "3", "--watch", "--opponents", "greedy,random"]
+    assert play([*argv, "--save-dir", str(tmp_path / "watched")]) == 0
     assert "winners" in capsys.readouterr().out
-    typed = iter(["hello", "moves", "quit"])
+    typed = iter(["hello", "moves", "pick 1", "quit"])
     lines: list[str] = []
     code = kingdomino_play.play_main(
-        ["--game", "kingdomino", "--players", "2", "--seed", "4", "--human", "0"],
+        ["--game", "kingdomino", "--players", "2", "--seed", "4", "--human", "0"]
+        + ["--save-dir", str(tmp_path / "left")],
         input_fn=lambda prompt: next(typed),
         output_fn=lines.append,
     )
     assert code == 1
     assert any("not a legal move" in line for line in lines)
     assert any("pick 1" in line for line in lines)
+    # a game left is saved as its moves: it replays, unfinished
+    (left,) = (tmp_path / "left").iterdir()
+    assert f"Game saved to {left}" in lines[-1]
+    moves = load_game(left)
+    assert moves.final_scores is None and moves.seats[0] == "human (seat 0)"
+    assert moves.actions[0] == moves.initial_state().layout.pick_base  # "pick 1"
+    assert not build_replay(moves).finished
+
+
+@pytest.mark.parametrize(("players", "mode"), [(2, "base"), (4, "harmony+middle_kingdom")])
+def test_play_saves_a_finished_game_that_replays_to_its_scores(
+    tmp_path: Path, players: int, mode: str
+) -> None:
+    lines: list[str] = []
+    argv = ["--game", "kingdomino", "--players", str(players), "--mode", mode, "--watch"]
+    argv += ["--opponents", "greedy,random", "--seed", "9", "--save-dir", str(tmp_path)]
+    assert kingdomino_play.play_main(argv, output_fn=lines.append) == 0
+    (path,) = tmp_path.iterdir()
+    assert lines[-1] == f"Game saved to {path}; replay it with: python -m agents.replay {path}"
+    moves = load_game(path)
+    final = moves.final_state()  # checks the recorded scores against the replayed moves
+    assert final.is_terminal and moves.mode == mode and moves.seed == 9
+    # the same command deals the same game (the seed is the environment's reset seed)
+    again: list[str] = []
+    kingdomino_play.play_main([*argv[:-1], str(tmp_path / "again")], output_fn=again.append)
+    assert again[:-1] == lines[:-1]
+    replay = build_replay(moves)
+    assert [f.total for f in replay.final] == list(final.points())
+    assert replay.title.startswith("Kingdomino: greedy (seat 0) vs random (seat 1)")
 
 
 def test_mode_is_the_variants_in_one_word(

@@ -1,4 +1,4 @@
-"""Games for the replay tests: a small tournament that keeps its move lists, a 4-player
+"""Games for the replay tests: small tournaments of both games that keep their move lists, a 4-player
 move list, and a saved game of the play CLI (shared by the tests of this folder)."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from agents.play import PlaySession
 from agents.runner import GameRunner, GameSetup
 from agents.tournament import run_tournament
 from agents.tournament.games import MoveRecorder
+from agents.tournament.kingdomino import run_kingdomino_tournament
+from moonriver_env.kingdomino import KingdominoConfig
 
 
 def small_tournament(out: Path, games: int = 3, save_games: int = 2) -> Path:
@@ -20,6 +22,13 @@ def small_tournament(out: Path, games: int = 3, save_games: int = 2) -> Path:
         ["heuristic", "greedy"], players=2, games=games, seed=5, out=out, save_games=save_games
     )
     result.save(out, plot=False)
+    return out
+
+
+def small_kingdomino_tournament(out: Path, games: int = 3, save_games: int = 2) -> Path:
+    """The same for Kingdomino (2 players, Harmony): heuristic vs greedy."""
+    config = KingdominoConfig(2, ("harmony",))
+    run_kingdomino_tournament(["heuristic", "greedy"], config, games, 5, out, save_games=save_games)
     return out
 
 

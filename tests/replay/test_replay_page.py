@@ -13,7 +13,12 @@ import re
 from pathlib import Path
 
 import pytest
-from replay_games import four_player_moves, saved_game_file, small_tournament
+from replay_games import (
+    four_player_moves,
+    saved_game_file,
+    small_kingdomino_tournament,
+    small_tournament,
+)
 
 from agents.move_list import MoveList, MoveListError
 from agents.replay import ReplayError, build_replay, load_game, replay_html, write_replay
@@ -24,6 +29,11 @@ from agents.saved_game import SavedGame
 @pytest.fixture(scope="module")
 def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return small_tournament(tmp_path_factory.mktemp("tournament") / "t")
+
+
+@pytest.fixture(scope="module")
+def kingdomino_tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return small_kingdomino_tournament(tmp_path_factory.mktemp("kingdomino") / "t")
 
 
 def _page_data(page: str) -> dict:
@@ -164,9 +174,11 @@ def _bad_inputs(tournament: Path, tmp: Path) -> dict[str, tuple[list[str], str]]
     return cases
 
 
+@pytest.mark.parametrize("game", ["tournament", "kingdomino_tournament"])
 def test_bad_input_names_the_problem_and_writes_nothing(
-    tournament: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    game: str, request: pytest.FixtureRequest, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    tournament: Path = request.getfixturevalue(game)
     (tmp_path / "empty-dir-").mkdir()
     out = tmp_path / "replay.html"
     out.write_text("the old page", encoding="utf-8")

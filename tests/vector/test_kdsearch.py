@@ -128,7 +128,9 @@ def test_monte_carlo_is_the_mc_agents_evaluation(
     config = config_of(num_players, variants)
     checked = 0
     for k, state in enumerate(midgame_states(config, 60 + num_players, 5)[:-1]):
-        agent = MonteCarloKingdominoAgent(seed=k, sims=1, rollout=policy, value=value)
+        agent = MonteCarloKingdominoAgent(
+            seed=k, sims=1, rollout=policy, value=value, engine="python"
+        )
         cands = agent.candidates(state)
         if len(cands) < 2:
             continue
