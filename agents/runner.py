@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from moonriver_env.aec import raw_env
+from moonriver_env.env_args import DEFAULT_DENSE_REWARD, DEFAULT_REWARD
 from moonriver_env.games import DEFAULT_MODE, GameSpec
 from moonriver_env.rules import GameConfig, GameState
 from moonriver_env.rules.config import DEFAULT_NUM_PLAYERS
@@ -43,8 +44,8 @@ class GameSetup:
     mode: str = DEFAULT_MODE
     scenario: str | None = None
     auto_resolve: bool = False
-    reward: str = "win"
-    dense_reward: float = 0.0
+    reward: str = DEFAULT_REWARD
+    dense_reward: float = DEFAULT_DENSE_REWARD
 
     @classmethod
     def from_config(cls, env_cfg: Mapping[str, Any]) -> GameSetup:

@@ -16,7 +16,14 @@ from pettingzoo import AECEnv
 from . import render as rendering
 from .aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
 from .encoding import ObservationEncoder
-from .env_args import OBS_TYPES, RENDER_MODES, REWARD_MODES, env_settings
+from .env_args import (
+    DEFAULT_DENSE_REWARD,
+    DEFAULT_REWARD,
+    OBS_TYPES,
+    RENDER_MODES,
+    REWARD_MODES,
+    env_settings,
+)
 from .render.picture import check_scale
 from .rules import GameConfig, GameState, Phase, new_game, scoring
 from .rules.scoring import ScoreBreakdown
@@ -75,8 +82,8 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         mode: str | None = None,
         scenario: str | None = None,
         boards: tuple[str, ...] | str | None = None,
-        reward: str = "win",
-        dense_reward: float = 0.0,
+        reward: str = DEFAULT_REWARD,
+        dense_reward: float = DEFAULT_DENSE_REWARD,
         obs_type: str = "dict",
         auto_resolve: bool | None = None,
         render_mode: str | None = None,

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 REWARD_MODES = ("win", "score", "score_diff")
+DEFAULT_REWARD = "win"
+"""The reward mode of the envs, the vector game and the runner when none is given."""
+DEFAULT_DENSE_REWARD = 0.0
+"""The dense reward's weight when none is given (no shaping)."""
 OBS_TYPES = ("dict", "flat")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 SEAT_ROLES = OPPONENT_ROLES

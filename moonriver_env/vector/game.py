@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..encoding import ObservationEncoder
-from ..env_args import check_seed, env_settings
+from ..env_args import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed, env_settings
 from ..rules import GameConfig, GameState, IllegalActionError, Phase
 from ..rules.validation import check_int
 from ._backend import NativeBackend, PythonBackend
@@ -63,8 +63,8 @@ class VectorGame:
         mode: str | None = None,
         scenario: str | None = None,
         boards: tuple[str, ...] | str | None = None,
-        reward: str = "win",
-        dense_reward: float = 0.0,
+        reward: str | None = None,
+        dense_reward: float | None = None,
         auto_resolve: bool | None = None,
         config: GameConfig | None = None,
         seed: int | None = None,
@@ -78,8 +78,8 @@ class VectorGame:
                 "mode": mode,
                 "scenario": scenario,
                 "boards": boards,
-                "reward": reward,
-                "dense_reward": dense_reward,
+                "reward": DEFAULT_REWARD if reward is None else reward,
+                "dense_reward": DEFAULT_DENSE_REWARD if dense_reward is None else dense_reward,
                 "obs_type": "flat",
                 "auto_resolve": auto_resolve,
                 "render_mode": None,
