@@ -41,8 +41,9 @@ def test_same_seed_same_table_and_files_for_any_worker_count(tmp_path: Path) -> 
     assert one[0] == two[0] and one[1] == two[1]
     assert _moves(tmp_path / "w1").keys() == _moves(tmp_path / "w2").keys()
     # the move lists differ only in the folder they name as their source
+    w1, w2 = (str(tmp_path / w).encode() for w in ("w1", "w2"))
     for name, data in _moves(tmp_path / "w1").items():
-        assert data.replace(b"w1", b"w2") == _moves(tmp_path / "w2")[name]
+        assert data.replace(w1, w2) == _moves(tmp_path / "w2")[name]
     other = _run(tmp_path / "other", workers=1, backend=Backend("process"))
     assert other[1] == one[1]
     rows = list(csv.DictReader((tmp_path / "w1" / "games.csv").open()))
