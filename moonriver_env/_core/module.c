@@ -523,6 +523,22 @@ static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
 }
 
 /* observe(i, seat, out): game i as seat sees it, into out (float32, obs_size). */
+/* Write seat's flat observation of st into out (a writable float32 buffer of obs_size):
+ * the one body of Batch.observe and State.observe. */
+static PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObject *out) {
+    if (seat < 0 || seat >= cfg->n) {
+        PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", cfg->n - 1, seat);
+        return NULL;
+    }
+    Py_buffer view;
+    if (get_buffer(out, &view, "out", "f", 4, cfg->obs_size, 1) < 0) {
+        return NULL;
+    }
+    mr_encode(cfg, st, seat, (float *)view.buf);
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
     int seat;
@@ -530,17 +546,7 @@ static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
     if (!ready(self) || !PyArg_ParseTuple(args, "niO", &i, &seat, &out) || !check_index(self, i)) {
         return NULL;
     }
-    if (seat < 0 || seat >= self->cfg->n) {
-        PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", self->cfg->n - 1, seat);
-        return NULL;
-    }
-    Py_buffer view;
-    if (get_buffer(out, &view, "out", "f", 4, self->cfg->obs_size, 1) < 0) {
-        return NULL;
-    }
-    mr_encode(self->cfg, &self->states[i], seat, (float *)view.buf);
-    PyBuffer_Release(&view);
-    Py_RETURN_NONE;
+    return observe_into(self->cfg, &self->states[i], seat, out);
 }
 
 /* phase(i) -> int */
@@ -930,6 +936,16 @@ static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
     return out;
 }
 
+/* observe(seat, out): seat's flat observation of this game into out (float32, obs_size). */
+static PyObject *State_observe(StateObject *self, PyObject *args) {
+    int seat;
+    PyObject *out;
+    if (!PyArg_ParseTuple(args, "iO", &seat, &out)) {
+        return NULL;
+    }
+    return observe_into(self->cfg, &self->st, seat, out);
+}
+
 /* determinize(state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) -> the generator's
  * state after: the pile and the stack sorted, then shuffled with that PCG64 (as
  * agents.base.determinize with a NumPy generator in that state). */
@@ -983,6 +999,7 @@ static PyMethodDef State_methods[] = {
      "action_values(actions, weights) -> the heuristic's one-ply values"},
     {"value_leaves", (PyCFunction)State_value_leaves, METH_VARARGS,
      "value_leaves(seat, actions, depth, seed, weights, rows) -> margins or None"},
+    {"observe", (PyCFunction)State_observe, METH_VARARGS, "observe(seat, out)"},
     {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
      "determinize(*pcg64_state) -> the generator state after"},
     {NULL}};

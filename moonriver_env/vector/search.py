@@ -30,7 +30,6 @@ from ._spec import (
     set_generator_words,
     state_to_record,
 )
-from .game import VectorGame
 
 
 def _extension() -> Any:
@@ -42,9 +41,6 @@ def _extension() -> Any:
 
 __all__ = ["NativeState"]
 
-# One single-game VectorGame per config (configs do not hash): where observation() encodes a
-# state in the core.
-_OBSERVERS: list[VectorGame] = []
 _POLICIES = ("random", "heuristic")  # the core's policy codes (agents.rollout.ROLLOUT_POLICIES)
 _VALUES = ("margin", "win")  # the core's value codes (agents.search.VALUE_MODES)
 
@@ -89,13 +85,9 @@ class NativeState(CoreState):
         n = self.config.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
             raise ValueError(f"seat: expected an integer in 0..{n - 1}, got {seat!r}")
-        cfg = self.config
-        observer = next((o for o in _OBSERVERS if o.config is cfg or o.config == cfg), None)
-        if observer is None:
-            observer = VectorGame(1, config=self.config, observe=False, backend="native")
-            _OBSERVERS.append(observer)
-        observer._backend._batch.set_record(0, self._core.record())
-        return observer.observation_of(0, int(seat))
+        out = np.empty(native_config(self.config).obs_size, dtype=np.float32)
+        self._core.observe(int(seat), out)
+        return out
 
     def redetermine(self, seed: int) -> None:
         """Re-shuffle the hidden pile and stack as ``redetermine(default_rng(seed))``."""

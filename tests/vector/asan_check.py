@@ -66,9 +66,9 @@ def search() -> None:
 
 
 def value_leaves() -> None:
-    """The trained agent's leaves and the heuristic's one-ply values (agent.c mr_value_leaf,
-    mr_action_values) from positions over whole games, at every kind of depth, and bad
-    candidates and buffers refused."""
+    """The trained agent's leaves, the heuristic's one-ply values and the state's observation
+    (agent.c mr_value_leaf, mr_action_values; mr_encode) from positions over whole games, at
+    every kind of depth, and bad candidates, seats and buffers refused."""
     from agents.evaluation import Weights
     from moonriver_env.rules import GameConfig, new_game
     from moonriver_env.vector.search import NativeState
@@ -84,6 +84,7 @@ def value_leaves() -> None:
             for depth in (-1, 3) if step % 6 else (-1, 0, 3):
                 core.value_leaves(state.seat, legal[:6], depth, int(rng.integers(2**62)), weights)
             core.action_values(legal, weights)
+            core.observation(state.seat)
             state.apply(legal[int(rng.integers(len(legal)))])
             step += 1
         core = NativeState.from_state(new_game(state.config, seed=0))
@@ -95,6 +96,12 @@ def value_leaves() -> None:
             except (ValueError, OverflowError):
                 continue
             raise AssertionError(f"value_leaves accepted {actions} with {rows} rows")
+        for seat, size in ((0, 10), (-1, 100_000), (players, 100_000)):
+            try:
+                core._core.observe(seat, np.zeros(size, dtype=np.float32))
+            except ValueError:
+                continue
+            raise AssertionError(f"observe accepted seat {seat} with a buffer of {size}")
         for actions in ([-1], [2**40], [*legal, 10**6]):
             try:
                 core.action_values(actions, weights)
