@@ -78,6 +78,10 @@ class Weights:
     def names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
 
+    def as_list(self) -> list[float]:
+        """The weights in :meth:`names` order (what the native core takes)."""
+        return [getattr(self, f) for f in self.names()]
+
 
 @dataclass
 class Context:

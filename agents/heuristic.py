@@ -53,7 +53,11 @@ class HeuristicAgent(Agent):
         legal = state.legal_action_list()
         if len(legal) == 1:
             return legal[0]
-        scores = self.action_values(state)
+        return self.pick(legal, self.action_values(state))
+
+    def pick(self, legal: list[int], scores: dict[int, float]) -> int:
+        """The move :meth:`choose` plays given the one-ply values ``scores`` of ``legal``: the
+        best, ties broken uniformly at random with the agent's Generator."""
         best_v = max(scores.values())
         best = [a for a in legal if scores[a] >= best_v - 1e-9]
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
@@ -69,7 +73,7 @@ class HeuristicAgent(Agent):
         if core is not None:
             det = core.clone()
             det.determinize(self.rng)
-            weights = [getattr(self.evaluator.w, f) for f in Weights.names()]
+            weights = self.evaluator.w.as_list()
             return dict(zip(legal, det.action_values(legal, weights), strict=True))
         seat = state.seat
         if ctx is None:

@@ -9,7 +9,6 @@ from moonriver_env.rules import GameState
 from moonriver_env.vector.search import NativeState
 
 from .base import determinize, native_root
-from .evaluation import Weights
 from .search import Decision, SearchAgent
 
 
@@ -43,7 +42,7 @@ class MonteCarloAgent(SearchAgent):
         totals = dict.fromkeys(cands, 0.0)
         counts = dict.fromkeys(cands, 0)
         core = native_root(state) if self.native else None
-        weights = [getattr(self.evaluator.w, f) for f in Weights.names()]
+        weights = self.evaluator.w.as_list()
         while budget.more():
             if core is not None:
                 native_det = core.clone()

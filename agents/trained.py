@@ -53,7 +53,6 @@ from .base import Agent, determinize, native_root
 from .evaluation import (
     Context,
     Evaluator,
-    Weights,
     complete_effects,
     final_margin,
     make_context,
@@ -416,7 +415,7 @@ class TrainedAgent(HeuristicPrior, Agent):
             det = core.clone()
             det.determinize(self.rng)
             rseed = int(self.rng.integers(2**62)) if depth >= 0 else 0
-            weights = [getattr(self.evaluator.w, f) for f in Weights.names()]
+            weights = self.evaluator.w.as_list()
             return det.value_leaves(seat, cands, depth, rseed, weights)
         det_state = determinize(state, self.rng)
         rseed = int(self.rng.integers(2**62)) if depth >= 0 else 0

@@ -217,3 +217,90 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
         Run(other, tmp_path / "b", "test", None, QUIET).reuse_teacher(tiny_run, 2)
     with pytest.raises(ConfigError, match="warmstart.reuse: .* 99 asked"):
         Run(cfg, tmp_path / "c", "test", None, QUIET).reuse_teacher(tiny_run, 99)
+
+
+@pytest.mark.parametrize("target", ["move", "values"])
+def test_the_native_teacher_plays_the_python_teachers_games(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The heuristic teacher in the core gives the positions of the Python engine's
+    (observations, legal actions, targets, value targets), a share ``keep`` of them; with
+    ``target="values"`` each target is the softmax of the heuristic's one-ply values at the
+    temperature, its best action the move the heuristic played."""
+    from agents.heuristic import HeuristicAgent
+    from moonriver_env.rules import GameConfig
+    from training.az import selfplay
+
+    if not selfplay.NATIVE:
+        pytest.fail("the native core is not built (tests/vector/test_build.py says why)")
+    config = GameConfig(num_players=2, mode="base")
+    native = selfplay.play_teacher(config, [3, 4], "heuristic", 0.1, target, 2.0, 0.5)
+    monkeypatch.setattr(selfplay, "NATIVE", False)
+    python = selfplay.play_teacher(config, [3, 4], "heuristic", 0.1, target, 2.0, 0.5)
+    all_kept = selfplay.play_teacher(config, [3, 4], "heuristic", 0.1, target, 2.0, 1.0)
+    assert native.games == python.games == 2 and 0.3 < len(native) / len(all_kept) < 0.7
+    for key, value in native.arrays().items():
+        assert np.array_equal(value, python.arrays()[key]), key
+    if target == "move":
+        assert set(native.target) == {0.0, 1.0}
+        return
+    # the first decision again: the target is the softmax of the heuristic's values
+    from moonriver_env.rules import new_game
+
+    state = new_game(config, seed=3)
+    while len(state.legal_action_list()) == 1:
+        state.apply(state.legal_action_list()[0])
+    agent = HeuristicAgent(seed=selfplay.derive_seed(3, 3, state.current_seat))
+    values = agent.action_values(state)
+    v = np.array([values[a] for a in state.legal_action_list()]) / 2.0
+    want = np.exp(v - v.max()) / np.exp(v - v.max()).sum()
+    lo, hi = all_kept.legal_ptr[0], all_kept.legal_ptr[1]
+    assert np.allclose(all_kept.target[lo:hi], want, atol=1e-6)
+    assert 0.0 < all_kept.target[lo:hi].min() < all_kept.target[lo:hi].max() < 1.0
+
+
+def test_value_targets_need_the_heuristic_teacher() -> None:
+    with pytest.raises(ConfigError, match=r"^warmstart.target: .*'heuristic'.*'greedy'"):
+        load_az_config(TINY, ["warmstart.target=\"values\"", "warmstart.teacher=\"greedy\""])
+    for bad in ("warmstart.temperature=0", "warmstart.keep=0", "warmstart.target=\"best\""):
+        with pytest.raises(ConfigError, match=rf"^{bad.split('=')[0]}"):
+            load_az_config(TINY, [bad])
+
+
+def test_a_run_killed_while_learning_the_warm_start_resumes_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warm start saves every ``save_every`` steps; killed after the first block, the run
+    resumes from it with the teacher's games kept, and ends with the weights of a run never
+    killed (each block draws from its own seed)."""
+    import torch
+
+    from training.az import run as run_module
+
+    over = ["warmstart.games=2", "warmstart.epochs=4", "warmstart.save_every=3",
+            "run.iterations=0", "run.max_minutes=0.0001", "eval.every=0"]  # fmt: skip
+    whole = start_run(TINY, over, tmp_path / "whole", resume=False, command="t", log=QUIET)
+    steps = whole.warm_steps
+    assert steps > 3 and whole.iteration == 0
+    real = run_module.train_steps
+    calls = []
+
+    def killed(*args: object, **kw: object) -> dict[str, float]:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # killed in the second block
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_module, "train_steps", killed)
+    rd = tmp_path / "killed"
+    with pytest.raises(KeyboardInterrupt):
+        start_run(TINY, over, rd, resume=False, command="t", log=QUIET)
+    _, meta = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    assert meta["progress"]["iteration"] == -1 and meta["progress"]["warm_steps"] == 3
+    monkeypatch.undo()
+    lines: list[str] = []
+    run = start_run(None, [], rd, resume=True, command="t", log=lines.append)
+    assert "the warm start's step 3" in lines[0] and "0 unfinished shards dropped" in lines[0]
+    assert run.iteration == 0 and run.warm_steps == steps and run.games == whole.games
+    for a, b in zip(run.net.state_dict().values(), whole.net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)

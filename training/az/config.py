@@ -25,6 +25,8 @@ from training.common.config import (
     load_config,
 )
 
+from .selfplay import TEACHER_TARGETS
+
 # The az configs live in training/configs/ (the command names
 # training/configs/az_2p.toml); the other pipelines keep theirs in training/<pipeline>/configs/.
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
@@ -59,6 +61,10 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "explore": _float(0.0, 1.0),
         "epochs": _float(0.0),
         "reuse": _str,
+        "target": _choice(*TEACHER_TARGETS),
+        "temperature": _float(0.0, open_lo=True),
+        "keep": _float(0.0, 1.0, open_lo=True),
+        "save_every": _int(0),
     },
     "replay": {"window": _int(1), "teacher_fraction": _float(0.0, 1.0)},
     "train": {
@@ -102,6 +108,11 @@ def _cross_check(cfg: Config) -> None:
         raise ConfigError("warmstart.teacher: expected an agent spec for the teacher games")
     if cfg["warmstart"]["games"]:
         check_agent_specs("warmstart.teacher", [cfg["warmstart"]["teacher"]])
+        if cfg["warmstart"]["target"] == "values" and cfg["warmstart"]["teacher"] != "heuristic":
+            raise ConfigError(
+                "warmstart.target: 'values' are the heuristic's one-ply values; it needs "
+                f"warmstart.teacher = 'heuristic', got {cfg['warmstart']['teacher']!r}"
+            )
     if not cfg["eval"]["opponents"] and cfg["eval"]["every"]:
         raise ConfigError("eval.opponents: expected at least one opponent (or eval.every = 0)")
     check_agent_specs("eval.opponents", cfg["eval"]["opponents"])

@@ -51,6 +51,10 @@ from .learner import LossWeights, train_steps
 from .replay import ReplayBuffer, drop_after, list_shards, read_shard, write_shard
 from .selfplay import Positions, Worker, model_bytes, run_worker_job
 
+TEACHER_KEYS = ("teacher", "explore", "target", "temperature", "keep")
+"""The ``[warmstart]`` keys that decide the teacher's games (a job's fields; what
+``warmstart.reuse`` must share)."""
+
 PROGRESS_FIELDS = (
     "iteration", "wall_time", "games", "positions", "new_positions", "train_steps",
     "loss", "policy", "policy_kl", "outcome", "margin", "selfplay_seconds", "train_seconds",
@@ -112,6 +116,7 @@ class Run:
             weight_decay=cfg["train"]["weight_decay"],
         )
         self.iteration = -1  # -1: nothing done; 0: the warm start done
+        self.warm_steps = 0  # gradient steps of the warm start done (saved while it learns)
         self.games = 0
         self.positions = 0
         self.train_steps = 0
@@ -152,6 +157,7 @@ class Run:
                 "positions": self.positions,
                 "train_steps": self.train_steps,
                 "seconds": self.seconds,
+                "warm_steps": self.warm_steps,
             },
         }
         prov = self.provenance()
@@ -179,6 +185,7 @@ class Run:
         self.positions = int(prog["positions"])
         self.train_steps = int(prog["train_steps"])
         self.seconds = float(prog["seconds"])
+        self.warm_steps = int(prog.get("warm_steps", 0))
         self.starts = list(blob["provenance"].get("starts", []))
         return True
 
@@ -206,10 +213,8 @@ class Run:
                     full_fraction=s["full_fraction"],
                 )
             else:
-                job.update(
-                    teacher=self.cfg["warmstart"]["teacher"],
-                    explore=self.cfg["warmstart"]["explore"],
-                )
+                ws = self.cfg["warmstart"]
+                job.update({k: ws[k] for k in TEACHER_KEYS})
             jobs.append(job)
         return jobs
 
@@ -239,7 +244,7 @@ class Run:
         if not saved.is_file():
             raise ConfigError(f"warmstart.reuse: {source} holds no az run (no config.toml)")
         other = load_az_config(saved)
-        for key in ("env.num_players", "env.mode", "warmstart.teacher", "warmstart.explore",
+        for key in ("env.num_players", "env.mode", *(f"warmstart.{k}" for k in TEACHER_KEYS),
                     "run.seed"):  # fmt: skip
             section, name = key.split(".")
             if other[section][name] != self.cfg[section][name]:
@@ -326,18 +331,60 @@ class Run:
         out["train_steps"] = steps
         return out
 
+    def learn_warmstart(self, positions: int, start: float) -> tuple[dict[str, float], float]:
+        """The warm start's ``warmstart.epochs`` passes over its ``positions``, a checkpoint
+        (iteration -1, ``warm_steps`` done) every ``warmstart.save_every`` steps: a run killed
+        while learning resumes from the last one (the steps of each block draw from their own
+        seed, so the resumed run takes the same steps). Returns the mean loss parts and the
+        seconds since ``start`` already counted in ``self.seconds`` by those checkpoints."""
+        ws, t = self.cfg["warmstart"], self.cfg["train"]
+        steps = max(1, math.ceil(positions * ws["epochs"] / t["batch_size"]))
+        block = ws["save_every"] or steps
+        sums: dict[str, float] = {}
+        done_before = self.warm_steps
+        counted, mark = 0.0, start
+        while self.warm_steps < steps:
+            n = min(block, steps - self.warm_steps)
+            seed = derive_seed(self.cfg["run"]["seed"], 0, 5, self.warm_steps)
+            out = train_steps(
+                self.net, self.optimizer, self.buffer, n, t["batch_size"],
+                np.random.default_rng(seed), self.weights,
+            )  # fmt: skip
+            for k, v in out.items():
+                sums[k] = sums.get(k, 0.0) + v * n
+            self.warm_steps += n
+            self.train_steps += n
+            if self.warm_steps < steps:
+                now = time.perf_counter()
+                self.seconds += now - mark
+                counted += now - mark
+                mark = now
+                self.save()
+                self.log(
+                    f"warm start: {self.warm_steps}/{steps} steps, loss {out['loss']:.3f} "
+                    f"(policy KL {out['policy_kl']:.3f}, outcome {out['outcome']:.3f})"
+                )
+        done = max(self.warm_steps - done_before, 1)
+        parts = {k: v / done for k, v in sums.items()}
+        parts["train_steps"] = steps
+        return parts, counted
+
     def step(self, iteration: int) -> None:
         """Play, learn, save one iteration (``iteration`` 0: the warm start)."""
         start = time.perf_counter()
         if iteration == 0:
             ws = self.cfg["warmstart"]
-            if ws["reuse"]:
+            if self.warm_steps:  # resumed while learning: the teacher's games are all there
+                teacher = self.buffer.teacher.shards
+                pos = Positions.concatenate(teacher, self.net.obs_size, self.shape.num_players)
+            elif ws["reuse"]:
                 pos = self.reuse_teacher(Path(ws["reuse"]), ws["games"])
             else:
                 pos = self.play("teacher", 0, ws["games"])
             played = time.perf_counter()
-            parts = self.learn(0, len(pos), epochs=ws["epochs"])
+            parts, counted = self.learn_warmstart(len(pos), start)
         else:
+            counted = 0.0
             pos = self.play("selfplay", iteration, self.cfg["selfplay"]["games"])
             played = time.perf_counter()
             parts = self.learn(iteration, len(pos))
@@ -345,7 +392,7 @@ class Run:
         self.iteration = iteration
         self.games += pos.games
         self.positions += len(pos)
-        self.seconds += end - start
+        self.seconds += end - start - counted
         self.save()
         row = {
             "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
@@ -419,12 +466,18 @@ def start_run(
         write_text(saved, dumps(cfg))
         run = Run(cfg, rd, cmd, backend, log)
         if resume and run.restore():
-            dropped = drop_after(rd, run.iteration)
+            # learning the warm start (iteration -1, steps done): its teacher games stay
+            dropped = drop_after(rd, 0 if run.warm_steps and run.iteration < 0 else run.iteration)
             run.buffer = ReplayBuffer.load(
                 rd, cfg["replay"]["window"], cfg["replay"]["teacher_fraction"]
             )
+            where = (
+                f"the warm start's step {run.warm_steps}"
+                if run.iteration < 0
+                else f"iteration {run.iteration}"
+            )
             log(
-                f"resumed {rd} after iteration {run.iteration} ({run.games} games, "
+                f"resumed {rd} after {where} ({run.games} games, "
                 f"{run.positions} positions; {dropped} unfinished shards dropped, "
                 f"{run.buffer.size} positions in the replay window, "
                 f"{run.buffer.teacher.size} teacher positions)"

@@ -30,10 +30,13 @@ import torch
 
 from agents.az.network import AzNet, NetShape
 from agents.az.search import Evaluator, SearchSettings, final_value, gumbel_search
+from agents.heuristic import HeuristicAgent
 from agents.registry import make_agent
 from agents.seeds import derive_seed
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, GameState, new_game
+from moonriver_env.vector import NATIVE
+from moonriver_env.vector.search import NativeState
 
 OBS_DTYPE = np.float16  # observations are small counts and scaled scores: half precision
 
@@ -182,28 +185,89 @@ def play_selfplay(
     return Positions.concatenate(parts, enc.flat_size, config.num_players)
 
 
+TEACHER_TARGETS = ("move", "values")
+"""What a teacher position's policy target is (``warmstart.target``): the teacher's move
+(one-hot), or the softmax of the heuristic's one-ply values over the legal actions divided by
+a temperature in points (every action ranked, not only the best)."""
+
+
+def teacher_target(
+    legal: np.ndarray, action: int, values: Sequence[float] | None, temperature: float
+) -> np.ndarray:
+    """The policy target of a teacher decision (:data:`TEACHER_TARGETS`; ``values`` None: the
+    move)."""
+    if values is None:
+        return (legal == action).astype(np.float32)
+    v = np.asarray(values, dtype=np.float64) / temperature
+    p = np.exp(v - v.max())
+    return (p / p.sum()).astype(np.float32)
+
+
 def play_teacher(
-    config: GameConfig, seeds: Sequence[int], teacher: str, explore: float
+    config: GameConfig,
+    seeds: Sequence[int],
+    teacher: str,
+    explore: float,
+    target: str = "move",
+    temperature: float = 1.0,
+    keep: float = 1.0,
 ) -> Positions:
     """Games of ``teacher`` (an agent spec) in every seat, one per seed; the policy target is
-    the teacher's move (one-hot) even where a random move (probability ``explore``) is
-    played instead."""
+    the teacher's move (one-hot; ``target="values"``: the heuristic's values, see
+    :data:`TEACHER_TARGETS`) even where a random move (probability ``explore``) is played
+    instead. Each decision is recorded with probability ``keep`` (fewer positions per game:
+    more games, so more outcomes, in the same memory).
+
+    A ``"heuristic"`` teacher plays in the native core when it is built: the same games,
+    positions and targets as on the Python engine (``tests/training/test_az.py``), about 25
+    times faster."""
+    if target not in TEACHER_TARGETS:
+        raise ValueError(f"target: expected one of {TEACHER_TARGETS}, got {target!r}")
     enc = ObservationEncoder(config)
     n = config.num_players
+    native = teacher == "heuristic" and NATIVE
     parts = []
     for seed in seeds:
-        state = new_game(config, seed=int(seed))
         agents = [make_agent(teacher, seed=derive_seed(int(seed), 3, k)) for k in range(n)]
+        if target == "values" and not all(isinstance(a, HeuristicAgent) for a in agents):
+            raise ValueError(f"target 'values' needs the heuristic as teacher, got {teacher!r}")
         rng = np.random.default_rng(derive_seed(int(seed), 4))
+        kept = np.random.default_rng(derive_seed(int(seed), 5))
+        state: GameState | NativeState
+        state = NativeState(config, seed=int(seed)) if native else new_game(config, seed=int(seed))
         rec = _Recorder()
         while not state.is_terminal:
             seat = state.current_seat
             assert seat is not None
-            legal = np.asarray(state.legal_action_list(), dtype=np.int64)
-            action = int(agents[seat].choose(state))
+            legal_list = state.legal_action_list()
+            legal = np.asarray(legal_list, dtype=np.int64)
+            values: list[float] | None = None
+            agent = agents[seat]
+            if len(legal_list) == 1:
+                action = legal_list[0]
+            elif isinstance(state, NativeState):
+                assert isinstance(agent, HeuristicAgent)
+                det = state.clone()
+                det.determinize(agent.rng)
+                values = det.action_values(legal_list, agent.evaluator.w.as_list())
+                action = agent.pick(legal_list, dict(zip(legal_list, values, strict=True)))
+            elif isinstance(agent, HeuristicAgent) and target == "values":
+                scores = agent.action_values(state)
+                values = [scores[a] for a in legal_list]
+                action = agent.pick(legal_list, scores)
+            else:
+                action = int(agent.choose(state))
             if legal.size > 1:
-                target = (legal == action).astype(np.float32)
-                rec.add(enc.encode_flat(state, seat), seat, legal, target, True)
+                if kept.random() < keep:
+                    obs = (
+                        state.observation(seat)
+                        if isinstance(state, NativeState)
+                        else enc.encode_flat(state, seat)
+                    )
+                    soft = values if target == "values" else None
+                    rec.add(
+                        obs, seat, legal, teacher_target(legal, action, soft, temperature), True
+                    )
                 if rng.random() < explore:
                     action = int(legal[rng.integers(legal.size)])
             state.apply(action)
@@ -233,9 +297,12 @@ class Worker:
     def run(self, job: Mapping[str, Any]) -> Positions:
         """One job: ``{"kind": "selfplay", "iteration", "weights", "seeds", "settings",
         "fast_sims", "full_fraction"}`` or ``{"kind": "teacher", "seeds", "teacher",
-        "explore"}``."""
+        "explore", "target", "temperature", "keep"}``."""
         if job["kind"] == "teacher":
-            return play_teacher(self.config, job["seeds"], job["teacher"], job["explore"])
+            return play_teacher(
+                self.config, job["seeds"], job["teacher"], job["explore"],
+                job.get("target", "move"), job.get("temperature", 1.0), job.get("keep", 1.0),
+            )  # fmt: skip
         if self.iteration != job["iteration"]:
             state = torch.load(io.BytesIO(job["weights"]), map_location="cpu", weights_only=True)
             self.net.load_state_dict(state)
