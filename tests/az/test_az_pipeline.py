@@ -261,8 +261,8 @@ def test_the_native_teacher_plays_the_python_teachers_games(
 
 def test_value_targets_need_the_heuristic_teacher() -> None:
     with pytest.raises(ConfigError, match=r"^warmstart.target: .*'heuristic'.*'greedy'"):
-        load_az_config(TINY, ["warmstart.target=\"values\"", "warmstart.teacher=\"greedy\""])
-    for bad in ("warmstart.temperature=0", "warmstart.keep=0", "warmstart.target=\"best\""):
+        load_az_config(TINY, ['warmstart.target="values"', 'warmstart.teacher="greedy"'])
+    for bad in ("warmstart.temperature=0", "warmstart.keep=0", 'warmstart.target="best"'):
         with pytest.raises(ConfigError, match=rf"^{bad.split('=')[0]}"):
             load_az_config(TINY, [bad])
 
