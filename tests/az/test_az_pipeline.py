@@ -278,10 +278,10 @@ def test_a_run_killed_while_learning_the_warm_start_resumes_there(
     from training.az import run as run_module
 
     over = ["warmstart.games=2", "warmstart.epochs=4", "warmstart.save_every=3",
-            "run.iterations=0", "run.max_minutes=0.0001", "eval.every=0"]  # fmt: skip
+            "run.iterations=1", "run.max_minutes=0", "eval.every=0"]  # fmt: skip
     whole = start_run(TINY, over, tmp_path / "whole", resume=False, command="t", log=QUIET)
     steps = whole.warm_steps
-    assert steps > 3 and whole.iteration == 0
+    assert steps > 3 and whole.iteration == 1
     real = run_module.train_steps
     calls = []
 
@@ -301,6 +301,20 @@ def test_a_run_killed_while_learning_the_warm_start_resumes_there(
     lines: list[str] = []
     run = start_run(None, [], rd, resume=True, command="t", log=lines.append)
     assert "the warm start's step 3" in lines[0] and "0 unfinished shards dropped" in lines[0]
-    assert run.iteration == 0 and run.warm_steps == steps and run.games == whole.games
-    for a, b in zip(run.net.state_dict().values(), whole.net.state_dict().values(), strict=True):
+    assert run.iteration == 1 and run.warm_steps == steps and run.games == whole.games
+    ours, _ = load_checkpoint(rd / "checkpoints" / "iter_00000.pt")  # after the warm start
+    theirs, _ = load_checkpoint(tmp_path / "whole" / "checkpoints" / "iter_00000.pt")
+    for a, b in zip(ours.state_dict().values(), theirs.state_dict().values(), strict=True):
         assert torch.equal(a, b)
+
+
+def test_the_budget_ends_a_long_warm_start(tmp_path: Path) -> None:
+    """``run.max_minutes`` spent, the warm start stops between blocks and counts as done."""
+    over = ["warmstart.games=2", "warmstart.epochs=50", "warmstart.save_every=2",
+            "run.iterations=0", "run.max_minutes=0.00001", "eval.every=0"]  # fmt: skip
+    lines: list[str] = []
+    run = start_run(TINY, over, tmp_path / "r", resume=False, command="t", log=lines.append)
+    assert run.iteration == 0 and run.warm_steps == 2  # one block of 2, then the budget
+    assert any("run.max_minutes spent after 2 steps" in line for line in lines)
+    rows = list(csv.DictReader((tmp_path / "r" / "progress.csv").open()))
+    assert [r["iteration"] for r in rows] == ["0"] and rows[0]["train_steps"] == "2"

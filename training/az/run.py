@@ -335,7 +335,8 @@ class Run:
         """The warm start's ``warmstart.epochs`` passes over its ``positions``, a checkpoint
         (iteration -1, ``warm_steps`` done) every ``warmstart.save_every`` steps: a run killed
         while learning resumes from the last one (the steps of each block draw from their own
-        seed, so the resumed run takes the same steps). Returns the mean loss parts and the
+        seed, so the resumed run takes the same steps). It stops early, after a block, once
+        ``run.max_minutes`` is spent (the warm start is then done). Returns the mean loss parts and the
         seconds since ``start`` already counted in ``self.seconds`` by those checkpoints."""
         ws, t = self.cfg["warmstart"], self.cfg["train"]
         steps = max(1, math.ceil(positions * ws["epochs"] / t["batch_size"]))
@@ -343,6 +344,7 @@ class Run:
         sums: dict[str, float] = {}
         done_before = self.warm_steps
         counted, mark = 0.0, start
+        budget = 60 * self.cfg["run"]["max_minutes"]
         while self.warm_steps < steps:
             n = min(block, steps - self.warm_steps)
             seed = derive_seed(self.cfg["run"]["seed"], 0, 5, self.warm_steps)
@@ -354,6 +356,9 @@ class Run:
                 sums[k] = sums.get(k, 0.0) + v * n
             self.warm_steps += n
             self.train_steps += n
+            if budget and self.seconds + time.perf_counter() - mark >= budget:
+                self.log(f"warm start: run.max_minutes spent after {self.warm_steps} steps")
+                break
             if self.warm_steps < steps:
                 now = time.perf_counter()
                 self.seconds += now - mark
@@ -366,7 +371,7 @@ class Run:
                 )
         done = max(self.warm_steps - done_before, 1)
         parts = {k: v / done for k, v in sums.items()}
-        parts["train_steps"] = steps
+        parts["train_steps"] = self.warm_steps - done_before
         return parts, counted
 
     def step(self, iteration: int) -> None:
