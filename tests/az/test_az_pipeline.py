@@ -318,3 +318,40 @@ def test_the_budget_ends_a_long_warm_start(tmp_path: Path) -> None:
     assert any("run.max_minutes spent after 2 steps" in line for line in lines)
     rows = list(csv.DictReader((tmp_path / "r" / "progress.csv").open()))
     assert [r["iteration"] for r in rows] == ["0"] and rows[0]["train_steps"] == "2"
+
+
+def test_a_resumed_warm_start_may_be_cut_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumed with fewer ``warmstart.epochs`` than the steps already taken, the warm start
+    ends at once with the weights of its last checkpoint."""
+    from training.az import run as run_module
+
+    over = ["warmstart.games=2", "warmstart.epochs=50", "warmstart.save_every=2",
+            "run.iterations=1", "run.max_minutes=0", "eval.every=0"]  # fmt: skip
+    real = run_module.train_steps
+    calls = []
+
+    def killed(*args: object, **kw: object) -> dict[str, float]:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_module, "train_steps", killed)
+    rd = tmp_path / "r"
+    with pytest.raises(KeyboardInterrupt):
+        start_run(TINY, over, rd, resume=False, command="t", log=QUIET)
+    saved, meta = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    assert meta["progress"]["warm_steps"] == 4
+    monkeypatch.undo()
+    run = start_run(None, ["warmstart.epochs=0.01", "run.iterations=0", "run.max_minutes=1e-9"],
+                    rd, resume=True, command="t", log=QUIET)  # fmt: skip
+    assert run.iteration == 0 and run.warm_steps == 4
+    rows = list(csv.DictReader((rd / "progress.csv").open()))
+    assert [r["iteration"] for r in rows] == ["0"] and float(rows[0]["loss"]) == 0.0
+    final, _ = load_checkpoint(rd / "model.pt")
+    assert all(
+        bool((a == b).all())
+        for a, b in zip(final.state_dict().values(), saved.state_dict().values(), strict=True)
+    )

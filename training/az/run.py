@@ -55,9 +55,12 @@ TEACHER_KEYS = ("teacher", "explore", "target", "temperature", "keep")
 """The ``[warmstart]`` keys that decide the teacher's games (a job's fields; what
 ``warmstart.reuse`` must share)."""
 
+LOSS_PARTS = ("loss", "policy", "policy_kl", "outcome", "margin")
+"""What :func:`training.az.learner.losses` reports (``progress.csv``'s loss columns)."""
+
 PROGRESS_FIELDS = (
     "iteration", "wall_time", "games", "positions", "new_positions", "train_steps",
-    "loss", "policy", "policy_kl", "outcome", "margin", "selfplay_seconds", "train_seconds",
+    *LOSS_PARTS, "selfplay_seconds", "train_seconds",
 )  # fmt: skip
 
 
@@ -284,7 +287,7 @@ class Run:
         w.writerow({k: row.get(k, "") for k in PROGRESS_FIELDS})
         append_text(path, buf.getvalue())
         tb = self.writer()
-        for k in ("loss", "policy", "policy_kl", "outcome", "margin"):
+        for k in LOSS_PARTS:
             if row.get(k) != "":
                 tb.add_scalar(f"train/{k}", float(row[k]), self.positions)
         tb.add_scalar("selfplay/games", self.games, self.positions)
@@ -369,8 +372,9 @@ class Run:
                     f"warm start: {self.warm_steps}/{steps} steps, loss {out['loss']:.3f} "
                     f"(policy KL {out['policy_kl']:.3f}, outcome {out['outcome']:.3f})"
                 )
-        done = max(self.warm_steps - done_before, 1)
-        parts = {k: v / done for k, v in sums.items()}
+        done = self.warm_steps - done_before
+        # none done: resumed with fewer epochs than the steps already taken (the warm start ends)
+        parts = {k: v / done for k, v in sums.items()} if done else dict.fromkeys(LOSS_PARTS, 0.0)
         parts["train_steps"] = self.warm_steps - done_before
         return parts, counted
 
