@@ -182,7 +182,7 @@ def test_setup_commands_are_the_makefile_targets(target: str) -> None:
         text=True,
         check=True,
     ).stdout
-    expected = "-m training.train" if target == "run" else "-m pytest"
+    expected = "-m training.az" if target == "run" else "-m pytest"
     assert expected in out
     ci = (root / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
