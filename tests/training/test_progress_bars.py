@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import time
 
+import pytest
 from tqdm import tqdm
 
 from training.common.progress import LogLines, TimedBar, progress
@@ -82,3 +83,23 @@ def test_the_run_states_its_budget_and_what_varies() -> None:
         )
     )
     assert fixed.endswith("(fixed amounts of work)")
+
+
+def test_an_imported_ipykernel_is_not_a_notebook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that merely imported ipykernel (a test worker, a script) still writes plain
+    lines when piped; only a running kernel's shell counts as a notebook."""
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))
+    assert isinstance(progress(5, "games", unit="game", stream=io.StringIO()), LogLines)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert isinstance(progress(5, "games", unit="game"), LogLines)
+
+    class ZMQInteractiveShell:  # the kernel's shell, by name
+        pass
+
+    fake = types.ModuleType("IPython")
+    fake.get_ipython = ZMQInteractiveShell  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", fake)
+    assert not isinstance(progress(5, "games", unit="game"), LogLines)

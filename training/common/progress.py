@@ -28,9 +28,17 @@ def _plural(unit: str) -> str:
 
 
 def _interactive(stream: TextIO) -> bool:
-    """A terminal, or a Jupyter kernel (its stderr is no TTY but shows carriage returns)."""
+    """A terminal, or the standard streams of a running Jupyter kernel (its stderr is no TTY
+    but shows carriage returns). ``ipykernel`` merely imported (a test process that imported
+    it earlier) is not a kernel: the IPython shell must be the kernel's."""
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty()) or "ipykernel" in sys.modules
+    if isatty and isatty():
+        return True
+    if stream is not sys.stderr and stream is not sys.stdout:
+        return False
+    ipython = sys.modules.get("IPython")
+    shell = getattr(ipython, "get_ipython", lambda: None)() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
 
 
 class TimedBar:
