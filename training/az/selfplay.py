@@ -123,7 +123,7 @@ class _Recorder:
         self.target.append(target.astype(np.float32))
         self.has_policy.append(policy)
 
-    def finish(self, state: GameState, obs_size: int) -> Positions:
+    def finish(self, state: GameState | NativeState, obs_size: int) -> Positions:
         n = state.config.num_players
         finals = [final_value(state, s) for s in range(n)]
         k = len(self.obs)
