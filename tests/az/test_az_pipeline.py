@@ -13,6 +13,7 @@ pytest.importorskip("torch")
 
 from agents.az import AzAgent, load_checkpoint  # noqa: E402
 from agents.runner import GameRunner, GameSetup  # noqa: E402
+from training.az import run as run_module  # noqa: E402
 from training.az.cli import main as az_main  # noqa: E402
 from training.az.config import load_az_config  # noqa: E402
 from training.az.learner import LossWeights, losses, train_steps  # noqa: E402
@@ -267,6 +268,24 @@ def test_value_targets_need_the_heuristic_teacher() -> None:
             load_az_config(TINY, [bad])
 
 
+def _kill_in_block(monkeypatch: pytest.MonkeyPatch, block: int, over: list[str], rd: Path) -> None:
+    """Start a run in ``rd`` that is killed (``KeyboardInterrupt``) when its ``block``-th
+    batch of gradient steps begins."""
+    real = run_module.train_steps
+    calls = []
+
+    def killed(*args: object, **kw: object) -> dict[str, float]:
+        calls.append(1)
+        if len(calls) == block:
+            raise KeyboardInterrupt
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_module, "train_steps", killed)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(TINY, over, rd, resume=False, command="t", log=QUIET)
+    monkeypatch.undo()
+
+
 def test_a_run_killed_while_learning_the_warm_start_resumes_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,29 +294,15 @@ def test_a_run_killed_while_learning_the_warm_start_resumes_there(
     killed (each block draws from its own seed)."""
     import torch
 
-    from training.az import run as run_module
-
     over = ["warmstart.games=2", "warmstart.epochs=4", "warmstart.save_every=3",
             "run.iterations=1", "run.max_minutes=0", "eval.every=0"]  # fmt: skip
     whole = start_run(TINY, over, tmp_path / "whole", resume=False, command="t", log=QUIET)
     steps = whole.warm_steps
     assert steps > 3 and whole.iteration == 1
-    real = run_module.train_steps
-    calls = []
-
-    def killed(*args: object, **kw: object) -> dict[str, float]:
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt  # killed in the second block
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(run_module, "train_steps", killed)
     rd = tmp_path / "killed"
-    with pytest.raises(KeyboardInterrupt):
-        start_run(TINY, over, rd, resume=False, command="t", log=QUIET)
+    _kill_in_block(monkeypatch, 2, over, rd)  # killed in the second block
     _, meta = load_checkpoint(rd / "checkpoints" / "latest.pt")
     assert meta["progress"]["iteration"] == -1 and meta["progress"]["warm_steps"] == 3
-    monkeypatch.undo()
     lines: list[str] = []
     run = start_run(None, [], rd, resume=True, command="t", log=lines.append)
     assert "the warm start's step 3" in lines[0] and "0 unfinished shards dropped" in lines[0]
@@ -325,33 +330,17 @@ def test_a_resumed_warm_start_may_be_cut_short(
 ) -> None:
     """Resumed with fewer ``warmstart.epochs`` than the steps already taken, the warm start
     ends at once with the weights of its last checkpoint."""
-    from training.az import run as run_module
-
     over = ["warmstart.games=2", "warmstart.epochs=50", "warmstart.save_every=2",
             "run.iterations=1", "run.max_minutes=0", "eval.every=0"]  # fmt: skip
-    real = run_module.train_steps
-    calls = []
-
-    def killed(*args: object, **kw: object) -> dict[str, float]:
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(run_module, "train_steps", killed)
     rd = tmp_path / "r"
-    with pytest.raises(KeyboardInterrupt):
-        start_run(TINY, over, rd, resume=False, command="t", log=QUIET)
+    _kill_in_block(monkeypatch, 3, over, rd)
     saved, meta = load_checkpoint(rd / "checkpoints" / "latest.pt")
     assert meta["progress"]["warm_steps"] == 4
-    monkeypatch.undo()
     run = start_run(None, ["warmstart.epochs=0.01", "run.iterations=0", "run.max_minutes=1e-9"],
                     rd, resume=True, command="t", log=QUIET)  # fmt: skip
     assert run.iteration == 0 and run.warm_steps == 4
     rows = list(csv.DictReader((rd / "progress.csv").open()))
     assert [r["iteration"] for r in rows] == ["0"] and float(rows[0]["loss"]) == 0.0
     final, _ = load_checkpoint(rd / "model.pt")
-    assert all(
-        bool((a == b).all())
-        for a, b in zip(final.state_dict().values(), saved.state_dict().values(), strict=True)
-    )
+    for a, b in zip(final.state_dict().values(), saved.state_dict().values(), strict=True):
+        assert bool((a == b).all())

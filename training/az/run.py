@@ -49,11 +49,7 @@ from training.common.provenance import git_commit
 from .config import AZ, load_az_config, search_settings
 from .learner import LossWeights, train_steps
 from .replay import ReplayBuffer, drop_after, list_shards, read_shard, write_shard
-from .selfplay import Positions, Worker, model_bytes, run_worker_job
-
-TEACHER_KEYS = ("teacher", "explore", "target", "temperature", "keep")
-"""The ``[warmstart]`` keys that decide the teacher's games (a job's fields; what
-``warmstart.reuse`` must share)."""
+from .selfplay import TEACHER_KEYS, Positions, Worker, model_bytes, run_worker_job
 
 LOSS_PARTS = ("loss", "policy", "policy_kl", "outcome", "margin")
 """What :func:`training.az.learner.losses` reports (``progress.csv``'s loss columns)."""
@@ -384,34 +380,37 @@ class Run:
         if iteration == 0:
             ws = self.cfg["warmstart"]
             if self.warm_steps:  # resumed while learning: the teacher's games are all there
-                teacher = self.buffer.teacher.shards
-                pos = Positions.concatenate(teacher, self.net.obs_size, self.shape.num_players)
-            elif ws["reuse"]:
-                pos = self.reuse_teacher(Path(ws["reuse"]), ws["games"])
+                teacher = self.buffer.teacher
+                games, positions = sum(p.games for p in teacher.shards), teacher.size
             else:
-                pos = self.play("teacher", 0, ws["games"])
+                if ws["reuse"]:
+                    pos = self.reuse_teacher(Path(ws["reuse"]), ws["games"])
+                else:
+                    pos = self.play("teacher", 0, ws["games"])
+                games, positions = pos.games, len(pos)
             played = time.perf_counter()
-            parts, counted = self.learn_warmstart(len(pos), start)
+            parts, counted = self.learn_warmstart(positions, start)
         else:
             counted = 0.0
             pos = self.play("selfplay", iteration, self.cfg["selfplay"]["games"])
+            games, positions = pos.games, len(pos)
             played = time.perf_counter()
-            parts = self.learn(iteration, len(pos))
+            parts = self.learn(iteration, positions)
         end = time.perf_counter()
         self.iteration = iteration
-        self.games += pos.games
-        self.positions += len(pos)
+        self.games += games
+        self.positions += positions
         self.seconds += end - start - counted
         self.save()
         row = {
             "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
-            "positions": self.positions, "new_positions": len(pos),
+            "positions": self.positions, "new_positions": positions,
             **{k: round(v, 5) for k, v in parts.items()},
             "selfplay_seconds": round(played - start, 1), "train_seconds": round(end - played, 1),
         }  # fmt: skip
         self.record(row)
         self.log(
-            f"iteration {iteration}: {pos.games} games, {len(pos)} positions "
+            f"iteration {iteration}: {games} games, {positions} positions "
             f"({row['selfplay_seconds']} s play, {row['train_seconds']} s learn), "
             f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, outcome "
             f"{parts['outcome']:.3f}, margin {parts['margin']:.3f}); total {self.games} games, "

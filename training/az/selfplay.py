@@ -185,6 +185,10 @@ def play_selfplay(
     return Positions.concatenate(parts, enc.flat_size, config.num_players)
 
 
+TEACHER_KEYS = ("teacher", "explore", "target", "temperature", "keep")
+"""The ``[warmstart]`` keys that decide the teacher's games: :func:`play_teacher`'s keyword
+arguments, a teacher job's fields, what ``warmstart.reuse`` must share."""
+
 TEACHER_TARGETS = ("move", "values")
 """What a teacher position's policy target is (``warmstart.target``): the teacher's move
 (one-hot), or the softmax of the heuristic's one-ply values over the legal actions divided by
@@ -299,10 +303,8 @@ class Worker:
         "fast_sims", "full_fraction"}`` or ``{"kind": "teacher", "seeds", "teacher",
         "explore", "target", "temperature", "keep"}``."""
         if job["kind"] == "teacher":
-            return play_teacher(
-                self.config, job["seeds"], job["teacher"], job["explore"],
-                job.get("target", "move"), job.get("temperature", 1.0), job.get("keep", 1.0),
-            )  # fmt: skip
+            kw = {k: job[k] for k in TEACHER_KEYS if k in job}  # the rest: play_teacher's
+            return play_teacher(self.config, job["seeds"], **kw)
         if self.iteration != job["iteration"]:
             state = torch.load(io.BytesIO(job["weights"]), map_location="cpu", weights_only=True)
             self.net.load_state_dict(state)
