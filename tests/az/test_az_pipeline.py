@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 from agents.az import AzAgent, load_checkpoint  # noqa: E402
 from agents.runner import GameRunner, GameSetup  # noqa: E402
@@ -20,7 +20,7 @@ from training.az.learner import LossWeights, losses, train_steps  # noqa: E402
 from training.az.replay import ReplayBuffer, list_shards, shard_path, write_shard  # noqa: E402
 from training.az.run import Run, start_run  # noqa: E402
 from training.az.selfplay import Worker  # noqa: E402
-from training.common.config import ConfigError  # noqa: E402
+from training.common.config import ConfigError, dumps  # noqa: E402
 from training.common.outputs import OutputError, RunLock  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[2] / "training" / "configs" / "az_tiny.toml"
@@ -260,12 +260,80 @@ def test_the_native_teacher_plays_the_python_teachers_games(
     assert 0.0 < all_kept.target[lo:hi].min() < all_kept.target[lo:hi].max() < 1.0
 
 
-def test_value_targets_need_the_heuristic_teacher() -> None:
-    with pytest.raises(ConfigError, match=r"^warmstart.target: .*'heuristic'.*'greedy'"):
+def test_value_targets_need_a_teacher_with_values() -> None:
+    with pytest.raises(ConfigError, match=r"^warmstart.target: .*'heuristic', 'mc'.*'greedy'"):
         load_az_config(TINY, ['warmstart.target="values"', 'warmstart.teacher="greedy"'])
+    cfg = load_az_config(TINY, ['warmstart.target="values"', 'warmstart.teacher="mc:sims=8"'])
+    assert cfg["warmstart"]["teacher"] == "mc:sims=8"
     for bad in ("warmstart.temperature=0", "warmstart.keep=0", 'warmstart.target="best"'):
         with pytest.raises(ConfigError, match=rf"^{bad.split('=')[0]}"):
             load_az_config(TINY, [bad])
+
+
+def test_an_mc_teacher_targets_its_candidates_values() -> None:
+    """With ``target="values"`` and flat Monte Carlo as teacher, each target is the softmax of
+    mc's mean values of its root candidates at the temperature (nothing on the other legal
+    actions), or its move where it searched nothing; replayed decision by decision."""
+    from agents.registry import make_agent
+    from moonriver_env.rules import GameConfig, new_game
+    from training.az import selfplay
+
+    config = GameConfig(num_players=2, mode="base")
+    spec = "mc:sims=8,time=none,k=3"
+    pos = selfplay.play_teacher(config, [5], spec, 0.0, "values", 2.0, 1.0)
+    state = new_game(config, seed=5)
+    agents = [make_agent(spec, seed=selfplay.derive_seed(5, 3, k)) for k in range(2)]
+    i = soft = 0
+    while not state.is_terminal:
+        legal = state.legal_action_list()
+        agent = agents[state.current_seat]
+        action = agent.choose(state)
+        if len(legal) > 1:
+            got = pos.target[pos.legal_ptr[i] : pos.legal_ptr[i + 1]]
+            means = agent.last_values
+            if means:
+                v = np.array([means.get(a, -np.inf) for a in legal]) / 2.0
+                want = np.exp(v - v.max()) / np.exp(v - v.max()).sum()
+                soft += 1
+                assert np.count_nonzero(got) <= 3 and got[legal.index(action)] == got.max()
+            else:
+                want = (np.array(legal) == action).astype(np.float32)
+            assert np.allclose(got, want, atol=1e-6), i
+            i += 1
+        state.apply(action)
+    assert i == len(pos) and soft > len(pos) // 2
+
+
+def test_a_run_starts_from_the_model_init_names(tiny_run: Path, tmp_path: Path) -> None:
+    """``warmstart.init``: a new run's network is that model's (its provenance named in the
+    run's), also when the run was killed before its first checkpoint; a model of another
+    shape, or no model, is refused naming the key."""
+    init = f'warmstart.init="{tiny_run}"'
+    net, meta = load_checkpoint(tiny_run / "model.pt")
+    cfg = load_az_config(TINY, [init])
+    run = Run(cfg, tmp_path / "a", "test", log=QUIET)
+    run.initialize()
+    for a, b in zip(run.net.state_dict().values(), net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    assert run.init["path"] == str(tiny_run)
+    assert run.init["games"] == meta["provenance"]["games"]
+    fresh = Run(load_az_config(TINY), tmp_path / "b", "test", log=QUIET)
+    fresh.initialize()
+    pairs = zip(fresh.net.state_dict().values(), net.state_dict().values(), strict=True)
+    assert not all(torch.equal(a, b) for a, b in pairs)  # empty: the seeded random weights
+    # killed before its first checkpoint: --resume starts it again, from the model
+    rd = tmp_path / "c"
+    rd.mkdir()
+    (rd / "config.toml").write_text(dumps(load_az_config(TINY, [init, "run.iterations=1"])))
+    done = start_run(None, [], rd, resume=True, command="test", log=QUIET)
+    assert load_checkpoint(rd / "model.pt")[1]["provenance"]["init"] == run.init
+    assert done.iteration == 1
+    bad = Run(load_az_config(TINY, [init, "net.channels=9"]), tmp_path / "d", "t", log=QUIET)
+    with pytest.raises(ConfigError, match=r"^warmstart.init: .* shape"):
+        bad.initialize()
+    gone = Run(load_az_config(TINY, ['warmstart.init="/nowhere"']), tmp_path / "e", "t")
+    with pytest.raises(ConfigError, match=r"^warmstart.init: path: no az model"):
+        gone.initialize()
 
 
 def _kill_in_block(monkeypatch: pytest.MonkeyPatch, block: int, over: list[str], rd: Path) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agents.registry import parse_spec
 from training.common.config import (
     Check,
     Config,
@@ -25,7 +26,7 @@ from training.common.config import (
     load_config,
 )
 
-from .selfplay import TEACHER_TARGETS
+from .selfplay import TEACHER_TARGETS, VALUE_TEACHERS
 
 # The az configs live in training/configs/ (the command names
 # training/configs/az_2p.toml); the other pipelines keep theirs in training/<pipeline>/configs/.
@@ -65,6 +66,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "temperature": _float(0.0, open_lo=True),
         "keep": _float(0.0, 1.0, open_lo=True),
         "save_every": _int(0),
+        "init": _str,
     },
     "replay": {"window": _int(1), "teacher_fraction": _float(0.0, 1.0)},
     "train": {
@@ -108,10 +110,11 @@ def _cross_check(cfg: Config) -> None:
         raise ConfigError("warmstart.teacher: expected an agent spec for the teacher games")
     if cfg["warmstart"]["games"]:
         check_agent_specs("warmstart.teacher", [cfg["warmstart"]["teacher"]])
-        if cfg["warmstart"]["target"] == "values" and cfg["warmstart"]["teacher"] != "heuristic":
+        teacher = cfg["warmstart"]["teacher"]
+        if cfg["warmstart"]["target"] == "values" and parse_spec(teacher)[0] not in VALUE_TEACHERS:
             raise ConfigError(
-                "warmstart.target: 'values' are the heuristic's one-ply values; it needs "
-                f"warmstart.teacher = 'heuristic', got {cfg['warmstart']['teacher']!r}"
+                "warmstart.target: 'values' are the teacher's values; it needs a "
+                f"warmstart.teacher of {VALUE_TEACHERS}, got {teacher!r}"
             )
     if not cfg["eval"]["opponents"] and cfg["eval"]["every"]:
         raise ConfigError("eval.opponents: expected at least one opponent (or eval.every = 0)")

@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from agents.az.agent import AzAgent
-from agents.az.checkpoint import read_blob, save_checkpoint
+from agents.az.checkpoint import CheckpointError, load_checkpoint, read_blob, save_checkpoint
 from agents.az.network import AzNet, NetShape
 from agents.az.search import SearchSettings
 from agents.jobs import Backend, run_jobs
@@ -121,6 +121,7 @@ class Run:
         self.train_steps = 0
         self.seconds = 0.0  # wall time of the finished iterations, over every session
         self.starts: list[dict[str, Any]] = []
+        self.init: dict[str, Any] = {}  # the model the network started from (warmstart.init)
         self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])
         self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["margin_loss"])
         self._writer: Any = None
@@ -144,6 +145,7 @@ class Run:
             "machine": {"platform": platform.platform(), "cpus": os.cpu_count() or 0},
             "torch": str(torch.__version__),
             "starts": self.starts,
+            "init": self.init,
         }
 
     def save(self) -> None:
@@ -186,7 +188,31 @@ class Run:
         self.seconds = float(prog["seconds"])
         self.warm_steps = int(prog.get("warm_steps", 0))
         self.starts = list(blob["provenance"].get("starts", []))
+        self.init = dict(blob["provenance"].get("init", {}))
         return True
+
+    def initialize(self) -> None:
+        """A new run's network: the weights of the model ``warmstart.init`` names (a model file
+        or a directory holding ``model.pt``, of this run's game and ``[net]``), or the seeded
+        random ones when it is empty. Its provenance, in short, goes into this run's."""
+        path = self.cfg["warmstart"]["init"]
+        if not path:
+            return
+        try:
+            net, meta = load_checkpoint(path)
+        except CheckpointError as exc:
+            raise ConfigError(f"warmstart.init: {exc}") from None
+        if net.shape != self.shape:
+            raise ConfigError(
+                f"warmstart.init: {path!r} is a network of shape {net.shape}; this run's game "
+                f"and [net] make {self.shape}"
+            )
+        self.net.load_state_dict(net.state_dict())
+        prov = meta.get("provenance", {})
+        self.init = {"path": str(path)} | {
+            k: prov[k] for k in ("command", "git_commit", "games", "positions", "train_steps")
+            if k in prov
+        }  # fmt: skip
 
     # ---------------------------------------------------------------- data
     def _jobs(self, kind: str, iteration: int, games: int) -> list[dict[str, Any]]:
@@ -490,8 +516,10 @@ def start_run(
                 f"{run.buffer.size} positions in the replay window, "
                 f"{run.buffer.teacher.size} teacher positions)"
             )
-        elif resume:
-            drop_after(rd, -1)
+        else:
+            if resume:  # killed before its first checkpoint: it starts again
+                drop_after(rd, -1)
+            run.initialize()
         run.starts.append({"command": cmd, "time": time.strftime("%Y-%m-%d %H:%M:%S %Z")})
         if backend is not None:
             with backend.session(cfg["selfplay"]["workers"]):

@@ -31,6 +31,7 @@ import torch
 from agents.az.network import AzNet, NetShape
 from agents.az.search import Evaluator, SearchSettings, final_value, gumbel_search
 from agents.heuristic import HeuristicAgent
+from agents.montecarlo import MonteCarloAgent
 from agents.registry import make_agent
 from agents.seeds import derive_seed
 from moonriver_env.encoding import ObservationEncoder
@@ -191,8 +192,12 @@ arguments, a teacher job's fields, what ``warmstart.reuse`` must share."""
 
 TEACHER_TARGETS = ("move", "values")
 """What a teacher position's policy target is (``warmstart.target``): the teacher's move
-(one-hot), or the softmax of the heuristic's one-ply values over the legal actions divided by
-a temperature in points (every action ranked, not only the best)."""
+(one-hot), or the softmax of the teacher's values divided by a temperature in points: the
+heuristic's one-ply values of every legal action (every action ranked, not only the best), or
+flat Monte Carlo's mean values of its root candidates (the other actions get none)."""
+
+VALUE_TEACHERS = ("heuristic", "mc")
+"""The agents whose values can be a policy target (``target="values"``)."""
 
 
 def teacher_target(
@@ -202,7 +207,7 @@ def teacher_target(
     move)."""
     if values is None:
         return (legal == action).astype(np.float32)
-    v = np.asarray(values, dtype=np.float64) / temperature
+    v = np.asarray(values, dtype=np.float64) / temperature  # -inf: no probability
     p = np.exp(v - v.max())
     return (p / p.sum()).astype(np.float32)
 
@@ -217,8 +222,8 @@ def play_teacher(
     keep: float = 1.0,
 ) -> Positions:
     """Games of ``teacher`` (an agent spec) in every seat, one per seed; the policy target is
-    the teacher's move (one-hot; ``target="values"``: the heuristic's values, see
-    :data:`TEACHER_TARGETS`) even where a random move (probability ``explore``) is played
+    the teacher's move (one-hot; ``target="values"``: the heuristic's or flat Monte Carlo's
+    values, see :data:`TEACHER_TARGETS`) even where a random move (probability ``explore``) is played
     instead. Each decision is recorded with probability ``keep`` (fewer positions per game:
     more games, so more outcomes, in the same memory).
 
@@ -233,8 +238,12 @@ def play_teacher(
     parts = []
     for seed in seeds:
         agents = [make_agent(teacher, seed=derive_seed(int(seed), 3, k)) for k in range(n)]
-        if target == "values" and not all(isinstance(a, HeuristicAgent) for a in agents):
-            raise ValueError(f"target 'values' needs the heuristic as teacher, got {teacher!r}")
+        if target == "values" and not all(
+            isinstance(a, (HeuristicAgent, MonteCarloAgent)) for a in agents
+        ):
+            raise ValueError(
+                f"target 'values' needs one of {VALUE_TEACHERS} as teacher, got {teacher!r}"
+            )
         rng = np.random.default_rng(derive_seed(int(seed), 4))
         kept = np.random.default_rng(derive_seed(int(seed), 5))
         state: GameState | NativeState
@@ -261,6 +270,9 @@ def play_teacher(
                 action = agent.pick(legal_list, scores)
             else:
                 action = int(agent.choose(state))
+                if isinstance(agent, MonteCarloAgent) and target == "values" and agent.last_values:
+                    means = agent.last_values  # its root candidates' means; none: the move
+                    values = [means.get(a, -np.inf) for a in legal_list]
             if legal.size > 1:
                 if kept.random() < keep:
                     obs = (
