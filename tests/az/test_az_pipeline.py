@@ -412,3 +412,34 @@ def test_a_resumed_warm_start_may_be_cut_short(
     final, _ = load_checkpoint(rd / "model.pt")
     for a, b in zip(final.state_dict().values(), saved.state_dict().values(), strict=True):
         assert bool((a == b).all())
+
+
+def test_export_copies_a_runs_model_or_a_kept_iteration(tiny_run: Path, tmp_path: Path) -> None:
+    """``--export RUN_DIR`` ships the latest model, ``--export .../iter_<N>.pt`` that
+    iteration's, each with the run's records; an existing model is kept without ``--force``
+    and a damaged file is refused before anything is written."""
+    import json
+
+    from agents.az import CheckpointError
+    from training.az.cli import export
+
+    latest = export(tiny_run, tmp_path / "latest")
+    assert latest.read_bytes() == (tiny_run / "model.pt").read_bytes()
+    kept = tiny_run / "checkpoints" / "iter_00001.pt"
+    assert az_main(["--export", str(kept), "--out", str(tmp_path / "one")]) == 0
+    prov = json.loads((tmp_path / "one" / "provenance.json").read_text())
+    assert prov["iteration"] == 1 and prov["run_dir"] == str(tiny_run)
+    assert prov["model"] == str(kept)
+    rows = list(csv.DictReader((tmp_path / "one" / "progress.csv").open()))
+    assert [r["iteration"] for r in rows] == ["0", "1"]  # the run's records up to the model
+    evals = list(csv.DictReader((tmp_path / "one" / "eval.csv").open()))
+    assert len(evals) == 2 and (tmp_path / "one" / "learning_curve.png").is_file()
+    assert len(list(csv.DictReader((tmp_path / "latest" / "progress.csv").open()))) == 3
+    with pytest.raises(OutputError, match="--force"):
+        export(kept, tmp_path / "latest")
+    assert latest.read_bytes() == (tiny_run / "model.pt").read_bytes()
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes(kept.read_bytes()[:100])
+    with pytest.raises(CheckpointError):
+        export(broken, tmp_path / "nothing")
+    assert not (tmp_path / "nothing").exists()
