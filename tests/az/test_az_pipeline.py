@@ -438,6 +438,12 @@ def test_export_copies_a_runs_model_or_a_kept_iteration(tiny_run: Path, tmp_path
     with pytest.raises(OutputError, match="--force"):
         export(kept, tmp_path / "latest")
     assert latest.read_bytes() == (tiny_run / "model.pt").read_bytes()
+    (tmp_path / "latest" / "stale.txt").write_text("from before")
+    export(kept, tmp_path / "latest", force=True)  # the whole folder replaced
+    assert latest.read_bytes() == kept.read_bytes()
+    assert not (tmp_path / "latest" / "stale.txt").exists()
+    assert len(list(csv.DictReader((tmp_path / "latest" / "progress.csv").open()))) == 2
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no build left
     broken = tmp_path / "broken.pt"
     broken.write_bytes(kept.read_bytes()[:100])
     with pytest.raises(CheckpointError):

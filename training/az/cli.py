@@ -19,14 +19,16 @@ import io
 import json
 import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from agents.az.checkpoint import load_checkpoint
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
 from training.common.ladder import plot_learning_curve
-from training.common.outputs import OutputError, write_json, write_text
+from training.common.outputs import OutputError, replace_dir, write_json, write_text
 
 from .run import start_run
 
@@ -34,37 +36,45 @@ from .run import start_run
 def export(source: Path, out: Path, force: bool = False) -> Path:
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
     the run directory (its ``model.pt``, the latest) or one of its model files (a kept
-    ``checkpoints/iter_<N>.pt``)."""
+    ``checkpoints/iter_<N>.pt``). The folder is built beside ``out`` and swapped in whole
+    (:func:`~training.common.outputs.replace_dir`): a crash leaves the old folder, and none of
+    its files survive a replacement."""
     if source.is_file():
         src = source
         run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
     else:
         src, run_dir = source / "model.pt", source
-    net, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
+    _, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
     dest = out / "model.pt"
     if dest.exists() and not force:
         raise OutputError(f"--out: {dest} exists; pass --force to replace it")
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(src, dest)
-    if (run_dir / "config.toml").exists():
-        shutil.copyfile(run_dir / "config.toml", out / "config.toml")
-    # the run's records up to the exported model: its iteration, its positions
-    upto = meta["provenance"]
-    _rows_upto(run_dir / "progress.csv", "iteration", upto["iteration"], out)
-    if _rows_upto(run_dir / "eval.csv", "step", upto["positions"], out):
-        plot_learning_curve(out / "eval.csv", out / "learning_curve.png")
-    else:
-        (out / "learning_curve.png").unlink(missing_ok=True)
-    prov = {"run_dir": str(run_dir), "model": str(src), **meta["provenance"]}
-    write_json(out / "provenance.json", prov)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f".{out.name}.build", dir=out.parent))
+    try:
+        _fill(build, src, run_dir, meta["provenance"])
+        replace_dir(build, out)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
     return dest
+
+
+def _fill(build: Path, src: Path, run_dir: Path, prov: dict[str, Any]) -> None:
+    """The model folder's files: the model, the run's config, and its records up to the
+    model (its iteration, its positions) with the learning curve drawn from them."""
+    shutil.copyfile(src, build / "model.pt")
+    if (run_dir / "config.toml").exists():
+        shutil.copyfile(run_dir / "config.toml", build / "config.toml")
+    _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
+    if _rows_upto(run_dir / "eval.csv", "step", prov["positions"], build):
+        plot_learning_curve(build / "eval.csv", build / "learning_curve.png")
+    write_json(build / "provenance.json", {"run_dir": str(run_dir), "model": str(src), **prov})
 
 
 def _rows_upto(path: Path, column: str, last: int, out: Path) -> int:
     """Copy the rows of the CSV ``path`` whose ``column`` is at most ``last`` into ``out``
     (same name); how many (0: no such file, nothing written)."""
     if not path.exists():
-        (out / path.name).unlink(missing_ok=True)
         return 0
     with path.open(newline="") as f:
         reader = csv.DictReader(f)
