@@ -361,8 +361,9 @@ class Run:
         (iteration -1, ``warm_steps`` done) every ``warmstart.save_every`` steps: a run killed
         while learning resumes from the last one (the steps of each block draw from their own
         seed, so the resumed run takes the same steps). It stops early, after a block, once
-        ``run.max_minutes`` is spent (the warm start is then done). Returns the mean loss parts and the
-        seconds since ``start`` already counted in ``self.seconds`` by those checkpoints."""
+        ``run.max_minutes`` is spent (the warm start is then done). Returns the mean loss parts
+        and the seconds since ``start`` already counted in ``self.seconds`` by those
+        checkpoints."""
         ws, t = self.cfg["warmstart"], self.cfg["train"]
         steps = max(1, math.ceil(positions * ws["epochs"] / t["batch_size"]))
         block = ws["save_every"] or steps
@@ -397,7 +398,7 @@ class Run:
         done = self.warm_steps - done_before
         # none done: resumed with fewer epochs than the steps already taken (the warm start ends)
         parts = {k: v / done for k, v in sums.items()} if done else dict.fromkeys(LOSS_PARTS, 0.0)
-        parts["train_steps"] = self.warm_steps - done_before
+        parts["train_steps"] = done
         return parts, counted
 
     def step(self, iteration: int) -> None:

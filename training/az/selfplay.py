@@ -32,7 +32,7 @@ from agents.az.network import AzNet, NetShape
 from agents.az.search import Evaluator, SearchSettings, final_value, gumbel_search
 from agents.heuristic import HeuristicAgent
 from agents.montecarlo import MonteCarloAgent
-from agents.registry import make_agent
+from agents.registry import make_agent, parse_spec
 from agents.seeds import derive_seed
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, GameState, new_game
@@ -223,8 +223,8 @@ def play_teacher(
 ) -> Positions:
     """Games of ``teacher`` (an agent spec) in every seat, one per seed; the policy target is
     the teacher's move (one-hot; ``target="values"``: the heuristic's or flat Monte Carlo's
-    values, see :data:`TEACHER_TARGETS`) even where a random move (probability ``explore``) is played
-    instead. Each decision is recorded with probability ``keep`` (fewer positions per game:
+    values, see :data:`TEACHER_TARGETS`) even where a random move (probability ``explore``) is
+    played instead. Each decision is recorded with probability ``keep`` (fewer positions per game:
     more games, so more outcomes, in the same memory).
 
     A ``"heuristic"`` teacher plays in the native core when it is built: the same games,
@@ -235,15 +235,13 @@ def play_teacher(
     enc = ObservationEncoder(config)
     n = config.num_players
     native = teacher == "heuristic" and NATIVE
+    if target == "values" and parse_spec(teacher)[0] not in VALUE_TEACHERS:
+        raise ValueError(
+            f"target 'values' needs one of {VALUE_TEACHERS} as teacher, got {teacher!r}"
+        )
     parts = []
     for seed in seeds:
         agents = [make_agent(teacher, seed=derive_seed(int(seed), 3, k)) for k in range(n)]
-        if target == "values" and not all(
-            isinstance(a, (HeuristicAgent, MonteCarloAgent)) for a in agents
-        ):
-            raise ValueError(
-                f"target 'values' needs one of {VALUE_TEACHERS} as teacher, got {teacher!r}"
-            )
         rng = np.random.default_rng(derive_seed(int(seed), 4))
         kept = np.random.default_rng(derive_seed(int(seed), 5))
         state: GameState | NativeState
