@@ -215,16 +215,16 @@ class Run:
         }  # fmt: skip
 
     # ---------------------------------------------------------------- data
-    def _jobs(self, kind: str, iteration: int, games: int) -> list[dict[str, Any]]:
+    def _jobs(self, kind: str, iteration: int, games: int, first: int) -> list[dict[str, Any]]:
         seed = self.cfg["run"]["seed"]
-        seeds = [derive_seed(seed, iteration, g) for g in range(games)]
+        seeds = [derive_seed(seed, iteration, g) for g in range(first, games)]
         size = self.cfg["selfplay"]["batch"] if kind == "selfplay" else 1
         if kind == "teacher":  # spread the teacher games evenly over the workers
-            size = max(1, math.ceil(games / (4 * self.cfg["selfplay"]["workers"])))
+            size = max(1, math.ceil(len(seeds) / (4 * self.cfg["selfplay"]["workers"])))
         jobs: list[dict[str, Any]] = []
         weights = model_bytes(self.net) if kind == "selfplay" else b""
         s = self.cfg["search"]
-        for start in range(0, games, size):
+        for start in range(0, len(seeds), size):
             job: dict[str, Any] = {
                 "kind": kind,
                 "iteration": iteration,
@@ -243,10 +243,13 @@ class Run:
             jobs.append(job)
         return jobs
 
-    def play(self, kind: str, iteration: int, games: int) -> Positions:
-        """Play the iteration's games on the workers; each job's positions are written to a
-        replay shard as they arrive and added to the buffer."""
-        jobs = self._jobs(kind, iteration, games)
+    def play(
+        self, kind: str, iteration: int, games: int, first: int = 0, part0: int = 0
+    ) -> Positions:
+        """Play the iteration's games ``first`` to ``games - 1`` (each its own seed) on the
+        workers; each job's positions are written to a replay shard (parts from ``part0``) as
+        they arrive and added to the buffer."""
+        jobs = self._jobs(kind, iteration, games, first)
         results = run_jobs(
             jobs,
             Worker,
@@ -255,16 +258,18 @@ class Run:
             workers=self.cfg["selfplay"]["workers"],
             backend=self.backend,
         )
-        for part, pos in enumerate(results):
+        for part, pos in enumerate(results, part0):
             write_shard(self.run_dir, iteration, part, pos)
             self.buffer.add(pos, teacher=kind == "teacher")
         n = self.shape.num_players
         return Positions.concatenate(results, self.net.obs_size, n)
 
     def reuse_teacher(self, source: Path, games: int) -> Positions:
-        """The first ``games`` teacher games of the run in ``source`` (its iteration-0 shards,
-        whose warm start had this run's game, teacher, explore and seed: the same games),
-        copied into this run's replay as its own warm start's shards."""
+        """The warm start's ``games`` teacher games, the first ones copied from the run in
+        ``source`` (its iteration-0 shards, whole and in order, while they fit in ``games``;
+        its warm start had this run's game, teacher, explore and seed: the same games) into
+        this run's replay as its own warm start's shards, the rest played (a source with fewer
+        games is topped up: the games a run playing them all would have played)."""
         saved = source / "config.toml"
         if not saved.is_file():
             raise ConfigError(f"warmstart.reuse: {source} holds no az run (no config.toml)")
@@ -280,16 +285,18 @@ class Run:
         parts: list[Positions] = []
         have = 0
         for it, _, path in list_shards(source):
-            if it != 0 or have >= games:
+            if it != 0:
                 continue
             pos = read_shard(path)
+            if have + pos.games > games:
+                break
+            write_shard(self.run_dir, 0, len(parts), pos)
+            self.buffer.add(pos, teacher=True)
             parts.append(pos)
             have += pos.games
+        self.log(f"warm start: {have} teacher games copied from {source}, {games - have} to play")
         if have < games:
-            raise ConfigError(f"warmstart.reuse: {source} has {have} teacher games, {games} asked")
-        for part, pos in enumerate(parts):
-            write_shard(self.run_dir, 0, part, pos)
-            self.buffer.add(pos, teacher=True)
+            parts.append(self.play("teacher", 0, games, first=have, part0=len(parts)))
         return Positions.concatenate(parts, self.net.obs_size, self.shape.num_players)
 
     # ---------------------------------------------------------------- logging
