@@ -4,16 +4,19 @@ Every file the project writes for later reading (saved games, tournament results
 snapshots, the training run's models, configs and reports) goes through :func:`atomic_path`: the
 content is written to a temporary file in the target's directory, flushed to disk and renamed
 over the target (``os.replace``), so a crash or Ctrl-C leaves either the old file or the new one,
-never a truncated one. It lives in ``agents`` because both ``agents`` and ``training`` (which
-imports ``agents``) need it.
+never a truncated one. :func:`csv_text` is the one way those CSV files' text is made. It lives
+in ``agents`` because both ``agents`` and ``training`` (which imports ``agents``) need it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import io
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 
 def fsync_dir(directory: str | os.PathLike[str]) -> None:
@@ -55,3 +58,15 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
     return Path(path)
+
+
+def csv_text(rows: Iterable[Mapping[str, Any]], fields: Sequence[str], header: bool = True) -> str:
+    """The CSV text of ``rows`` (dicts with the keys ``fields``, in that order; ``None`` is
+    written empty), the header line first unless ``header`` is false (rows appended to a file
+    that has one). Lines end in ``\\n``."""
+    buf = io.StringIO(newline="")
+    writer = csv.DictWriter(buf, fieldnames=list(fields), lineterminator="\n")
+    if header:
+        writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()

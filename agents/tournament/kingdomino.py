@@ -34,7 +34,7 @@ from typing import Any
 from moonriver_env.games import GameSpec
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState
 
-from ..atomic import write_text
+from ..atomic import csv_text, write_text
 from ..jobs import Backend, backend_from_args, run_jobs
 from ..kingdomino_agents import make_kingdomino_agent
 from ..kingdomino_cli import config_from_args, game_arguments
@@ -133,14 +133,6 @@ def read_games(path: Path) -> dict[int, dict[str, str]]:
     return rows
 
 
-def _csv_text(rows: Sequence[dict[str, str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
 def run_kingdomino_tournament(
     specs: Sequence[str],
     config: KingdominoConfig,
@@ -189,14 +181,13 @@ def run_kingdomino_tournament(
     played: list[KingdominoGame] = []
     with (backend or Backend()).session(workers):
         write_text(path / CONFIG_FILE, json.dumps(arguments, indent=2) + "\n")
-        write_text(csv_path, _csv_text([done[g] for g in sorted(done)]))
+        write_text(csv_path, csv_text([done[g] for g in sorted(done)], FIELDS))
         with csv_path.open("a", encoding="utf-8", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=FIELDS, lineterminator="\n")
 
             def finished(result: KingdominoGame) -> None:
                 if result.moves is not None:
                     _save_moves(path, result, labels, game, config.num_players)
-                writer.writerow(result.row)
+                fh.write(csv_text([result.row], FIELDS, header=False))
                 fh.flush()
 
             played = run_jobs(
@@ -209,7 +200,7 @@ def run_kingdomino_tournament(
                 backend=backend,
             )
     rows = {**done, **{r.index: r.row for r in played}}
-    write_text(csv_path, _csv_text([rows[g] for g in sorted(rows)]))
+    write_text(csv_path, csv_text([rows[g] for g in sorted(rows)], FIELDS))
     timing = _timing(labels, played)
     write_text(path / TIMING_FILE, json.dumps(timing, indent=2) + "\n")
     return format_results(csv_path, labels, config), format_timing(timing)

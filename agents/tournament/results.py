@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
@@ -15,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic import write_text
+from ..atomic import csv_text, write_text
 from ..ratings import (
     bradley_terry,
     mean_interval,
@@ -162,13 +160,7 @@ class TournamentResult:
 
 
 def _csv_text(rows: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        for row in rows:
-            writer.writerow({k: "" if v is None else v for k, v in row.items()})
-    return buf.getvalue()
+    return csv_text(rows, list(rows[0])) if rows else ""
 
 
 def _anchor(specs: Sequence[str], labels: Sequence[str]) -> str | None:

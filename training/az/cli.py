@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import shutil
 import sys
@@ -24,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.atomic import csv_text
 from agents.az.checkpoint import load_checkpoint
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
@@ -80,11 +80,7 @@ def _rows_upto(path: Path, column: str, last: int, out: Path) -> int:
         reader = csv.DictReader(f)
         rows = [r for r in reader if int(r[column]) <= int(last)]
         fields = reader.fieldnames or []
-    buf = io.StringIO(newline="")
-    w = csv.DictWriter(buf, fieldnames=fields)
-    w.writeheader()
-    w.writerows(rows)
-    write_text(out / path.name, buf.getvalue())
+    write_text(out / path.name, csv_text(rows, fields))
     return len(rows)
 
 

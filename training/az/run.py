@@ -21,8 +21,6 @@ iteration in progress is lost (its shards are deleted and it is played again).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 import platform
@@ -36,6 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.atomic import csv_text
 from agents.az.agent import AzAgent
 from agents.az.checkpoint import CheckpointError, load_checkpoint, read_blob, save_checkpoint
 from agents.az.network import AzNet, NetShape
@@ -309,12 +308,8 @@ class Run:
 
     def record(self, row: Mapping[str, Any]) -> None:
         path = self.run_dir / "progress.csv"
-        buf = io.StringIO(newline="")
-        w = csv.DictWriter(buf, fieldnames=PROGRESS_FIELDS)
-        if not path.exists():
-            w.writeheader()
-        w.writerow({k: row.get(k, "") for k in PROGRESS_FIELDS})
-        append_text(path, buf.getvalue())
+        line = {k: row.get(k, "") for k in PROGRESS_FIELDS}
+        append_text(path, csv_text([line], PROGRESS_FIELDS, header=not path.exists()))
         tb = self.writer()
         for k in LOSS_PARTS:
             if row.get(k) != "":

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import sys
 import time
@@ -46,6 +45,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.atomic import csv_text
 from agents.base import PolicyAgent
 from agents.jobs import Backend, BackendError, add_backend_arguments, backend_from_args, run_jobs
 from agents.kingdomino_cli import evaluate_main, wants_kingdomino
@@ -247,25 +247,21 @@ def append_csv(
     """Append one row per opponent to ``path`` (header first in a new file), atomically: a
     crash leaves the file with all of this evaluation's rows or none."""
     p = Path(path)
-    buf = io.StringIO(newline="")
-    w = csv.DictWriter(buf, fieldnames=CSV_FIELDS)
-    if not p.exists():
-        w.writeheader()
-    for r in rows:
-        w.writerow(
-            {
-                "step": int(step),
-                "wall_time": round(float(wall_time), 1),
-                "opponent": r["opponent"],
-                "win_rate": round(r["win_rate"], 4),
-                "games": r["games"],
-                "ci_low": round(r["ci_low"], 4),
-                "ci_high": round(r["ci_high"], 4),
-                "mean_score": round(r["mean_score"], 2),
-                "opponent_score": round(r["opponent_score"], 2),
-            }
-        )
-    append_text(p, buf.getvalue())
+    lines = [
+        {
+            "step": int(step),
+            "wall_time": round(float(wall_time), 1),
+            "opponent": r["opponent"],
+            "win_rate": round(r["win_rate"], 4),
+            "games": r["games"],
+            "ci_low": round(r["ci_low"], 4),
+            "ci_high": round(r["ci_high"], 4),
+            "mean_score": round(r["mean_score"], 2),
+            "opponent_score": round(r["opponent_score"], 2),
+        }
+        for r in rows
+    ]
+    append_text(p, csv_text(lines, CSV_FIELDS, header=not p.exists()))
 
 
 class LadderEvalCallback(BaseCallback):

@@ -38,8 +38,6 @@ with their ``moonriver.json``; the last ``checkpoint.keep`` kept; layout:
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import os
 import platform
@@ -55,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.atomic import csv_text
 from agents.ray_backend import check_address, connect
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
@@ -279,12 +278,7 @@ def _num(value: Any) -> float:
 
 def append_metrics(path: Path, row: Mapping[str, Any]) -> None:
     """Append ``row`` to ``metrics.csv`` (header first in a new file), atomically."""
-    buf = io.StringIO(newline="")
-    writer = csv.DictWriter(buf, fieldnames=METRICS)
-    if not path.exists():
-        writer.writeheader()
-    writer.writerow(row)
-    append_text(path, buf.getvalue())
+    append_text(path, csv_text([row], METRICS, header=not path.exists()))
 
 
 def evaluate(algo: Any, cfg: Config, games: int) -> list[dict[str, Any]]:

@@ -18,8 +18,6 @@ the config, after the config's other sections are checked against the exported m
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import platform
 import shutil
@@ -31,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.atomic import atomic_path, write_text
+from agents.atomic import atomic_path, csv_text, write_text
 from agents.jobs import Backend, add_backend_arguments, backend_from_args
 from agents.shipped import CHECKPOINTS
 from agents.trained import (
@@ -252,11 +250,7 @@ def _run(
         tuned = {str(x): float(r) for x, r in regrets.items()}
         print(f"[train] prior_weight {w} (held-out regret by weight: {tuned})", flush=True)
     save_model(run_dir / MODEL_FILE, net, meta)
-    table = io.StringIO(newline="")
-    writer = csv.DictWriter(table, fieldnames=list(curve[-1]))
-    writer.writeheader()
-    writer.writerows(curve)
-    write_text(run_dir / "curve.csv", table.getvalue())
+    write_text(run_dir / "curve.csv", csv_text(curve, list(curve[-1])))
     plot_curve(
         curve,
         run_dir / "learning_curve.png",
