@@ -246,8 +246,8 @@ class Run:
         self, kind: str, iteration: int, games: int, first: int = 0, part0: int = 0
     ) -> Positions:
         """Play the iteration's games ``first`` to ``games - 1`` (each its own seed) on the
-        workers; each job's positions are written to a replay shard (parts from ``part0``) as
-        they arrive and added to the buffer."""
+        workers; once all are played, each job's positions are written to a replay shard
+        (parts from ``part0``, in job order) and added to the buffer."""
         jobs = self._jobs(kind, iteration, games, first)
         results = run_jobs(
             jobs,
