@@ -52,7 +52,7 @@ install-all: $(VENV_STAMP)
 # against the baseline ladder (random, greedy, heuristic; 100 games each: table printed,
 # learning_curve.png in the run dir). It won the 10-minute comparison with the MaskablePPO
 # short run (`python -m training.train`; docs/az.md). `make run FULL=1`: the first half of the
-# shipped 2-player model's recipe (training/configs/az_2p.toml; az_2p_mc.toml continues from
+# shipped 2-player model's recipe (training/configs/az_2p.toml; az_2p_mc2.toml continues from
 # it) within a 60-minute budget.
 RUN_STAMP := $(shell date +%Y%m%d-%H%M%S)
 run: install

@@ -4,6 +4,7 @@ crash, the run lock, config errors, and that learning lowers the loss."""
 from __future__ import annotations
 
 import csv
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,11 @@ def test_a_tiny_run_writes_everything(tiny_run: Path) -> None:
     assert prov["iteration"] == 2 and prov["positions"] == sum(
         int(r["new_positions"]) for r in rows
     )
+    root = TINY.parents[2]
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout
+    assert [s["git_commit"] for s in prov["starts"]] == [head.strip()]  # the code it ran
     assert meta["search"]["gumbel_scale"] == 0.0  # the model plays without noise
     agent = AzAgent(seed=0, path=tiny_run / "model.pt")
     game = GameRunner(GameSetup(num_players=2)).play([agent, agent], 1, [0, 1])

@@ -134,7 +134,7 @@ class Run:
         return {
             "command": self.command,
             "config": dumps(self.cfg),
-            "git_commit": git_commit() or "",
+            "git_commit": git_commit() or "",  # when written; each start's: ``starts``
             "iteration": self.iteration,
             "games": self.games,
             "positions": self.positions,
@@ -523,7 +523,13 @@ def start_run(
             if resume:  # killed before its first checkpoint: it starts again
                 drop_after(rd, -1)
             run.initialize()
-        run.starts.append({"command": cmd, "time": time.strftime("%Y-%m-%d %H:%M:%S %Z")})
+        run.starts.append(
+            {
+                "command": cmd,
+                "time": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                "git_commit": git_commit() or "",  # the code it (re)started with
+            }
+        )
         if backend is not None:
             with backend.session(cfg["selfplay"]["workers"]):
                 run.train()
