@@ -4,6 +4,7 @@ crash, the run lock, config errors, and that learning lowers the loss."""
 from __future__ import annotations
 
 import csv
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -72,8 +73,6 @@ def test_a_tiny_run_writes_everything(tiny_run: Path) -> None:
 def test_resume_after_a_crash_loses_at_most_the_iteration(
     tiny_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import shutil
-
     rd = tmp_path / "run"
     shutil.copytree(tiny_run, rd)
 
@@ -221,7 +220,7 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
     the key."""
     cfg = load_az_config(TINY, [f"warmstart.reuse={tiny_run}"])
     run = Run(cfg, tmp_path / "a", "test", None, QUIET)
-    pos = run.reuse_teacher(tiny_run, cfg["warmstart"]["games"])
+    pos = run.teacher_games(cfg["warmstart"]["games"])
     theirs = [p for it, _, p in list_shards(tiny_run) if it == 0]
     ours = [p for it, _, p in list_shards(tmp_path / "a")]
     assert len(ours) == len(theirs) and pos.games == cfg["warmstart"]["games"]
@@ -230,12 +229,11 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
         assert a.read_bytes() == b.read_bytes()
 
     more = cfg["warmstart"]["games"] + 2
-    topped = Run(load_az_config(TINY, [f"warmstart.reuse={tiny_run}"]), tmp_path / "t", "test",
-                 None, QUIET)  # fmt: skip
-    pos = topped.reuse_teacher(tiny_run, more)
+    topped = Run(cfg, tmp_path / "t", "test", None, QUIET)
+    pos = topped.teacher_games(more)
     fresh = Run(load_az_config(TINY, [f"warmstart.games={more}"]), tmp_path / "f", "test", None,
                 QUIET)  # fmt: skip
-    played = fresh.play("teacher", 0, more)
+    played = fresh.teacher_games(more)
     assert pos.games == played.games == more and topped.buffer.teacher.size == len(played)
     assert np.array_equal(pos.obs, played.obs) and np.array_equal(pos.target, played.target)
     assert np.array_equal(pos.outcome, played.outcome)
@@ -249,12 +247,54 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
     (both / "config.toml").write_bytes((tiny_run / "config.toml").read_bytes())
     first = [read_shard(p) for p in theirs]
     write_shard(both, 0, 0, Positions.concatenate(first, run.net.obs_size, 2))
-    one = Run(cfg, tmp_path / "o", "test", None, QUIET).reuse_teacher(both, 1)
+    one_cfg = load_az_config(TINY, [f"warmstart.reuse={both}"])
+    one = Run(one_cfg, tmp_path / "o", "test", None, QUIET).teacher_games(1)
     assert one.games == 1 and np.array_equal(one.obs, first[0].obs)
 
     other = load_az_config(TINY, [f"warmstart.reuse={tiny_run}", "run.seed=5"])
     with pytest.raises(ConfigError, match=r"warmstart.reuse: .* run.seed"):
-        Run(other, tmp_path / "b", "test", None, QUIET).reuse_teacher(tiny_run, 2)
+        Run(other, tmp_path / "b", "test", None, QUIET).teacher_games(2)
+
+
+def test_a_run_killed_while_playing_its_teacher_games_keeps_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each teacher job's shard is written when the job ends: a run killed in the middle
+    resumes with those games and plays only the rest, and its teacher positions are those of
+    a run never killed; resumed with other teacher settings, it plays them all again."""
+    sets = ["warmstart.games=4", "run.iterations=0", "run.max_minutes=0.001"]
+    whole = start_run(TINY, sets, tmp_path / "whole", resume=False, command="t", log=QUIET)
+    real = run_module.run_worker_job
+    calls: list[int] = []
+
+    def killed_at_the_third(worker: Worker, job: dict[str, object]) -> object:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(worker, job)
+
+    rd = tmp_path / "run"
+    monkeypatch.setattr(run_module, "run_worker_job", killed_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(TINY, sets, rd, resume=False, command="t", log=QUIET)
+    monkeypatch.undo()
+    assert [part for it, part, _ in list_shards(rd)] == [0, 1]
+    assert not (rd / "checkpoints" / "latest.pt").exists()
+    shutil.copytree(rd, tmp_path / "other")
+    lines: list[str] = []
+    run = start_run(None, [], rd, resume=True, command="t", log=lines.append)
+    assert "warm start: 2 teacher games already played, kept" in lines
+    assert "warm start: 2 teacher games to play" in lines
+    assert run.games == whole.games == 4 and run.positions == whole.positions
+    for (_, _, a), (_, _, b) in zip(list_shards(rd), list_shards(tmp_path / "whole"), strict=True):
+        assert a.name == b.name and np.array_equal(read_shard(a).obs, read_shard(b).obs)
+
+    # the same killed run resumed with another teacher: its games are played again
+    lines.clear()
+    other = tmp_path / "other"
+    start_run(None, ["warmstart.explore=0.5"], other, resume=True, command="t", log=lines.append)
+    assert "warm start: 4 teacher games to play" in lines
+    assert not [line for line in lines if "already played" in line]
 
 
 @pytest.mark.parametrize("target", ["move", "values"])

@@ -50,6 +50,10 @@ from .learner import LossWeights, train_steps
 from .replay import ReplayBuffer, drop_after, list_shards, read_shard, write_shard
 from .selfplay import TEACHER_KEYS, Positions, Worker, model_bytes, run_worker_job
 
+TEACHER_JOB_GAMES = 1000
+"""Most teacher games in one job (one replay shard, written when the job ends): a run killed
+while playing them loses at most this many a worker (about 3 minutes of ``mc:sims=64``)."""
+
 LOSS_PARTS = ("loss", "policy", "policy_kl", "outcome", "margin")
 """What :func:`training.az.learner.losses` reports (``progress.csv``'s loss columns)."""
 
@@ -85,6 +89,18 @@ def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
     return "cpu"
+
+
+def teacher_differs(a: Config, b: Config) -> tuple[str, Any, Any] | None:
+    """The first setting that makes two runs' teacher games differ (the game, the seed and
+    the ``[warmstart]`` teacher keys), as ``(key, a's, b's)``; ``None`` when they play the
+    same games."""
+    for key in ("env.num_players", "env.mode", *(f"warmstart.{k}" for k in TEACHER_KEYS),
+                "run.seed"):  # fmt: skip
+        section, name = key.split(".")
+        if a[section][name] != b[section][name]:
+            return key, a[section][name], b[section][name]
+    return None
 
 
 class Run:
@@ -214,12 +230,15 @@ class Run:
         }  # fmt: skip
 
     # ---------------------------------------------------------------- data
-    def _jobs(self, kind: str, iteration: int, games: int, first: int) -> list[dict[str, Any]]:
+    def _jobs(
+        self, kind: str, iteration: int, games: int, first: int, part0: int
+    ) -> list[dict[str, Any]]:
         seed = self.cfg["run"]["seed"]
         seeds = [derive_seed(seed, iteration, g) for g in range(first, games)]
         size = self.cfg["selfplay"]["batch"] if kind == "selfplay" else 1
-        if kind == "teacher":  # spread the teacher games evenly over the workers
-            size = max(1, math.ceil(len(seeds) / (4 * self.cfg["selfplay"]["workers"])))
+        if kind == "teacher":  # spread evenly over the workers, in jobs a kill loses little
+            per = math.ceil(len(seeds) / (4 * self.cfg["selfplay"]["workers"]))
+            size = max(1, min(per, TEACHER_JOB_GAMES))
         jobs: list[dict[str, Any]] = []
         weights = model_bytes(self.net) if kind == "selfplay" else b""
         s = self.cfg["search"]
@@ -227,6 +246,7 @@ class Run:
             job: dict[str, Any] = {
                 "kind": kind,
                 "iteration": iteration,
+                "part": part0 + len(jobs),
                 "seeds": seeds[start : start + size],
             }
             if kind == "selfplay":
@@ -246,57 +266,88 @@ class Run:
         self, kind: str, iteration: int, games: int, first: int = 0, part0: int = 0
     ) -> Positions:
         """Play the iteration's games ``first`` to ``games - 1`` (each its own seed) on the
-        workers; once all are played, each job's positions are written to a replay shard
-        (parts from ``part0``, in job order) and added to the buffer."""
-        jobs = self._jobs(kind, iteration, games, first)
+        workers. Each job's positions are written to its replay shard (parts from ``part0``,
+        in job order) as soon as the job is done, so a killed run keeps them (a resumed warm
+        start plays only the teacher games it lacks: :meth:`teacher_games`), then added to
+        the buffer in job order."""
+        jobs = self._jobs(kind, iteration, games, first, part0)
+
+        def keep(result: tuple[int, Positions]) -> None:
+            write_shard(self.run_dir, iteration, *result)
+
         results = run_jobs(
             jobs,
             Worker,
             (self.shape.to_dict(), 1),
             run_worker_job,
             workers=self.cfg["selfplay"]["workers"],
+            on_result=keep,
             backend=self.backend,
         )
-        for part, pos in enumerate(results, part0):
-            write_shard(self.run_dir, iteration, part, pos)
+        for _, pos in results:
             self.buffer.add(pos, teacher=kind == "teacher")
         n = self.shape.num_players
-        return Positions.concatenate(results, self.net.obs_size, n)
+        return Positions.concatenate([pos for _, pos in results], self.net.obs_size, n)
 
-    def reuse_teacher(self, source: Path, games: int) -> Positions:
-        """The warm start's ``games`` teacher games, the first ones copied from the run in
-        ``source`` (its iteration-0 shards, whole and in order, while they fit in ``games``;
-        its warm start had this run's game, teacher, explore and seed: the same games) into
-        this run's replay as its own warm start's shards, the rest played (a source with fewer
-        games is topped up: the games a run playing them all would have played)."""
+    def teacher_games(self, games: int) -> Positions:
+        """The warm start's ``games`` teacher games, one seed each: those this run already
+        holds (a resumed run killed while playing them: its iteration-0 shards from part 0 on,
+        as far as they run without a gap), then those ``warmstart.reuse`` names (another
+        run's iteration-0 shards, whole and in order, while they fit in ``games``), then the
+        rest played. The shards end as those of a run that played them all at once."""
+        parts: list[Positions] = []
+        have = 0
+        for it, part, path in list_shards(self.run_dir):
+            if it != 0:
+                continue
+            pos = read_shard(path) if part == len(parts) else None
+            if pos is None or have + pos.games > games:  # after a gap, or too many: replayed
+                path.unlink()
+                continue
+            self.buffer.add(pos, teacher=True)
+            parts.append(pos)
+            have += pos.games
+        if have:
+            self.log(f"warm start: {have} teacher games already played, kept")
+        source = self.cfg["warmstart"]["reuse"]
+        if source and have < games:
+            copied = self._copy_teacher(Path(source), games, have, parts)
+            self.log(f"warm start: {copied} teacher games copied from {source}")
+            have += copied
+        if have < games:
+            self.log(f"warm start: {games - have} teacher games to play")
+            parts.append(self.play("teacher", 0, games, first=have, part0=len(parts)))
+        return Positions.concatenate(parts, self.net.obs_size, self.shape.num_players)
+
+    def _copy_teacher(self, source: Path, games: int, have: int, parts: list[Positions]) -> int:
+        """Copy the games ``have`` on of the run in ``source`` (its iteration-0 shards, whole
+        and in order, while they fit in ``games``; its warm start had this run's teacher: the
+        same games) as this run's next shards, appended to ``parts``; how many games."""
         saved = source / "config.toml"
         if not saved.is_file():
             raise ConfigError(f"warmstart.reuse: {source} holds no az run (no config.toml)")
-        other = load_az_config(saved)
-        for key in ("env.num_players", "env.mode", *(f"warmstart.{k}" for k in TEACHER_KEYS),
-                    "run.seed"):  # fmt: skip
-            section, name = key.split(".")
-            if other[section][name] != self.cfg[section][name]:
-                raise ConfigError(
-                    f"warmstart.reuse: {source} has {key} = {other[section][name]!r}, this run "
-                    f"{self.cfg[section][name]!r}"
-                )
-        parts: list[Positions] = []
-        have = 0
+        differs = teacher_differs(load_az_config(saved), self.cfg)
+        if differs is not None:
+            key, theirs, ours = differs
+            raise ConfigError(
+                f"warmstart.reuse: {source} has {key} = {theirs!r}, this run {ours!r}"
+            )
+        start, copied = 0, 0
         for it, _, path in list_shards(source):
             if it != 0:
                 continue
             pos = read_shard(path)
-            if have + pos.games > games:
+            if start < have:  # games this run holds already
+                start += pos.games
+                continue
+            if start != have + copied or have + copied + pos.games > games:
                 break
             write_shard(self.run_dir, 0, len(parts), pos)
             self.buffer.add(pos, teacher=True)
             parts.append(pos)
-            have += pos.games
-        self.log(f"warm start: {have} teacher games copied from {source}, {games - have} to play")
-        if have < games:
-            parts.append(self.play("teacher", 0, games, first=have, part0=len(parts)))
-        return Positions.concatenate(parts, self.net.obs_size, self.shape.num_players)
+            copied += pos.games
+            start += pos.games
+        return copied
 
     # ---------------------------------------------------------------- logging
     def writer(self) -> Any:
@@ -412,10 +463,7 @@ class Run:
                 teacher = self.buffer.teacher
                 games, positions = sum(p.games for p in teacher.shards), teacher.size
             else:
-                if ws["reuse"]:
-                    pos = self.reuse_teacher(Path(ws["reuse"]), ws["games"])
-                else:
-                    pos = self.play("teacher", 0, ws["games"])
+                pos = self.teacher_games(ws["games"])
                 games, positions = pos.games, len(pos)
             played = time.perf_counter()
             parts, counted = self.learn_warmstart(positions, start)
@@ -520,8 +568,9 @@ def start_run(
                 f"{run.buffer.teacher.size} teacher positions)"
             )
         else:
-            if resume:  # killed before its first checkpoint: it starts again
-                drop_after(rd, -1)
+            if resume:  # killed before its first checkpoint: it starts again, keeping the
+                # teacher games it played if they are this config's (Run.teacher_games)
+                drop_after(rd, -1 if teacher_differs(old, cfg) else 0)
             run.initialize()
         run.starts.append(
             {

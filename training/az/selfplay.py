@@ -326,6 +326,6 @@ class Worker:
         )  # fmt: skip
 
 
-def run_worker_job(worker: Worker, job: Mapping[str, Any]) -> Positions:
-    """``play`` of :func:`agents.runner.run_jobs`."""
-    return worker.run(job)
+def run_worker_job(worker: Worker, job: Mapping[str, Any]) -> tuple[int, Positions]:
+    """``play`` of :func:`agents.runner.run_jobs`: the job's replay part and its positions."""
+    return int(job["part"]), worker.run(job)
