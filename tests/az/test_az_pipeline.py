@@ -251,6 +251,27 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
     one = Run(one_cfg, tmp_path / "o", "test", None, QUIET).teacher_games(1)
     assert one.games == 1 and np.array_equal(one.obs, first[0].obs)
 
+    # a gap (a job of a killed run never written): nothing after it is used, in a source
+    # or in the run's own shards (deleted), and the games are still the first two
+    gap = tmp_path / "gap"
+    gap.mkdir()
+    (gap / "config.toml").write_bytes((tiny_run / "config.toml").read_bytes())
+    write_shard(gap, 0, 0, first[0])
+    write_shard(gap, 0, 2, first[1])
+    lines: list[str] = []
+    two = Run(load_az_config(TINY, [f"warmstart.reuse={gap}"]), tmp_path / "g", "test", None,
+              lines.append).teacher_games(2)  # fmt: skip
+    assert lines[0] == f"warm start: 1 teacher games copied from {gap}"
+    assert np.array_equal(two.obs, np.concatenate([f.obs for f in first]))
+    own = tmp_path / "own"
+    write_shard(own, 0, 0, first[0])
+    write_shard(own, 0, 2, first[0])  # not game 1: must not be used
+    lines.clear()
+    mine = Run(load_az_config(TINY), own, "test", None, lines.append).teacher_games(2)
+    assert lines[0] == "warm start: 1 teacher games already played, kept"
+    assert np.array_equal(mine.obs, two.obs)
+    assert [part for _, part, _ in list_shards(own)] == [0, 1]
+
     other = load_az_config(TINY, [f"warmstart.reuse={tiny_run}", "run.seed=5"])
     with pytest.raises(ConfigError, match=r"warmstart.reuse: .* run.seed"):
         Run(other, tmp_path / "b", "test", None, QUIET).teacher_games(2)
@@ -281,6 +302,7 @@ def test_a_run_killed_while_playing_its_teacher_games_keeps_them(
     assert [part for it, part, _ in list_shards(rd)] == [0, 1]
     assert not (rd / "checkpoints" / "latest.pt").exists()
     shutil.copytree(rd, tmp_path / "other")
+    shutil.copytree(rd, tmp_path / "none")
     lines: list[str] = []
     run = start_run(None, [], rd, resume=True, command="t", log=lines.append)
     assert "warm start: 2 teacher games already played, kept" in lines
@@ -295,6 +317,10 @@ def test_a_run_killed_while_playing_its_teacher_games_keeps_them(
     start_run(None, ["warmstart.explore=0.5"], other, resume=True, command="t", log=lines.append)
     assert "warm start: 4 teacher games to play" in lines
     assert not [line for line in lines if "already played" in line]
+    # ... or with no warm start at all: its teacher games do not stay behind
+    none = tmp_path / "none"
+    start_run(None, ["warmstart.games=0"], none, resume=True, command="t", log=QUIET)
+    assert not [part for it, part, _ in list_shards(none) if it == 0]
 
 
 @pytest.mark.parametrize("target", ["move", "values"])

@@ -294,7 +294,8 @@ class Run:
         holds (a resumed run killed while playing them: its iteration-0 shards from part 0 on,
         as far as they run without a gap), then those ``warmstart.reuse`` names (another
         run's iteration-0 shards, whole and in order, while they fit in ``games``), then the
-        rest played. The shards end as those of a run that played them all at once."""
+        rest played: the games of a run that played them all at once (the shards may split
+        them otherwise)."""
         parts: list[Positions] = []
         have = 0
         for it, part, path in list_shards(self.run_dir):
@@ -332,10 +333,13 @@ class Run:
             raise ConfigError(
                 f"warmstart.reuse: {source} has {key} = {theirs!r}, this run {ours!r}"
             )
-        start, copied = 0, 0
-        for it, _, path in list_shards(source):
+        start, copied, part = 0, 0, 0
+        for it, p, path in list_shards(source):
             if it != 0:
                 continue
+            if p != part:  # a gap (a job of a killed run): the games after it are unknown
+                break
+            part += 1
             pos = read_shard(path)
             if start < have:  # games this run holds already
                 start += pos.games
@@ -542,6 +546,11 @@ def start_run(
                 else load_az_config(saved, overrides)
             )
             check_resume(old, cfg, AZ)
+            fresh = not (rd / "checkpoints" / "latest.pt").is_file()
+            if fresh and (teacher_differs(old, cfg) or not cfg["warmstart"]["games"]):
+                # killed before its first checkpoint, and its teacher games are not this
+                # config's: gone before config.toml names the new settings
+                drop_after(rd, -1)
         else:
             if saved.exists() or (rd / "checkpoints").exists():
                 raise OutputError(
@@ -569,8 +578,8 @@ def start_run(
             )
         else:
             if resume:  # killed before its first checkpoint: it starts again, keeping the
-                # teacher games it played if they are this config's (Run.teacher_games)
-                drop_after(rd, -1 if teacher_differs(old, cfg) else 0)
+                # teacher games it played (those of other settings are gone: above)
+                drop_after(rd, 0)
             run.initialize()
         run.starts.append(
             {
