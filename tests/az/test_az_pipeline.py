@@ -213,6 +213,11 @@ def test_teacher_positions_are_never_pushed_out(tmp_path: Path) -> None:
         assert int(batch.has_policy.sum()) == 50
 
 
+def joined(shards: list[Positions]) -> Positions:
+    """A run's teacher shards as one :class:`Positions` (2 players)."""
+    return Positions.concatenate(shards, shards[0].obs.shape[1], 2)
+
+
 def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path: Path) -> None:
     """``warmstart.reuse`` copies the teacher games of a run with the same game, teacher,
     explore and seed (the same games) instead of playing them, and plays the games it lacks:
@@ -220,7 +225,7 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
     the key."""
     cfg = load_az_config(TINY, [f"warmstart.reuse={tiny_run}"])
     run = Run(cfg, tmp_path / "a", "test", None, QUIET)
-    pos = run.teacher_games(cfg["warmstart"]["games"])
+    pos = joined(run.teacher_games(cfg["warmstart"]["games"]))
     theirs = [p for it, _, p in list_shards(tiny_run) if it == 0]
     ours = [p for it, _, p in list_shards(tmp_path / "a")]
     assert len(ours) == len(theirs) and pos.games == cfg["warmstart"]["games"]
@@ -230,10 +235,10 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
 
     more = cfg["warmstart"]["games"] + 2
     topped = Run(cfg, tmp_path / "t", "test", None, QUIET)
-    pos = topped.teacher_games(more)
+    pos = joined(topped.teacher_games(more))
     fresh = Run(load_az_config(TINY, [f"warmstart.games={more}"]), tmp_path / "f", "test", None,
                 QUIET)  # fmt: skip
-    played = fresh.teacher_games(more)
+    played = joined(fresh.teacher_games(more))
     assert pos.games == played.games == more and topped.buffer.teacher.size == len(played)
     assert np.array_equal(pos.obs, played.obs) and np.array_equal(pos.target, played.target)
     assert np.array_equal(pos.outcome, played.outcome)
@@ -248,7 +253,7 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
     first = [read_shard(p) for p in theirs]
     write_shard(both, 0, 0, Positions.concatenate(first, run.net.obs_size, 2))
     one_cfg = load_az_config(TINY, [f"warmstart.reuse={both}"])
-    one = Run(one_cfg, tmp_path / "o", "test", None, QUIET).teacher_games(1)
+    one = joined(Run(one_cfg, tmp_path / "o", "test", None, QUIET).teacher_games(1))
     assert one.games == 1 and np.array_equal(one.obs, first[0].obs)
 
     # a gap (a job of a killed run never written): nothing after it is used, in a source
@@ -259,15 +264,16 @@ def test_a_warm_start_reuses_another_runs_teacher_games(tiny_run: Path, tmp_path
     write_shard(gap, 0, 0, first[0])
     write_shard(gap, 0, 2, first[1])
     lines: list[str] = []
-    two = Run(load_az_config(TINY, [f"warmstart.reuse={gap}"]), tmp_path / "g", "test", None,
-              lines.append).teacher_games(2)  # fmt: skip
+    gap_run = Run(load_az_config(TINY, [f"warmstart.reuse={gap}"]), tmp_path / "g", "test", None,
+                  lines.append)  # fmt: skip
+    two = joined(gap_run.teacher_games(2))
     assert lines[0] == f"warm start: 1 teacher games copied from {gap}"
     assert np.array_equal(two.obs, np.concatenate([f.obs for f in first]))
     own = tmp_path / "own"
     write_shard(own, 0, 0, first[0])
     write_shard(own, 0, 2, first[0])  # not game 1: must not be used
     lines.clear()
-    mine = Run(load_az_config(TINY), own, "test", None, lines.append).teacher_games(2)
+    mine = joined(Run(load_az_config(TINY), own, "test", None, lines.append).teacher_games(2))
     assert lines[0] == "warm start: 1 teacher games already played, kept"
     assert np.array_equal(mine.obs, two.obs)
     assert [part for _, part, _ in list_shards(own)] == [0, 1]

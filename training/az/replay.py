@@ -66,6 +66,12 @@ def read_shard(path: Path) -> Positions:
         return Positions.from_arrays({k: data[k] for k in data.files})
 
 
+def shard_games(path: Path) -> int:
+    """How many games a shard holds, without reading its positions."""
+    with np.load(path) as data:
+        return int(data["games"])
+
+
 class ReplayBuffer:
     """The newest ``window`` positions (whole shards; the oldest shard goes once the rest
     fill the window) and the teacher's positions (all of them, module docstring)."""

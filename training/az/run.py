@@ -47,7 +47,7 @@ from training.common.provenance import git_commit
 
 from .config import AZ, load_az_config, search_settings
 from .learner import LossWeights, train_steps
-from .replay import ReplayBuffer, drop_after, list_shards, read_shard, write_shard
+from .replay import ReplayBuffer, drop_after, list_shards, read_shard, shard_games, write_shard
 from .selfplay import TEACHER_KEYS, Positions, Worker, model_bytes, run_worker_job
 
 TEACHER_JOB_GAMES = 1000
@@ -89,6 +89,11 @@ def device_name(device: torch.device) -> str:
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
     return "cpu"
+
+
+def latest_checkpoint(run_dir: Path) -> Path:
+    """Where a run keeps its last checkpoint (none yet: not begun, or killed before it)."""
+    return run_dir / "checkpoints" / "latest.pt"
 
 
 def teacher_differs(a: Config, b: Config) -> tuple[str, Any, Any] | None:
@@ -144,7 +149,7 @@ class Run:
     # ---------------------------------------------------------------- checkpoints
     @property
     def latest(self) -> Path:
-        return self.run_dir / "checkpoints" / "latest.pt"
+        return latest_checkpoint(self.run_dir)
 
     def provenance(self) -> dict[str, Any]:
         return {
@@ -264,12 +269,12 @@ class Run:
 
     def play(
         self, kind: str, iteration: int, games: int, first: int = 0, part0: int = 0
-    ) -> Positions:
+    ) -> list[Positions]:
         """Play the iteration's games ``first`` to ``games - 1`` (each its own seed) on the
         workers. Each job's positions are written to its replay shard (parts from ``part0``,
         in job order) as soon as the job is done, so a killed run keeps them (a resumed warm
         start plays only the teacher games it lacks: :meth:`teacher_games`), then added to
-        the buffer in job order."""
+        the buffer; the jobs' positions, in job order."""
         jobs = self._jobs(kind, iteration, games, first, part0)
 
         def keep(result: tuple[int, Positions]) -> None:
@@ -286,16 +291,15 @@ class Run:
         )
         for _, pos in results:
             self.buffer.add(pos, teacher=kind == "teacher")
-        n = self.shape.num_players
-        return Positions.concatenate([pos for _, pos in results], self.net.obs_size, n)
+        return [pos for _, pos in results]
 
-    def teacher_games(self, games: int) -> Positions:
+    def teacher_games(self, games: int) -> list[Positions]:
         """The warm start's ``games`` teacher games, one seed each: those this run already
         holds (a resumed run killed while playing them: its iteration-0 shards from part 0 on,
         as far as they run without a gap), then those ``warmstart.reuse`` names (another
         run's iteration-0 shards, whole and in order, while they fit in ``games``), then the
         rest played: the games of a run that played them all at once (the shards may split
-        them otherwise)."""
+        them otherwise), one :class:`Positions` a shard."""
         parts: list[Positions] = []
         have = 0
         for it, part, path in list_shards(self.run_dir):
@@ -317,8 +321,8 @@ class Run:
             have += copied
         if have < games:
             self.log(f"warm start: {games - have} teacher games to play")
-            parts.append(self.play("teacher", 0, games, first=have, part0=len(parts)))
-        return Positions.concatenate(parts, self.net.obs_size, self.shape.num_players)
+            parts += self.play("teacher", 0, games, first=have, part0=len(parts))
+        return parts
 
     def _copy_teacher(self, source: Path, games: int, have: int, parts: list[Positions]) -> int:
         """Copy the games ``have`` on of the run in ``source`` (its iteration-0 shards, whole
@@ -340,10 +344,10 @@ class Run:
             if p != part:  # a gap (a job of a killed run): the games after it are unknown
                 break
             part += 1
-            pos = read_shard(path)
             if start < have:  # games this run holds already
-                start += pos.games
+                start += shard_games(path)
                 continue
+            pos = read_shard(path)
             if start != have + copied or have + copied + pos.games > games:
                 break
             write_shard(self.run_dir, 0, len(parts), pos)
@@ -461,21 +465,19 @@ class Run:
     def step(self, iteration: int) -> None:
         """Play, learn, save one iteration (``iteration`` 0: the warm start)."""
         start = time.perf_counter()
+        shards: Sequence[Positions]
+        if iteration == 0 and self.warm_steps:  # resumed while learning: the games are there
+            shards = self.buffer.teacher.shards
+        elif iteration == 0:
+            shards = self.teacher_games(self.cfg["warmstart"]["games"])
+        else:
+            shards = self.play("selfplay", iteration, self.cfg["selfplay"]["games"])
+        games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
+        played = time.perf_counter()
         if iteration == 0:
-            ws = self.cfg["warmstart"]
-            if self.warm_steps:  # resumed while learning: the teacher's games are all there
-                teacher = self.buffer.teacher
-                games, positions = sum(p.games for p in teacher.shards), teacher.size
-            else:
-                pos = self.teacher_games(ws["games"])
-                games, positions = pos.games, len(pos)
-            played = time.perf_counter()
             parts, counted = self.learn_warmstart(positions, start)
         else:
             counted = 0.0
-            pos = self.play("selfplay", iteration, self.cfg["selfplay"]["games"])
-            games, positions = pos.games, len(pos)
-            played = time.perf_counter()
             parts = self.learn(iteration, positions)
         end = time.perf_counter()
         self.iteration = iteration
@@ -546,7 +548,7 @@ def start_run(
                 else load_az_config(saved, overrides)
             )
             check_resume(old, cfg, AZ)
-            fresh = not (rd / "checkpoints" / "latest.pt").is_file()
+            fresh = not latest_checkpoint(rd).is_file()
             if fresh and (teacher_differs(old, cfg) or not cfg["warmstart"]["games"]):
                 # killed before its first checkpoint, and its teacher games are not this
                 # config's: gone before config.toml names the new settings
