@@ -10,7 +10,7 @@ The agents (specs as in :func:`agents.make_agent`, one per seat, the list repeat
 seats) play one game: the environment reset with ``--seed``, the agent in seat ``s`` reset with
 ``agents.runner.agent_seed(SEED, 0, s)`` (as the play CLI seeds them), so the same command
 makes the same game. The frames are the environment's ``rgb_array`` pictures
-(:func:`moonriver_env.render.render_rgb`, with the agents' names on the ranches): one at the
+(:func:`moonriver_env.moonriver.render.render_rgb`, with the agents' names on the ranches): one at the
 start, one at the end of each turn (``--every turn``, the default) or every N decisions, and
 the last one held for two seconds. ``--moves FILE`` also writes the game's move list
 (:mod:`agents.move_list`), so the same game can be replayed in the browser
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from moonriver_env.games import add_table_arguments, check_table_arguments
-from moonriver_env.render import render_rgb
+from moonriver_env.moonriver.render import render_rgb
 
 from .atomic import atomic_path
 from .move_list import MoveList

@@ -6,7 +6,7 @@ An :class:`Agent` plays one seat of a game through the PettingZoo environment::
     action = agent.act(observation, env)      # observation: {"observation", "action_mask"}
 
 ``env`` is the PettingZoo environment (wrapped or raw); agents that look at the table read
-``env.unwrapped.state`` (the engine's :class:`~moonriver_env.rules.GameState`) and only what
+``env.unwrapped.state`` (the engine's :class:`~moonriver_env.moonriver.rules.GameState`) and only what
 the table shows (RULES.md section 8): ranches, reserves, columns, saloon, counts. Search agents
 copy the state and re-shuffle its hidden parts before simulating (:func:`determinize`); none
 ever reads the order of the draw pile or of the partner stack.
@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec, games_with_actions
-from moonriver_env.rules import GameConfig, GameState
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, GameState
+from moonriver_env.moonriver.vector.search import NativeState
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.search import NativeState
 
 from .networks.acting import policy_action
 from .networks.snapshots import load_model, load_policy

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
-from moonriver_env.rules import (
+from moonriver_env.family.geometry import bit_indices
+from moonriver_env.moonriver.rules import (
     RESOLVE_PHASES,
     GameState,
     Landscape,
@@ -44,8 +45,7 @@ from moonriver_env.rules import (
     Phase,
     unprotected_cows,
 )
-from moonriver_env.rules.actions import target_seat
-from moonriver_env.rules.geometry import bit_indices
+from moonriver_env.moonriver.rules.actions import target_seat
 
 DESERT, CANYON, MEADOW, FOREST, CORN, FARM = (int(x) for x in Landscape)
 DESPERADO, THIEF, DIGGER, TRAPPER, FARMER = (int(x) for x in PartnerKind)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moonriver_env.rules import GameState
+from moonriver_env.moonriver.rules import GameState
 
 from .base import Agent, determinize
 from .evaluation import popcount, steal_value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from moonriver_env.rules import CLAIM_PHASES, GameState
+from moonriver_env.moonriver.rules import CLAIM_PHASES, GameState
 
 from .base import Agent, determinize, native_root
 from .evaluation import Context, Evaluator, Weights, complete_effects, make_context, pipeline
@@ -37,7 +37,7 @@ class HeuristicAgent(Agent):
     Deterministic given the seed (ties: uniformly at random with the agent's Generator).
 
     The one-ply values are computed in the native core when it is built
-    (:meth:`moonriver_env.vector.search.NativeState.action_values`): the same values to the
+    (:meth:`moonriver_env.moonriver.vector.search.NativeState.action_values`): the same values to the
     last bit, so the same decisions (``tests/agents/test_agents.py``). Set ``native = False``
     on an agent to evaluate in Python.
     """

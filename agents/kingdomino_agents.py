@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
-from moonriver_env.kingdomino.components import Domino
-from moonriver_env.kingdomino.kingdom import Kingdom, placement_ids
-from moonriver_env.kingdomino.scoring import kingdom_points, placement_gains
-from moonriver_env.kingdomino.state import DOMINOES
-from moonriver_env.kingdomino_encoding import KingdominoEncoder
+from moonriver_env.kingdomino.encoding import KingdominoEncoder
+from moonriver_env.kingdomino.rules.components import Domino
+from moonriver_env.kingdomino.rules.kingdom import Kingdom, placement_ids
+from moonriver_env.kingdomino.rules.scoring import kingdom_points, placement_gains
+from moonriver_env.kingdomino.rules.state import DOMINOES
+from moonriver_env.kingdomino.vector.search import NativeKingdominoState
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.kdsearch import NativeKingdominoState
 
 from .base import Agent, policy_action
 from .mcts import TreeNode
@@ -442,7 +442,7 @@ class MonteCarloKingdominoAgent(_SearchKingdominoAgent):
 
     @property
     def native(self) -> bool:
-        """Whether the playouts run in the native core (:mod:`moonriver_env.vector.kdsearch`)."""
+        """Whether the playouts run in the native core (:mod:`moonriver_env.kingdomino.vector.search`)."""
         return NATIVE and self.engine != "python"
 
     def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:

@@ -25,10 +25,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from moonriver_env.family.contract import DEFAULT_NUM_PLAYERS
 from moonriver_env.games import parse_game
 from moonriver_env.kingdomino import KingdominoConfig, Phase, new_game
-from moonriver_env.kingdomino_encoding import KingdominoEncoder
-from moonriver_env.rules.config import DEFAULT_NUM_PLAYERS
+from moonriver_env.kingdomino.encoding import KingdominoEncoder
 
 from .kingdomino_agents import PolicyKingdominoAgent, make_kingdomino_agent
 from .ratings import wilson_interval

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from moonriver_env.games import GameSpec
 from moonriver_env.kingdomino import KingdominoState
-from moonriver_env.kingdomino_render import render_text
+from moonriver_env.kingdomino.render import render_text
 
 from .kingdomino_agents import make_kingdomino_agent
 from .kingdomino_cli import config_from_args, game_arguments

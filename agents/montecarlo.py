@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from moonriver_env.rules import GameState
-from moonriver_env.vector.search import NativeState
+from moonriver_env.moonriver.rules import GameState
+from moonriver_env.moonriver.vector.search import NativeState
 
 from .base import determinize, native_root
 from .search import Decision, SearchAgent
@@ -29,7 +29,7 @@ class MonteCarloAgent(SearchAgent):
     Deterministic for a given seed when only ``sims`` limits the search.
 
     The simulations (determinization, rollout, leaf value) run in the native core when it is
-    built (:meth:`moonriver_env.vector.search.NativeState.simulate`): the same values to the
+    built (:meth:`moonriver_env.moonriver.vector.search.NativeState.simulate`): the same values to the
     last bit, so the same decisions (tests/vector/test_search.py), many times faster. Set
     ``native = False`` on an agent to simulate (and rank its candidates) in Python.
     """

@@ -30,7 +30,7 @@ from typing import Any
 
 from moonriver_env.games import GameSpec
 from moonriver_env.kingdomino import KingdominoState
-from moonriver_env.rules import GameState
+from moonriver_env.moonriver.rules import GameState
 
 from .atomic import write_text
 from .file_format import check_header, header, parse_json, read_parsed

@@ -1,7 +1,7 @@
 """Moves typed by a person (the play CLI): reading the text form, saying why a move is not legal
 and what is, and listing the legal moves compactly.
 
-The text forms are :mod:`moonriver_env.rules.actions`'; a pair of held plots may be typed in
+The text forms are :mod:`moonriver_env.moonriver.rules.actions`'; a pair of held plots may be typed in
 either order: ``place 1+0 b1 N`` (plot 1 on b1, plot 0 north of it) is the domino the engine
 names ``place 0+1 b2 S``, and ``discard 1+0`` is ``discard 0+1``. Illegal placements are
 explained by the connection rules (RULES.md section 3).
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from moonriver_env.rules import GameState
-from moonriver_env.rules.actions import Place
-from moonriver_env.rules.components import Landscape
-from moonriver_env.rules.geometry import DIRECTIONS
+from moonriver_env.family.geometry import DIRECTIONS
+from moonriver_env.moonriver.rules import GameState
+from moonriver_env.moonriver.rules.actions import Place
+from moonriver_env.moonriver.rules.components import Landscape
 
 __all__ = ["explain_illegal", "format_legal_moves", "normalise_pair", "parse_move"]
 

@@ -1,8 +1,8 @@
 """OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts.MCTSBot`` with random rollouts) on
-the ``python_moonriver`` game (:mod:`moonriver_env.openspiel`; the ``openspiel`` extra).
+the ``python_moonriver`` game (:mod:`moonriver_env.moonriver.openspiel`; the ``openspiel`` extra).
 
 The search starts from the table as it stands with the undrawn plots and tokens as chance
-nodes (:func:`moonriver_env.rules.chance.chance_view`): it never sees the order of the pile
+nodes (:func:`moonriver_env.moonriver.rules.chance.chance_view`): it never sees the order of the pile
 or the stack, and it needs no determinization. OpenSpiel and pyspiel are imported on the
 first decision, so the registry lists this agent without the extra installed.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.rules import GameState
+from moonriver_env.moonriver.rules import GameState
 
 from .base import Agent
 
@@ -47,7 +47,7 @@ class OpenSpielMCTSAgent(Agent):
         import pyspiel
         from open_spiel.python.algorithms import mcts
 
-        from moonriver_env.openspiel import GAME_NAME, openspiel_state
+        from moonriver_env.moonriver.openspiel import GAME_NAME, openspiel_state
 
         key = (state.config.num_players, state.config.mode)
         game = self._games.get(key)

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonriver_env.games import GameSpec
-from moonriver_env.render import ANSI_LEGEND, render_ansi, score_table
-from moonriver_env.rules import GameConfig, GameState
+from moonriver_env.moonriver.render import ANSI_LEGEND, render_ansi, score_table
+from moonriver_env.moonriver.rules import GameConfig, GameState
 
 from . import make_agent
 from .base import check_game

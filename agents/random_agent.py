@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.rules import GameState
+from moonriver_env.moonriver.rules import GameState
 
 from .base import Agent
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.moonriver.rules import GameConfig
 from moonriver_env.opponents import LEARNER
-from moonriver_env.rules import GameConfig
 
 from .base import PolicyAgent, describe_game
 

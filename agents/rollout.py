@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 
-from moonriver_env.rules import CLAIM_PHASES, PLACE_PHASES, GameState, Phase
+from moonriver_env.moonriver.rules import CLAIM_PHASES, PLACE_PHASES, GameState, Phase
 
 from .evaluation import Context, bits, effect_choice, popcount
 

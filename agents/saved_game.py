@@ -3,7 +3,7 @@ autosave when a game is left unfinished).
 
 The file is JSON: the seating (players, mode, scenario, seed, the agent spec of each agent
 seat, the human seats), the number of decisions so far, the engine state in its versioned
-save format (:mod:`moonriver_env.rules.serialization`), so a saved game resumes exactly where
+save format (:mod:`moonriver_env.moonriver.rules.serialization`), so a saved game resumes exactly where
 it stopped, draw pile included, and the moves played from the start (``actions``, absent from
 files saved before it was kept), so the browser replay (:mod:`agents.replay`) can show them. Files are never overwritten silently: :func:`free_path` picks
 a fresh name for autosaves, and the ``save`` command asks first.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moonriver_env.rules import GameState
+from moonriver_env.moonriver.rules import GameState
 
 from .atomic import write_text
 from .file_format import check_header, header, parse_json, read_parsed

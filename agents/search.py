@@ -7,7 +7,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from moonriver_env.rules import GameState
+from moonriver_env.moonriver.rules import GameState
 
 from .base import Agent
 from .evaluation import Context, Evaluator, Weights, final_margin, make_context, rel_from_values

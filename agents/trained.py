@@ -18,7 +18,7 @@ seat's pending effects are played with the rule-based choices
 
 The simulations (the determinization, the completed afterstates, the rollouts and the leaf
 inputs) run in the native core when it is built
-(:meth:`moonriver_env.vector.search.NativeState.value_leaves`): the same network inputs to the
+(:meth:`moonriver_env.moonriver.vector.search.NativeState.value_leaves`): the same network inputs to the
 last bit, so the same decisions (``tests/agents/test_trained.py``); the network's forward pass
 stays in torch, batched, and the candidates' prior is the heuristic's, in the core too. Set
 ``native = False`` on an agent to simulate (and rank) in Python.
@@ -45,9 +45,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec
-from moonriver_env.rules import GameConfig, GameState
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, GameState
 
 from .base import Agent, determinize, native_root
 from .evaluation import (
@@ -106,7 +106,7 @@ def state_inputs(
     """Network inputs of ``states`` seen by ``seat`` (one row each).
 
     Each row is the flat observation for ``seat``
-    (:meth:`~moonriver_env.encoding.ObservationEncoder.encode_flat`) followed by the
+    (:meth:`~moonriver_env.moonriver.encoding.ObservationEncoder.encode_flat`) followed by the
     evaluation block: every seat's :meth:`~agents.evaluation.Evaluator.seat_value` from
     ``seat`` on (own first, then the seats after it) and the relative value, in
     :data:`EVAL_SCALE` points. ``ctx`` is the public context to evaluate with (default: each
@@ -157,7 +157,7 @@ def python_leaves(
     network inputs (:func:`state_inputs`) of the unfinished leaves, and per candidate
     ``seat``'s final margin when its leaf's game ended, else ``None``. ``depth < 0``: no
     rollout, every leaf a row evaluated in ``ctx`` (:func:`candidate_inputs`).
-    :meth:`moonriver_env.vector.search.NativeState.value_leaves` is the same in the core."""
+    :meth:`moonriver_env.moonriver.vector.search.NativeState.value_leaves` is the same in the core."""
     leaves = completed_afterstates(det, seat, cands, ctx)
     if depth < 0:
         return state_inputs(encoder, evaluator, leaves, seat, ctx), [None] * len(leaves)
@@ -409,7 +409,7 @@ class TrainedAgent(HeuristicPrior, Agent):
     ) -> tuple[np.ndarray, list[float | None]]:
         """One determinization (and, with ``depth >= 0``, one rollout seed) drawn from the
         agent's generator, and the leaves of ``cands`` on it (:func:`python_leaves`): in the
-        core when ``core`` is the decision's :class:`~moonriver_env.vector.search.NativeState`
+        core when ``core`` is the decision's :class:`~moonriver_env.moonriver.vector.search.NativeState`
         (:func:`~agents.base.native_root`), else in Python."""
         if core is not None:
             det = core.clone()

@@ -2,7 +2,7 @@
 
 Importing the package registers ``MoonRiver-v0`` and ``Kingdomino-v0`` with Gymnasium (the single-agent
 :class:`moonriver_env.single_agent.SingleAgentEnv`, by entry-point string) if Gymnasium is
-installed, without importing Gymnasium here: the rules engine (``moonriver_env.rules``) stays
+installed, without importing Gymnasium here: the rules engine (``moonriver_env.moonriver.rules``) stays
 free of RL libraries. If Gymnasium is already imported the id is registered now, otherwise as
 soon as Gymnasium is imported.
 """

@@ -3,7 +3,7 @@ standard wrappers, the error for a step out of order, and :class:`GameAECEnv`, t
 bookkeeping of a turn-based game with one acting seat (agents, spaces, reset with seeds,
 observe with the legal-action mask, step with rewards and terminations, render dispatch).
 
-A game's environment (:mod:`moonriver_env.aec` for Moon River, :mod:`moonriver_env.kingdomino_v0`
+A game's environment (:mod:`moonriver_env.moonriver.env` for Moon River, :mod:`moonriver_env.kingdomino_v0`
 for Kingdomino) subclasses :class:`GameAECEnv` and supplies the game: its engine's
 ``new_game``, its encoder, its final rewards, its infos and its pictures.
 """
@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .env_args import RENDER_MODES, check_options, check_seed
+from moonriver_env.moonriver.args import RENDER_MODES, check_options, check_seed
 
 __all__ = [
     "AssertOutOfBoundsWrapper",

@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from .games import GameSpec, parse_game
-from .kingdomino import new_game as new_kingdomino_game
-from .rules import MODES, GameConfig, new_game
-from .text_table import format_columns
+from moonriver_env.games import GameSpec, parse_game
+from moonriver_env.kingdomino import new_game as new_kingdomino_game
+from moonriver_env.moonriver.rules import MODES, GameConfig, new_game
+from moonriver_env.text_table import format_columns
 
 ALL_MODES = tuple(GameSpec(num_players=n, mode=m).text for m in MODES for n in (2, 3, 4))
 """Every player count and mode, in their one spelling (``"2p_base"``, ..., ``"4p_legends"``)."""

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from . import kingdomino_v0, moonriver_v0
-from .bench import cpu_model, pin_to_one_cpu
+from moonriver_env import kingdomino_v0, moonriver_v0
+from moonriver_env.bench import cpu_model, pin_to_one_cpu
 
 
 def run_loop(env: Any, steps: int, seed: int) -> float:

@@ -24,7 +24,7 @@ and every ratio is to an anchor measured in the same process:
 
 ``--game kingdomino`` measures :class:`~moonriver_env.vector.KingdominoVectorGame` the same
 way (``--mode``: ``base`` or the variants, ``harmony+middle_kingdom``), with the clone row of
-:class:`~moonriver_env.vector.kdsearch.NativeKingdominoState` and its playouts per second to
+:class:`~moonriver_env.kingdomino.vector.search.NativeKingdominoState` and its playouts per second to
 the end of a game from the set-up (``random`` and ``greedy``, the ``mc`` agent's rollouts).
 
 The issue's bars: at least 1,000,000 decisions/s without the observation, at least 200,000
@@ -45,16 +45,16 @@ from typing import Any
 
 import numpy as np
 
-from .bench import cpu_model, machine_line, pin_to_one_cpu
-from .bench_env import run_loop
-from .games import parse_game
-from .kingdomino import KingdominoConfig
-from .opponents import make_opponent
-from .rules import GameConfig, new_game
-from .text_table import format_columns
-from .vector import NATIVE, vector_game
-from .vector.kdsearch import NativeKingdominoState
-from .vector.search import NativeState
+from moonriver_env.bench import cpu_model, machine_line, pin_to_one_cpu
+from moonriver_env.bench_env import run_loop
+from moonriver_env.games import parse_game
+from moonriver_env.kingdomino import KingdominoConfig
+from moonriver_env.kingdomino.vector.search import NativeKingdominoState
+from moonriver_env.moonriver.rules import GameConfig, new_game
+from moonriver_env.moonriver.vector.search import NativeState
+from moonriver_env.opponents import make_opponent
+from moonriver_env.text_table import format_columns
+from moonriver_env.vector import NATIVE, vector_game
 
 Runner = Callable[[float], float]
 """Plays for about ``seconds`` and returns decisions per second."""

@@ -31,21 +31,20 @@ import argparse
 import importlib
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from .encoding import ObservationEncoder
-from .kingdomino import KingdominoConfig
-from .kingdomino.config import PLAYER_COUNTS as KINGDOMINO_PLAYER_COUNTS
-from .kingdomino.config import VARIANTS as KINGDOMINO_VARIANTS
-from .kingdomino.config import parse_variants
-from .kingdomino_encoding import KingdominoEncoder
-from .rules.config import DEFAULT_NUM_PLAYERS, MODES, PLAYER_COUNTS, SCENARIOS, GameConfig
+from moonriver_env.family.contract import DEFAULT_MODE, DEFAULT_NUM_PLAYERS
 
-DEFAULT_GAME = "moonriver"
-"""The game played when none is named: Moon River."""
-DEFAULT_MODE = "base"
-"""The mode played when none is named (every game's plain rules are called ``"base"``)."""
+BUILTIN_GAMES: dict[str, str] = {
+    "moonriver": "moonriver_env.moonriver.game",
+    "kingdomino": "moonriver_env.kingdomino.game",
+}
+"""Each game shipped with the package and the module whose import registers it (its one entry,
+:func:`register_game`); the first is the default. A game outside the package (the tests' third
+game) registers itself the same way."""
+DEFAULT_GAME: str = next(iter(BUILTIN_GAMES))
+"""The game played when none is named: the first of :data:`BUILTIN_GAMES`."""
 
 # The keys of a config section (``[env]``) that name the game; the other keys of the section
 # (rewards, observation type, ...) belong to the environment and are ignored here.
@@ -72,6 +71,12 @@ class GameEntry:
             game takes (another field given a non-default value is refused).
         check_mode: ``mode`` -> the mode, or ``ValueError`` starting with ``"mode"`` (default:
             one of ``modes``). A game whose modes combine (variants) checks them here.
+        check_settings: checks a spec's game settings (``ValueError`` naming the field).
+        hooks: what the floors above the engine need of the game, each ``"module:attribute"``
+            (read by :meth:`hook`): ``vector_game`` (its batched game class), ``agents`` (a
+            mapping of its own agent names to factories), ``records`` (score columns and
+            the points of a finished state), ``replay`` (its replay frames), ``play`` (its
+            terminal screen) and ``openspiel`` (the module that registers its OpenSpiel game).
     """
 
     name: str
@@ -85,6 +90,17 @@ class GameEntry:
     gymnasium_id: str
     settings: tuple[str, ...] = ()
     check_mode: Callable[[str], str] | None = None
+    check_settings: Callable[[GameSpec], None] | None = None
+    hooks: Mapping[str, str] = field(default_factory=dict)
+
+    def hook(self, name: str) -> Any:
+        """The object a hook names (``"module:attribute"``, imported now); ``None`` if the game
+        has no such hook (a game without a native core has no ``vector_game``)."""
+        where = self.hooks.get(name)
+        if where is None:
+            return None
+        module, _, attribute = where.partition(":")
+        return getattr(importlib.import_module(module), attribute)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9]*", self.name):
@@ -121,6 +137,13 @@ def register_game(entry: GameEntry) -> GameEntry:
     return entry
 
 
+def _load_builtin_games() -> None:
+    for name, module in BUILTIN_GAMES.items():
+        importlib.import_module(module)
+        if name not in GAMES:
+            raise ImportError(f"{module} did not register the game {name!r}")
+
+
 def game_entry(name: str) -> GameEntry:
     """The registered game called ``name`` (``ValueError`` naming the known games)."""
     try:
@@ -136,7 +159,7 @@ class GameSpec:
 
     Attributes:
         game: a registered game's name (:data:`GAMES`); default :data:`DEFAULT_GAME`.
-        num_players: default :data:`~moonriver_env.rules.config.DEFAULT_NUM_PLAYERS`.
+        num_players: default :data:`~moonriver_env.moonriver.rules.config.DEFAULT_NUM_PLAYERS`.
         mode: default :data:`DEFAULT_MODE`.
         scenario: Moon River Legends: a scenario, or ``None`` / ``"random"`` to draw one per
             game (``None`` elsewhere).
@@ -169,12 +192,8 @@ class GameSpec:
                 continue
             if getattr(self, f.name) != f.default:
                 raise ValueError(f"{f.name}: {entry.title} has no such setting")
-        if self.scenario is not None and self.scenario not in (*SCENARIOS, "random"):
-            raise ValueError(
-                f"scenario: expected one of {SCENARIOS}, 'random' or None, got {self.scenario!r}"
-            )
-        if self.scenario is not None and self.mode == DEFAULT_MODE:
-            raise ValueError(f"scenario: the base game has no scenario (got {self.scenario!r})")
+        if entry.check_settings is not None:
+            entry.check_settings(self)
 
     # ------------------------------------------------------------------ what it is
 
@@ -360,10 +379,13 @@ def add_game_arguments(parser: argparse.ArgumentParser, players: bool = True) ->
 
 def add_table_arguments(parser: argparse.ArgumentParser, seed: int) -> None:
     """``--players``, ``--seed`` (default ``seed``), ``--mode`` and ``--scenario`` of a command
-    that plays Moon River only, checked by :func:`check_table_arguments`."""
-    parser.add_argument("--players", type=int, default=DEFAULT_NUM_PLAYERS, choices=PLAYER_COUNTS)
+    that plays the default game only, checked by :func:`check_table_arguments`."""
+    entry = GAMES[DEFAULT_GAME]
+    parser.add_argument(
+        "--players", type=int, default=DEFAULT_NUM_PLAYERS, choices=entry.player_counts
+    )
     parser.add_argument("--seed", type=int, default=seed)
-    parser.add_argument("--mode", default=DEFAULT_MODE, choices=MODES)
+    parser.add_argument("--mode", default=DEFAULT_MODE, choices=entry.modes)
     parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
 
 
@@ -394,88 +416,14 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
     return replace(spec, **given) if given else spec
 
 
-# ------------------------------------------------------------------ Moon River
-
-
-def _moonriver_observation_size(config: GameConfig) -> int:
-    return ObservationEncoder(config).flat_size
-
-
-def _moonriver_config(spec: GameSpec, **overrides: Any) -> GameConfig:
-    return GameConfig(
-        num_players=spec.num_players,
-        mode=spec.mode,
-        scenario=spec.scenario,
-        auto_resolve=spec.auto_resolve,
-        **overrides,
-    )
-
-
-MOONRIVER = register_game(
-    GameEntry(
-        name="moonriver",
-        title="Moon River",
-        config_class=GameConfig,
-        player_counts=PLAYER_COUNTS,
-        modes=MODES,
-        settings=("scenario", "auto_resolve"),
-        make_config=_moonriver_config,
-        observation_size=_moonriver_observation_size,
-        env_entry_point="moonriver_env.aec:raw_env",
-        gymnasium_id="MoonRiver-v0",
-    )
-)
-
-
-# ------------------------------------------------------------------ Kingdomino
-
-
-def _kingdomino_observation_size(config: KingdominoConfig) -> int:
-    return KingdominoEncoder(config).size
-
-
-def _kingdomino_mode(mode: str) -> str:
-    """``"base"``, or the variants joined with ``+`` in sorted order (one game, one text);
-    ``ValueError`` starting with ``"mode"`` for an unknown or repeated variant."""
-    if mode == DEFAULT_MODE:
-        return mode
-    try:
-        names = parse_variants(mode.replace("+", ","))
-    except ValueError as exc:
-        raise ValueError(f"mode: {exc}") from None
-    if not names:
-        raise ValueError(f"mode: expected 'base' or variants joined with '+', got {mode!r}")
-    return "+".join(sorted(names))
-
-
-def _kingdomino_config(spec: GameSpec, **overrides: Any) -> KingdominoConfig:
-    variants = () if spec.mode == DEFAULT_MODE else tuple(spec.mode.split("+"))
-    return KingdominoConfig(num_players=spec.num_players, variants=variants, **overrides)
-
-
-KINGDOMINO = register_game(
-    GameEntry(
-        name="kingdomino",
-        title="Kingdomino",
-        config_class=KingdominoConfig,
-        player_counts=KINGDOMINO_PLAYER_COUNTS,
-        modes=(DEFAULT_MODE, *KINGDOMINO_VARIANTS),
-        check_mode=_kingdomino_mode,
-        make_config=_kingdomino_config,
-        observation_size=_kingdomino_observation_size,
-        env_entry_point="moonriver_env.kingdomino_v0:raw_env",
-        gymnasium_id="Kingdomino-v0",
-    )
-)
-
+_load_builtin_games()
 
 __all__ = [
+    "BUILTIN_GAMES",
     "DEFAULT_GAME",
     "DEFAULT_MODE",
     "DEFAULT_NUM_PLAYERS",
     "GAMES",
-    "KINGDOMINO",
-    "MOONRIVER",
     "SPEC_KEYS",
     "GameEntry",
     "GameSpec",

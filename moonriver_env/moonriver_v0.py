@@ -44,7 +44,7 @@ illegal action ends the game for everyone with reward ``-1`` for the offender an
 the others; ``raw_env`` raises the engine's ``IllegalActionError`` naming
 the action and the phase, and leaves the game unchanged. Bad arguments raise ``ValueError``
 (or ``TypeError``) whose message starts with the argument's name and says what is allowed,
-before anything changes (:mod:`moonriver_env.env_args`): also ``reset``'s ``seed`` (``None``
+before anything changes (:mod:`moonriver_env.moonriver.args`): also ``reset``'s ``seed`` (``None``
 or a non-negative integer) and ``options`` (``None`` or a dict; no key is used: a constructor
 argument such as ``{"num_players": 3}`` raises, any other key is ignored with a warning, as
 PettingZoo's ``api_test`` expects ``options`` to be taken). ``step`` before ``reset`` raises
@@ -55,7 +55,7 @@ action but ``None`` (which PettingZoo answers with a logged warning).
 
 Actions
 -------
-The engine's flat numbering (``moonriver_env.rules.actions``; the segment table is in the
+The engine's flat numbering (``moonriver_env.moonriver.rules.actions``; the segment table is in the
 README, section *Action layout*): claim, place (pair x cell x direction), stop, discard, skull,
 recruit, cowboy_move, cowboy_stop, desperado_swap, desperado_skip, thief_steal, thief_skip,
 and, with 2 players, bonus_place and bonus_remove. ``env.unwrapped.state.action_to_string(a)``
@@ -167,7 +167,7 @@ key               value           meaning
 ================  ==============  ==========================================================
 
 ``score``, ``scores`` and ``winners`` are zero until the game is over.
-``moonriver_env.aec.win_share(info["winners"], seat)`` gives a seat's share of the win (1,
+``moonriver_env.moonriver.env.win_share(info["winners"], seat)`` gives a seat's share of the win (1,
 1/k for a shared win, 0). Arrays given out are never written afterwards (the zeros are
 shared by the steps of one game, the end gets new arrays), so infos a caller keeps stay as
 they were.
@@ -187,6 +187,6 @@ Version history
   registers the single-agent env with Gymnasium as ``MoonRiver-v0``.
 """
 
-from .aec import PHASE_NAMES, SCORE_COLUMNS, ResetNeeded, env, raw_env
+from moonriver_env.moonriver.env import PHASE_NAMES, SCORE_COLUMNS, ResetNeeded, env, raw_env
 
 __all__ = ["PHASE_NAMES", "SCORE_COLUMNS", "ResetNeeded", "env", "raw_env"]

@@ -3,8 +3,8 @@ of a sequential zero-sum game with explicit chance and perfect information, its 
 a pyspiel state around a game engine with explicit chance nodes (``.engine``) and the
 observer that writes the project's encoding.
 
-Moon River (:mod:`moonriver_env.openspiel`) and Kingdomino
-(:mod:`moonriver_env.kingdomino_openspiel`) subclass :class:`EngineSpielState` and say how a
+Moon River (:mod:`moonriver_env.moonriver.openspiel`) and Kingdomino
+(:mod:`moonriver_env.kingdomino.openspiel`) subclass :class:`EngineSpielState` and say how a
 chance outcome reads, what the returns are and the text of a state.
 """
 

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .render import render_ansi, score_table
-from .rules import SCENARIOS, GameConfig, GameState, new_game
+from moonriver_env.moonriver.render import render_ansi, score_table
+from moonriver_env.moonriver.rules import SCENARIOS, GameConfig, GameState, new_game
 
 
 def plural(count: int, word: str) -> str:

@@ -14,8 +14,8 @@ RLlib's conventions, as in its ``TicTacToe`` and ``action_masking_rlm.py`` examp
   of the acting seat), action_mask=Box(0, 1, (num_actions,), float32))``, the keys RLlib's
   action-masking module reads; the action space is the flat ``Discrete(num_actions)``
   (:mod:`moonriver_env.moonriver_v0` has the layout).
-* **Rewards** are the PettingZoo env's (:class:`moonriver_env.aec.raw_env` checks
-  ``reward``, ``dense_reward`` and the game arguments, :mod:`moonriver_env.env_args`): what a
+* **Rewards** are the PettingZoo env's (:class:`moonriver_env.moonriver.env.raw_env` checks
+  ``reward``, ``dense_reward`` and the game arguments, :mod:`moonriver_env.moonriver.args`): what a
   seat received since its last observation is paid with its next one (or at the end), so
   every reward reaches the seat that earned it.
 * **Engine**: the game runs in the native core (a one-game
@@ -65,16 +65,22 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from .aec import raw_env, win_share
-from .env_args import SEAT_ROLES, check_finite, check_options, check_seat_roles, check_seed
-from .opponents import LEARNER as OPPONENTS_LEARNER
-from .opponents import SNAPSHOT, make_opponent
-from .rules import GameState
-from .rules.scoring import ScoreBreakdown, rank_winners
-from .rules.validation import check_int
-from .seat_rewards import SeatRewards
-from .vector import NATIVE, VectorGame
-from .vector.slot import SlotEnv
+from moonriver_env.family.validation import check_int
+from moonriver_env.moonriver.args import (
+    SEAT_ROLES,
+    check_finite,
+    check_options,
+    check_seat_roles,
+    check_seed,
+)
+from moonriver_env.moonriver.env import raw_env, win_share
+from moonriver_env.moonriver.rules import GameState
+from moonriver_env.moonriver.rules.scoring import ScoreBreakdown, rank_winners
+from moonriver_env.moonriver.vector.slot import SlotEnv
+from moonriver_env.opponents import LEARNER as OPPONENTS_LEARNER
+from moonriver_env.opponents import SNAPSHOT, make_opponent
+from moonriver_env.seat_rewards import SeatRewards
+from moonriver_env.vector import NATIVE, VectorGame
 
 __all__ = [
     "LEARNER",
@@ -116,7 +122,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
     """Moon River as an RLlib ``MultiAgentEnv`` (module docstring).
 
     ``config`` (RLlib's ``env_config``, a mapping): the game and reward arguments of
-    :class:`moonriver_env.aec.raw_env` (``num_players``, ``mode``, ``scenario``,
+    :class:`moonriver_env.moonriver.env.raw_env` (``num_players``, ``mode``, ``scenario``,
     ``auto_resolve``, ``reward``, ``dense_reward``, ...), plus
 
     * ``opponents``: ``{role: weight}`` for the seats other than the learner's (default
@@ -258,7 +264,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
 
     @property
     def state(self) -> GameState:
-        """The game as a :class:`~moonriver_env.rules.GameState` (on the native core, a copy)."""
+        """The game as a :class:`~moonriver_env.moonriver.rules.GameState` (on the native core, a copy)."""
         state = self._table.state
         if state is None:
             raise RuntimeError("call reset() before using the environment")

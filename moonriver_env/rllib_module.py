@@ -23,7 +23,13 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from .rllib_env import LEARNER, MASK_KEY, OBS_KEY, MoonRiverMultiAgentEnv, snapshot_module
+from moonriver_env.rllib_env import (
+    LEARNER,
+    MASK_KEY,
+    OBS_KEY,
+    MoonRiverMultiAgentEnv,
+    snapshot_module,
+)
 
 __all__ = ["MaskedPPOTorchRLModule", "rl_module_spec"]
 

@@ -33,17 +33,17 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .aec import ResetNeeded, raw_env
-from .env_args import (
+from moonriver_env.moonriver.args import (
     check_choice,
     check_finite,
     check_options,
     check_seat,
     check_seed,
 )
-from .opponents import make_opponent
-from .rules import IllegalActionError
-from .seat_rewards import SeatRewards
+from moonriver_env.moonriver.env import ResetNeeded, raw_env
+from moonriver_env.moonriver.rules import IllegalActionError
+from moonriver_env.opponents import make_opponent
+from moonriver_env.seat_rewards import SeatRewards
 
 Policy = Callable[[dict[str, Any], raw_env], int]
 OpponentSpec = Policy | str
@@ -80,7 +80,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
             is read with a ``DeprecationWarning``).
         illegal_action: ``"penalty"`` or ``"raise"`` (see the module docstring).
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        **env_kwargs: passed to :class:`moonriver_env.aec.raw_env`, which checks them
+        **env_kwargs: passed to :class:`moonriver_env.moonriver.env.raw_env`, which checks them
             (``num_players`` defaults to 2; ``mode``, ``scenario``, ``reward``,
             ``dense_reward``, ``render_mode``, ``config``, ...).
     """

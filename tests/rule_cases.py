@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from positions import act, position
 
-from moonriver_env.rules import GameConfig, GameState, Phase
-from moonriver_env.rules.components import Components, parse_components
+from moonriver_env.moonriver.rules import GameConfig, GameState, Phase
+from moonriver_env.moonriver.rules.components import Components, parse_components
 
 C4 = GameConfig(num_players=4)
 C2 = GameConfig(num_players=2)
@@ -40,7 +40,9 @@ def legends(*boards: str, scenario: str = "gold_rush") -> GameConfig:
 
 
 def raw_components() -> dict[str, Any]:
-    text = (resources.files("moonriver_env.rules") / "data" / "components.json").read_text()
+    text = (
+        resources.files("moonriver_env.moonriver.rules") / "data" / "components.json"
+    ).read_text()
     return json.loads(text)
 
 

@@ -24,8 +24,8 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig, GameState
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, GameState
 
 from .checkpoint import (
     CheckpointError,

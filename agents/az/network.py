@@ -1,5 +1,5 @@
 """The network of the ``az`` agent: a masked policy over the flat action space and a value per
-seat, read from the environment's flat observation (:mod:`moonriver_env.encoding`).
+seat, read from the environment's flat observation (:mod:`moonriver_env.moonriver.encoding`).
 
 Layout (``B`` positions, ``n`` seats, the ranch grid ``rows x 5`` = ``cells``)::
 
@@ -29,9 +29,9 @@ import torch
 from torch import nn
 
 from agents.networks.spatial import SpatialHeads, held_onehot, mlp
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig
-from moonriver_env.rules.actions import ActionLayout
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig
+from moonriver_env.moonriver.rules.actions import ActionLayout
 
 VALUE_OUTPUTS = 2  # outcome, margin
 # The margin output and target are in units of this many points (a typical 2-player lead).

@@ -25,7 +25,7 @@ The utility of a value ``(outcome, margin)`` is ``outcome + margin_weight x marg
 Everything is batched: :func:`gumbel_search` searches many roots at once (the self-play games
 of a worker, or the one decision of an agent), with one network call per phase.
 :func:`expand_afterstates` is the one place where the engine is stepped: in the native core
-when it is built (:class:`moonriver_env.vector.search.NativeState`: clone, determinize, apply
+when it is built (:class:`moonriver_env.moonriver.vector.search.NativeState`: clone, determinize, apply
 and the observation in C, about 11x faster per afterstate than the Python engine, with the same
 random draws and the same numbers), else on the Python engine.
 """
@@ -40,11 +40,11 @@ import numpy as np
 import torch
 
 from agents.base import determinize
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameState
-from moonriver_env.rules.scoring import win_share
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameState
+from moonriver_env.moonriver.rules.scoring import win_share
+from moonriver_env.moonriver.vector.search import NativeState
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.search import NativeState
 
 from .network import MARGIN_SCALE, AzNet
 

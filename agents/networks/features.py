@@ -1,7 +1,7 @@
 """A features extractor for the flat Moon River observation (``obs_type="flat"``).
 
 The flat vector is ``planes`` (C-order, ``(n * 29, rows, 5)``) followed by the feature vector
-(``moonriver_env.encoding.ObservationEncoder``). :class:`MoonRiverExtractor` splits it with the
+(``moonriver_env.moonriver.encoding.ObservationEncoder``). :class:`MoonRiverExtractor` splits it with the
 encoder's layout, runs a small CNN (3x3 convolutions, padding 1, ReLU) over the planes and an
 MLP over the features, and concatenates the two into ``features_dim`` values::
 
@@ -32,8 +32,8 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from moonriver_env.encoding import RANCH_CHANNELS, ObservationEncoder
-from moonriver_env.rules import GameConfig
+from moonriver_env.moonriver.encoding import RANCH_CHANNELS, ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig
 
 ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU}
 

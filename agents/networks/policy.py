@@ -35,9 +35,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig, Phase
-from moonriver_env.rules.actions import ActionLayout
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, Phase
+from moonriver_env.moonriver.rules.actions import ActionLayout
 
 from .hyperparameters import NETWORK
 from .spatial import SpatialHeads, held_onehot, mlp

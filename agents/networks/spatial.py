@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from moonriver_env.rules.actions import ActionLayout, Segment
+from moonriver_env.moonriver.rules.actions import ActionLayout, Segment
 
 # Cell-indexed segments read off ``S`` by a 1x1 convolution: the segment's axes its output
 # channels stand for (the other axis is ``cell``); sizes come from the layout.

@@ -7,7 +7,7 @@ territories it joins, and an empty region of odd size can never be filled with d
 3x3 convolutions only sees a few cells around each cell, so it cannot measure a territory
 that winds across the 5-column ranch; :class:`TerritoryPlanes` computes these connected-
 component quantities exactly, per ranch and cell, from the landscape / empty / cow channels
-(:data:`moonriver_env.encoding.RANCH_CHANNEL_NAMES`), with no change to the observation:
+(:data:`moonriver_env.moonriver.encoding.RANCH_CHANNEL_NAMES`), with no change to the observation:
 
 ====================  =====================================================================
 ``size``              plots in the cell's territory / 10 (0 on empty cells)
@@ -27,7 +27,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from moonriver_env.encoding import RANCH_CHANNEL_NAMES, RANCH_CHANNELS
+from moonriver_env.moonriver.encoding import RANCH_CHANNEL_NAMES, RANCH_CHANNELS
 
 TERRITORY_CHANNELS = ("size", "cows", "score", "frontier", "odd_empty")
 _LAND = [i for i, name in enumerate(RANCH_CHANNEL_NAMES) if name.startswith("land_")]

@@ -2,7 +2,7 @@
 
 One self-contained HTML file (inline JavaScript, CSS and SVG: it opens from disk, with no
 network and no server) shows a whole game: every position drawn as SVG from the same view
-model as the pictures (:mod:`moonriver_env.render.svg`), a slider and the arrow keys to step,
+model as the pictures (:mod:`moonriver_env.moonriver.render.svg`), a slider and the arrow keys to step,
 each move in words, the score by category over the game as a small chart, and the final
 scores.
 

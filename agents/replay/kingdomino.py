@@ -1,10 +1,10 @@
 """Kingdomino's replay: each kingdom and the two draft lines as SVG, per position.
 
-The pictures come from the same data as :mod:`moonriver_env.kingdomino_render`: a kingdom's
+The pictures come from the same data as :mod:`moonriver_env.kingdomino.render`: a kingdom's
 squares (:meth:`~moonriver_env.kingdomino.Kingdom.square`, the landscape colours of
-:data:`~moonriver_env.kingdomino_render.LANDSCAPE_COLOURS`, a dot per crown, the castle
+:data:`~moonriver_env.kingdomino.render.LANDSCAPE_COLOURS`, a dot per crown, the castle
 white) and the lines with the kings on them. Scores by category are the engine's
-(:class:`~moonriver_env.kingdomino.scoring.KingdomScore`).
+(:class:`~moonriver_env.kingdomino.rules.scoring.KingdomScore`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 from html import escape
 
 from moonriver_env.kingdomino import Kingdom, KingdominoState
-from moonriver_env.kingdomino.state import DOMINOES
-from moonriver_env.kingdomino_render import LANDSCAPE_COLOURS
-from moonriver_env.render.svg import seat_hex
+from moonriver_env.kingdomino.render import LANDSCAPE_COLOURS
+from moonriver_env.kingdomino.rules.state import DOMINOES
+from moonriver_env.moonriver.render.svg import seat_hex
 
 from ..move_list import MoveList, final_totals
 from .model import Replay, Scores, assemble_replay, walk_frames

@@ -6,8 +6,8 @@ between positions is stored once), the move that led there in words, and each se
 category; and the final result. A game plugs in with a :class:`ReplayGame` that turns its
 move list into a :class:`Replay`; :data:`agents.replay.games.GAMES` lists them by game name. Moon River's
 (:class:`MoonRiverReplay`) draws every position with the SVG painter
-(:mod:`moonriver_env.render.svg`) from the same view model as the pictures
-(:func:`moonriver_env.render.table_view`).
+(:mod:`moonriver_env.moonriver.render.svg`) from the same view model as the pictures
+(:func:`moonriver_env.moonriver.render.table_view`).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from moonriver_env.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
-from moonriver_env.render.view import table_view
-from moonriver_env.rules import GameState
-from moonriver_env.rules.scoring import ScoreBreakdown
+from moonriver_env.moonriver.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
+from moonriver_env.moonriver.render.view import table_view
+from moonriver_env.moonriver.rules import GameState
+from moonriver_env.moonriver.rules.scoring import ScoreBreakdown
 
 from ..move_list import MoveList
 

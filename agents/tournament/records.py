@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from moonriver_env.rules import ScoreBreakdown
-from moonriver_env.rules.scoring import win_share
+from moonriver_env.moonriver.rules import ScoreBreakdown
+from moonriver_env.moonriver.rules.scoring import win_share
 
 from ..ratings import competition_ranks
 from ..runner import GameOutcome

@@ -1,4 +1,4 @@
-/* The observation of moonriver_env.encoding.ObservationEncoder.encode_flat, written from
+/* The observation of moonriver_env.moonriver.encoding.ObservationEncoder.encode_flat, written from
  * scratch for one state and one observing seat: the ranch planes (observer's ranch first,
  * channel-major) and then the features, each per-seat feature in the observer's order. The
  * channel and feature offsets come from the spec (the encoder's own tables). Values are

@@ -7,7 +7,7 @@
  * over games runs with the GIL released. KdState: one game for search (clone, apply, legal
  * ids, redetermine, playouts and the Monte Carlo agent's batched evaluation).
  *
- * The Python API is moonriver_env.vector.kingdomino and moonriver_env.vector.kdsearch. */
+ * The Python API is moonriver_env.kingdomino.vector.game and moonriver_env.kingdomino.vector.search. */
 #include "binding.h"
 
 #include <stddef.h>
@@ -261,7 +261,7 @@ static PyMethodDef KdBatch_methods[] = {
 
 static PyTypeObject KdBatchType = {NATIVE_BATCH_TYPE(
     KdBatchObject, KdBatch, "KdBatch",
-    "N Kingdomino games stepped together (see moonriver_env.vector.kingdomino).")};
+    "N Kingdomino games stepped together (see moonriver_env.kingdomino.vector.game).")};
 
 /* --- KdState: one game for search ----------------------------------------------------------- */
 typedef struct {
@@ -418,7 +418,7 @@ static PyGetSetDef KdState_getset[] = {CORE_STATE_GETSET(KdGame), {NULL}};
 
 static PyTypeObject KdStateType = {NATIVE_STATE_TYPE(
     KdStateObject, KdState, "KdState",
-    "One Kingdomino game in the core, for search (moonriver_env.vector.kdsearch).")};
+    "One Kingdomino game in the core, for search (moonriver_env.kingdomino.vector.search).")};
 
 /* --- module -------------------------------------------------------------------------------- */
 static PyMethodDef kd_functions[] = {

@@ -1,14 +1,14 @@
 /* Kingdomino in the native core: one game as a flat struct (kingdomino.c).
  *
- * The rules are the Python engine's (moonriver_env/kingdomino/state.py, kingdom.py,
+ * The rules are the Python engine's (moonriver_env/kingdomino/rules/state.py, kingdom.py,
  * scoring.py) and the observation is kingdomino_encoding.py's, function for function. The
  * domino table, the bonus values and the layout numbers are read from the Python package at
- * start (moonriver_env/vector/kingdomino.py) into a KdParams. The set-up is the engine's
+ * start (moonriver_env/kingdomino/vector/game.py) into a KdParams. The set-up is the engine's
  * _start_game drawn from NumPy's generator (rng.c), so the deal is the engine's; the same
  * generator deals a Dynasty's next game when the game before ends.
  *
  * A game is one fixed-size struct (a clone is a memcpy): its fields are the engine's state
- * fields (moonriver_env.kingdomino.core.FIELDS, lists as length + array) and the generator,
+ * fields (moonriver_env.kingdomino.rules.core.FIELDS, lists as length + array) and the generator,
  * listed for the Python side in KD_GAME_FIELDS; the few derived ones at its end are rebuilt
  * by kd_rebuild after a record comes in from outside (kd_check first). */
 #ifndef MOONRIVER_KINGDOMINO_H

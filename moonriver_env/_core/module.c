@@ -1007,7 +1007,7 @@ static PyMethodDef State_methods[] = {
 static PyGetSetDef State_getset[] = {CORE_STATE_GETSET(mr_state), {NULL}};
 
 static PyTypeObject StateType = {NATIVE_STATE_TYPE(
-    StateObject, State, "State", "One game in the core, for search (see moonriver_env.vector.search).")};
+    StateObject, State, "State", "One game in the core, for search (see moonriver_env.moonriver.vector.search).")};
 
 /* --- module -------------------------------------------------------------------------------- */
 /* The names of the core's enums, in their order; the Python side maps them to its own tables

@@ -1,10 +1,10 @@
-/* The native Moon River core: the rules of RULES.md sections 2-7 as moonriver_env.rules plays
- * them, the observation and mask of moonriver_env.encoding, and NumPy's random generator
+/* The native Moon River core: the rules of RULES.md sections 2-7 as moonriver_env.moonriver.rules plays
+ * them, the observation and mask of moonriver_env.moonriver.encoding, and NumPy's random generator
  * (SeedSequence, PCG64 and the Generator methods the set-up uses).
  *
  * Plain C11 with no Python include: the CPython binding (module.c) is a separate file. Every
  * table (component data, action layout, observation layout) is handed in at start by the
- * Python package (moonriver_env.vector._spec) as one int64 vector; mr_config_init checks it.
+ * Python package (moonriver_env.moonriver.vector._spec) as one int64 vector; mr_config_init checks it.
  * A game state is one fixed-size struct, so a clone is a memcpy and a batch of games is one
  * NumPy array of records.
  */
@@ -32,19 +32,19 @@
 #define MR_MAX_SETUP 8
 #define MR_MAX_ACTIONS 8192
 
-/* Phase codes: moonriver_env.rules.core.Phase (checked by the tests). */
+/* Phase codes: moonriver_env.moonriver.rules.core.Phase (checked by the tests). */
 enum {
     PH_SETUP_CLAIM, PH_EXPAND, PH_MUST_EXPAND, PH_FINAL_EXPAND, PH_DISCARD, PH_SKULL,
     PH_RECRUIT, PH_COWBOY, PH_DESPERADO, PH_THIEF, PH_BONUS, PH_SELECT, PH_GAME_OVER,
     MR_NUM_PHASES
 };
 
-/* Landscape codes (moonriver_env.rules.components.Landscape order) and partner kinds
+/* Landscape codes (moonriver_env.moonriver.rules.components.Landscape order) and partner kinds
  * (PartnerKind order): the codes the component tables of the spec use. */
 enum { LAND_DESERT, LAND_CANYON, LAND_MEADOW, LAND_FOREST, LAND_CORNFIELD, LAND_FARM };
 enum { PK_DESPERADO, PK_CATTLE_THIEF, PK_GOLD_DIGGER, PK_TRAPPER, PK_FARMER };
 
-/* Action segments in id order: moonriver_env.rules.actions.SEGMENTS (checked by the tests). */
+/* Action segments in id order: moonriver_env.moonriver.rules.actions.SEGMENTS (checked by the tests). */
 enum {
     SEG_CLAIM, SEG_PLACE, SEG_STOP, SEG_DISCARD, SEG_SKULL, SEG_RECRUIT, SEG_COWBOY_MOVE,
     SEG_COWBOY_STOP, SEG_DESPERADO_SWAP, SEG_DESPERADO_SKIP, SEG_THIEF_STEAL, SEG_THIEF_SKIP,
@@ -73,7 +73,7 @@ typedef struct {
     uint32_t has_uint32, uinteger;
 } mr_pcg64;
 
-/* One game: every field of moonriver_env.rules.core.StateCore (lists as length + array),
+/* One game: every field of moonriver_env.moonriver.rules.core.StateCore (lists as length + array),
  * the game's generator after set-up, and the derived bitboards. */
 typedef struct {
     mr_pcg64 rng;
@@ -134,7 +134,7 @@ typedef struct {
     int delta[4];
 } mr_config;
 
-/* One seat's score (moonriver_env.rules.scoring.ScoreBreakdown, same column order). */
+/* One seat's score (moonriver_env.moonriver.rules.scoring.ScoreBreakdown, same column order). */
 typedef struct {
     int32_t territories, resources, partners, scenario, total, largest, cows;
 } mr_breakdown;
@@ -184,7 +184,7 @@ void mr_shuffle8(mr_pcg64 *rng, int8_t *a, int len);
 void mr_sort8(int8_t *a, int len);
 
 /* --- the rules (rules.c) --------------------------------------------------------------- */
-/* A new game as moonriver_env.rules.new_game(config, seed=seed) sets it up. */
+/* A new game as moonriver_env.moonriver.rules.new_game(config, seed=seed) sets it up. */
 void mr_new_game(const mr_config *cfg, mr_state *st, uint64_t seed);
 /* The legal action ids, ascending, into out (room for cfg->num_actions); returns the count. */
 int mr_legal(const mr_config *cfg, const mr_state *st, int16_t *out);

@@ -1,5 +1,5 @@
 /* The rules of Moon River (RULES.md sections 2-7), transition for transition as
- * moonriver_env.rules plays them: the set-up (table.py), the turn flow and the symbols
+ * moonriver_env.moonriver.rules plays them: the set-up (table.py), the turn flow and the symbols
  * (state.py), the connection rules and bonus tiles (placement.py), the partners (partners.py)
  * and the scoring (scoring.py). Function names follow the Python methods they mirror. Ranches
  * are bitboards of up to 50 cells (bit = row * 5 + column). */

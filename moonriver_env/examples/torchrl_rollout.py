@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from moonriver_env import moonriver_v0
 from moonriver_env.examples import example_arguments
-from moonriver_env.rules import Phase
+from moonriver_env.moonriver.rules import Phase
 
 PHASE_GAME_OVER = int(Phase.GAME_OVER)  # the code infos carry once the game is over
 

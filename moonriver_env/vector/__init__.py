@@ -9,14 +9,14 @@ Pgx and PufferLib (observation, action mask, acting seat, rewards, terminations,
         vg.step(policy(vg.observation, vg.action_mask))
 
 Game ``i`` of ``VectorGame(seed=s)`` is the game ``moonriver_v0.env(...).reset(seed=s + i)``
-plays, decision for decision; ``python -m moonriver_env.vector.check --games N`` compares
+plays, decision for decision; ``python -m moonriver_env.moonriver.vector.check --games N`` compares
 them. Without a built core (no C compiler at install time) the same API runs on the Python
 engine, with one warning. The docs page is ``docs/vector.md``.
 """
 
-from ._native_core import NATIVE
-from .dispatch import vector_game
-from .game import VectorGame
-from .kingdomino import KingdominoVectorGame
+from moonriver_env.family.native import NATIVE
+from moonriver_env.kingdomino.vector.game import KingdominoVectorGame
+from moonriver_env.moonriver.vector.game import VectorGame
+from moonriver_env.vector.dispatch import vector_game
 
 __all__ = ["NATIVE", "KingdominoVectorGame", "VectorGame", "vector_game"]

@@ -1,30 +1,26 @@
 """``vector_game(spec, ...)``: the batched game of a :class:`~moonriver_env.games.GameSpec`
-(or its text, ``"kingdomino_4p_harmony+must_place"``): a :class:`~.game.VectorGame` for
-Moon River, a :class:`~.kingdomino.KingdominoVectorGame` for Kingdomino."""
+(or its text, ``"kingdomino_4p_harmony+must_place"``): the class its game registers as its
+``vector_game`` hook."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..games import GameSpec, parse_game
-from .game import VectorGame
-from .kingdomino import KingdominoVectorGame
+from moonriver_env.games import GameSpec, parse_game
 
 __all__ = ["vector_game"]
 
 
-def vector_game(
-    spec: GameSpec | str, num_games: int = 1024, **kwargs: Any
-) -> VectorGame | KingdominoVectorGame:
+def vector_game(spec: GameSpec | str, num_games: int = 1024, **kwargs: Any) -> Any:
     """The spec's game, ``num_games`` of it; ``kwargs``: the class's other arguments
-    (``seed``, ``observe``, ``auto_reset``, ``reward``, ...)."""
+    (``seed``, ``observe``, ``auto_reset``, ``reward``, ...). ``ValueError`` for a game with
+    no batched form."""
     if isinstance(spec, str):
         spec = parse_game(spec)
     if not isinstance(spec, GameSpec):
         raise TypeError(f"spec: expected a GameSpec or its text, got {type(spec).__name__}")
-    if spec.game == "kingdomino":
-        return KingdominoVectorGame(
-            num_games, num_players=spec.num_players, mode=spec.mode, **kwargs
-        )
+    factory = spec.entry.hook("vector_game")
+    if factory is None:
+        raise ValueError(f"game: {spec.entry.title} has no batched game (no native core)")
     settings = {name: getattr(spec, name) for name in spec.entry.settings}
-    return VectorGame(num_games, num_players=spec.num_players, mode=spec.mode, **settings, **kwargs)
+    return factory(num_games, num_players=spec.num_players, mode=spec.mode, **settings, **kwargs)

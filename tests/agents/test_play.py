@@ -18,9 +18,9 @@ from agents.move_text import explain_illegal, normalise_pair, parse_move
 from agents.play import CLEAR, PlaySession, main, play, seat_specs
 from agents.replay import build_replay, load_game
 from agents.saved_game import SavedGame
-from moonriver_env.render import ANSI_LEGEND
-from moonriver_env.rules import GameConfig, GameState, Phase, new_game
-from moonriver_env.rules.actions import Place
+from moonriver_env.moonriver.render import ANSI_LEGEND
+from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game
+from moonriver_env.moonriver.rules.actions import Place
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

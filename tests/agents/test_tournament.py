@@ -31,7 +31,7 @@ from agents.tournament import (
     seat_slots,
     split_specs,
 )
-from moonriver_env.rules import GameConfig, new_game
+from moonriver_env.moonriver.rules import GameConfig, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 

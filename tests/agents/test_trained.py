@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 from agents import make_agent  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.trained import CHECKPOINTS, TrainedAgent, find_models  # noqa: E402
-from moonriver_env.rules import GameConfig, new_game  # noqa: E402
+from moonriver_env.moonriver.rules import GameConfig, new_game  # noqa: E402
 from training.common.config import ConfigError  # noqa: E402
 from training.value.config import load_value_config  # noqa: E402
 
@@ -226,7 +226,7 @@ def test_leader_gap_on_hand_built_rows() -> None:
 def test_leader_gap_reads_the_evaluations_of_a_real_position() -> None:
     from agents.evaluation import Evaluator, make_context
     from agents.trained import leader_gap, state_inputs
-    from moonriver_env.encoding import ObservationEncoder
+    from moonriver_env.moonriver.encoding import ObservationEncoder
 
     config = GameConfig(num_players=4, mode="base")
     state = new_game(config, seed=3)
@@ -354,7 +354,7 @@ def test_outcome_rows_are_every_seat_at_the_sampled_positions() -> None:
     (``state_inputs``), labelled with that seat's final margin."""
     from agents.evaluation import Evaluator
     from agents.trained import state_inputs
-    from moonriver_env.encoding import ObservationEncoder
+    from moonriver_env.moonriver.encoding import ObservationEncoder
     from training.value.collect import play_game
     from training.value.dataset import build_samples
 
@@ -443,8 +443,8 @@ def test_native_leaves_are_the_python_leaves() -> None:
     middle and the end of a game (where leaves finish); an illegal candidate is refused."""
     from agents.evaluation import Weights, make_context
     from agents.trained import python_leaves
-    from moonriver_env.encoding import ObservationEncoder
-    from moonriver_env.vector.search import NativeState
+    from moonriver_env.moonriver.encoding import ObservationEncoder
+    from moonriver_env.moonriver.vector.search import NativeState
 
     config = GameConfig(num_players=3, mode="legends", scenario="timber_rafting")
     enc = ObservationEncoder(config)

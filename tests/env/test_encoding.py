@@ -9,13 +9,20 @@ import random
 import numpy as np
 import pytest
 
-from moonriver_env.encoding import (
+from moonriver_env.moonriver.encoding import (
     BOARD_NAMES,
     RANCH_CHANNEL_NAMES,
     SCORE_PARTS,
     ObservationEncoder,
 )
-from moonriver_env.rules import RESOLVE_PHASES, SCENARIOS, GameConfig, GameState, Phase, new_game
+from moonriver_env.moonriver.rules import (
+    RESOLVE_PHASES,
+    SCENARIOS,
+    GameConfig,
+    GameState,
+    Phase,
+    new_game,
+)
 
 CH = {name: i for i, name in enumerate(RANCH_CHANNEL_NAMES)}
 CONFIGS = {

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from moonriver_env.family.contract import DEFAULT_NUM_PLAYERS
 from moonriver_env.games import (
     DEFAULT_GAME,
     GAMES,
@@ -19,8 +20,7 @@ from moonriver_env.games import (
     register_game,
     spec_from_args,
 )
-from moonriver_env.rules import GameConfig
-from moonriver_env.rules.config import DEFAULT_NUM_PLAYERS
+from moonriver_env.moonriver.rules import GameConfig
 
 
 def test_the_defaults_are_the_project_defaults() -> None:

@@ -19,8 +19,8 @@ import pytest
 
 import moonriver_env
 from moonriver_env import moonriver_v0
-from moonriver_env.aec import PHASE_NAMES
 from moonriver_env.games import GAMES
+from moonriver_env.moonriver.env import PHASE_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 

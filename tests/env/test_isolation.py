@@ -1,6 +1,6 @@
 """The rules engine stays free of RL dependencies.
 
-In a fresh interpreter, importing ``moonriver_env.rules`` (and the command-line tools built
+In a fresh interpreter, importing ``moonriver_env.moonriver.rules`` (and the command-line tools built
 only on it) and playing a short game must not import gymnasium, pettingzoo, torch or
 stable_baselines3. The check runs twice: with the environment as installed, and with
 importable stub packages of those names first on ``sys.path``, so that an optional import
@@ -20,7 +20,7 @@ FORBIDDEN = ("gymnasium", "pettingzoo", "torch", "stable_baselines3")
 CODE = """
 import json, sys
 import {module}
-from moonriver_env.rules import GameConfig, new_game
+from moonriver_env.moonriver.rules import GameConfig, new_game
 
 state = new_game(GameConfig(num_players=3, mode="legends", scenario="random"), seed=1)
 steps = 0
@@ -39,7 +39,12 @@ print(json.dumps({{
 @pytest.mark.parametrize("stubs", [False, True], ids=["installed", "stubbed"])
 @pytest.mark.parametrize(
     "module",
-    ["moonriver_env.rules", "moonriver_env", "moonriver_env.play_random", "moonriver_env.bench"],
+    [
+        "moonriver_env.moonriver.rules",
+        "moonriver_env",
+        "moonriver_env.play_random",
+        "moonriver_env.bench",
+    ],
 )
 def test_engine_imports_no_rl_libraries(module: str, stubs: bool, tmp_path: Path) -> None:
     paths: list[str] = []

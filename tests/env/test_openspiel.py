@@ -1,4 +1,4 @@
-"""The OpenSpiel game ``python_moonriver`` (moonriver_env/openspiel.py; the openspiel extra).
+"""The OpenSpiel game ``python_moonriver`` (moonriver_env/moonriver/openspiel.py; the openspiel extra).
 
 OpenSpiel's own consistency test for every player count and mode; the game's declared facts;
 engine games replayed through pyspiel from the same draws give the same observations and
@@ -17,16 +17,16 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from agents import make_agent  # noqa: E402
 from agents.openspiel_mcts import OpenSpielMCTSAgent  # noqa: E402
-from moonriver_env.aec import win_rewards  # noqa: E402
-from moonriver_env.encoding import ObservationEncoder  # noqa: E402
-from moonriver_env.openspiel import (  # noqa: E402
+from moonriver_env.moonriver.encoding import ObservationEncoder  # noqa: E402
+from moonriver_env.moonriver.env import win_rewards  # noqa: E402
+from moonriver_env.moonriver.openspiel import (  # noqa: E402
     GAME_NAME,
     config_for,
     max_chance_nodes,
     openspiel_state,
 )
-from moonriver_env.rules import GameConfig, new_game  # noqa: E402
-from moonriver_env.rules.chance import seeded_draws  # noqa: E402
+from moonriver_env.moonriver.rules import GameConfig, new_game  # noqa: E402
+from moonriver_env.moonriver.rules.chance import seeded_draws  # noqa: E402
 
 PARAMS = [(n, m) for n in (2, 3, 4) for m in ("base", "legends")]
 IDS = [f"{n}p-{m}" for n, m in PARAMS]

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from moonriver_env import moonriver_v0
-from moonriver_env.render.glyphs import (
+from moonriver_env.moonriver.render.glyphs import (
     LANDSCAPE_RGB,
     RING,
     WHITE,
@@ -18,7 +18,7 @@ from moonriver_env.render.glyphs import (
     draw_skull,
     glyph_radius,
 )
-from moonriver_env.render.picture import DEFAULT_SCALE, MAX_SCALE, check_scale
+from moonriver_env.moonriver.render.picture import DEFAULT_SCALE, MAX_SCALE, check_scale
 
 MEADOW = LANDSCAPE_RGB[2]
 

@@ -1,4 +1,4 @@
-"""The renderers (moonriver_env/render/): ANSI text, RGB frames, the human display.
+"""The renderers (moonriver_env/moonriver/render/): ANSI text, RGB frames, the human display.
 
 Frames and texts are checked on snapshots of seeded random games for every player count and
 mode, and on a hand-made ranch whose text is written out cell by cell. The exact output of
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from positions import position
 
-from moonriver_env.render import (
+from moonriver_env.moonriver.render import (
     ANSI_LEGEND,
     can_display,
     render_ansi,
@@ -24,7 +24,7 @@ from moonriver_env.render import (
     score_table,
     show_human,
 )
-from moonriver_env.rules import GameConfig, GameState, Phase, new_game
+from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game
 
 CONFIGS = [(n, mode) for mode in ("base", "legends") for n in (2, 3, 4)]
 SNAPSHOT_STEPS = (0, 12, 60, 10_000)  # 10_000: played to the end

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from moonriver_env.aec import raw_env
+from moonriver_env.moonriver.env import raw_env
 from moonriver_env.seat_rewards import SeatRewards
 from moonriver_env.single_agent import SingleAgentEnv
 

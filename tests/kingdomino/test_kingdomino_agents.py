@@ -15,7 +15,7 @@ from agents.kingdomino_agents import (
 )
 from moonriver_env import kingdomino_v0
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
-from moonriver_env.kingdomino.scoring import kingdom_points, placement_gain, placement_gains
+from moonriver_env.kingdomino.rules.scoring import kingdom_points, placement_gain, placement_gains
 from moonriver_env.vector import NATIVE
 
 SPECS = [

@@ -16,7 +16,7 @@ from moonriver_env.kingdomino import (
     load_dominoes,
     parse_variants,
 )
-from moonriver_env.kingdomino.components import DATA_FILE, PUBLISHED_SUMMARY, half_text
+from moonriver_env.kingdomino.rules.components import DATA_FILE, PUBLISHED_SUMMARY, half_text
 
 
 def test_the_table_has_48_numbered_dominoes_matching_the_rulebook_summary() -> None:

@@ -19,7 +19,7 @@ from moonriver_env.kingdomino import (
     KingdominoState,
     new_game,
 )
-from moonriver_env.kingdomino_encoding import KingdominoEncoder
+from moonriver_env.kingdomino.encoding import KingdominoEncoder
 
 CONFIGS = env_configs()
 
@@ -43,7 +43,7 @@ def test_pettingzoo_api_seed_and_render_tests(config: KingdominoConfig) -> None:
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
 def test_openspiel_random_sim_test(config: KingdominoConfig) -> None:
     pyspiel = pytest.importorskip("pyspiel")
-    import moonriver_env.kingdomino_openspiel  # noqa: F401
+    import moonriver_env.kingdomino.openspiel  # noqa: F401
 
     game = pyspiel.load_game(
         "python_kingdomino",
@@ -54,7 +54,7 @@ def test_openspiel_random_sim_test(config: KingdominoConfig) -> None:
 
 def test_openspiel_chance_is_explicit_and_uniform() -> None:
     pyspiel = pytest.importorskip("pyspiel")
-    import moonriver_env.kingdomino_openspiel  # noqa: F401
+    import moonriver_env.kingdomino.openspiel  # noqa: F401
 
     state = pyspiel.load_game("python_kingdomino", {"players": 3}).new_initial_state()
     assert state.is_chance_node()

@@ -18,7 +18,7 @@ from moonriver_env.kingdomino import (
     check_state,
     new_game,
 )
-from moonriver_env.kingdomino.state import DOMINOES, NO_KING
+from moonriver_env.kingdomino.rules.state import DOMINOES, NO_KING
 
 
 def play_random(state: KingdominoState, seed: int, until=None) -> KingdominoState:

@@ -14,7 +14,7 @@ import pytest
 from kingdomino_cases import all_configs, config_id
 
 from moonriver_env.kingdomino import Kingdom, KingdominoConfig, Landscape, new_game, score_kingdom
-from moonriver_env.kingdomino.scoring import (
+from moonriver_env.kingdomino.rules.scoring import (
     is_centred,
     kingdom_points,
     largest_territory,

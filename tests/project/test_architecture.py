@@ -1,9 +1,9 @@
 """The project's structure: the floors and the rule of imports, no import circles; the state's
-fields declared once (:data:`moonriver_env.rules.core.STATE_FIELDS`) and clone and JSON derived.
+fields declared once (:data:`moonriver_env.moonriver.rules.core.STATE_FIELDS`) and clone and JSON derived.
 
 The floors, lowest first (README, "Architecture"; STYLE.md, "Layers, one way down")::
 
-    0 rules                        moonriver_env.rules
+    0 rules                        moonriver_env.moonriver.rules
     1 encoding, render, utilities  encoding, render, games, opponents, text_table
     2 envs and integrations        the rest of moonriver_env (aec, wrappers, rllib, openspiel, ...)
     3 agents                       agents.* (the players and what plays a saved model)
@@ -39,22 +39,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from moonriver_env.rules import GameConfig, new_game
-from moonriver_env.rules.core import STATE_FIELDS, StateCore
+from moonriver_env.moonriver.rules import GameConfig, new_game
+from moonriver_env.moonriver.rules.core import STATE_FIELDS, StateCore
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("moonriver_env", "agents", "training")
 CORE_LIBRARIES = frozenset({"numpy"})  # the one required dependency (pyproject)
 
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("rules", ("moonriver_env.rules", "moonriver_env.kingdomino")),
+    ("rules", ("moonriver_env.moonriver.rules", "moonriver_env.kingdomino")),
     (
         "encoding, render, utilities",
         (
-            "moonriver_env.encoding",
-            "moonriver_env.kingdomino_encoding",
-            "moonriver_env.kingdomino_render",
-            "moonriver_env.render",
+            "moonriver_env.moonriver.encoding",
+            "moonriver_env.kingdomino.encoding",
+            "moonriver_env.kingdomino.render",
+            "moonriver_env.moonriver.render",
             "moonriver_env.games",
             "moonriver_env.opponents",
             "moonriver_env.text_table",
@@ -285,13 +285,13 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_is_read() -> None:
     edges, needs = read_project(project_sources())
     graph = graph_of(edges)
-    assert "moonriver_env.rules.state" in graph["moonriver_env.rules"]
-    assert "moonriver_env.rules.core" in graph["moonriver_env.rules.state"]
+    assert "moonriver_env.moonriver.rules.state" in graph["moonriver_env.moonriver.rules"]
+    assert "moonriver_env.moonriver.rules.core" in graph["moonriver_env.moonriver.rules.state"]
     assert "agents.tournament.report" in graph["agents.tournament.results"]
     assert "agents.base" in graph["training.common.opponents"]
     assert any(e.lazy for e in edges)  # function-level imports are read too
     assert "torch" in needs["agents.networks.policy"]
-    assert "torch" not in needs["moonriver_env.rules"]
+    assert "torch" not in needs["moonriver_env.moonriver.rules"]
 
 
 def test_the_rules_hold() -> None:
@@ -307,10 +307,11 @@ def _with(extra: dict[str, str]) -> dict[str, tuple[str, bool]]:
 
 
 def test_an_upward_import_fails_even_inside_a_function() -> None:
-    bad = {"moonriver_env.rules.bad": "def f():\n    from agents import make_agent\n"}
+    bad = {"moonriver_env.moonriver.rules.bad": "def f():\n    from agents import make_agent\n"}
     found = violations(_with(bad))
     assert any(
-        "moonriver_env.rules.bad:2 imports agents: up from floor 'rules'" in v for v in found
+        "moonriver_env.moonriver.rules.bad:2 imports agents: up from floor 'rules'" in v
+        for v in found
     )
 
 
@@ -324,9 +325,9 @@ def test_a_circle_fails() -> None:
 
 
 def test_a_lazy_import_of_a_pure_module_fails_and_of_an_optional_library_passes() -> None:
-    pure = {"training.bad": "def f():\n    from moonriver_env.rules import GameConfig\n"}
+    pure = {"training.bad": "def f():\n    from moonriver_env.moonriver.rules import GameConfig\n"}
     assert any(
-        "training.bad:2 imports moonriver_env.rules inside a function" in v
+        "training.bad:2 imports moonriver_env.moonriver.rules inside a function" in v
         for v in violations(_with(pure))
     )
     torch_user = {
@@ -344,9 +345,9 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_every_module_is_on_a_floor_and_the_floors_are_ordered() -> None:
     for name in project_sources():
         floor(name)
-    assert floor("moonriver_env.rules.state") < floor("moonriver_env.encoding")
-    assert floor("moonriver_env.encoding") < floor("moonriver_env.aec")
-    assert floor("moonriver_env.aec") < floor("agents.heuristic") < floor("agents.runner")
+    assert floor("moonriver_env.moonriver.rules.state") < floor("moonriver_env.moonriver.encoding")
+    assert floor("moonriver_env.moonriver.encoding") < floor("moonriver_env.moonriver.env")
+    assert floor("moonriver_env.moonriver.env") < floor("agents.heuristic") < floor("agents.runner")
     assert floor("agents.tournament.games") < floor("training.ppo.train")
 
 

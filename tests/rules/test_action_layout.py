@@ -1,4 +1,4 @@
-"""The flat action layout itself (moonriver_env/rules/actions.py): segment order and sizes per
+"""The flat action layout itself (moonriver_env/moonriver/rules/actions.py): segment order and sizes per
 config, the env's action space, and the round trips id -> index/action/text -> id."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from moonriver_env import moonriver_v0
-from moonriver_env.rules import GameConfig
-from moonriver_env.rules.actions import SEGMENTS, ActionLayout
+from moonriver_env.moonriver.rules import GameConfig
+from moonriver_env.moonriver.rules.actions import SEGMENTS, ActionLayout
 
 COMMON = (
     "claim",
@@ -150,7 +150,7 @@ def test_bad_indices_name_the_axis() -> None:
 
 
 def test_every_segment_has_an_engine_handler() -> None:
-    from moonriver_env.rules.state import _APPLY
+    from moonriver_env.moonriver.rules.state import _APPLY
 
     assert list(_APPLY) == [name for name, _ in SEGMENTS]
 

@@ -1,4 +1,4 @@
-"""The chance API (moonriver_env/rules/chance.py): every draw as an explicit chance node.
+"""The chance API (moonriver_env/moonriver/rules/chance.py): every draw as an explicit chance node.
 
 A chance game fed the draws of a seeded game is that game (every field, legal action and
 score); outcomes and their exact probabilities; refusals; clone, JSON and pickle round trips
@@ -13,8 +13,8 @@ import random
 
 import pytest
 
-from moonriver_env.rules import GameConfig, IllegalActionError, new_game
-from moonriver_env.rules.chance import (
+from moonriver_env.moonriver.rules import GameConfig, IllegalActionError, new_game
+from moonriver_env.moonriver.rules.chance import (
     ChanceState,
     DrawKind,
     chance_view,
@@ -22,8 +22,8 @@ from moonriver_env.rules.chance import (
     outcome_text,
     seeded_draws,
 )
-from moonriver_env.rules.core import StateCore
-from moonriver_env.rules.invariants import check_invariants
+from moonriver_env.moonriver.rules.core import StateCore
+from moonriver_env.moonriver.rules.invariants import check_invariants
 
 CONFIGS = [
     GameConfig(num_players=2),

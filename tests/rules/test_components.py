@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from moonriver_env.rules import Landscape, PartnerKind
-from moonriver_env.rules.components import (
+from moonriver_env.moonriver.rules import Landscape, PartnerKind
+from moonriver_env.moonriver.rules.components import (
     LEGENDS_BOARDS,
     BoardSpec,
     BonusTile,
@@ -59,9 +59,9 @@ COUNTS = [7, 6, 4, 2, 2, 6, 5, 4, 2, 1, 1, 3, 4, 4, 2, 2, 2, 1, 4, 4, 6, 4, 9, 6
 
 def shipped_raw() -> dict[str, Any]:
     """A fresh copy of the shipped JSON document, to mutate."""
-    text = (resources.files("moonriver_env.rules") / "data" / "components.json").read_text(
-        encoding="utf-8"
-    )
+    text = (
+        resources.files("moonriver_env.moonriver.rules") / "data" / "components.json"
+    ).read_text(encoding="utf-8")
     raw: dict[str, Any] = json.loads(text)
     return raw
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from moonriver_env import moonriver_v0
-from moonriver_env.aec import PHASE_NAMES, SCORE_COLUMNS
+from moonriver_env.moonriver.env import PHASE_NAMES, SCORE_COLUMNS
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 SEED = 2026

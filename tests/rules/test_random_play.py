@@ -59,7 +59,7 @@ from random_play_checks import (
 from random_play_invariants import check_invariants, check_placements
 from random_play_model import Ctx, make_ctx
 
-from moonriver_env.rules import (
+from moonriver_env.moonriver.rules import (
     LEGENDS_BOARDS,
     SCENARIOS,
     GameConfig,

@@ -1,4 +1,4 @@
-"""Malformed saves of game states (moonriver_env/rules/serialization.py): a table of them,
+"""Malformed saves of game states (moonriver_env/moonriver/rules/serialization.py): a table of them,
 each rejected with :class:`StateFormatError` naming the exact JSON path of the bad entry.
 
 The round trips and the consistency checker are tested in
@@ -19,12 +19,12 @@ from saved_states import replace_text as _replace_text
 from saved_states import saved_doc as _doc
 from saved_states import saved_position as _position
 
-from moonriver_env.rules import (
+from moonriver_env.moonriver.rules import (
     GameState,
     StateFormatError,
     default_components,
 )
-from moonriver_env.rules.serialization import (
+from moonriver_env.moonriver.rules.serialization import (
     MAX_TEXT,
     components_to_raw,
     state_from_json,
@@ -461,8 +461,8 @@ def test_rejection_does_not_touch_the_input_or_shared_state() -> None:
 def test_every_saved_integer_field_has_both_bounds() -> None:
     """Issue 12: no integer of a saved state is unbounded (``round = 10**400`` was accepted);
     the bounds are declared with the field (:data:`STATE_FIELDS`)."""
-    from moonriver_env.rules.core import STATE_FIELDS
-    from moonriver_env.rules.validation import Int, Ints
+    from moonriver_env.family.validation import Int, Ints
+    from moonriver_env.moonriver.rules.core import STATE_FIELDS
 
     checked = [f for f in STATE_FIELDS if isinstance(f.check, (Int, Ints))]
     assert len(checked) > 10

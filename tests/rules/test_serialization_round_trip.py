@@ -1,5 +1,5 @@
-"""Save/load round trips (moonriver_env/rules/serialization.py) and the consistency checker
-(moonriver_env/rules/invariants.py).
+"""Save/load round trips (moonriver_env/moonriver/rules/serialization.py) and the consistency checker
+(moonriver_env/moonriver/rules/invariants.py).
 
 Round trips at every point of seeded random games in every mode; identical continuations of a
 loaded game and its original; the RNG continuing identically; non-default component data;
@@ -16,16 +16,16 @@ import numpy as np
 import pytest
 from saved_states import CONFIGS, saved_position, states_of_game, step_randomly
 
-from moonriver_env.rules import (
+from moonriver_env.moonriver.rules import (
     GameConfig,
     GameState,
     StateFormatError,
     default_components,
     new_game,
 )
-from moonriver_env.rules.components import parse_components
-from moonriver_env.rules.invariants import check_invariants
-from moonriver_env.rules.serialization import (
+from moonriver_env.moonriver.rules.components import parse_components
+from moonriver_env.moonriver.rules.invariants import check_invariants
+from moonriver_env.moonriver.rules.serialization import (
     SCHEMA_VERSION,
     components_to_raw,
     state_from_json,

@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.shipped import CHECKPOINTS
-from moonriver_env.rules.validation import Checker  # noqa: E402
+from moonriver_env.family.validation import Checker  # noqa: E402
 from training.common import outputs  # noqa: E402
 from training.common.config import (  # noqa: E402
     SCHEMA,

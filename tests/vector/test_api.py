@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from moonriver_env import moonriver_v0
-from moonriver_env.rules import GameConfig, IllegalActionError, new_game
+from moonriver_env.moonriver.rules import GameConfig, IllegalActionError, new_game
 from moonriver_env.vector import VectorGame
 
 
@@ -130,8 +130,8 @@ def test_set_state_checks_and_round_trips() -> None:
 def test_the_core_refuses_bad_records_and_specs() -> None:
     """Raw records and specs from outside are checked by the core itself (no crash)."""
     from moonriver_env import _native
+    from moonriver_env.moonriver.vector._backend import native_config
     from moonriver_env.vector import _spec
-    from moonriver_env.vector._backend import native_config
 
     config = GameConfig(num_players=3)
     vg = VectorGame(num_games=1, config=config, seed=0)
@@ -220,7 +220,7 @@ def test_reset_game_starts_one_slot_afresh(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", ["native", "python"])
 def test_observe_any_seat_equals_the_encoder(backend: str) -> None:
-    from moonriver_env.encoding import ObservationEncoder
+    from moonriver_env.moonriver.encoding import ObservationEncoder
 
     vg = VectorGame(num_games=2, num_players=4, mode="legends", seed=5, backend=backend)
     rng = np.random.default_rng(5)

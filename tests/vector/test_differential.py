@@ -1,19 +1,19 @@
 """VectorGame equals the env decision for decision (issue 21, "Exactness is the contract").
 
-Every config of :data:`moonriver_env.vector.check.CONFIGS` (2-4 players, base and Legends,
+Every config of :data:`moonriver_env.moonriver.vector.check.CONFIGS` (2-4 players, base and Legends,
 every scenario, random and fixed boards, auto-resolve, every reward mode and a dense reward)
 under every policy (uniform, and biased toward partners and bonus tiles, or toward stopping),
 compared at every decision: legal ids, mask, seat, observation, rewards, the end, the score
 breakdowns, the JSON state (generator included), and set_state round trips. The long run is
-``python -m moonriver_env.vector.check --games N``.
+``python -m moonriver_env.moonriver.vector.check --games N``.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from moonriver_env.moonriver.vector.check import CONFIGS, POLICIES, Mismatch, compare
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.check import CONFIGS, POLICIES, Mismatch, compare
 
 
 @pytest.mark.parametrize("policy", POLICIES)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from moonriver_env.aec import win_rewards
-from moonriver_env.rules import ScoreBreakdown
-from moonriver_env.vector.gym import MoonRiverVectorEnv
+from moonriver_env.moonriver.env import win_rewards
+from moonriver_env.moonriver.rules import ScoreBreakdown
+from moonriver_env.moonriver.vector.gym import MoonRiverVectorEnv
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -1,4 +1,4 @@
-"""The native single-state API for Kingdomino search (moonriver_env.vector.kdsearch) against
+"""The native single-state API for Kingdomino search (moonriver_env.kingdomino.vector.search) against
 the Python engine and the agents' playouts: the same JSON state after set-up, every legal
 action, redetermine, random, greedy and player-greedy playouts and the mc agent's evaluation,
 from many mid-game states in every player count and variant; bad input refused with a named
@@ -12,15 +12,15 @@ from test_kingdomino_core import CONFIGS
 
 from agents.kingdomino_agents import MonteCarloKingdominoAgent, playout
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, new_game
-from moonriver_env.kingdomino.core import IllegalActionError
+from moonriver_env.kingdomino.rules.core import IllegalActionError
 from moonriver_env.vector import NATIVE
 
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the native core is not built")
 
 if NATIVE:
-    from moonriver_env.vector._kdspec import kd_record_dtype
-    from moonriver_env.vector._native_core import native
-    from moonriver_env.vector.kdsearch import NativeKingdominoState
+    from moonriver_env.family.native import native
+    from moonriver_env.kingdomino.vector._spec import kd_record_dtype
+    from moonriver_env.kingdomino.vector.search import NativeKingdominoState
 
 
 def midgame_states(config: KingdominoConfig, seed: int, count: int) -> list[KingdominoState]:
@@ -203,7 +203,7 @@ def test_bad_records_are_refused_by_name() -> None:
     config = config_of(3, ("harmony",))
     state = midgame_states(config, 8, 3)[1]
     dtype = kd_record_dtype(native)
-    from moonriver_env.vector._kdspec import core_config, state_to_record
+    from moonriver_env.kingdomino.vector._spec import core_config, state_to_record
 
     cfg = core_config(native, config)
     good = state_to_record(dtype, state)

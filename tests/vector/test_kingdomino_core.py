@@ -12,10 +12,10 @@ import pytest
 
 from moonriver_env import kingdomino_v0
 from moonriver_env.kingdomino import KingdominoConfig, new_game
-from moonriver_env.kingdomino.core import IllegalActionError, StateFormatError
-from moonriver_env.kingdomino_encoding import KingdominoEncoder
+from moonriver_env.kingdomino.encoding import KingdominoEncoder
+from moonriver_env.kingdomino.rules.core import IllegalActionError, StateFormatError
+from moonriver_env.kingdomino.vector.game import KingdominoVectorGame
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.kingdomino import KingdominoVectorGame
 
 pytestmark = pytest.mark.skipif(not NATIVE, reason="the native core is not built")
 

@@ -34,10 +34,10 @@ from agents.heuristic import HeuristicAgent
 from agents.montecarlo import MonteCarloAgent
 from agents.registry import make_agent, parse_spec
 from agents.seeds import derive_seed
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig, GameState, new_game
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, GameState, new_game
+from moonriver_env.moonriver.vector.search import NativeState
 from moonriver_env.vector import NATIVE
-from moonriver_env.vector.search import NativeState
 
 OBS_DTYPE = np.float16  # observations are small counts and scaled scores: half precision
 

@@ -55,7 +55,7 @@ from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, 
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.games import GameSpec
-from moonriver_env.rules.scoring import win_share
+from moonriver_env.moonriver.rules.scoring import win_share
 from training.common.opponents import make_baseline
 from training.common.outputs import (
     OutputError,

@@ -46,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
-from moonriver_env.aec import raw_env
-from moonriver_env.encoding import ObservationEncoder
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.env import raw_env
 from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 from moonriver_env.vector import VectorGame
 from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config

@@ -19,7 +19,7 @@ The report (printed and written to ``--out`` as JSON), on the held-out samples:
   the teacher's tie set: the heuristic draws among equally valued moves at random, so
   ``top1`` cannot reach 1), ``top3`` / ``top5``, and ``regret`` (the teacher's one-ply value
   of its best move minus that of the predicted one; 0 when tie-aware correct);
-* the same by segment of the teacher's action (:data:`moonriver_env.rules.actions.SEGMENTS`),
+* the same by segment of the teacher's action (:data:`moonriver_env.moonriver.rules.actions.SEGMENTS`),
   by phase and by number of legal actions;
 * baselines: ``uniform`` (a uniformly random legal move, in expectation), ``prior`` (the
   legal action the teacher played most often in the training games), and the teacher's own
@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 
 from agents.networks.snapshots import load_policy
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig, Phase
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, Phase
 from training.common.config import load_config
 from training.common.outputs import write_json
 from training.ppo.teacher_games import unpack

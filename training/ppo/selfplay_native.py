@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.rules import ScoreBreakdown
+from moonriver_env.moonriver.rules import ScoreBreakdown
+from moonriver_env.moonriver.vector.slot import SlotEnv
 from moonriver_env.vector import VectorGame
-from moonriver_env.vector.slot import SlotEnv
 
 from .selfplay_vec import SelfPlayGames
 

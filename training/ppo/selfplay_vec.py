@@ -1,7 +1,7 @@
 """In-process self-play for MaskablePPO (``run.vec_env = "selfplay"``): many games in the learner's
 process, one batched forward pass per step, and every learner seat's decisions are samples.
 
-:class:`SelfPlayGames` holds ``run.n_envs`` games (PettingZoo :class:`~moonriver_env.aec.raw_env`,
+:class:`SelfPlayGames` holds ``run.n_envs`` games (PettingZoo :class:`~moonriver_env.moonriver.env.raw_env`,
 so the rewards are the environment's own: ``reward`` and ``dense_reward``). Each game has one
 learner seat (``env.learner_seat``, drawn per game when ``"random"``); every other seat is drawn
 per game with the ``[opponents]`` weights: ``learner`` (the learner itself: its decisions are
@@ -41,9 +41,9 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from agents.networks.snapshots import load_policy
 from agents.runner import GameSetup
-from moonriver_env.aec import raw_env, win_rewards
+from moonriver_env.moonriver.env import raw_env, win_rewards
+from moonriver_env.moonriver.rules import scoring
 from moonriver_env.opponents import LEARNER, SNAPSHOT
-from moonriver_env.rules import scoring
 from moonriver_env.seat_rewards import SeatRewards
 from training.common.opponents import BASELINES, SnapshotPool, make_baseline
 

@@ -14,7 +14,7 @@ against what is achievable:
 * ``value`` / ``value_action`` / ``value_start``: the teacher's one-ply value of every legal
   action (ragged: the values of sample ``i`` are ``value[value_start[i]:value_start[i + 1]]``
   for the actions ``value_action[...]``), for the regret of a predicted move;
-* ``phase`` (the engine :class:`~moonriver_env.rules.Phase`), ``n_legal``.
+* ``phase`` (the engine :class:`~moonriver_env.moonriver.rules.Phase`), ``n_legal``.
 
 A decision with one legal action (rare with ``auto_resolve``) has ``best = alt = {action}``
 and no values.

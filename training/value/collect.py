@@ -39,7 +39,7 @@ from agents.heuristic import HeuristicAgent
 from agents.jobs import Backend, run_jobs
 from agents.montecarlo import MonteCarloAgent
 from moonriver_env.games import GameSpec
-from moonriver_env.rules import GameState, new_game
+from moonriver_env.moonriver.rules import GameState, new_game
 
 Config = dict[str, dict[str, Any]]
 

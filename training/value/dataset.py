@@ -18,8 +18,8 @@ import numpy as np
 from agents.base import determinize
 from agents.evaluation import Evaluator, make_context
 from agents.trained import candidate_inputs, input_size, state_inputs
-from moonriver_env.encoding import ObservationEncoder
-from moonriver_env.rules import GameConfig, new_game
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, new_game
 from training.value.collect import decision_rng
 
 

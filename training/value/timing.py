@@ -20,7 +20,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.heuristic import HeuristicAgent
-from moonriver_env.rules import GameConfig, new_game
+from moonriver_env.moonriver.rules import GameConfig, new_game
 
 
 def time_decisions(spec: str, players: int, games: int, seed: int = 0) -> dict[str, Any]:

@@ -40,8 +40,8 @@ from agents.trained import (
     load_model,
     save_model,
 )
-from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.games import GameSpec
+from moonriver_env.moonriver.encoding import ObservationEncoder
 from training.common.outputs import RunLock
 from training.common.provenance import command_line, git_commit
 from training.value.collect import collect

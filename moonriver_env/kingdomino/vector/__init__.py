@@ -1,0 +1,1 @@
+"""Kingdomino on the native core: batched games and one game for search."""

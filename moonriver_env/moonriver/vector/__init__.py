@@ -1,0 +1,1 @@
+"""Moon River on the native core: batched games and one game for search."""

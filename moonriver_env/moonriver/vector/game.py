@@ -1,0 +1,243 @@
+"""``VectorGame``: many Moon River games stepped together, on the native core.
+
+Game ``i`` of ``VectorGame(seed=s)`` is the game that ``moonriver_v0.env(...).reset(seed=s+i)``
+plays, decision for decision (the same legal ids, observation, mask, rewards and score
+breakdowns, the same :class:`~moonriver_env.moonriver.rules.GameState` JSON, its generator included).
+When a game ends and ``auto_reset`` is on, slot ``i`` starts the game that env would play after
+a seedless ``reset()``: each slot keeps the env's seed generator, ``default_rng(s + i)``, and
+draws the next game's seed from it (``integers(2**63 - 1)``), so slot ``i`` plays exactly the
+env's sequence of games. ``reset(seed=None)`` does the same for every slot at once.
+
+The arrays (attributes, updated in place by every ``reset`` and ``step``; read-only views):
+
+==================  ===========  ===============================================================
+``observation``     (N, D) f32   the acting seat's flat observation (``None`` if
+                                 ``observe=False``); a finished game (``auto_reset=False``)
+                                 shows seat 0's view of its final state
+``action_mask``     (N, A) i8    1 for the legal ids of the acting seat
+``legal_ids``       (N, A) i16   the legal ids, ascending, in the first ``num_legal[i]`` entries
+``num_legal``       (N,) i32
+``current_seat``    (N,) i32     the seat to act, ``-1`` for a finished game
+``rewards``         (N, n) f64   every seat's reward of the last step (the env's rewards)
+``terminated``      (N,) bool    the game ended at the last step (with ``auto_reset`` the
+                                 arrays above already show the next game)
+``scores``          (N, n, 7)    the final score breakdown of a game that ended at the last
+                    i32          step (columns ``moonriver_env.moonriver.env.SCORE_COLUMNS``), else 0
+==================  ===========  ===============================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from moonriver_env.family.native import SCORE_WIDTH, choose_backend
+from moonriver_env.family.validation import check_int
+from moonriver_env.moonriver.args import (
+    DEFAULT_DENSE_REWARD,
+    DEFAULT_REWARD,
+    check_seed,
+    env_settings,
+)
+from moonriver_env.moonriver.encoding import ObservationEncoder
+from moonriver_env.moonriver.rules import GameConfig, GameState, IllegalActionError, Phase
+from moonriver_env.moonriver.vector._backend import NativeBackend, PythonBackend
+
+_SEED_LIMIT = 2**64
+
+
+class VectorGame:
+    """``num_games`` games of one config, one action per game per :meth:`step`.
+
+    Args:
+        num_games: how many games (N).
+        num_players, mode, scenario, boards, auto_resolve, config, reward, dense_reward:
+            as for ``moonriver_v0.env`` (checked by the env's own validators).
+        seed: game ``i`` is the env's game after ``reset(seed=seed + i)``; ``None`` draws one.
+        observe: write the observation (``False``: masks only, for search and rules speed).
+        auto_reset: a finished game starts its next game in the same step.
+        backend: ``"native"`` (default when built), or ``"python"`` (the reference engine).
+    """
+
+    def __init__(
+        self,
+        num_games: int = 1024,
+        num_players: int | None = None,
+        mode: str | None = None,
+        scenario: str | None = None,
+        boards: tuple[str, ...] | str | None = None,
+        reward: str | None = None,
+        dense_reward: float | None = None,
+        auto_resolve: bool | None = None,
+        config: GameConfig | None = None,
+        seed: int | None = None,
+        observe: bool = True,
+        auto_reset: bool = True,
+        backend: str | None = None,
+    ) -> None:
+        settings = env_settings(
+            {
+                "num_players": num_players,
+                "mode": mode,
+                "scenario": scenario,
+                "boards": boards,
+                "reward": DEFAULT_REWARD if reward is None else reward,
+                "dense_reward": DEFAULT_DENSE_REWARD if dense_reward is None else dense_reward,
+                "obs_type": "flat",
+                "auto_resolve": auto_resolve,
+                "render_mode": None,
+                "config": config,
+            }
+        )
+        self.num_games = n_games = check_int("num_games", num_games, 1, 1 << 24)
+        for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name}: expected a bool, got {flag!r}")
+        self.backend = backend = choose_backend(backend, "VectorGame")
+        self.config = cfg = settings.config
+        self.reward_mode = settings.reward
+        self.dense_reward = settings.dense_reward
+        self.observe = observe
+        self.auto_reset = auto_reset
+        self.num_players = n = cfg.num_players
+        self.num_actions = a = cfg.num_actions
+        self.observation_size = ObservationEncoder(cfg).flat_size
+        self._arrays: dict[str, np.ndarray] = {
+            "observation": np.zeros((n_games, self.observation_size), dtype=np.float32),
+            "mask": np.zeros((n_games, a), dtype=np.int8),
+            "legal": np.zeros((n_games, a), dtype=np.int16),
+            "num_legal": np.zeros(n_games, dtype=np.int32),
+            "seat": np.zeros(n_games, dtype=np.int32),
+            "rewards": np.zeros((n_games, n), dtype=np.float64),
+            "terminated": np.zeros(n_games, dtype=np.bool_),
+            "scores": np.zeros((n_games, n, SCORE_WIDTH), dtype=np.int32),
+        }
+        if not observe:
+            self._arrays["observation"] = np.zeros((0, 0), dtype=np.float32)
+        self.observation: np.ndarray | None = readonly(self._arrays["observation"])
+        if not observe:
+            self.observation = None
+        self.action_mask = readonly(self._arrays["mask"])
+        self.legal_ids = readonly(self._arrays["legal"])
+        self.num_legal = readonly(self._arrays["num_legal"])
+        self.current_seat = readonly(self._arrays["seat"])
+        self.rewards = readonly(self._arrays["rewards"])
+        self.terminated = readonly(self._arrays["terminated"])
+        self.scores = readonly(self._arrays["scores"])
+        self._backend: Any = NativeBackend(self) if backend == "native" else PythonBackend(self)
+        self.reset(seed=int(np.random.default_rng().integers(2**62)) if seed is None else seed)
+
+    # -- the batched API ---------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game in every slot: with ``seed``, slot ``i`` plays the env's game after
+        ``reset(seed=seed + i)``; without, each slot's next game (as a seedless env reset)."""
+        seed = check_seed(seed)
+        seeds = None
+        if seed is not None:
+            if seed + self.num_games > _SEED_LIMIT:
+                raise ValueError(
+                    f"seed: expected seed + num_games <= 2**64 for VectorGame, got {seed}"
+                )
+            seeds = np.arange(self.num_games, dtype=np.uint64) + np.uint64(seed)
+        self._backend.reset(seeds)
+
+    def reset_game(self, i: int, seed: int | None = None) -> None:
+        """A new game in slot ``i`` only: with ``seed``, the env's game after
+        ``reset(seed=seed)`` (and its sequence after that); without, the slot's next game."""
+        i = self._index(i)
+        seed = check_seed(seed)
+        if seed is not None and seed >= _SEED_LIMIT:
+            raise ValueError(f"seed: expected a seed below 2**64 for VectorGame, got {seed}")
+        self._backend.reset_game(i, seed)
+
+    def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
+        """Play one action per game (for its acting seat); the arrays show the result.
+
+        ``active`` (optional, bool (N,)): only the games marked ``True`` play; the others, and
+        their entries of every array, stay as they are (their actions are not read).
+
+        Raises:
+            ValueError: ``actions`` is not N integers.
+            IllegalActionError: an action is not legal for its game (naming the game index,
+                the action and the phase); no game has changed.
+        """
+        arr, active = step_arrays(self.num_games, actions, active, IllegalActionError)
+        bad = self._backend.step(arr, active)
+        if bad >= 0:
+            raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
+
+    def observation_of(self, i: int, seat: int) -> np.ndarray:
+        """Game ``i`` as ``seat`` sees it (a new flat observation; any seat, also with
+        ``observe=False``)."""
+        i = self._index(i)
+        seat = check_int("seat", seat, 0, self.num_players - 1)
+        return self._backend.observe(i, seat)
+
+    def get_state(self, i: int) -> GameState:
+        """Game ``i`` as a :class:`GameState` (a copy: changing it changes nothing here)."""
+        return self._backend.get_state(self._index(i))
+
+    def set_state(self, i: int, state: GameState) -> None:
+        """Game ``i`` plays on from ``state`` (a state of this config; checked first)."""
+        i = self._index(i)
+        if not isinstance(state, GameState) or type(state) is not GameState:
+            raise TypeError(f"state: expected a GameState, got {type(state).__name__}")
+        if state.config != self.config:
+            raise ValueError("state: its config differs from this VectorGame's config")
+        self._backend.set_state(i, state)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _index(self, i: int) -> int:
+        return check_int("i", i, 0, self.num_games - 1)
+
+    def _illegal_message(self, i: int, action: int) -> str:
+        phase = Phase(self._backend.phase(i))
+        seat = int(self._arrays["seat"][i])
+        layout = self.config.layout
+        text = layout.to_text(action) if 0 <= action < layout.num_actions else "out of range"
+        return (
+            f"game {i}: action {action} ({text}) is not legal in phase {phase.name} for seat {seat}"
+        )
+
+    def __repr__(self) -> str:
+        cfg = self.config
+        return (
+            f"VectorGame(num_games={self.num_games}, num_players={cfg.num_players}, "
+            f"mode={cfg.mode!r}, backend={self.backend!r})"
+        )
+
+
+def step_arrays(
+    num_games: int,
+    actions: Sequence[int] | np.ndarray,
+    active: np.ndarray | None,
+    illegal: type[ValueError],
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """A step's checked arguments: ``actions`` as contiguous int64 (N,) and ``active`` as
+    contiguous bool (N,) or ``None``; ``ValueError`` naming a wrong shape or dtype, ``illegal``
+    (the game's IllegalActionError) for an id no int64 holds."""
+    arr = np.asarray(actions)
+    if arr.shape != (num_games,):
+        raise ValueError(f"actions: expected shape ({num_games},), got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
+        raise illegal(f"actions: id {int(arr.max())} is out of range")
+    if active is not None:
+        active = np.asarray(active)
+        if active.shape != (num_games,) or active.dtype != np.bool_:
+            raise ValueError(
+                f"active: expected a bool array of shape ({num_games},), "
+                f"got {active.dtype} {active.shape}"
+            )
+        active = np.ascontiguousarray(active)
+    return np.ascontiguousarray(arr, dtype=np.int64), active
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """A read-only view of ``arr`` (the arrays a vector game shows)."""
+    view = arr.view()
+    view.flags.writeable = False
+    return view
