@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from moonriver_env.games import MOONRIVER
+from moonriver_env.games import game_entry
 from training.common.config import (
     Config,
     ConfigError,
@@ -52,7 +52,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "run": {"seed": _int(0), "workers": _int(1, 2), "torch_threads": _int(0)},
-    "env": {"num_players": _choice(*MOONRIVER.player_counts), "mode": _choice(*MOONRIVER.modes)},
+    "env": {"num_players": _choice(*game_entry("moonriver").player_counts), "mode": _choice(*game_entry("moonriver").modes)},
     "collect": {
         "labels": _choice("rollout", "outcome"),
         "states": _int(1),
