@@ -13,8 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from moonriver_env import render as rendering
 from moonriver_env.aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
+from moonriver_env.moonriver import render as rendering
 from moonriver_env.moonriver.args import (
     DEFAULT_DENSE_REWARD,
     DEFAULT_REWARD,

@@ -46,24 +46,73 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("moonriver_env", "agents", "training")
 CORE_LIBRARIES = frozenset({"numpy"})  # the one required dependency (pyproject)
 
+FLOOR_NAMES = (
+    "rules",
+    "encoding, render, utilities",
+    "envs and integrations",
+    "agents",
+    "tournaments and arenas",
+    "training",
+)
+GAME_ROLES: dict[str, int] = {
+    "rules": 0,
+    "encoding": 1,
+    "render": 1,
+    "records": 1,
+    "game": 1,
+    "args": 2,
+    "env": 2,
+    "openspiel": 2,
+    "vector": 2,
+    "agents": 3,
+    "replay": 4,
+    "play": 4,
+    "paper": 4,
+}
+"""The floor of each part of a game's folder (``moonriver_env/<game>/<part>``): a game's folder
+crosses the floors, each part standing where the generic layer it plugs into stands. A part
+not listed is on no floor (the test says so) until it is given one here."""
+
+
+def game_folders() -> tuple[str, ...]:
+    """The package of each game shipped with the project, read from the registry's
+    ``BUILTIN_GAMES`` (``moonriver_env.<game>.game``) without importing it."""
+    tree = ast.parse((REPO / "moonriver_env" / "games.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "BUILTIN_GAMES":
+            value = ast.literal_eval(node.value)  # type: ignore[arg-type]
+            return tuple(module.rpartition(".")[0] for module in value.values())
+    raise AssertionError("moonriver_env/games.py: no BUILTIN_GAMES")
+
+
+GAMES = game_folders()
 FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("rules", ("moonriver_env.moonriver.rules", "moonriver_env.kingdomino")),
     (
-        "encoding, render, utilities",
+        FLOOR_NAMES[0],
         (
-            "moonriver_env.moonriver.encoding",
-            "moonriver_env.kingdomino.encoding",
-            "moonriver_env.kingdomino.render",
-            "moonriver_env.moonriver.render",
+            "moonriver_env.family",
+            "moonriver_env.rules",  # alias of the Moon River engine's public path
+            *(f"{g}.{part}" for g in GAMES for part, f in GAME_ROLES.items() if f == 0),
+        ),
+    ),
+    (
+        FLOOR_NAMES[1],
+        (
+            "moonriver_env.encoding",  # aliases of public paths
+            "moonriver_env.render",
             "moonriver_env.games",
             "moonriver_env.opponents",
             "moonriver_env.text_table",
+            *(f"{g}.{part}" for g in GAMES for part, f in GAME_ROLES.items() if f == 1),
         ),
     ),
-    ("envs and integrations", ("moonriver_env",)),
-    ("agents", ()),  # every agents module not on the arena floor
     (
-        "tournaments and arenas",
+        FLOOR_NAMES[2],
+        ("moonriver_env", *(f"{g}.{p}" for g in GAMES for p, f in GAME_ROLES.items() if f == 2)),
+    ),
+    (FLOOR_NAMES[3], tuple(f"{g}.{p}" for g in GAMES for p, f in GAME_ROLES.items() if f == 3)),
+    (
+        FLOOR_NAMES[4],
         (
             "agents.runner",
             "agents.jobs",
@@ -80,20 +129,36 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agents.move_list",
             "agents.replay",
             "agents.animate",
+            *(f"{g}.{p}" for g in GAMES for p, f in GAME_ROLES.items() if f == 4),
         ),
     ),
-    ("training", ("training",)),
+    (FLOOR_NAMES[5], ("training",)),
 )
 ALIASES = {
     "training.policy": ("agents.networks.policy",),
     "moonriver_env.wrappers": ("moonriver_env.single_agent",),
     "moonriver_env.rllib": ("moonriver_env.rllib_env", "moonriver_env.rllib_module"),
+    # the public paths of README, docs and notebooks, kept when the games got their folders
+    "moonriver_env.rules": ("moonriver_env.moonriver.rules",),
+    "moonriver_env.render": ("moonriver_env.moonriver.render",),
+    "moonriver_env.encoding": ("moonriver_env.moonriver.encoding",),
+    "moonriver_env.aec": ("moonriver_env.moonriver.env",),
+    "moonriver_env.openspiel": ("moonriver_env.moonriver.openspiel",),
+    "moonriver_env.kingdomino": ("moonriver_env.kingdomino.rules",),
+    "moonriver_env.kingdomino_v0": ("moonriver_env.kingdomino", "moonriver_env.kingdomino.env"),
 }
 """Modules kept at an old path that only re-export from their new home(s)."""
 
 
 def floor(module: str) -> int:
-    """The floor of ``module`` (index into :data:`FLOORS`): the longest matching prefix."""
+    """The floor of ``module`` (index into :data:`FLOORS`): the longest matching prefix; a
+    game folder's package is on the rules floor (it re-exports its rules, nothing more), and
+    a part of a game folder that :data:`GAME_ROLES` does not list is on no floor."""
+    if module in GAMES:
+        return 0
+    game = next((g for g in GAMES if module.startswith(g + ".")), None)
+    if game is not None and module[len(game) + 1 :].partition(".")[0] not in GAME_ROLES:
+        raise AssertionError(f"{module}: a part of a game folder on no floor (GAME_ROLES)")
     best, length = -1, -1
     for i, (_, prefixes) in enumerate(FLOORS):
         for prefix in prefixes:
@@ -353,13 +418,16 @@ def test_every_module_is_on_a_floor_and_the_floors_are_ordered() -> None:
 
 def test_the_alias_only_re_exports() -> None:
     for alias, homes in ALIASES.items():
-        tree = ast.parse((REPO / (alias.replace(".", "/") + ".py")).read_text())
+        path = REPO / (alias.replace(".", "/") + ".py")
+        if not path.exists():
+            path = REPO / alias.replace(".", "/") / "__init__.py"
+        tree = ast.parse(path.read_text())
         body = [n for n in tree.body if not isinstance(n, ast.Expr)]  # the docstring
         imports = [n for n in body if isinstance(n, ast.ImportFrom)]
         assert imports and all(n.module in homes for n in imports), alias
         rest = [n for n in body if not isinstance(n, ast.ImportFrom)]
         assert all(
-            isinstance(n, ast.Assign) and n.targets[0].id == "__all__"  # type: ignore[attr-defined]
+            isinstance(n, ast.Assign) and n.targets[0].id in ("__all__", "__doc__")  # type: ignore[attr-defined]
             for n in rest
         ), alias
 

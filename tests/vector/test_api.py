@@ -130,8 +130,8 @@ def test_set_state_checks_and_round_trips() -> None:
 def test_the_core_refuses_bad_records_and_specs() -> None:
     """Raw records and specs from outside are checked by the core itself (no crash)."""
     from moonriver_env import _native
+    from moonriver_env.moonriver.vector import _spec
     from moonriver_env.moonriver.vector._backend import native_config
-    from moonriver_env.vector import _spec
 
     config = GameConfig(num_players=3)
     vg = VectorGame(num_games=1, config=config, seed=0)

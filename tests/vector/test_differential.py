@@ -34,7 +34,7 @@ def test_python_backend_equals_env(name: str) -> None:
 
 def test_a_different_game_is_caught() -> None:
     """The comparison can fail: a VectorGame seeded one off from the envs differs at once."""
-    from moonriver_env.vector import check
+    from moonriver_env.moonriver.vector import check
 
     original = check.VectorGame
 
