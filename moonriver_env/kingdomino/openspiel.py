@@ -14,7 +14,7 @@ parameters at commas).
 The king order of the set-up and every domino of every line are explicit chance nodes
 (:mod:`.kingdomino.chance`) with exact probabilities; the undrawn dominoes are an unordered
 pool, so the game has perfect information with chance. Observation and information-state
-tensors are the environment's encoding (:mod:`.kingdomino_encoding`) from the player's seat.
+tensors are the environment's encoding (:mod:`.encoding`) from the player's seat.
 ``current_player`` follows the engine: a seat places, then picks. Returns come at the end:
 the env's ``"win"`` rewards (:func:`.kingdomino_v0.rank_rewards`, in ``[-1, 1]``, summing to
 0). Player actions are the engine's action ids; chance outcomes are seats (the set-up order)

@@ -14,8 +14,8 @@ env's next game after a seedless ``reset()``.
 
 The domino table, the bonus values, the action layout and the phase numbers are read from the
 Python package (:mod:`moonriver_env.kingdomino`) into the core at construction and checked
-there (:mod:`._kdspec`). ``backend="python"`` (or no built core, with one warning) plays the
-same games on the Python engine with the same arrays (:mod:`._kdbackend`).
+there (:mod:`._spec`). ``backend="python"`` (or no built core, with one warning) plays the
+same games on the Python engine with the same arrays (:mod:`._backend`).
 
 Arrays (read-only views, updated in place) as :class:`~moonriver_env.vector.VectorGame`'s:
 ``observation`` (N, D) f32, ``action_mask`` (N, A) i8, ``legal_ids`` (N, A) i16,
