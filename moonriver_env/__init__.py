@@ -17,13 +17,17 @@ from typing import Any
 
 __version__ = "0.1.0"
 
+from moonriver_env.games import GAMES
+
 GYMNASIUM_ENTRY_POINTS: dict[str, str] = {
-    "MoonRiver-v0": "moonriver_env.single_agent:SingleAgentEnv",
-    "Kingdomino-v0": "moonriver_env.kingdomino_v0:SingleAgentEnv",
+    entry.gymnasium_id: entry.single_agent_entry_point
+    for entry in GAMES.values()
+    if entry.single_agent_entry_point is not None
 }
-"""Each game's Gymnasium id and the entry point of its single-agent env (registered here, on a
-floor below the game registry ``moonriver_env.games``; a test checks that the two agree)."""
-GYMNASIUM_ID, KINGDOMINO_GYMNASIUM_ID = GYMNASIUM_ENTRY_POINTS
+"""Each registered game's Gymnasium id and the entry point of its single-agent env, read from
+its registry entry."""
+GYMNASIUM_ID = next(iter(GYMNASIUM_ENTRY_POINTS))
+"""The default game's Gymnasium id (``MoonRiver-v0``)."""
 
 
 def _register_with_gymnasium(gymnasium: Any) -> None:

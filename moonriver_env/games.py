@@ -67,6 +67,8 @@ class GameEntry:
         observation_size: configuration -> length of the flat observation vector.
         env_entry_point: ``"module:attribute"`` of the PettingZoo ``raw_env`` class.
         gymnasium_id: the single-agent environment's Gymnasium id.
+        single_agent_entry_point: ``"module:attribute"`` of that single-agent environment
+            (registered with Gymnasium by the package's ``__init__``; ``None``: none).
         settings: the :class:`GameSpec` fields beyond ``num_players`` and ``mode`` that this
             game takes (another field given a non-default value is refused).
         check_mode: ``mode`` -> the mode, or ``ValueError`` starting with ``"mode"`` (default:
@@ -88,6 +90,7 @@ class GameEntry:
     observation_size: Callable[[Any], int]
     env_entry_point: str
     gymnasium_id: str
+    single_agent_entry_point: str | None = None
     settings: tuple[str, ...] = ()
     check_mode: Callable[[str], str] | None = None
     check_settings: Callable[[GameSpec], None] | None = None

@@ -53,6 +53,7 @@ ENTRY = register_game(
         observation_size=_observation_size,
         env_entry_point="moonriver_env.kingdomino.env:raw_env",
         gymnasium_id="Kingdomino-v0",
+        single_agent_entry_point="moonriver_env.kingdomino.env:SingleAgentEnv",
         hooks={
             "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",

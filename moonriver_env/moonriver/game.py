@@ -49,6 +49,7 @@ ENTRY = register_game(
         observation_size=_observation_size,
         env_entry_point="moonriver_env.moonriver.env:raw_env",
         gymnasium_id="MoonRiver-v0",
+        single_agent_entry_point="moonriver_env.single_agent:SingleAgentEnv",
         hooks={
             "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
