@@ -39,12 +39,12 @@ class AgentFactory:
     """What the agents package plugs in.
 
     Attributes:
-        make: ``(spec, seed) -> agent`` (an object with ``act(observation, env)`` and
-            ``reset(seed)``).
+        make: ``(spec, seed, game=NAME) -> agent`` (an object with ``act(observation, env)``
+            and ``reset(seed)``) for the registered game ``NAME``.
         check: ``spec -> None``, or ``ValueError`` naming the bad field of the spec.
     """
 
-    make: Callable[[str, int | None], Any]
+    make: Callable[..., Any]
     check: Callable[[str], object]
 
 
@@ -74,11 +74,12 @@ def agent_factory() -> AgentFactory:
     return _factory
 
 
-def make_opponent(spec: str, seed: int | None = None, game: str = "moonriver") -> Any:
-    """The agent named by ``spec`` for ``game`` (``ValueError`` naming the bad field)."""
-    if game == "moonriver":
+def make_opponent(spec: str, seed: int | None = None, game: str | None = None) -> Any:
+    """The agent named by ``spec`` for the registered game ``game`` (``None``: the default
+    game; ``ValueError`` naming the bad field)."""
+    if game is None:
         return agent_factory().make(spec, seed)
-    return agent_factory().make(spec, seed, game=game)  # type: ignore[call-arg]
+    return agent_factory().make(spec, seed, game=game)
 
 
 def check_agent_spec(spec: str) -> None:
