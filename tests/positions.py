@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from moonriver_env.moonriver.rules import GameConfig, GameState, PartnerKind, Phase, new_game
+from moonriver_env.rules import GameConfig, GameState, PartnerKind, Phase, new_game
 
 COLS = 5
 COLUMN_LETTERS = "abcde"

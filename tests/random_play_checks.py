@@ -20,7 +20,7 @@ from random_play_model import (
     segment_name,
 )
 
-from moonriver_env.moonriver.rules import (
+from moonriver_env.rules import (
     BonusPlace,
     CowboyMove,
     Discard,

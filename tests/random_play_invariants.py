@@ -22,11 +22,7 @@ from random_play_model import (
     segment_name,
 )
 
-from moonriver_env.moonriver.rules import (
-    CLAIM_PHASES,
-    PLACE_PHASES,
-    Phase,
-)
+from moonriver_env.rules import CLAIM_PHASES, PLACE_PHASES, Phase
 
 # --------------------------------------------------------------------------- checks
 

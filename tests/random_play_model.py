@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moonriver_env.moonriver.render import Face
-from moonriver_env.moonriver.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Phase
 from moonriver_env.moonriver.rules.components import Landscape, PartnerKind
+from moonriver_env.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Phase
 
 CORN = int(Landscape.CORNFIELD)
 FOREST = int(Landscape.FOREST)

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from positions import act, position
 
-from moonriver_env.moonriver.rules import GameConfig, GameState, Phase
 from moonriver_env.moonriver.rules.components import Components, parse_components
+from moonriver_env.rules import GameConfig, GameState, Phase
 
 C4 = GameConfig(num_players=4)
 C2 = GameConfig(num_players=2)

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from moonriver_env.moonriver.rules import (
+from moonriver_env.rules import (
     GameConfig,
     GameState,
     Landscape,

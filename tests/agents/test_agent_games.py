@@ -13,7 +13,7 @@ from agents.registry import SHIPPED_PPO
 from agents.runner import GameRunner, GameSetup
 from moonriver_env import moonriver_v0
 from moonriver_env.games import parse_game
-from moonriver_env.moonriver.rules import GameConfig, new_game
+from moonriver_env.rules import GameConfig, new_game
 
 
 @functools.cache

@@ -23,7 +23,7 @@ from agents import (
 from agents.base import Agent, determinize
 from agents.evaluation import Weights
 from moonriver_env import moonriver_v0
-from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game
+from moonriver_env.rules import GameConfig, GameState, Phase, new_game
 
 # Tiny budgets: the tests check legality and plumbing, not strength.
 TINY = {

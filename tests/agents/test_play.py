@@ -19,8 +19,8 @@ from agents.play import CLEAR, PlaySession, main, play, seat_specs
 from agents.replay import build_replay, load_game
 from agents.saved_game import SavedGame
 from moonriver_env.moonriver.render import ANSI_LEGEND
-from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game
 from moonriver_env.moonriver.rules.actions import Place
+from moonriver_env.rules import GameConfig, GameState, Phase, new_game
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

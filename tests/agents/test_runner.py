@@ -13,7 +13,7 @@ from agents.jobs import run_jobs
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.moonriver.env import SCORE_COLUMNS, win_share
-from moonriver_env.moonriver.rules import new_game
+from moonriver_env.rules import new_game
 from moonriver_env.single_agent import SingleAgentEnv
 
 

@@ -23,15 +23,8 @@ from agents.ratings import (
     pairwise_wins,
     wilson_interval,
 )
-from agents.tournament import (
-    entry_labels,
-    main,
-    run_tournament,
-    schedule,
-    seat_slots,
-    split_specs,
-)
-from moonriver_env.moonriver.rules import GameConfig, new_game
+from agents.tournament import entry_labels, main, run_tournament, schedule, seat_slots, split_specs
+from moonriver_env.rules import GameConfig, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
 

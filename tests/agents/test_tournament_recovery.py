@@ -13,7 +13,7 @@ from agents import RandomAgent
 from agents.base import Agent
 from agents.tournament import main, run_tournament
 from agents.tournament.cli import resume_command
-from moonriver_env.moonriver.rules import GameConfig, GameState
+from moonriver_env.rules import GameConfig, GameState
 
 ARGS = {"players": 2, "games": 3, "seed": 4}  # 2 entries x 3 games = 3 games in the pair
 SPECS = ["random", "greedy"]

@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 from agents import make_agent  # noqa: E402
 from agents.heuristic import HeuristicAgent  # noqa: E402
 from agents.trained import CHECKPOINTS, TrainedAgent, find_models  # noqa: E402
-from moonriver_env.moonriver.rules import GameConfig, new_game  # noqa: E402
+from moonriver_env.rules import GameConfig, new_game  # noqa: E402
 from training.common.config import ConfigError  # noqa: E402
 from training.value.config import load_value_config  # noqa: E402
 

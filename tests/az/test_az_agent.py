@@ -17,7 +17,7 @@ from agents.az import AzAgent, CheckpointError, load_checkpoint, policy_probabil
 from agents.runner import GameRunner, GameSetup  # noqa: E402
 from agents.shipped import CHECKPOINTS
 from agents.tournament.games import run_tournament  # noqa: E402
-from moonriver_env.moonriver.rules import GameConfig, new_game  # noqa: E402
+from moonriver_env.rules import GameConfig, new_game  # noqa: E402
 
 
 def test_plays_a_whole_game_legally(model_2p: Path) -> None:

@@ -161,7 +161,7 @@ def test_teacher_positions_replay_the_teachers_game(tmp_path: Path) -> None:
     the observer on."""
     from agents.az.search import final_value
     from moonriver_env.moonriver.encoding import ObservationEncoder
-    from moonriver_env.moonriver.rules import GameConfig, new_game
+    from moonriver_env.rules import GameConfig, new_game
 
     shape = tiny_shape()
     pos = Worker(shape).run({"kind": "teacher", "seeds": [7], "teacher": "greedy", "explore": 0.0})
@@ -338,7 +338,7 @@ def test_the_native_teacher_plays_the_python_teachers_games(
     ``target="values"`` each target is the softmax of the heuristic's one-ply values at the
     temperature, its best action the move the heuristic played."""
     from agents.heuristic import HeuristicAgent
-    from moonriver_env.moonriver.rules import GameConfig
+    from moonriver_env.rules import GameConfig
     from training.az import selfplay
 
     if not selfplay.NATIVE:
@@ -355,7 +355,7 @@ def test_the_native_teacher_plays_the_python_teachers_games(
         assert set(native.target) == {0.0, 1.0}
         return
     # the first decision again: the target is the softmax of the heuristic's values
-    from moonriver_env.moonriver.rules import new_game
+    from moonriver_env.rules import new_game
 
     state = new_game(config, seed=3)
     while len(state.legal_action_list()) == 1:
@@ -384,7 +384,7 @@ def test_an_mc_teacher_targets_its_candidates_values() -> None:
     mc's mean values of its root candidates at the temperature (nothing on the other legal
     actions), or its move where it searched nothing; replayed decision by decision."""
     from agents.registry import make_agent
-    from moonriver_env.moonriver.rules import GameConfig, new_game
+    from moonriver_env.rules import GameConfig, new_game
     from training.az import selfplay
 
     config = GameConfig(num_players=2, mode="base")

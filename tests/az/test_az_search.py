@@ -14,7 +14,7 @@ pytest.importorskip("torch")
 import agents.az.search as search_mod  # noqa: E402
 from agents.az import AzAgent, SearchSettings, gumbel_search  # noqa: E402
 from agents.az.search import completed_q, sigma  # noqa: E402
-from moonriver_env.moonriver.rules import GameConfig, GameState, new_game  # noqa: E402
+from moonriver_env.rules import GameConfig, GameState, new_game  # noqa: E402
 
 
 def busy_state(seed: int = 0, min_legal: int = 6) -> GameState:

@@ -15,14 +15,7 @@ from moonriver_env.moonriver.encoding import (
     SCORE_PARTS,
     ObservationEncoder,
 )
-from moonriver_env.moonriver.rules import (
-    RESOLVE_PHASES,
-    SCENARIOS,
-    GameConfig,
-    GameState,
-    Phase,
-    new_game,
-)
+from moonriver_env.rules import RESOLVE_PHASES, SCENARIOS, GameConfig, GameState, Phase, new_game
 
 CH = {name: i for i, name in enumerate(RANCH_CHANNEL_NAMES)}
 CONFIGS = {

@@ -18,8 +18,8 @@ from pettingzoo.test import api_test, performance_benchmark, seed_test
 
 from moonriver_env import moonriver_v0
 from moonriver_env.moonriver.env import PHASE_NAMES, SCORE_COLUMNS, win_rewards, win_share
-from moonriver_env.moonriver.rules import IllegalActionError
 from moonriver_env.moonriver.rules.scoring import ScoreBreakdown
+from moonriver_env.rules import IllegalActionError
 from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 
 MODES = [

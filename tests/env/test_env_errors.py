@@ -16,7 +16,7 @@ import pytest
 
 from moonriver_env import moonriver_v0
 from moonriver_env.moonriver.env import ResetNeeded
-from moonriver_env.moonriver.rules import GameConfig
+from moonriver_env.rules import GameConfig
 from moonriver_env.single_agent import SingleAgentEnv
 
 

@@ -20,7 +20,7 @@ from moonriver_env.games import (
     register_game,
     spec_from_args,
 )
-from moonriver_env.moonriver.rules import GameConfig
+from moonriver_env.rules import GameConfig
 
 
 def test_the_defaults_are_the_project_defaults() -> None:

@@ -20,7 +20,7 @@ FORBIDDEN = ("gymnasium", "pettingzoo", "torch", "stable_baselines3")
 CODE = """
 import json, sys
 import {module}
-from moonriver_env.moonriver.rules import GameConfig, new_game
+from moonriver_env.rules import GameConfig, new_game
 
 state = new_game(GameConfig(num_players=3, mode="legends", scenario="random"), seed=1)
 steps = 0

@@ -25,8 +25,8 @@ from moonriver_env.moonriver.openspiel import (  # noqa: E402
     max_chance_nodes,
     openspiel_state,
 )
-from moonriver_env.moonriver.rules import GameConfig, new_game  # noqa: E402
 from moonriver_env.moonriver.rules.chance import seeded_draws  # noqa: E402
+from moonriver_env.rules import GameConfig, new_game  # noqa: E402
 
 PARAMS = [(n, m) for n in (2, 3, 4) for m in ("base", "legends")]
 IDS = [f"{n}p-{m}" for n, m in PARAMS]

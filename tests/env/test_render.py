@@ -24,7 +24,7 @@ from moonriver_env.moonriver.render import (
     score_table,
     show_human,
 )
-from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game
+from moonriver_env.rules import GameConfig, GameState, Phase, new_game
 
 CONFIGS = [(n, mode) for mode in ("base", "legends") for n in (2, 3, 4)]
 SNAPSHOT_STEPS = (0, 12, 60, 10_000)  # 10_000: played to the end

@@ -32,13 +32,13 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.rllib_agent import RLlibAgent, list_checkpoints  # noqa: E402
-from moonriver_env.moonriver.rules import GameConfig  # noqa: E402
 from moonriver_env.rllib import (  # noqa: E402
     LEARNER,
     MoonRiverMultiAgentEnv,
     module_for_agent,
     rl_module_spec,
 )
+from moonriver_env.rules import GameConfig  # noqa: E402
 from training.common.config import ConfigError  # noqa: E402
 from training.rllib import train as rllib_train  # noqa: E402
 from training.rllib.config import RLLIB_SMOKE, load_rllib_config  # noqa: E402

@@ -8,11 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from agents import kingdomino_agents
-from agents.kingdomino_agents import (
-    GreedyKingdominoAgent,
-    make_kingdomino_agent,
-    play_game,
-)
+from agents.kingdomino_agents import GreedyKingdominoAgent, make_kingdomino_agent, play_game
 from moonriver_env import kingdomino_v0
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from moonriver_env.kingdomino.rules.scoring import kingdom_points, placement_gain, placement_gains

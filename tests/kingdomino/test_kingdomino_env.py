@@ -13,12 +13,7 @@ from env_loops import play_to_end
 from kingdomino_cases import config_id, env_configs
 
 from moonriver_env import kingdomino_v0
-from moonriver_env.kingdomino import (
-    IllegalActionError,
-    KingdominoConfig,
-    KingdominoState,
-    new_game,
-)
+from moonriver_env.kingdomino import IllegalActionError, KingdominoConfig, KingdominoState, new_game
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 
 CONFIGS = env_configs()

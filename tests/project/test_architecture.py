@@ -39,8 +39,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from moonriver_env.moonriver.rules import GameConfig, new_game
 from moonriver_env.moonriver.rules.core import STATE_FIELDS, StateCore
+from moonriver_env.rules import GameConfig, new_game
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("moonriver_env", "agents", "training")
@@ -390,7 +390,7 @@ def test_a_circle_fails() -> None:
 
 
 def test_a_lazy_import_of_a_pure_module_fails_and_of_an_optional_library_passes() -> None:
-    pure = {"training.bad": "def f():\n    from moonriver_env.moonriver.rules import GameConfig\n"}
+    pure = {"training.bad": "def f():\n    from moonriver_env.rules import GameConfig\n"}
     assert any(
         "training.bad:2 imports moonriver_env.moonriver.rules inside a function" in v
         for v in violations(_with(pure))

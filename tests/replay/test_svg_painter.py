@@ -11,7 +11,7 @@ import pytest
 
 from moonriver_env.moonriver.render import table_view
 from moonriver_env.moonriver.render.svg import SvgDefs, ranch_svg, render_svg, table_svg
-from moonriver_env.moonriver.rules import GameConfig, GameState, new_game
+from moonriver_env.rules import GameConfig, GameState, new_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 

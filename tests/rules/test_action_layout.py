@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from moonriver_env import moonriver_v0
-from moonriver_env.moonriver.rules import GameConfig
 from moonriver_env.moonriver.rules.actions import SEGMENTS, ActionLayout
+from moonriver_env.rules import GameConfig
 
 COMMON = (
     "claim",

@@ -13,7 +13,6 @@ import random
 
 import pytest
 
-from moonriver_env.moonriver.rules import GameConfig, IllegalActionError, new_game
 from moonriver_env.moonriver.rules.chance import (
     ChanceState,
     DrawKind,
@@ -24,6 +23,7 @@ from moonriver_env.moonriver.rules.chance import (
 )
 from moonriver_env.moonriver.rules.core import StateCore
 from moonriver_env.moonriver.rules.invariants import check_invariants
+from moonriver_env.rules import GameConfig, IllegalActionError, new_game
 
 CONFIGS = [
     GameConfig(num_players=2),

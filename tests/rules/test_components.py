@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from moonriver_env.moonriver.rules import Landscape, PartnerKind
 from moonriver_env.moonriver.rules.components import (
     LEGENDS_BOARDS,
     BoardSpec,
@@ -23,6 +22,7 @@ from moonriver_env.moonriver.rules.components import (
     load_components,
     parse_components,
 )
+from moonriver_env.rules import Landscape, PartnerKind
 
 L = Landscape
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from fresh_python import ROOT, run_python
 
-from moonriver_env.moonriver.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, new_game
+from moonriver_env.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, new_game
 
 MAX_DECISIONS = 2_000
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 from positions import position, render_ranch
 
-from moonriver_env.moonriver.rules import GameConfig, Phase, Place
+from moonriver_env.rules import GameConfig, Phase, Place
 
 PERFT_DIR = Path(__file__).parent / "perft"
 FILES = sorted(PERFT_DIR.glob("*.txt"))

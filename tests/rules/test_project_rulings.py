@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from positions import act, cell, legal_of, legal_texts, position
 
-from moonriver_env.moonriver.rules import GameConfig, Phase, new_game
+from moonriver_env.rules import GameConfig, Phase, new_game
 
 C2 = GameConfig(num_players=2)
 C4 = GameConfig(num_players=4)

@@ -59,13 +59,7 @@ from random_play_checks import (
 from random_play_invariants import check_invariants, check_placements
 from random_play_model import Ctx, make_ctx
 
-from moonriver_env.moonriver.rules import (
-    LEGENDS_BOARDS,
-    SCENARIOS,
-    GameConfig,
-    Phase,
-    new_game,
-)
+from moonriver_env.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, Phase, new_game
 
 MAX_DECISIONS = 2_000
 CHECK_EVERY = 16  # heavy checks on about 1 step in CHECK_EVERY

@@ -9,7 +9,7 @@ import pytest
 from positions import act, cell, kinds_of, legal_texts, position
 from rule_cases import C2, C4, last_turn, round_end, rule_table
 
-from moonriver_env.moonriver.rules import GameState, Phase
+from moonriver_env.rules import GameState, Phase
 
 RULES, rule = rule_table()
 

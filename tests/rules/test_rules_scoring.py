@@ -10,9 +10,9 @@ import pytest
 from positions import position, render_ranch
 from rule_cases import custom_components, legends, rule_table
 
-from moonriver_env.moonriver.rules import GameConfig, ScoreBreakdown
 from moonriver_env.moonriver.rules.components import Components
 from moonriver_env.moonriver.rules.scoring import rank_winners
+from moonriver_env.rules import GameConfig, ScoreBreakdown
 
 RULES, rule = rule_table()
 

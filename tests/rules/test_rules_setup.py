@@ -10,13 +10,7 @@ import pytest
 from positions import act, legal_of, position
 from rule_cases import C4, begin_turn, custom_components, last_turn, legends, rule_table, snapshot
 
-from moonriver_env.moonriver.rules import (
-    GameConfig,
-    IllegalActionError,
-    PartnerKind,
-    Phase,
-    new_game,
-)
+from moonriver_env.rules import GameConfig, IllegalActionError, PartnerKind, Phase, new_game
 
 RULES, rule = rule_table()
 

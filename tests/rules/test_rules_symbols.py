@@ -10,8 +10,8 @@ import pytest
 from positions import act, cell, kinds_of, legal_of, legal_texts, position
 from rule_cases import QUIET_SALOON, custom_components, rule_table
 
-from moonriver_env.moonriver.rules import GameConfig, GameState, PartnerKind, Phase
 from moonriver_env.moonriver.rules.components import ComponentDataError, Components
+from moonriver_env.rules import GameConfig, GameState, PartnerKind, Phase
 
 RULES, rule = rule_table()
 

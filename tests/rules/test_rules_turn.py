@@ -10,7 +10,7 @@ import pytest
 from positions import act, cell, kinds_of, legal_of, legal_texts, position, render_ranch
 from rule_cases import C4, QUIET_SALOON, begin_turn, legends, round_end, rule_table
 
-from moonriver_env.moonriver.rules import (
+from moonriver_env.rules import (
     GameConfig,
     GameState,
     IllegalActionError,

@@ -9,7 +9,7 @@ import pytest
 from positions import act, cell, legal_of, legal_texts, position
 from rule_cases import C2, C4, NK, QUIET_SALOON, rule_table
 
-from moonriver_env.moonriver.rules import PartnerKind, Phase, new_game
+from moonriver_env.rules import PartnerKind, Phase, new_game
 
 RULES, rule = rule_table()
 

@@ -19,16 +19,8 @@ from saved_states import replace_text as _replace_text
 from saved_states import saved_doc as _doc
 from saved_states import saved_position as _position
 
-from moonriver_env.moonriver.rules import (
-    GameState,
-    StateFormatError,
-    default_components,
-)
-from moonriver_env.moonriver.rules.serialization import (
-    MAX_TEXT,
-    components_to_raw,
-    state_from_json,
-)
+from moonriver_env.moonriver.rules.serialization import MAX_TEXT, components_to_raw, state_from_json
+from moonriver_env.rules import GameState, StateFormatError, default_components
 
 # --- mutations (each edits the decoded document in place and returns the expected prefix)
 

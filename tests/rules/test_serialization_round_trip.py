@@ -16,13 +16,6 @@ import numpy as np
 import pytest
 from saved_states import CONFIGS, saved_position, states_of_game, step_randomly
 
-from moonriver_env.moonriver.rules import (
-    GameConfig,
-    GameState,
-    StateFormatError,
-    default_components,
-    new_game,
-)
 from moonriver_env.moonriver.rules.components import parse_components
 from moonriver_env.moonriver.rules.invariants import check_invariants
 from moonriver_env.moonriver.rules.serialization import (
@@ -30,6 +23,13 @@ from moonriver_env.moonriver.rules.serialization import (
     components_to_raw,
     state_from_json,
     state_to_json,
+)
+from moonriver_env.rules import (
+    GameConfig,
+    GameState,
+    StateFormatError,
+    default_components,
+    new_game,
 )
 
 # ------------------------------------------------------------------------------ round trips

@@ -33,7 +33,7 @@ import pytest
 from positions import parse_ranch, position
 
 from moonriver_env.family.geometry import grid_for_rows
-from moonriver_env.moonriver.rules import GameConfig, ScoreBreakdown, score_ranch
+from moonriver_env.rules import GameConfig, ScoreBreakdown, score_ranch
 
 EXAMPLE = """
 7    7    6    6c1  9c1

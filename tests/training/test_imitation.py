@@ -127,7 +127,7 @@ def test_territory_planes_match_the_engine(players: int) -> None:
     from agents.evaluation import territory_cells
     from agents.networks.territory import TERRITORY_CHANNELS, TerritoryPlanes
     from moonriver_env.moonriver.encoding import ObservationEncoder
-    from moonriver_env.moonriver.rules import GameConfig, new_game
+    from moonriver_env.rules import GameConfig, new_game
 
     config = GameConfig(num_players=players, mode="base")
     enc = ObservationEncoder(config)

@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 from agents.networks.features import MoonRiverExtractor  # noqa: E402
 from agents.shipped import CHECKPOINTS  # noqa: E402
 from moonriver_env.moonriver.encoding import ObservationEncoder  # noqa: E402
-from moonriver_env.moonriver.rules import GameConfig  # noqa: E402
+from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
 from training.common import config as tconfig  # noqa: E402
 from training.common.config import ConfigError, load_config  # noqa: E402

@@ -25,7 +25,7 @@ def load(path: str) -> None:
 
 def fuzz() -> None:
     """Random bytes in records and random action ids: refused or played, never out of bounds."""
-    from moonriver_env.moonriver.rules import IllegalActionError
+    from moonriver_env.rules import IllegalActionError
     from moonriver_env.vector import VectorGame
 
     rng = np.random.default_rng(0)
@@ -54,7 +54,7 @@ def fuzz() -> None:
 def search() -> None:
     """The mc agent's native simulations (agent.c) and the single-state API."""
     from agents.registry import make_agent
-    from moonriver_env.moonriver.rules import GameConfig, new_game
+    from moonriver_env.rules import GameConfig, new_game
 
     for players, spec in ((2, "mc:sims=16"), (4, "mc:sims=8,rollout=random,depth=0")):
         agent = make_agent(spec, seed=players)
@@ -70,8 +70,8 @@ def value_leaves() -> None:
     (agent.c mr_value_leaf, mr_action_values; mr_encode) from positions over whole games, at
     every kind of depth, and bad candidates, seats and buffers refused."""
     from agents.evaluation import Weights
-    from moonriver_env.moonriver.rules import GameConfig, new_game
     from moonriver_env.moonriver.vector.search import NativeState
+    from moonriver_env.rules import GameConfig, new_game
 
     weights = [getattr(Weights(), f) for f in Weights.names()]
     for players in (2, 3, 4):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from moonriver_env import moonriver_v0
-from moonriver_env.moonriver.rules import GameConfig, IllegalActionError, new_game
+from moonriver_env.rules import GameConfig, IllegalActionError, new_game
 from moonriver_env.vector import VectorGame
 
 

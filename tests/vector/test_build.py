@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 
 from moonriver_env.moonriver.encoding import RANCH_CHANNEL_NAMES, ObservationEncoder
-from moonriver_env.moonriver.rules import GameConfig, Phase
 from moonriver_env.moonriver.rules.actions import SEGMENTS
+from moonriver_env.rules import GameConfig, Phase
 
 
 def test_the_extension_is_built_and_used() -> None:

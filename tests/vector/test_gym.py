@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from moonriver_env.moonriver.env import win_rewards
-from moonriver_env.moonriver.rules import ScoreBreakdown
 from moonriver_env.moonriver.vector.gym import MoonRiverVectorEnv
+from moonriver_env.rules import ScoreBreakdown
 
 
 @pytest.mark.parametrize("players", [2, 3])

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from moonriver_env.moonriver.encoding import ObservationEncoder
-from moonriver_env.moonriver.rules import GameConfig, IllegalActionError, new_game
 from moonriver_env.moonriver.vector.search import NativeState
+from moonriver_env.rules import GameConfig, IllegalActionError, new_game
 
 CONFIGS = [
     GameConfig(num_players=2),
