@@ -69,10 +69,10 @@ class EngineSpielState(pyspiel.State):
             return int(pyspiel.PlayerId.CHANCE)
         if s.is_terminal:
             return int(pyspiel.PlayerId.TERMINAL)
-        return int(s.seat)
+        return int(s.current_seat)
 
     def _legal_actions(self, player: int) -> list[int]:
-        return list(self.engine.legal_action_list()) if player == self.engine.seat else []
+        return list(self.engine.legal_action_list()) if player == self.engine.current_seat else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes: list[tuple[int, float]] = self.engine.chance_outcomes()
