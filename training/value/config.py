@@ -52,7 +52,10 @@ def _read(path: Path) -> dict[str, Any]:
 
 SCHEMA: dict[str, dict[str, Any]] = {
     "run": {"seed": _int(0), "workers": _int(1, 2), "torch_threads": _int(0)},
-    "env": {"num_players": _choice(*game_entry("moonriver").player_counts), "mode": _choice(*game_entry("moonriver").modes)},
+    "env": {
+        "num_players": _choice(*game_entry("moonriver").player_counts),
+        "mode": _choice(*game_entry("moonriver").modes),
+    },
     "collect": {
         "labels": _choice("rollout", "outcome"),
         "states": _int(1),
