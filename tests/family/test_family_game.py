@@ -6,7 +6,9 @@ resume, a replay page, and a short MaskablePPO run on the single-agent env."""
 
 from __future__ import annotations
 
+import json
 import warnings
+from pathlib import Path
 
 import minidraft
 import numpy as np
@@ -15,6 +17,7 @@ from pettingzoo.test import api_test, seed_test
 
 from moonriver_env.family.contract import GameStateLike
 from moonriver_env.games import GameSpec, parse_game
+from moonriver_env.single_agent import SingleAgentEnv
 from moonriver_env.vector import NoVectorGame, vector_game
 
 GAME = "minidraft_2p_base"
@@ -77,3 +80,91 @@ def test_pettingzoo_seed_test() -> None:
 def test_vector_game_refuses_a_game_without_a_batched_form() -> None:
     with pytest.raises(NoVectorGame, match="^game: Mini Draft has no batched game"):
         vector_game(GAME, num_games=4)
+
+
+def test_openspiel_game_through_openspiel_base() -> None:
+    import pyspiel
+
+    name = parse_game(GAME).entry.hook("openspiel")  # importing it registers the game
+    game = pyspiel.load_game(name)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
+    state = game.new_initial_state()
+    assert state.is_chance_node() and sum(p for _, p in state.chance_outcomes()) == 1.0
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, odds = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(outcomes, p=odds)))
+        else:
+            assert state.legal_actions() == list(state.engine.legal_action_list())
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert sum(state.returns()) == 0 and len(state.observation_tensor(0)) == 84
+
+
+def test_a_tournament_saves_its_games_and_resumes(tmp_path: Path) -> None:
+    from agents.tournament.kingdomino import run_kingdomino_tournament
+
+    config = parse_game(GAME).config()
+    part, whole = tmp_path / "part", tmp_path / "whole"
+    run_kingdomino_tournament(["random", "random"], config, 2, 7, part, save_games=4)
+    table, _ = run_kingdomino_tournament(
+        ["random", "random"], config, 4, 7, part, save_games=4, resume=True
+    )
+    run_kingdomino_tournament(["random", "random"], config, 4, 7, whole, save_games=4)
+    assert table.startswith("Mini Draft, minidraft_2p_base")
+    assert (part / "games.csv").read_text() == (whole / "games.csv").read_text()
+    assert len((part / "games.csv").read_text().splitlines()) == 5
+    saved = sorted(p.name for p in (part / "moves").iterdir())
+    assert saved == [f"game-{g}.json" for g in range(4)]
+    moves = json.loads((part / "moves" / "game-3.json").read_text())
+    assert moves["game"] == "minidraft" and len(moves["actions"]) == 18
+    with pytest.raises(ValueError, match="^resume"):
+        run_kingdomino_tournament(["random"], config, 4, 7, part, resume=True)
+
+
+def test_a_replay_page_of_a_saved_game() -> None:
+    from agents.move_list import MoveList
+    from agents.replay import build_replay, replay_html
+
+    env = parse_game(GAME).make_env()
+    env.reset(seed=11)
+    state, actions = env.state, []
+    while not state.is_terminal:
+        legal = state.legal_actions()
+        actions.append(int(legal[len(actions) % legal.size]))
+        env.step(actions[-1])
+    moves = MoveList(
+        players=2,
+        mode="base",
+        scenario=None,
+        seed=11,
+        seats=("first", "second"),
+        actions=tuple(actions),
+        final_scores=tuple(state.points()),
+        game="minidraft",
+    )
+    replay = build_replay(MoveList.from_json(moves.to_json()))
+    assert replay.title == "Mini Draft: first vs second" and len(replay.frames) == 19
+    assert replay.frames[1].move == "first: take 0 to a1" and replay.finished
+    assert [f.total for f in replay.final] == state.points()
+    page = replay_html(moves)
+    assert page.startswith("<!DOCTYPE html>") and "Mini Draft" in page
+
+
+class MiniDraftSingleAgentEnv(SingleAgentEnv):
+    aec_class = minidraft.raw_env
+
+
+def test_maskable_ppo_trains_on_the_single_agent_env() -> None:
+    from sb3_contrib import MaskablePPO
+
+    env = MiniDraftSingleAgentEnv(opponents=None, learner_seat="random")
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0)
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(total_timesteps=64)
+    after = list(model.policy.parameters())
+    assert model.num_timesteps == 64
+    assert any(not (a == b).all() for a, b in zip(after, before, strict=True))
+    obs, info = env.reset(seed=0)
+    action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
+    assert info["action_mask"][int(action)]
