@@ -236,6 +236,7 @@ ENTRY = register_game(
         env_entry_point="minidraft:raw_env",
         gymnasium_id="MiniDraft-v0",
         hooks={
+            "new_game": "minidraft:new_game",
             "openspiel": "minidraft_openspiel:GAME_NAME",
             "replay": "minidraft_replay:REPLAY",
         },

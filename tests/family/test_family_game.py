@@ -7,7 +7,9 @@ resume, a replay page, and a short MaskablePPO run on the single-agent env."""
 from __future__ import annotations
 
 import json
+import os
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import minidraft
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from moonriver_env import bench, bench_env, bench_vector
 from moonriver_env.family.contract import GameStateLike
 from moonriver_env.games import GameSpec, parse_game
 from moonriver_env.single_agent import SingleAgentEnv
@@ -77,9 +80,34 @@ def test_pettingzoo_seed_test() -> None:
     seed_test(minidraft.env, num_cycles=40)
 
 
-def test_vector_game_refuses_a_game_without_a_batched_form() -> None:
+def test_vector_game_refuses_a_game_without_a_batched_form(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(NoVectorGame, match="^game: Mini Draft has no batched game"):
         vector_game(GAME, num_games=4)
+    with pytest.raises(SystemExit) as exit_:
+        bench_vector.main(["--game", "minidraft", "--runs", "1"])
+    assert exit_.value.code == 2 and "Mini Draft has no batched game" in capsys.readouterr().err
+
+
+@pytest.fixture
+def keep_cpus() -> Iterator[None]:
+    """The benchmarks pin the process to one CPU: give the tests' process its CPUs back."""
+    cpus = os.sched_getaffinity(0)
+    yield
+    os.sched_setaffinity(0, cpus)
+
+
+@pytest.mark.usefixtures("keep_cpus")
+def test_the_benchmarks_time_any_registered_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench.main(["--game", "minidraft", "--games", "3", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Mini Draft engine benchmark" in out
+    row = next(line for line in out.splitlines() if line.startswith("minidraft_2p_base"))
+    assert row.split()[-1] == "18.0"  # decisions per game
+    assert bench_env.main(["--game", "minidraft", "--steps", "200", "--runs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Mini Draft env benchmark" in out and "minidraft_v0 2p base" in out
 
 
 def test_openspiel_game_through_openspiel_base() -> None:
