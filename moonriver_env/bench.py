@@ -111,6 +111,25 @@ def dealer(config: Any) -> Callable[..., Any]:
     return deal
 
 
+def add_players_argument(parser: argparse.ArgumentParser) -> None:
+    """``--players``, the player counts of the environment benchmarks (read back by
+    :func:`players_of`)."""
+    parser.add_argument(
+        "--players",
+        type=int,
+        nargs="+",
+        default=None,
+        help="player counts (default: 2 and 4, those the game is played by)",
+    )
+
+
+def players_of(args: argparse.Namespace) -> list[int]:
+    """``--players``, or 2 and 4 where ``--game`` is played by them."""
+    if args.players is not None:
+        return list(args.players)
+    return [n for n in (2, 4) if n in game_entry(args.game).player_counts]
+
+
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as fh:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.aec_base import wrap
-from moonriver_env.bench import cpu_model, pin_to_one_cpu
+from moonriver_env.bench import add_players_argument, cpu_model, pin_to_one_cpu, players_of
 from moonriver_env.games import DEFAULT_GAME, DEFAULT_MODE, GAMES, GameSpec
 
 
@@ -61,13 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_env")
     parser.add_argument("--steps", type=int, default=20_000, help="steps per run (default 20000)")
     parser.add_argument("--runs", type=int, default=5, help="runs per environment (default 5)")
-    parser.add_argument(
-        "--players",
-        type=int,
-        nargs="+",
-        default=None,
-        help="player counts (default: 2 and 4, those the game is played by)",
-    )
+    add_players_argument(parser)
     parser.add_argument("--mode", default=None, help=f"the game's mode (default {DEFAULT_MODE})")
     parser.add_argument("--game", choices=tuple(GAMES), default=DEFAULT_GAME)
     parser.add_argument(
@@ -82,8 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.variants and args.mode is not None:
         parser.error("--variants names the mode: give --mode or --variants, not both")
     mode = args.variants.replace(",", "+") if args.variants else args.mode or DEFAULT_MODE
-    if args.players is None:
-        args.players = [n for n in (2, 4) if n in GAMES[args.game].player_counts]
+    args.players = players_of(args)
     try:
         specs = {n: GameSpec(game=args.game, num_players=n, mode=mode) for n in args.players}
     except ValueError as exc:

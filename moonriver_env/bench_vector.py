@@ -50,7 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.bench import cpu_model, machine_line, pin_to_one_cpu
+from moonriver_env.bench import (
+    add_players_argument,
+    cpu_model,
+    machine_line,
+    pin_to_one_cpu,
+    players_of,
+)
 from moonriver_env.bench_env import run_loop
 from moonriver_env.games import DEFAULT_GAME, GAMES, GameSpec, parse_game
 from moonriver_env.opponents import make_opponent
@@ -205,13 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per run (2)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per row (5)")
     parser.add_argument("--num-games", type=int, default=256, help="VectorGame games (256)")
-    parser.add_argument(
-        "--players",
-        type=int,
-        nargs="+",
-        default=None,
-        help="player counts (default: 2 and 4, those the game is played by)",
-    )
+    add_players_argument(parser)
     parser.add_argument("--mode", default="base", help="base, legends; Kingdomino: variants")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
@@ -228,8 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     vector_class = entry.hook("vector_game")
     if vector_class is None:
         parser.error(f"game: {entry.title} has no batched game (no native core)")
-    if args.players is None:
-        args.players = [n for n in (2, 4) if n in entry.player_counts]
+    args.players = players_of(args)
     try:
         specs = {n: game_spec(args.game, n, args.mode) for n in args.players}
         for spec in specs.values():

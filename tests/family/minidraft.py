@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from gymnasium import spaces
 
-from moonriver_env.aec_base import GameAECEnv, env_metadata, wrap
+from moonriver_env.aec_base import GameAECEnv, env_metadata
 from moonriver_env.games import GameEntry, register_game
 from moonriver_env.seat_rewards import rank_rewards
 
@@ -180,10 +180,6 @@ class MiniDraftEncoder:
         return out
 
 
-def env(**kwargs: Any) -> Any:
-    return wrap(raw_env(**kwargs))
-
-
 class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     """Mini Draft as a PettingZoo AEC environment (the generic bookkeeping of GameAECEnv)."""
 
@@ -242,4 +238,4 @@ ENTRY = register_game(
         },
     )
 )
-__all__ = ["ENTRY", "IllegalActionError", "MiniDraftState", "env", "new_game", "raw_env"]
+__all__ = ["ENTRY", "IllegalActionError", "MiniDraftState", "new_game", "raw_env"]

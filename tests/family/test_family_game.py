@@ -18,6 +18,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from moonriver_env import bench, bench_env, bench_vector
+from moonriver_env.aec_base import wrap
 from moonriver_env.family.contract import GameStateLike
 from moonriver_env.games import GameSpec, parse_game
 from moonriver_env.single_agent import SingleAgentEnv
@@ -73,11 +74,11 @@ def test_the_registry_builds_and_spells_the_game() -> None:
 def test_pettingzoo_api_test() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        api_test(minidraft.env(), num_cycles=40)
+        api_test(wrap(minidraft.raw_env()), num_cycles=40)
 
 
 def test_pettingzoo_seed_test() -> None:
-    seed_test(minidraft.env, num_cycles=40)
+    seed_test(lambda: wrap(minidraft.raw_env()), num_cycles=40)
 
 
 def test_vector_game_refuses_a_game_without_a_batched_form(
