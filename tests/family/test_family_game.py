@@ -1,8 +1,9 @@
 """The generic layers driven with a third game of the family (Mini Draft, :mod:`minidraft`,
 registered by this folder's conftest and known to no module of the package): the state
 contract, the registry, PettingZoo's API and seed tests on its ``GameAECEnv``, the vector
-dispatch, the OpenSpiel game through ``openspiel_base``, a tournament with saved games and its
-resume, a replay page, and a short MaskablePPO run on the single-agent env."""
+dispatch, the benchmarks, the OpenSpiel game through ``openspiel_base``, a tournament with
+saved games and its resume, a replay page, and a short MaskablePPO run on the single-agent
+env."""
 
 from __future__ import annotations
 
@@ -14,9 +15,14 @@ from pathlib import Path
 
 import minidraft
 import numpy as np
+import pyspiel
 import pytest
 from pettingzoo.test import api_test, seed_test
+from sb3_contrib import MaskablePPO
 
+from agents.move_list import MoveList
+from agents.replay import build_replay, replay_html
+from agents.tournament.kingdomino import run_kingdomino_tournament
 from moonriver_env import bench, bench_env, bench_vector
 from moonriver_env.aec_base import wrap
 from moonriver_env.family.contract import GameStateLike
@@ -112,8 +118,6 @@ def test_the_benchmarks_time_any_registered_game(capsys: pytest.CaptureFixture[s
 
 
 def test_openspiel_game_through_openspiel_base() -> None:
-    import pyspiel
-
     name = parse_game(GAME).entry.hook("openspiel")  # importing it registers the game
     game = pyspiel.load_game(name)
     pyspiel.random_sim_test(game, num_sims=3, serialize=False, verbose=False)
@@ -131,8 +135,6 @@ def test_openspiel_game_through_openspiel_base() -> None:
 
 
 def test_a_tournament_saves_its_games_and_resumes(tmp_path: Path) -> None:
-    from agents.tournament.kingdomino import run_kingdomino_tournament
-
     config = parse_game(GAME).config()
     part, whole = tmp_path / "part", tmp_path / "whole"
     run_kingdomino_tournament(["random", "random"], config, 2, 7, part, save_games=4)
@@ -152,9 +154,6 @@ def test_a_tournament_saves_its_games_and_resumes(tmp_path: Path) -> None:
 
 
 def test_a_replay_page_of_a_saved_game() -> None:
-    from agents.move_list import MoveList
-    from agents.replay import build_replay, replay_html
-
     env = parse_game(GAME).make_env()
     env.reset(seed=11)
     state, actions = env.state, []
@@ -185,8 +184,6 @@ class MiniDraftSingleAgentEnv(SingleAgentEnv):
 
 
 def test_maskable_ppo_trains_on_the_single_agent_env() -> None:
-    from sb3_contrib import MaskablePPO
-
     env = MiniDraftSingleAgentEnv(opponents=None, learner_seat="random")
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0)
     before = [p.detach().clone() for p in model.policy.parameters()]
