@@ -151,7 +151,8 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         return new_game(self.config, seed=seed)
 
     def _observation(self, state: KingdominoState, seat: int) -> np.ndarray:
-        return self.encoder.encode_flat(state, seat, self._points)
+        obs: np.ndarray = self.encoder.encode_flat(state, seat, self._points)
+        return obs
 
     def _win_rewards(self, state: KingdominoState) -> list[float]:
         return rank_rewards(state.rank_keys())
