@@ -67,12 +67,12 @@ ENTRY = register_game(
         env_entry_point="moonriver_env.kingdomino.env:raw_env",
         gymnasium_id="Kingdomino-v0",
         hooks={
-            "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
-            "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
             "new_game": "moonriver_env.kingdomino:new_game",
             "native_state": "moonriver_env.kingdomino.vector.search:NativeKingdominoState",
             "bench_modes": "moonriver_env.kingdomino.game:BENCH_MODES",
             "bench_playouts": "moonriver_env.kingdomino.game:BENCH_PLAYOUTS",
+            "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
+            "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
         },
     )
 )

@@ -57,12 +57,12 @@ ENTRY = register_game(
         env_entry_point="moonriver_env.moonriver.env:raw_env",
         gymnasium_id="MoonRiver-v0",
         hooks={
-            "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
-            "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
             "new_game": "moonriver_env.moonriver.rules:new_game",
             "native_state": "moonriver_env.moonriver.vector.search:NativeState",
             "bench_modes": "moonriver_env.moonriver.game:BENCH_MODES",
             "bench_mc_agent": "moonriver_env.moonriver.game:BENCH_MC_AGENT",
+            "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
+            "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
         },
     )
 )
