@@ -260,7 +260,7 @@ class GameAECEnv(AECEnv, EzPickle):
         kwargs = {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
         EzPickle.__init__(self, **kwargs)
         AECEnv.__init__(self)
-        self.constructor_args = CONSTRUCTOR_ARGS | kwargs.keys()
+        self.constructor_args = frozenset((*CONSTRUCTOR_ARGS, *kwargs))
         return kwargs
 
     def _init_agents(self, obs_box: spaces.Box) -> None:
