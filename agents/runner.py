@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
+from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD
 from moonriver_env.family.contract import DEFAULT_NUM_PLAYERS
 from moonriver_env.games import DEFAULT_MODE, GameSpec
-from moonriver_env.moonriver.args import DEFAULT_DENSE_REWARD, DEFAULT_REWARD
 from moonriver_env.moonriver.env import raw_env
 from moonriver_env.moonriver.rules import GameConfig, GameState
 

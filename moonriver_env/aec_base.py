@@ -3,8 +3,8 @@ standard wrappers, the error for a step out of order, and :class:`GameAECEnv`, t
 bookkeeping of a turn-based game with one acting seat (agents, spaces, reset with seeds,
 observe with the legal-action mask, step with rewards and terminations, render dispatch).
 
-A game's environment (:mod:`moonriver_env.moonriver.env` for Moon River, :mod:`moonriver_env.kingdomino_v0`
-for Kingdomino) subclasses :class:`GameAECEnv` and supplies the game: its engine's
+A game's environment (:mod:`moonriver_env.moonriver.env` for Moon River,
+:mod:`moonriver_env.kingdomino.env` for Kingdomino) subclasses :class:`GameAECEnv` and supplies the game: its engine's
 ``new_game``, its encoder, its final rewards, its infos and its pictures.
 """
 
@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from moonriver_env.moonriver.args import RENDER_MODES, check_options, check_seed
+from moonriver_env.env_checks import CONSTRUCTOR_ARGS, RENDER_MODES, check_options, check_seed
 
 __all__ = [
     "AssertOutOfBoundsWrapper",
@@ -250,6 +250,9 @@ class GameAECEnv(AECEnv, EzPickle):
     obs_type: str
     render_mode: str | None
     dense_reward: float = 0.0
+    constructor_args: frozenset[str] = CONSTRUCTOR_ARGS
+    """The names ``reset(options=...)`` refuses: the shared constructor arguments and this
+    environment's own (set by :meth:`_record_arguments`)."""
 
     def _record_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Take the constructor's arguments (its ``locals()`` before anything else) for
@@ -257,6 +260,7 @@ class GameAECEnv(AECEnv, EzPickle):
         kwargs = {k: v for k, v in arguments.items() if k not in ("self", "__class__")}
         EzPickle.__init__(self, **kwargs)
         AECEnv.__init__(self)
+        self.constructor_args = frozenset((*CONSTRUCTOR_ARGS, *kwargs))
         return kwargs
 
     def _init_agents(self, obs_box: spaces.Box) -> None:
@@ -292,7 +296,7 @@ class GameAECEnv(AECEnv, EzPickle):
         later seedless resets) is determined by it. No ``options`` are taken (``None`` or
         ``{}``); anything else raises before the environment changes."""
         seed = check_seed(seed)
-        check_options(options)
+        check_options(options, self.constructor_args)
         if seed is not None:
             self._seed_rng = np.random.default_rng(seed)
         self.state = state = self._new_game(int(self._seed_rng.integers(SEED_LIMIT)))

@@ -2,11 +2,14 @@
 
 Usage::
 
-    python -m moonriver_env.bench [--games G] [--runs R] [--modes 2p_base 4p_legends ...]
-                                  [--seed S] [--cpu C] [--json PATH]
+    python -m moonriver_env.bench [--game NAME] [--games G] [--runs R]
+                                  [--modes 2p_base 4p_legends ...] [--seed S] [--cpu C]
+                                  [--json PATH]
 
-For every mode (default: 2/3/4 players x base/legends; Legends scenarios are drawn at random
-from each game's seed) the benchmark first plays ``G`` games untimed, choosing uniformly among
+``--game`` is any registered game (:data:`moonriver_env.games.GAMES`; default Moon River); its
+engine deals each game with its ``new_game`` hook. For every mode (default: the game's
+``bench_modes`` hook, else every player count and mode; Moon River: 2/3/4 players x
+base/legends, Legends scenarios drawn at random from each game's seed) the benchmark first plays ``G`` games untimed, choosing uniformly among
 the legal actions with ``random.Random(seed).randrange`` (game ``i`` uses seed ``S + i`` for
 both the engine and the chooser), and records every game's action sequence. Then it replays
 those ``G`` games ``R`` times, timing only the engine: ``new_game``, and per decision
@@ -30,27 +33,15 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from moonriver_env.games import GameSpec, parse_game
-from moonriver_env.kingdomino import new_game as new_kingdomino_game
-from moonriver_env.moonriver.rules import MODES, GameConfig, new_game
+from moonriver_env.games import DEFAULT_GAME, DEFAULT_MODE, GAMES, GameSpec, game_entry, parse_game
 from moonriver_env.text_table import format_columns
 
-ALL_MODES = tuple(GameSpec(num_players=n, mode=m).text for m in MODES for n in (2, 3, 4))
-"""Every player count and mode, in their one spelling (``"2p_base"``, ..., ``"4p_legends"``)."""
-KINGDOMINO_MODES = (
-    "kingdomino_2p_base",
-    "kingdomino_3p_base",
-    "kingdomino_4p_base",
-    "kingdomino_4p_harmony+middle_kingdom+must_place",
-    "kingdomino_2p_mighty_duel",
-)
-"""The Kingdomino modes ``--game kingdomino`` times (the 4-player one: the CIG 2018 rules)."""
 REPORT_MIN_RUNS = 5
 
 
@@ -71,24 +62,72 @@ class ModeResult:
     run_seconds: list[float]
 
 
+def default_modes(game: str) -> tuple[str, ...]:
+    """The spelled games ``--game`` times by default: its ``bench_modes`` hook, else every
+    player count and mode that makes a game."""
+    entry = game_entry(game)
+    modes: tuple[str, ...] | None = entry.hook("bench_modes")
+    if modes is not None:
+        return tuple(modes)
+    found = []
+    for mode in entry.modes:
+        for n in entry.player_counts:
+            spec = GameSpec(game=game, num_players=n, mode=mode)
+            try:
+                spec.config()
+            except ValueError:  # a mode this player count cannot play
+                continue
+            found.append(spec.text)
+    return tuple(found)
+
+
+def mode_name(name: str, game: str) -> str:
+    """``name`` with the game's prefix when it names no game (``"4p_base"`` is a game of
+    ``game``, the default game's spelling has no prefix)."""
+    if game == DEFAULT_GAME or name.startswith(f"{game}_"):
+        return name
+    return f"{game}_{name}"
+
+
 def parse_mode(name: str) -> Any:
     """``"3p_legends"`` (or the older ``"3p-legends"``) -> ``GameConfig(num_players=3,
     mode="legends", scenario="random")``: the game's one spelling
-    (:func:`moonriver_env.games.parse_game`), Legends with a scenario drawn per game."""
+    (:func:`moonriver_env.games.parse_game`); a game with scenarios (a ``scenario`` setting)
+    draws one per game outside its base mode."""
     try:
         spec = parse_game(name)
     except ValueError as e:
         raise ValueError(f"mode {name!r}: expected like '2p_base' or '4p_legends' ({e})") from None
-    if spec.game == "moonriver" and spec.mode == "legends" and spec.scenario is None:
+    if "scenario" in spec.entry.settings and spec.mode != DEFAULT_MODE and spec.scenario is None:
         spec = replace(spec, scenario="random")
     return spec.config()
 
 
-def start_game(config: Any, seed: int) -> Any:
-    """A new game of the config's game (its engine's ``new_game``)."""
-    if isinstance(config, GameConfig):
-        return new_game(config, seed=seed)
-    return new_kingdomino_game(config, seed=seed)
+def dealer(config: Any) -> Callable[..., Any]:
+    """The ``new_game`` of the config's game (its entry's hook): ``(config, seed=) -> state``."""
+    deal: Callable[..., Any] | None = GameSpec.from_config(config).entry.hook("new_game")
+    if deal is None:
+        raise ValueError(f"game: {type(config).__name__} has no new_game hook to deal games")
+    return deal
+
+
+def add_players_argument(parser: argparse.ArgumentParser) -> None:
+    """``--players``, the player counts of the environment benchmarks (read back by
+    :func:`players_of`)."""
+    parser.add_argument(
+        "--players",
+        type=int,
+        nargs="+",
+        default=None,
+        help="player counts (default: 2 and 4, those the game is played by)",
+    )
+
+
+def players_of(args: argparse.Namespace) -> list[int]:
+    """``--players``, or 2 and 4 where ``--game`` is played by them."""
+    if args.players is not None:
+        return list(args.players)
+    return [n for n in (2, 4) if n in game_entry(args.game).player_counts]
 
 
 def cpu_model() -> str:
@@ -121,8 +160,9 @@ def pin_to_one_cpu(cpu: int | None) -> int | None:
 def record_games(config: Any, seeds: Sequence[int]) -> list[tuple[int, list[int], list[int]]]:
     """Play the games untimed: (seed, chosen action ids, final totals) per game."""
     games = []
+    start_game = dealer(config)
     for seed in seeds:
-        state = start_game(config, seed)
+        state = start_game(config, seed=seed)
         chooser = random.Random(seed)
         actions: list[int] = []
         while True:
@@ -139,12 +179,13 @@ def record_games(config: Any, seeds: Sequence[int]) -> list[tuple[int, list[int]
 def timed_replay(config: Any, games: list[tuple[int, list[int], list[int]]]) -> float:
     """Replay recorded games; return the engine seconds. Checks the outcomes afterwards."""
     finals = []
+    start_game = dealer(config)
     gc.collect()
     perf = time.perf_counter
     total = 0.0
     for seed, actions, _ in games:
         t0 = perf()
-        state = start_game(config, seed)
+        state = start_game(config, seed=seed)
         for a in actions:
             state.legal_action_list()
             state.apply(a)
@@ -212,9 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument(
         "--game",
-        choices=("moonriver", "kingdomino"),
-        default="moonriver",
-        help="the game whose engine is timed (default moonriver); its modes are the default",
+        choices=tuple(GAMES),
+        default=DEFAULT_GAME,
+        help=f"the game whose engine is timed (default {DEFAULT_GAME}); its modes are the default",
     )
     parser.add_argument("--games", type=int, default=200, help="games per run (default 200)")
     parser.add_argument(
@@ -225,8 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="+",
         default=None,
         metavar="MODE",
-        help=f"modes to run (default: all of {' '.join(ALL_MODES)}; with --game kingdomino "
-        f"{' '.join(KINGDOMINO_MODES)})",
+        help="modes to run (default: the game's; "
+        + "; ".join(f"{name}: {' '.join(default_modes(name))}" for name in GAMES)
+        + ")",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
@@ -237,9 +279,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if args.modes is None:
-        args.modes = list(KINGDOMINO_MODES if args.game == "kingdomino" else ALL_MODES)
-    elif args.game == "kingdomino":  # "4p_base" names a Kingdomino game here
-        args.modes = [m if m.startswith("kingdomino_") else f"kingdomino_{m}" for m in args.modes]
+        args.modes = list(default_modes(args.game))
+    else:  # "4p_base" names a game of --game here
+        args.modes = [mode_name(m, args.game) for m in args.modes]
     for name in args.modes:
         try:
             parse_mode(name)
@@ -257,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "runs": args.runs,
         "seed": args.seed,
     }
-    title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
+    title = game_entry(args.game).title
     print(f"{title} engine benchmark (random play; timed: new_game + legal_action_list + apply)")
     print(f"Python {header['python']}, NumPy {header['numpy']}")
     pinned = f", pinned to CPU {cpu}" if cpu is not None else ""

@@ -2,8 +2,11 @@
 
 Usage::
 
-    python -m moonriver_env.bench_env [--steps N] [--runs R] [--players 2 4 ...] [--mode base]
-                                      [--cpu C] [--json PATH]
+    python -m moonriver_env.bench_env [--game NAME] [--steps N] [--runs R] [--players 2 4 ...]
+                                      [--mode base] [--cpu C] [--json PATH]
+
+``--game`` is any registered game (:data:`moonriver_env.games.GAMES`; default Moon River),
+played through its environment (its entry's ``env_entry_point``) in the standard wrappers.
 
 Both environments run the same loop as ``pettingzoo.test.performance_benchmark``: through
 ``env()`` (the standard wrappers), ``env.last()`` builds the acting agent's observation and
@@ -29,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env import kingdomino_v0, moonriver_v0
-from moonriver_env.bench import cpu_model, pin_to_one_cpu
+from moonriver_env.aec_base import wrap
+from moonriver_env.bench import add_players_argument, cpu_model, pin_to_one_cpu, players_of
+from moonriver_env.games import DEFAULT_GAME, DEFAULT_MODE, GAMES, GameSpec
 
 
 def run_loop(env: Any, steps: int, seed: int) -> float:
@@ -57,20 +61,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_env")
     parser.add_argument("--steps", type=int, default=20_000, help="steps per run (default 20000)")
     parser.add_argument("--runs", type=int, default=5, help="runs per environment (default 5)")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
-    parser.add_argument("--mode", default="base", choices=("base", "legends"))
-    parser.add_argument("--game", choices=("moonriver", "kingdomino"), default="moonriver")
+    add_players_argument(parser)
+    parser.add_argument("--mode", default=None, help=f"the game's mode (default {DEFAULT_MODE})")
+    parser.add_argument("--game", choices=tuple(GAMES), default=DEFAULT_GAME)
     parser.add_argument(
-        "--variants", default="", help="Kingdomino variants, comma-separated (default none)"
+        "--variants",
+        default="",
+        help="a game whose modes combine (Kingdomino): the mode as its parts, comma-separated "
+        "(the same as --mode a+b; default none)",
     )
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
     args = parser.parse_args(argv)
+    if args.variants and args.mode is not None:
+        parser.error("--variants names the mode: give --mode or --variants, not both")
+    mode = args.variants.replace(",", "+") if args.variants else args.mode or DEFAULT_MODE
+    args.players = players_of(args)
+    try:
+        specs = {n: GameSpec(game=args.game, num_players=n, mode=mode) for n in args.players}
+    except ValueError as exc:
+        parser.error(str(exc))
 
     from pettingzoo.classic import connect_four_v3
 
     cpu = pin_to_one_cpu(args.cpu)
-    title = "Kingdomino" if args.game == "kingdomino" else "Moon River"
+    title = GAMES[args.game].title
     print(f"{title} env benchmark (PettingZoo loop: env.last() + random legal action + step)")
     print(
         f"Python {platform.python_version()}, NumPy {np.__version__}, CPU {cpu_model()}"
@@ -79,16 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{args.steps} steps x {args.runs} runs per environment, runs interleaved\n")
     sys.stdout.flush()
     makers: dict[str, Callable[[], Any]] = {"connect_four_v3": connect_four_v3.env}
-    for n in args.players:
-        if args.game == "kingdomino":
-            label = args.variants.replace(",", "+") or "base"
-            makers[f"kingdomino_v0 {n}p {label}"] = lambda n=n: kingdomino_v0.env(  # type: ignore[misc]
-                num_players=n, variants=args.variants
-            )
-            continue
-        makers[f"moonriver_v0 {n}p {args.mode}"] = lambda n=n: moonriver_v0.env(  # type: ignore[misc]
-            num_players=n, mode=args.mode
-        )
+    for n, spec in specs.items():
+        raw = spec.make_env()
+        makers[f"{raw.metadata['name']} {n}p {spec.mode}"] = lambda raw=raw: wrap(raw)  # type: ignore[misc]
     rates: dict[str, list[float]] = {name: [] for name in makers}
     envs = {name: make() for name, make in makers.items()}
     for env in envs.values():  # warm-up (imports, caches)

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m moonriver_env.bench_vector [--game moonriver|kingdomino] [--seconds S] [--runs R]
+    python -m moonriver_env.bench_vector [--game NAME] [--seconds S] [--runs R]
                                          [--num-games N] [--players 2 4] [--mode base]
                                          [--cpu C] [--json PATH]
 
@@ -22,10 +22,15 @@ and every ratio is to an anchor measured in the same process:
   for each game's run, a uniform pick in it), costlier in NumPy, not in the core. Finished games restart inside ``step`` (auto reset).
 - ``native clone``: the time to copy one game state in the core (``moonriver_env._native``).
 
+``--game`` is any registered game with a batched form (its entry's ``vector_game`` hook):
 ``--game kingdomino`` measures :class:`~moonriver_env.vector.KingdominoVectorGame` the same
-way (``--mode``: ``base`` or the variants, ``harmony+middle_kingdom``), with the clone row of
-:class:`~moonriver_env.kingdomino.vector.search.NativeKingdominoState` and its playouts per second to
-the end of a game from the set-up (``random`` and ``greedy``, the ``mc`` agent's rollouts).
+way (``--mode``: ``base`` or the variants, ``harmony+middle_kingdom``). The clone row copies
+the game's core search state (its ``native_state`` hook: :class:`~moonriver_env.moonriver.vector.search.NativeState`,
+:class:`~moonriver_env.kingdomino.vector.search.NativeKingdominoState`); a game with
+``bench_playouts`` (Kingdomino: ``random`` and ``greedy``, the ``mc`` agent's rollouts) adds its
+playouts per second to the end of a game from the set-up, and one with ``bench_mc_agent``
+(Moon River: ``mc:sims=64``) the CPU time per decision of that agent with native and with
+Python simulations.
 
 The issue's bars: at least 1,000,000 decisions/s without the observation, at least 200,000
 steps/s with it, one core.
@@ -45,13 +50,15 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.bench import cpu_model, machine_line, pin_to_one_cpu
+from moonriver_env.bench import (
+    add_players_argument,
+    cpu_model,
+    machine_line,
+    pin_to_one_cpu,
+    players_of,
+)
 from moonriver_env.bench_env import run_loop
-from moonriver_env.games import parse_game
-from moonriver_env.kingdomino import KingdominoConfig
-from moonriver_env.kingdomino.vector.search import NativeKingdominoState
-from moonriver_env.moonriver.rules import GameConfig, new_game
-from moonriver_env.moonriver.vector.search import NativeState
+from moonriver_env.games import DEFAULT_GAME, GAMES, GameSpec, parse_game
 from moonriver_env.opponents import make_opponent
 from moonriver_env.text_table import format_columns
 from moonriver_env.vector import NATIVE, vector_game
@@ -118,7 +125,7 @@ def pettingzoo_runner() -> Runner:
 
 def game_spec(game: str, players: int, mode: str) -> str:
     """The :func:`~moonriver_env.games.parse_game` text of the benchmarked game."""
-    return f"{players}p_{mode}" if game == "moonriver" else f"{game}_{players}p_{mode}"
+    return GameSpec(game=game, num_players=players, mode=mode).text
 
 
 def vector_runner(spec: str, num_games: int, observe: bool, draw: str) -> Runner:
@@ -147,12 +154,11 @@ def vector_runner(spec: str, num_games: int, observe: bool, draw: str) -> Runner
     return per_second(batch)
 
 
-def native_state(spec: str) -> NativeState | NativeKingdominoState:
-    """A new game of ``spec`` in the core, for the clone and playout rows."""
-    config = parse_game(spec).config()
-    if isinstance(config, KingdominoConfig):
-        return NativeKingdominoState(config, seed=0)
-    return NativeState(config, seed=0)
+def native_state(spec: str) -> Any:
+    """A new game of ``spec`` in the core (its game's ``native_state`` hook), for the clone
+    and playout rows."""
+    game = parse_game(spec)
+    return game.entry.hook("native_state")(game.config(), seed=0)
 
 
 def clone_runner(spec: str) -> Runner:
@@ -161,9 +167,9 @@ def clone_runner(spec: str) -> Runner:
 
 
 def playout_runner(spec: str, policy: str) -> Runner:
-    """Kingdomino playouts per second, each from the set-up to the end."""
+    """Playouts of ``policy`` per second, each from the set-up to the end (a game with
+    ``bench_playouts``: its search state's ``rollout(policy, seed=, seat=)``)."""
     start = native_state(spec)
-    assert isinstance(start, NativeKingdominoState)
     seeds = iter(range(10**9))
 
     def batch() -> int:
@@ -174,18 +180,21 @@ def playout_runner(spec: str, policy: str) -> Runner:
     return per_second(batch)
 
 
-def mc_decision_times(players: int, games: int) -> dict[str, float]:
-    """CPU milliseconds per decision of ``mc:sims=64`` (every decision of ``games`` games,
-    the single-action ones included), simulating natively and in Python: the same games, as
-    both make the same decisions. The agent comes through the agents' plug
-    (:mod:`moonriver_env.opponents`)."""
+def mc_decision_times(spec: str, games: int, agent_spec: str) -> dict[str, float]:
+    """CPU milliseconds per decision of ``agent_spec`` (the game's ``bench_mc_agent``,
+    ``mc:sims=64``; every decision of ``games`` games of ``spec``, the single-action ones
+    included), simulating natively and in Python: the same games, as both make the same
+    decisions. The agent comes through the agents' plug (:mod:`moonriver_env.opponents`)."""
+    game = parse_game(spec)
+    config = game.config()
+    new_game = game.entry.hook("new_game")
     out: dict[str, float] = {}
     for label, native in (("native", True), ("python", False)):
         spent, decisions = 0.0, 0
         for g in range(games):
-            agent = make_opponent("mc:sims=64", seed=g)
+            agent = make_opponent(agent_spec, seed=g, game=game.game)
             agent.native = native
-            state = new_game(GameConfig(num_players=players), seed=g)
+            state = new_game(config, seed=g)
             while not state.is_terminal:
                 start = time.process_time()
                 action = agent.choose(state)
@@ -198,20 +207,28 @@ def mc_decision_times(players: int, games: int) -> dict[str, float]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m moonriver_env.bench_vector")
-    parser.add_argument("--game", default="moonriver", choices=("moonriver", "kingdomino"))
+    parser.add_argument("--game", default=DEFAULT_GAME, choices=tuple(GAMES))
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per run (2)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per row (5)")
     parser.add_argument("--num-games", type=int, default=256, help="VectorGame games (256)")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    add_players_argument(parser)
     parser.add_argument("--mode", default="base", help="base, legends; Kingdomino: variants")
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
     parser.add_argument(
-        "--mc-games", type=int, default=1, help="games for the mc:sims=64 timing (1; 0: skip)"
+        "--mc-games",
+        type=int,
+        default=1,
+        help="games for the game's mc timing (bench_mc_agent; 1; 0: skip)",
     )
     args = parser.parse_args(argv)
     if args.runs < 1 or args.seconds <= 0 or args.num_games < 1:
         parser.error("--runs, --seconds and --num-games must be positive")
+    entry = GAMES[args.game]
+    vector_class = entry.hook("vector_game")
+    if vector_class is None:
+        parser.error(f"game: {entry.title} has no batched game (no native core)")
+    args.players = players_of(args)
     try:
         specs = {n: game_spec(args.game, n, args.mode) for n in args.players}
         for spec in specs.values():
@@ -219,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     cpu = pin_to_one_cpu(args.cpu)
-    name = "VectorGame" if args.game == "moonriver" else "KingdominoVectorGame"
+    name = vector_class.__name__  # "VectorGame", "KingdominoVectorGame"
     print(f"{name} benchmark: random legal actions, one CPU, decisions (steps) per second")
     print(machine_line(cpu) + ("" if NATIVE else " -- NATIVE CORE NOT BUILT: Python engine"))
     print(f"{args.runs} runs x {args.seconds:g} s per row, interleaved; N = {args.num_games}\n")
@@ -239,11 +256,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if NATIVE:
         rows[f"native clone ({n0}p state copies)"] = clone_runner(specs[n0])
-        if args.game == "kingdomino":
-            for policy in ("random", "greedy"):
-                rows[f"native {policy} playouts ({n0}p, set-up to end)"] = playout_runner(
-                    specs[n0], policy
-                )
+        for policy in entry.hook("bench_playouts") or ():
+            rows[f"native {policy} playouts ({n0}p, set-up to end)"] = playout_runner(
+                specs[n0], policy
+            )
     for run in rows.values():  # warm-up
         run(0.2)
     rates: dict[str, list[float]] = {name: [] for name in rows}
@@ -284,10 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "others to OpenSpiel without; a clone row counts copies, a playout row whole games)"
     )
     mc: dict[str, float] = {}
-    if args.mc_games > 0 and NATIVE and args.game == "moonriver":
-        mc = mc_decision_times(args.players[0], args.mc_games)
+    mc_agent = entry.hook("bench_mc_agent")
+    if args.mc_games > 0 and NATIVE and mc_agent is not None:
+        mc = mc_decision_times(specs[args.players[0]], args.mc_games, mc_agent)
         print(
-            f"\nmc:sims=64, {args.players[0]}p {args.mode}, CPU ms per decision over "
+            f"\n{mc_agent}, {args.players[0]}p {args.mode}, CPU ms per decision over "
             f"{args.mc_games} game(s): native simulations {mc['native']:.2f}, Python "
             f"{mc['python']:.2f} ({mc['python'] / mc['native']:.1f}x; the same decisions)"
         )

@@ -79,6 +79,12 @@ class GameEntry:
             mapping of its own agent names to factories), ``records`` (score columns and
             the points of a finished state), ``replay`` (its replay frames), ``play`` (its
             terminal screen) and ``openspiel`` (the module that registers its OpenSpiel game).
+            Further hooks: ``new_game`` (configuration, ``seed=`` -> a new state),
+            ``native_state`` (its core's search state class, ``(config, seed=)``), and the
+            benchmarks' facts: ``bench_modes`` (the spelled games :mod:`moonriver_env.bench`
+            times by default; without it, every player count and mode), ``bench_playouts``
+            (the native playout policies :mod:`moonriver_env.bench_vector` times) and
+            ``bench_mc_agent`` (the agent spec whose native and Python simulations it times).
     """
 
     name: str

@@ -69,10 +69,10 @@ class EngineSpielState(pyspiel.State):
             return int(pyspiel.PlayerId.CHANCE)
         if s.is_terminal:
             return int(pyspiel.PlayerId.TERMINAL)
-        return int(s.seat)
+        return int(s.current_seat)
 
     def _legal_actions(self, player: int) -> list[int]:
-        return list(self.engine.legal_action_list()) if player == self.engine.seat else []
+        return list(self.engine.legal_action_list()) if player == self.engine.current_seat else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         outcomes: list[tuple[int, float]] = self.engine.chance_outcomes()
@@ -117,13 +117,19 @@ class EngineSpielState(pyspiel.State):
 
 
 class EngineObserver:
-    """OpenSpiel's PyObserver: ``tensor`` is the flat encoding (planes then features) from a
-    seat, ``dict`` names the two views; the string is the state's text."""
+    """OpenSpiel's PyObserver: ``tensor`` is the flat encoding from a seat; ``dict`` names
+    its views (an encoder of planes and features, ``plane_high`` and ``feature_high``: the
+    two; any other :class:`~moonriver_env.family.contract.EncoderLike` of ``size`` floats:
+    ``"observation"``, the whole); the string is the state's text."""
 
-    def __init__(self, encoder: Any, params: dict[str, Any] | None) -> None:
+    def __init__(self, encoder: Any, params: dict[str, Any] | None, size: int = 0) -> None:
         if params:
             raise ValueError(f"observation parameters not supported; passed {params}")
         self.encoder = encoder
+        if not hasattr(encoder, "plane_high"):  # one flat vector
+            self.tensor = np.zeros(size, np.float32)
+            self.dict = {"observation": self.tensor}
+            return
         planes = encoder.plane_high.shape
         cut = int(np.prod(planes))
         self.tensor = np.zeros(cut + encoder.feature_high.size, np.float32)

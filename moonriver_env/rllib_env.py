@@ -65,14 +65,8 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from moonriver_env.family.validation import check_int
-from moonriver_env.moonriver.args import (
-    SEAT_ROLES,
-    check_finite,
-    check_options,
-    check_seat_roles,
-    check_seed,
-)
+from moonriver_env.env_checks import SEAT_ROLES, check_options, check_seat_roles, check_seed
+from moonriver_env.family.validation import check_finite, check_int
 from moonriver_env.moonriver.env import raw_env, win_share
 from moonriver_env.moonriver.rules import GameState
 from moonriver_env.moonriver.rules.scoring import ScoreBreakdown, rank_winners
@@ -197,7 +191,9 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         seed = check_seed(seed)
-        check_options(options)  # the PettingZoo env's rule: no reset options
+        check_options(
+            options, self.aec.constructor_args
+        )  # the PettingZoo env's rule: no reset options
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         rng = self._rng

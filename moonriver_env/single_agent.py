@@ -33,13 +33,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from moonriver_env.moonriver.args import (
-    check_choice,
-    check_finite,
-    check_options,
-    check_seat,
-    check_seed,
-)
+from moonriver_env.env_checks import check_options, check_seat, check_seed
+from moonriver_env.family.validation import check_choice, check_finite
 from moonriver_env.moonriver.env import ResetNeeded, raw_env
 from moonriver_env.moonriver.rules import IllegalActionError
 from moonriver_env.opponents import make_opponent
@@ -157,7 +152,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         seed = check_seed(seed)
-        check_options(options)
+        check_options(options, self.aec.constructor_args)
         super().reset(seed=seed)
         rng = self.np_random
         n = self.aec.config.num_players

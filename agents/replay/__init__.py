@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from moonriver_env.games import GAMES as REGISTERED
+
 from ..atomic import write_text
 from ..move_list import MoveList, MoveListError
 from .games import GAMES
@@ -47,6 +49,8 @@ __all__ = [
 def build_replay(moves: MoveList, title: str | None = None) -> Replay:
     """The frames of a game (:class:`ReplayError` if its moves do not replay)."""
     game = GAMES.get(moves.game)
+    if game is None and moves.game in REGISTERED:  # a game's own: its "replay" hook
+        game = REGISTERED[moves.game].hook("replay")
     if game is None:
         raise ReplayError(f"game: no replay for {moves.game!r} (known: {', '.join(GAMES)})")
     if title is None:

@@ -87,7 +87,8 @@ class KingdominoTable:
         moves: list[int] = []
         think = [[0.0, 0.0, 0, 0] for _ in agents]
         while not state.is_terminal:
-            seat = state.seat
+            seat = state.current_seat
+            assert seat is not None
             start = time.perf_counter()
             action = agents[seat].choose(state)
             spent = time.perf_counter() - start
@@ -308,8 +309,10 @@ def format_results(path: Path, labels: Sequence[str], config: KingdominoConfig) 
             st[1] += winners == [seat]
             st[2] += seat in winners and len(winners) > 1
             st[3] += points[seat]
+    describe = getattr(config, "describe", None)  # Kingdomino's; another game: its text
+    game = GameSpec.from_config(config)
     lines = [
-        f"Kingdomino, {config.describe()}",
+        f"{game.entry.title}, {describe() if describe is not None else game.text}",
         f"{'agent':<40}{'seats':>7}{'wins':>7}{'shared':>8}{'win rate [95%]':>24}{'points':>9}",
     ]
     for i, label in enumerate(labels):

@@ -76,6 +76,13 @@ class GameStateLike(Protocol):
 
     def legal_action_mask(self) -> NDArray[np.bool_]: ...
 
+    def legal_action_list(self) -> list[int]:
+        """The legal action ids, ascending, as a Python list (not to be mutated): what the
+        generic layers' hot loops read (the AEC env's mask, the OpenSpiel state)."""
+        ...
+
+    def is_legal(self, action: int) -> bool: ...
+
     def apply(self, action: int) -> None:
         """Play ``action`` in place (the game's ``IllegalActionError`` if it is not legal;
         the state is then unchanged)."""

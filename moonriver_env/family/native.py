@@ -28,7 +28,7 @@ GAME_SEED_HIGH = 2**63 - 1
 SCORE_WIDTH = 7
 """Columns of a score breakdown (``moonriver_env.moonriver.env.SCORE_COLUMNS``)."""
 REWARD_CODES = {"win": 0, "score": 1, "score_diff": 2}
-"""The core's code of each reward mode (``moonriver_env.moonriver.args.REWARD_MODES``)."""
+"""The core's code of each reward mode (``moonriver_env.env_checks.REWARD_MODES``)."""
 BACKENDS = ("native", "python")
 """The engines a vector game runs on: the native core, or the Python engine (the fallback)."""
 _warned = False

@@ -89,12 +89,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from moonriver_env.aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
+from moonriver_env.env_checks import OBS_TYPES, RENDER_MODES, REWARD_MODES
 from moonriver_env.family.validation import check_choice
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 from moonriver_env.kingdomino.args import game_config, rank_rewards
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 from moonriver_env.kingdomino.render import render_rgb, render_text
-from moonriver_env.moonriver.args import OBS_TYPES, RENDER_MODES, REWARD_MODES
 from moonriver_env.opponents import make_opponent  # the agents' plug: the env never imports agents
 from moonriver_env.single_agent import SingleAgentEnv as _SingleAgentEnvBase
 
@@ -151,7 +151,8 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         return new_game(self.config, seed=seed)
 
     def _observation(self, state: KingdominoState, seat: int) -> np.ndarray:
-        return self.encoder.encode_flat(state, seat, self._points)
+        obs: np.ndarray = self.encoder.encode_flat(state, seat, self._points)
+        return obs
 
     def _win_rewards(self, state: KingdominoState) -> list[float]:
         return rank_rewards(state.rank_keys())

@@ -15,7 +15,20 @@ from moonriver_env.kingdomino.rules.config import (
     parse_variants,
 )
 
-__all__ = ["ENTRY"]
+__all__ = ["BENCH_MODES", "BENCH_PLAYOUTS", "ENTRY"]
+
+BENCH_MODES = (
+    "kingdomino_2p_base",
+    "kingdomino_3p_base",
+    "kingdomino_4p_base",
+    "kingdomino_4p_harmony+middle_kingdom+must_place",
+    "kingdomino_2p_mighty_duel",
+)
+"""The modes ``python -m moonriver_env.bench --game kingdomino`` times (its ``bench_modes``
+hook; the 4-player one: the CIG 2018 rules)."""
+BENCH_PLAYOUTS = ("random", "greedy")
+"""The native playout policies ``python -m moonriver_env.bench_vector --game kingdomino``
+times from the set-up to the end (its ``bench_playouts`` hook: the ``mc`` agent's rollouts)."""
 
 
 def _observation_size(config: KingdominoConfig) -> int:
@@ -55,6 +68,10 @@ ENTRY = register_game(
         gymnasium_id="Kingdomino-v0",
         single_agent_entry_point="moonriver_env.kingdomino.env:SingleAgentEnv",
         hooks={
+            "new_game": "moonriver_env.kingdomino:new_game",
+            "native_state": "moonriver_env.kingdomino.vector.search:NativeKingdominoState",
+            "bench_modes": "moonriver_env.kingdomino.game:BENCH_MODES",
+            "bench_playouts": "moonriver_env.kingdomino.game:BENCH_PLAYOUTS",
             "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
         },

@@ -14,15 +14,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from moonriver_env.aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
-from moonriver_env.moonriver import render as rendering
-from moonriver_env.moonriver.args import (
+from moonriver_env.env_checks import (
     DEFAULT_DENSE_REWARD,
     DEFAULT_REWARD,
     OBS_TYPES,
     RENDER_MODES,
     REWARD_MODES,
-    env_settings,
 )
+from moonriver_env.moonriver import render as rendering
+from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.render.picture import check_scale
 from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game, scoring

@@ -10,7 +10,14 @@ from moonriver_env.games import GameEntry, GameSpec, register_game
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules.config import MODES, PLAYER_COUNTS, SCENARIOS, GameConfig
 
-__all__ = ["ENTRY"]
+__all__ = ["BENCH_MC_AGENT", "BENCH_MODES", "ENTRY"]
+
+BENCH_MODES = tuple(f"{n}p_{m}" for m in MODES for n in PLAYER_COUNTS)
+"""The modes ``python -m moonriver_env.bench`` times by default (its ``bench_modes`` hook):
+every player count and mode, ``"2p_base"`` ... ``"4p_legends"``."""
+BENCH_MC_AGENT = "mc:sims=64"
+"""The agent whose decisions ``python -m moonriver_env.bench_vector`` times with native and
+with Python simulations (its ``bench_mc_agent`` hook)."""
 
 
 def _observation_size(config: GameConfig) -> int:
@@ -51,6 +58,10 @@ ENTRY = register_game(
         gymnasium_id="MoonRiver-v0",
         single_agent_entry_point="moonriver_env.single_agent:SingleAgentEnv",
         hooks={
+            "new_game": "moonriver_env.moonriver.rules:new_game",
+            "native_state": "moonriver_env.moonriver.vector.search:NativeState",
+            "bench_modes": "moonriver_env.moonriver.game:BENCH_MODES",
+            "bench_mc_agent": "moonriver_env.moonriver.game:BENCH_MC_AGENT",
             "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
         },

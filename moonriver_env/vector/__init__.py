@@ -17,6 +17,6 @@ engine, with one warning. The docs page is ``docs/vector.md``.
 from moonriver_env.family.native import NATIVE
 from moonriver_env.kingdomino.vector.game import KingdominoVectorGame
 from moonriver_env.moonriver.vector.game import VectorGame
-from moonriver_env.vector.dispatch import vector_game
+from moonriver_env.vector.dispatch import NoVectorGame, vector_game
 
-__all__ = ["NATIVE", "KingdominoVectorGame", "VectorGame", "vector_game"]
+__all__ = ["NATIVE", "KingdominoVectorGame", "NoVectorGame", "VectorGame", "vector_game"]

@@ -31,8 +31,8 @@ from agents.jobs import BACKENDS, BackendError
 from agents.networks.hyperparameters import NETWORK, HyperParameter
 from agents.ray_backend import check_installed
 from agents.registry import parse_spec
+from moonriver_env.env_checks import check_seat
 from moonriver_env.family.validation import Checker, Wording
-from moonriver_env.moonriver.args import check_seat
 
 Config = dict[str, dict[str, Any]]
 

@@ -22,7 +22,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.runner import GameSetup
-from moonriver_env.moonriver.args import check_seed
+from moonriver_env.env_checks import check_seed
 from moonriver_env.moonriver.env import win_share
 from moonriver_env.single_agent import SingleAgentEnv
 from training.common.opponents import KINDS, SNAPSHOT_FILE, OpponentSampler, SnapshotPool

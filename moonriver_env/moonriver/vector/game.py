@@ -33,14 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
 from moonriver_env.family.native import SCORE_WIDTH, choose_backend
 from moonriver_env.family.validation import check_int
-from moonriver_env.moonriver.args import (
-    DEFAULT_DENSE_REWARD,
-    DEFAULT_REWARD,
-    check_seed,
-    env_settings,
-)
+from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, GameState, IllegalActionError, Phase
 from moonriver_env.moonriver.vector._backend import NativeBackend, PythonBackend

@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from moonriver_env.moonriver.args import check_seat, check_seed
+from moonriver_env.env_checks import check_seat, check_seed
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.vector.game import VectorGame
 from moonriver_env.opponents import make_opponent
