@@ -22,10 +22,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from moonriver_env.family.contract import DEFAULT_NUM_PLAYERS
-from moonriver_env.games import DEFAULT_MODE, GameSpec
+from moonriver_env.games import DEFAULT_GAME, DEFAULT_MODE, GameSpec
 from moonriver_env.moonriver.args import DEFAULT_DENSE_REWARD, DEFAULT_REWARD
-from moonriver_env.moonriver.env import raw_env
-from moonriver_env.moonriver.rules import GameConfig, GameState
 
 from .base import Agent, check_game
 
@@ -38,7 +36,9 @@ __all__ = ["DecisionHook", "GameOutcome", "GameRunner", "GameSetup"]
 @dataclass(frozen=True)
 class GameSetup:
     """The game and environment arguments shared by every game of a run (the one home of
-    the ``[env]`` section -> ``raw_env`` arguments mapping)."""
+    the ``[env]`` section -> ``raw_env`` arguments mapping). ``game``: the registered game
+    played (its environment from its entry; the rewards and Moon River's settings are read
+    by Moon River's environment only, another game's gets ``reward`` alone)."""
 
     num_players: int = DEFAULT_NUM_PLAYERS
     mode: str = DEFAULT_MODE
@@ -46,6 +46,7 @@ class GameSetup:
     auto_resolve: bool = False
     reward: str = DEFAULT_REWARD
     dense_reward: float = DEFAULT_DENSE_REWARD
+    game: str = DEFAULT_GAME
 
     @classmethod
     def from_config(cls, env_cfg: Mapping[str, Any]) -> GameSetup:
@@ -71,6 +72,9 @@ class GameSetup:
     def env_kwargs(self, rewards: bool = True) -> dict[str, Any]:
         """Keyword arguments of ``raw_env`` / ``SingleAgentEnv`` (``rewards=False``: without
         ``reward`` and ``dense_reward``, for games whose rewards nobody reads)."""
+        if self.game != DEFAULT_GAME:
+            other = self.spec.env_kwargs()
+            return {**other, "reward": self.reward} if rewards else other
         kwargs: dict[str, Any] = {
             "num_players": self.num_players,
             "mode": self.mode,
@@ -83,23 +87,23 @@ class GameSetup:
             kwargs["scenario"] = self.scenario
         return kwargs
 
-    def game_config(self) -> GameConfig:
+    def game_config(self) -> Any:
         """The engine's configuration (``ValueError`` naming a bad argument)."""
-        config: GameConfig = self.spec.config()
-        return config
+        return self.spec.config()
 
-    def make_env(self) -> raw_env:
-        """The raw AEC environment (dict observations) the runner plays on."""
-        return raw_env(**self.env_kwargs(), obs_type="dict")
+    def make_env(self) -> Any:
+        """The raw AEC environment (dict observations) the runner plays on (the game's,
+        from its entry)."""
+        return self.spec.entry.env_factory()(**self.env_kwargs(), obs_type="dict")
 
 
 class DecisionHook(Protocol):
     """Watches (and may steer) a game: :meth:`before_step` sees each decision and returns
     the action to play; :meth:`after_step` runs after every step (rewards are fresh)."""
 
-    def before_step(self, env: raw_env, seat: int, action: int) -> int: ...
+    def before_step(self, env: Any, seat: int, action: int) -> int: ...
 
-    def after_step(self, env: raw_env) -> None: ...
+    def after_step(self, env: Any) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,8 @@ class GameOutcome:
     """A finished game: its final engine state and per seat the decisions taken and the
     seconds spent deciding (wall time, not reproducible)."""
 
-    state: GameState
+    state: Any
+    """The game's final state (a :class:`~moonriver_env.family.contract.GameStateLike`)."""
     decisions: tuple[int, ...]
     think_seconds: tuple[float, ...]
     seconds: float
@@ -168,7 +173,7 @@ class GameRunner:
                 name = names[seat] if names is not None else repr(ag)
                 raise RuntimeError(
                     f"agent {name!r} in seat {seat} chose illegal action {action} "
-                    f"in phase {state.phase.name}"
+                    f"in phase {getattr(state.phase, 'name', state.phase)}"
                 )
             if hook is not None:
                 action = hook.before_step(env, seat, action)

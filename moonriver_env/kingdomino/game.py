@@ -56,6 +56,7 @@ ENTRY = register_game(
         hooks={
             "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
+            "records": "moonriver_env.kingdomino.records:RECORDS",
         },
     )
 )

@@ -52,6 +52,7 @@ ENTRY = register_game(
         hooks={
             "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
+            "records": "moonriver_env.moonriver.records:RECORDS",
         },
     )
 )
