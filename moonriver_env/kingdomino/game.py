@@ -57,6 +57,7 @@ ENTRY = register_game(
             "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
             "records": "moonriver_env.kingdomino.records:RECORDS",
+            "play": "moonriver_env.kingdomino.play:SCREEN",
         },
     )
 )

@@ -53,6 +53,7 @@ ENTRY = register_game(
             "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
             "records": "moonriver_env.moonriver.records:RECORDS",
+            "play": "moonriver_env.moonriver.play:SCREEN",
         },
     )
 )
