@@ -58,6 +58,7 @@ ENTRY = register_game(
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
             "records": "moonriver_env.kingdomino.records:RECORDS",
             "play": "moonriver_env.kingdomino.play:SCREEN",
+            "replay": "moonriver_env.kingdomino.replay:REPLAY",
         },
     )
 )

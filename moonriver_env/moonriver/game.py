@@ -54,6 +54,7 @@ ENTRY = register_game(
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
             "records": "moonriver_env.moonriver.records:RECORDS",
             "play": "moonriver_env.moonriver.play:SCREEN",
+            "replay": "moonriver_env.moonriver.replay:REPLAY",
         },
     )
 )
