@@ -9,40 +9,48 @@ agents, humans, watching, saving and resuming) and never imports a game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 __all__ = ["PlayScreen"]
 
 
-@dataclass(frozen=True)
-class PlayScreen:
-    """A game's terminal screen and move words.
+class PlayScreen(ABC):
+    """A game's terminal screen and move words."""
 
-    Attributes:
-        board: ``(state, color, seat_names)`` -> the board as text (ANSI colours when
-            ``color``).
-        legend: the lines that explain the board's letters (printed once; may be empty).
-        help: the text of the ``help`` command (how moves are typed).
-        legal_moves: state -> the legal moves in text form, as a human reads them.
-        parse_move: ``(state, text)`` -> ``(action, None)`` for a legal move typed as text
-            (or its action id), else ``(None, why)``.
-        score_table: ``(state, seat_names)`` -> the final scores as text.
-        round: state -> a value that changes when a new round starts (a watched game shows
-            the board once per round).
-        setting: state -> what the title adds after the mode (Moon River: the drawn
-            scenario), ``""`` for nothing.
-        load_state: the state's JSON (``to_json``) -> the state (``ValueError`` if it is
-            not one of this game's).
-    """
+    help: str = ""
+    """The text of the ``help`` command (how moves are typed)."""
+    legend: Sequence[str] = ()
+    """The lines that explain the board's letters (printed once; may be empty)."""
 
-    board: Callable[[Any, bool, Sequence[str]], str]
-    legend: Sequence[str]
-    help: str
-    legal_moves: Callable[[Any], str]
-    parse_move: Callable[[Any, str], tuple[int | None, str | None]]
-    score_table: Callable[[Any, Sequence[str]], str]
-    round: Callable[[Any], Hashable]
-    setting: Callable[[Any], str]
-    load_state: Callable[[str], Any]
+    @abstractmethod
+    def board(self, state: Any, color: bool, seat_names: Sequence[str]) -> str:
+        """The board as text (ANSI colours when ``color``)."""
+
+    @abstractmethod
+    def legal_moves(self, state: Any) -> str:
+        """The legal moves in text form, as a human reads them."""
+
+    @abstractmethod
+    def parse_move(self, state: Any, text: str) -> tuple[int | None, str | None]:
+        """``(action, None)`` for a legal move typed as text (or its action id), else
+        ``(None, why)``."""
+
+    @abstractmethod
+    def score_table(self, state: Any, seat_names: Sequence[str]) -> str:
+        """The final scores as text."""
+
+    @abstractmethod
+    def round(self, state: Any) -> Hashable:
+        """A value that changes when a new round starts (a watched game shows the board once
+        per round)."""
+
+    @abstractmethod
+    def load_state(self, text: str) -> Any:
+        """The state of its JSON (``to_json``); ``ValueError`` if it is not one of this
+        game's."""
+
+    def setting(self, state: Any) -> str:
+        """What the title adds after the mode (Moon River: the drawn scenario)."""
+        return ""

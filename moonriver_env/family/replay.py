@@ -6,37 +6,16 @@ game-specific: per position the SVG pieces to show (deduplicated: a piece that d
 between positions is stored once), the move that led there in words, and each seat's score by
 category; and the final result. A game plugs in with a :class:`ReplayGame` in its folder
 (``replay.py``: :mod:`moonriver_env.moonriver.replay`, :mod:`moonriver_env.kingdomino.replay`)
-that turns its move list (:class:`MovesLike`, e.g. :class:`agents.move_list.MoveList`) into a
+that turns its move list (:class:`agents.move_list.MoveList`: players, mode, seed, seats,
+actions, source and ``states()``) into a
 :class:`Replay`; the replay command finds it through the game's entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-
-class MovesLike(Protocol):
-    """A whole game as its setup and moves (:class:`agents.move_list.MoveList`)."""
-
-    @property
-    def players(self) -> int: ...
-    @property
-    def mode(self) -> str: ...
-    @property
-    def seed(self) -> int: ...
-    @property
-    def seats(self) -> tuple[str, ...]: ...
-    @property
-    def actions(self) -> tuple[int, ...]: ...
-    @property
-    def source(self) -> str: ...
-
-    def states(self) -> Iterator[tuple[Any, int | None]]:
-        """Each position with the action played from it (``None`` for the last); the
-        move list's own error for moves that do not replay."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -108,7 +87,7 @@ class Walk:
     """The last position (the engine's state)."""
 
 
-def walk_frames(moves: MovesLike, draw: Callable[[Any], tuple[list[str], Scores]]) -> Walk:
+def walk_frames(moves: Any, draw: Callable[[Any], tuple[list[str], Scores]]) -> Walk:
     """Every position of ``moves`` as a :class:`Frame` (the one walk both games' replays
     share): ``draw(state)`` gives the position's pieces (markup, a ranch or kingdom per seat
     and then the shared table) and scores; equal pieces are stored once. Raises :class:`~agents.move_list.MoveListError` for
@@ -140,7 +119,7 @@ def walk_frames(moves: MovesLike, draw: Callable[[Any], tuple[list[str], Scores]
 
 
 def assemble_replay(
-    moves: MovesLike,
+    moves: Any,
     title: str,
     setup: str,
     walk: Walk,

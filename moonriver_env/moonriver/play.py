@@ -12,7 +12,7 @@ from moonriver_env.moonriver.move_text import format_legal_moves, parse_move
 from moonriver_env.moonriver.render import ANSI_LEGEND, render_ansi, score_table
 from moonriver_env.moonriver.rules import GameState
 
-__all__ = ["HELP", "SCREEN"]
+__all__ = ["HELP", "SCREEN", "MoonRiverScreen"]
 
 HELP = """\
 Commands:
@@ -32,27 +32,33 @@ N E S W (N points away from the river). Held positions count from 0 in the reser
 puts plot 2 on b1 and plot 0 north of it."""
 
 
-def _board(state: GameState, color: bool, seat_names: Sequence[str]) -> str:
-    return render_ansi(state, color=color, seat_names=seat_names, legend=False)
+class MoonRiverScreen(PlayScreen):
+    """Moon River's terminal screen."""
+
+    help = HELP
+    legend = ANSI_LEGEND
+
+    def board(self, state: GameState, color: bool, seat_names: Sequence[str]) -> str:
+        return render_ansi(state, color=color, seat_names=seat_names, legend=False)
+
+    def legal_moves(self, state: GameState) -> str:
+        return format_legal_moves(state)
+
+    def parse_move(self, state: GameState, text: str) -> tuple[int | None, str | None]:
+        return parse_move(state, text)
+
+    def score_table(self, state: GameState, seat_names: Sequence[str]) -> str:
+        return score_table(state, seat_names)
+
+    def round(self, state: GameState) -> int:
+        return state.round
+
+    def load_state(self, text: str) -> GameState:
+        return GameState.from_json(text)
+
+    def setting(self, state: GameState) -> str:
+        return f", scenario {state.scenario}" if state.scenario else ""
 
 
-def _round(state: GameState) -> int:
-    return state.round
-
-
-def _setting(state: GameState) -> str:
-    return f", scenario {state.scenario}" if state.scenario else ""
-
-
-SCREEN = PlayScreen(
-    board=_board,
-    legend=ANSI_LEGEND,
-    help=HELP,
-    legal_moves=format_legal_moves,
-    parse_move=parse_move,
-    score_table=score_table,
-    round=_round,
-    setting=_setting,
-    load_state=GameState.from_json,
-)
+SCREEN = MoonRiverScreen()
 """Moon River's terminal screen."""
