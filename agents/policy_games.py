@@ -43,8 +43,8 @@ def evaluate_policy(
             learner.sample = True
         elif hasattr(learner, "deterministic"):
             learner.deterministic = False
-    setup = GameSetup(num_players=n, mode=spec.mode, scenario=spec.scenario, game=spec.game)
-    runner = GameRunner(setup)
+    setup = GameSetup(num_players=n, mode=spec.mode, scenario=spec.scenario)
+    runner = GameRunner(setup, spec.game)
     lines = [f"model {model} ({spec.text}), seed {seed}"]
     for opponent in opponents:
         others = [make_agent(opponent, seed=seed, game=spec.game) for _ in range(n - 1)]

@@ -36,9 +36,10 @@ __all__ = ["DecisionHook", "GameOutcome", "GameRunner", "GameSetup"]
 @dataclass(frozen=True)
 class GameSetup:
     """The game and environment arguments shared by every game of a run (the one home of
-    the ``[env]`` section -> ``raw_env`` arguments mapping). ``game``: the registered game
-    played (its environment from its entry; the rewards and Moon River's settings are read
-    by Moon River's environment only, another game's gets ``reward`` alone)."""
+    the ``[env]`` section -> ``raw_env`` arguments mapping). The game is Moon River's unless
+    :meth:`make_env` and :meth:`game_config` are given another registered game (its
+    environment from its entry, given the players, the mode and ``reward``; the training
+    configs' ``[env]`` sections name no game)."""
 
     num_players: int = DEFAULT_NUM_PLAYERS
     mode: str = DEFAULT_MODE
@@ -46,7 +47,6 @@ class GameSetup:
     auto_resolve: bool = False
     reward: str = DEFAULT_REWARD
     dense_reward: float = DEFAULT_DENSE_REWARD
-    game: str = DEFAULT_GAME
 
     @classmethod
     def from_config(cls, env_cfg: Mapping[str, Any]) -> GameSetup:
@@ -72,9 +72,6 @@ class GameSetup:
     def env_kwargs(self, rewards: bool = True) -> dict[str, Any]:
         """Keyword arguments of ``raw_env`` / ``SingleAgentEnv`` (``rewards=False``: without
         ``reward`` and ``dense_reward``, for games whose rewards nobody reads)."""
-        if self.game != DEFAULT_GAME:
-            other = self.spec.env_kwargs()
-            return {**other, "reward": self.reward} if rewards else other
         kwargs: dict[str, Any] = {
             "num_players": self.num_players,
             "mode": self.mode,
@@ -87,14 +84,24 @@ class GameSetup:
             kwargs["scenario"] = self.scenario
         return kwargs
 
-    def game_config(self) -> Any:
-        """The engine's configuration (``ValueError`` naming a bad argument)."""
-        return self.spec.config()
+    def game_spec(self, game: str = DEFAULT_GAME) -> GameSpec:
+        """The game played: ``game`` with these players, mode and scenario."""
+        if game == DEFAULT_GAME:
+            return self.spec
+        return GameSpec(game=game, num_players=self.num_players, mode=self.mode)
 
-    def make_env(self) -> Any:
-        """The raw AEC environment (dict observations) the runner plays on (the game's,
-        from its entry)."""
-        return self.spec.entry.env_factory()(**self.env_kwargs(), obs_type="dict")
+    def game_config(self, game: str = DEFAULT_GAME) -> Any:
+        """The engine's configuration (``ValueError`` naming a bad argument)."""
+        return self.game_spec(game).config()
+
+    def make_env(self, game: str = DEFAULT_GAME) -> Any:
+        """The raw AEC environment (dict observations) the runner plays on (``game``'s, from
+        its entry)."""
+        spec = self.game_spec(game)
+        kwargs = self.env_kwargs() if game == DEFAULT_GAME else spec.env_kwargs()
+        if game != DEFAULT_GAME:
+            kwargs["reward"] = self.reward
+        return spec.entry.env_factory()(**kwargs, obs_type="dict")
 
 
 class DecisionHook(Protocol):
@@ -125,11 +132,13 @@ def _asks_choose(agent: Any) -> bool:
 
 
 class GameRunner:
-    """Plays games on one environment, kept between games."""
+    """Plays games on one environment, kept between games (``game``: a registered game,
+    default Moon River)."""
 
-    def __init__(self, setup: GameSetup) -> None:
+    def __init__(self, setup: GameSetup, game: str = DEFAULT_GAME) -> None:
         self.setup = setup
-        self.env = setup.make_env()
+        self.game = game
+        self.env = setup.make_env(game)
 
     def play(
         self,

@@ -36,13 +36,14 @@ class _Table:
         setup: GameSetup,
         factory: AgentFactory | None,
         save_games: int = 0,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.specs = list(specs)
         self.save_games = save_games
         self.factory = factory
-        self.game = setup.game
-        self.sheet = score_sheet(setup.spec)
-        self.runner = GameRunner(setup)
+        self.game = game
+        self.sheet = score_sheet(setup.game_spec(game))
+        self.runner = GameRunner(setup, game)
         self.agents: dict[tuple[int, int], Agent] = {}
 
     def agent(self, entry: int, copy: int) -> Agent:
@@ -181,9 +182,9 @@ def run_tournament(
     if save_games and out is None:
         raise ValueError("save_games: needs an output directory (out) for the move lists")
     mode = GameSpec(game=game, num_players=players, mode=mode, scenario=scenario).mode
-    setup = GameSetup(num_players=players, mode=mode, scenario=scenario, game=game)
-    config = setup.game_config()  # validate early
-    sheet = score_sheet(setup.spec)
+    setup = GameSetup(num_players=players, mode=mode, scenario=scenario)
+    config = setup.game_config(game)  # validate early
+    sheet = score_sheet(setup.game_spec(game))
     for spec in dict.fromkeys(specs):
         # a bad spec, or an agent trained for another game: ValueError before any game
         check_game(build_agent(agent_factory, spec, game), config)
@@ -229,7 +230,7 @@ def run_tournament(
 
         def finished(record: GameRecord) -> None:
             if record.moves is not None and out is not None:
-                save_move_list(out, record, labels, setup)
+                save_move_list(out, record, labels, setup.game_spec(game))
             if log is not None:
                 log.append(record)
             bar.update(1)
@@ -238,7 +239,7 @@ def run_tournament(
             played = run_jobs(
                 todo,
                 _Table,
-                (specs, setup, agent_factory, save_games),
+                (specs, setup, agent_factory, save_games, game),
                 _play_job,
                 workers=workers,
                 on_result=finished,
@@ -272,19 +273,19 @@ def move_list_path(out: str | os.PathLike[str], index: int) -> str:
 
 
 def save_move_list(
-    out: str | os.PathLike[str], record: GameRecord, labels: Sequence[str], setup: GameSetup
+    out: str | os.PathLike[str], record: GameRecord, labels: Sequence[str], spec: GameSpec
 ) -> None:
     """Write the move list of a finished game kept with ``save_games`` (atomically)."""
     assert record.moves is not None
     seats = sorted(record.seats, key=lambda s: s.seat)
     MoveList(
-        players=setup.num_players,
-        mode=setup.mode,
-        scenario=setup.scenario,
+        players=spec.num_players,
+        mode=spec.mode,
+        scenario=spec.scenario,
         seed=record.seed,
         seats=tuple(labels[s.entry] for s in seats),
         actions=record.moves,
         final_scores=tuple(s.total for s in seats),
         source=f"tournament {os.fspath(out)} game {record.index}",
-        game=setup.game,
+        game=spec.game,
     ).save(move_list_path(out, record.index))
