@@ -6,7 +6,7 @@ in the tournament folder) and read by the browser replay (:mod:`agents.replay`);
 of the play CLI carries its moves too (:mod:`agents.saved_game`). The file is JSON::
 
     {"format": "moonriver-moves", "version": 1,
-     "game": "moonriver",                               # which game (agents.replay.GAMES)
+     "game": "moonriver",                               # which game (moonriver_env.games)
      "players": 2, "mode": "base", "scenario": null,   # the game, as configured
      "seed": 123,                                       # env.reset(seed=...)
      "seats": ["heuristic", "greedy"],                  # a label per seat
@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from moonriver_env.family.records import ScoreSheet
 from moonriver_env.games import GameSpec
-from moonriver_env.kingdomino import KingdominoState
-from moonriver_env.moonriver.rules import GameState
 
 from .atomic import write_text
 from .file_format import check_header, header, parse_json, read_parsed
@@ -125,12 +124,11 @@ class MoveList:
         except ValueError as exc:
             raise MoveListError(f"setup: {exc}") from None
 
-    def initial_state(self) -> GameState:
+    def initial_state(self) -> Any:
         """The game's first position: :func:`deal` of :attr:`seed`."""
-        state: GameState = deal(self.spec, self.seed)
-        return state
+        return deal(self.spec, self.seed)
 
-    def states(self) -> Iterator[tuple[GameState, int | None]]:
+    def states(self) -> Iterator[tuple[Any, int | None]]:
         """Each position in turn with the action played from it (``None`` for the last),
         states shared: clone one to keep it. Raises :class:`MoveListError` on an illegal
         move, or when the moves end at other scores than :attr:`final_scores`."""
@@ -140,7 +138,8 @@ class MoveList:
                 raise MoveListError(f"move {number}: the game is already over")
             if not state.is_legal(action):
                 raise MoveListError(
-                    f"move {number}: action {action} is not legal in phase {state.phase.name}"
+                    f"move {number}: action {action} is not legal in phase "
+                    f"{getattr(state.phase, 'name', state.phase)}"
                 )
             yield state, action
             state.apply(action)
@@ -154,7 +153,7 @@ class MoveList:
                 )
         yield state, None
 
-    def final_state(self) -> GameState:
+    def final_state(self) -> Any:
         """The position after every move (checked as :meth:`states` checks them)."""
         last = None
         for last, _ in self.states():  # noqa: B007 (the last one is the answer)
@@ -164,11 +163,13 @@ class MoveList:
 
 
 def final_totals(state: Any) -> tuple[int, ...]:
-    """Each seat's result as :attr:`MoveList.final_scores` records it: the total of its score
-    (Kingdomino: its points, a Dynasty's earlier games included)."""
-    if isinstance(state, KingdominoState):
-        return tuple(state.points())
-    return tuple(s.total for s in state.scores())
+    """Each seat's result as :attr:`MoveList.final_scores` records it: the ``total`` of the
+    game's score sheet (its ``records`` hook; Kingdomino: its points, a Dynasty's earlier games
+    included)."""
+    sheet = GameSpec.from_config(state.config).entry.hook("records")
+    if not isinstance(sheet, ScoreSheet):
+        raise MoveListError("game: the game declares no score columns (records hook)")
+    return tuple(seat.scores["total"] for seat in sheet.read(state)[1])
 
 
 def deal(spec: GameSpec, seed: int, env: Any = None) -> Any:

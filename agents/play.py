@@ -1,10 +1,16 @@
-"""Play Moon River in the terminal against agents, or watch agents play.
+"""Play a game of the family in the terminal against agents, or watch agents play.
 
 Usage::
 
-    python -m agents.play --players 2 --opponents greedy [--human 0] [--seed 1]
-                          [--mode base|legends] [--scenario S] [--watch] [--delay S]
-                          [--no-color] [--load FILE] [--save-dir DIR]
+    python -m agents.play [--game moonriver|kingdomino] --players 2 --opponents greedy
+                          [--human 0] [--seed 1] [--mode MODE] [--scenario S] [--watch]
+                          [--delay S] [--no-color] [--load FILE] [--save-dir DIR]
+
+Every option works for every game (``--game`` names a registered game,
+:mod:`moonriver_env.games`; ``--variants a,b`` is ``--mode a+b``). What is the game's own, its
+board on screen, its move words, its help and its score table, comes from its ``play`` hook
+(:class:`moonriver_env.family.play.PlayScreen`, e.g. :mod:`moonriver_env.moonriver.play`);
+the examples below are Moon River's.
 
 - ``--opponents``: agent specs (comma-separated) for the seats no human plays, in seat order;
   the list is repeated to fill them (one spec fills every such seat; ``greedy,heuristic,mc``
@@ -17,18 +23,19 @@ Usage::
   decisions are printed as they happen and the board once per round. ``--delay`` seconds
   pass after each agent decision (default 0.5 when watching, else 0). The legend of the
   board is printed once.
-- Before each of your decisions the board is shown (``render_ansi``) with your legal moves in
+- Before each of your decisions the board is shown (Moon River: ``render_ansi``) with your legal moves in
   their text form, grouped by kind. Type a move (``place 0+2 b1 N``; case does not matter; a
   pair in either order: ``place 2+0 b1 N`` puts plot 2 on b1), its action id, or a command:
   ``help``, ``moves``, ``board``, ``legend``, ``save FILE``, ``quit``. A mistyped move is
   explained; an illegal one says why (the phase's kind of move, or the connection rule it
   breaks) and shows the number of legal moves with examples; you are asked again
-  (:mod:`agents.move_text`).
+  (Moon River: :mod:`moonriver_env.moonriver.move_text`).
 - Leaving an unfinished game (``quit``, Ctrl-C, Ctrl-D or a pipe running dry) saves it to a
   new file in ``--save-dir`` (default: the current directory), named in the message; so does
   the end of a game (``python -m agents.replay FILE`` replays a saved game in the browser);
   ``--load FILE`` resumes it (the file fixes the players, mode, seed and seats;
-  :mod:`agents.saved_game`). ``save FILE`` asks before replacing an existing file.
+  :mod:`agents.saved_game`). ``save FILE`` asks before replacing an existing file. The
+  command exits with status 1 when a player types ``quit``, else 0.
 
 A new game is the one ``env.reset(seed=SEED)`` deals (:func:`agents.move_list.deal`) and the agent in seat ``s`` is reset with
 ``agents.seeds.agent_seed(SEED, 0, s)``, so a scripted input replays the same game. Colours
@@ -46,16 +53,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from moonriver_env.games import GameSpec
-from moonriver_env.moonriver.render import ANSI_LEGEND, render_ansi, score_table
-from moonriver_env.moonriver.rules import GameConfig, GameState
+from moonriver_env.family.play import PlayScreen
+from moonriver_env.games import DEFAULT_GAME, GameSpec, add_game_arguments, spec_from_args
 
-from . import make_agent
 from .base import check_game
-from .kingdomino_cli import wants_kingdomino
-from .kingdomino_play import play_main
 from .move_list import deal
-from .move_text import format_legal_moves, parse_move
+from .registry import make_agent
 from .saved_game import SavedGame, free_path
 from .seeds import agent_seed
 from .tournament import split_specs
@@ -63,34 +66,7 @@ from .tournament import split_specs
 if TYPE_CHECKING:
     from . import Agent
 
-__all__ = [
-    "HELP",
-    "PlayResult",
-    "PlaySession",
-    "SavedGame",
-    "format_legal_moves",
-    "main",
-    "parse_move",
-    "play",
-    "score_table",
-]
-
-HELP = """\
-Commands:
-  <move>     a move in text form as listed, e.g. 'claim 2', 'place 0+2 b1 N', 'stop'
-             (the lists group moves: 'place 0+2: b1 N/E, c1 S' means 'place 0+2 b1 N',
-             'place 0+2 b1 E' or 'place 0+2 c1 S'; 'claim 0/1' means 'claim 0' or 'claim 1')
-  <number>   a move by its action id
-  moves      list your legal moves again
-  board      show the board again
-  legend     what the letters of the board mean
-  save FILE  save the game (resume it with --load FILE)
-  help       this help
-  quit       leave the game (it is saved to a new file first)
-Cells are a1..e5 (a1..e10 with 2 players): columns a-e, rows from 1 at the river. Directions
-N E S W (N points away from the river). Held positions count from 0 in the reserve order shown;
-'+k' targets the player k seats after you. A pair may be typed either way round: 'place 2+0 b1 N'
-puts plot 2 on b1 and plot 0 north of it."""
+__all__ = ["PlayResult", "PlaySession", "SavedGame", "main", "play", "screen_of"]
 
 # Seconds between agent decisions when watching (the default of --delay with --watch).
 WATCH_DELAY = 0.5
@@ -108,14 +84,20 @@ class PlayResult:
 
     finished: bool
     reason: str  # "game over", "quit", "end of input", "interrupted"
-    state: GameState
+    state: Any
     winners: list[int]
     decisions: int
     saved: Path | None = None
 
 
-def _default_factory(spec: str, seed: int) -> Agent:
-    return make_agent(spec, seed=seed)
+def screen_of(game: str) -> PlayScreen:
+    """The terminal screen of a registered game (its ``play`` hook); ``ValueError`` if it
+    has none."""
+    spec = GameSpec(game=game)
+    screen = spec.entry.hook("play")
+    if not isinstance(screen, PlayScreen):
+        raise ValueError(f"game: {spec.entry.title} cannot be played in the terminal")
+    return screen
 
 
 def seat_specs(opponents: Sequence[str], agent_seats: Sequence[int]) -> list[str]:
@@ -156,9 +138,11 @@ class PlaySession:
         save_dir: str | os.PathLike[str] = ".",
         saved: SavedGame | None = None,
         keep_finished: bool = False,
+        game: str = DEFAULT_GAME,
     ) -> None:
-        if players not in (2, 3, 4):
-            raise ValueError(f"players: expected 2, 3 or 4, got {players!r}")
+        spec = GameSpec(game=game, num_players=players, mode=mode, scenario=scenario)
+        config = spec.config()  # ValueError naming a bad field
+        self.screen = screen_of(game)
         humans = sorted(set(human_seats))
         for h in humans:
             if not 0 <= h < players:
@@ -169,15 +153,16 @@ class PlaySession:
             raise ValueError(f"delay: expected seconds >= 0, got {delay!r}")
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
-        config = GameConfig(num_players=players, mode=mode, scenario=scenario)
-        factory = agent_factory or _default_factory
         self.agents: dict[int, Agent] = {}
         self.specs: dict[int, str] = {}
-        for seat, spec in zip(agent_seats, specs, strict=True):
-            agent = factory(spec, agent_seed(seed, 0, seat))
+        for seat, agent_spec in zip(agent_seats, specs, strict=True):
+            if agent_factory is None:
+                agent = make_agent(agent_spec, seed=agent_seed(seed, 0, seat), game=game)
+            else:
+                agent = agent_factory(agent_spec, agent_seed(seed, 0, seat))
             check_game(agent, config)  # before any move: ValueError naming both games
             self.agents[seat] = agent
-            self.specs[seat] = spec
+            self.specs[seat] = agent_spec
         self.seed = seed
         self.humans = humans
         self.watch = not humans
@@ -188,13 +173,13 @@ class PlaySession:
         self.keep_finished = keep_finished
         self.input_fn = input_fn
         self.output_fn = output_fn
-        self.mode = mode
+        self.game = spec
+        self.mode = spec.mode
         self.scenario = scenario
         self.players = players
         self.decisions = 0
         if saved is None:
-            game = GameSpec(num_players=players, mode=mode, scenario=scenario)
-            self._state: GameState = deal(game, seed)
+            self._state: Any = deal(spec, seed)
             self.actions: list[int] | None = []
         else:
             self._state = saved.state
@@ -223,18 +208,19 @@ class PlaySession:
             mode=game.mode,
             scenario=game.scenario,
             saved=game,
+            game=game.game,
             **kwargs,
         )
 
     @property
-    def state(self) -> GameState:
+    def state(self) -> Any:
         return self._state
 
     def _out(self, text: str = "") -> None:
         self.output_fn(text)
 
     def board(self) -> str:
-        return render_ansi(self.state, color=self.color, seat_names=self.names, legend=False)
+        return self.screen.board(self.state, self.color, self.names)
 
     def saved_game(self) -> SavedGame:
         """The game as it stands, for a save file."""
@@ -248,13 +234,15 @@ class PlaySession:
             decisions=self.decisions,
             state=self.state.clone(),
             actions=None if self.actions is None else tuple(self.actions),
+            game=self.game.game,
         )
 
     def _autosave(self) -> Path | None:
         """Save the game to a new file and say where (never overwrites): how to resume an
         unfinished game, how to replay a finished one."""
         try:
-            path = self.saved_game().save(free_path(self.save_dir))
+            stem = "moonriver-save" if self.game.game == DEFAULT_GAME else f"{self.game.game}-save"
+            path = self.saved_game().save(free_path(self.save_dir, stem=stem))
         except OSError as exc:
             self._out(f"Could not save the game in {str(self.save_dir)!r}: {exc}")
             return None
@@ -272,8 +260,7 @@ class PlaySession:
         return PlayResult(False, reason, self.state, [], self.decisions, saved)
 
     def run(self) -> PlayResult:
-        st = self.state
-        scen = f", scenario {st.scenario}" if st.scenario else ""
+        scen = self.screen.setting(self.state)
         who = (
             "agents only (watching)"
             if self.watch
@@ -282,10 +269,12 @@ class PlaySession:
         seating = "; ".join(f"seat {s}: {self.specs[s]}" for s in sorted(self.agents))
         resumed = f", resumed after {self.decisions} decisions" if self.decisions else ""
         self._out(
-            f"Moon River: {self.players} players, {self.mode}{scen}, seed {self.seed}{resumed}; "
+            f"{self.game.entry.title}: {self.players} players, {self.mode}{scen}, seed "
+            f"{self.seed}{resumed}; "
             f"{who}." + (f" Agents: {seating}." if seating else "")
         )
-        self._out("\n".join(ANSI_LEGEND))
+        if self.screen.legend:
+            self._out("\n".join(self.screen.legend))
         if not self.watch:
             self._out("Type a move as listed, its number, or 'help'.")
         else:
@@ -296,7 +285,7 @@ class PlaySession:
             return self._leave("interrupted", "\nInterrupted: leaving the game (unfinished).")
 
     def _loop(self) -> PlayResult:
-        last_round = self.state.round
+        last_round = self.screen.round(self.state)
         while not self.state.is_terminal:
             state = self.state
             seat = state.current_seat
@@ -321,9 +310,10 @@ class PlaySession:
             if self.watch and self.redraw:
                 self._show_board()
             self._out(f"{self.names[seat]}: {text}")
-            if self.watch and not self.redraw and state.round != last_round:
+            this_round = self.screen.round(state)
+            if self.watch and not self.redraw and this_round != last_round:
                 self._show_board()
-            last_round = state.round
+            last_round = this_round
             if seat in self.agents and self.delay > 0:
                 time.sleep(self.delay)
         state = self.state
@@ -331,7 +321,7 @@ class PlaySession:
         self._out(self.board())
         self._out("")
         self._out(f"Game over after {self.decisions} decisions. Final scores:")
-        self._out(score_table(state, self.names))
+        self._out(self.screen.score_table(state, self.names))
         winners = state.winners()
         label = "Winner" if len(winners) == 1 else "Shared win"
         self._out(f"{label}: " + ", ".join(self.names[w] for w in winners))
@@ -355,7 +345,7 @@ class PlaySession:
         self._out(self.board())
         self._out("")
         self._out(self._moves_header(state, seat))
-        self._out(format_legal_moves(state))
+        self._out(self.screen.legal_moves(state))
         while True:
             try:
                 line = self.input_fn(f"{self.names[seat]} > ")
@@ -368,18 +358,18 @@ class PlaySession:
             if low in ("quit", "exit", "q"):
                 return self._leave("quit", "You left the game (unfinished).")
             if low in ("help", "h", "?"):
-                self._out(HELP)
+                self._out(self.screen.help)
             elif low in ("moves", "legal", "list"):
                 self._out(self._moves_header(state, seat))
-                self._out(format_legal_moves(state))
+                self._out(self.screen.legal_moves(state))
             elif low == "board":
                 self._out(self.board())
-            elif low == "legend":
-                self._out("\n".join(ANSI_LEGEND))
+            elif low == "legend" and self.screen.legend:
+                self._out("\n".join(self.screen.legend))
             elif low == "save" or low.startswith("save "):
                 self._save_command(cmd[4:].strip())
             else:
-                action, error = parse_move(state, cmd)
+                action, error = self.screen.parse_move(state, cmd)
                 if error is None:
                     assert action is not None
                     return action
@@ -406,7 +396,7 @@ class PlaySession:
             return
         self._out(f"Game saved to {path}; resume it with: python -m agents.play --load {path}")
 
-    def _moves_header(self, state: GameState, seat: int) -> str:
+    def _moves_header(self, state: Any, seat: int) -> str:
         n = len(state.legal_action_list())
         return f"{self.names[seat]} to play, phase {state.phase.name}: {n} legal move(s)"
 
@@ -433,17 +423,27 @@ def _stdin_input(prompt: str) -> str:
 
 
 # The arguments a saved game fixes (refused together with --load).
-_GAME_ARGS = ("players", "opponents", "human", "seed", "mode", "scenario", "watch")
+_GAME_ARGS = (
+    "game", "players", "opponents", "human", "seed", "mode", "variants", "scenario", "watch",
+)  # fmt: skip
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    if wants_kingdomino(argv):  # --game kingdomino: play Kingdomino
-        return play_main(argv)
+def main(
+    argv: Sequence[str] | None = None,
+    input_fn: Callable[[str], str] | None = None,
+    output_fn: Callable[[str], None] | None = None,
+) -> int:
+    """``python -m agents.play ...`` (``input_fn``, ``output_fn``: the terminal by default);
+    1 when a player quits the game unfinished, else 0 (the end of piped input included)."""
     parser = argparse.ArgumentParser(
         prog="python -m agents.play",
-        description="Play Moon River in the terminal against agents, or watch agents play.",
+        description="Play a game in the terminal against agents, or watch agents play.",
     )
-    parser.add_argument("--players", type=int, default=None, choices=(2, 3, 4))
+    add_game_arguments(parser)
+    parser.set_defaults(game=None)  # a saved game (--load) names its own
+    parser.add_argument(
+        "--variants", default=None, help="the mode as comma-separated variants (--mode a+b)"
+    )
     parser.add_argument(
         "--opponents",
         default=None,
@@ -454,8 +454,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--human", default=None, help="human seat(s), comma-separated (default 0), or 'none'"
     )
     parser.add_argument("--seed", type=int, default=None, help="game seed (default 1)")
-    parser.add_argument("--mode", default=None, choices=("base", "legends"))
-    parser.add_argument("--scenario", default=None, help="Legends scenario (default: drawn)")
     parser.add_argument("--watch", action="store_true", help="agents play every seat")
     parser.add_argument(
         "--delay",
@@ -477,9 +475,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     io: dict[str, Any] = {
         "color": color,
-        "input_fn": _stdin_input,
-        "output_fn": lambda text: print(text, flush=True),
-        "redraw": sys.stdout.isatty(),
+        "input_fn": input_fn or _stdin_input,
+        "output_fn": output_fn or (lambda text: print(text, flush=True)),
+        "redraw": output_fn is None and sys.stdout.isatty(),
         "save_dir": args.save_dir,
         "keep_finished": True,
     }
@@ -488,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             given = [a for a in _GAME_ARGS if getattr(args, a) not in (None, False)]
             if given:
                 parser.error(
-                    "--load: the saved game fixes the players, mode, seed and seats; drop "
+                    "--load: the saved game fixes the game, players, mode, seed and seats; drop "
                     + ", ".join(f"--{a}" for a in given)
                 )
             session = PlaySession.resume(args.load, delay=args.delay or 0.0, **io)
@@ -496,15 +494,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             session = PlaySession(**_new_game_args(parser, args), **io)
     except ValueError as exc:
         parser.error(str(exc))
-    session.run()
-    return 0
+    return 1 if session.run().reason == "quit" else 0
 
 
 def _new_game_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Any]:
     """The :class:`PlaySession` arguments of a new game from the command line."""
-    mode = args.mode or "base"
-    if args.scenario is not None and mode != "legends":
-        parser.error("--scenario needs --mode legends")
+    if args.variants is not None:
+        if args.mode is not None:
+            parser.error("--mode and --variants name the same thing: give one")
+        args.mode = "+".join(v.strip() for v in args.variants.split(",") if v.strip()) or "base"
+    args.game = args.game or DEFAULT_GAME
+    try:
+        spec = spec_from_args(args)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.watch and args.human not in (None, "none", ""):
         parser.error("--watch plays agents in every seat: drop --human")
     humans: list[int] = []
@@ -516,12 +519,13 @@ def _new_game_args(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
     watching = not humans
     delay = args.delay if args.delay is not None else (WATCH_DELAY if watching else 0.0)
     return {
-        "players": args.players or 2,
+        "game": spec.game,
+        "players": spec.num_players,
         "opponents": split_specs(args.opponents or "greedy"),
         "human_seats": humans,
         "seed": 1 if args.seed is None else args.seed,
-        "mode": mode,
-        "scenario": args.scenario,
+        "mode": spec.mode,
+        "scenario": spec.scenario,
         "delay": delay,
     }
 

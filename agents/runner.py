@@ -23,9 +23,7 @@ from typing import Any, Protocol
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD
 from moonriver_env.family.contract import DEFAULT_NUM_PLAYERS
-from moonriver_env.games import DEFAULT_MODE, GameSpec
-from moonriver_env.moonriver.env import raw_env
-from moonriver_env.moonriver.rules import GameConfig, GameState
+from moonriver_env.games import DEFAULT_GAME, DEFAULT_MODE, GameSpec
 
 from .base import Agent, check_game
 
@@ -38,7 +36,10 @@ __all__ = ["DecisionHook", "GameOutcome", "GameRunner", "GameSetup"]
 @dataclass(frozen=True)
 class GameSetup:
     """The game and environment arguments shared by every game of a run (the one home of
-    the ``[env]`` section -> ``raw_env`` arguments mapping)."""
+    the ``[env]`` section -> ``raw_env`` arguments mapping). The game is Moon River's unless
+    :meth:`make_env` and :meth:`game_config` are given another registered game (its
+    environment from its entry, given the players, the mode and ``reward``; the training
+    configs' ``[env]`` sections name no game)."""
 
     num_players: int = DEFAULT_NUM_PLAYERS
     mode: str = DEFAULT_MODE
@@ -83,23 +84,33 @@ class GameSetup:
             kwargs["scenario"] = self.scenario
         return kwargs
 
-    def game_config(self) -> GameConfig:
-        """The engine's configuration (``ValueError`` naming a bad argument)."""
-        config: GameConfig = self.spec.config()
-        return config
+    def game_spec(self, game: str = DEFAULT_GAME) -> GameSpec:
+        """The game played: ``game`` with these players, mode and scenario."""
+        if game == DEFAULT_GAME:
+            return self.spec
+        return GameSpec(game=game, num_players=self.num_players, mode=self.mode)
 
-    def make_env(self) -> raw_env:
-        """The raw AEC environment (dict observations) the runner plays on."""
-        return raw_env(**self.env_kwargs(), obs_type="dict")
+    def game_config(self, game: str = DEFAULT_GAME) -> Any:
+        """The engine's configuration (``ValueError`` naming a bad argument)."""
+        return self.game_spec(game).config()
+
+    def make_env(self, game: str = DEFAULT_GAME) -> Any:
+        """The raw AEC environment (dict observations) the runner plays on (``game``'s, from
+        its entry)."""
+        spec = self.game_spec(game)
+        kwargs = self.env_kwargs() if game == DEFAULT_GAME else spec.env_kwargs()
+        if game != DEFAULT_GAME:
+            kwargs["reward"] = self.reward
+        return spec.entry.env_factory()(**kwargs, obs_type="dict")
 
 
 class DecisionHook(Protocol):
     """Watches (and may steer) a game: :meth:`before_step` sees each decision and returns
     the action to play; :meth:`after_step` runs after every step (rewards are fresh)."""
 
-    def before_step(self, env: raw_env, seat: int, action: int) -> int: ...
+    def before_step(self, env: Any, seat: int, action: int) -> int: ...
 
-    def after_step(self, env: raw_env) -> None: ...
+    def after_step(self, env: Any) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,8 @@ class GameOutcome:
     """A finished game: its final engine state and per seat the decisions taken and the
     seconds spent deciding (wall time, not reproducible)."""
 
-    state: GameState
+    state: Any
+    """The game's final state (a :class:`~moonriver_env.family.contract.GameStateLike`)."""
     decisions: tuple[int, ...]
     think_seconds: tuple[float, ...]
     seconds: float
@@ -120,11 +132,13 @@ def _asks_choose(agent: Any) -> bool:
 
 
 class GameRunner:
-    """Plays games on one environment, kept between games."""
+    """Plays games on one environment, kept between games (``game``: a registered game,
+    default Moon River)."""
 
-    def __init__(self, setup: GameSetup) -> None:
+    def __init__(self, setup: GameSetup, game: str = DEFAULT_GAME) -> None:
         self.setup = setup
-        self.env = setup.make_env()
+        self.game = game
+        self.env = setup.make_env(game)
 
     def play(
         self,
@@ -168,7 +182,7 @@ class GameRunner:
                 name = names[seat] if names is not None else repr(ag)
                 raise RuntimeError(
                     f"agent {name!r} in seat {seat} chose illegal action {action} "
-                    f"in phase {state.phase.name}"
+                    f"in phase {getattr(state.phase, 'name', state.phase)}"
                 )
             if hook is not None:
                 action = hook.before_step(env, seat, action)

@@ -1,9 +1,9 @@
 """A game of the play CLI saved to a file and resumed (``save FILE``, ``--load FILE``, the
 autosave when a game is left unfinished).
 
-The file is JSON: the seating (players, mode, scenario, seed, the agent spec of each agent
-seat, the human seats), the number of decisions so far, the engine state in its versioned
-save format (:mod:`moonriver_env.moonriver.rules.serialization`), so a saved game resumes exactly where
+The file is JSON: the game (``"game"``, written for a game other than the default one), the seating (players, mode, scenario, seed, the agent spec of each agent
+seat, the human seats), the number of decisions so far, the engine state in its game's versioned
+save format (read back by the game's ``play`` hook, :mod:`moonriver_env.family.play`), so a saved game resumes exactly where
 it stopped, draw pile included, and the moves played from the start (``actions``, absent from
 files saved before it was kept), so the browser replay (:mod:`agents.replay`) can show them. Files are never overwritten silently: :func:`free_path` picks
 a fresh name for autosaves, and the ``save`` command asks first.
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moonriver_env.moonriver.rules import GameState
+from moonriver_env.family.play import PlayScreen
+from moonriver_env.games import DEFAULT_GAME, game_entry
 
 from .atomic import write_text
 from .file_format import check_header, header, parse_json, read_parsed
@@ -38,15 +39,19 @@ class SavedGame:
     agents: dict[int, str]  # seat -> agent spec
     humans: tuple[int, ...]
     decisions: int
-    state: GameState
+    state: Any
     actions: tuple[int, ...] | None = None
     """Every action from the start (``None``: not known, a file saved without them)."""
+    game: str = DEFAULT_GAME
+    """The registered game played (:mod:`moonriver_env.games`)."""
 
     def to_json(self) -> str:
         return (
             json.dumps(
                 {
-                    **header(FORMAT, VERSION, self),
+                    **header(
+                        FORMAT, VERSION, self, *(() if self.game == DEFAULT_GAME else ("game",))
+                    ),
                     "agents": {str(s): spec for s, spec in sorted(self.agents.items())},
                     "humans": list(self.humans),
                     "decisions": self.decisions,
@@ -65,7 +70,11 @@ class SavedGame:
             parse_json(text, "saved game", ValueError), FORMAT, VERSION, "saved game", ValueError
         )
         try:
-            state = GameState.from_json(json.dumps(raw["state"]))
+            name = raw.get("game", DEFAULT_GAME)
+            screen = game_entry(name).hook("play")
+            if not isinstance(screen, PlayScreen):
+                raise ValueError(f"game: {name!r} cannot be played in the terminal")
+            state = screen.load_state(json.dumps(raw["state"]))
             agents = {int(s): str(spec) for s, spec in dict(raw["agents"]).items()}
             actions = raw.get("actions")
             if actions is not None and (
@@ -83,6 +92,7 @@ class SavedGame:
                 decisions=int(raw["decisions"]),
                 state=state,
                 actions=None if actions is None else tuple(actions),
+                game=name,
             )
         except KeyError as exc:
             raise ValueError(f"{exc.args[0]}: missing from the saved game") from None

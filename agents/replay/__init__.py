@@ -13,8 +13,10 @@ together with ``--game N``::
     python -m agents.tournament --agents mc,heuristic --games 20 --save-games 20 --out runs/t
     python -m agents.replay runs/t --game 17 -o game17.html
 
-Modules: ``sources.py`` reads the game (:func:`load_game`), ``model.py`` turns its moves into
-frames (one :class:`ReplayGame` per game, :data:`GAMES`), ``page.py`` writes the HTML.
+Modules: ``sources.py`` reads the game (:func:`load_game`), the game's ``replay`` hook (a
+:class:`~moonriver_env.family.replay.ReplayGame` in its folder, e.g.
+:mod:`moonriver_env.kingdomino.replay`) turns its moves into frames, ``page.py`` writes the
+HTML.
 Bad input (a corrupt or truncated file, a game index out of range, a tournament folder that
 kept no games) raises :class:`ReplayError` and writes nothing.
 """
@@ -24,17 +26,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from moonriver_env.games import GAMES as REGISTERED
+from moonriver_env.family.replay import Replay, ReplayGame
 
 from ..atomic import write_text
 from ..move_list import MoveList, MoveListError
-from .games import GAMES
-from .model import Replay, ReplayGame
 from .page import render_page
 from .sources import ReplayError, load_game, saved_games
 
 __all__ = [
-    "GAMES",
     "Replay",
     "ReplayError",
     "ReplayGame",
@@ -48,13 +47,15 @@ __all__ = [
 
 def build_replay(moves: MoveList, title: str | None = None) -> Replay:
     """The frames of a game (:class:`ReplayError` if its moves do not replay)."""
-    game = GAMES.get(moves.game)
-    if game is None and moves.game in REGISTERED:  # a game's own: its "replay" hook
-        game = REGISTERED[moves.game].hook("replay")
+    try:
+        entry = moves.spec.entry
+    except MoveListError as exc:
+        raise ReplayError(str(exc)) from None
+    game = entry.hook("replay")
     if game is None:
-        raise ReplayError(f"game: no replay for {moves.game!r} (known: {', '.join(GAMES)})")
+        raise ReplayError(f"game: {entry.title} has no replay")
     if title is None:
-        title = f"{moves.spec.entry.title}: " + " vs ".join(moves.seats)
+        title = f"{entry.title}: " + " vs ".join(moves.seats)
     try:
         return game.replay(moves, title)
     except MoveListError as exc:

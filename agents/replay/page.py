@@ -1,5 +1,5 @@
 """The replay page: one self-contained HTML file (inline CSS, JavaScript and SVG; nothing
-fetched, no server) showing a :class:`~agents.replay.model.Replay`.
+fetched, no server) showing a :class:`~moonriver_env.family.replay.Replay`.
 
 The page holds every position's SVG pieces (each distinct piece once) and the moves as JSON;
 a slider, the buttons and the arrow keys (Left/Right one move, Home/End, Space to play) step
@@ -17,7 +17,7 @@ import html
 import json
 from typing import Any
 
-from .model import Replay
+from moonriver_env.family.replay import Replay
 
 _CHART_W = 300
 _CHART_H = 70

@@ -93,6 +93,7 @@ def _from_saved_game(path: Path, text: str) -> MoveList:
         seats=seats,
         actions=saved.actions,
         source=f"saved game {path.name}",
+        game=saved.game,
     )
     try:
         last = moves.final_state()

@@ -5,6 +5,13 @@ Usage::
     python -m agents.tournament --agents random,greedy,mcts --players 2 --games 400 \\
         --workers 2 --seed 0 [--mode base|legends] [--scenario S] [--out DIR] [--no-plot] \\
         [--backend process|ray] [--address HOST:PORT]
+    python -m agents.tournament --game kingdomino --variants must_place,harmony \\
+        --players 4 --agents random,greedy,heuristic,mc:sims=50 --games 40 --out runs/kd
+
+Every game takes the same options (``--game`` names a registered game,
+:mod:`moonriver_env.games`; ``--variants a,b`` is ``--mode a+b``). The score columns of
+``games.csv`` are the game's (its ``records`` hook,
+:class:`~moonriver_env.family.records.ScoreSheet`); everything else is the same for every game.
 
 Schedule
 --------
@@ -37,7 +44,9 @@ Results
 - *wins* credits a shared win (tie after the tie-breaks) as ``1/k`` to each of the ``k``
   winners, so wins sum to the number of games; the win rate is ``wins / games`` with a 95%
   Wilson interval (the chance level is ``1/N``).
-- *score*: mean final total with a 95% Student-t interval, and the mean per category.
+- *score*: mean final total with a 95% Student-t interval, and the mean per category (the
+  game's categories: Moon River territories, resources, partners, scenario; Kingdomino
+  territories, harmony, middle_kingdom, earlier_games).
 - *rank*: mean finishing rank (tie-breaks applied, tied seats share the better rank).
 - OpenSkill (Plackett-Luce) ``mu``, ``sigma`` and ``ordinal = mu - 3 sigma``, games taken in
   game order.
@@ -62,14 +71,12 @@ Modules: :mod:`~agents.tournament.schedule` (entries, labels, lineups),
 from ..seeds import agent_seed, game_seed
 from .cli import main
 from .games import AgentFactory, run_tournament
-from .records import CATEGORIES, SCORE_FIELDS, AgentSummary, GameJob, GameRecord, SeatResult
+from .records import AgentSummary, GameJob, GameRecord, SeatResult
 from .report import plot_summary
 from .results import TournamentResult
 from .schedule import entry_labels, schedule, seat_slots, split_specs
 
 __all__ = [
-    "CATEGORIES",
-    "SCORE_FIELDS",
     "AgentFactory",
     "AgentSummary",
     "GameJob",

@@ -1,4 +1,4 @@
-"""The command-line options both games' tournaments take (``--games``, ``--workers``, the
+"""The command-line options of a tournament's run (``--games``, ``--workers``, the
 backend, ``--save-games``): one home for their names, defaults and help."""
 
 from __future__ import annotations

@@ -9,13 +9,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from moonriver_env.games import add_table_arguments, check_table_arguments
+from moonriver_env.games import GameSpec, add_game_arguments, spec_from_args
 
 from ..jobs import backend_from_args
-from ..kingdomino_cli import wants_kingdomino
 from .arguments import add_run_arguments
 from .games import run_tournament
-from .kingdomino import tournament_main
 from .schedule import seat_slots, split_specs
 
 
@@ -29,19 +27,40 @@ def resume_command(argv: Sequence[str], out: str) -> str:
     return "python -m agents.tournament " + " ".join(shlex.quote(a) for a in words)
 
 
+def game_from_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> GameSpec:
+    """The game of :func:`~moonriver_env.games.add_game_arguments`'s options and ``--variants``
+    (the modes that combine, spelled with commas: ``--variants a,b`` is ``--mode a+b``);
+    ``parser.error`` naming a bad or contradicting option."""
+    if args.variants is not None:
+        if args.mode is not None:
+            parser.error("--mode and --variants name the same thing: give one")
+        args.mode = "+".join(v.strip() for v in args.variants.split(",") if v.strip()) or "base"
+    try:
+        spec = spec_from_args(args)
+        spec.config()  # a mode this player count cannot play (Kingdomino's Mighty Duel: 2)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return spec
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    if wants_kingdomino(argv):  # --game kingdomino: the Kingdomino tournament
-        return tournament_main(argv)
     parser = argparse.ArgumentParser(
         prog="python -m agents.tournament",
-        description="Seat-rotated, seeded round-robin tournament between Moon River agents.",
+        description="Seat-rotated, seeded round-robin tournament between agents of one game.",
     )
     parser.add_argument(
         "--agents",
         required=True,
         help="comma-separated agent specs, e.g. random,greedy,mcts:sims=200 (repeat for self-play)",
     )
-    add_table_arguments(parser, seed=0)
+    add_game_arguments(parser)
+    parser.add_argument(
+        "--variants",
+        default=None,
+        help="the mode as comma-separated variants (Kingdomino: must_place,harmony is "
+        "--mode harmony+must_place)",
+    )
+    parser.add_argument("--seed", type=int, default=0)
     add_run_arguments(parser)
     parser.add_argument(
         "--out",
@@ -52,8 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="continue the interrupted tournament in --out (same arguments): play only the "
-        "games missing from its games.csv",
+        help="continue the interrupted tournament in --out (same arguments; --games may grow): "
+        "play only the games missing from its games.csv",
     )
     parser.add_argument(
         "--force", action="store_true", help="replace the tournament files already in --out"
@@ -64,9 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs = split_specs(args.agents)
     if not specs:
         parser.error("--agents: expected at least one agent spec")
-    check_table_arguments(parser, args)
-    if args.players > 2:
-        slots = len(seat_slots(len(specs), args.players))
+    spec = game_from_args(parser, args)
+    if spec.num_players > 2:
+        slots = len(seat_slots(len(specs), spec.num_players))
         if args.games % slots:
             print(
                 f"note: {args.games} games over {slots} (lineup, rotation) slots: seats are "
@@ -80,12 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         backend = backend_from_args(args)
         result = run_tournament(
             specs,
-            players=args.players,
+            players=spec.num_players,
             games=args.games,
             seed=args.seed,
             workers=args.workers,
-            mode=args.mode,
-            scenario=args.scenario,
+            game=spec.game,
+            mode=spec.mode,
+            scenario=spec.scenario,
             progress=not args.no_progress,
             out=out,
             resume=args.resume,

@@ -8,14 +8,16 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .. import make_agent
+from moonriver_env.games import DEFAULT_GAME, GameSpec
+
 from ..base import check_game
 from ..jobs import Backend, run_jobs
 from ..move_list import MoveList
+from ..registry import make_agent
 from ..runner import GameRunner, GameSetup
 from ..seeds import agent_seed, game_seed
 from .gamesfile import MOVES_DIR, GamesFile
-from .records import GameJob, GameRecord, record_game
+from .records import GameJob, GameRecord, record_game, score_sheet
 from .results import TournamentResult, summarise
 from .schedule import entry_labels, schedule
 
@@ -23,10 +25,6 @@ if TYPE_CHECKING:
     from ..base import Agent
 
 AgentFactory = Callable[[str, int], "Agent"]
-
-
-def _default_factory(spec: str, seed: int) -> Agent:
-    return make_agent(spec, seed=seed)
 
 
 class _Table:
@@ -38,17 +36,20 @@ class _Table:
         setup: GameSetup,
         factory: AgentFactory | None,
         save_games: int = 0,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.specs = list(specs)
         self.save_games = save_games
-        self.factory = factory or _default_factory
-        self.runner = GameRunner(setup)
+        self.factory = factory
+        self.game = game
+        self.sheet = score_sheet(setup.game_spec(game))
+        self.runner = GameRunner(setup, game)
         self.agents: dict[tuple[int, int], Agent] = {}
 
     def agent(self, entry: int, copy: int) -> Agent:
         key = (entry, copy)
         if key not in self.agents:
-            self.agents[key] = self.factory(self.specs[entry], 0)
+            self.agents[key] = build_agent(self.factory, self.specs[entry], self.game)
         return self.agents[key]
 
     def play(self, job: GameJob) -> GameRecord:
@@ -68,7 +69,15 @@ class _Table:
             raise RuntimeError(
                 f"game {job.index} (seed {job.seed}; {lineup}) failed: {type(exc).__name__}: {exc}"
             ) from exc
-        return record_game(job, outcome, None if moves is None else moves.actions)
+        return record_game(job, outcome, self.sheet, None if moves is None else moves.actions)
+
+
+def build_agent(factory: AgentFactory | None, spec: str, game: str) -> Agent:
+    """The agent of ``spec`` for ``game``, from ``factory`` (``(spec, seed) -> Agent``) or
+    the registry (:func:`agents.registry.make_agent`)."""
+    if factory is not None:
+        return factory(spec, 0)
+    return make_agent(spec, seed=0, game=game)
 
 
 class MoveRecorder:
@@ -109,6 +118,7 @@ def run_tournament(
     seed: int = 0,
     workers: int = 1,
     *,
+    game: str = DEFAULT_GAME,
     mode: str = "base",
     scenario: str | None = None,
     progress: bool = False,
@@ -126,10 +136,13 @@ def run_tournament(
         players: seats per game (2-4).
         games: with 2 players, games per pair of entries; with 3-4, games in total.
         seed: master seed (>= 0).
+        game: the registered game played (:mod:`moonriver_env.games`); its score columns
+            are its ``records`` hook.
         workers: processes (``1``: play in this process), or Ray actors.
-        mode, scenario: the game variant (``scenario`` for Legends; ``None`` draws per game).
+        mode, scenario: the game's mode (``scenario`` for Legends; ``None`` draws per game).
         progress: show a tqdm progress bar (on stderr).
-        agent_factory: ``(spec, seed) -> Agent``; default :func:`agents.make_agent`. With
+        agent_factory: ``(spec, seed) -> Agent``; default :func:`agents.make_agent` (of
+            ``game``). With
             several workers it must be a picklable module-level function.
         out: a directory: every finished game is appended to its ``games.csv`` as it
             arrives (:mod:`~agents.tournament.gamesfile`); checked before any game (a
@@ -168,12 +181,13 @@ def run_tournament(
         raise ValueError(f"save_games: expected a non-negative count, got {save_games!r}")
     if save_games and out is None:
         raise ValueError("save_games: needs an output directory (out) for the move lists")
+    mode = GameSpec(game=game, num_players=players, mode=mode, scenario=scenario).mode
     setup = GameSetup(num_players=players, mode=mode, scenario=scenario)
-    config = setup.game_config()  # validate early
-    factory = agent_factory or _default_factory
+    config = setup.game_config(game)  # validate early
+    sheet = score_sheet(setup.game_spec(game))
     for spec in dict.fromkeys(specs):
         # a bad spec, or an agent trained for another game: ValueError before any game
-        check_game(factory(spec, 0), config)
+        check_game(build_agent(agent_factory, spec, game), config)
     labels = tuple(entry_labels(specs))
     jobs = make_jobs(len(specs), players, games, seed)
     backend = backend or Backend()
@@ -182,6 +196,7 @@ def run_tournament(
         log = None
         if out is not None:
             arguments = {
+                **({} if game == DEFAULT_GAME else {"game": game}),
                 "agents": list(specs),
                 "players": players,
                 "games": games,
@@ -189,7 +204,16 @@ def run_tournament(
                 "mode": mode,
                 "scenario": scenario,
             }
-            log = GamesFile.open(out, arguments, labels, players, resume=resume, force=force)
+            log = GamesFile.open(
+                out,
+                arguments,
+                labels,
+                players,
+                sheet,
+                resume=resume,
+                force=force,
+                lineups=[job.lineup for job in jobs],
+            )
         done = dict(log.done) if log is not None else {}
         todo = [job for job in jobs if job.index not in done]
         start = time.perf_counter()
@@ -206,7 +230,7 @@ def run_tournament(
 
         def finished(record: GameRecord) -> None:
             if record.moves is not None and out is not None:
-                save_move_list(out, record, labels, setup)
+                save_move_list(out, record, labels, setup.game_spec(game))
             if log is not None:
                 log.append(record)
             bar.update(1)
@@ -215,7 +239,7 @@ def run_tournament(
             played = run_jobs(
                 todo,
                 _Table,
-                (specs, setup, agent_factory, save_games),
+                (specs, setup, agent_factory, save_games, game),
                 _play_job,
                 workers=workers,
                 on_result=finished,
@@ -228,7 +252,18 @@ def run_tournament(
         records = sorted([*done.values(), *played], key=lambda r: r.index)
         wall = time.perf_counter() - start
     return summarise(
-        specs, labels, players, games, seed, mode, scenario, records, wall, min(workers, len(jobs))
+        game,
+        sheet.categories,
+        specs,
+        labels,
+        players,
+        games,
+        seed,
+        mode,
+        scenario,
+        records,
+        wall,
+        min(workers, len(jobs)),
     )
 
 
@@ -238,18 +273,19 @@ def move_list_path(out: str | os.PathLike[str], index: int) -> str:
 
 
 def save_move_list(
-    out: str | os.PathLike[str], record: GameRecord, labels: Sequence[str], setup: GameSetup
+    out: str | os.PathLike[str], record: GameRecord, labels: Sequence[str], spec: GameSpec
 ) -> None:
     """Write the move list of a finished game kept with ``save_games`` (atomically)."""
     assert record.moves is not None
     seats = sorted(record.seats, key=lambda s: s.seat)
     MoveList(
-        players=setup.num_players,
-        mode=setup.mode,
-        scenario=setup.scenario,
+        players=spec.num_players,
+        mode=spec.mode,
+        scenario=spec.scenario,
         seed=record.seed,
         seats=tuple(labels[s.entry] for s in seats),
         actions=record.moves,
-        final_scores=tuple(s.score.total for s in seats),
+        final_scores=tuple(s.total for s in seats),
         source=f"tournament {os.fspath(out)} game {record.index}",
+        game=spec.game,
     ).save(move_list_path(out, record.index))

@@ -1,35 +1,51 @@
 """What a tournament records: the jobs it schedules, one record per game and seat, and the
-summary row of each entry (see :mod:`agents.tournament` for the definitions)."""
+summary row of each entry (see :mod:`agents.tournament` for the definitions).
+
+The score columns are the game's (its ``records`` hook, a
+:class:`~moonriver_env.family.records.ScoreSheet`); everything else is the same for every
+game."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from moonriver_env.moonriver.rules import ScoreBreakdown
-from moonriver_env.moonriver.rules.scoring import win_share
+from moonriver_env.family.records import ScoreSheet
+from moonriver_env.games import GameSpec
 
 from ..ratings import competition_ranks
 from ..runner import GameOutcome
 
-# The score columns of games.csv: the categories and tie-break keys of the engine's breakdown.
-SCORE_FIELDS = tuple(f.name for f in fields(ScoreBreakdown))
-CATEGORIES = ("territories", "resources", "partners", "scenario")
-# The columns of games.csv (one row per game and seat), in file order.
-GAME_COLUMNS = (
-    "game",
-    "seed",
-    "game_scenario",
-    "seat",
-    "board",
-    "agent",
-    *SCORE_FIELDS,
-    "rank",
-    "win",
-    "win_share",
-    "decisions",
-)
+
+def score_sheet(spec: GameSpec) -> ScoreSheet:
+    """The score columns of ``spec``'s game (its entry's ``records`` hook)."""
+    sheet = spec.entry.hook("records")
+    if not isinstance(sheet, ScoreSheet):
+        raise ValueError(f"game: {spec.entry.title} declares no score columns (records hook)")
+    return sheet
+
+
+def game_columns(sheet: ScoreSheet) -> tuple[str, ...]:
+    """The columns of a game's ``games.csv`` (one row per game and seat), in file order."""
+    return (
+        "game",
+        "seed",
+        *sheet.game_columns,
+        "seat",
+        *sheet.seat_columns,
+        "agent",
+        *sheet.score_columns,
+        "rank",
+        "win",
+        "win_share",
+        "decisions",
+    )
+
+
+def win_share(winners: Sequence[int] | set[int], seat: int) -> float:
+    """``seat``'s share of the win: 1/k for each of the k winners, 0 for the others."""
+    return 1.0 / len(winners) if seat in winners else 0.0
 
 
 @dataclass(frozen=True)
@@ -45,24 +61,31 @@ class GameJob:
 
 @dataclass(frozen=True)
 class SeatResult:
-    """One seat's result in one game (``think_seconds`` is wall time, not reproducible)."""
+    """One seat's result in one game (``think_seconds`` is wall time, not reproducible);
+    ``text`` and ``score``: the game's seat columns and score columns."""
 
     seat: int
     entry: int
-    board: str
-    score: ScoreBreakdown
+    text: Mapping[str, str]
+    score: Mapping[str, int]
     rank: int
     win: bool
     win_share: float
     decisions: int
     think_seconds: float
 
+    @property
+    def total(self) -> int:
+        """The seat's points."""
+        return self.score["total"]
+
 
 @dataclass(frozen=True)
 class GameRecord:
     index: int
     seed: int
-    scenario: str | None
+    text: Mapping[str, str]
+    """The game's text columns (Moon River: ``game_scenario``)."""
     seats: tuple[SeatResult, ...]
     seconds: float
     moves: tuple[int, ...] | None = None
@@ -71,7 +94,8 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class AgentSummary:
-    """Summary row of one entry (see the module doc for the definitions)."""
+    """Summary row of one entry (see the module doc for the definitions); ``categories``:
+    the mean of each of the game's score categories, written where the row places them."""
 
     agent: str
     spec: str
@@ -84,10 +108,6 @@ class AgentSummary:
     score_mean: float
     score_low: float
     score_high: float
-    territories: float
-    resources: float
-    partners: float
-    scenario: float
     mean_rank: float
     openskill_mu: float
     openskill_sigma: float
@@ -95,36 +115,48 @@ class AgentSummary:
     elo: float
     elo_se: float
     decisions: int
+    categories: Mapping[str, float] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        """The fields in ``summary.csv`` order: the categories after the score."""
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            if name == "categories":
+                continue
+            out[name] = getattr(self, name)
+            if name == "score_high":
+                out.update(self.categories)
+        return out
 
 
 def record_game(
-    job: GameJob, outcome: GameOutcome, moves: Sequence[int] | None = None
+    job: GameJob, outcome: GameOutcome, sheet: ScoreSheet, moves: Sequence[int] | None = None
 ) -> GameRecord:
     """The record of ``job``'s finished game: per seat the score, the finishing rank (tie-breaks
     applied, tied seats share the better rank) and the share of the win; ``moves``: the
     actions played, for a game whose move list is kept."""
     state = outcome.state
-    scores = state.scores()
+    text, sheets = sheet.read(state)
     winners = set(state.winners())
-    ranks = competition_ranks([s.rank_key for s in scores])
+    ranks = competition_ranks([s.rank_key for s in sheets])
     seats = tuple(
         SeatResult(
             seat=s,
             entry=job.lineup[s],
-            board=str(state.boards[s]),
-            score=sc,
+            text=dict(sh.text),
+            score=dict(sh.scores),
             rank=ranks[s],
             win=s in winners,
             win_share=win_share(winners, s),
             decisions=outcome.decisions[s],
             think_seconds=outcome.think_seconds[s],
         )
-        for s, sc in enumerate(scores)
+        for s, sh in enumerate(sheets)
     )
     return GameRecord(
         index=job.index,
         seed=job.seed,
-        scenario=state.scenario,
+        text=dict(text),
         seats=seats,
         seconds=outcome.seconds,
         moves=None if moves is None else tuple(moves),
@@ -137,11 +169,11 @@ def game_rows(record: GameRecord, labels: Sequence[str]) -> list[dict[str, Any]]
         {
             "game": record.index,
             "seed": record.seed,
-            "game_scenario": record.scenario or "",
+            **record.text,
             "seat": s.seat,
-            "board": s.board,
+            **s.text,
             "agent": labels[s.entry],
-            **{k: getattr(s.score, k) for k in SCORE_FIELDS},
+            **s.score,
             "rank": s.rank,
             "win": int(s.win),
             "win_share": round(s.win_share, 6),
@@ -151,7 +183,9 @@ def game_rows(record: GameRecord, labels: Sequence[str]) -> list[dict[str, Any]]
     ]
 
 
-def record_from_rows(rows: Sequence[Mapping[str, str]], labels: Sequence[str]) -> GameRecord:
+def record_from_rows(
+    rows: Sequence[Mapping[str, str]], labels: Sequence[str], sheet: ScoreSheet
+) -> GameRecord:
     """The :class:`GameRecord` of one game read back from its ``games.csv`` rows (the inverse
     of :func:`game_rows`; the win share is recomputed exactly, wall times are 0).
     ``ValueError`` if a row does not fit (an unknown agent label, a malformed number)."""
@@ -160,8 +194,8 @@ def record_from_rows(rows: Sequence[Mapping[str, str]], labels: Sequence[str]) -
         SeatResult(
             seat=int(r["seat"]),
             entry=labels.index(r["agent"]) if r["agent"] in labels else _unknown(r["agent"]),
-            board=r["board"],
-            score=ScoreBreakdown(**{k: int(r[k]) for k in SCORE_FIELDS}),
+            text={k: r[k] for k in sheet.seat_columns},
+            score={k: int(r[k]) for k in sheet.score_columns},
             rank=int(r["rank"]),
             win=bool(int(r["win"])),
             win_share=win_share(winners, int(r["seat"])),
@@ -174,7 +208,7 @@ def record_from_rows(rows: Sequence[Mapping[str, str]], labels: Sequence[str]) -
     return GameRecord(
         index=int(first["game"]),
         seed=int(first["seed"]),
-        scenario=first["game_scenario"] or None,
+        text={k: first[k] for k in sheet.game_columns},
         seats=seats,
         seconds=0.0,
     )

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
 
+from moonriver_env.games import DEFAULT_GAME, game_entry
 from moonriver_env.text_table import format_columns
 
-from .records import CATEGORIES, AgentSummary, GameRecord
+from .records import AgentSummary, GameRecord
 
 
 class TournamentResult(Protocol):
@@ -37,6 +38,10 @@ class TournamentResult(Protocol):
     def pairwise(self) -> np.ndarray: ...
     @property
     def anchor(self) -> str | None: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def categories(self) -> Mapping[str, str]: ...
     def timing_dict(self) -> dict[str, Any]: ...
 
 
@@ -49,10 +54,7 @@ def format_table(result: TournamentResult) -> str:
         "wins",
         "win rate [95% CI]",
         "score +- 95% CI",
-        "terr",
-        "res",
-        "partn",
-        "scen",
+        *result.categories.values(),
         "rank",
         "OS ordinal (mu/sigma)",
         "BT Elo +- SE",
@@ -68,10 +70,7 @@ def format_table(result: TournamentResult) -> str:
                 _fmt_num(s.wins),
                 f"{s.win_rate:.3f} [{s.win_rate_low:.3f}, {s.win_rate_high:.3f}]",
                 f"{s.score_mean:.1f} +- {_nan0(s.score_high - s.score_mean):.1f}",
-                f"{s.territories:.1f}",
-                f"{s.resources:.1f}",
-                f"{s.partners:.1f}",
-                f"{s.scenario:.1f}",
+                *(f"{s.categories[c]:.1f}" for c in result.categories),
                 f"{s.mean_rank:.2f}",
                 f"{s.openskill_ordinal:.2f} ({s.openskill_mu:.2f}/{s.openskill_sigma:.2f})",
                 f"{s.elo:.0f} +- {_nan0(s.elo_se):.0f}",
@@ -80,7 +79,7 @@ def format_table(result: TournamentResult) -> str:
     lines = format_columns(rows)
     scen = f", scenario {result.scenario}" if result.scenario else ""
     title = (
-        f"Tournament: {result.players} players, {result.mode}{scen}, {len(result.records)} games, "
+        f"Tournament: {_game(result)}{result.players} players, {result.mode}{scen}, {len(result.records)} games, "
         f"seed {result.seed} (chance win rate {1 / result.players:.3f}; shared wins count 1/k; "
         f"Elo anchor: {result.anchor or 'mean 1000'})"
     )
@@ -112,6 +111,11 @@ def format_timing(result: TournamentResult) -> str:
         f"{t['workers']} worker(s): {t['decisions_per_second']} decisions/s "
         f"({t['decisions_per_second_per_worker']} per worker); per decision: {per}"
     )
+
+
+def _game(result: TournamentResult) -> str:
+    """The game's title before the players, for a game other than the default one."""
+    return "" if result.game == DEFAULT_GAME else f"{game_entry(result.game).title}, "
 
 
 def _nan0(x: float) -> float:
@@ -165,9 +169,10 @@ def plot_summary(result: TournamentResult, path: str | os.PathLike[str]) -> None
     ax.set_title(f"Bradley-Terry Elo, 95% CI ({anchor}); OpenSkill ordinal", fontsize=10)
     ax = axes[2]
     bottom = np.zeros(len(s))
-    colors = ("#009E73", "#E69F00", "#CC79A7", "#56B4E9")
-    for cat, col in zip(CATEGORIES, colors, strict=True):
-        vals = np.array([getattr(x, cat) for x in s])
+    colors = ("#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#0072B2")
+    for n, cat in enumerate(result.categories):
+        col = colors[n % len(colors)]
+        vals = np.array([x.categories[cat] for x in s])
         ax.bar(xs, vals, bottom=bottom, label=cat, color=col)
         bottom += vals
     ax.set_ylim(0, 1.3 * max(float(bottom.max()), 1.0))
@@ -177,6 +182,8 @@ def plot_summary(result: TournamentResult, path: str | os.PathLike[str]) -> None
         ax.set_xticks(xs)
         ax.set_xticklabels(labels, rotation=20, ha="right", fontsize=8)
     scen = f", {result.scenario}" if result.scenario else ""
-    fig.suptitle(f"{result.players} players, {result.mode}{scen}, {len(result.records)} games")
+    fig.suptitle(
+        f"{_game(result)}{result.players} players, {result.mode}{scen}, {len(result.records)} games"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)

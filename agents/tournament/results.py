@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from moonriver_env.games import DEFAULT_GAME
 
 from ..atomic import csv_text, write_text
 from ..ratings import (
@@ -51,6 +53,10 @@ class TournamentResult:
     wall_seconds: float = 0.0
     workers: int = 1
     notes: dict[str, str] = field(default_factory=dict)
+    game: str = DEFAULT_GAME
+    """The game played (a registered name)."""
+    categories: Mapping[str, str] = field(default_factory=dict)
+    """The game's score categories and their short table headings (its score sheet)."""
 
     # -- views -------------------------------------------------------------------------------
     def game_rows(self) -> list[dict[str, Any]]:
@@ -62,13 +68,15 @@ class TournamentResult:
         rows = []
         for s in self.summaries:
             row: dict[str, Any] = {}
-            for k, v in asdict(s).items():
+            for k, v in s.row().items():
                 row[k] = _r(v, 2 if k in ("elo", "elo_se") else 4) if isinstance(v, float) else v
             rows.append(row)
         return rows
 
     def config_dict(self) -> dict[str, Any]:
+        game = {} if self.game == DEFAULT_GAME else {"game": self.game}
         return {
+            **game,
             "agents": list(self.specs),
             "labels": list(self.labels),
             "players": self.players,
@@ -171,6 +179,8 @@ def _anchor(specs: Sequence[str], labels: Sequence[str]) -> str | None:
 
 
 def summarise(
+    game: str,
+    categories: Mapping[str, str],
     specs: tuple[str, ...],
     labels: tuple[str, ...],
     players: int,
@@ -197,7 +207,7 @@ def summarise(
         wins = sum(s.win_share for s in seats)
         wins = round(wins, 9)
         low, high = wilson_interval(wins, n)
-        score = mean_interval([s.score.total for s in seats])
+        score = mean_interval([s.total for s in seats])
         sk = skill[label]
         summaries.append(
             AgentSummary(
@@ -212,10 +222,7 @@ def summarise(
                 score_mean=score.mean,
                 score_low=score.low,
                 score_high=score.high,
-                territories=_mean([s.score.territories for s in seats]),
-                resources=_mean([s.score.resources for s in seats]),
-                partners=_mean([s.score.partners for s in seats]),
-                scenario=_mean([s.score.scenario for s in seats]),
+                categories={c: _mean([s.score[c] for s in seats]) for c in categories},
                 mean_rank=_mean([s.rank for s in seats]),
                 openskill_mu=sk.mu,
                 openskill_sigma=sk.sigma,
@@ -251,6 +258,8 @@ def summarise(
         wall_seconds=wall,
         workers=workers,
         notes=notes,
+        game=game,
+        categories=dict(categories),
     )
 
 

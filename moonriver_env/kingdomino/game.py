@@ -74,6 +74,9 @@ ENTRY = register_game(
             "bench_playouts": "moonriver_env.kingdomino.game:BENCH_PLAYOUTS",
             "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
+            "records": "moonriver_env.kingdomino.records:RECORDS",
+            "play": "moonriver_env.kingdomino.play:SCREEN",
+            "replay": "moonriver_env.kingdomino.replay:REPLAY",
         },
     )
 )

@@ -64,6 +64,9 @@ ENTRY = register_game(
             "bench_mc_agent": "moonriver_env.moonriver.game:BENCH_MC_AGENT",
             "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
+            "records": "moonriver_env.moonriver.records:RECORDS",
+            "play": "moonriver_env.moonriver.play:SCREEN",
+            "replay": "moonriver_env.moonriver.replay:REPLAY",
         },
     )
 )

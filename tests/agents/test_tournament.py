@@ -14,7 +14,7 @@ import pytest
 from play_sessions import first_legal, scripted_session
 from scipy import stats
 
-from agents.play import PlaySession, format_legal_moves, parse_move, play
+from agents.play import PlaySession, play
 from agents.ratings import (
     bradley_terry,
     competition_ranks,
@@ -23,7 +23,15 @@ from agents.ratings import (
     pairwise_wins,
     wilson_interval,
 )
-from agents.tournament import entry_labels, main, run_tournament, schedule, seat_slots, split_specs
+from agents.tournament import (
+    entry_labels,
+    main,
+    run_tournament,
+    schedule,
+    seat_slots,
+    split_specs,
+)
+from moonriver_env.moonriver.move_text import format_legal_moves, parse_move
 from moonriver_env.rules import GameConfig, new_game
 
 ROOT = Path(__file__).resolve().parents[2]

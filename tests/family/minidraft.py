@@ -22,6 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from moonriver_env.aec_base import GameAECEnv, env_metadata
+from moonriver_env.family.records import ScoreSheet, SeatSheet
 from moonriver_env.games import GameEntry, register_game
 from moonriver_env.seat_rewards import rank_rewards
 
@@ -220,6 +221,14 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         )
 
 
+def _read_records(state: MiniDraftState) -> tuple[dict[str, str], list[SeatSheet]]:
+    """The tournament's view of a finished game: each seat's points, ranked by them."""
+    return {}, [SeatSheet(text={}, scores={"total": p}, rank_key=(p,)) for p in state.points()]
+
+
+RECORDS = ScoreSheet(score_columns=("total",), categories={"total": "pts"}, read=_read_records)
+
+
 ENTRY = register_game(
     GameEntry(
         name="minidraft",
@@ -235,7 +244,8 @@ ENTRY = register_game(
             "new_game": "minidraft:new_game",
             "openspiel": "minidraft_openspiel:GAME_NAME",
             "replay": "minidraft_replay:REPLAY",
+            "records": "minidraft:RECORDS",
         },
     )
 )
-__all__ = ["ENTRY", "IllegalActionError", "MiniDraftState", "new_game", "raw_env"]
+__all__ = ["ENTRY", "RECORDS", "IllegalActionError", "MiniDraftState", "new_game", "raw_env"]

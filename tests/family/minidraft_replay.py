@@ -1,12 +1,12 @@
 """Mini Draft's replay frames (its ``replay`` hook): each grid and the face-up tiles as SVG
-squares, through the replay's generic walk (:func:`agents.replay.model.walk_frames`)."""
+squares, through the replay's generic walk (:func:`moonriver_env.family.replay.walk_frames`)."""
 
 from __future__ import annotations
 
 import minidraft
 
 from agents.move_list import MoveList
-from agents.replay.model import Replay, Scores, assemble_replay, walk_frames
+from moonriver_env.family.replay import Replay, Scores, assemble_replay, walk_frames
 
 FILL = ("#c0392b", "#27ae60", "#2980b9")
 
@@ -30,7 +30,14 @@ class MiniDraftReplay:
 
         walk = walk_frames(moves, draw)
         return assemble_replay(
-            moves, title, "2 players", walk, categories=("pairs",), defs="", legend=""
+            moves,
+            title,
+            "2 players",
+            walk,
+            ("#c0392b", "#2980b9"),
+            categories=("pairs",),
+            defs="",
+            legend="",
         )
 
 

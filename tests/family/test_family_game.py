@@ -22,7 +22,7 @@ from sb3_contrib import MaskablePPO
 
 from agents.move_list import MoveList
 from agents.replay import build_replay, replay_html
-from agents.tournament.kingdomino import run_kingdomino_tournament
+from agents.tournament import run_tournament
 from moonriver_env import bench, bench_env, bench_vector
 from moonriver_env.aec_base import wrap
 from moonriver_env.family.contract import GameStateLike
@@ -31,6 +31,7 @@ from moonriver_env.single_agent import SingleAgentEnv
 from moonriver_env.vector import NoVectorGame, vector_game
 
 GAME = "minidraft_2p_base"
+GAME_NAME = "minidraft"
 
 
 def test_the_state_keeps_the_contract() -> None:
@@ -134,23 +135,30 @@ def test_openspiel_game_through_openspiel_base() -> None:
     assert sum(state.returns()) == 0 and len(state.observation_tensor(0)) == 84
 
 
+def _tournament(out: Path, games: int, **kwargs: object) -> str:
+    """The one tournament runner on the test game; its files saved in ``out``."""
+    result = run_tournament(["random", "random"], 2, games, 7, game=GAME_NAME, out=out, **kwargs)  # type: ignore[arg-type]
+    result.save(out, plot=False)
+    return result.format_table()
+
+
 def test_a_tournament_saves_its_games_and_resumes(tmp_path: Path) -> None:
-    config = parse_game(GAME).config()
     part, whole = tmp_path / "part", tmp_path / "whole"
-    run_kingdomino_tournament(["random", "random"], config, 2, 7, part, save_games=4)
-    table, _ = run_kingdomino_tournament(
-        ["random", "random"], config, 4, 7, part, save_games=4, resume=True
-    )
-    run_kingdomino_tournament(["random", "random"], config, 4, 7, whole, save_games=4)
-    assert table.startswith("Mini Draft, minidraft_2p_base")
+    _tournament(part, 2, save_games=4)
+    table = _tournament(part, 4, save_games=4, resume=True)
+    _tournament(whole, 4, save_games=4)
+    assert "Mini Draft" in table or "minidraft" in table
     assert (part / "games.csv").read_text() == (whole / "games.csv").read_text()
-    assert len((part / "games.csv").read_text().splitlines()) == 5
+    rows = (part / "games.csv").read_text().splitlines()
+    assert len(rows) == 1 + 2 * 4  # 4 games of the one pair, a row per seat
+    summary = json.loads((part / "summary.json").read_text())
+    assert summary and (part / "summary.csv").exists()
     saved = sorted(p.name for p in (part / "moves").iterdir())
     assert saved == [f"game-{g}.json" for g in range(4)]
     moves = json.loads((part / "moves" / "game-3.json").read_text())
-    assert moves["game"] == "minidraft" and len(moves["actions"]) == 18
+    assert moves["game"] == GAME_NAME and len(moves["actions"]) == 18
     with pytest.raises(ValueError, match="^resume"):
-        run_kingdomino_tournament(["random"], config, 4, 7, part, resume=True)
+        run_tournament(["random"], 2, 4, 7, game=GAME_NAME, out=part, resume=True)
 
 
 def test_a_replay_page_of_a_saved_game() -> None:

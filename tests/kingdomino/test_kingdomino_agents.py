@@ -181,7 +181,7 @@ def test_the_benchmarks_run_small_for_kingdomino(capsys: pytest.CaptureFixture[s
 
 
 def test_the_paper_runner_is_resumable(tmp_path) -> None:
-    from agents import kingdomino_paper as paper
+    from moonriver_env.kingdomino import paper
 
     paper.run_matchup("greedy_vs_3random", 3, tmp_path)
     paper.run_matchup("greedy_vs_3random", 5, tmp_path)  # plays games 3 and 4 only

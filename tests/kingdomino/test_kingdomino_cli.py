@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agents import kingdomino_cli, kingdomino_play
 from agents.play import main as play
 from agents.replay import build_replay, load_game
+from agents.saved_game import SavedGame
 from agents.tournament.cli import main as tournament
 
 
@@ -23,13 +23,13 @@ def test_tournament_runs_resumes_and_reports(
     ]  # fmt: skip
     assert tournament(argv) == 0
     out = capsys.readouterr().out
-    assert "4 players, must_place+harmony+middle_kingdom" in out and "heuristic" in out
+    assert "4 players, harmony+middle_kingdom+must_place" in out and "heuristic" in out
     rows = list(csv.DictReader((tmp_path / "games.csv").open()))
-    assert [int(r["game"]) for r in rows] == [0, 1, 2, 3]
+    assert [int(r["game"]) for r in rows] == [g for g in range(4) for _ in range(4)]
     with pytest.raises(SystemExit):
         tournament(argv)  # the file exists and no --resume
     assert tournament([*argv[:-4], "--games", "6", "--out", str(tmp_path), "--resume"]) == 0
-    assert len(list(csv.DictReader((tmp_path / "games.csv").open()))) == 6
+    assert len(list(csv.DictReader((tmp_path / "games.csv").open()))) == 6 * 4
 
 
 @pytest.mark.parametrize(
@@ -49,11 +49,11 @@ def test_tournament_bad_arguments(bad: list[str], tmp_path: Path) -> None:
 
 def test_play_watch_and_a_human_seat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--game", "kingdomino", "--players", "3", "--watch", "--opponents", "greedy,random"]
-    assert play([*argv, "--save-dir", str(tmp_path / "watched")]) == 0
+    assert play([*argv, "--delay", "0", "--save-dir", str(tmp_path / "watched")]) == 0
     assert "winners" in capsys.readouterr().out
     typed = iter(["hello", "moves", "pick 1", "quit"])
     lines: list[str] = []
-    code = kingdomino_play.play_main(
+    code = play(
         ["--game", "kingdomino", "--players", "2", "--seed", "4", "--human", "0"]
         + ["--save-dir", str(tmp_path / "left")],
         input_fn=lambda prompt: next(typed),
@@ -77,8 +77,9 @@ def test_play_saves_a_finished_game_that_replays_to_its_scores(
 ) -> None:
     lines: list[str] = []
     argv = ["--game", "kingdomino", "--players", str(players), "--mode", mode, "--watch"]
-    argv += ["--opponents", "greedy,random", "--seed", "9", "--save-dir", str(tmp_path)]
-    assert kingdomino_play.play_main(argv, output_fn=lines.append) == 0
+    argv += ["--delay", "0", "--opponents", "greedy,random", "--seed", "9"]
+    argv += ["--save-dir", str(tmp_path)]
+    assert play(argv, output_fn=lines.append) == 0
     (path,) = tmp_path.iterdir()
     assert lines[-1] == f"Game saved to {path}; replay it with: python -m agents.replay {path}"
     moves = load_game(path)
@@ -86,7 +87,7 @@ def test_play_saves_a_finished_game_that_replays_to_its_scores(
     assert final.is_terminal and moves.mode == mode and moves.seed == 9
     # the same command deals the same game (the seed is the environment's reset seed)
     again: list[str] = []
-    kingdomino_play.play_main([*argv[:-1], str(tmp_path / "again")], output_fn=again.append)
+    play([*argv[:-1], str(tmp_path / "again")], output_fn=again.append)
     assert again[:-1] == lines[:-1]
     replay = build_replay(moves)
     assert [f.total for f in replay.final] == list(final.points())
@@ -101,12 +102,15 @@ def test_mode_is_the_variants_in_one_word(
         tournament([*argv, "--agents", "greedy,random", "--games", "3", "--out", str(tmp_path)])
         == 0
     )
-    assert "3 players, must_place+harmony" in capsys.readouterr().out
+    assert "3 players, harmony+must_place" in capsys.readouterr().out
 
 
-def test_moon_river_stays_the_default() -> None:
-    assert not kingdomino_cli.wants_kingdomino(["--agents", "greedy"])
-    assert kingdomino_cli.wants_kingdomino(["--game=kingdomino"])
+def test_moon_river_stays_the_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--agents", "greedy", "--games", "1", "--no-plot", "--no-progress"]
+    assert tournament([*argv, "--out", str(tmp_path / "mr")]) == 0
+    assert "Tournament: 2 players, base" in capsys.readouterr().out
+    assert tournament([*argv, "--game=kingdomino", "--out", str(tmp_path / "kd")]) == 0
+    assert "Tournament: Kingdomino, 2 players" in capsys.readouterr().out
 
 
 def test_maskable_ppo_trains_on_kingdomino_v0_and_training_evaluate_plays_it(
@@ -139,3 +143,28 @@ def test_maskable_ppo_trains_on_kingdomino_v0_and_training_evaluate_plays_it(
     assert "vs 1 x random: " in capsys.readouterr().out
     with pytest.raises(SystemExit):
         evaluate([*argv[:2], "--players", "4", *argv[4:]])  # a 2-player model, 4 players
+
+
+def test_play_load_resumes_a_left_game_where_it_stopped(tmp_path: Path) -> None:
+    """``--load`` takes a Kingdomino game left unfinished back to its position and seats;
+    ``--delay`` and ``--no-color`` are the play command's options for every game."""
+    typed = iter(["pick 2", "quit"])
+    argv = ["--game", "kingdomino", "--players", "2", "--seed", "5", "--human", "0"]
+    argv += ["--delay", "0", "--no-color", "--save-dir", str(tmp_path / "left")]
+    assert play(argv, input_fn=lambda prompt: next(typed), output_fn=lambda text: None) == 1
+    (left,) = (tmp_path / "left").iterdir()
+    saved = SavedGame.load(left)
+    assert saved.game == "kingdomino" and saved.agents == {1: "greedy"} and saved.humans == (0,)
+    assert saved.actions is not None and saved.decisions >= 1
+    lines: list[str] = []
+    answers = iter(["quit"])
+    resumed = ["--load", str(left), "--delay", "0", "--no-color", "--save-dir", str(tmp_path)]
+    assert play(resumed, input_fn=lambda prompt: next(answers), output_fn=lines.append) == 1
+    assert lines[0].startswith("Kingdomino: 2 players, base, seed 5, resumed after ")
+    (again,) = (p for p in tmp_path.iterdir() if p.is_file())
+    back = SavedGame.load(again)
+    assert back.state.to_json() == saved.state.to_json() and back.actions == saved.actions
+    with pytest.raises(SystemExit):  # the saved game fixes the game
+        play(["--load", str(left), "--game", "kingdomino"])
+    with pytest.raises(SystemExit):
+        play([*argv[:-2], "--delay", "-1"])

@@ -2,7 +2,8 @@
 files and table for any number of workers and either backend; the games kept with
 ``--save-games`` replay to the tournament's final scores (one seed -> game mapping,
 :func:`agents.move_list.deal`); a resumed tournament ends with the files of an uninterrupted
-one."""
+one; the files are Moon River's (games.csv, summary.json, summary.csv), a shared win counted
+1/k."""
 
 from __future__ import annotations
 
@@ -16,17 +17,43 @@ from agents.jobs import Backend
 from agents.move_list import MoveList
 from agents.replay import build_replay, load_game
 from agents.seeds import game_seed
+from agents.tournament import run_tournament
 from agents.tournament.cli import main as tournament
-from agents.tournament.kingdomino import run_kingdomino_tournament
-from moonriver_env.kingdomino import KingdominoConfig
 
 SPECS = ["greedy", "random", "heuristic"]
 
 
+def run_kingdomino_tournament(
+    specs: list[str],
+    players: int,
+    variants: tuple[str, ...],
+    games: int,
+    seed: int,
+    out: Path,
+    **kwargs: object,
+) -> str:
+    """The tournament's table, its files saved in ``out``."""
+    mode = "+".join(variants) or "base"
+    result = run_tournament(
+        specs, players, games, seed, game="kingdomino", mode=mode, out=out, **kwargs
+    )  # type: ignore[arg-type]
+    result.save(out, plot=False)
+    return result.format_table()
+
+
+def _games(out: Path) -> list[dict[str, list[str]]]:
+    """The rows of games.csv gathered per game: each column's values in seat order."""
+    by_game: dict[int, dict[str, list[str]]] = {}
+    for row in csv.DictReader((out / "games.csv").open()):
+        game = by_game.setdefault(int(row["game"]), {})
+        for key, value in row.items():
+            game.setdefault(key, []).append(value)
+    return [by_game[g] for g in sorted(by_game)]
+
+
 def _run(out: Path, workers: int, **kwargs: object) -> tuple[str, bytes]:
-    config = KingdominoConfig(3, ("must_place", "harmony"))
-    table, _ = run_kingdomino_tournament(
-        SPECS, config, 6, 11, out, workers=workers, save_games=6, **kwargs
+    table = run_kingdomino_tournament(
+        SPECS, 3, ("must_place", "harmony"), 6, 11, out, workers=workers, save_games=6, **kwargs
     )
     return table, (out / "games.csv").read_bytes()
 
@@ -46,10 +73,10 @@ def test_same_seed_same_table_and_files_for_any_worker_count(tmp_path: Path) -> 
         assert data.replace(w1, w2) == _moves(tmp_path / "w2")[name]
     other = _run(tmp_path / "other", workers=1, backend=Backend("process"))
     assert other[1] == one[1]
-    rows = list(csv.DictReader((tmp_path / "w1" / "games.csv").open()))
-    assert [int(r["game"]) for r in rows] == list(range(6))
-    assert [int(r["seed"]) for r in rows] == [game_seed(11, g) for g in range(6)]
-    assert len({r["points"] for r in rows}) > 1  # different deals
+    games = _games(tmp_path / "w1")
+    assert [int(g["game"][0]) for g in games] == list(range(6))
+    assert [int(g["seed"][0]) for g in games] == [game_seed(11, g) for g in range(6)]
+    assert len({tuple(g["total"]) for g in games}) > 1  # different deals
 
 
 def test_ray_backend_gives_the_same_files(tmp_path: Path) -> None:
@@ -78,28 +105,25 @@ def test_ray_backend_gives_the_same_files(tmp_path: Path) -> None:
 def test_saved_games_replay_to_the_tournaments_final_scores(
     tmp_path: Path, players: int, variants: tuple[str, ...]
 ) -> None:
-    config = KingdominoConfig(players, variants)
-    run_kingdomino_tournament(["greedy", "random"], config, 4, 3, tmp_path, save_games=3)
-    rows = list(csv.DictReader((tmp_path / "games.csv").open()))
+    run_kingdomino_tournament(["greedy", "random"], players, variants, 4, 3, tmp_path, save_games=3)
+    rows = _games(tmp_path)
     kept = sorted((tmp_path / "moves").iterdir())
     assert [p.name for p in kept] == [f"game-{g}.json" for g in range(3)]
     for g in range(3):
         moves = load_game(tmp_path, g)
-        assert moves.game == "kingdomino" and moves.seed == int(rows[g]["seed"])
+        assert moves.game == "kingdomino" and moves.seed == int(rows[g]["seed"][0])
         replay = build_replay(moves)
         assert replay.finished
-        points = [int(p) for p in rows[g]["points"].split()]
+        points = [int(p) for p in rows[g]["total"]]
         assert [f.total for f in replay.final] == list(moves.final_scores or ()) == points
-        winners = [int(w) for w in rows[g]["winners"].split()]
+        winners = [s for s, w in enumerate(rows[g]["win"]) if w == "1"]
         assert [f.seat for f in replay.final if f.winner] == winners
         # the seats are labelled by the lineup's agents
-        lineup = [int(e) for e in rows[g]["lineup"].split()]
-        assert moves.seats == tuple(["greedy", "random"][e] for e in lineup)
+        assert moves.seats == tuple(rows[g]["agent"])
 
 
 def test_a_changed_move_list_does_not_replay(tmp_path: Path) -> None:
-    config = KingdominoConfig(2)
-    run_kingdomino_tournament(["greedy", "random"], config, 1, 0, tmp_path, save_games=1)
+    run_kingdomino_tournament(["greedy", "random"], 2, (), 1, 0, tmp_path, save_games=1)
     moves = MoveList.load(tmp_path / "moves" / "game-0.json")
     other = MoveList.from_dict({**_raw(moves), "seed": moves.seed + 1})
     with pytest.raises(ValueError, match="move|scores"):
@@ -135,3 +159,29 @@ def test_bad_arguments_are_refused_before_any_file(bad: list[str], tmp_path: Pat
     with pytest.raises(SystemExit):
         tournament([*argv, "--out", str(tmp_path / "t"), *bad])
     assert not (tmp_path / "t").exists()
+
+
+def test_the_command_writes_moon_rivers_summary_and_counts_a_shared_win_one_half(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    out.mkdir()
+    (out / "summary.json").write_text("{}")  # an older tournament's file: --force replaces it
+    argv = ["--game", "kingdomino", "--agents", "random,greedy", "--games", "46", "--seed", "5"]
+    argv += ["--out", str(out), "--no-plot", "--no-progress", "--force"]
+    assert tournament(argv) == 0
+    assert "Kingdomino, 2 players, base" in capsys.readouterr().out
+    assert {p.name for p in out.iterdir()} == {
+        "tournament.json", "games.csv", "summary.csv", "summary.json", "timing.json",
+    }  # fmt: skip
+    shared = [g for g in _games(out) if "0.5" in g["win_share"]]
+    assert [g["game"][0] for g in shared] == ["45"]  # the one tie of these games
+    assert shared[0]["win"] == ["1", "1"] and shared[0]["rank"] == ["1", "1"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["config"]["game"] == "kingdomino"
+    rows = {r["agent"]: r for r in summary["agents"]}
+    assert sum(r["wins"] for r in rows.values()) == 46
+    assert all(r["shared_wins"] == 1 for r in rows.values())
+    assert all(r["wins"] % 1 == 0.5 for r in rows.values())  # the shared win: 1/2 each
+    assert "territories" in (out / "summary.csv").read_text().splitlines()[0]
+    assert not (out / "summary.png").exists()

@@ -12,8 +12,6 @@ from agents.play import PlaySession
 from agents.runner import GameRunner, GameSetup
 from agents.tournament import run_tournament
 from agents.tournament.games import MoveRecorder
-from agents.tournament.kingdomino import run_kingdomino_tournament
-from moonriver_env.kingdomino import KingdominoConfig
 
 
 def small_tournament(out: Path, games: int = 3, save_games: int = 2) -> Path:
@@ -27,8 +25,17 @@ def small_tournament(out: Path, games: int = 3, save_games: int = 2) -> Path:
 
 def small_kingdomino_tournament(out: Path, games: int = 3, save_games: int = 2) -> Path:
     """The same for Kingdomino (2 players, Harmony): heuristic vs greedy."""
-    config = KingdominoConfig(2, ("harmony",))
-    run_kingdomino_tournament(["heuristic", "greedy"], config, games, 5, out, save_games=save_games)
+    result = run_tournament(
+        ["heuristic", "greedy"],
+        players=2,
+        games=games,
+        seed=5,
+        game="kingdomino",
+        mode="harmony",
+        out=out,
+        save_games=save_games,
+    )
+    result.save(out, plot=False)
     return out
 
 

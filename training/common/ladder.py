@@ -48,13 +48,13 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.atomic import csv_text
 from agents.base import PolicyAgent
 from agents.jobs import Backend, BackendError, add_backend_arguments, backend_from_args, run_jobs
-from agents.kingdomino_cli import evaluate_main, wants_kingdomino
 from agents.networks.snapshots import load_policy
+from agents.policy_games import evaluate_policy
 from agents.ratings import wilson_interval
 from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
-from moonriver_env.games import GameSpec
+from moonriver_env.games import DEFAULT_GAME, GameSpec, spec_from_args
 from moonriver_env.moonriver.rules.scoring import win_share
 from training.common.opponents import make_baseline
 from training.common.outputs import (
@@ -494,8 +494,6 @@ def default_out_dir(model_path: Path, run_dir: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if wants_kingdomino(argv):  # --game kingdomino: a Kingdomino model
-        return evaluate_main(argv)
     ap = argparse.ArgumentParser(
         prog="python -m training.evaluate", description=__doc__.split("\n")[0]
     )
@@ -522,6 +520,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--mode", default=None)
     ap.add_argument(
+        "--game",
+        default=DEFAULT_GAME,
+        help=f"the game (default {DEFAULT_GAME}: the run's); another game's model "
+        "(agents.policy_games) takes --players, --mode, --opponents, --games, --seed, "
+        "--stochastic",
+    )
+    ap.add_argument(
         "--out",
         default=None,
         help="output directory (default: the model's run dir; runs/eval-NAME-TIME for a "
@@ -530,6 +535,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--csv", default=None, help="eval.csv for the learning curve (default: found)")
     ap.add_argument("--force", action="store_true", help="replace existing evaluation files")
     args = ap.parse_args(argv)
+    if args.game != DEFAULT_GAME:
+        return _other_game(ap, args)
     try:
         backend = backend_from_args(args)
     except ValueError as e:
@@ -606,6 +613,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     png = plot_learning_curve(csv_path, png_path, {model_path.stem: rows})
     if png is not None:
         print(f"wrote {png}")
+    return 0
+
+
+def _other_game(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--game NAME``: the model against agents in another game (:mod:`agents.policy_games`)."""
+    given = [f"--{k}" for k in ("out", "csv") if getattr(args, k) is not None]
+    given += ["--force"] * args.force + ["--workers"] * (args.workers != 1)
+    if given:
+        ap.error(f"--game {args.game}: {', '.join(given)} not taken for this game")
+    try:
+        spec = spec_from_args(args)
+        opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+        print(evaluate_policy(spec, args.model, opponents, args.games, args.seed, args.stochastic))
+    except ValueError as e:
+        ap.error(str(e))
     return 0
 
 

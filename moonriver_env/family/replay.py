@@ -1,27 +1,21 @@
-"""What a replay page shows, game by game: the frames of a game as plain data.
+"""What a replay page shows, game by game: the frames of a game as plain data (the
+``replay`` hook of a :class:`~moonriver_env.games.GameEntry` is a :class:`ReplayGame`).
 
 A :class:`Replay` is what the page (:mod:`agents.replay.page`) needs and nothing
 game-specific: per position the SVG pieces to show (deduplicated: a piece that does not change
 between positions is stored once), the move that led there in words, and each seat's score by
-category; and the final result. A game plugs in with a :class:`ReplayGame` that turns its
-move list into a :class:`Replay`; :data:`agents.replay.games.GAMES` lists them by game name. Moon River's
-(:class:`MoonRiverReplay`) draws every position with the SVG painter
-(:mod:`moonriver_env.moonriver.render.svg`) from the same view model as the pictures
-(:func:`moonriver_env.moonriver.render.table_view`).
+category; and the final result. A game plugs in with a :class:`ReplayGame` in its folder
+(``replay.py``: :mod:`moonriver_env.moonriver.replay`, :mod:`moonriver_env.kingdomino.replay`)
+that turns its move list (:class:`agents.move_list.MoveList`: players, mode, seed, seats,
+actions, source and ``states()``) into a
+:class:`Replay`; the replay command finds it through the game's entry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-from moonriver_env.moonriver.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
-from moonriver_env.moonriver.render.view import table_view
-from moonriver_env.moonriver.rules import GameState
-from moonriver_env.moonriver.rules.scoring import ScoreBreakdown
-
-from ..move_list import MoveList
 
 
 @dataclass(frozen=True)
@@ -70,12 +64,13 @@ class Replay:
 
 
 class ReplayGame(Protocol):
-    """Turns a game's move list into a :class:`Replay` (one per game: Moon River, and later
-    Kingdomino). Raises :class:`agents.move_list.MoveListError` for moves that do not replay."""
+    """Turns a game's move list into a :class:`Replay` (one per game, its ``replay`` hook).
+    Raises the move list's error (:class:`agents.move_list.MoveListError`) for moves that do
+    not replay."""
 
     name: str
 
-    def replay(self, moves: MoveList, title: str) -> Replay: ...
+    def replay(self, moves: Any, title: str) -> Replay: ...
 
 
 Scores = tuple[tuple[int, ...], ...]
@@ -92,7 +87,7 @@ class Walk:
     """The last position (the engine's state)."""
 
 
-def walk_frames(moves: MoveList, draw: Callable[[Any], tuple[list[str], Scores]]) -> Walk:
+def walk_frames(moves: Any, draw: Callable[[Any], tuple[list[str], Scores]]) -> Walk:
     """Every position of ``moves`` as a :class:`Frame` (the one walk both games' replays
     share): ``draw(state)`` gives the position's pieces (markup, a ranch or kingdom per seat
     and then the shared table) and scores; equal pieces are stored once. Raises :class:`~agents.move_list.MoveListError` for
@@ -123,10 +118,18 @@ def walk_frames(moves: MoveList, draw: Callable[[Any], tuple[list[str], Scores]]
     return Walk(tuple(pieces), tuple(frames), state)
 
 
-def assemble_replay(moves: MoveList, title: str, setup: str, walk: Walk, **markup: Any) -> Replay:
+def assemble_replay(
+    moves: Any,
+    title: str,
+    setup: str,
+    walk: Walk,
+    seat_colours: Sequence[str],
+    **markup: Any,
+) -> Replay:
     """The :class:`Replay` of a :class:`Walk`: the final scores are the last frame's (the
     last position says who won), the subtitle the game's ``setup``, seed, length and source;
-    ``markup``: the :class:`Replay` fields ``categories``, ``defs`` and ``legend``."""
+    ``seat_colours``: a colour per seat; ``markup``: the :class:`Replay` fields
+    ``categories``, ``defs`` and ``legend``."""
     last, frames = walk.last, walk.frames
     winners = set(last.winners()) if last.is_terminal else set()
     final = tuple(
@@ -140,48 +143,10 @@ def assemble_replay(moves: MoveList, title: str, setup: str, walk: Walk, **marku
         title=title,
         subtitle=subtitle,
         seats=moves.seats,
-        seat_colours=tuple(seat_hex(s) for s in range(moves.players)),
+        seat_colours=tuple(seat_colours),
         pieces=walk.pieces,
         frames=frames,
         final=final,
         finished=last.is_terminal,
         **markup,
     )
-
-
-CATEGORIES = ("territories", "resources", "partners", "scenario")
-"""Moon River's score categories (RULES.md section 5), in the order of the score table."""
-
-
-def _score_row(score: ScoreBreakdown) -> tuple[int, ...]:
-    return (*(getattr(score, c) for c in CATEGORIES), score.total)
-
-
-class MoonRiverReplay:
-    """Moon River's replay: a ranch per seat and the shared table per position."""
-
-    name = "moonriver"
-
-    def replay(self, moves: MoveList, title: str) -> Replay:
-        defs = SvgDefs()
-        labels = moves.seats
-
-        def draw(state: GameState) -> tuple[list[str], Scores]:
-            view = table_view(state, labels)
-            shown = [ranch_svg(view, s, defs) for s in range(view.num_players)]
-            shown.append(table_svg(view, defs))
-            return shown, tuple(_score_row(s) for s in state.scores())
-
-        walk = walk_frames(moves, draw)
-        setup = f"{moves.players} players, {moves.mode}"
-        if walk.last.scenario:
-            setup += f", scenario {walk.last.scenario.replace('_', ' ')}"
-        return assemble_replay(
-            moves,
-            title,
-            setup,
-            walk,
-            categories=CATEGORIES,
-            defs=defs.markup(),
-            legend=legend_svg(),
-        )

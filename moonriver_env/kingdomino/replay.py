@@ -1,4 +1,5 @@
-"""Kingdomino's replay: each kingdom and the two draft lines as SVG, per position.
+"""Kingdomino's replay (the ``replay`` hook of its entry, :mod:`moonriver_env.family.replay`):
+each kingdom and the two draft lines as SVG, per position.
 
 The pictures come from the same data as :mod:`moonriver_env.kingdomino.render`: a kingdom's
 squares (:meth:`~moonriver_env.kingdomino.Kingdom.square`, the landscape colours of
@@ -10,14 +11,13 @@ white) and the lines with the kings on them. Scores by category are the engine's
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 
+from moonriver_env.family.replay import Replay, Scores, assemble_replay, walk_frames
 from moonriver_env.kingdomino import Kingdom, KingdominoState
 from moonriver_env.kingdomino.render import LANDSCAPE_COLOURS
 from moonriver_env.kingdomino.rules.state import DOMINOES
 from moonriver_env.moonriver.render.svg import seat_hex
-
-from ..move_list import MoveList, final_totals
-from .model import Replay, Scores, assemble_replay, walk_frames
 
 CATEGORIES = ("territories", "harmony", "middle kingdom")
 """Kingdomino's score categories (the score pad's territories and the two bonuses)."""
@@ -109,10 +109,11 @@ def legend_svg() -> str:
 
 
 def _score_row(state: KingdominoState) -> tuple[tuple[int, ...], ...]:
-    """Per seat the categories, then the total (:func:`~agents.move_list.final_totals`)."""
+    """Per seat the categories, then the total (its points, a Dynasty's earlier games
+    included)."""
     dynasty = state.config.has("dynasty")
     rows = []
-    for s, total in zip(state.scores(), final_totals(state), strict=True):
+    for s, total in zip(state.scores(), state.points(), strict=True):
         row = (s.territory_points, s.harmony, s.middle_kingdom)
         rows.append((*row, total - s.total, total) if dynasty else (*row, total))
     return tuple(rows)
@@ -123,7 +124,7 @@ class KingdominoReplay:
 
     name = "kingdomino"
 
-    def replay(self, moves: MoveList, title: str) -> Replay:
+    def replay(self, moves: Any, title: str) -> Replay:
         labels = moves.seats
         colours = tuple(seat_hex(s) for s in range(moves.players))
 
@@ -144,7 +145,12 @@ class KingdominoReplay:
             title,
             f"Kingdomino, {config.describe()}",
             walk,
+            colours,
             categories=(*CATEGORIES, DYNASTY_CATEGORY) if dynasty else CATEGORIES,
             defs="",
             legend=legend_svg(),
         )
+
+
+REPLAY = KingdominoReplay()
+"""Kingdomino's replay."""

@@ -8,10 +8,10 @@ agent under test, seats 1-3 its three opponents; game ``i`` of a matchup uses en
 
 Usage::
 
-    python -m agents.kingdomino_paper --matchups baseline --games 1000
-    python -m agents.kingdomino_paper --matchups mc --games 200
-    python -m agents.kingdomino_paper --matchups best --games 300
-    python -m agents.kingdomino_paper --summary
+    python -m moonriver_env.kingdomino.paper --matchups baseline --games 1000
+    python -m moonriver_env.kingdomino.paper --matchups mc --games 200
+    python -m moonriver_env.kingdomino.paper --matchups best --games 300
+    python -m moonriver_env.kingdomino.paper --summary
 
 Each matchup appends one JSON line per finished game to ``OUT/<matchup>.jsonl`` (resumable:
 finished games are skipped; a lock file refuses a second writer) and ``--summary`` writes
@@ -28,14 +28,14 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from agents.ratings import wilson_interval
+from agents.registry import make_agent
 from moonriver_env.kingdomino import KingdominoConfig, Phase, new_game
 
-from .kingdomino_agents import make_kingdomino_agent
-from .ratings import wilson_interval
-
 PAPER_CONFIG = KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom"))
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "kingdomino" / "paper"
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "docs" / "kingdomino" / "paper"
 
 # name -> (agent under test, opponent, what the study reports for it)
 MATCHUPS: dict[str, tuple[str, str]] = {
@@ -97,7 +97,8 @@ def run_matchup(name: str, games: int, out: Path) -> None:
     os.close(fd)
     try:
         done = {json.loads(line)["game"] for line in path.open()} if path.exists() else set()
-        agents = [make_kingdomino_agent(spec)] + [make_kingdomino_agent(opponent) for _ in range(3)]
+        agents: list[Any] = [make_agent(spec, game="kingdomino")]
+        agents += [make_agent(opponent, game="kingdomino") for _ in range(3)]
         t_start = time.time()
         todo = [g for g in range(games) if g not in done]
         for count, g in enumerate(todo, 1):
@@ -185,7 +186,9 @@ def summary(out: Path) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.kingdomino_paper", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m moonriver_env.kingdomino.paper", description=__doc__
+    )
     parser.add_argument("--matchups", nargs="*", default=[], help=f"groups {list(GROUPS)} or names")
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
