@@ -1,5 +1,6 @@
-/* What the files of the CPython binding share (module.c: Moon River and the module; kdbind.c:
- * Kingdomino, added to moonriver_env._native by module.c). */
+/* What the files of the CPython binding share (module.c: the module, Moon River's Config and
+ * the shared helpers; batch.c: Moon River's Batch; state.c: its State; kdbind.c: Kingdomino,
+ * added to moonriver_env._native by module.c). */
 #ifndef MOONRIVER_BINDING_H
 #define MOONRIVER_BINDING_H
 
@@ -7,6 +8,23 @@
 #include <Python.h>
 
 #include "moonriver.h"
+
+/* Moon River's config object (module.c), its Batch (batch.c) and State (state.c) types. */
+typedef struct {
+    PyObject_HEAD mr_config cfg;
+} ConfigObject;
+extern PyTypeObject ConfigType, BatchType, StateType;
+/* The module functions new_state(config, seed) and state_from_record(config, bytes) (state.c). */
+PyObject *new_state(PyObject *mod, PyObject *args);
+PyObject *state_from_record(PyObject *mod, PyObject *args);
+
+/* Whether a is in the ascending list legal of count ids (binary search). */
+int legal_has(const int16_t *legal, int count, int64_t a);
+/* mr_check_state, then mr_rebuild when it passes: a record_check for Moon River. */
+const char *mr_check_and_rebuild(const void *cfg, void *st);
+/* Writes seat's flat observation of st into out (a writable float32 buffer of obs_size):
+ * the one body of Batch.observe and State.observe. */
+PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObject *out);
 
 /* Adds the kd_* functions, the KdState type and the Kingdomino constants to the module;
  * 0, or -1 with an exception set. */
