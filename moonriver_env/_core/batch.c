@@ -13,7 +13,7 @@ enum { OUT_OBS, OUT_MASK, OUT_LEGAL, OUT_NUM_LEGAL, OUT_SEAT, OUT_REWARDS, OUT_T
        OUT_SCORES, NUM_OUT };
 
 typedef struct {
-    PyObject_HEAD PyObject *config; /* ConfigObject, kept alive */
+    BatchHead head; /* head.config: the ConfigObject, kept alive */
     const mr_config *cfg;
     Py_ssize_t num_games;
     mr_state *states;
@@ -24,6 +24,7 @@ typedef struct {
     float *blocks;    /* [num_games][n][block]: the encoder's cache of ranch blocks */
     int32_t *points;  /* [num_games][n][4]: and of their points */
     uint32_t *keys;   /* [num_games][n]: the ranch versions they were built from */
+    int64_t *todo;    /* [num_games]: a step's checked actions, or a reset's seeds */
     int reward_mode;  /* 0 win, 1 score, 2 score_diff */
     double dense;
     int auto_reset, observe;
@@ -31,23 +32,32 @@ typedef struct {
     int have_out[NUM_OUT];
 } BatchObject;
 
-static void Batch_dealloc(BatchObject *self) {
+/* Releases everything the Batch holds (the state after a failed __init__ or at the end). */
+static void Batch_clear(BatchObject *self) {
     for (int i = 0; i < NUM_OUT; i++) {
         if (self->have_out[i]) {
             PyBuffer_Release(&self->out[i]);
+            self->have_out[i] = 0;
         }
     }
-    PyMem_Free(self->states);
-    PyMem_Free(self->seeders);
-    PyMem_Free(self->legal);
-    PyMem_Free(self->nlegal);
-    PyMem_Free(self->totals);
-    PyMem_Free(self->blocks);
-    PyMem_Free(self->points);
-    PyMem_Free(self->keys);
-    Py_XDECREF(self->config);
+    void **blocks[] = {(void **)&self->states, (void **)&self->seeders, (void **)&self->legal,
+                       (void **)&self->nlegal, (void **)&self->totals, (void **)&self->blocks,
+                       (void **)&self->points, (void **)&self->keys, (void **)&self->todo};
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        PyMem_Free(*blocks[b]);
+        *blocks[b] = NULL;
+    }
+    Py_CLEAR(self->head.config);
+}
+
+static void Batch_dealloc(BatchObject *self) {
+    Batch_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
+/* Batch_init's work once the arguments are parsed: 0, or -1 with an exception set. */
+static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games,
+                       int reward_mode, double dense, int auto_reset, PyObject **arrays);
 
 static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"config", "num_games", "reward_mode", "dense", "auto_reset",
@@ -63,8 +73,19 @@ static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
                                      &arrays[6], &arrays[7])) {
         return -1;
     }
-    if (self->config) {
-        PyErr_SetString(PyExc_RuntimeError, "Batch: already initialised");
+    if (batch_init_begin((PyObject *)self) < 0) {
+        return -1;
+    }
+    int rc = Batch_setup(self, config, num_games, reward_mode, dense, auto_reset, arrays);
+    if (rc < 0) {
+        Batch_clear(self); /* a failed __init__ holds nothing and leaves the Batch unusable */
+    }
+    return batch_init_done((PyObject *)self, rc == 0);
+}
+
+static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games,
+                       int reward_mode, double dense, int auto_reset, PyObject **arrays) {
+    if (config_ready(config) < 0) {
         return -1;
     }
     if (num_games < 1 || num_games > (1 << 24) || reward_mode < 0 || reward_mode > 2) {
@@ -72,7 +93,7 @@ static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
         return -1;
     }
     Py_INCREF(config);
-    self->config = config;
+    self->head.config = config;
     const mr_config *cfg = self->cfg = &((ConfigObject *)config)->cfg;
     self->num_games = num_games;
     self->reward_mode = reward_mode;
@@ -106,23 +127,16 @@ static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
     self->totals = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
     self->points = PyMem_Calloc((size_t)(N * n * 4), sizeof(int32_t));
     self->keys = PyMem_Calloc((size_t)(N * n), sizeof(uint32_t));
+    self->todo = PyMem_Calloc((size_t)N, sizeof(int64_t));
     if (self->observe) {
         self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
     }
     if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals ||
-        !self->points || !self->keys || (self->observe && !self->blocks)) {
+        !self->points || !self->keys || !self->todo || (self->observe && !self->blocks)) {
         PyErr_NoMemory();
         return -1;
     }
     return 0;
-}
-
-static int ready(BatchObject *self) {
-    if (!self->config) {
-        PyErr_SetString(PyExc_RuntimeError, "Batch: not initialised");
-        return 0;
-    }
-    return 1;
 }
 
 /* The legal list of game i, its mask, seat and observation into the outputs. */
@@ -178,16 +192,18 @@ static void clear_step_outputs(BatchObject *self, Py_ssize_t i) {
  * game i's generator becomes numpy.random.default_rng(seeds[i]). */
 static PyObject *Batch_reset(BatchObject *self, PyObject *args) {
     PyObject *seeds;
-    if (!ready(self) || !PyArg_ParseTuple(args, "O", &seeds)) {
+    if (!PyArg_ParseTuple(args, "O", &seeds)) {
         return NULL;
     }
-    Py_buffer view;
-    const uint64_t *seed = NULL;
+    const uint64_t *seed = NULL; /* a private copy: the loop runs without the GIL */
     if (seeds != Py_None) {
+        Py_buffer view;
         if (get_buffer(seeds, &view, "seeds", "QLK", 8, self->num_games, 0) < 0) {
             return NULL;
         }
-        seed = view.buf;
+        memcpy(self->todo, view.buf, sizeof(int64_t) * (size_t)self->num_games);
+        PyBuffer_Release(&view);
+        seed = (const uint64_t *)self->todo;
     }
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < self->num_games; i++) {
@@ -199,9 +215,6 @@ static PyObject *Batch_reset(BatchObject *self, PyObject *args) {
         publish(self, i);
     }
     Py_END_ALLOW_THREADS;
-    if (seed) {
-        PyBuffer_Release(&view);
-    }
     Py_RETURN_NONE;
 }
 
@@ -212,7 +225,7 @@ static int check_index(BatchObject *self, Py_ssize_t i);
 static PyObject *Batch_reset_game(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
     PyObject *seed_obj;
-    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &seed_obj) || !check_index(self, i)) {
+    if (!PyArg_ParseTuple(args, "nO", &i, &seed_obj) || !check_index(self, i)) {
         return NULL;
     }
     if (seed_obj != Py_None) {
@@ -260,10 +273,13 @@ static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode
 /* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
  * the first game whose action is not legal (then nothing changed). A finished game
  * (auto_reset off) ignores its action; a game whose active entry is false is left as it is,
- * its outputs included. */
+ * its outputs included. Each action is read once from the caller's array into todo and
+ * checked there; the games play todo only (the caller's arrays may change meanwhile). */
+enum { TODO_INACTIVE = -1, TODO_OVER = -2 };
+
 static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     PyObject *actions, *active_obj = Py_None;
-    if (!ready(self) || !PyArg_ParseTuple(args, "O|O", &actions, &active_obj)) {
+    if (!PyArg_ParseTuple(args, "O|O", &actions, &active_obj)) {
         return NULL;
     }
     Py_buffer view, active_view;
@@ -280,30 +296,32 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
         }
         return NULL;
     }
-    const int64_t *act = view.buf;
+    const volatile int64_t *act = view.buf;
     const mr_config *cfg = self->cfg;
     Py_ssize_t A = cfg->num_actions, N = self->num_games;
     Py_ssize_t bad = -1;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        if (self->states[i].phase == PH_GAME_OVER || (active && !active[i])) {
-            continue;
-        }
-        if (!legal_has(self->legal + i * A, self->nlegal[i], act[i])) {
-            bad = i;
-            break;
+    int64_t *todo = self->todo;
+    for (Py_ssize_t i = 0; i < N && bad < 0; i++) {
+        if (active && !((const volatile char *)active)[i]) {
+            todo[i] = TODO_INACTIVE;
+        } else if (self->states[i].phase == PH_GAME_OVER) {
+            todo[i] = TODO_OVER;
+        } else {
+            todo[i] = act[i];
+            bad = legal_has(self->legal + i * A, self->nlegal[i], todo[i]) ? -1 : i;
         }
     }
+    PyBuffer_Release(&view);
+    if (active) {
+        PyBuffer_Release(&active_view);
+    }
     if (bad >= 0) {
-        PyBuffer_Release(&view);
-        if (active) {
-            PyBuffer_Release(&active_view);
-        }
         return PyLong_FromSsize_t(bad);
     }
     int n = cfg->n;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < N; i++) {
-        if (active && !active[i]) {
+        if (todo[i] == TODO_INACTIVE) {
             continue;
         }
         mr_state *st = &self->states[i];
@@ -316,7 +334,7 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
             continue; /* stays terminated (auto_reset off) */
         }
         int was_done = *terminated;
-        mr_apply(cfg, st, (int)act[i]);
+        mr_apply(cfg, st, (int)todo[i]);
         for (int s = 0; s < n; s++) {
             rewards[s] = 0.0;
         }
@@ -356,10 +374,6 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
         publish(self, i);
     }
     Py_END_ALLOW_THREADS;
-    PyBuffer_Release(&view);
-    if (active) {
-        PyBuffer_Release(&active_view);
-    }
     return PyLong_FromLong(-1);
 }
 
@@ -375,7 +389,7 @@ static int check_index(BatchObject *self, Py_ssize_t i) {
 /* get_record(i) -> bytes: the mr_state of game i. */
 static PyObject *Batch_get_record(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
-    if (!ready(self) || !PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
+    if (!PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
         return NULL;
     }
     return PyBytes_FromStringAndSize((const char *)&self->states[i], sizeof(mr_state));
@@ -385,7 +399,7 @@ static PyObject *Batch_get_record(BatchObject *self, PyObject *args) {
 static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
     PyObject *record;
-    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &record) || !check_index(self, i) ||
+    if (!PyArg_ParseTuple(args, "nO", &i, &record) || !check_index(self, i) ||
         load_record(record, self->cfg, mr_check_and_rebuild, &self->states[i], sizeof(mr_state)) < 0) {
         return NULL;
     }
@@ -403,7 +417,7 @@ static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
     int seat;
     PyObject *out;
-    if (!ready(self) || !PyArg_ParseTuple(args, "niO", &i, &seat, &out) || !check_index(self, i)) {
+    if (!PyArg_ParseTuple(args, "niO", &i, &seat, &out) || !check_index(self, i)) {
         return NULL;
     }
     return observe_into(self->cfg, &self->states[i], seat, out);
@@ -412,21 +426,22 @@ static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
 /* phase(i) -> int */
 static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
-    if (!ready(self) || !PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
+    if (!PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
         return NULL;
     }
     return PyLong_FromLong(self->states[i].phase);
 }
 
-static PyMethodDef Batch_methods[] = {
-    {"reset", (PyCFunction)Batch_reset, METH_VARARGS, "reset(seeds or None)"},
-    {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions) -> -1 or a bad index"},
-    {"reset_game", (PyCFunction)Batch_reset_game, METH_VARARGS, "reset_game(i, seed or None)"},
-    {"get_record", (PyCFunction)Batch_get_record, METH_VARARGS, "get_record(i) -> bytes"},
-    {"set_record", (PyCFunction)Batch_set_record, METH_VARARGS, "set_record(i, bytes)"},
-    {"phase", (PyCFunction)Batch_phase, METH_VARARGS, "phase(i) -> phase code"},
-    {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(i, seat, out)"},
-    {NULL}};
+/* Every method runs through batch_call (binding.h): one call at a time on a ready Batch. */
+#define BATCH_LIST(X, P) \
+    X(P, reset, "reset(seeds or None)") \
+    X(P, step, "step(actions) -> -1 or a bad index") \
+    X(P, reset_game, "reset_game(i, seed or None)") \
+    X(P, get_record, "get_record(i) -> bytes") \
+    X(P, set_record, "set_record(i, bytes)") \
+    X(P, phase, "phase(i) -> phase code") \
+    X(P, observe, "observe(i, seat, out)")
+BATCH_METHODS(BATCH_LIST, Batch)
 
 PyTypeObject BatchType = {NATIVE_BATCH_TYPE(
     BatchObject, Batch, "Batch",

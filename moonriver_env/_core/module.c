@@ -39,30 +39,64 @@ int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *for
     return 0;
 }
 
+const char *type_name(PyObject *obj) {
+    const char *name = Py_TYPE(obj)->tp_name, *dot = strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+int config_ready(PyObject *config) {
+    if (!((ConfigHead *)config)->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s is not initialised", type_name(config));
+        return -1;
+    }
+    return 0;
+}
+
+/* Refuses a second __init__ of a config object (batches and states read it without the GIL):
+ * 0, or -1 with RuntimeError. */
+int config_fresh(PyObject *config) {
+    if (((ConfigHead *)config)->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s: already initialised", type_name(config));
+        return -1;
+    }
+    return 0;
+}
+
 static int Config_init(ConfigObject *self, PyObject *args, PyObject *kwds) {
     PyObject *spec;
-    if (!PyArg_ParseTuple(args, "O", &spec)) {
+    if (!PyArg_ParseTuple(args, "O", &spec) || config_fresh((PyObject *)self) < 0) {
         return -1;
     }
     Py_buffer view;
     if (get_buffer(spec, &view, "spec", "qlL", 8, mr_spec_length(), 0) < 0) {
         return -1;
     }
-    const char *err = mr_config_init(&self->cfg, (const int64_t *)view.buf, (size_t)mr_spec_length());
+    size_t len = (size_t)mr_spec_length();
+    int64_t *copy = PyMem_Malloc(len * sizeof(int64_t)); /* the spec as checked and read */
+    if (copy) {
+        memcpy(copy, view.buf, len * sizeof(int64_t));
+    }
     PyBuffer_Release(&view);
+    if (!copy || config_fresh((PyObject *)self) < 0) {
+        PyMem_Free(copy);
+        return copy ? -1 : (PyErr_NoMemory(), -1);
+    }
+    const char *err = mr_config_init(&self->cfg, copy, len);
+    PyMem_Free(copy);
     if (err) {
         PyErr_SetString(PyExc_ValueError, err);
         return -1;
     }
+    self->head.ready = 1;
     return 0;
 }
 
 static PyObject *Config_get_obs_size(ConfigObject *self, void *closure) {
-    return PyLong_FromLong(self->cfg.obs_size);
+    return config_ready((PyObject *)self) < 0 ? NULL : PyLong_FromLong(self->cfg.obs_size);
 }
 
 static PyObject *Config_get_num_actions(ConfigObject *self, void *closure) {
-    return PyLong_FromLong(self->cfg.num_actions);
+    return config_ready((PyObject *)self) < 0 ? NULL : PyLong_FromLong(self->cfg.num_actions);
 }
 
 static PyGetSetDef Config_getset[] = {
@@ -74,6 +108,103 @@ PyTypeObject ConfigType = {
     NATIVE_TYPE(ConfigObject, "Config",
                 "The per-config tables of the native core, read from a spec vector."),
     .tp_new = PyType_GenericNew, .tp_init = (initproc)Config_init, .tp_getset = Config_getset};
+
+/* --- the batches' guard -------------------------------------------------------------------- */
+static int batch_free(PyObject *self) {
+    BatchHead *head = (BatchHead *)self;
+    if (head->busy) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s is in use by another call (a batch is stepped, reset and read by one "
+                     "thread at a time)",
+                     type_name(self));
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *batch_call(PyObject *self, PyObject *args, batch_method body) {
+    BatchHead *head = (BatchHead *)self;
+    if (!head->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s is not initialised", type_name(self));
+        return NULL;
+    }
+    if (batch_free(self) < 0) {
+        return NULL;
+    }
+    head->busy = 1;
+    PyObject *out = body(self, args);
+    head->busy = 0;
+    return out;
+}
+
+int batch_init_begin(PyObject *self) {
+    BatchHead *head = (BatchHead *)self;
+    if (head->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s: already initialised", type_name(self));
+        return -1;
+    }
+    if (batch_free(self) < 0) {
+        return -1;
+    }
+    head->busy = 1;
+    return 0;
+}
+
+int batch_init_done(PyObject *self, int ok) {
+    BatchHead *head = (BatchHead *)self;
+    head->ready = ok;
+    head->busy = 0;
+    return ok ? 0 : -1;
+}
+
+/* --- sequences from Python ---------------------------------------------------------------- */
+PyObject *sequence_snapshot(PyObject *obj, const char *message) {
+    PyObject *seq = PySequence_Fast(obj, message);
+    if (!seq) {
+        return NULL;
+    }
+    PyObject *tuple = PySequence_Tuple(seq); /* a list is copied; a tuple cannot change */
+    Py_DECREF(seq);
+    return tuple;
+}
+
+int *read_action_ids(PyObject *obj, const char *name, Py_ssize_t max, Py_ssize_t *count) {
+    char message[96];
+    PyOS_snprintf(message, sizeof message, "%s: expected a sequence of action ids", name);
+    PyObject *items = sequence_snapshot(obj, message);
+    if (!items) {
+        return NULL;
+    }
+    Py_ssize_t k = PyTuple_GET_SIZE(items);
+    int *ids = k <= max ? PyMem_Malloc((size_t)(k ? k : 1) * sizeof(int)) : NULL;
+    if (!ids) {
+        Py_DECREF(items);
+        if (k <= max) {
+            return (int *)PyErr_NoMemory();
+        }
+        PyErr_Format(PyExc_ValueError, "%s: expected at most %zd action ids, got %zd", name,
+                     max, k);
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        long long a = PyLong_AsLongLong(PyTuple_GET_ITEM(items, j));
+        if (a == -1 && PyErr_Occurred()) {
+            break;
+        }
+        if (a < 0 || a > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "%s: action %lld is not legal here", name, a);
+            break;
+        }
+        ids[j] = (int)a;
+    }
+    Py_DECREF(items);
+    if (PyErr_Occurred()) {
+        PyMem_Free(ids);
+        return NULL;
+    }
+    *count = k;
+    return ids;
+}
 
 
 int load_record(PyObject *record, const void *params, record_check check, void *out,
@@ -213,10 +344,12 @@ PyObject *core_state_time_clones(PyObject *self, PyObject *arg) {
         return PyErr_NoMemory();
     }
     volatile char keep = 0;
+    char *from = sink + size; /* a private copy: the loop runs without the GIL */
+    memcpy(from, (char *)self + CORE_STATE_OFFSET, size);
     Py_BEGIN_ALLOW_THREADS;
     for (long i = 0; i < k; i++) {
-        memcpy(sink + (i & 1) * size, (char *)self + CORE_STATE_OFFSET, size);
-        keep = (char)(keep + sink[(i & 1) * size]);
+        memcpy(sink, from, size);
+        keep = (char)(keep + sink[i % (long)size]);
     }
     Py_END_ALLOW_THREADS;
     (void)keep;

@@ -23,7 +23,7 @@ static StateObject *new_state_object(PyObject *config) {
 PyObject *new_state(PyObject *mod, PyObject *args) {
     PyObject *config;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "O!K", &ConfigType, &config, &seed)) {
+    if (!PyArg_ParseTuple(args, "O!K", &ConfigType, &config, &seed) || config_ready(config) < 0) {
         return NULL;
     }
     StateObject *obj = new_state_object(config);
@@ -36,7 +36,8 @@ PyObject *new_state(PyObject *mod, PyObject *args) {
 /* state_from_record(config, bytes): checked like Batch.set_record. */
 PyObject *state_from_record(PyObject *mod, PyObject *args) {
     PyObject *config, *record;
-    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record)) {
+    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record) ||
+        config_ready(config) < 0) {
         return NULL;
     }
     return core_state_from_record(&StateType, config, &((ConfigObject *)config)->cfg, record,
@@ -116,17 +117,17 @@ static PyObject *State_rollout(StateObject *self, PyObject *args) {
 /* The 11 fields of agents.evaluation.Weights from a sequence of numbers; -1 with an error
  * set when it is not one. */
 static int read_weights(PyObject *wobj, double w[11]) {
-    PyObject *seq = PySequence_Fast(wobj, "weights: expected a sequence of 11 numbers");
+    PyObject *seq = sequence_snapshot(wobj, "weights: expected a sequence of 11 numbers");
     if (!seq) {
         return -1;
     }
-    if (PySequence_Fast_GET_SIZE(seq) != 11) {
+    if (PyTuple_GET_SIZE(seq) != 11) {
         Py_DECREF(seq);
         PyErr_SetString(PyExc_ValueError, "weights: expected 11 numbers");
         return -1;
     }
-    for (int i = 0; i < 11; i++) {
-        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+    for (int i = 0; i < 11 && !PyErr_Occurred(); i++) {
+        w[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(seq, i));
     }
     Py_DECREF(seq);
     return PyErr_Occurred() ? -1 : 0;
@@ -153,40 +154,19 @@ static PyObject *State_simulate(StateObject *self, PyObject *args) {
     return build_items(0, self->cfg->n, item_double, values);
 }
 
-/* The ids of the sequence actions_obj, each legal in this state, as a new PyMem array of
- * *count ints (freed by the caller); NULL with an error set when one is not. */
-static int *legal_actions_of(StateObject *self, PyObject *actions_obj, Py_ssize_t *count) {
-    PyObject *seq = PySequence_Fast(actions_obj, "actions: expected a sequence of action ids");
-    if (!seq) {
-        return NULL;
-    }
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+/* 0 when each of the k ids acts is legal in this state, else -1 with ValueError. The ids
+ * were read by read_action_ids before, and no Python code runs between this check and
+ * their use. */
+static int check_legal(StateObject *self, const int *acts, Py_ssize_t k) {
     int16_t legal[MR_MAX_ACTIONS];
     int num_legal = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
-    int *acts = PyMem_Malloc((k ? k : 1) * sizeof(int));
-    if (!acts) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        return NULL;
-    }
     for (Py_ssize_t j = 0; j < k; j++) {
-        long long a = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
-        if (a == -1 && PyErr_Occurred()) {
-            break;
+        if (!legal_has(legal, num_legal, acts[j])) {
+            PyErr_Format(PyExc_ValueError, "actions: action %d is not legal here", acts[j]);
+            return -1;
         }
-        if (!legal_has(legal, num_legal, a)) {
-            PyErr_Format(PyExc_ValueError, "actions: %lld is not legal here", a);
-            break;
-        }
-        acts[j] = (int)a;
     }
-    Py_DECREF(seq);
-    if (PyErr_Occurred()) {
-        PyMem_Free(acts);
-        return NULL;
-    }
-    *count = k;
-    return acts;
+    return 0;
 }
 
 /* action_values(actions, weights) -> the heuristic agent's one-ply value of each action (legal
@@ -201,8 +181,9 @@ static PyObject *State_action_values(StateObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t k;
-    int *acts = legal_actions_of(self, actions_obj, &k);
-    if (!acts) {
+    int *acts = read_action_ids(actions_obj, "actions", PY_SSIZE_T_MAX / 8, &k);
+    if (!acts || check_legal(self, acts, k) < 0) {
+        PyMem_Free(acts);
         return NULL;
     }
     double *values = PyMem_Malloc((k ? k : 1) * sizeof(double));
@@ -242,13 +223,18 @@ static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t k;
-    int *acts = legal_actions_of(self, actions_obj, &k);
+    int *acts = read_action_ids(actions_obj, "actions", PY_SSIZE_T_MAX / 8, &k);
     if (!acts) {
         return NULL;
     }
     Py_ssize_t width = cfg->obs_size + cfg->n + 1;
     Py_buffer view;
     if (get_buffer(rows_obj, &view, "rows", "f", 4, k * width, 1) < 0) {
+        PyMem_Free(acts);
+        return NULL;
+    }
+    if (check_legal(self, acts, k) < 0) { /* after the last Python code: the buffer's */
+        PyBuffer_Release(&view);
         PyMem_Free(acts);
         return NULL;
     }
