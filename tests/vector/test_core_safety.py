@@ -215,6 +215,8 @@ def mr_half_initialised() -> None:
     half_initialised(core.Batch, core.Config, good, bad, calls)
     blank = core.Config.__new__(core.Config)
     raises(RuntimeError, "Config is not initialised", lambda: core.new_state(blank, 0))
+    raises(RuntimeError, "Config is not initialised", core.state_from_record, blank, b"")
+    raises(TypeError, "cannot create", type(core.new_state(config, 0)))  # only built whole
     raises(RuntimeError, "Config is not initialised", lambda: blank.obs_size)
     spec = build_spec(core, vg.config)
     raises(RuntimeError, "Config: already initialised", lambda: config.__init__(spec))
@@ -239,6 +241,8 @@ def kd_half_initialised() -> None:
     half_initialised(core.KdBatch, core.KdConfig, good, bad, calls)
     blank = core.KdConfig.__new__(core.KdConfig)
     raises(RuntimeError, "KdConfig is not initialised", lambda: core.kd_new_state(blank, 0))
+    raises(RuntimeError, "KdConfig is not initialised", core.kd_state_from_record, blank, b"")
+    raises(TypeError, "cannot create", type(core.kd_new_state(config, 0)))  # only built whole
 
 
 class Shrinking:
@@ -254,6 +258,17 @@ class Shrinking:
     def __float__(self) -> float:
         self.items.clear()
         return float(self.value)
+
+
+class Playing:
+    """An item whose conversion plays a move on the state it is passed to."""
+
+    def __init__(self, state: Any, value: int) -> None:
+        self.state, self.value = state, value
+
+    def __index__(self) -> int:
+        assert self.state.apply(self.state.legal()[0])
+        return self.value
 
 
 def shrinking(values: list) -> list:
@@ -279,6 +294,9 @@ def mr_mutating_sequences() -> None:
     want = state.value_leaves(0, legal, 2, 5, weights, rows)
     got = state.value_leaves(0, shrinking(legal), 2, 5, shrinking(weights), rows)
     assert got == want
+    # legal[0] (a setup claim) is taken by the move the first item's __index__ plays: the ids
+    # are checked against the state as it is after every conversion
+    raises(ValueError, "not legal", state.action_values, [Playing(state, legal[0])], weights)
 
 
 def kd_mutating_sequences() -> None:
