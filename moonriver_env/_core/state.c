@@ -240,30 +240,28 @@ static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
     }
     double *margins = PyMem_Malloc((k ? k : 1) * sizeof(double));
     int *ended = PyMem_Malloc((k ? k : 1) * sizeof(int));
-    PyObject *out = margins && ended ? PyTuple_New(k) : PyErr_NoMemory();
-    if (out) {
-        mr_state *sim = PyMem_Malloc(sizeof(mr_state));
-        if (!sim) {
-            Py_CLEAR(out);
-            PyErr_NoMemory();
-        } else {
-            float *rows = view.buf;
-            for (Py_ssize_t j = 0; j < k; j++) { /* with the GIL held, as above */
-                *sim = self->st;
-                ended[j] = mr_value_leaf(cfg, sim, seat, acts[j], depth, seed, w,
-                                         rows + j * width, &margins[j]);
+    mr_state *sim = PyMem_Malloc(sizeof(mr_state));
+    PyObject *out = NULL;
+    if (!margins || !ended || !sim) {
+        PyErr_NoMemory();
+    } else {
+        float *rows = view.buf;
+        for (Py_ssize_t j = 0; j < k; j++) { /* with the GIL held, no Python code run since */
+            *sim = self->st;                 /* check_legal (no object made before the end) */
+            ended[j] = mr_value_leaf(cfg, sim, seat, acts[j], depth, seed, w, rows + j * width,
+                                     &margins[j]);
+        }
+        out = PyTuple_New(k);
+        for (Py_ssize_t j = 0; out && j < k; j++) {
+            PyObject *item = ended[j] ? PyFloat_FromDouble(margins[j]) : Py_NewRef(Py_None);
+            if (!item) {
+                Py_CLEAR(out);
+                break;
             }
-            PyMem_Free(sim);
-            for (Py_ssize_t j = 0; j < k; j++) {
-                PyObject *item = ended[j] ? PyFloat_FromDouble(margins[j]) : Py_NewRef(Py_None);
-                if (!item) {
-                    Py_CLEAR(out);
-                    break;
-                }
-                PyTuple_SET_ITEM(out, j, item);
-            }
+            PyTuple_SET_ITEM(out, j, item);
         }
     }
+    PyMem_Free(sim);
     PyBuffer_Release(&view);
     PyMem_Free(acts);
     PyMem_Free(margins);
