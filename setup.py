@@ -17,7 +17,10 @@ from setuptools.command.build_ext import build_ext
 CORE = Path("moonriver_env") / "_core"
 SOURCES = [
     str(CORE / f"{name}.c")
-    for name in ("module", "rules", "config", "encode", "rng", "agent", "kingdomino", "kdbind")
+    for name in (
+        *("module", "batch", "state", "rules", "transitions", "scoring", "config", "encode"),
+        *("rng", "agent", "rollout", "kingdomino", "kdsearch", "kdbind"),
+    )
 ]
 
 

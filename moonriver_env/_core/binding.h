@@ -1,5 +1,6 @@
-/* What the files of the CPython binding share (module.c: Moon River and the module; kdbind.c:
- * Kingdomino, added to moonriver_env._native by module.c). */
+/* What the files of the CPython binding share (module.c: the module, Moon River's Config and
+ * the shared helpers; batch.c: Moon River's Batch; state.c: its State; kdbind.c: Kingdomino,
+ * added to moonriver_env._native by module.c). */
 #ifndef MOONRIVER_BINDING_H
 #define MOONRIVER_BINDING_H
 
@@ -7,6 +8,79 @@
 #include <Python.h>
 
 #include "moonriver.h"
+
+/* --- what every native object shares (issue 32: safe from any Python caller) ---------------
+ * A config object (Config, KdConfig) starts with this head: ready is set once its __init__
+ * has succeeded, and never again (a second __init__ is refused: batches and states read the
+ * parameters without the GIL). */
+typedef struct {
+    PyObject_HEAD int ready;
+} ConfigHead;
+/* 0 when config (a config object) is initialised, else -1 with RuntimeError "<type> is not
+ * initialised". */
+int config_ready(PyObject *config);
+/* 0 when config has not been initialised yet (its __init__ may run), else -1 with
+ * RuntimeError "<type>: already initialised". */
+int config_fresh(PyObject *config);
+/* The short name of an object's type, for messages ("Batch"). */
+const char *type_name(PyObject *obj);
+
+/* A batch object (Batch, KdBatch) starts with this head. ready: its __init__ succeeded (a
+ * failed one leaves nothing held and the object unusable); busy: a call is running on it
+ * (possibly with the GIL released). Every method runs through batch_call, which refuses an
+ * uninitialised batch (RuntimeError "<type> is not initialised") and a batch another call is
+ * using (RuntimeError "<type> is in use by another call ..."): a batch is stepped, reset and
+ * read by one thread at a time, and a refused call changes nothing. */
+typedef struct {
+    PyObject_HEAD PyObject *config; /* the config object, kept alive */
+    int ready, busy;
+} BatchHead;
+typedef PyObject *(*batch_method)(PyObject *self, PyObject *args);
+PyObject *batch_call(PyObject *self, PyObject *args, batch_method body);
+/* 0 when self may be initialised now (not ready, not busy; then busy is set), else -1 with
+ * RuntimeError. batch_init_done(self, ok) ends it: ready = ok, busy cleared. */
+int batch_init_begin(PyObject *self);
+int batch_init_done(PyObject *self, int ok);
+/* A batch type's methods from one list: LIST(X, prefix) names each method as
+ * X(prefix, name, doc), whose body is prefix##_##name(self, args); BATCH_METHODS(LIST, prefix)
+ * defines a guarded function for each (through batch_call) and the table prefix##_methods. */
+#define BATCH_GUARD(prefix, name, doc)                                                         \
+    static PyObject *prefix##_##name##_guarded(PyObject *self, PyObject *args) {               \
+        return batch_call(self, args, (batch_method)prefix##_##name);                          \
+    }
+#define BATCH_ENTRY(prefix, name, doc) {#name, prefix##_##name##_guarded, METH_VARARGS, doc},
+#define BATCH_METHODS(LIST, prefix)                                                            \
+    LIST(BATCH_GUARD, prefix)                                                                  \
+    static PyMethodDef prefix##_methods[] = {LIST(BATCH_ENTRY, prefix){NULL}};
+
+/* The items of obj (a sequence) as a private tuple, taken before any item is converted so
+ * that no __index__ or __float__ can change what the C code reads; NULL with TypeError
+ * (message) set. */
+PyObject *sequence_snapshot(PyObject *obj, const char *message);
+/* The action ids of the sequence obj (every conversion done on a private copy before the
+ * caller reads any), each 0..INT32_MAX, at most max of them, as a new PyMem array of *count
+ * ints (freed by the caller); NULL with an exception set (ValueError "<name>: action <a> is
+ * not legal here" for an id out of that range). The caller checks them against the state it
+ * plays after this, with no Python code run in between. */
+int *read_action_ids(PyObject *obj, const char *name, Py_ssize_t max, Py_ssize_t *count);
+
+/* Moon River's config object (module.c), its Batch (batch.c) and State (state.c) types. */
+typedef struct {
+    ConfigHead head;
+    mr_config cfg;
+} ConfigObject;
+extern PyTypeObject ConfigType, BatchType, StateType;
+/* The module functions new_state(config, seed) and state_from_record(config, bytes) (state.c). */
+PyObject *new_state(PyObject *mod, PyObject *args);
+PyObject *state_from_record(PyObject *mod, PyObject *args);
+
+/* Whether a is in the ascending list legal of count ids (binary search). */
+int legal_has(const int16_t *legal, int count, int64_t a);
+/* mr_check_state, then mr_rebuild when it passes: a record_check for Moon River. */
+const char *mr_check_and_rebuild(const void *cfg, void *st);
+/* Writes seat's flat observation of st into out (a writable float32 buffer of obs_size):
+ * the one body of Batch.observe and State.observe. */
+PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObject *out);
 
 /* Adds the kd_* functions, the KdState type and the Kingdomino constants to the module;
  * 0, or -1 with an exception set. */

@@ -17,19 +17,24 @@
 
 /* --- KdConfig ------------------------------------------------------------------------------ */
 typedef struct {
-    PyObject_HEAD KdParams p;
+    ConfigHead head;
+    KdParams p;
 } KdConfigObject;
 
 static int KdConfig_init(KdConfigObject *self, PyObject *args, PyObject *kwds) {
-    Py_buffer v;
-    if (!PyArg_ParseTuple(args, "y*", &v)) return -1;
+    Py_buffer b;
+    if (!PyArg_ParseTuple(args, "y*", &b)) return -1;
+    int64_t v[KD_PARAMS_LEN]; /* a private copy: what is checked is what is kept */
+    if (b.len == (Py_ssize_t)sizeof v) memcpy(v, b.buf, sizeof v);
+    int64_t len = b.len % 8 ? -1 : b.len / 8;
+    PyBuffer_Release(&b);
+    if (config_fresh((PyObject *)self) < 0) return -1;
     const char *why = "params: not a vector of int64";
-    int rc = v.len % 8 ? -1 : kd_params_from(&self->p, (const int64_t *)v.buf, v.len / 8, &why);
-    PyBuffer_Release(&v);
-    if (rc) {
+    if (len < 0 || kd_params_from(&self->p, v, len, &why)) {
         PyErr_SetString(PyExc_ValueError, why);
         return -1;
     }
+    self->head.ready = 1;
     return 0;
 }
 
@@ -58,40 +63,43 @@ static PyObject *rank_keys(const KdParams *p, const KdGame *g) {
 enum { KO_LEGAL, KO_MASK, KO_NUM_LEGAL, KO_SEAT, KO_PHASE, KO_OBS, KO_COUNT };
 
 typedef struct {
-    PyObject_HEAD PyObject *config; /* KdConfigObject, kept alive */
+    BatchHead head; /* head.config: the KdConfigObject, kept alive */
     const KdParams *p;
     Py_ssize_t num_games;
     KdGame *games;
     int16_t *legal; /* [num_games][KD_MAX_LEGAL]: the core's own legal lists */
     int32_t *nlegal;
+    int32_t *todo;     /* [num_games]: a step's checked actions (-1: the game sits out) */
     int8_t *published; /* [num_games]: the mask row holds exactly legal's ids */
     Py_buffer out[KO_COUNT];
     int have_out[KO_COUNT];
 } KdBatchObject;
 
-static void KdBatch_dealloc(KdBatchObject *self) {
-    for (int i = 0; i < KO_COUNT; i++)
+/* Releases everything the KdBatch holds (after a failed __init__, or at the end). */
+static void KdBatch_clear(KdBatchObject *self) {
+    for (int i = 0; i < KO_COUNT; i++) {
         if (self->have_out[i]) PyBuffer_Release(&self->out[i]);
-    PyMem_Free(self->games); /* one block: the games, nlegal, legal, published */
-    Py_XDECREF(self->config);
+        self->have_out[i] = 0;
+    }
+    PyMem_Free(self->games); /* one block: the games, nlegal, todo, legal, published */
+    self->games = NULL;
+    Py_CLEAR(self->head.config);
+}
+
+static void KdBatch_dealloc(KdBatchObject *self) {
+    KdBatch_clear(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* KdBatch(config, num_games, legal int16 (N, A), mask int8 (N, A), num_legal int32 (N,),
- * seat int32 (N,), phase int32 (N,), observation float32 (N, O) or None). */
-static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
-    PyObject *config, *arrays[KO_COUNT];
-    Py_ssize_t N;
-    if (!PyArg_ParseTuple(args, "O!nOOOOOO", &KdConfigType, &config, &N, &arrays[0], &arrays[1],
-                          &arrays[2], &arrays[3], &arrays[4], &arrays[5]))
-        return -1;
-    if (self->config || N < 1 || N > (1 << 24)) {
-        PyErr_SetString(self->config ? PyExc_RuntimeError : PyExc_ValueError,
-                        self->config ? "KdBatch: already initialised" : "KdBatch: num_games out of range");
+/* KdBatch_init's work once the arguments are parsed: 0, or -1 with an exception set. */
+static int KdBatch_setup(KdBatchObject *self, PyObject *config, Py_ssize_t N, PyObject **arrays) {
+    if (config_ready(config) < 0) return -1;
+    if (N < 1 || N > (1 << 24)) {
+        PyErr_SetString(PyExc_ValueError, "KdBatch: num_games out of range");
         return -1;
     }
     Py_INCREF(config);
-    self->config = config;
+    self->head.config = config;
     const KdParams *p = self->p = &((KdConfigObject *)config)->p;
     self->num_games = N;
     Py_ssize_t A = p->num_actions;
@@ -108,23 +116,34 @@ static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
             return -1;
         self->have_out[i] = 1;
     }
-    self->games = PyMem_Calloc((size_t)N, sizeof(KdGame) + sizeof(int32_t) +
+    self->games = PyMem_Calloc((size_t)N, sizeof(KdGame) + 2 * sizeof(int32_t) +
                                               KD_MAX_LEGAL * sizeof(int16_t) + 1);
     if (!self->games) {
         PyErr_NoMemory();
         return -1;
     }
     self->nlegal = (int32_t *)(self->games + N);
-    self->legal = (int16_t *)(self->nlegal + N);
+    self->todo = self->nlegal + N;
+    self->legal = (int16_t *)(self->todo + N);
     self->published = (int8_t *)(self->legal + N * KD_MAX_LEGAL);
     return 0;
 }
 
+/* KdBatch(config, num_games, legal int16 (N, A), mask int8 (N, A), num_legal int32 (N,),
+ * seat int32 (N,), phase int32 (N,), observation float32 (N, O) or None). */
+static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
+    PyObject *config, *arrays[KO_COUNT];
+    Py_ssize_t N;
+    if (!PyArg_ParseTuple(args, "O!nOOOOOO", &KdConfigType, &config, &N, &arrays[0], &arrays[1],
+                          &arrays[2], &arrays[3], &arrays[4], &arrays[5]) ||
+        batch_init_begin((PyObject *)self) < 0)
+        return -1;
+    int rc = KdBatch_setup(self, config, N, arrays);
+    if (rc < 0) KdBatch_clear(self); /* nothing held, the KdBatch unusable */
+    return batch_init_done((PyObject *)self, rc == 0);
+}
+
 static int batch_index(KdBatchObject *self, Py_ssize_t i) {
-    if (!self->config) {
-        PyErr_SetString(PyExc_RuntimeError, "KdBatch: not initialised");
-        return 0;
-    }
     if (i < 0 || i >= self->num_games) {
         PyErr_Format(PyExc_IndexError, "game index %zd is outside 0..%zd", i, self->num_games - 1);
         return 0;
@@ -172,10 +191,12 @@ static PyObject *KdBatch_new_game(KdBatchObject *self, PyObject *args) {
 }
 
 /* step(actions int64 (N,), active bool (N,)) -> -1, or the first active game whose action is
- * not legal (then no game has changed). A finished game (no auto-reset) ignores its action. */
+ * not legal (then no game has changed). A finished game (no auto-reset) ignores its action.
+ * Each action is read once from the caller's array into todo and checked there; the games
+ * play todo only (the caller's arrays may change meanwhile). */
 static PyObject *KdBatch_step(KdBatchObject *self, PyObject *args) {
     PyObject *actions, *active_obj;
-    if (!PyArg_ParseTuple(args, "OO", &actions, &active_obj) || !batch_index(self, 0)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO", &actions, &active_obj)) return NULL;
     Py_buffer av, bv;
     Py_ssize_t N = self->num_games, bad = -1;
     if (get_buffer(actions, &av, "actions", "qlL", 8, N, 0) < 0) return NULL;
@@ -183,26 +204,29 @@ static PyObject *KdBatch_step(KdBatchObject *self, PyObject *args) {
         PyBuffer_Release(&av);
         return NULL;
     }
-    const int64_t *act = av.buf;
-    const char *active = bv.buf;
+    const volatile int64_t *act = av.buf;
+    const volatile char *active = bv.buf;
     for (Py_ssize_t i = 0; i < N && bad < 0; i++) {
+        self->todo[i] = -1;
         if (!active[i] || self->games[i].phase == KD_GAME_OVER) continue;
+        int64_t a = act[i];
         const int16_t *own = self->legal + i * KD_MAX_LEGAL;
         int ok = 0;
-        for (int j = 0; j < self->nlegal[i] && !ok; j++) ok = own[j] == act[i];
+        for (int j = 0; j < self->nlegal[i] && !ok; j++) ok = own[j] == a;
         if (!ok) bad = i;
+        self->todo[i] = (int32_t)a;
     }
+    PyBuffer_Release(&av);
+    PyBuffer_Release(&bv);
     if (bad < 0) {
         Py_BEGIN_ALLOW_THREADS;
         for (Py_ssize_t i = 0; i < N; i++) {
-            if (!active[i] || self->games[i].phase == KD_GAME_OVER) continue;
-            kd_apply(self->p, &self->games[i], (int32_t)act[i]);
+            if (self->todo[i] < 0) continue;
+            kd_apply(self->p, &self->games[i], self->todo[i]);
             publish(self, i);
         }
         Py_END_ALLOW_THREADS;
     }
-    PyBuffer_Release(&av);
-    PyBuffer_Release(&bv);
     return PyLong_FromSsize_t(bad);
 }
 
@@ -248,16 +272,15 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* Every KdBatch method takes positional arguments. */
-#define BATCH_METHOD(name, doc) {#name, (PyCFunction)KdBatch_##name, METH_VARARGS, doc}
-static PyMethodDef KdBatch_methods[] = {
-    BATCH_METHOD(new_game, "new_game(i, seed)"),
-    BATCH_METHOD(step, "step(actions, active) -> -1 or i"),
-    BATCH_METHOD(observe, "observe(i, seat, out)"),
-    BATCH_METHOD(scores, "scores(i) -> ((points, largest), ...)"),
-    BATCH_METHOD(get_record, "get_record(i) -> bytes"),
-    BATCH_METHOD(set_record, "set_record(i, bytes)"),
-    {NULL}};
+/* Every method runs through batch_call (binding.h): one call at a time on a ready KdBatch. */
+#define KDBATCH_LIST(X, P) \
+    X(P, new_game, "new_game(i, seed)") \
+    X(P, step, "step(actions, active) -> -1 or i") \
+    X(P, observe, "observe(i, seat, out)") \
+    X(P, scores, "scores(i) -> ((points, largest), ...)") \
+    X(P, get_record, "get_record(i) -> bytes") \
+    X(P, set_record, "set_record(i, bytes)")
+BATCH_METHODS(KDBATCH_LIST, KdBatch)
 
 static PyTypeObject KdBatchType = {NATIVE_BATCH_TYPE(
     KdBatchObject, KdBatch, "KdBatch",
@@ -282,7 +305,8 @@ static KdStateObject *new_kd_state(PyObject *config) {
 static PyObject *kd_new_state(PyObject *mod, PyObject *args) {
     PyObject *config;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "O!K", &KdConfigType, &config, &seed)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!K", &KdConfigType, &config, &seed) || config_ready(config) < 0)
+        return NULL;
     KdStateObject *obj = new_kd_state(config);
     if (obj) kd_new_game(STATE_PARAMS(obj), &obj->g, seed);
     return (PyObject *)obj;
@@ -291,7 +315,8 @@ static PyObject *kd_new_state(PyObject *mod, PyObject *args) {
 /* kd_state_from_record(config, record): checked like KdBatch.set_record. */
 static PyObject *kd_state_from_record(PyObject *mod, PyObject *args) {
     PyObject *config, *record;
-    if (!PyArg_ParseTuple(args, "O!O", &KdConfigType, &config, &record)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!O", &KdConfigType, &config, &record) || config_ready(config) < 0)
+        return NULL;
     return core_state_from_record(&KdStateType, config, &((KdConfigObject *)config)->p, record,
                                   check_and_rebuild);
 }
@@ -361,29 +386,22 @@ static PyObject *KdState_monte_carlo(KdStateObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "monte_carlo: a seat and sims >= 1 expected");
         return NULL;
     }
-    PyObject *seq = PySequence_Fast(cands_obj, "candidates: expected a sequence of action ids");
-    if (!seq) return NULL;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t k;
+    int *ids = read_action_ids(cands_obj, "candidates", KD_MAX_LEGAL, &k);
+    if (!ids) return NULL;
     int32_t cands[KD_MAX_LEGAL];
-    if (k < 1 || k > KD_MAX_LEGAL) {
-        Py_DECREF(seq);
+    for (Py_ssize_t i = 0; i < k; i++) cands[i] = ids[i];
+    PyMem_Free(ids);
+    if (k < 1) {
         PyErr_SetString(PyExc_ValueError, "candidates: expected 1 or more legal actions");
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < k; i++) {
-        long long a = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (a == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
+    for (Py_ssize_t i = 0; i < k; i++) { /* after every conversion: no Python code runs now */
+        if (!kd_is_legal(STATE_PARAMS(self), &self->g, cands[i])) {
+            PyErr_Format(PyExc_ValueError, "candidates: action %d is not legal", (int)cands[i]);
             return NULL;
         }
-        if (!kd_is_legal(STATE_PARAMS(self), &self->g, a)) {
-            Py_DECREF(seq);
-            PyErr_Format(PyExc_ValueError, "candidates: action %lld is not legal", a);
-            return NULL;
-        }
-        cands[i] = (int32_t)a;
     }
-    Py_DECREF(seq);
     double totals[KD_MAX_LEGAL];
     int64_t counts[KD_MAX_LEGAL];
     KdGame root = self->g;

@@ -73,6 +73,23 @@ typedef struct {
     int16_t occupied[KD_MAX_SEATS];
 } KdGame;
 
+/* The territories of one kingdom: each square's territory, and each territory's squares
+ * and crowns (scoring.py placement_gains finds them once per decision the same way). */
+typedef struct {
+    int16_t label[KD_MAX_CELLS];
+    int16_t squares[KD_MAX_CELLS], crowns[KD_MAX_CELLS];
+} Territories;
+
+/* --- shared by kingdomino.c and kdsearch.c --------------------------------------------- */
+/* The territories of seat s's kingdom into t; their count. */
+int kd_territories(const KdParams *p, const KdGame *g, int s, Territories *t);
+/* Ruling KR3: every square within (size - 1) / 2 rows and columns of the castle. */
+int kd_centred(const KdParams *p, const KdGame *g, int s);
+/* The second half's cell in direction dir (S, E, N, W), or -1 off the board. */
+int kd_other_cell(const KdParams *p, int cell, int dir);
+/* The placements of domino d in seat s's kingdom (placement_ids), ascending; their count. */
+int kd_placements(const KdParams *p, const KdGame *g, int s, int d, int32_t *out);
+
 /* The record's fields (every field above the derived ones), for the Python side. */
 extern const mr_field KD_GAME_FIELDS[];
 extern const int KD_NUM_GAME_FIELDS;

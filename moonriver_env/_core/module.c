@@ -1,11 +1,8 @@
 /* The CPython binding of the native core: moonriver_env._native.
  *
- * Config: the checked per-config tables (from the spec vector). Batch: N games owned by the
- * core (their states, the generators that seed their next games, their legal actions), which
- * write their results into NumPy arrays handed over once at construction (held through the
- * buffer protocol for the Batch's life). Every array and every action is checked before any
- * game changes; the loops over games run with the GIL released. State: one game for search
- * (clone, apply, legal actions, scores, redetermine, random rollouts).
+ * This file: the module, Config (the checked per-config tables, from the spec vector) and
+ * the helpers every binding file shares (binding.h). Batch: batch.c; State: state.c;
+ * Kingdomino: kdbind.c.
  *
  * The Python API is moonriver_env.vector; nothing here is meant to be called directly.
  */
@@ -18,10 +15,6 @@
 #include "moonriver.h"
 
 /* --- Config -------------------------------------------------------------------------------- */
-typedef struct {
-    PyObject_HEAD mr_config cfg;
-} ConfigObject;
-
 int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
                       Py_ssize_t itemsize, Py_ssize_t count, int writable) {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
@@ -46,30 +39,64 @@ int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *for
     return 0;
 }
 
+const char *type_name(PyObject *obj) {
+    const char *name = Py_TYPE(obj)->tp_name, *dot = strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+int config_ready(PyObject *config) {
+    if (!((ConfigHead *)config)->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s is not initialised", type_name(config));
+        return -1;
+    }
+    return 0;
+}
+
+/* Refuses a second __init__ of a config object (batches and states read it without the GIL):
+ * 0, or -1 with RuntimeError. */
+int config_fresh(PyObject *config) {
+    if (((ConfigHead *)config)->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s: already initialised", type_name(config));
+        return -1;
+    }
+    return 0;
+}
+
 static int Config_init(ConfigObject *self, PyObject *args, PyObject *kwds) {
     PyObject *spec;
-    if (!PyArg_ParseTuple(args, "O", &spec)) {
+    if (!PyArg_ParseTuple(args, "O", &spec) || config_fresh((PyObject *)self) < 0) {
         return -1;
     }
     Py_buffer view;
     if (get_buffer(spec, &view, "spec", "qlL", 8, mr_spec_length(), 0) < 0) {
         return -1;
     }
-    const char *err = mr_config_init(&self->cfg, (const int64_t *)view.buf, (size_t)mr_spec_length());
+    size_t len = (size_t)mr_spec_length();
+    int64_t *copy = PyMem_Malloc(len * sizeof(int64_t)); /* the spec as checked and read */
+    if (copy) {
+        memcpy(copy, view.buf, len * sizeof(int64_t));
+    }
     PyBuffer_Release(&view);
+    if (!copy || config_fresh((PyObject *)self) < 0) {
+        PyMem_Free(copy);
+        return copy ? -1 : (PyErr_NoMemory(), -1);
+    }
+    const char *err = mr_config_init(&self->cfg, copy, len);
+    PyMem_Free(copy);
     if (err) {
         PyErr_SetString(PyExc_ValueError, err);
         return -1;
     }
+    self->head.ready = 1;
     return 0;
 }
 
 static PyObject *Config_get_obs_size(ConfigObject *self, void *closure) {
-    return PyLong_FromLong(self->cfg.obs_size);
+    return config_ready((PyObject *)self) < 0 ? NULL : PyLong_FromLong(self->cfg.obs_size);
 }
 
 static PyObject *Config_get_num_actions(ConfigObject *self, void *closure) {
-    return PyLong_FromLong(self->cfg.num_actions);
+    return config_ready((PyObject *)self) < 0 ? NULL : PyLong_FromLong(self->cfg.num_actions);
 }
 
 static PyGetSetDef Config_getset[] = {
@@ -77,396 +104,108 @@ static PyGetSetDef Config_getset[] = {
     {"num_actions", (getter)Config_get_num_actions, NULL, "number of action ids", NULL},
     {NULL}};
 
-static PyTypeObject ConfigType = {
+PyTypeObject ConfigType = {
     NATIVE_TYPE(ConfigObject, "Config",
                 "The per-config tables of the native core, read from a spec vector."),
     .tp_new = PyType_GenericNew, .tp_init = (initproc)Config_init, .tp_getset = Config_getset};
 
-/* --- Batch --------------------------------------------------------------------------------- */
-enum { OUT_OBS, OUT_MASK, OUT_LEGAL, OUT_NUM_LEGAL, OUT_SEAT, OUT_REWARDS, OUT_TERMINATED,
-       OUT_SCORES, NUM_OUT };
-
-typedef struct {
-    PyObject_HEAD PyObject *config; /* ConfigObject, kept alive */
-    const mr_config *cfg;
-    Py_ssize_t num_games;
-    mr_state *states;
-    mr_pcg64 *seeders;
-    int16_t *legal;   /* [num_games][num_actions]: the private, trusted legal lists */
-    int32_t *nlegal;  /* [num_games] */
-    int32_t *totals;  /* [num_games][n]: ranch totals at the last step (dense reward) */
-    float *blocks;    /* [num_games][n][block]: the encoder's cache of ranch blocks */
-    int32_t *points;  /* [num_games][n][4]: and of their points */
-    uint32_t *keys;   /* [num_games][n]: the ranch versions they were built from */
-    int reward_mode;  /* 0 win, 1 score, 2 score_diff */
-    double dense;
-    int auto_reset, observe;
-    Py_buffer out[NUM_OUT];
-    int have_out[NUM_OUT];
-} BatchObject;
-
-static void Batch_dealloc(BatchObject *self) {
-    for (int i = 0; i < NUM_OUT; i++) {
-        if (self->have_out[i]) {
-            PyBuffer_Release(&self->out[i]);
-        }
-    }
-    PyMem_Free(self->states);
-    PyMem_Free(self->seeders);
-    PyMem_Free(self->legal);
-    PyMem_Free(self->nlegal);
-    PyMem_Free(self->totals);
-    PyMem_Free(self->blocks);
-    PyMem_Free(self->points);
-    PyMem_Free(self->keys);
-    Py_XDECREF(self->config);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"config", "num_games", "reward_mode", "dense", "auto_reset",
-                             "observation", "mask", "legal", "num_legal", "seat", "rewards",
-                             "terminated", "scores", NULL};
-    PyObject *config, *arrays[NUM_OUT];
-    Py_ssize_t num_games;
-    int reward_mode, auto_reset;
-    double dense;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nidpOOOOOOOO", kwlist, &ConfigType, &config,
-                                     &num_games, &reward_mode, &dense, &auto_reset, &arrays[0],
-                                     &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
-                                     &arrays[6], &arrays[7])) {
-        return -1;
-    }
-    if (self->config) {
-        PyErr_SetString(PyExc_RuntimeError, "Batch: already initialised");
-        return -1;
-    }
-    if (num_games < 1 || num_games > (1 << 24) || reward_mode < 0 || reward_mode > 2) {
-        PyErr_SetString(PyExc_ValueError, "Batch: num_games or reward_mode out of range");
-        return -1;
-    }
-    Py_INCREF(config);
-    self->config = config;
-    const mr_config *cfg = self->cfg = &((ConfigObject *)config)->cfg;
-    self->num_games = num_games;
-    self->reward_mode = reward_mode;
-    self->dense = dense;
-    self->auto_reset = auto_reset;
-    self->observe = arrays[OUT_OBS] != Py_None;
-    Py_ssize_t N = num_games, n = cfg->n, A = cfg->num_actions;
-    struct {
-        const char *name, *format;
-        Py_ssize_t itemsize, count;
-    } spec[NUM_OUT] = {
-        {"observation", "f", 4, N * cfg->obs_size}, {"mask", "bB?", 1, N * A},
-        {"legal", "h", 2, N * A},                   {"num_legal", "i", 4, N},
-        {"seat", "i", 4, N},                        {"rewards", "d", 8, N * n},
-        {"terminated", "?", 1, N},                  {"scores", "i", 4, N * n * 7},
-    };
-    for (int i = 0; i < NUM_OUT; i++) {
-        if (i == OUT_OBS && !self->observe) {
-            continue;
-        }
-        if (get_buffer(arrays[i], &self->out[i], spec[i].name, spec[i].format, spec[i].itemsize,
-                       spec[i].count, 1) < 0) {
-            return -1;
-        }
-        self->have_out[i] = 1;
-    }
-    self->states = PyMem_Calloc((size_t)N, sizeof(mr_state));
-    self->seeders = PyMem_Calloc((size_t)N, sizeof(mr_pcg64));
-    self->legal = PyMem_Calloc((size_t)(N * A), sizeof(int16_t));
-    self->nlegal = PyMem_Calloc((size_t)N, sizeof(int32_t));
-    self->totals = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
-    self->points = PyMem_Calloc((size_t)(N * n * 4), sizeof(int32_t));
-    self->keys = PyMem_Calloc((size_t)(N * n), sizeof(uint32_t));
-    if (self->observe) {
-        self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
-    }
-    if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals ||
-        !self->points || !self->keys || (self->observe && !self->blocks)) {
-        PyErr_NoMemory();
+/* --- the batches' guard -------------------------------------------------------------------- */
+static int batch_free(PyObject *self) {
+    BatchHead *head = (BatchHead *)self;
+    if (head->busy) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s is in use by another call (a batch is stepped, reset and read by one "
+                     "thread at a time)",
+                     type_name(self));
         return -1;
     }
     return 0;
 }
 
-static int ready(BatchObject *self) {
-    if (!self->config) {
-        PyErr_SetString(PyExc_RuntimeError, "Batch: not initialised");
-        return 0;
-    }
-    return 1;
-}
-
-/* The legal list of game i, its mask, seat and observation into the outputs. */
-static void publish(BatchObject *self, Py_ssize_t i) {
-    const mr_config *cfg = self->cfg;
-    Py_ssize_t A = cfg->num_actions;
-    mr_state *st = &self->states[i];
-    int16_t *legal = self->legal + i * A;
-    int count = st->phase == PH_GAME_OVER ? 0 : mr_legal(cfg, st, legal);
-    self->nlegal[i] = count;
-    int8_t *mask = (int8_t *)self->out[OUT_MASK].buf + i * A;
-    memset(mask, 0, (size_t)A);
-    for (int k = 0; k < count; k++) {
-        mask[legal[k]] = 1;
-    }
-    memcpy((int16_t *)self->out[OUT_LEGAL].buf + i * A, legal, sizeof(int16_t) * (size_t)count);
-    ((int32_t *)self->out[OUT_NUM_LEGAL].buf)[i] = count;
-    ((int32_t *)self->out[OUT_SEAT].buf)[i] = st->phase == PH_GAME_OVER ? -1 : st->seat;
-    if (self->observe) {
-        int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
-        Py_ssize_t n = cfg->n;
-        mr_encode_cached(cfg, st, seat, (float *)self->out[OUT_OBS].buf + i * cfg->obs_size,
-                         self->blocks + i * n * mr_block_size(cfg), self->points + i * n * 4,
-                         self->keys + i * n);
-    }
-}
-
-static void forget_blocks(BatchObject *self, Py_ssize_t i) {
-    for (int s = 0; s < self->cfg->n; s++) {
-        self->keys[i * self->cfg->n + s] = MR_NO_KEY;
-    }
-}
-
-static void new_game(BatchObject *self, Py_ssize_t i) {
-    uint64_t game_seed = mr_integers(&self->seeders[i], (1ull << 63) - 1);
-    mr_new_game(self->cfg, &self->states[i], game_seed);
-    memset(self->totals + i * self->cfg->n, 0, sizeof(int32_t) * (size_t)self->cfg->n);
-    forget_blocks(self, i);
-}
-
-static void clear_step_outputs(BatchObject *self, Py_ssize_t i) {
-    int n = self->cfg->n;
-    double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
-    int32_t *scores = (int32_t *)self->out[OUT_SCORES].buf + i * n * 7;
-    for (int s = 0; s < n; s++) {
-        rewards[s] = 0.0;
-    }
-    memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
-    ((char *)self->out[OUT_TERMINATED].buf)[i] = 0;
-}
-
-/* reset(seeds): seeds is None (each game's next seed from its generator) or uint64 (N,):
- * game i's generator becomes numpy.random.default_rng(seeds[i]). */
-static PyObject *Batch_reset(BatchObject *self, PyObject *args) {
-    PyObject *seeds;
-    if (!ready(self) || !PyArg_ParseTuple(args, "O", &seeds)) {
+PyObject *batch_call(PyObject *self, PyObject *args, batch_method body) {
+    BatchHead *head = (BatchHead *)self;
+    if (!head->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s is not initialised", type_name(self));
         return NULL;
     }
-    Py_buffer view;
-    const uint64_t *seed = NULL;
-    if (seeds != Py_None) {
-        if (get_buffer(seeds, &view, "seeds", "QLK", 8, self->num_games, 0) < 0) {
-            return NULL;
-        }
-        seed = view.buf;
-    }
-    Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t i = 0; i < self->num_games; i++) {
-        if (seed) {
-            mr_pcg64_seed(&self->seeders[i], seed[i]);
-        }
-        new_game(self, i);
-        clear_step_outputs(self, i);
-        publish(self, i);
-    }
-    Py_END_ALLOW_THREADS;
-    if (seed) {
-        PyBuffer_Release(&view);
-    }
-    Py_RETURN_NONE;
-}
-
-static int check_index(BatchObject *self, Py_ssize_t i);
-
-/* reset_game(i, seed or None): a new game in slot i only (seed: its generator becomes
- * default_rng(seed); None: the slot's next game). */
-static PyObject *Batch_reset_game(BatchObject *self, PyObject *args) {
-    Py_ssize_t i;
-    PyObject *seed_obj;
-    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &seed_obj) || !check_index(self, i)) {
+    if (batch_free(self) < 0) {
         return NULL;
     }
-    if (seed_obj != Py_None) {
-        unsigned long long seed = PyLong_AsUnsignedLongLong(seed_obj);
-        if (PyErr_Occurred()) {
-            return NULL;
-        }
-        mr_pcg64_seed(&self->seeders[i], seed);
-    }
-    new_game(self, i);
-    clear_step_outputs(self, i);
-    publish(self, i);
-    Py_RETURN_NONE;
+    head->busy = 1;
+    PyObject *out = body(self, args);
+    head->busy = 0;
+    return out;
 }
 
-static int is_legal(const int16_t *legal, int count, int64_t a) {
-    int lo = 0, hi = count;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (legal[mid] < a) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
+int batch_init_begin(PyObject *self) {
+    BatchHead *head = (BatchHead *)self;
+    if (head->ready) {
+        PyErr_Format(PyExc_RuntimeError, "%s: already initialised", type_name(self));
+        return -1;
     }
-    return lo < count && legal[lo] == a;
+    if (batch_free(self) < 0) {
+        return -1;
+    }
+    head->busy = 1;
+    return 0;
 }
 
-static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode, double *out) {
-    int n = cfg->n;
-    for (int s = 0; s < n; s++) {
-        if (mode == 0) {
-            int beats = 0, beaten = 0;
-            for (int o = 0; o < n; o++) {
-                const mr_breakdown *a = &sc[s], *b = &sc[o];
-                int cmp = a->total != b->total ? (a->total > b->total ? 1 : -1)
-                          : a->largest != b->largest ? (a->largest > b->largest ? 1 : -1)
-                          : a->cows != b->cows ? (a->cows > b->cows ? 1 : -1)
-                                               : 0;
-                beats += cmp > 0;
-                beaten += cmp < 0;
-            }
-            out[s] = (double)(beats - beaten) / (double)(n - 1);
-        } else if (mode == 1) {
-            out[s] = (double)sc[s].total;
-        } else {
-            int best = -2147483647;
-            for (int o = 0; o < n; o++) {
-                if (o != s && sc[o].total > best) {
-                    best = sc[o].total;
-                }
-            }
-            out[s] = (double)sc[s].total - (double)best;
-        }
-    }
+int batch_init_done(PyObject *self, int ok) {
+    BatchHead *head = (BatchHead *)self;
+    head->ready = ok;
+    head->busy = 0;
+    return ok ? 0 : -1;
 }
 
-/* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
- * the first game whose action is not legal (then nothing changed). A finished game
- * (auto_reset off) ignores its action; a game whose active entry is false is left as it is,
- * its outputs included. */
-static PyObject *Batch_step(BatchObject *self, PyObject *args) {
-    PyObject *actions, *active_obj = Py_None;
-    if (!ready(self) || !PyArg_ParseTuple(args, "O|O", &actions, &active_obj)) {
+/* --- sequences from Python ---------------------------------------------------------------- */
+PyObject *sequence_snapshot(PyObject *obj, const char *message) {
+    PyObject *seq = PySequence_Fast(obj, message);
+    if (!seq) {
         return NULL;
     }
-    Py_buffer view, active_view;
-    const char *active = NULL;
-    if (active_obj != Py_None) {
-        if (get_buffer(active_obj, &active_view, "active", "?bB", 1, self->num_games, 0) < 0) {
-            return NULL;
-        }
-        active = active_view.buf;
-    }
-    if (get_buffer(actions, &view, "actions", "qlL", 8, self->num_games, 0) < 0) {
-        if (active) {
-            PyBuffer_Release(&active_view);
-        }
+    PyObject *tuple = PySequence_Tuple(seq); /* a list is copied; a tuple cannot change */
+    Py_DECREF(seq);
+    return tuple;
+}
+
+int *read_action_ids(PyObject *obj, const char *name, Py_ssize_t max, Py_ssize_t *count) {
+    char message[96];
+    PyOS_snprintf(message, sizeof message, "%s: expected a sequence of action ids", name);
+    PyObject *items = sequence_snapshot(obj, message);
+    if (!items) {
         return NULL;
     }
-    const int64_t *act = view.buf;
-    const mr_config *cfg = self->cfg;
-    Py_ssize_t A = cfg->num_actions, N = self->num_games;
-    Py_ssize_t bad = -1;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        if (self->states[i].phase == PH_GAME_OVER || (active && !active[i])) {
-            continue;
+    Py_ssize_t k = PyTuple_GET_SIZE(items);
+    int *ids = k <= max ? PyMem_Malloc((size_t)(k ? k : 1) * sizeof(int)) : NULL;
+    if (!ids) {
+        Py_DECREF(items);
+        if (k <= max) {
+            return (int *)PyErr_NoMemory();
         }
-        if (!is_legal(self->legal + i * A, self->nlegal[i], act[i])) {
-            bad = i;
+        PyErr_Format(PyExc_ValueError, "%s: expected at most %zd action ids, got %zd", name,
+                     max, k);
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < k; j++) {
+        long long a = PyLong_AsLongLong(PyTuple_GET_ITEM(items, j));
+        if (a == -1 && PyErr_Occurred()) {
             break;
         }
+        if (a < 0 || a > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "%s: action %lld is not legal here", name, a);
+            break;
+        }
+        ids[j] = (int)a;
     }
-    if (bad >= 0) {
-        PyBuffer_Release(&view);
-        if (active) {
-            PyBuffer_Release(&active_view);
-        }
-        return PyLong_FromSsize_t(bad);
-    }
-    int n = cfg->n;
-    Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        if (active && !active[i]) {
-            continue;
-        }
-        mr_state *st = &self->states[i];
-        double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
-        char *terminated = (char *)self->out[OUT_TERMINATED].buf + i;
-        if (st->phase == PH_GAME_OVER) {
-            for (int s = 0; s < n; s++) {
-                rewards[s] = 0.0;
-            }
-            continue; /* stays terminated (auto_reset off) */
-        }
-        int was_done = *terminated;
-        mr_apply(cfg, st, (int)act[i]);
-        for (int s = 0; s < n; s++) {
-            rewards[s] = 0.0;
-        }
-        if (self->dense != 0.0) {
-            int32_t *last = self->totals + i * n;
-            for (int s = 0; s < n; s++) {
-                int total = mr_total(cfg, st, s);
-                rewards[s] += self->dense * (double)(total - last[s]);
-                last[s] = total;
-            }
-        }
-        int32_t *scores = (int32_t *)self->out[OUT_SCORES].buf + i * n * 7;
-        if (was_done) {
-            memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
-        }
-        if (st->phase == PH_GAME_OVER) {
-            mr_breakdown sc[MR_MAX_PLAYERS];
-            double fin[MR_MAX_PLAYERS];
-            for (int s = 0; s < n; s++) {
-                mr_score(cfg, st, s, &sc[s]);
-                memcpy(scores + 7 * s, &sc[s], sizeof(int32_t) * 7);
-            }
-            final_rewards(cfg, sc, self->reward_mode, fin);
-            for (int s = 0; s < n; s++) {
-                rewards[s] += fin[s];
-            }
-            *terminated = 1;
-            if (self->auto_reset) {
-                new_game(self, i);
-            }
-        } else {
-            *terminated = 0;
-            if (was_done) {
-                memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
-            }
-        }
-        publish(self, i);
-    }
-    Py_END_ALLOW_THREADS;
-    PyBuffer_Release(&view);
-    if (active) {
-        PyBuffer_Release(&active_view);
-    }
-    return PyLong_FromLong(-1);
-}
-
-static int check_index(BatchObject *self, Py_ssize_t i) {
-    if (i < 0 || i >= self->num_games) {
-        PyErr_Format(PyExc_IndexError, "game index %zd is outside 0..%zd", i,
-                     self->num_games - 1);
-        return 0;
-    }
-    return 1;
-}
-
-/* get_record(i) -> bytes: the mr_state of game i. */
-static PyObject *Batch_get_record(BatchObject *self, PyObject *args) {
-    Py_ssize_t i;
-    if (!ready(self) || !PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
+    Py_DECREF(items);
+    if (PyErr_Occurred()) {
+        PyMem_Free(ids);
         return NULL;
     }
-    return PyBytes_FromStringAndSize((const char *)&self->states[i], sizeof(mr_state));
+    *count = k;
+    return ids;
 }
+
 
 int load_record(PyObject *record, const void *params, record_check check, void *out,
                 size_t size) {
@@ -496,7 +235,7 @@ int load_record(PyObject *record, const void *params, record_check check, void *
     return err ? -1 : 0;
 }
 
-static const char *check_and_rebuild(const void *cfg, void *st) {
+const char *mr_check_and_rebuild(const void *cfg, void *st) {
     const char *err = mr_check_state(cfg, st);
     if (!err) {
         mr_rebuild(cfg, st);
@@ -504,28 +243,22 @@ static const char *check_and_rebuild(const void *cfg, void *st) {
     return err;
 }
 
-/* set_record(i, bytes): checked; then game i plays on from it. */
-static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
-    Py_ssize_t i;
-    PyObject *record;
-    if (!ready(self) || !PyArg_ParseTuple(args, "nO", &i, &record) || !check_index(self, i) ||
-        load_record(record, self->cfg, check_and_rebuild, &self->states[i], sizeof(mr_state)) < 0) {
-        return NULL;
+int legal_has(const int16_t *legal, int count, int64_t a) {
+    int lo = 0, hi = count;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (legal[mid] < a) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
     }
-    forget_blocks(self, i);
-    int n = self->cfg->n;
-    for (int s = 0; s < n; s++) {
-        self->totals[i * n + s] = mr_total(self->cfg, &self->states[i], s);
-    }
-    clear_step_outputs(self, i);
-    publish(self, i);
-    Py_RETURN_NONE;
+    return lo < count && legal[lo] == a;
 }
 
-/* observe(i, seat, out): game i as seat sees it, into out (float32, obs_size). */
 /* Write seat's flat observation of st into out (a writable float32 buffer of obs_size):
  * the one body of Batch.observe and State.observe. */
-static PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObject *out) {
+PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObject *out) {
     if (seat < 0 || seat >= cfg->n) {
         PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", cfg->n - 1, seat);
         return NULL;
@@ -539,55 +272,7 @@ static PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat
     Py_RETURN_NONE;
 }
 
-static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
-    Py_ssize_t i;
-    int seat;
-    PyObject *out;
-    if (!ready(self) || !PyArg_ParseTuple(args, "niO", &i, &seat, &out) || !check_index(self, i)) {
-        return NULL;
-    }
-    return observe_into(self->cfg, &self->states[i], seat, out);
-}
-
-/* phase(i) -> int */
-static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
-    Py_ssize_t i;
-    if (!ready(self) || !PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
-        return NULL;
-    }
-    return PyLong_FromLong(self->states[i].phase);
-}
-
-static PyMethodDef Batch_methods[] = {
-    {"reset", (PyCFunction)Batch_reset, METH_VARARGS, "reset(seeds or None)"},
-    {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions) -> -1 or a bad index"},
-    {"reset_game", (PyCFunction)Batch_reset_game, METH_VARARGS, "reset_game(i, seed or None)"},
-    {"get_record", (PyCFunction)Batch_get_record, METH_VARARGS, "get_record(i) -> bytes"},
-    {"set_record", (PyCFunction)Batch_set_record, METH_VARARGS, "set_record(i, bytes)"},
-    {"phase", (PyCFunction)Batch_phase, METH_VARARGS, "phase(i) -> phase code"},
-    {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(i, seat, out)"},
-    {NULL}};
-
-static PyTypeObject BatchType = {NATIVE_BATCH_TYPE(
-    BatchObject, Batch, "Batch",
-    "N games of one config, stepped together (see moonriver_env.vector).")};
-
-
-/* --- State: one game for search ------------------------------------------------------------ */
-typedef struct {
-    PyObject_HEAD PyObject *config;
-    const mr_config *cfg;
-    mr_state st;
-} StateObject;
-
-static PyTypeObject StateType;
-
-_Static_assert(offsetof(StateObject, st) == CORE_STATE_OFFSET, "State: a CoreStateHead first");
-
-static StateObject *new_state_object(PyObject *config) {
-    return (StateObject *)core_state_new(&StateType, config, &((ConfigObject *)config)->cfg);
-}
-
+/* --- the state objects' shared head (binding.h CoreStateHead) ------------------------------ */
 static size_t state_size(PyObject *self) {
     return (size_t)Py_TYPE(self)->tp_basicsize - CORE_STATE_OFFSET;
 }
@@ -659,10 +344,12 @@ PyObject *core_state_time_clones(PyObject *self, PyObject *arg) {
         return PyErr_NoMemory();
     }
     volatile char keep = 0;
+    char *from = sink + size; /* a private copy: the loop runs without the GIL */
+    memcpy(from, (char *)self + CORE_STATE_OFFSET, size);
     Py_BEGIN_ALLOW_THREADS;
     for (long i = 0; i < k; i++) {
-        memcpy(sink + (i & 1) * size, (char *)self + CORE_STATE_OFFSET, size);
-        keep = (char)(keep + sink[(i & 1) * size]);
+        memcpy(sink, from, size);
+        keep = (char)(keep + sink[i % (long)size]);
     }
     Py_END_ALLOW_THREADS;
     (void)keep;
@@ -670,295 +357,6 @@ PyObject *core_state_time_clones(PyObject *self, PyObject *arg) {
     return PyLong_FromLong(k);
 }
 
-/* new_state(config, seed): the game new_game(config, seed=seed) sets up. */
-static PyObject *new_state(PyObject *mod, PyObject *args) {
-    PyObject *config;
-    unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "O!K", &ConfigType, &config, &seed)) {
-        return NULL;
-    }
-    StateObject *obj = new_state_object(config);
-    if (obj) {
-        mr_new_game(obj->cfg, &obj->st, seed);
-    }
-    return (PyObject *)obj;
-}
-
-/* state_from_record(config, bytes): checked like Batch.set_record. */
-static PyObject *state_from_record(PyObject *mod, PyObject *args) {
-    PyObject *config, *record;
-    if (!PyArg_ParseTuple(args, "O!O", &ConfigType, &config, &record)) {
-        return NULL;
-    }
-    return core_state_from_record(&StateType, config, &((ConfigObject *)config)->cfg, record,
-                                  check_and_rebuild);
-}
-
-static PyObject *State_legal(StateObject *self, PyObject *unused) {
-    int16_t legal[MR_MAX_ACTIONS];
-    int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
-    return build_items(1, count, item_int16, legal);
-}
-
-/* apply(a) -> True, or False when a is not legal (then nothing changed). */
-static PyObject *State_apply(StateObject *self, PyObject *arg) {
-    long long a = PyLong_AsLongLong(arg);
-    if (a == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    int16_t legal[MR_MAX_ACTIONS];
-    int count = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
-    if (!is_legal(legal, count, a)) {
-        Py_RETURN_FALSE;
-    }
-    mr_apply(self->cfg, &self->st, (int)a);
-    Py_RETURN_TRUE;
-}
-
-static PyObject *State_scores(StateObject *self, PyObject *unused) {
-    int n = self->cfg->n;
-    PyObject *out = PyTuple_New(n);
-    if (!out) {
-        return NULL;
-    }
-    for (int s = 0; s < n; s++) {
-        mr_breakdown b;
-        mr_score(self->cfg, &self->st, s, &b);
-        PyTuple_SET_ITEM(out, s, Py_BuildValue("(iiiiiii)", b.territories, b.resources,
-                                               b.partners, b.scenario, b.total, b.largest,
-                                               b.cows));
-    }
-    return out;
-}
-
-/* redetermine(seed): as GameState.redetermine(numpy.random.default_rng(seed)). */
-static PyObject *State_redetermine(StateObject *self, PyObject *arg) {
-    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
-    if (PyErr_Occurred()) {
-        return NULL;
-    }
-    mr_pcg64 rng;
-    mr_pcg64_seed(&rng, seed);
-    mr_redetermine(&self->st, &rng);
-    Py_RETURN_NONE;
-}
-
-/* rollout(seed, depth) -> decisions played: uniformly random legal actions, each
- * legal[rng.integers(len(legal))] with rng = numpy.random.default_rng(seed), for depth
- * decisions (0: to the end). */
-static PyObject *State_rollout(StateObject *self, PyObject *args) {
-    unsigned long long seed;
-    int depth;
-    if (!PyArg_ParseTuple(args, "Ki", &seed, &depth)) {
-        return NULL;
-    }
-    int played = 0; /* with the GIL held: nothing else may touch this state meanwhile */
-    mr_pcg64 rng;
-    mr_pcg64_seed(&rng, seed);
-    int16_t legal[MR_MAX_ACTIONS];
-    while (self->st.phase != PH_GAME_OVER && (depth <= 0 || played < depth)) {
-        int count = mr_legal(self->cfg, &self->st, legal);
-        mr_apply(self->cfg, &self->st, legal[mr_integers(&rng, (uint64_t)count)]);
-        played++;
-    }
-    return PyLong_FromLong(played);
-}
-
-/* The 11 fields of agents.evaluation.Weights from a sequence of numbers; -1 with an error
- * set when it is not one. */
-static int read_weights(PyObject *wobj, double w[11]) {
-    PyObject *seq = PySequence_Fast(wobj, "weights: expected a sequence of 11 numbers");
-    if (!seq) {
-        return -1;
-    }
-    if (PySequence_Fast_GET_SIZE(seq) != 11) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "weights: expected 11 numbers");
-        return -1;
-    }
-    for (int i = 0; i < 11; i++) {
-        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
-    }
-    Py_DECREF(seq);
-    return PyErr_Occurred() ? -1 : 0;
-}
-
-/* simulate(policy, depth, value_mode, seed, weights) -> tuple of leaf values (in place). */
-static PyObject *State_simulate(StateObject *self, PyObject *args) {
-    int policy, depth, value_mode;
-    unsigned long long seed;
-    PyObject *wobj;
-    if (!PyArg_ParseTuple(args, "iiiKO", &policy, &depth, &value_mode, &seed, &wobj)) {
-        return NULL;
-    }
-    double w[11];
-    if (read_weights(wobj, w) < 0) {
-        return NULL;
-    }
-    if (policy < 0 || policy > 1 || value_mode < 0 || value_mode > 1) {
-        PyErr_SetString(PyExc_ValueError, "simulate: policy and value_mode are 0 or 1");
-        return NULL;
-    }
-    double values[MR_MAX_PLAYERS];
-    mr_simulate(self->cfg, &self->st, policy, depth, value_mode, seed, w, values);
-    return build_items(0, self->cfg->n, item_double, values);
-}
-
-/* The ids of the sequence actions_obj, each legal in this state, as a new PyMem array of
- * *count ints (freed by the caller); NULL with an error set when one is not. */
-static int *legal_actions_of(StateObject *self, PyObject *actions_obj, Py_ssize_t *count) {
-    PyObject *seq = PySequence_Fast(actions_obj, "actions: expected a sequence of action ids");
-    if (!seq) {
-        return NULL;
-    }
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
-    int16_t legal[MR_MAX_ACTIONS];
-    int num_legal = self->st.phase == PH_GAME_OVER ? 0 : mr_legal(self->cfg, &self->st, legal);
-    int *acts = PyMem_Malloc((k ? k : 1) * sizeof(int));
-    if (!acts) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    for (Py_ssize_t j = 0; j < k; j++) {
-        long long a = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, j));
-        if (a == -1 && PyErr_Occurred()) {
-            break;
-        }
-        if (!is_legal(legal, num_legal, a)) {
-            PyErr_Format(PyExc_ValueError, "actions: %lld is not legal here", a);
-            break;
-        }
-        acts[j] = (int)a;
-    }
-    Py_DECREF(seq);
-    if (PyErr_Occurred()) {
-        PyMem_Free(acts);
-        return NULL;
-    }
-    *count = k;
-    return acts;
-}
-
-/* action_values(actions, weights) -> the heuristic agent's one-ply value of each action (legal
- * here) for the acting seat, on this state (a determinization), which stays as it is. */
-static PyObject *State_action_values(StateObject *self, PyObject *args) {
-    PyObject *actions_obj, *wobj;
-    if (!PyArg_ParseTuple(args, "OO", &actions_obj, &wobj)) {
-        return NULL;
-    }
-    double w[11];
-    if (read_weights(wobj, w) < 0) {
-        return NULL;
-    }
-    Py_ssize_t k;
-    int *acts = legal_actions_of(self, actions_obj, &k);
-    if (!acts) {
-        return NULL;
-    }
-    double *values = PyMem_Malloc((k ? k : 1) * sizeof(double));
-    mr_state *sim = PyMem_Malloc(sizeof(mr_state));
-    PyObject *out = NULL;
-    if (values && sim) {
-        /* with the GIL held: nothing else may touch this state meanwhile */
-        mr_action_values(self->cfg, &self->st, acts, (int)k, w, sim, values);
-        out = build_items(0, k, item_double, values);
-    } else {
-        PyErr_NoMemory();
-    }
-    PyMem_Free(acts);
-    PyMem_Free(values);
-    PyMem_Free(sim);
-    return out;
-}
-
-/* value_leaves(seat, actions, depth, seed, weights, rows) -> one entry per action: the
- * final margin of a leaf whose game ended, None when its network input went into its row of
- * rows (float32, len(actions) x (obs_size + n + 1)); this state is left as it was
- * (mr_value_leaf on a copy for each action). Every action must be legal here. */
-static PyObject *State_value_leaves(StateObject *self, PyObject *args) {
-    int seat, depth;
-    unsigned long long seed;
-    PyObject *actions_obj, *wobj, *rows_obj;
-    if (!PyArg_ParseTuple(args, "iOiKOO", &seat, &actions_obj, &depth, &seed, &wobj, &rows_obj)) {
-        return NULL;
-    }
-    const mr_config *cfg = self->cfg;
-    double w[11];
-    if (read_weights(wobj, w) < 0) {
-        return NULL;
-    }
-    if (seat < 0 || seat >= cfg->n) {
-        PyErr_Format(PyExc_ValueError, "seat: expected 0..%d, got %d", cfg->n - 1, seat);
-        return NULL;
-    }
-    Py_ssize_t k;
-    int *acts = legal_actions_of(self, actions_obj, &k);
-    if (!acts) {
-        return NULL;
-    }
-    Py_ssize_t width = cfg->obs_size + cfg->n + 1;
-    Py_buffer view;
-    if (get_buffer(rows_obj, &view, "rows", "f", 4, k * width, 1) < 0) {
-        PyMem_Free(acts);
-        return NULL;
-    }
-    double *margins = PyMem_Malloc((k ? k : 1) * sizeof(double));
-    int *ended = PyMem_Malloc((k ? k : 1) * sizeof(int));
-    PyObject *out = margins && ended ? PyTuple_New(k) : PyErr_NoMemory();
-    if (out) {
-        mr_state *sim = PyMem_Malloc(sizeof(mr_state));
-        if (!sim) {
-            Py_CLEAR(out);
-            PyErr_NoMemory();
-        } else {
-            float *rows = view.buf;
-            for (Py_ssize_t j = 0; j < k; j++) { /* with the GIL held, as above */
-                *sim = self->st;
-                ended[j] = mr_value_leaf(cfg, sim, seat, acts[j], depth, seed, w,
-                                         rows + j * width, &margins[j]);
-            }
-            PyMem_Free(sim);
-            for (Py_ssize_t j = 0; j < k; j++) {
-                PyObject *item = ended[j] ? PyFloat_FromDouble(margins[j]) : Py_NewRef(Py_None);
-                if (!item) {
-                    Py_CLEAR(out);
-                    break;
-                }
-                PyTuple_SET_ITEM(out, j, item);
-            }
-        }
-    }
-    PyBuffer_Release(&view);
-    PyMem_Free(acts);
-    PyMem_Free(margins);
-    PyMem_Free(ended);
-    return out;
-}
-
-/* observe(seat, out): seat's flat observation of this game into out (float32, obs_size). */
-static PyObject *State_observe(StateObject *self, PyObject *args) {
-    int seat;
-    PyObject *out;
-    if (!PyArg_ParseTuple(args, "iO", &seat, &out)) {
-        return NULL;
-    }
-    return observe_into(self->cfg, &self->st, seat, out);
-}
-
-/* determinize(state_hi, state_lo, inc_hi, inc_lo, has_uint32, uinteger) -> the generator's
- * state after: the pile and the stack sorted, then shuffled with that PCG64 (as
- * agents.base.determinize with a NumPy generator in that state). */
-static PyObject *State_determinize(StateObject *self, PyObject *args) {
-    mr_pcg64 rng;
-    if (parse_generator(args, &rng) < 0) {
-        return NULL;
-    }
-    mr_sort8(self->st.pile, self->st.pile_len);
-    mr_sort8(self->st.stack, self->st.stack_len);
-    mr_redetermine(&self->st, &rng);
-    return build_generator(&rng);
-}
 
 int parse_generator(PyObject *words, mr_pcg64 *rng) {
     unsigned long long a, b, c, d;
@@ -984,30 +382,6 @@ PyObject *build_generator(const mr_pcg64 *rng) {
                          (unsigned long long)rng->state_lo, (unsigned long long)rng->inc_hi,
                          (unsigned long long)rng->inc_lo, rng->has_uint32, rng->uinteger);
 }
-
-
-static PyMethodDef State_methods[] = {
-    CORE_STATE_METHODS,
-    {"legal", (PyCFunction)State_legal, METH_NOARGS, "legal action ids, ascending"},
-    {"apply", (PyCFunction)State_apply, METH_O, "apply(a) -> False if a is not legal"},
-    {"scores", (PyCFunction)State_scores, METH_NOARGS, "one 7-tuple per seat"},
-    {"redetermine", (PyCFunction)State_redetermine, METH_O, "re-shuffle the hidden order"},
-    {"rollout", (PyCFunction)State_rollout, METH_VARARGS, "rollout(seed, depth)"},
-    {"simulate", (PyCFunction)State_simulate, METH_VARARGS,
-     "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
-    {"action_values", (PyCFunction)State_action_values, METH_VARARGS,
-     "action_values(actions, weights) -> the heuristic's one-ply values"},
-    {"value_leaves", (PyCFunction)State_value_leaves, METH_VARARGS,
-     "value_leaves(seat, actions, depth, seed, weights, rows) -> margins or None"},
-    {"observe", (PyCFunction)State_observe, METH_VARARGS, "observe(seat, out)"},
-    {"determinize", (PyCFunction)State_determinize, METH_VARARGS,
-     "determinize(*pcg64_state) -> the generator state after"},
-    {NULL}};
-
-static PyGetSetDef State_getset[] = {CORE_STATE_GETSET(mr_state), {NULL}};
-
-static PyTypeObject StateType = {NATIVE_STATE_TYPE(
-    StateObject, State, "State", "One game in the core, for search (see moonriver_env.moonriver.vector.search).")};
 
 /* --- module -------------------------------------------------------------------------------- */
 /* The names of the core's enums, in their order; the Python side maps them to its own tables

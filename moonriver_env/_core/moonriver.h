@@ -207,7 +207,53 @@ uint64_t mr_protected(const mr_config *cfg, const mr_state *st, int seat);
 /* Re-shuffles the hidden order of the pile and the stack with rng (for search). */
 void mr_redetermine(mr_state *st, mr_pcg64 *rng);
 
-/* --- the search agents' simulations (agent.c) ------------------------------------------ */
+/* --- inside the rules (rules.c, transitions.c, scoring.c; MR_RULES_INTERNAL) ------------ */
+#ifdef MR_RULES_INTERNAL
+#define CORN 4
+#define FOREST 3
+#define FARM 5
+#define DESERT 0
+#define CANYON 1
+#define MEADOW 2
+#define DESPERADO 0
+#define CATTLE_THIEF 1
+#define GOLD_DIGGER 2
+#define TRAPPER 3
+#define FARMER 4
+
+static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
+static inline int lowbit(uint64_t x) { return __builtin_ctzll(x); }
+
+static inline uint64_t flood(const mr_config *cfg, uint64_t seed, uint64_t within) {
+    uint64_t region = seed;
+    for (;;) {
+        uint64_t grown = (region | ((region & cfg->not_last_col) << 1) |
+                          ((region & cfg->not_first_col) >> 1) | (region << 5) | (region >> 5)) &
+                         within;
+        if (grown == region) {
+            return region;
+        }
+        region = grown;
+    }
+}
+
+static inline int target_seat(int seat, int target, int n) { return (seat + 1 + target) % n; }
+
+/* The helpers one rules file lends another (rules.c: the table and the legal actions;
+ * transitions.c: the auto-resolve). */
+void mr_auto_resolve(const mr_config *cfg, mr_state *st);
+int mr_cowboy_moves(const mr_config *cfg, const mr_state *st, int seat, int16_t *out);
+void mr_open_next_column(const mr_config *cfg, mr_state *st);
+int mr_placements(const mr_config *cfg, const mr_state *st, int seat, int16_t *out);
+void mr_refill_saloon(const mr_config *cfg, mr_state *st);
+void mr_remove_at(int8_t *a, int8_t *len, int i);
+void mr_remove_unclaimed(const mr_config *cfg, mr_state *st, int8_t *col, const int8_t *claim);
+uint64_t mr_skull_targets(const mr_config *cfg, const mr_state *st);
+int mr_steals(const mr_config *cfg, const mr_state *st, int seat, int16_t *out);
+int mr_swaps(const mr_config *cfg, const mr_state *st, int seat, int16_t *out);
+#endif
+
+/* --- the search agents' simulations (agent.c, rollout.c) ------------------------------- */
 /* Rolls st forward (policy 0: random, 1: the light heuristic of agents/rollout.py) for depth
  * decisions (0: to the end) with random.Random(seed) noise, then writes every seat's leaf
  * value (value_mode 0: margin, 1: win) as agents.search.SearchAgent.leaf_values; weights:
@@ -231,6 +277,36 @@ int mr_value_leaf(const mr_config *cfg, mr_state *st, int seat, int action, int 
  * evaluation relative to the opponents, plus the claim order bonus. */
 void mr_action_values(const mr_config *cfg, const mr_state *det, const int *actions, int count,
                       const double *weights, mr_state *sim, double *out);
+
+/* --- inside the agents (agent.c, rollout.c; MR_AGENT_INTERNAL) ------------------------- */
+#ifdef MR_AGENT_INTERNAL
+static inline int popc(uint64_t x) { return __builtin_popcountll(x); }
+static inline int low(uint64_t x) { return __builtin_ctzll(x); }
+static inline uint64_t nbrs(const mr_config *cfg, uint64_t m) {
+    return (((m & cfg->not_last_col) << 1) | ((m & cfg->not_first_col) >> 1) | (m << 5) |
+            (m >> 5)) &
+           cfg->full;
+}
+
+typedef struct {
+    int n;
+    double share, frac;
+    int unseen_land[MR_NUM_LANDS], unseen_cows[MR_NUM_LANDS];
+    int unseen_gold, unseen_beaver, unseen_corn, tokens;
+} context;
+
+typedef struct {
+    double grow_w, pipe_cow_w, unseen_cow_w, pipe_res_w, circle_w, skull_w, waste_w, theft_w,
+        spread_w, order_w, opp_w;
+} weights;
+
+/* The helpers agent.c lends rollout.c: the flood fill, the evaluation's context of a state,
+ * Evaluator.seat_value and the rule-based choice of a pending effect. */
+int mr_effect_choice(const mr_config *cfg, const mr_state *st, const context *ctx, const int16_t *legal, int count);
+uint64_t mr_flood(const mr_config *cfg, uint64_t seed, uint64_t within);
+void mr_make_context(const mr_config *cfg, const mr_state *st, context *ctx);
+double mr_seat_value(const mr_config *cfg, const mr_state *st, int seat, const context *ctx, const weights *w);
+#endif
 
 /* --- the observation (encode.c) ------------------------------------------------------- */
 /* Writes the flat observation (planes, then features) of st as seen by seat into out

@@ -1,6 +1,9 @@
 """Run inside a fresh interpreter with an AddressSanitizer build of the core preloaded (by
 tests/vector/test_sanitizers.py): loads that build as ``moonriver_env._native``, then runs the
-differential check and a fuzz of raw records and actions. Not a test module."""
+differential check, a fuzz of raw records and actions, and the safety scenarios of
+test_core_safety.py (threads stepping one batch of either game, a thread writing the actions
+during a step, half-initialised objects, sequences changed by their items). Not a test
+module."""
 
 from __future__ import annotations
 
@@ -157,4 +160,7 @@ if __name__ == "__main__":
     search()
     value_leaves()
     kingdomino()
+    from test_core_safety import run_all
+
+    run_all(scale=0.25)
     sys.exit(main(["--games", sys.argv[2]]))

@@ -20,16 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "moonriver_env" / "_core"
-SOURCES = [
-    "module.c",
-    "rules.c",
-    "config.c",
-    "encode.c",
-    "rng.c",
-    "agent.c",
-    "kingdomino.c",
-    "kdbind.c",
-]
+SOURCES = sorted(p.name for p in CORE.glob("*.c"))
 
 
 def _compiler() -> str:

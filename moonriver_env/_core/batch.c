@@ -1,0 +1,448 @@
+/* The CPython binding of Moon River's Batch (moonriver_env._native.Batch): N games owned by
+ * the core (their states, the generators that seed their next games, their legal actions),
+ * which write their results into NumPy arrays handed over once at construction (held through
+ * the buffer protocol for the Batch's life). Every array and every action is checked before
+ * any game changes; the loops over games run with the GIL released. */
+#include "binding.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* --- Batch --------------------------------------------------------------------------------- */
+enum { OUT_OBS, OUT_MASK, OUT_LEGAL, OUT_NUM_LEGAL, OUT_SEAT, OUT_REWARDS, OUT_TERMINATED,
+       OUT_SCORES, NUM_OUT };
+
+typedef struct {
+    BatchHead head; /* head.config: the ConfigObject, kept alive */
+    const mr_config *cfg;
+    Py_ssize_t num_games;
+    mr_state *states;
+    mr_pcg64 *seeders;
+    int16_t *legal;   /* [num_games][num_actions]: the private, trusted legal lists */
+    int32_t *nlegal;  /* [num_games] */
+    int32_t *totals;  /* [num_games][n]: ranch totals at the last step (dense reward) */
+    float *blocks;    /* [num_games][n][block]: the encoder's cache of ranch blocks */
+    int32_t *points;  /* [num_games][n][4]: and of their points */
+    uint32_t *keys;   /* [num_games][n]: the ranch versions they were built from */
+    int64_t *todo;    /* [num_games]: a step's checked actions, or a reset's seeds */
+    int reward_mode;  /* 0 win, 1 score, 2 score_diff */
+    double dense;
+    int auto_reset, observe;
+    Py_buffer out[NUM_OUT];
+    int have_out[NUM_OUT];
+} BatchObject;
+
+/* Releases everything the Batch holds (the state after a failed __init__ or at the end). */
+static void Batch_clear(BatchObject *self) {
+    for (int i = 0; i < NUM_OUT; i++) {
+        if (self->have_out[i]) {
+            PyBuffer_Release(&self->out[i]);
+            self->have_out[i] = 0;
+        }
+    }
+    void **blocks[] = {(void **)&self->states, (void **)&self->seeders, (void **)&self->legal,
+                       (void **)&self->nlegal, (void **)&self->totals, (void **)&self->blocks,
+                       (void **)&self->points, (void **)&self->keys, (void **)&self->todo};
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
+        PyMem_Free(*blocks[b]);
+        *blocks[b] = NULL;
+    }
+    Py_CLEAR(self->head.config);
+}
+
+static void Batch_dealloc(BatchObject *self) {
+    Batch_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Batch_init's work once the arguments are parsed: 0, or -1 with an exception set. */
+static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games,
+                       int reward_mode, double dense, int auto_reset, PyObject **arrays);
+
+static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"config", "num_games", "reward_mode", "dense", "auto_reset",
+                             "observation", "mask", "legal", "num_legal", "seat", "rewards",
+                             "terminated", "scores", NULL};
+    PyObject *config, *arrays[NUM_OUT];
+    Py_ssize_t num_games;
+    int reward_mode, auto_reset;
+    double dense;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nidpOOOOOOOO", kwlist, &ConfigType, &config,
+                                     &num_games, &reward_mode, &dense, &auto_reset, &arrays[0],
+                                     &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
+                                     &arrays[6], &arrays[7])) {
+        return -1;
+    }
+    if (batch_init_begin((PyObject *)self) < 0) {
+        return -1;
+    }
+    int rc = Batch_setup(self, config, num_games, reward_mode, dense, auto_reset, arrays);
+    if (rc < 0) {
+        Batch_clear(self); /* a failed __init__ holds nothing and leaves the Batch unusable */
+    }
+    return batch_init_done((PyObject *)self, rc == 0);
+}
+
+static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games,
+                       int reward_mode, double dense, int auto_reset, PyObject **arrays) {
+    if (config_ready(config) < 0) {
+        return -1;
+    }
+    if (num_games < 1 || num_games > (1 << 24) || reward_mode < 0 || reward_mode > 2) {
+        PyErr_SetString(PyExc_ValueError, "Batch: num_games or reward_mode out of range");
+        return -1;
+    }
+    Py_INCREF(config);
+    self->head.config = config;
+    const mr_config *cfg = self->cfg = &((ConfigObject *)config)->cfg;
+    self->num_games = num_games;
+    self->reward_mode = reward_mode;
+    self->dense = dense;
+    self->auto_reset = auto_reset;
+    self->observe = arrays[OUT_OBS] != Py_None;
+    Py_ssize_t N = num_games, n = cfg->n, A = cfg->num_actions;
+    struct {
+        const char *name, *format;
+        Py_ssize_t itemsize, count;
+    } spec[NUM_OUT] = {
+        {"observation", "f", 4, N * cfg->obs_size}, {"mask", "bB?", 1, N * A},
+        {"legal", "h", 2, N * A},                   {"num_legal", "i", 4, N},
+        {"seat", "i", 4, N},                        {"rewards", "d", 8, N * n},
+        {"terminated", "?", 1, N},                  {"scores", "i", 4, N * n * 7},
+    };
+    for (int i = 0; i < NUM_OUT; i++) {
+        if (i == OUT_OBS && !self->observe) {
+            continue;
+        }
+        if (get_buffer(arrays[i], &self->out[i], spec[i].name, spec[i].format, spec[i].itemsize,
+                       spec[i].count, 1) < 0) {
+            return -1;
+        }
+        self->have_out[i] = 1;
+    }
+    self->states = PyMem_Calloc((size_t)N, sizeof(mr_state));
+    self->seeders = PyMem_Calloc((size_t)N, sizeof(mr_pcg64));
+    self->legal = PyMem_Calloc((size_t)(N * A), sizeof(int16_t));
+    self->nlegal = PyMem_Calloc((size_t)N, sizeof(int32_t));
+    self->totals = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
+    self->points = PyMem_Calloc((size_t)(N * n * 4), sizeof(int32_t));
+    self->keys = PyMem_Calloc((size_t)(N * n), sizeof(uint32_t));
+    self->todo = PyMem_Calloc((size_t)N, sizeof(int64_t));
+    if (self->observe) {
+        self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
+    }
+    if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals ||
+        !self->points || !self->keys || !self->todo || (self->observe && !self->blocks)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* The legal list of game i, its mask, seat and observation into the outputs. */
+static void publish(BatchObject *self, Py_ssize_t i) {
+    const mr_config *cfg = self->cfg;
+    Py_ssize_t A = cfg->num_actions;
+    mr_state *st = &self->states[i];
+    int16_t *legal = self->legal + i * A;
+    int count = st->phase == PH_GAME_OVER ? 0 : mr_legal(cfg, st, legal);
+    self->nlegal[i] = count;
+    int8_t *mask = (int8_t *)self->out[OUT_MASK].buf + i * A;
+    memset(mask, 0, (size_t)A);
+    for (int k = 0; k < count; k++) {
+        mask[legal[k]] = 1;
+    }
+    memcpy((int16_t *)self->out[OUT_LEGAL].buf + i * A, legal, sizeof(int16_t) * (size_t)count);
+    ((int32_t *)self->out[OUT_NUM_LEGAL].buf)[i] = count;
+    ((int32_t *)self->out[OUT_SEAT].buf)[i] = st->phase == PH_GAME_OVER ? -1 : st->seat;
+    if (self->observe) {
+        int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
+        Py_ssize_t n = cfg->n;
+        mr_encode_cached(cfg, st, seat, (float *)self->out[OUT_OBS].buf + i * cfg->obs_size,
+                         self->blocks + i * n * mr_block_size(cfg), self->points + i * n * 4,
+                         self->keys + i * n);
+    }
+}
+
+static void forget_blocks(BatchObject *self, Py_ssize_t i) {
+    for (int s = 0; s < self->cfg->n; s++) {
+        self->keys[i * self->cfg->n + s] = MR_NO_KEY;
+    }
+}
+
+static void new_game(BatchObject *self, Py_ssize_t i) {
+    uint64_t game_seed = mr_integers(&self->seeders[i], (1ull << 63) - 1);
+    mr_new_game(self->cfg, &self->states[i], game_seed);
+    memset(self->totals + i * self->cfg->n, 0, sizeof(int32_t) * (size_t)self->cfg->n);
+    forget_blocks(self, i);
+}
+
+static void clear_step_outputs(BatchObject *self, Py_ssize_t i) {
+    int n = self->cfg->n;
+    double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
+    int32_t *scores = (int32_t *)self->out[OUT_SCORES].buf + i * n * 7;
+    for (int s = 0; s < n; s++) {
+        rewards[s] = 0.0;
+    }
+    memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
+    ((char *)self->out[OUT_TERMINATED].buf)[i] = 0;
+}
+
+/* reset(seeds): seeds is None (each game's next seed from its generator) or uint64 (N,):
+ * game i's generator becomes numpy.random.default_rng(seeds[i]). */
+static PyObject *Batch_reset(BatchObject *self, PyObject *args) {
+    PyObject *seeds;
+    if (!PyArg_ParseTuple(args, "O", &seeds)) {
+        return NULL;
+    }
+    const uint64_t *seed = NULL; /* a private copy: the loop runs without the GIL */
+    if (seeds != Py_None) {
+        Py_buffer view;
+        if (get_buffer(seeds, &view, "seeds", "QLK", 8, self->num_games, 0) < 0) {
+            return NULL;
+        }
+        memcpy(self->todo, view.buf, sizeof(int64_t) * (size_t)self->num_games);
+        PyBuffer_Release(&view);
+        seed = (const uint64_t *)self->todo;
+    }
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < self->num_games; i++) {
+        if (seed) {
+            mr_pcg64_seed(&self->seeders[i], seed[i]);
+        }
+        new_game(self, i);
+        clear_step_outputs(self, i);
+        publish(self, i);
+    }
+    Py_END_ALLOW_THREADS;
+    Py_RETURN_NONE;
+}
+
+static int check_index(BatchObject *self, Py_ssize_t i);
+
+/* reset_game(i, seed or None): a new game in slot i only (seed: its generator becomes
+ * default_rng(seed); None: the slot's next game). */
+static PyObject *Batch_reset_game(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    PyObject *seed_obj;
+    if (!PyArg_ParseTuple(args, "nO", &i, &seed_obj) || !check_index(self, i)) {
+        return NULL;
+    }
+    if (seed_obj != Py_None) {
+        unsigned long long seed = PyLong_AsUnsignedLongLong(seed_obj);
+        if (PyErr_Occurred()) {
+            return NULL;
+        }
+        mr_pcg64_seed(&self->seeders[i], seed);
+    }
+    new_game(self, i);
+    clear_step_outputs(self, i);
+    publish(self, i);
+    Py_RETURN_NONE;
+}
+
+static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode, double *out) {
+    int n = cfg->n;
+    for (int s = 0; s < n; s++) {
+        if (mode == 0) {
+            int beats = 0, beaten = 0;
+            for (int o = 0; o < n; o++) {
+                const mr_breakdown *a = &sc[s], *b = &sc[o];
+                int cmp = a->total != b->total ? (a->total > b->total ? 1 : -1)
+                          : a->largest != b->largest ? (a->largest > b->largest ? 1 : -1)
+                          : a->cows != b->cows ? (a->cows > b->cows ? 1 : -1)
+                                               : 0;
+                beats += cmp > 0;
+                beaten += cmp < 0;
+            }
+            out[s] = (double)(beats - beaten) / (double)(n - 1);
+        } else if (mode == 1) {
+            out[s] = (double)sc[s].total;
+        } else {
+            int best = -2147483647;
+            for (int o = 0; o < n; o++) {
+                if (o != s && sc[o].total > best) {
+                    best = sc[o].total;
+                }
+            }
+            out[s] = (double)sc[s].total - (double)best;
+        }
+    }
+}
+
+/* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
+ * the first game whose action is not legal (then nothing changed). A finished game
+ * (auto_reset off) ignores its action; a game whose active entry is false is left as it is,
+ * its outputs included. Each action is read once from the caller's array into todo and
+ * checked there; the games play todo only (the caller's arrays may change meanwhile). */
+enum { TODO_INACTIVE = -1, TODO_OVER = -2 };
+
+static PyObject *Batch_step(BatchObject *self, PyObject *args) {
+    PyObject *actions, *active_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "O|O", &actions, &active_obj)) {
+        return NULL;
+    }
+    Py_buffer view, active_view;
+    const char *active = NULL;
+    if (active_obj != Py_None) {
+        if (get_buffer(active_obj, &active_view, "active", "?bB", 1, self->num_games, 0) < 0) {
+            return NULL;
+        }
+        active = active_view.buf;
+    }
+    if (get_buffer(actions, &view, "actions", "qlL", 8, self->num_games, 0) < 0) {
+        if (active) {
+            PyBuffer_Release(&active_view);
+        }
+        return NULL;
+    }
+    const volatile int64_t *act = view.buf;
+    const mr_config *cfg = self->cfg;
+    Py_ssize_t A = cfg->num_actions, N = self->num_games;
+    Py_ssize_t bad = -1;
+    int64_t *todo = self->todo;
+    for (Py_ssize_t i = 0; i < N && bad < 0; i++) {
+        if (active && !((const volatile char *)active)[i]) {
+            todo[i] = TODO_INACTIVE;
+        } else if (self->states[i].phase == PH_GAME_OVER) {
+            todo[i] = TODO_OVER;
+        } else {
+            todo[i] = act[i];
+            bad = legal_has(self->legal + i * A, self->nlegal[i], todo[i]) ? -1 : i;
+        }
+    }
+    PyBuffer_Release(&view);
+    if (active) {
+        PyBuffer_Release(&active_view);
+    }
+    if (bad >= 0) {
+        return PyLong_FromSsize_t(bad);
+    }
+    int n = cfg->n;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        if (todo[i] == TODO_INACTIVE) {
+            continue;
+        }
+        mr_state *st = &self->states[i];
+        double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
+        char *terminated = (char *)self->out[OUT_TERMINATED].buf + i;
+        if (st->phase == PH_GAME_OVER) {
+            for (int s = 0; s < n; s++) {
+                rewards[s] = 0.0;
+            }
+            continue; /* stays terminated (auto_reset off) */
+        }
+        int was_done = *terminated;
+        mr_apply(cfg, st, (int)todo[i]);
+        for (int s = 0; s < n; s++) {
+            rewards[s] = 0.0;
+        }
+        if (self->dense != 0.0) {
+            int32_t *last = self->totals + i * n;
+            for (int s = 0; s < n; s++) {
+                int total = mr_total(cfg, st, s);
+                rewards[s] += self->dense * (double)(total - last[s]);
+                last[s] = total;
+            }
+        }
+        int32_t *scores = (int32_t *)self->out[OUT_SCORES].buf + i * n * 7;
+        if (was_done) {
+            memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
+        }
+        if (st->phase == PH_GAME_OVER) {
+            mr_breakdown sc[MR_MAX_PLAYERS];
+            double fin[MR_MAX_PLAYERS];
+            for (int s = 0; s < n; s++) {
+                mr_score(cfg, st, s, &sc[s]);
+                memcpy(scores + 7 * s, &sc[s], sizeof(int32_t) * 7);
+            }
+            final_rewards(cfg, sc, self->reward_mode, fin);
+            for (int s = 0; s < n; s++) {
+                rewards[s] += fin[s];
+            }
+            *terminated = 1;
+            if (self->auto_reset) {
+                new_game(self, i);
+            }
+        } else {
+            *terminated = 0;
+            if (was_done) {
+                memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
+            }
+        }
+        publish(self, i);
+    }
+    Py_END_ALLOW_THREADS;
+    return PyLong_FromLong(-1);
+}
+
+static int check_index(BatchObject *self, Py_ssize_t i) {
+    if (i < 0 || i >= self->num_games) {
+        PyErr_Format(PyExc_IndexError, "game index %zd is outside 0..%zd", i,
+                     self->num_games - 1);
+        return 0;
+    }
+    return 1;
+}
+
+/* get_record(i) -> bytes: the mr_state of game i. */
+static PyObject *Batch_get_record(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
+        return NULL;
+    }
+    return PyBytes_FromStringAndSize((const char *)&self->states[i], sizeof(mr_state));
+}
+
+/* set_record(i, bytes): checked; then game i plays on from it. */
+static PyObject *Batch_set_record(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    PyObject *record;
+    if (!PyArg_ParseTuple(args, "nO", &i, &record) || !check_index(self, i) ||
+        load_record(record, self->cfg, mr_check_and_rebuild, &self->states[i], sizeof(mr_state)) < 0) {
+        return NULL;
+    }
+    forget_blocks(self, i);
+    int n = self->cfg->n;
+    for (int s = 0; s < n; s++) {
+        self->totals[i * n + s] = mr_total(self->cfg, &self->states[i], s);
+    }
+    clear_step_outputs(self, i);
+    publish(self, i);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    int seat;
+    PyObject *out;
+    if (!PyArg_ParseTuple(args, "niO", &i, &seat, &out) || !check_index(self, i)) {
+        return NULL;
+    }
+    return observe_into(self->cfg, &self->states[i], seat, out);
+}
+
+/* phase(i) -> int */
+static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i) || !check_index(self, i)) {
+        return NULL;
+    }
+    return PyLong_FromLong(self->states[i].phase);
+}
+
+/* Every method runs through batch_call (binding.h): one call at a time on a ready Batch. */
+#define BATCH_LIST(X, P) \
+    X(P, reset, "reset(seeds or None)") \
+    X(P, step, "step(actions) -> -1 or a bad index") \
+    X(P, reset_game, "reset_game(i, seed or None)") \
+    X(P, get_record, "get_record(i) -> bytes") \
+    X(P, set_record, "set_record(i, bytes)") \
+    X(P, phase, "phase(i) -> phase code") \
+    X(P, observe, "observe(i, seat, out)")
+BATCH_METHODS(BATCH_LIST, Batch)
+
+PyTypeObject BatchType = {NATIVE_BATCH_TYPE(
+    BatchObject, Batch, "Batch",
+    "N games of one config, stepped together (see moonriver_env.vector).")};
