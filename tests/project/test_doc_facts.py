@@ -37,12 +37,10 @@ def provenance(name: str) -> dict[str, Any]:
 
 
 def row(text: str, first_cell: str) -> list[str]:
-    """The cells of the markdown table row whose first cell starts with ``first_cell``."""
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if line.startswith("|") and cells[0].startswith(first_cell):
-            return cells
-    raise AssertionError(f"no table row starting {first_cell!r}")
+    """The cells of the first markdown table row whose first cell starts with ``first_cell``."""
+    lines = [line for line in text.splitlines() if line.startswith(f"| {first_cell}")]
+    assert lines, f"no table row starting {first_cell!r}"
+    return [cell.strip() for cell in lines[0].strip().strip("|").split("|")]
 
 
 def az_result(opponent: str) -> dict[str, Any]:
@@ -100,7 +98,7 @@ def test_the_results_page_names_the_commit_of_the_shipped_az_model() -> None:
     ).stdout.strip()
     if not out:
         pytest.skip("the history of the model is not in this checkout (a shallow clone)")
-    cells = row(page("results.md"), "| `az`: the shipped 2-player model".strip("| "))
+    cells = row(page("results.md"), "`az`: the shipped 2-player model")
     assert cells[2] == f"`{out}`"
 
 
