@@ -33,10 +33,13 @@ def execute(path: Path, timeout: int = 300) -> float:
     client = nbclient.NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}
     )
+    load = os.getloadavg()[0]  # how busy the machine was (the times depend on it)
     start = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - start
-    nb.metadata.setdefault("moonriver", {})["execution_seconds"] = round(elapsed, 1)
+    meta = nb.metadata.setdefault("moonriver", {})
+    meta["execution_seconds"] = round(elapsed, 1)
+    meta["load_average"] = round(max(load, os.getloadavg()[0]), 1)
     for key in ("widgets",):
         nb.metadata.pop(key, None)
     nbformat.write(nb, path)
@@ -52,11 +55,10 @@ def write_times() -> None:
         meta = nbformat.read(path, as_version=4).metadata.get("moonriver", {})
         seconds = float(meta.get("execution_seconds", 0.0))
         total += seconds
-        rows.append(f"| `{path.name}` | {seconds:.0f} s |")
+        rows.append(f"| `{path.name}` | {seconds:.0f} s | {meta.get('load_average', '')} |")
     count = len(rows)
-    table = "\n".join(
-        ["| notebook | run time |", "|---|---:|", *rows, f"| all {count} | {total:.0f} s |"]
-    )
+    header = ["| notebook | run time | load average (1 min) |", "|---|---:|---:|"]
+    table = "\n".join([*header, *rows, f"| all {count} | {total:.0f} s | |"])
     readme = HERE / "README.md"
     text = readme.read_text(encoding="utf-8")
     head, rest = text.split("<!-- times -->\n", 1)
