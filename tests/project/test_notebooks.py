@@ -1,7 +1,10 @@
-"""The research notebooks in ``notebooks/``: each runs top to bottom from a clean kernel, and
-none is stored with outputs.
+"""The research notebooks in ``notebooks/``: each is stored executed at CI scale (its outputs are
+what the documentation site shows), and runs top to bottom again here from a clean kernel with
+the same kinds of output in the same cells (a plot where the stored notebook has a plot).
 
-Every notebook is executed with nbclient in a fresh kernel of *this* interpreter (the
+``python notebooks/execute.py`` stores them (it keeps each notebook's wall time in its metadata,
+``moonriver.execution_seconds``, which ``notebooks/README.md`` quotes). Every notebook is
+executed with nbclient in a fresh kernel of *this* interpreter (the
 ``.venv`` python: a temporary ``python3`` kernel spec pointing at ``sys.executable`` is put
 first on ``JUPYTER_PATH``, so a user-level kernel of another Python cannot be picked up), with
 the notebook folder as the working directory and the small CI parameters
@@ -16,6 +19,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +27,8 @@ NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 # What the notebooks import beyond the rules engine (the `all` extra installs them).
 NOTEBOOK_DEPENDENCIES = ("matplotlib", "pandas", "scipy", "PIL", "sb3_contrib", "openskill")
-CELL_TIMEOUT = 300  # seconds per cell; the four notebooks take about a minute in all
+CELL_TIMEOUT = 300  # seconds per cell (notebooks/README.md: the stored run times)
+SLOWDOWN = 4.0  # a notebook may run this many times its stored time here (a busy machine)
 
 
 def test_notebooks_exist() -> None:
@@ -35,6 +40,9 @@ def test_notebooks_exist() -> None:
         "04_rules_explorer.ipynb",
         "05_kingdomino.ipynb",
         "06_az.ipynb",
+        "07_reproduce_ladder.ipynb",
+        "08_vectorgame_training.ipynb",
+        "09_game_analysis.ipynb",
     ]
 
 
@@ -55,25 +63,56 @@ def test_docs_list_every_notebook() -> None:
     assert f"| {count} research notebooks" in readme
 
 
+def output_kinds(cell: dict[str, Any]) -> list[str]:
+    """The outputs of a code cell that must come back: ``"image"`` (a plot), ``"error"``."""
+    kinds = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            kinds.append("error")
+        elif "image/png" in out.get("data", {}):
+            kinds.append("image")
+    return kinds
+
+
+def stored_seconds(nb: Any) -> float:
+    return float(nb.metadata.get("moonriver", {}).get("execution_seconds", 0.0))
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_notebook_is_stored_clean(path: Path) -> None:
-    """No outputs or execution counts are committed; a title first, then a parameters cell."""
+def test_notebook_is_stored_executed(path: Path) -> None:
+    """Stored after one clean run (execution counts 1, 2, ... in order, no error), with its
+    plots; a title first that says what the notebook answers, then a parameters cell."""
     nbformat = pytest.importorskip("nbformat")
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
-    dirty = [
-        i
-        for i, cell in enumerate(nb.cells)
-        if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count"))
-    ]
-    assert not dirty, f"{path.name}: cells {dirty} have outputs or execution counts; clear them"
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    counts = [cell.get("execution_count") for cell in code]
+    assert counts == list(range(1, len(code) + 1)), f"{path.name}: run notebooks/execute.py"
+    errors = [i for i, cell in enumerate(code) if "error" in output_kinds(cell)]
+    assert not errors, f"{path.name}: code cells {errors} stored with errors"
+    assert any("image" in output_kinds(cell) for cell in code), f"{path.name}: no plot stored"
+    assert stored_seconds(nb) > 0, f"{path.name}: no stored run time; run notebooks/execute.py"
     first = nb.cells[0]
     assert first.cell_type == "markdown" and first.source.startswith("# "), "title cell first"
+    assert "**The question it answers:**" in first.source, "say what the notebook answers"
     tagged = [
         i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])
     ]
     assert len(tagged) == 1 and nb.cells[tagged[0]].cell_type == "code", "one parameters cell"
     assert nb.metadata.get("kernelspec", {}).get("name") == "python3"
+
+
+def test_readme_states_the_stored_run_times() -> None:
+    """notebooks/README.md's table of run times is the stored notebooks' metadata, and its total
+    their sum (a notebook stored again with a new time changes the README's line)."""
+    nbformat = pytest.importorskip("nbformat")
+    readme = (NOTEBOOK_DIR / "README.md").read_text(encoding="utf-8")
+    total = 0.0
+    for path in NOTEBOOKS:
+        seconds = stored_seconds(nbformat.read(path, as_version=4))
+        total += seconds
+        assert f"| `{path.name}` | {seconds:.0f} s |" in readme, path.name
+    assert f"| all {len(NOTEBOOKS)} | {total:.0f} s |" in readme
 
 
 @pytest.fixture
@@ -111,6 +150,10 @@ def test_notebook_runs(path: Path, venv_kernel: str) -> None:
     argv0 = KernelSpecManager().get_kernel_spec(venv_kernel).argv[0]
     assert argv0 == sys.executable, f"kernel {venv_kernel!r} resolves to {argv0}"
     nb = nbformat.read(path, as_version=4)
+    stored = [output_kinds(cell) for cell in nb.cells if cell.cell_type == "code"]
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
     client = nbclient.NotebookClient(
         nb,
         kernel_name=venv_kernel,
@@ -131,4 +174,9 @@ def test_notebook_runs(path: Path, venv_kernel: str) -> None:
         if out.get("output_type") == "error"
     ]
     assert not errors, f"{path.name}: error outputs {errors}"
+    fresh = [output_kinds(cell) for cell in nb.cells if cell.cell_type == "code"]
+    changed = [i for i, (a, b) in enumerate(zip(stored, fresh, strict=True)) if a != b]
+    assert not changed, f"{path.name}: code cells {changed} drew other plots than stored"
+    limit = SLOWDOWN * stored_seconds(nb) + 60
+    assert elapsed < limit, f"{path.name}: {elapsed:.0f} s, stored {stored_seconds(nb):.0f} s"
     print(f"{path.name}: {elapsed:.1f} s")
