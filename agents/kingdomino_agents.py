@@ -576,10 +576,10 @@ class PolicyKingdominoAgent(KingdominoAgent):
 
     def __init__(self, path: str, seed: int | None = None, sample: bool = False) -> None:
         super().__init__(seed)
-        from sb3_contrib import MaskablePPO  # the training extra, only when asked for
+        from .networks.snapshots import load_model  # torch, only when asked for; no unpickling
 
         self.path = path
-        self.model = MaskablePPO.load(path, device="cpu")
+        self.model = load_model(path)
         self.sample = sample
         self._encoders: dict[KingdominoConfig, KingdominoEncoder] = {}
         self._encoder_class = KingdominoEncoder
