@@ -100,6 +100,7 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from moonriver_env.family.rng import pcg64_problem
 from moonriver_env.family.validation import ROOT, DuplicateKeyError, int_text, reject_duplicate_keys
 from moonriver_env.moonriver.rules.components import (
     LEGENDS_BOARDS,
@@ -330,6 +331,8 @@ def _load_rng(value: object) -> np.random.Generator:
     state = raw["state"]
     if not isinstance(state, Mapping):
         _fail("rng.state", f"expected an object, got {_describe(state)}")
+    if name == "PCG64" and (problem := pcg64_problem(dict(state))) is not None:
+        _fail("rng.state", problem)  # the words the native core holds (family.rng)
     bg = getattr(np.random, name)(0)
     try:
         bg.state = dict(state)
