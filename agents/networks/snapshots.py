@@ -241,7 +241,11 @@ def _unpickle_known(entry: Any, key: str, what: str) -> Any:
 
 
 def _bounds(text: Any, default: float) -> float:
-    """The one value of a Box bound SB3 wrote as text (``"[0. 0. ... 0.]"``), else ``default``."""
+    """The one value of a Box bound SB3 wrote in full as text (``"[0. 0. 0.]"``), else
+    ``default`` (a shortened ``"[0. 0. ... 1.]"`` does not tell; a policy's forward pass does
+    not read the bounds)."""
+    if "..." in str(text):
+        return default
     values = set(_NUMBER.findall(str(text)))
     if len(values) == 1:
         value = float(values.pop())
