@@ -105,11 +105,13 @@ def _set_word(rng: dict[str, Any], key: str, value: int) -> None:
 def test_generator_words_out_of_the_cores_range_are_refused_by_name(key: str, value: int) -> None:
     doc = json.loads(new_game(GameConfig(num_players=2), seed=1).to_json())
     _set_word(doc["rng"]["state"], key, value)
-    with pytest.raises(StateFormatError, match=rf"^rng\.state: (state\.)?{key}: expected"):
+    with pytest.raises(StateFormatError, match=r"^rng\.state: not a valid PCG64 state: "):
         GameState.from_json(json.dumps(doc))
     kd = json.loads(new_kingdomino(KingdominoConfig(2), seed=1).to_json())
     _set_word(kd["rng"], key, value)
-    with pytest.raises(KingdominoStateError, match=rf"^rng: (state\.)?{key}: expected"):
+    with pytest.raises(
+        KingdominoStateError, match=rf"^rng: not a generator state: (state\.)?{key}: expected"
+    ):
         KingdominoState.from_json(json.dumps(kd))
 
 

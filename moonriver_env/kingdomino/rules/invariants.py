@@ -177,7 +177,7 @@ def state_from_data(data: Any, cls: type) -> Any:
     state._legal = None
     problem = pcg64_problem(data.get("rng"))  # the words the native core holds (family.rng)
     if problem is not None:
-        raise _fail("rng", problem)
+        raise _fail("rng", f"not a generator state: {problem}")
     try:
         rng = np.random.default_rng()
         rng.bit_generator.state = data["rng"]

@@ -331,8 +331,6 @@ def _load_rng(value: object) -> np.random.Generator:
     state = raw["state"]
     if not isinstance(state, Mapping):
         _fail("rng.state", f"expected an object, got {_describe(state)}")
-    if name == "PCG64" and (problem := pcg64_problem(dict(state))) is not None:
-        _fail("rng.state", problem)  # the words the native core holds (family.rng)
     bg = getattr(np.random, name)(0)
     try:
         bg.state = dict(state)
@@ -340,6 +338,8 @@ def _load_rng(value: object) -> np.random.Generator:
         _fail("rng.state", f"not a valid {name} state: {exc}")
     if _jsonable(bg.state) != state:
         _fail("rng.state", f"not a valid {name} state (it does not read back unchanged)")
+    if name == "PCG64" and (problem := pcg64_problem(dict(state))) is not None:
+        _fail("rng.state", f"not a valid PCG64 state: {problem}")  # the core's words (family.rng)
     return np.random.Generator(bg)
 
 
