@@ -198,8 +198,13 @@ class _KnownClasses(pickle.Unpickler):
         known = {**{v: k for k, v in POLICY_CLASSES.items()}, **PICKLED_ALIASES}
         if (module, name) in known:
             return _lookup(POLICY_CLASSES, known[(module, name)], "policy_class")
-        if (module, name) in CLASSES.values():
-            return _lookup(CLASSES, name, "policy_kwargs")
+        for table, what in ((POLICY_CLASSES, "policy_class"), (CLASSES, "policy_kwargs")):
+            if name in table:
+                cls = _lookup(table, name, what)
+                # by the path it names or by the class's own (pickle writes torch.nn.ReLU
+                # as torch.nn.modules.activation.ReLU)
+                if module in (table[name][0], cls.__module__) and name == cls.__qualname__:
+                    return cls
         raise pickle.UnpicklingError(f"refused to load {module}.{name}")
 
     def persistent_load(self, pid: Any) -> Any:

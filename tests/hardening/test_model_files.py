@@ -79,17 +79,30 @@ def test_a_hostile_model_zip_runs_no_code(tmp_path: Path, load) -> None:
     assert not marker.exists()
 
 
-def test_a_model_zip_is_read_without_its_pickles(tmp_path: Path) -> None:
-    # a real model.save() zip: the policy comes back the same, the pickled entries the
-    # loader does not need (here a hostile _last_obs) are never unpickled
+@pytest.mark.parametrize("head", ["spatial", "mlp"])
+def test_a_model_zip_is_read_without_its_pickles(tmp_path: Path, head: str) -> None:
+    # a real model.save() zip of either policy head (training.ppo.train.policy_kwargs): the
+    # policy comes back the same, the pickled entries the loader does not need (here a
+    # hostile _last_obs) are never unpickled
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    from agents.networks.features import MoonRiverExtractor
     from agents.networks.policy import MoonRiverPolicy
     from moonriver_env.single_agent import SingleAgentEnv
 
     env = SingleAgentEnv(num_players=2)
-    kwargs = {"cnn_channels": [4], "global_dim": 16, "pi": [8], "vf": [8], "query_hidden": 8}
-    model = MaskablePPO(MoonRiverPolicy, env, n_steps=8, policy_kwargs=kwargs, device="cpu")
+    cls: type = MoonRiverPolicy
+    kwargs: dict = {"cnn_channels": [4], "global_dim": 16, "pi": [8], "vf": [8]}
+    if head == "mlp":
+        cls = MaskableActorCriticPolicy
+        kwargs = {
+            "features_extractor_class": MoonRiverExtractor,
+            "features_extractor_kwargs": {"num_players": 2, "mode": "base"},
+            "net_arch": {"pi": [8], "vf": [8]},
+            "activation_fn": torch.nn.Tanh,
+        }
+    model = MaskablePPO(cls, env, n_steps=8, policy_kwargs=kwargs, device="cpu")
     path = tmp_path / "saved.zip"
     model.save(path)
     marker = tmp_path / "marker"
@@ -104,7 +117,7 @@ def test_a_model_zip_is_read_without_its_pickles(tmp_path: Path) -> None:
             archive.writestr(name, raw)
     policy = load_policy(renamed)
     assert not marker.exists()
-    assert type(policy) is MoonRiverPolicy and policy.action_space == model.action_space
+    assert type(policy) is cls and policy.action_space == model.action_space
     for key, value in model.policy.state_dict().items():
         assert torch.equal(policy.state_dict()[key], value), key
 
