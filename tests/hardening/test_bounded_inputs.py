@@ -62,7 +62,14 @@ def _within(seconds: float) -> Iterator[None]:
         (["partners", "farmer"], 10**12, r"partners\.farmer: must be within 0\.\.32"),
         (["column_size"], 10**6, r"column_size: must be within 2\.\.8"),
     ],
-    ids=["slots 10**19", "slots 300", "count 10**19", "plots 189 in all", "partners 10**12", "column"],
+    ids=[
+        "slots 10**19",
+        "slots 300",
+        "count 10**19",
+        "plots 189 in all",
+        "partners 10**12",
+        "column",
+    ],
 )
 def test_oversized_component_data_in_a_state_is_refused_at_once(
     path: list[Any], value: int, named: str
