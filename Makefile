@@ -58,10 +58,14 @@ RUN_STAMP := $(shell date +%Y%m%d-%H%M%S)
 run: install
 	$(PY) -m training.az --config training/configs/$(if $(FULL),az_2p,az_short).toml --run-dir runs/az-$(if $(FULL),full,short)-$(RUN_STAMP)$(if $(FULL), --set run.max_minutes=60 --set eval.every=4)
 
+# All three checks run even when one fails (each one's findings are shown); the target fails
+# if any did.
 test: install
-	$(PY) -m pytest -q -n 2
-	$(BIN)/ruff check moonriver_env agents training tests
-	$(BIN)/mypy moonriver_env agents training
+	@status=0; \
+	$(PY) -m pytest -q -n 2 || status=1; \
+	$(BIN)/ruff check moonriver_env agents training tests || status=1; \
+	$(BIN)/mypy moonriver_env agents training || status=1; \
+	exit $$status
 
 # Headless Chromium for the browser tests of the replays (tests/replay): Debian's chromium and
 # chromium-driver. Idempotent; apt-get needs root (CI runs as root), else sudo is used.

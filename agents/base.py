@@ -195,7 +195,7 @@ class PolicyAgent(Agent):
         if p.suffix == ".pt":
             policy = load_policy(p)  # ValueError naming the file if it is not a snapshot
             return cls(policy, seed=seed, deterministic=deterministic, name="ppo")
-        model = load_model(p)  # unpickles the zip: see agents.networks.snapshots
+        model = load_model(p)  # read without unpickling: see agents.networks.snapshots
         return cls(model, seed=seed, deterministic=deterministic, name="ppo")
 
     def check_game(self, config: GameConfig) -> None:

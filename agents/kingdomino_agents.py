@@ -31,6 +31,7 @@ from moonriver_env.vector import NATIVE
 
 from .base import Agent, policy_action
 from .mcts import TreeNode
+from .networks.snapshots import load_model
 from .search import Budget, check_budget, check_count
 from .spec_params import parse_params, split_spec
 
@@ -576,10 +577,8 @@ class PolicyKingdominoAgent(KingdominoAgent):
 
     def __init__(self, path: str, seed: int | None = None, sample: bool = False) -> None:
         super().__init__(seed)
-        from sb3_contrib import MaskablePPO  # the training extra, only when asked for
-
         self.path = path
-        self.model = MaskablePPO.load(path, device="cpu")
+        self.model = load_model(path)
         self.sample = sample
         self._encoders: dict[KingdominoConfig, KingdominoEncoder] = {}
         self._encoder_class = KingdominoEncoder

@@ -17,7 +17,8 @@ A spec is a registered name, optionally followed by ``:`` and comma-separated
                ValueError); ``trained:PATH``: a model folder or ``model.pt``
 ``rllib:DIR``  the learner of an RLlib run (``training.rllib.train``; the ``ray`` extra,
                :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
-               ``rllib:DIR,sample=true,checkpoint=iter_000010``
+               ``rllib:DIR,sample=true,checkpoint=iter_000010``; RLlib unpickles the
+               checkpoint: ``trust=1`` (or ``MOONRIVER_TRUST_FILES=1``) must opt in
 ``az``         the learned policy and value network with a Gumbel root search
                (:mod:`agents.az`): the shipped model for the game played; parameters
                ``sims`` (0: the raw policy), ``k``, ``path`` (a model file), ``sample``,
@@ -111,21 +112,22 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def _rllib_params(spec: str, rest: str) -> dict[str, Any]:
-    """``DIR[,sample=true][,checkpoint=iter_<N>]`` -> ``{"run_dir", "sample", "checkpoint"}``."""
+    """``DIR[,sample=true][,checkpoint=iter_<N>][,trust=1]`` -> ``{"run_dir", "sample",
+    "checkpoint", "trust"}``."""
     path, *items = [p.strip() for p in rest.split(",")]
     if not path:
         raise ValueError(f"spec: expected rllib:RUN_DIR, got {spec!r}")
     params: dict[str, Any] = {"run_dir": path}
     for item in items:
         key, eq, text = (p.strip() for p in item.partition("="))
-        if not eq or key not in ("sample", "checkpoint") or key in params:
+        if not eq or key not in ("sample", "checkpoint", "trust") or key in params:
             raise ValueError(
                 f"{key or item}: not a parameter of agent 'rllib' (parameters: sample, "
-                f"checkpoint), or given twice, in {spec!r}"
+                f"checkpoint, trust), or given twice, in {spec!r}"
             )
-        if key == "sample":
+        if key in ("sample", "trust"):
             if text.lower() not in ("true", "false", "1", "0"):
-                raise ValueError(f"sample: expected true or false for agent 'rllib', got {text!r}")
+                raise ValueError(f"{key}: expected true or false for agent 'rllib', got {text!r}")
             params[key] = text.lower() in ("true", "1")
         else:
             params[key] = text

@@ -8,7 +8,11 @@ into place; this module is the one home of that layout (the trainer imports it).
 the learner's ``RLModule`` (:data:`MODULE_PATH` inside the checkpoint) with
 ``RLModule.from_checkpoint``: plain torch inference, no Ray cluster. Spec options (after the
 path, comma-separated): ``sample=true`` draws moves from the masked policy (default: the most
-likely legal move), ``checkpoint=iter_<N>`` picks a checkpoint (default: the latest).
+likely legal move), ``checkpoint=iter_<N>`` picks a checkpoint (default: the latest),
+``trust=1`` opts in to reading it: RLlib unpickles files of the checkpoint
+(``class_and_ctor_args.pkl``), which runs any code their author put there, so a checkpoint is
+read only with ``trust=1`` or ``MOONRIVER_TRUST_FILES=1``
+(:func:`agents.networks.snapshots.check_trust`; else ``UntrustedFileError``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from moonriver_env.moonriver.rules import GameConfig
 from moonriver_env.opponents import LEARNER
 
 from .base import PolicyAgent, describe_game
+from .networks.snapshots import check_trust
 
 CHECKPOINT_DIR = "checkpoints"
 CHECKPOINT_META = "moonriver.json"
@@ -68,8 +73,10 @@ def run_game(run_dir: str | Path) -> GameConfig:
     return GameConfig(num_players=int(env["num_players"]), mode=str(env["mode"]))
 
 
-def load_module(checkpoint: str | Path) -> Any:
-    """The learner's ``RLModule`` of an algorithm checkpoint, for inference (eval mode)."""
+def load_module(checkpoint: str | Path, trust: bool = False) -> Any:
+    """The learner's ``RLModule`` of an algorithm checkpoint, for inference (eval mode); RLlib
+    unpickles the checkpoint's files, so only with ``trust`` (:func:`check_trust`)."""
+    check_trust(f"the RLlib checkpoint {str(checkpoint)!r}", trust)
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     # absolute: RLlib reads a relative path as a URI without a scheme and refuses it
@@ -122,6 +129,7 @@ class RLlibAgent(PolicyAgent):
         seed: int | None = None,
         sample: bool = False,
         checkpoint: str | None = None,
+        trust: bool = False,
     ) -> None:
         run = Path(run_dir)
         found = list_checkpoints(run)
@@ -133,7 +141,7 @@ class RLlibAgent(PolicyAgent):
         self.run_dir = run
         self.checkpoint = found[-1]
         self.game = run_game(run)
-        self.module_policy = ModulePolicy(load_module(self.checkpoint), sample)
+        self.module_policy = ModulePolicy(load_module(self.checkpoint, trust), sample)
         super().__init__(self.module_policy, seed=seed, deterministic=not sample, name="rllib")
         self.module_policy.rng = self.rng
 

@@ -58,6 +58,7 @@ from .evaluation import (
     make_context,
 )
 from .heuristic import HeuristicAgent, HeuristicPrior
+from .networks.snapshots import ModelFileError, read_weights
 from .rollout import rollout
 from .shipped import CHECKPOINTS
 
@@ -234,7 +235,11 @@ def save_model(path: Path, net: ValueNet, meta: dict[str, Any]) -> None:
 
 def load_model(path: Path) -> tuple[ValueNet, dict[str, Any]]:
     """Read a model file written by :func:`save_model`."""
-    blob = torch.load(path, map_location="cpu", weights_only=True)
+    blob = read_weights(
+        path, repr(str(path)), "a trained model"
+    )  # ModelFileError for code or damage
+    if not isinstance(blob, dict) or not isinstance(blob.get("meta"), dict):
+        raise ModelFileError(f"path: {str(path)!r} is not a trained model (no 'meta')")
     meta = blob["meta"]
     net = ValueNet(meta["input_size"], meta["extra"], meta["hidden"], meta.get("dropout", 0.0))
     net.load_state_dict(blob["state_dict"])
@@ -254,7 +259,10 @@ def find_models(path: str | Path | None = None) -> dict[str, Path]:
             raise ValueError(f"path: no trained model at {str(p)!r}")
     out: dict[str, Path] = {}
     for f in files:
-        meta = torch.load(f, map_location="cpu", weights_only=True)["meta"]
+        blob = read_weights(f, repr(str(f)), "a trained model")  # ModelFileError for code or damage
+        if not isinstance(blob, dict) or not isinstance(blob.get("meta"), dict):
+            raise ModelFileError(f"path: {str(f)!r} is not a trained model (no 'meta')")
+        meta = blob["meta"]
         out[game_name(meta["num_players"], meta["mode"])] = f
     return out
 

@@ -24,6 +24,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 from moonriver_env.env_checks import CONSTRUCTOR_ARGS, RENDER_MODES, check_options, check_seed
 
 __all__ = [
+    "ActionOutOfBounds",
     "AssertOutOfBoundsWrapper",
     "GameAECEnv",
     "OrderEnforcingWrapper",
@@ -43,10 +44,17 @@ class ResetNeeded(gymnasium.error.ResetNeeded, RuntimeError):
     after its game was over (Gymnasium's error of that name; also a ``RuntimeError``)."""
 
 
+class ActionOutOfBounds(AssertionError, ValueError):
+    """An action that is not in the agent's action space, refused by :func:`wrap`'s bounds
+    check before anything changes: an ``AssertionError`` as PettingZoo's
+    ``AssertOutOfBoundsWrapper`` raises, and a ``ValueError`` naming the argument."""
+
+
 def wrap(raw: AECEnv) -> AECEnv:
     """The environment wrapped PettingZoo's way: an illegal action ends the game for everybody
     with ``-1`` for the offender and ``0`` for the others (``TerminateIllegalWrapper``);
-    out-of-range actions assert; calls out of order raise.
+    out-of-range actions (and values that are no action id: ``True``, ``2**70``, a list)
+    raise :class:`ActionOutOfBounds` (an ``AssertionError``); calls out of order raise.
 
     The wrappers are PettingZoo's standard three (``isinstance`` holds), subclassed only to
     read the per-step attributes (``agent_selection``, ``terminations``, ...) straight from the
@@ -129,6 +137,16 @@ class TerminateIllegalWrapper(wrappers.TerminateIllegalWrapper):
             super().step(action)
 
 
+def _is_action_id(action: Any, n: int) -> bool:
+    """Whether ``action`` is an int id ``0..n-1``: a Python or NumPy integer (not a bool) or
+    a 0-d integer array, what ``Discrete(n).contains`` takes, checked without overflowing."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return False
+    return 0 <= int(action) < n
+
+
 class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's wrapper of that name, with direct attribute reads (see :func:`wrap`) and a
     fast path for the common case, a plain ``int`` inside ``Discrete(num_actions)`` (exactly
@@ -142,8 +160,20 @@ class AssertOutOfBoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     def step(self, action: Any) -> None:
         if type(action) is int and 0 <= action < self._num_actions:
             self.env.step(action)
-        else:
-            super().step(action)
+            return
+        raw = self._raw
+        agent = raw.agent_selection
+        if action is None and (raw.terminations[agent] or raw.truncations[agent]):
+            self.env.step(action)
+            return
+        n = self._num_actions
+        if not _is_action_id(action, n):
+            shown = repr(action) if len(repr(action)) <= 80 else f"{type(action).__name__}"
+            raise ActionOutOfBounds(
+                f"action: {shown} is not in action space Discrete({n}): expected an int "
+                f"action id 0..{n - 1} (or None for an agent that is done)"
+            )
+        self.env.step(action)
 
     def observe(self, agent: Any) -> Any:
         return self.env.observe(agent)
@@ -286,10 +316,20 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- PettingZoo API ----------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.possible_agents[self._seat(agent)]]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.action_spaces[agent]
+        return self.action_spaces[self.possible_agents[self._seat(agent)]]
+
+    def _seat(self, agent: Any) -> int:
+        """``agent``'s seat; ``ValueError`` naming the argument for no agent of this env."""
+        try:
+            return int(self.agent_name_mapping[agent])
+        except (KeyError, TypeError):
+            shown = repr(agent) if len(repr(agent)) <= 80 else type(agent).__name__
+            raise ValueError(
+                f"agent: expected one of {', '.join(self.possible_agents)}, got {shown}"
+            ) from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game. With a seed (a non-negative integer) the game (and the seeds of
@@ -313,7 +353,7 @@ class GameAECEnv(AECEnv, EzPickle):
         state = self.state
         if state is None:
             raise ResetNeeded("call reset() before using the environment")
-        obs = self._observation(state, self.agent_name_mapping[agent])
+        obs = self._observation(state, self._seat(agent))
         if self.obs_type == "flat":
             return obs
         return {"observation": obs, "action_mask": self._mask(agent)}
@@ -376,6 +416,7 @@ class GameAECEnv(AECEnv, EzPickle):
         state = self.state
         if state is None:
             raise ResetNeeded("call reset() before using the environment")
+        self._seat(agent)
         mask = np.zeros(self._num_actions, dtype=np.int8)
         if agent == self.agent_selection and not state.is_terminal:
             # an index array first: NumPy converts a list index far more slowly

@@ -255,6 +255,13 @@ def _metrics(run_dir: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.fixture(autouse=True)
+def _trust_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """RLlib unpickles its checkpoints: these tests read the run they made themselves
+    (``agents.networks.snapshots.check_trust``)."""
+    monkeypatch.setenv("MOONRIVER_TRUST_FILES", "1")
+
+
 def test_smoke_run_writes_its_files_and_plays_as_an_agent(smoke_run: Path) -> None:
     rows = _metrics(smoke_run)
     assert [r["iteration"] for r in rows] == ["1"]

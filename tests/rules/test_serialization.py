@@ -223,7 +223,7 @@ def m_config_bad_components(d: dict[str, Any]) -> str:
     raw = components_to_raw(default_components())
     raw["cows"] = -1
     d["config"]["components"] = raw
-    return "config.components.cows: must be >= 0, got -1"
+    return "config.components.cows: must be within 0..127, got -1"
 
 
 def m_seat_board_duplicate(d: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.family.rng import pcg64_problem
 from moonriver_env.kingdomino.rules.actions import action_layout
 from moonriver_env.kingdomino.rules.components import NUM_DOMINOES, dominoes
 from moonriver_env.kingdomino.rules.config import KingdominoConfig
@@ -174,10 +175,13 @@ def state_from_data(data: Any, cls: type) -> Any:
     state.config = cfg
     state.layout = action_layout(cfg)
     state._legal = None
+    problem = pcg64_problem(data.get("rng"))  # the words the native core holds (family.rng)
+    if problem is not None:
+        raise _fail("rng", f"not a generator state: {problem}")
     try:
         rng = np.random.default_rng()
         rng.bit_generator.state = data["rng"]
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
         raise _fail("rng", f"not a generator state: {exc}") from None
     state.rng = rng
     state.game = _int(data, "game", 0, cfg.num_games - 1)

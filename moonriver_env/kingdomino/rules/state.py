@@ -13,6 +13,7 @@ The state's fields are declared once (:data:`FIELDS`); ``clone``, JSON and the i
 from __future__ import annotations
 
 import json
+import operator
 from bisect import bisect_left
 from typing import TYPE_CHECKING, Any
 
@@ -276,9 +277,12 @@ class KingdominoState(LegalActions):
                 return self.layout.from_text(action)
             except ValueError as exc:
                 raise IllegalActionError(str(exc)) from None
-        if isinstance(action, (bool, np.bool_)) or not hasattr(action, "__index__"):
-            raise IllegalActionError(f"action: expected an int id or a text form, got {action!r}")
-        return int(action)
+        if not isinstance(action, (bool, np.bool_)) and hasattr(action, "__index__"):
+            try:
+                return operator.index(action)
+            except TypeError:  # an array of more than one value has __index__ too
+                pass
+        raise IllegalActionError(f"action: expected an int id or a text form, got {action!r}")
 
     def _generate_legal(self) -> list[int]:
         ph = self.phase

@@ -175,6 +175,21 @@ _PUBLISHED_COWS: Final = 32
 _PUBLISHED_SALOON_SIZE: Final = 5
 _PUBLISHED_COLUMN_SIZE: Final = 4
 
+# --- The largest data the engine takes (always checked, before anything is built) ------
+# The native core's tables (moonriver_env/_core/moonriver.h, checked again by config.c): a
+# file's data beyond them is refused before any table, action layout or state is built, so
+# no file makes loading slow or large (the action layout grows with the square of the slots).
+
+MAX_PLOT_KINDS: Final = 60  # MR_MAX_CONTENTS - 2 * MR_MAX_TILES
+MAX_PLOTS: Final = 128  # MR_MAX_PLOTS
+MAX_PARTNERS: Final = 32  # MR_MAX_PARTNERS
+MAX_SLOTS: Final = 7  # MR_MAX_HELD - 1
+MAX_COWS: Final = 127  # a ranch cell holds them all in an int8
+MAX_SALOON: Final = 8  # MR_MAX_SALOON
+MAX_COLUMN: Final = 8  # MR_MAX_COLUMN
+MAX_RESOURCES: Final = 20  # gold, beaver, corn symbols on one plot
+MAX_COW_SYMBOLS: Final = 100
+
 # --- Rules the data must always satisfy (RULES.md section 1) -----------------------------
 
 _FORMAT_VERSION: Final = 1
@@ -248,10 +263,15 @@ def _parse_plot(value: object, index: int) -> PlotKind:
             f"{path}.kind",
             f"expected {index + 1} (kinds are numbered 1, 2, ... in list order), got {number}",
         )
-    count = _int(entry["count"], f"{path}.count", lo=1)
+    count = _int(entry["count"], f"{path}.count", lo=1, hi=MAX_PLOTS)
     landscape = _landscape(entry["landscape"], f"{path}.landscape")
     symbols = {
-        name: _int(entry[name], f"{path}.{name}", lo=0)
+        name: _int(
+            entry[name],
+            f"{path}.{name}",
+            lo=0,
+            hi=MAX_COW_SYMBOLS if name == "cows" else MAX_RESOURCES,
+        )
         for name in ("gold", "beaver", "corn", "cows")
     }
     skull = _bool(entry["skull"], f"{path}.skull")
@@ -286,7 +306,12 @@ def _parse_plot(value: object, index: int) -> PlotKind:
 
 def _parse_partners(value: object) -> tuple[int, ...]:
     entry = _object(value, "partners", _PARTNER_NAMES)
-    return tuple(_int(entry[name], f"partners.{name}", lo=0) for name in _PARTNER_NAMES)
+    counts = tuple(
+        _int(entry[name], f"partners.{name}", lo=0, hi=MAX_PARTNERS) for name in _PARTNER_NAMES
+    )
+    if sum(counts) > MAX_PARTNERS:
+        _fail("partners", f"at most {MAX_PARTNERS} tokens in all, got {sum(counts)}")
+    return counts
 
 
 def _parse_board(value: object, name: str) -> BoardSpec:
@@ -307,7 +332,7 @@ def _parse_board(value: object, name: str) -> BoardSpec:
                 f"bridge columns must be in ascending order, got {column} after {bridges[-1]}",
             )
         bridges.append(column)
-    slots = _int(entry["slots"], f"{path}.slots", lo=1)
+    slots = _int(entry["slots"], f"{path}.slots", lo=1, hi=MAX_SLOTS)
     return BoardSpec(name=name, bridges=tuple(bridges), slots=slots)
 
 
@@ -409,7 +434,11 @@ def parse_components(raw: object, *, strict: bool = True) -> Components:
     plot_items = _list(root["plots"], "plots")
     if not plot_items:
         _fail("plots", "expected at least one plot kind")
+    if len(plot_items) > MAX_PLOT_KINDS:
+        _fail("plots", f"at most {MAX_PLOT_KINDS} plot kinds, got {len(plot_items)}")
     plots = tuple(_parse_plot(item, i) for i, item in enumerate(plot_items))
+    if sum(kind.count for kind in plots) > MAX_PLOTS:
+        _fail("plots", f"at most {MAX_PLOTS} plots in all, got {sum(kind.count for kind in plots)}")
     partner_counts = _parse_partners(root["partners"])
     board_entries = _object(root["boards"], "boards", _BOARD_NAMES)
     boards = {name: _parse_board(board_entries[name], name) for name in _BOARD_NAMES}
@@ -419,9 +448,9 @@ def parse_components(raw: object, *, strict: bool = True) -> Components:
         partner_counts=partner_counts,
         boards=boards,
         bonus_tiles=bonus_tiles,
-        cows=_int(root["cows"], "cows", lo=0),
-        saloon_size=_int(root["saloon_size"], "saloon_size", lo=1),
-        column_size=_int(root["column_size"], "column_size", lo=2),
+        cows=_int(root["cows"], "cows", lo=0, hi=MAX_COWS),
+        saloon_size=_int(root["saloon_size"], "saloon_size", lo=1, hi=MAX_SALOON),
+        column_size=_int(root["column_size"], "column_size", lo=2, hi=MAX_COLUMN),
     )
     if strict:
         _check_published(components)

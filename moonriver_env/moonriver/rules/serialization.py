@@ -100,6 +100,7 @@ from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 
+from moonriver_env.family.rng import pcg64_problem
 from moonriver_env.family.validation import ROOT, DuplicateKeyError, int_text, reject_duplicate_keys
 from moonriver_env.moonriver.rules.components import (
     LEGENDS_BOARDS,
@@ -337,6 +338,8 @@ def _load_rng(value: object) -> np.random.Generator:
         _fail("rng.state", f"not a valid {name} state: {exc}")
     if _jsonable(bg.state) != state:
         _fail("rng.state", f"not a valid {name} state (it does not read back unchanged)")
+    if name == "PCG64" and (problem := pcg64_problem(dict(state))) is not None:
+        _fail("rng.state", f"not a valid PCG64 state: {problem}")  # the core's words (family.rng)
     return np.random.Generator(bg)
 
 
