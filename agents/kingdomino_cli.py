@@ -28,9 +28,9 @@ from pathlib import Path
 from moonriver_env.family.contract import DEFAULT_NUM_PLAYERS
 from moonriver_env.games import parse_game
 from moonriver_env.kingdomino import KingdominoConfig, Phase, new_game
+from moonriver_env.kingdomino.agents import PolicyKingdominoAgent, make_kingdomino_agent
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 
-from .kingdomino_agents import PolicyKingdominoAgent, make_kingdomino_agent
 from .ratings import wilson_interval
 
 __all__ = ["config_from_args", "evaluate_main", "game_arguments", "wants_kingdomino"]

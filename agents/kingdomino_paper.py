@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from moonriver_env.kingdomino import KingdominoConfig, Phase, new_game
+from moonriver_env.kingdomino.agents import make_kingdomino_agent
 
-from .kingdomino_agents import make_kingdomino_agent
 from .ratings import wilson_interval
 
 PAPER_CONFIG = KingdominoConfig(4, ("must_place", "harmony", "middle_kingdom"))

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from moonriver_env.games import GameSpec
 from moonriver_env.kingdomino import KingdominoState
+from moonriver_env.kingdomino.agents import make_kingdomino_agent
 from moonriver_env.kingdomino.render import render_text
 
-from .kingdomino_agents import make_kingdomino_agent
 from .kingdomino_cli import config_from_args, game_arguments
 from .move_list import MoveList, deal, final_totals
 from .saved_game import free_path

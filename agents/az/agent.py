@@ -9,7 +9,7 @@ evaluations per decision, default the model's; ``sims=0`` is the raw policy), ``
 min-max rescaled), ``threads`` (torch threads; 1 by default).
 
 At play time the agent uses only the network, the rules (to list and apply actions, and to
-score a finished game) and :func:`agents.base.determinize`: no hand-written evaluation,
+score a finished game) and :func:`moonriver_env.moonriver.agents.common.determinize`: no hand-written evaluation,
 heuristic or rule-based rollout.
 """
 

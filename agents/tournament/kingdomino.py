@@ -33,10 +33,10 @@ from typing import Any
 
 from moonriver_env.games import GameSpec
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState
+from moonriver_env.kingdomino.agents import make_kingdomino_agent
 
 from ..atomic import csv_text, write_text
 from ..jobs import Backend, backend_from_args, run_jobs
-from ..kingdomino_agents import make_kingdomino_agent
 from ..kingdomino_cli import config_from_args, game_arguments
 from ..move_list import MoveList, deal, final_totals
 from ..ratings import wilson_interval

@@ -56,6 +56,8 @@ ENTRY = register_game(
         hooks={
             "vector_game": "moonriver_env.kingdomino.vector.game:KingdominoVectorGame",
             "openspiel": "moonriver_env.kingdomino.openspiel:GAME_NAME",
+            "encoder": "moonriver_env.kingdomino.encoding:KingdominoEncoder",
+            "agents": "moonriver_env.kingdomino.agents:AGENTS",
         },
     )
 )

@@ -52,6 +52,8 @@ ENTRY = register_game(
         hooks={
             "vector_game": "moonriver_env.moonriver.vector.game:VectorGame",
             "openspiel": "moonriver_env.moonriver.openspiel:GAME_NAME",
+            "encoder": "moonriver_env.moonriver.encoding:ObservationEncoder",
+            "agents": "moonriver_env.moonriver.agents:AGENTS",
         },
     )
 )
