@@ -1,4 +1,5 @@
-"""The ``trained`` agent (moonriver_env/moonriver/agents/trained.py) and its training pipeline (training/value/)."""
+"""The ``trained`` agent (moonriver_env/moonriver/agents/trained.py) and its training pipeline
+(training/value/)."""
 
 from __future__ import annotations
 
@@ -438,9 +439,10 @@ def test_trained_simulates_natively_with_the_same_decisions(players: int, search
 
 
 def test_native_leaves_are_the_python_leaves() -> None:
-    """``NativeState.value_leaves`` against :func:`moonriver_env.moonriver.agents.trained.python_leaves`: the same rows
-    and final margins for one-ply, depth-limited and to-the-end rollouts, from the start, the
-    middle and the end of a game (where leaves finish); an illegal candidate is refused."""
+    """``NativeState.value_leaves`` against
+    :func:`moonriver_env.moonriver.agents.trained.python_leaves`: the same rows and final margins
+    for one-ply, depth-limited and to-the-end rollouts, from the start, the middle and the end of a
+    game (where leaves finish); an illegal candidate is refused."""
     from moonriver_env.moonriver.agents.evaluation import Weights, make_context
     from moonriver_env.moonriver.agents.trained import python_leaves
     from moonriver_env.moonriver.encoding import ObservationEncoder

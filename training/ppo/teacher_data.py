@@ -6,8 +6,9 @@ The same games and samples as the warm start's teacher games (:mod:`training.ppo
 against what is achievable:
 
 * ``best`` (packed bits over the actions): the teacher's tie set, every legal action whose
-  one-ply value equals the best (:meth:`moonriver_env.moonriver.agents.heuristic.HeuristicAgent.choose` draws among
-  them uniformly at random, so an exact-match metric is capped below 1 by ties);
+  one-ply value equals the best
+  (:meth:`moonriver_env.moonriver.agents.heuristic.HeuristicAgent.choose` draws among them uniformly
+  at random, so an exact-match metric is capped below 1 by ties);
 * ``alt`` (packed bits): the best actions by the same evaluation on a *second*, independent
   determinization of the hidden draw pile and partner stack: where it differs from ``best``
   the teacher's choice depends on a hidden draw the observation cannot show;

@@ -1,4 +1,5 @@
-"""Afterstate value learning for the ``trained`` agent (:mod:`moonriver_env.moonriver.agents.trained`).
+"""Afterstate value learning for the ``trained`` agent
+(:mod:`moonriver_env.moonriver.agents.trained`).
 
 One command per shipped model runs every stage, each resumable::
 

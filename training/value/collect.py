@@ -3,14 +3,14 @@
 ``collect.labels = "outcome"``: games of heuristic agents, kept for their final margins
 (:func:`play_outcome_game`). ``collect.labels = "rollout"``, labelled self-play games: every
 decision with more than one legal action is searched like the ``mc`` agent
-(:class:`~moonriver_env.moonriver.agents.montecarlo.MonteCarloAgent`) but from *completed afterstates*: the
-candidates are the heuristic's ``k`` best one-ply actions; each round draws one
+(:class:`~moonriver_env.moonriver.agents.montecarlo.MonteCarloAgent`) but from *completed
+afterstates*: the candidates are the heuristic's ``k`` best one-ply actions; each round draws one
 determinization, applies every candidate, plays the acting seat's pending effects with the
-rule-based choices (:func:`~moonriver_env.moonriver.agents.evaluation.complete_effects`, exactly what the agent sees
-before it evaluates) and rolls out ``depth`` decisions with the heuristic rollout policy (the
-same futures for every candidate). The mean leaf value of each candidate for the acting seat
-is its label. The game then goes on with the best candidate (a random one with probability
-``explore``).
+rule-based choices (:func:`~moonriver_env.moonriver.agents.evaluation.complete_effects`, exactly
+what the agent sees before it evaluates) and rolls out ``depth`` decisions with the heuristic
+rollout policy (the same futures for every candidate). The mean leaf value of each candidate for the
+acting seat is its label. The game then goes on with the best candidate (a random one with
+probability ``explore``).
 
 A game is one JSON line: its seed, every action, the labels (rollout: decision index,
 candidates, mean values, heuristic one-ply values; outcome: none) and the final scores and

@@ -61,7 +61,8 @@ def split_games(cfg: Config, indices: list[int]) -> tuple[set[int], set[int]]:
 
 
 def model_meta(cfg: Config, enc: ObservationEncoder) -> dict[str, Any]:
-    """What the agent needs besides the weights (:func:`moonriver_env.moonriver.agents.trained.load_model`)."""
+    """What the agent needs besides the weights
+    (:func:`moonriver_env.moonriver.agents.trained.load_model`)."""
     return {
         "num_players": cfg["env"]["num_players"],
         "mode": cfg["env"]["mode"],

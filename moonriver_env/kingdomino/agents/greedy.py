@@ -55,9 +55,9 @@ def _gains(
 GAINS_CACHE_SIZE = 200_000
 """Entries of :data:`_GAINS` before it is emptied (a few hundred bytes each)."""
 _GAINS: dict[tuple[object, ...], tuple[list[int], list[int]]] = {}
-"""The placements and gains of a domino by the kingdom's content (the board's side and the
-squares fix its frame and everything else): the playouts of a search build equal kingdoms again and again, as new
-objects, so the per-object memo alone misses them."""
+"""The placements and gains of a domino by the kingdom's content (the board's side and the squares
+fix its frame and everything else): the playouts of a search build equal kingdoms again and again,
+as new objects, so the per-object memo alone misses them."""
 
 
 def greedy_placements(state: KingdominoState) -> list[int]:

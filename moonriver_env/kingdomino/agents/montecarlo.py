@@ -39,7 +39,8 @@ class MonteCarloKingdominoAgent(SearchKingdominoAgent):
 
     @property
     def native(self) -> bool:
-        """Whether the playouts run in the native core (:mod:`moonriver_env.kingdomino.vector.search`)."""
+        """Whether the playouts run in the native core
+        (:mod:`moonriver_env.kingdomino.vector.search`)."""
         return NATIVE and self.engine != "python"
 
     def search(self, state: KingdominoState, cands: list[int], budget: Budget) -> int:

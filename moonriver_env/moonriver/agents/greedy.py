@@ -23,8 +23,8 @@ class GreedyAgent(Agent):
     * a Cattle Thief's steals: the cow's value to its owner (size of its territory);
     * everything else: nothing (random among equals).
 
-    The copy is a determinization (:func:`~moonriver_env.moonriver.agents.common.determinize`): a claim that ends a
-    round draws the next column from a re-shuffled pile, never from the true one.
+    The copy is a determinization (:func:`~moonriver_env.moonriver.agents.common.determinize`): a
+    claim that ends a round draws the next column from a re-shuffled pile, never from the true one.
     """
 
     name = "greedy"

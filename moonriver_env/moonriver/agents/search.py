@@ -32,13 +32,15 @@ class Decision:
 
 
 class SearchAgent(HeuristicPrior, Agent):
-    """Base of :class:`~moonriver_env.moonriver.agents.montecarlo.MonteCarloAgent` and :class:`~moonriver_env.moonriver.agents.mcts.MCTSAgent`.
+    """Base of :class:`~moonriver_env.moonriver.agents.montecarlo.MonteCarloAgent` and
+    :class:`~moonriver_env.moonriver.agents.mcts.MCTSAgent`.
 
     Args:
         sims: simulations per decision (``0``: only the time budget limits).
         time: seconds per decision (``None``: only ``sims`` limits). A time budget makes
             the agent's choices depend on the machine's speed, so not reproducible.
-        rollout: ``"heuristic"`` (the light heuristic of :mod:`moonriver_env.moonriver.agents.rollout`) or
+        rollout: ``"heuristic"`` (the light heuristic of
+            :mod:`moonriver_env.moonriver.agents.rollout`) or
             ``"random"``.
         depth: decisions per rollout before the evaluation takes over (``0``: to the end).
         value: ``"margin"`` (final score margin, or the evaluation's margin at a cutoff) or
