@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["Budget", "TreeNode", "check_budget", "check_count"]
+__all__ = ["Budget", "TreeNode", "check_budget", "check_count", "check_search"]
 
 
 class Budget:
@@ -38,6 +38,19 @@ def check_budget(sims: int, seconds: float | None) -> None:
         raise ValueError(f"time: expected a positive number of seconds or None, got {seconds!r}")
     if sims == 0 and seconds is None:
         raise ValueError("sims: 0 needs a time budget (time=SECONDS)")
+
+
+def check_search(
+    sims: int, seconds: float | None, k: int, **choices: tuple[str, tuple[str, ...]]
+) -> None:
+    """The arguments every game's search agents share: the budget (:func:`check_budget`), the
+    root's candidate count ``k`` and each named choice, ``name=(value, allowed)`` (the rollout
+    policy, the value of a finished game); ``ValueError`` naming the bad one."""
+    check_budget(sims, seconds)
+    for name, (value, allowed) in choices.items():
+        if value not in allowed:
+            raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}")
+    check_count("k", k)
 
 
 class TreeNode:

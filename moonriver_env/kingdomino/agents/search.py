@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.search import Budget, check_budget, check_count
+from agents.search import Budget, check_search
 from moonriver_env.kingdomino import KingdominoState, Phase
 
 from .common import KingdominoAgent
@@ -60,19 +60,15 @@ class SearchKingdominoAgent(KingdominoAgent):
     def __init__(
         self,
         seed: int | None = None,
+        *,
         sims: int = 200,
-        time: float | None = None,
         rollout: str = "player_greedy",
-        value: str = "win",
         k: int = 6,
+        value: str = "win",
+        time: float | None = None,
     ) -> None:
         super().__init__(seed)
-        check_budget(sims, time)
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout: expected one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-        if value not in VALUES:
-            raise ValueError(f"value: expected one of {', '.join(VALUES)}, got {value!r}")
-        check_count("k", k)
+        check_search(sims, time, k, rollout=(rollout, ROLLOUTS), value=(value, VALUES))
         self.sims, self.time, self.rollout, self.value, self.k = sims, time, rollout, value, k
         self.last_sims = 0
 

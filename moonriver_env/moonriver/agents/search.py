@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 
 from agents.base import Agent
-from agents.search import Budget, check_budget, check_count
+from agents.search import Budget, check_count, check_search
 from moonriver_env.moonriver.rules import GameState
 
 from .evaluation import Context, Evaluator, Weights, final_margin, make_context, rel_from_values
@@ -52,6 +52,7 @@ class SearchAgent(HeuristicPrior, Agent):
     def __init__(
         self,
         seed: int | None = None,
+        *,
         sims: int = 32,
         time: float | None = None,
         rollout: str = "heuristic",
@@ -61,19 +62,10 @@ class SearchAgent(HeuristicPrior, Agent):
         weights: Weights | None = None,
     ) -> None:
         super().__init__(seed)
-        check_budget(sims, time)
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(f"rollout: expected one of {ROLLOUT_POLICIES}, got {rollout!r}")
+        check_search(sims, time, k, rollout=(rollout, ROLLOUT_POLICIES), value=(value, VALUE_MODES))
         check_count("depth", depth)
-        if value not in VALUE_MODES:
-            raise ValueError(f"value: expected one of {VALUE_MODES}, got {value!r}")
-        check_count("k", k)
-        self.sims = sims
-        self.time = time
-        self.rollout_policy = rollout
-        self.depth = depth
-        self.value_mode = value
-        self.k = k
+        self.sims, self.time, self.depth, self.k = sims, time, depth, k
+        self.rollout_policy, self.value_mode = rollout, value
         self.evaluator = Evaluator(weights)
         self.prior = HeuristicAgent(seed, weights)
         self.last_sims = 0  # simulations of the last decision
