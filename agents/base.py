@@ -175,8 +175,9 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.repair = repair
         self.illegal = 0
-        self._encoders: dict[int, tuple[Any, Any]] = {}  # id(config) -> (config, encoder)
-        self._accepted: dict[int, Any] = {}  # id(config) -> a config the policy plays
+        self._encoder: tuple[Any, Any] = (None, None)  # the last game's (config, encoder)
+        self._accepted: set[GameSpec] = set()  # the games the policy's spaces fit
+        self._last_accepted: Any = None  # the last configuration accepted
         if name is not None:
             self.name = name
 
@@ -200,7 +201,11 @@ class PolicyAgent(Agent):
     def check_game(self, config: Any) -> None:
         """``ValueError`` naming both games if the policy's spaces do not fit ``config`` (a
         registered game's configuration)."""
-        if self._accepted.get(id(config)) is config:
+        if config is self._last_accepted:
+            return
+        spec = GameSpec.from_config(config)
+        if spec in self._accepted:
+            self._last_accepted = config
             return
         holder = self.sb3_policy if self.sb3_policy is not None else self.policy
         action_space = getattr(holder, "action_space", None)
@@ -209,7 +214,7 @@ class PolicyAgent(Agent):
         shape = getattr(obs_space, "shape", None)
         n_features = int(shape[0]) if shape is not None and len(shape) == 1 else None
         if n_actions is not None:
-            want_features = GameSpec.from_config(config).entry.observation_size(config)
+            want_features = spec.entry.observation_size(config)
             if int(n_actions) != config.num_actions or (
                 n_features is not None and n_features != want_features
             ):
@@ -220,7 +225,8 @@ class PolicyAgent(Agent):
                     f"but the policy was trained for {trained} ({int(n_actions)} actions, "
                     f"observation length {n_features})"
                 )
-        self._accepted[id(config)] = config
+        self._accepted.add(spec)
+        self._last_accepted = config
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
         """The policy's action; a game the policy was not trained for (``env``'s game, when
@@ -250,11 +256,10 @@ class PolicyAgent(Agent):
         """Engine-level entry point: builds the observation the env would give (the game's
         encoder: its entry's ``encoder`` hook)."""
         config = state.config
-        known = self._encoders.get(id(config))
-        if known is None or known[0] is not config:
+        if self._encoder[0] is not config:
             encoder_class = GameSpec.from_config(config).entry.hook("encoder")
-            known = self._encoders[id(config)] = (config, encoder_class(config))
-        enc = known[1]
+            self._encoder = (config, encoder_class(config))
+        enc = self._encoder[1]
         seat = state.current_seat
         assert seat is not None, "the game is over"
         obs = {

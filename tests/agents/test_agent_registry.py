@@ -7,9 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from agents import AGENT_NAMES, Agent, make_agent, parse_spec
+from agents import AGENT_NAMES, Agent, PolicyAgent, make_agent, parse_spec
 from agents.base import AgentKind, describe_game, engine_state, env_config
 from agents.registry import game_agents
 from moonriver_env.games import GAMES, GameSpec
@@ -55,6 +56,24 @@ def test_a_baseline_agent_plays_its_game_through_the_environment(game: str) -> N
         assert engine_state(env).is_terminal is False
         assert env_config(env) is engine_state(env).config
         env.step(action)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_policy_sees_each_game_through_its_encoder_hook(game: str) -> None:
+    env = GameSpec(game=game).make_env()
+    env.reset(seed=2)
+    state = engine_state(env)
+    seen: list[dict[str, np.ndarray]] = []
+
+    def policy(observation: dict[str, np.ndarray], env: object) -> int:
+        seen.append(observation)
+        return int(np.flatnonzero(observation["action_mask"])[-1])
+
+    action = PolicyAgent(policy).choose(state)
+    shown = env.observe(env.agent_selection)
+    assert action == int(state.legal_actions()[-1])
+    assert seen[0]["observation"].shape == shown["observation"].shape
+    np.testing.assert_array_equal(seen[0]["action_mask"], shown["action_mask"])
 
 
 def test_an_unknown_agent_is_named_with_the_game_s_agents() -> None:
