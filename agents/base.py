@@ -1,4 +1,4 @@
-"""The agent interface shared by every baseline, search and learned agent.
+"""The agent interface shared by every game's baseline, search and learned agents.
 
 An :class:`Agent` plays one seat of a game through the PettingZoo environment::
 
@@ -6,77 +6,69 @@ An :class:`Agent` plays one seat of a game through the PettingZoo environment::
     action = agent.act(observation, env)      # observation: {"observation", "action_mask"}
 
 ``env`` is the PettingZoo environment (wrapped or raw); agents that look at the table read
-``env.unwrapped.state`` (the engine's :class:`~moonriver_env.moonriver.rules.GameState`) and only what
-the table shows (RULES.md section 8): ranches, reserves, columns, saloon, counts. Search agents
-copy the state and re-shuffle its hidden parts before simulating (:func:`determinize`); none
-ever reads the order of the draw pile or of the partner stack.
+``env.unwrapped.state`` (the engine's state, :class:`~moonriver_env.family.contract.GameStateLike`)
+and only what the table shows. Search agents copy the state and re-draw its hidden parts
+before simulating; none ever reads the order of a hidden pile.
 
 Engine-level agents also implement :meth:`Agent.choose` (state in, action id out), which
 ``act`` calls; the game runner (:mod:`agents.runner`) calls ``choose`` directly and skips the
 observation encoding.
+
+This module names no game: what it needs of one (its configuration class, its observation
+encoder) it reads from the game registry (:mod:`moonriver_env.games`). Each game's own agents
+live in its folder (``moonriver_env/<game>/agents/``) and are offered by spec name through its
+entry's ``agents`` hook (:class:`AgentKind`, :mod:`agents.registry`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from moonriver_env.games import GameSpec, games_with_actions
-from moonriver_env.moonriver.encoding import ObservationEncoder
-from moonriver_env.moonriver.rules import GameConfig, GameState
-from moonriver_env.moonriver.vector.search import NativeState
-from moonriver_env.vector import NATIVE
+from moonriver_env.games import GAMES, GameEntry, GameSpec, games_with_actions
 
 from .networks.acting import policy_action
 from .networks.snapshots import load_model, load_policy
 
 
-def engine_state(env: Any) -> GameState:
-    """The engine state behind a PettingZoo env (wrapped or raw) or a ``SingleAgentEnv``."""
+def config_entry(config: Any) -> GameEntry | None:
+    """The registered game whose configuration class ``config`` is, or ``None``."""
+    for entry in GAMES.values():
+        if isinstance(config, entry.config_class):
+            return entry
+    return None
+
+
+def engine_state(env: Any) -> Any:
+    """The engine state behind a PettingZoo env (wrapped or raw) or a ``SingleAgentEnv``
+    (``env`` may also be the state itself); ``TypeError`` unless it is the state of a
+    registered game."""
     state = getattr(getattr(env, "unwrapped", env), "state", None)
     if state is None:
         aec = getattr(env, "aec", None)
         state = getattr(aec, "state", None)
-    if not isinstance(state, GameState):
-        raise TypeError(f"env: expected a Moon River environment after reset(), got {env!r}")
+    if state is None:
+        state = env
+    if config_entry(getattr(state, "config", None)) is None:
+        raise TypeError(f"env: expected a game environment after reset(), got {env!r}")
     return state
 
 
-def env_config(env: Any) -> GameConfig | None:
+def env_config(env: Any) -> Any | None:
     """The game of ``env`` (the AEC env, ``SingleAgentEnv``, a Gymnasium wrapper of it, or
-    anything with a ``state``), or ``None`` when it does not tell."""
+    anything with a ``state``): a registered game's configuration, or ``None`` when it does
+    not tell."""
     inner = getattr(env, "unwrapped", env)
     inner = getattr(inner, "aec", inner)
     config = getattr(inner, "config", None)
-    if isinstance(config, GameConfig):
+    if config_entry(config) is not None:
         return config
-    state = getattr(inner, "state", None)
-    return state.config if isinstance(state, GameState) else None
-
-
-def determinize(state: GameState, rng: np.random.Generator) -> GameState:
-    """A copy of ``state`` whose hidden information is re-drawn with ``rng``.
-
-    The copy's draw pile and partner stack are first put in a canonical (sorted) order and
-    then shuffled, so the result depends only on what the table shows (the multisets, which
-    are public) and on ``rng``, never on the true hidden order.
-    """
-    sim = state.clone()
-    sim.pile.sort()
-    sim.stack.sort()
-    sim.redetermine(rng)
-    return sim
-
-
-def native_root(state: GameState) -> NativeState | None:
-    """``state`` in the native core for simulations, or ``None`` (core not built, or a state
-    the core does not hold: a chance-node game)."""
-    if type(state) is not GameState or not NATIVE:
-        return None
-    return NativeState.from_state(state)
+    config = getattr(getattr(inner, "state", None), "config", None)
+    return config if config_entry(config) is not None else None
 
 
 class Agent:
@@ -86,6 +78,8 @@ class Agent:
     """
 
     name: str = "agent"
+    spec: str | None = None
+    """The spec the agent was built from (:func:`agents.registry.make_agent`), if any."""
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
@@ -101,11 +95,12 @@ class Agent:
         """A legal action id for the agent to act in ``env``."""
         return self.choose(engine_state(env))
 
-    def choose(self, state: GameState) -> int:
-        """A legal action id for ``state.current_seat`` (engine-level entry point)."""
+    def choose(self, state: Any) -> int:
+        """A legal action id for ``state.current_seat`` (engine-level entry point; ``state``:
+        the game's state, :class:`~moonriver_env.family.contract.GameStateLike`)."""
         raise NotImplementedError
 
-    def check_game(self, config: GameConfig) -> None:
+    def check_game(self, config: Any) -> None:
         """Refuse (``ValueError`` naming both games) a game the agent cannot play; called when
         it is seated, before any move. Engine agents play every game: accept."""
 
@@ -117,13 +112,17 @@ class Agent:
         return f"{type(self).__name__}(seed={self.seed!r})"
 
 
-def describe_game(config: GameConfig) -> str:
-    """``"3p_legends"``: how refusals name a game (its one spelling,
-    :attr:`moonriver_env.games.GameSpec.text`)."""
-    return GameSpec(num_players=config.num_players, mode=config.mode).text
+def describe_game(config: Any) -> str:
+    """``"3p_legends"``, ``"kingdomino_2p_base"``: how refusals name a game (its one
+    spelling, :attr:`moonriver_env.games.GameSpec.text`; the class name for a configuration
+    of no registered game)."""
+    try:
+        return GameSpec.from_config(config).text
+    except ValueError:
+        return f"{type(config).__name__}({config.num_players} players)"
 
 
-def check_game(agent: Any, config: GameConfig) -> None:
+def check_game(agent: Any, config: Any) -> None:
     """Ask ``agent`` whether it can play ``config`` (objects without ``check_game`` accept)."""
     check = getattr(agent, "check_game", None)
     if check is not None:
@@ -176,8 +175,9 @@ class PolicyAgent(Agent):
         self.deterministic = deterministic
         self.repair = repair
         self.illegal = 0
-        self._encoders: dict[int, Any] = {}
-        self._accepted: set[tuple[int, str]] = set()
+        self._encoder: tuple[Any, Any] = (None, None)  # the last game's (config, encoder)
+        self._accepted: set[GameSpec] = set()  # the games the policy's spaces fit
+        self._last_accepted: Any = None  # the last configuration accepted
         if name is not None:
             self.name = name
 
@@ -198,10 +198,14 @@ class PolicyAgent(Agent):
         model = load_model(p)  # read without unpickling: see agents.networks.snapshots
         return cls(model, seed=seed, deterministic=deterministic, name="ppo")
 
-    def check_game(self, config: GameConfig) -> None:
-        """``ValueError`` naming both games if the policy's spaces do not fit ``config``."""
-        key = (config.num_players, config.mode)  # what the spaces depend on
-        if key in self._accepted:
+    def check_game(self, config: Any) -> None:
+        """``ValueError`` naming both games if the policy's spaces do not fit ``config`` (a
+        registered game's configuration)."""
+        if config is self._last_accepted:
+            return
+        spec = GameSpec.from_config(config)
+        if spec in self._accepted:
+            self._last_accepted = config
             return
         holder = self.sb3_policy if self.sb3_policy is not None else self.policy
         action_space = getattr(holder, "action_space", None)
@@ -210,7 +214,7 @@ class PolicyAgent(Agent):
         shape = getattr(obs_space, "shape", None)
         n_features = int(shape[0]) if shape is not None and len(shape) == 1 else None
         if n_actions is not None:
-            want_features = ObservationEncoder(config).flat_size
+            want_features = spec.entry.observation_size(config)
             if int(n_actions) != config.num_actions or (
                 n_features is not None and n_features != want_features
             ):
@@ -221,7 +225,8 @@ class PolicyAgent(Agent):
                     f"but the policy was trained for {trained} ({int(n_actions)} actions, "
                     f"observation length {n_features})"
                 )
-        self._accepted.add(key)
+        self._accepted.add(spec)
+        self._last_accepted = config
 
     def act(self, observation: dict[str, Any], env: Any) -> int:
         """The policy's action; a game the policy was not trained for (``env``'s game, when
@@ -247,11 +252,14 @@ class PolicyAgent(Agent):
             a = int(legal[self.rng.integers(legal.size)])
         return a
 
-    def choose(self, state: GameState) -> int:
-        """Engine-level entry point: builds the observation the env would give."""
-        enc = self._encoders.get(id(state.config))
-        if enc is None:
-            enc = self._encoders[id(state.config)] = ObservationEncoder(state.config)
+    def choose(self, state: Any) -> int:
+        """Engine-level entry point: builds the observation the env would give (the game's
+        encoder: its entry's ``encoder`` hook)."""
+        config = state.config
+        if self._encoder[0] is not config:
+            encoder_class = GameSpec.from_config(config).entry.hook("encoder")
+            self._encoder = (config, encoder_class(config))
+        enc = self._encoder[1]
         seat = state.current_seat
         assert seat is not None, "the game is over"
         obs = {
@@ -264,6 +272,28 @@ class PolicyAgent(Agent):
 class _StateEnv:
     """The little of an env that policies use: ``unwrapped.state``."""
 
-    def __init__(self, state: GameState) -> None:
+    def __init__(self, state: Any) -> None:
         self.state = state
         self.unwrapped = self
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One agent a game offers by spec name (its entry's ``agents`` hook maps names to kinds;
+    :func:`agents.registry.make_agent` builds them).
+
+    Attributes:
+        make: ``make(seed=..., **params)`` -> the agent.
+        params: the ``key=value`` parameters of the spec and their types
+            (:func:`agents.spec_params.parse_params`).
+        parse: for a spec that is not a ``key=value`` list (``ppo:PATH``): ``(spec, rest)``
+            -> the parameters of ``make`` (``ValueError`` naming the bad field); replaces
+            ``params``.
+        shown: how the list of known agents spells it (default: its name), e.g.
+            ``("ppo", "ppo:PATH")``.
+    """
+
+    make: Callable[..., Agent]
+    params: Mapping[str, type] = field(default_factory=dict)
+    parse: Callable[[str, str], dict[str, Any]] | None = None
+    shown: tuple[str, ...] = ()

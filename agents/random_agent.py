@@ -1,12 +1,10 @@
-"""Uniformly random legal actions."""
+"""Uniformly random legal actions (every game)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-
-from moonriver_env.moonriver.rules import GameState
 
 from .base import Agent
 
@@ -22,6 +20,6 @@ class RandomAgent(Agent):
         legal = np.flatnonzero(observation["action_mask"])
         return int(legal[self.rng.integers(legal.size)])
 
-    def choose(self, state: GameState) -> int:
-        legal = state.legal_action_list()
-        return legal[int(self.rng.integers(len(legal)))]
+    def choose(self, state: Any) -> int:
+        legal = state.legal_actions()
+        return int(legal[int(self.rng.integers(len(legal)))])

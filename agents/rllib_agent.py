@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.moonriver.rules import GameConfig
+from moonriver_env.games import GameSpec
 from moonriver_env.opponents import LEARNER
 
 from .base import PolicyAgent, describe_game
@@ -63,14 +63,14 @@ def read_meta(checkpoint: Path) -> dict[str, Any]:
     return dict(json.loads((checkpoint / CHECKPOINT_META).read_text()))
 
 
-def run_game(run_dir: str | Path) -> GameConfig:
+def run_game(run_dir: str | Path) -> Any:
     """The game a run trained for (its ``config.toml``'s ``[env]``)."""
     path = Path(run_dir) / RUN_CONFIG
     try:
         env = tomllib.loads(path.read_text())["env"]
     except (OSError, KeyError, tomllib.TOMLDecodeError) as e:
         raise ValueError(f"rllib: {path} is not an RLlib run's config ({e})") from None
-    return GameConfig(num_players=int(env["num_players"]), mode=str(env["mode"]))
+    return GameSpec.from_section(env).config()
 
 
 def load_module(checkpoint: str | Path, trust: bool = False) -> Any:
@@ -86,6 +86,29 @@ def load_module(checkpoint: str | Path, trust: bool = False) -> Any:
     module = RLModule.from_checkpoint(str(path.resolve()))
     module.eval()  # type: ignore[attr-defined]
     return module
+
+
+def rllib_params(spec: str, rest: str) -> dict[str, Any]:
+    """``DIR[,sample=true][,checkpoint=iter_<N>][,trust=1]`` -> ``{"run_dir", "sample",
+    "checkpoint", "trust"}`` (``trust``: the opt-in to a checkpoint RLlib unpickles)."""
+    path, *items = [p.strip() for p in rest.split(",")]
+    if not path:
+        raise ValueError(f"spec: expected rllib:RUN_DIR, got {spec!r}")
+    params: dict[str, Any] = {"run_dir": path}
+    for item in items:
+        key, eq, text = (p.strip() for p in item.partition("="))
+        if not eq or key not in ("sample", "checkpoint", "trust") or key in params:
+            raise ValueError(
+                f"{key or item}: not a parameter of agent 'rllib' (parameters: sample, "
+                f"checkpoint, trust), or given twice, in {spec!r}"
+            )
+        if key in ("sample", "trust"):
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"{key}: expected true or false for agent 'rllib', got {text!r}")
+            params[key] = text.lower() in ("true", "1")
+        else:
+            params[key] = text
+    return params
 
 
 class ModulePolicy:
@@ -149,9 +172,10 @@ class RLlibAgent(PolicyAgent):
         super().reset(seed)
         self.module_policy.rng = self.rng
 
-    def check_game(self, config: GameConfig) -> None:
+    def check_game(self, config: Any) -> None:
         """``ValueError`` naming both games unless ``config`` is the run's game."""
-        if (config.num_players, config.mode) != (self.game.num_players, self.game.mode):
+        asked = (type(config), config.num_players, config.mode)
+        if asked != (type(self.game), self.game.num_players, self.game.mode):
             raise ValueError(
                 f"agent 'rllib:{self.run_dir}': the game is {describe_game(config)} but the run "
                 f"trained for {describe_game(self.game)}"

@@ -1,20 +1,12 @@
-"""Shared machinery of the search agents: budgets, leaf values, candidate pruning."""
+"""What every game's search agents share: the budget of a decision, the checks of its
+arguments and the node of a determinized UCT tree. A game's search agents live in its folder
+(``moonriver_env/<game>/agents/``)."""
 
 from __future__ import annotations
 
-import math
-import random
 import time
-from dataclasses import dataclass
 
-from moonriver_env.moonriver.rules import GameState
-
-from .base import Agent
-from .evaluation import Context, Evaluator, Weights, final_margin, make_context, rel_from_values
-from .heuristic import HeuristicAgent, HeuristicPrior
-from .rollout import ROLLOUT_POLICIES, rollout
-
-VALUE_MODES = ("margin", "win")
+__all__ = ["Budget", "TreeNode", "check_budget", "check_count", "check_search"]
 
 
 class Budget:
@@ -39,7 +31,7 @@ def check_count(name: str, value: object) -> None:
 
 
 def check_budget(sims: int, seconds: float | None) -> None:
-    """The arguments of a :class:`Budget` as every search agent takes them (both games):
+    """The arguments of a :class:`Budget` as every search agent takes them (every game):
     ``ValueError`` naming ``sims`` or ``time`` unless one of them limits the search."""
     check_count("sims", sims)
     if seconds is not None and (isinstance(seconds, bool) or not seconds > 0):
@@ -48,115 +40,27 @@ def check_budget(sims: int, seconds: float | None) -> None:
         raise ValueError("sims: 0 needs a time budget (time=SECONDS)")
 
 
-@dataclass(frozen=True)
-class Decision:
-    """What a search decides: the position, its evaluation context, the candidate actions
-    (at least two), their one-ply values (``prior``) and the budget, started before the
-    candidates were ranked."""
+def check_search(
+    sims: int, seconds: float | None, k: int, **choices: tuple[str, tuple[str, ...]]
+) -> None:
+    """The arguments every game's search agents share: the budget (:func:`check_budget`), the
+    root's candidate count ``k`` and each named choice, ``name=(value, allowed)`` (the rollout
+    policy, the value of a finished game); ``ValueError`` naming the bad one."""
+    check_budget(sims, seconds)
+    for name, (value, allowed) in choices.items():
+        if value not in allowed:
+            raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}")
+    check_count("k", k)
 
-    state: GameState
-    ctx: Context
-    cands: list[int]
-    prior: dict[int, float]
-    budget: Budget
 
+class TreeNode:
+    """A node of a determinized UCT tree (every game's ``mcts``): its children by action, its
+    visits and the sum of the values of ``mover``, the seat whose action led here."""
 
-class SearchAgent(HeuristicPrior, Agent):
-    """Base of :class:`~agents.montecarlo.MonteCarloAgent` and :class:`~agents.mcts.MCTSAgent`.
+    __slots__ = ("children", "visits", "total", "mover")
 
-    Args:
-        sims: simulations per decision (``0``: only the time budget limits).
-        time: seconds per decision (``None``: only ``sims`` limits). A time budget makes
-            the agent's choices depend on the machine's speed, so not reproducible.
-        rollout: ``"heuristic"`` (the light heuristic of :mod:`agents.rollout`) or
-            ``"random"``.
-        depth: decisions per rollout before the evaluation takes over (``0``: to the end).
-        value: ``"margin"`` (final score margin, or the evaluation's margin at a cutoff) or
-            ``"win"`` (+1 / 0 / -1 at the end; ``tanh(margin / 20)`` at a cutoff).
-        k: candidate actions at the root: the ``k`` best by the heuristic's one-ply value
-            (``0``: every legal action).
-    """
-
-    def __init__(
-        self,
-        seed: int | None = None,
-        sims: int = 32,
-        time: float | None = None,
-        rollout: str = "heuristic",
-        depth: int = 16,
-        value: str = "margin",
-        k: int = 4,
-        weights: Weights | None = None,
-    ) -> None:
-        super().__init__(seed)
-        check_budget(sims, time)
-        if rollout not in ROLLOUT_POLICIES:
-            raise ValueError(f"rollout: expected one of {ROLLOUT_POLICIES}, got {rollout!r}")
-        check_count("depth", depth)
-        if value not in VALUE_MODES:
-            raise ValueError(f"value: expected one of {VALUE_MODES}, got {value!r}")
-        check_count("k", k)
-        self.sims = sims
-        self.time = time
-        self.rollout_policy = rollout
-        self.depth = depth
-        self.value_mode = value
-        self.k = k
-        self.evaluator = Evaluator(weights)
-        self.prior = HeuristicAgent(seed, weights)
-        self.last_sims = 0  # simulations of the last decision
-        self.last_values: dict[int, float] = {}  # mean value of each searched root action
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.prior.reset(None if seed is None else seed + 1)
-
-    def choose(self, state: GameState) -> int:
-        """A single legal action or a single root candidate is answered at once; otherwise
-        :meth:`search` decides within the budget (started before the candidates are ranked)."""
-        legal = state.legal_action_list()
-        self.last_sims = 0
-        self.last_values = {}
-        if len(legal) == 1:
-            return legal[0]
-        budget = Budget(self.sims, self.time)
-        ctx = make_context(state)
-        cands, prior = self.candidates(state, ctx)
-        if len(cands) == 1:
-            return cands[0]
-        return self.search(Decision(state, ctx, cands, prior, budget))
-
-    def search(self, decision: Decision) -> int:
-        """The action to play among ``decision.cands``; sets :attr:`last_sims` and
-        :attr:`last_values`."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ helpers
-    def candidates(self, state: GameState, ctx: Context) -> tuple[list[int], dict[int, float]]:
-        """Root candidates: the ``k`` best actions by the heuristic's one-ply value."""
-        legal = state.legal_action_list()
-        prior = self.prior.action_values(state, ctx)
-        ranked = sorted(legal, key=lambda a: (-prior[a], a))
-        if self.k:
-            ranked = ranked[: self.k]
-        return ranked, prior
-
-    def simulate(self, sim: GameState, rnd: random.Random) -> list[float]:
-        """Roll ``sim`` forward (in place) and return the leaf value of every seat."""
-        ctx = make_context(sim)
-        rollout(sim, self.rollout_policy, ctx, rnd, self.depth)
-        return self.leaf_values(sim)
-
-    def leaf_values(self, sim: GameState) -> list[float]:
-        n = sim.config.num_players
-        if sim.is_terminal:
-            margins = [final_margin(sim, s) for s in range(n)]
-            if self.value_mode == "win":
-                return [1.0 if m > 0 else (-1.0 if m < 0 else 0.0) for m in margins]
-            return margins
-        ctx = make_context(sim)
-        vals = self.evaluator.values(sim, ctx)
-        rel = [rel_from_values(vals, s, 1.0) for s in range(n)]
-        if self.value_mode == "win":
-            return [math.tanh(r / 20.0) for r in rel]
-        return rel
+    def __init__(self, mover: int) -> None:
+        self.children: dict[int, TreeNode] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.mover = mover  # the seat whose action led here (values are from its view)

@@ -1,6 +1,6 @@
 """The parameters of an agent spec (``"mcts:sims=200,time=0.5"``): the one parser of the
-``key=value`` list after the name, shared by both games' agent factories
-(:func:`agents.registry.parse_spec`, :func:`agents.kingdomino_agents.make_kingdomino_agent`)."""
+``key=value`` list after the name, shared by every game's agents
+(:func:`agents.registry.parse_spec`)."""
 
 from __future__ import annotations
 

@@ -75,8 +75,10 @@ class GameEntry:
             one of ``modes``). A game whose modes combine (variants) checks them here.
         check_settings: checks a spec's game settings (``ValueError`` naming the field).
         hooks: what the floors above the engine need of the game, each ``"module:attribute"``
-            (read by :meth:`hook`): ``vector_game`` (its batched game class), ``agents`` (a
-            mapping of its own agent names to factories), ``records`` (score columns and
+            (read by :meth:`hook`): ``vector_game`` (its batched game class), ``encoder`` (its
+            observation encoder class, built from a configuration:
+            :class:`~moonriver_env.family.contract.EncoderLike`), ``agents`` (a mapping of its
+            own agent spec names to :class:`agents.base.AgentKind`), ``records`` (score columns and
             the points of a finished state), ``replay`` (its replay frames), ``play`` (its
             terminal screen) and ``openspiel`` (the module that registers its OpenSpiel game).
             Further hooks: ``new_game`` (configuration, ``seed=`` -> a new state),

@@ -8,9 +8,9 @@ evaluations per decision, default the model's; ``sims=0`` is the raw policy), ``
 ``gumbel`` (noise scale; 0 by default), ``rescale`` (0: Q-values in utility units, not
 min-max rescaled), ``threads`` (torch threads; 1 by default).
 
-At play time the agent uses only the network, the rules (to list and apply actions, and to
-score a finished game) and :func:`agents.base.determinize`: no hand-written evaluation,
-heuristic or rule-based rollout.
+At play time the agent uses only the network, the rules (to list and apply actions, and to score a
+finished game) and :func:`moonriver_env.moonriver.agents.common.determinize`: no hand-written
+evaluation, heuristic or rule-based rollout.
 """
 
 from __future__ import annotations

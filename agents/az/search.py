@@ -6,14 +6,15 @@ For a decision with legal actions ``A`` and prior logits ``l`` (the policy netwo
 1. **Candidates**: draw ``g(a) ~ Gumbel(0, 1) x gumbel_scale`` and keep the ``m = min(k, |A|,
    sims)`` actions with the largest ``g(a) + l(a)`` (scale 0: the ``m`` most likely actions).
 2. **Sequential Halving** over ``sims`` value evaluations: ``ceil(log2 m)`` phases; in a phase
-   every remaining candidate is visited ``max(1, floor(sims / (phases x remaining)))`` times
-   (the last phase spends what is left), then the better half (by ``g + l + sigma(q)``) goes
-   on. A visit plays the candidate on a *fresh determinization* of the state
-   (:func:`agents.base.determinize`: the hidden pile and stack re-shuffled from a canonical
-   order; the true draw order is never read) and scores the afterstate with the value network
-   for the acting seat (read from the afterstate as its next actor sees it, the view of every
-   training position, in the value head's entry for the acting seat); the visits of one phase share their determinizations between
-   candidates (common random numbers). A finished game is scored by its result.
+   every remaining candidate is visited ``max(1, floor(sims / (phases x remaining)))`` times (the
+   last phase spends what is left), then the better half (by ``g + l + sigma(q)``) goes on. A visit
+   plays the candidate on a *fresh determinization* of the state
+   (:func:`moonriver_env.moonriver.agents.common.determinize`: the hidden pile and stack re-shuffled
+   from a canonical order; the true draw order is never read) and scores the afterstate with the
+   value network for the acting seat (read from the afterstate as its next actor sees it, the view
+   of every training position, in the value head's entry for the acting seat); the visits of one
+   phase share their determinizations between candidates (common random numbers). A finished game is
+   scored by its result.
 3. **Choice**: the remaining candidate with the largest ``g + l + sigma(q)``.
 4. **Improved policy** (the training target): ``softmax(l + sigma(completed q))`` over ``A``,
    where an unvisited action's Q is the mixed value of the root (the network's value mixed with
@@ -39,7 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.base import determinize
+from moonriver_env.moonriver.agents.common import determinize
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameState
 from moonriver_env.moonriver.rules.scoring import win_share

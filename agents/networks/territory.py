@@ -3,8 +3,8 @@
 A territory (RULES.md section 5, scoring) is a set of orthogonally connected plots of one
 landscape; what a placement is worth depends on the size, cows and open frontier of the
 territories it joins, and an empty region of odd size can never be filled with dominoes
-(the heuristic teacher's evaluation, :mod:`agents.evaluation`, is built on these). A stack of
-3x3 convolutions only sees a few cells around each cell, so it cannot measure a territory
+(the heuristic teacher's evaluation, :mod:`moonriver_env.moonriver.agents.evaluation`, is
+built on these). A stack of 3x3 convolutions only sees a few cells around each cell, so it cannot measure a territory
 that winds across the 5-column ranch; :class:`TerritoryPlanes` computes these connected-
 component quantities exactly, per ranch and cell, from the landscape / empty / cow channels
 (:data:`moonriver_env.moonriver.encoding.RANCH_CHANNEL_NAMES`), with no change to the observation:

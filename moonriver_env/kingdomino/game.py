@@ -77,6 +77,8 @@ ENTRY = register_game(
             "records": "moonriver_env.kingdomino.records:RECORDS",
             "play": "moonriver_env.kingdomino.play:SCREEN",
             "replay": "moonriver_env.kingdomino.replay:REPLAY",
+            "encoder": "moonriver_env.kingdomino.encoding:KingdominoEncoder",
+            "agents": "moonriver_env.kingdomino.agents:AGENTS",
         },
     )
 )

@@ -67,6 +67,8 @@ ENTRY = register_game(
             "records": "moonriver_env.moonriver.records:RECORDS",
             "play": "moonriver_env.moonriver.play:SCREEN",
             "replay": "moonriver_env.moonriver.replay:REPLAY",
+            "encoder": "moonriver_env.moonriver.encoding:ObservationEncoder",
+            "agents": "moonriver_env.moonriver.agents:AGENTS",
         },
     )
 )

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agents import PolicyAgent, RandomAgent, make_agent
-from agents.registry import SHIPPED_PPO
 from agents.runner import GameRunner, GameSetup
 from moonriver_env import moonriver_v0
 from moonriver_env.games import parse_game
-from moonriver_env.rules import GameConfig, new_game
+from moonriver_env.moonriver.agents import SHIPPED_PPO
+from moonriver_env.moonriver.rules import GameConfig, new_game
 
 
 @functools.cache

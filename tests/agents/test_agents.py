@@ -10,20 +10,13 @@ import numpy as np
 import pytest
 from positions import position
 
-from agents import (
-    AGENT_NAMES,
-    GreedyAgent,
-    HeuristicAgent,
-    MCTSAgent,
-    MonteCarloAgent,
-    PolicyAgent,
-    RandomAgent,
-    make_agent,
-)
-from agents.base import Agent, determinize
-from agents.evaluation import Weights
+from agents import AGENT_NAMES, PolicyAgent, RandomAgent, make_agent
+from agents.base import Agent
 from moonriver_env import moonriver_v0
-from moonriver_env.rules import GameConfig, GameState, Phase, new_game
+from moonriver_env.moonriver.agents import GreedyAgent, HeuristicAgent, MCTSAgent, MonteCarloAgent
+from moonriver_env.moonriver.agents.common import determinize
+from moonriver_env.moonriver.agents.evaluation import Weights
+from moonriver_env.moonriver.rules import GameConfig, GameState, Phase, new_game
 
 # Tiny budgets: the tests check legality and plumbing, not strength.
 TINY = {
@@ -319,8 +312,8 @@ def test_bare_ppo_spec_needs_the_shipped_checkpoint(
 ) -> None:
     from pathlib import Path
 
-    from agents import registry
+    from moonriver_env.moonriver import agents as moonriver_agents
 
-    monkeypatch.setattr(registry, "SHIPPED_PPO", Path(str(tmp_path)) / "none" / "model.zip")
+    monkeypatch.setattr(moonriver_agents, "SHIPPED_PPO", Path(str(tmp_path)) / "none" / "model.zip")
     with pytest.raises(ValueError, match=r"^spec: no shipped checkpoint"):
         make_agent("ppo")

@@ -1,4 +1,5 @@
-"""The ``trained`` agent (agents/trained.py) and its training pipeline (training/value/)."""
+"""The ``trained`` agent (moonriver_env/moonriver/agents/trained.py) and its training pipeline
+(training/value/)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ import pytest
 pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.trained import CHECKPOINTS, TrainedAgent, find_models  # noqa: E402
-from moonriver_env.rules import GameConfig, new_game  # noqa: E402
+from moonriver_env.moonriver.agents.heuristic import HeuristicAgent  # noqa: E402
+from moonriver_env.moonriver.agents.trained import CHECKPOINTS, TrainedAgent, find_models  # noqa: E402
+from moonriver_env.moonriver.rules import GameConfig, new_game  # noqa: E402
 from training.common.config import ConfigError  # noqa: E402
 from training.value.config import load_value_config  # noqa: E402
 
@@ -56,7 +57,7 @@ def test_shipped_models_cover_2p_and_4p_base() -> None:
 
 @pytest.mark.parametrize("game", SHIPPED)
 def test_shipped_search_budget_is_the_configs(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import agents.trained as trained_module
+    import moonriver_env.moonriver.agents.trained as trained_module
 
     cfg = tomllib.loads((CHECKPOINTS / f"trained_{game}" / "config.toml").read_text())
     search = cfg["search"]
@@ -208,7 +209,7 @@ def test_leader_gap_on_hand_built_rows() -> None:
     """The evaluation block of a 4-player row is own, then the three others, then the relative
     value (points / EVAL_SCALE): the gap is the best other minus the others' mean, and the
     learner's ``own - (best + mean) / 2`` less half the gap is its margin against the best."""
-    from agents.trained import EVAL_SCALE, leader_gap
+    from moonriver_env.moonriver.agents.trained import EVAL_SCALE, leader_gap
 
     own, others = 50.0, [30.0, 60.0, 30.0]
     rel = own - 0.5 * (max(others) + sum(others) / 3)  # 50 - (60 + 40) / 2 = 0
@@ -224,8 +225,8 @@ def test_leader_gap_on_hand_built_rows() -> None:
 
 
 def test_leader_gap_reads_the_evaluations_of_a_real_position() -> None:
-    from agents.evaluation import Evaluator, make_context
-    from agents.trained import leader_gap, state_inputs
+    from moonriver_env.moonriver.agents.evaluation import Evaluator, make_context
+    from moonriver_env.moonriver.agents.trained import leader_gap, state_inputs
     from moonriver_env.moonriver.encoding import ObservationEncoder
 
     config = GameConfig(num_players=4, mode="base")
@@ -244,7 +245,7 @@ def test_leader_gap_reads_the_evaluations_of_a_real_position() -> None:
 
 
 def test_squash_keeps_points_and_prefers_the_frequent_winner() -> None:
-    from agents.trained import squash
+    from moonriver_env.moonriver.agents.trained import squash
 
     v = np.array([-40.0, -1.0, 0.0, 1.0, 40.0])
     assert np.array_equal(squash(v, 0.0), v)
@@ -294,7 +295,7 @@ def test_search_only_rewrites_the_settings_not_the_weights(
     import torch
 
     import training.value.train as train_module
-    from agents.trained import load_model
+    from moonriver_env.moonriver.agents.trained import load_model
 
     shutil.copytree(CHECKPOINTS / "trained_4p_base", tmp_path / "trained_4p_base")
     monkeypatch.setattr(train_module, "CHECKPOINTS", tmp_path)
@@ -322,7 +323,7 @@ def _outcome_cfg(*overrides: str) -> dict:
 def test_outcome_game_is_the_heuristics_game_with_every_seats_final_margin() -> None:
     """With ``explore = 0`` an outcome game is exactly four heuristic agents playing (seeded
     as the collector seeds them), and its labels are every seat's final margin."""
-    from agents.evaluation import final_margin
+    from moonriver_env.moonriver.agents.evaluation import final_margin
     from training.value.collect import game_seed, play_game
 
     cfg = _outcome_cfg("collect.explore=0.0")
@@ -352,8 +353,8 @@ def test_outcome_game_explores_the_heuristics_best_actions() -> None:
 def test_outcome_rows_are_every_seat_at_the_sampled_positions() -> None:
     """Each sampled position gives one row per seat: the agent's own leaf input for that seat
     (``state_inputs``), labelled with that seat's final margin."""
-    from agents.evaluation import Evaluator
-    from agents.trained import state_inputs
+    from moonriver_env.moonriver.agents.evaluation import Evaluator
+    from moonriver_env.moonriver.agents.trained import state_inputs
     from moonriver_env.moonriver.encoding import ObservationEncoder
     from training.value.collect import play_game
     from training.value.dataset import build_samples
@@ -438,11 +439,12 @@ def test_trained_simulates_natively_with_the_same_decisions(players: int, search
 
 
 def test_native_leaves_are_the_python_leaves() -> None:
-    """``NativeState.value_leaves`` against :func:`agents.trained.python_leaves`: the same rows
-    and final margins for one-ply, depth-limited and to-the-end rollouts, from the start, the
-    middle and the end of a game (where leaves finish); an illegal candidate is refused."""
-    from agents.evaluation import Weights, make_context
-    from agents.trained import python_leaves
+    """``NativeState.value_leaves`` against
+    :func:`moonriver_env.moonriver.agents.trained.python_leaves`: the same rows and final margins
+    for one-ply, depth-limited and to-the-end rollouts, from the start, the middle and the end of a
+    game (where leaves finish); an illegal candidate is refused."""
+    from moonriver_env.moonriver.agents.evaluation import Weights, make_context
+    from moonriver_env.moonriver.agents.trained import python_leaves
     from moonriver_env.moonriver.encoding import ObservationEncoder
     from moonriver_env.moonriver.vector.search import NativeState
 

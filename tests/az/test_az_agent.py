@@ -128,17 +128,21 @@ def test_play_uses_no_hand_written_evaluation(
     model_2p: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The heuristic, its evaluation and the rollouts are never called while az plays."""
-    import agents.evaluation
-    import agents.heuristic
-    import agents.rollout
+    import moonriver_env.moonriver.agents.evaluation
+    import moonriver_env.moonriver.agents.heuristic
+    import moonriver_env.moonriver.agents.rollout
 
     def forbidden(*args: object, **kwargs: object) -> None:
         raise AssertionError("az called a hand-written evaluation or rollout")
 
-    monkeypatch.setattr(agents.heuristic.HeuristicAgent, "choose", forbidden)
-    monkeypatch.setattr(agents.heuristic.HeuristicAgent, "action_values", forbidden)
-    monkeypatch.setattr(agents.evaluation.Evaluator, "values", forbidden)
-    monkeypatch.setattr(agents.rollout, "rollout", forbidden)
+    monkeypatch.setattr(
+        moonriver_env.moonriver.agents.heuristic.HeuristicAgent, "choose", forbidden
+    )
+    monkeypatch.setattr(
+        moonriver_env.moonriver.agents.heuristic.HeuristicAgent, "action_values", forbidden
+    )
+    monkeypatch.setattr(moonriver_env.moonriver.agents.evaluation.Evaluator, "values", forbidden)
+    monkeypatch.setattr(moonriver_env.moonriver.agents.rollout, "rollout", forbidden)
     agent = AzAgent(seed=0, path=model_2p, sims=8)
     runner = GameRunner(GameSetup(num_players=2))
     outcome = runner.play([agent, agent], 11, [0, 1])

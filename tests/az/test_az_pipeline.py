@@ -337,8 +337,8 @@ def test_the_native_teacher_plays_the_python_teachers_games(
     (observations, legal actions, targets, value targets), a share ``keep`` of them; with
     ``target="values"`` each target is the softmax of the heuristic's one-ply values at the
     temperature, its best action the move the heuristic played."""
-    from agents.heuristic import HeuristicAgent
-    from moonriver_env.rules import GameConfig
+    from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
+    from moonriver_env.moonriver.rules import GameConfig
     from training.az import selfplay
 
     if not selfplay.NATIVE:

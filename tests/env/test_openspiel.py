@@ -16,7 +16,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 
 from agents import make_agent  # noqa: E402
-from agents.openspiel_mcts import OpenSpielMCTSAgent  # noqa: E402
+from moonriver_env.moonriver.agents.openspiel_mcts import OpenSpielMCTSAgent  # noqa: E402
 from moonriver_env.moonriver.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.moonriver.env import win_rewards  # noqa: E402
 from moonriver_env.moonriver.openspiel import (  # noqa: E402

@@ -7,10 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from agents import kingdomino_agents
-from agents.kingdomino_agents import GreedyKingdominoAgent, make_kingdomino_agent, play_game
 from moonriver_env import kingdomino_v0
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
+from moonriver_env.kingdomino.agents import (
+    GreedyKingdominoAgent,
+    make_kingdomino_agent,
+    play_game,
+)
 from moonriver_env.kingdomino.rules.scoring import kingdom_points, placement_gain, placement_gains
 from moonriver_env.vector import NATIVE
 
@@ -195,7 +198,7 @@ def test_the_paper_runner_is_resumable(tmp_path) -> None:
 
 
 def test_the_study_filters_avoid_dead_squares_and_keep_the_centre() -> None:
-    from agents.kingdomino_agents import dead_squares, study_placements
+    from moonriver_env.kingdomino.agents.greedy import dead_squares, study_placements
 
     checked = 0
     for state in placement_choices(CIG_RULES, 5):
@@ -216,8 +219,8 @@ def test_the_study_filters_avoid_dead_squares_and_keep_the_centre() -> None:
 
 
 def test_the_shared_registry_builds_kingdomino_agents() -> None:
-    from agents.kingdomino_agents import GreedyKingdominoAgent as Greedy
     from agents.registry import make_agent
+    from moonriver_env.kingdomino.agents import GreedyKingdominoAgent as Greedy
 
     assert isinstance(make_agent("greedy", seed=1, game="kingdomino"), Greedy)
     assert not isinstance(make_agent("greedy", seed=1), Greedy)
@@ -257,7 +260,9 @@ def test_mc_in_the_native_core_decides_as_in_python(config: KingdominoConfig, ro
 def test_mc_falls_back_to_python_without_the_native_core(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(kingdomino_agents, "NATIVE", False)
+    from moonriver_env.kingdomino.agents import montecarlo
+
+    monkeypatch.setattr(montecarlo, "NATIVE", False)
     assert not make_kingdomino_agent("mc:sims=4").native  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="engine: the native core is not available"):
         make_kingdomino_agent("mc:sims=4,engine=native")

@@ -411,7 +411,11 @@ def test_every_module_is_on_a_floor_and_the_floors_are_ordered() -> None:
         floor(name)
     assert floor("moonriver_env.moonriver.rules.state") < floor("moonriver_env.moonriver.encoding")
     assert floor("moonriver_env.moonriver.encoding") < floor("moonriver_env.moonriver.env")
-    assert floor("moonriver_env.moonriver.env") < floor("agents.heuristic") < floor("agents.runner")
+    assert (
+        floor("moonriver_env.moonriver.env")
+        < floor("moonriver_env.moonriver.agents.heuristic")
+        < floor("agents.runner")
+    )
     assert floor("agents.tournament.games") < floor("training.ppo.train")
 
 

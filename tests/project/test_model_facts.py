@@ -141,7 +141,7 @@ def test_the_ppo_runs_budget_and_speed_are_its_provenance() -> None:
 
 def test_no_doc_says_the_shipped_2p_value_model_uses_rollout_labels() -> None:
     labels = config("trained_2p_base")["collect"]["labels"]
-    trained = (ROOT / "agents" / "trained.py").read_text()
+    trained = (ROOT / "moonriver_env" / "moonriver" / "agents" / "trained.py").read_text()
     for text in (README, TRAINING_README, SHORT_README, trained):
         claims = re.findall(r"(\w+)(?:\"``)?[:,]? the 2-player model", text)
         assert all(word == labels for word in claims), claims

@@ -124,8 +124,8 @@ def test_diagnose_reports_every_group(tiny_data: dict[str, np.ndarray]) -> None:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_territory_planes_match_the_engine(players: int) -> None:
-    from agents.evaluation import territory_cells
     from agents.networks.territory import TERRITORY_CHANNELS, TerritoryPlanes
+    from moonriver_env.moonriver.agents.evaluation import territory_cells
     from moonriver_env.moonriver.encoding import ObservationEncoder
     from moonriver_env.rules import GameConfig, new_game
 

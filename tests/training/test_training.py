@@ -504,8 +504,8 @@ def test_shipped_checkpoint_plays_in_tournaments_and_beats_random() -> None:
     provenance.json; 20 fixed games here)."""
     from agents import make_agent
     from agents.networks.snapshots import load_policy
-    from agents.registry import SHIPPED_PPO
     from agents.tournament import run_tournament
+    from moonriver_env.moonriver.agents import SHIPPED_PPO
 
     assert SHIPPED_PPO == SHIPPED / "model.zip" and SHIPPED_PPO.exists()
     assert SHIPPED_PPO.stat().st_size < 5e6  # a few MB at most

@@ -72,9 +72,9 @@ def value_leaves() -> None:
     """The trained agent's leaves, the heuristic's one-ply values and the state's observation
     (agent.c mr_value_leaf, mr_action_values; mr_encode) from positions over whole games, at
     every kind of depth, and bad candidates, seats and buffers refused."""
-    from agents.evaluation import Weights
+    from moonriver_env.moonriver.agents.evaluation import Weights
+    from moonriver_env.moonriver.rules import GameConfig, new_game
     from moonriver_env.moonriver.vector.search import NativeState
-    from moonriver_env.rules import GameConfig, new_game
 
     weights = [getattr(Weights(), f) for f in Weights.names()]
     for players in (2, 3, 4):

@@ -278,7 +278,7 @@ def shrinking(values: list) -> list:
 
 
 def mr_mutating_sequences() -> None:
-    from agents.evaluation import Weights
+    from moonriver_env.moonriver.agents.evaluation import Weights
     from moonriver_env.moonriver.vector._backend import native_config
 
     core = native()

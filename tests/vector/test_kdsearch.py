@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from test_kingdomino_core import CONFIGS
 
-from agents.kingdomino_agents import MonteCarloKingdominoAgent, playout
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, new_game
+from moonriver_env.kingdomino.agents import MonteCarloKingdominoAgent, playout
 from moonriver_env.kingdomino.rules.core import IllegalActionError
 from moonriver_env.vector import NATIVE
 

@@ -90,7 +90,7 @@ def test_mc_simulates_natively_with_the_same_decisions(config: GameConfig, spec:
 
 
 def test_the_core_reads_the_weights_in_their_declared_order() -> None:
-    from agents.evaluation import Weights
+    from moonriver_env.moonriver.agents.evaluation import Weights
 
     # agent.c's struct weights, field for field
     assert Weights.names() == (

@@ -30,10 +30,10 @@ import torch
 
 from agents.az.network import AzNet, NetShape
 from agents.az.search import Evaluator, SearchSettings, final_value, gumbel_search
-from agents.heuristic import HeuristicAgent
-from agents.montecarlo import MonteCarloAgent
 from agents.registry import make_agent, parse_spec
 from agents.seeds import derive_seed
+from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
+from moonriver_env.moonriver.agents.montecarlo import MonteCarloAgent
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, GameState, new_game
 from moonriver_env.moonriver.vector.search import NativeState

@@ -6,8 +6,9 @@ The same games and samples as the warm start's teacher games (:mod:`training.ppo
 against what is achievable:
 
 * ``best`` (packed bits over the actions): the teacher's tie set, every legal action whose
-  one-ply value equals the best (:meth:`agents.heuristic.HeuristicAgent.choose` draws among
-  them uniformly at random, so an exact-match metric is capped below 1 by ties);
+  one-ply value equals the best
+  (:meth:`moonriver_env.moonriver.agents.heuristic.HeuristicAgent.choose` draws among them uniformly
+  at random, so an exact-match metric is capped below 1 by ties);
 * ``alt`` (packed bits): the best actions by the same evaluation on a *second*, independent
   determinization of the hidden draw pile and partner stack: where it differs from ``best``
   the teacher's choice depends on a hidden draw the observation cannot show;
@@ -29,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.heuristic import HeuristicAgent
 from agents.jobs import run_jobs
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
+from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
 from training.common.outputs import atomic_path
 from training.common.progress import progress
 from training.ppo.teacher_games import (

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.heuristic import HeuristicAgent
+from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
 from moonriver_env.seat_rewards import SeatRewards
 
 TIE_EPS = 1e-9  # the heuristic's own tie tolerance (HeuristicAgent.choose)
@@ -21,7 +21,7 @@ TIE_EPS = 1e-9  # the heuristic's own tie tolerance (HeuristicAgent.choose)
 class RecordingHeuristic(HeuristicAgent):
     """The heuristic agent, keeping the one-ply values of its last decision
     (``last_values``; ``None`` when it had a single legal action). Plays exactly as
-    :class:`~agents.heuristic.HeuristicAgent` (same Generator draws)."""
+    :class:`~moonriver_env.moonriver.agents.heuristic.HeuristicAgent` (same Generator draws)."""
 
     last_values: dict[int, float] | None = None
 

@@ -3,14 +3,14 @@
 ``collect.labels = "outcome"``: games of heuristic agents, kept for their final margins
 (:func:`play_outcome_game`). ``collect.labels = "rollout"``, labelled self-play games: every
 decision with more than one legal action is searched like the ``mc`` agent
-(:class:`~agents.montecarlo.MonteCarloAgent`) but from *completed afterstates*: the
-candidates are the heuristic's ``k`` best one-ply actions; each round draws one
+(:class:`~moonriver_env.moonriver.agents.montecarlo.MonteCarloAgent`) but from *completed
+afterstates*: the candidates are the heuristic's ``k`` best one-ply actions; each round draws one
 determinization, applies every candidate, plays the acting seat's pending effects with the
-rule-based choices (:func:`~agents.evaluation.complete_effects`, exactly what the agent sees
-before it evaluates) and rolls out ``depth`` decisions with the heuristic rollout policy (the
-same futures for every candidate). The mean leaf value of each candidate for the acting seat
-is its label. The game then goes on with the best candidate (a random one with probability
-``explore``).
+rule-based choices (:func:`~moonriver_env.moonriver.agents.evaluation.complete_effects`, exactly
+what the agent sees before it evaluates) and rolls out ``depth`` decisions with the heuristic
+rollout policy (the same futures for every candidate). The mean leaf value of each candidate for the
+acting seat is its label. The game then goes on with the best candidate (a random one with
+probability ``explore``).
 
 A game is one JSON line: its seed, every action, the labels (rollout: decision index,
 candidates, mean values, heuristic one-ply values; outcome: none) and the final scores and
@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import determinize
-from agents.evaluation import complete_effects, final_margin, make_context
-from agents.heuristic import HeuristicAgent
 from agents.jobs import Backend, run_jobs
-from agents.montecarlo import MonteCarloAgent
 from moonriver_env.games import GameSpec
+from moonriver_env.moonriver.agents.common import determinize
+from moonriver_env.moonriver.agents.evaluation import complete_effects, final_margin, make_context
+from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
+from moonriver_env.moonriver.agents.montecarlo import MonteCarloAgent
 from moonriver_env.moonriver.rules import GameState, new_game
 
 Config = dict[str, dict[str, Any]]

@@ -1,10 +1,10 @@
 """Labelled afterstates as arrays (stage 2 of :mod:`training.value.train`).
 
-Each collected game (:mod:`.collect`) is replayed from its seed; at every labelled decision
-the recorded determinization is redrawn and the candidates' network inputs are built with the
-agent's own :func:`agents.trained.candidate_inputs`, so training and play see the same
-encoding. A game's arrays are cached in ``data/game<index>.npz`` (inputs as float16: the
-planes are small counts, the features fractions), so a resumed run encodes only new games.
+Each collected game (:mod:`.collect`) is replayed from its seed; at every labelled decision the
+recorded determinization is redrawn and the candidates' network inputs are built with the agent's
+own :func:`moonriver_env.moonriver.agents.trained.candidate_inputs`, so training and play see the
+same encoding. A game's arrays are cached in ``data/game<index>.npz`` (inputs as float16: the planes
+are small counts, the features fractions), so a resumed run encodes only new games.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import determinize
-from agents.evaluation import Evaluator, make_context
-from agents.trained import candidate_inputs, input_size, state_inputs
+from moonriver_env.moonriver.agents.common import determinize
+from moonriver_env.moonriver.agents.evaluation import Evaluator, make_context
+from moonriver_env.moonriver.agents.trained import candidate_inputs, input_size, state_inputs
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, new_game
 from training.value.collect import decision_rng
@@ -89,9 +89,10 @@ def encode_outcome_game(
     game: dict[str, Any], config: GameConfig, states: int
 ) -> dict[str, np.ndarray]:
     """The inputs and labels of an outcome game (``collect.labels = "outcome"``): ``states``
-    positions drawn without replacement from the game's decisions (``default_rng([seed, 1])``),
-    each seen by every seat (:func:`~agents.trained.state_inputs`, the input the agent gives
-    its leaves) and labelled with that seat's final margin. Every row is its own group."""
+    positions drawn without replacement from the game's decisions (``default_rng([seed, 1])``), each
+    seen by every seat (:func:`~moonriver_env.moonriver.agents.trained.state_inputs`, the input the
+    agent gives its leaves) and labelled with that seat's final margin. Every row is its own
+    group."""
     enc = ObservationEncoder(config)
     ev = Evaluator()
     n = config.num_players

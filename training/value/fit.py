@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from agents.atomic import atomic_path
-from agents.trained import ValueNet
+from moonriver_env.moonriver.agents.trained import ValueNet
 from training.value.dataset import Samples, group_rows
 
 

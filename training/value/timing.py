@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents.heuristic import HeuristicAgent
+from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
 from moonriver_env.moonriver.rules import GameConfig, new_game
 
 

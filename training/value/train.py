@@ -32,7 +32,8 @@ import torch
 from agents.atomic import atomic_path, csv_text, write_text
 from agents.jobs import Backend, add_backend_arguments, backend_from_args
 from agents.shipped import CHECKPOINTS
-from agents.trained import (
+from moonriver_env.games import GameSpec
+from moonriver_env.moonriver.agents.trained import (
     MODEL_FILE,
     ValueNet,
     game_name,
@@ -40,7 +41,6 @@ from agents.trained import (
     load_model,
     save_model,
 )
-from moonriver_env.games import GameSpec
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from training.common.outputs import RunLock
 from training.common.provenance import command_line, git_commit
@@ -61,7 +61,8 @@ def split_games(cfg: Config, indices: list[int]) -> tuple[set[int], set[int]]:
 
 
 def model_meta(cfg: Config, enc: ObservationEncoder) -> dict[str, Any]:
-    """What the agent needs besides the weights (:func:`agents.trained.load_model`)."""
+    """What the agent needs besides the weights
+    (:func:`moonriver_env.moonriver.agents.trained.load_model`)."""
     return {
         "num_players": cfg["env"]["num_players"],
         "mode": cfg["env"]["mode"],

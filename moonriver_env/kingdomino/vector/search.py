@@ -5,7 +5,7 @@ A :class:`NativeKingdominoState` is the game a :class:`~moonriver_env.kingdomino
 KingdominoState` plays (made from one with :meth:`NativeKingdominoState.from_state`, or set up
 from a seed as ``new_game(config, seed)``); :meth:`NativeKingdominoState.to_state` gives it
 back, equal to the engine's state down to its JSON (the generator included). Its random
-parts use NumPy's generator as the engine and the agents of ``agents/kingdomino_agents.py``
+parts use NumPy's generator as the engine and the agents of ``moonriver_env/kingdomino/agents/``
 do, so the same seed plays the same game:
 
 - ``redetermine(seed)`` shuffles as ``KingdominoState.redetermine(default_rng(seed))``

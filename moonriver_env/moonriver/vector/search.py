@@ -43,8 +43,10 @@ def _extension() -> Any:
 
 __all__ = ["NativeState"]
 
-_POLICIES = ("random", "heuristic")  # the core's policy codes (agents.rollout.ROLLOUT_POLICIES)
-_VALUES = ("margin", "win")  # the core's value codes (agents.search.VALUE_MODES)
+# the core's policy and value codes (Moon River's agents: rollout.ROLLOUT_POLICIES and
+# search.VALUE_MODES, moonriver_env/moonriver/agents/)
+_POLICIES = ("random", "heuristic")
+_VALUES = ("margin", "win")
 
 
 class NativeState(CoreState):
@@ -101,29 +103,30 @@ class NativeState(CoreState):
 
     def determinize(self, rng: np.random.Generator) -> None:
         """Sort the pile and the stack, then shuffle them with ``rng`` (a PCG64 generator,
-        advanced as NumPy would): ``agents.base.determinize`` in place."""
+        advanced as NumPy would): ``moonriver_env.moonriver.agents.common.determinize`` in place."""
         out = self._core.determinize(*generator_words(rng))
         set_generator_words(rng, out)
 
     def simulate(
         self, policy: str, depth: int, value: str, seed: int, weights: Sequence[float]
     ) -> tuple[float, ...]:
-        """``agents.search.SearchAgent.simulate`` in the core, in place: a rollout of
-        ``depth`` decisions (0: to the end) with ``policy`` (``"heuristic"``: the light
-        policy of ``agents.rollout``, ``"random"``) drawing from ``random.Random(seed)``,
-        then every seat's leaf value (``value``: ``"margin"`` or ``"win"``); ``weights``:
-        the fields of ``agents.evaluation.Weights`` in order."""
+        """``moonriver_env.moonriver.agents.search.SearchAgent.simulate`` in the core, in place: a
+        rollout of ``depth`` decisions (0: to the end) with ``policy`` (``"heuristic"``: the light
+        policy of ``moonriver_env.moonriver.agents.rollout``, ``"random"``) drawing from
+        ``random.Random(seed)``, then every seat's leaf value (``value``: ``"margin"`` or
+        ``"win"``); ``weights``:
+        the fields of ``moonriver_env.moonriver.agents.evaluation.Weights`` in order."""
         return self._core.simulate(
             _POLICIES.index(policy), int(depth), _VALUES.index(value), int(seed), tuple(weights)
         )
 
     def action_values(self, actions: Sequence[int], weights: Sequence[float]) -> list[float]:
-        """``agents.heuristic.HeuristicAgent.action_values`` on this determinization (which
-        stays as it is): the one-ply value of each of ``actions`` for the acting seat, each
-        applied to a copy, its pending effects played with the rule-based choices and the
-        result evaluated against the opponents (plus the claim order bonus). ``weights``: the
-        fields of ``agents.evaluation.Weights`` in order. ``ValueError`` if an action is not
-        legal."""
+        """``moonriver_env.moonriver.agents.heuristic.HeuristicAgent.action_values`` on this
+        determinization (which stays as it is): the one-ply value of each of ``actions`` for the
+        acting seat, each applied to a copy, its pending effects played with the rule-based choices
+        and the result evaluated against the opponents (plus the claim order bonus). ``weights``:
+        the fields of ``moonriver_env.moonriver.agents.evaluation.Weights`` in order. ``ValueError``
+        if an action is not legal."""
         return list(self._core.action_values([int(a) for a in actions], tuple(weights)))
 
     def value_leaves(
@@ -134,17 +137,18 @@ class NativeState(CoreState):
         seed: int,
         weights: Sequence[float],
     ) -> tuple[np.ndarray, list[float | None]]:
-        """The ``trained`` agent's leaves (``agents.trained``) of ``actions`` on this
-        determinization, which stays as it is: each action applied to a copy, then ``seat``'s
-        pending effects played with the rule-based choices, then ``depth`` decisions (0: to
-        the end) of the light heuristic drawing from ``random.Random(seed)``.
+        """The ``trained`` agent's leaves (``moonriver_env.moonriver.agents.trained``) of
+        ``actions`` on this determinization, which stays as it is: each action applied to a copy,
+        then ``seat``'s pending effects played with the rule-based choices, then ``depth`` decisions
+        (0: to the end) of the light heuristic drawing from ``random.Random(seed)``.
 
         Returns the network input rows (float32, one per action, those of
-        ``agents.trained.state_inputs`` for ``seat``) and, per action, ``seat``'s final margin
-        when the leaf's game ended (its row is then unset) or ``None``. ``depth < 0``: no
-        rollout and every row evaluated with this state's context
-        (``agents.trained.candidate_inputs``). ``weights``: the fields of
-        ``agents.evaluation.Weights`` in order. ``ValueError`` if an action is not legal."""
+        ``moonriver_env.moonriver.agents.trained.state_inputs`` for ``seat``) and, per action,
+        ``seat``'s final margin when the leaf's game ended (its row is then unset) or ``None``.
+        ``depth < 0``: no rollout and every row evaluated with this state's context
+        (``moonriver_env.moonriver.agents.trained.candidate_inputs``). ``weights``: the fields of
+        ``moonriver_env.moonriver.agents.evaluation.Weights`` in order. ``ValueError`` if an action
+        is not legal."""
         cfg = native_config(self.config)
         width = cfg.obs_size + self.config.num_players + 1
         rows = np.empty((len(actions), width), dtype=np.float32)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from moonriver_env.moonriver.rules import GameState
 from moonriver_env.moonriver.vector.search import NativeState
 
-from .base import determinize, native_root
+from .common import determinize, native_root
 from .search import Decision, SearchAgent
 
 
@@ -16,14 +16,15 @@ class MonteCarloAgent(SearchAgent):
     """Flat Monte Carlo: every root candidate gets the same number of rollouts, and the one
     with the best mean value is played.
 
-    The root candidates are the ``k`` best actions by the heuristic's one-ply value (all
-    legal actions with ``k=0``). Simulations run in rounds: each round draws one
-    determinization (the hidden draw pile and partner stack re-shuffled, see
-    :func:`~agents.base.determinize`) and one rollout seed, and plays every candidate from it
-    (common random numbers: the candidates are compared on the same futures). A rollout plays
-    ``depth`` decisions with the rollout policy, then the position is evaluated
-    (:class:`~agents.evaluation.Evaluator`, relative to the opponents); a finished game is
-    scored by its final margin. Ties between means go to the better one-ply value.
+    The root candidates are the ``k`` best actions by the heuristic's one-ply value (all legal
+    actions with ``k=0``). Simulations run in rounds: each round draws one determinization (the
+    hidden draw pile and partner stack re-shuffled, see
+    :func:`~moonriver_env.moonriver.agents.common.determinize`) and one rollout seed, and plays
+    every candidate from it (common random numbers: the candidates are compared on the same
+    futures). A rollout plays ``depth`` decisions with the rollout policy, then the position is
+    evaluated (:class:`~moonriver_env.moonriver.agents.evaluation.Evaluator`, relative to the
+    opponents); a finished game is scored by its final margin. Ties between means go to the better
+    one-ply value.
 
     Decisions with a single legal action, or a single candidate, are answered at once.
     Deterministic for a given seed when only ``sims`` limits the search.

@@ -12,7 +12,7 @@ decision by a cheap rule, no copying of states:
 * claims: the plot's symbols (cows count 3, resources 1, a circle 1.5), +2 when the ranch
   already has that landscape, a skull -1.5, +0.3 per earlier position, plus noise;
 * effects (skulls, recruits, Cowboys, thieves, Desperados, bonus tiles, discards): the
-  rule-based choices of :mod:`agents.evaluation`.
+  rule-based choices of :mod:`moonriver_env.moonriver.agents.evaluation`.
 """
 
 from __future__ import annotations

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from agents.base import Agent
 from moonriver_env.moonriver.rules import CLAIM_PHASES, GameState
 
-from .base import Agent, determinize, native_root
+from .common import determinize, native_root
 from .evaluation import Context, Evaluator, Weights, complete_effects, make_context, pipeline
 
 
 class HeuristicAgent(Agent):
-    """Plays the action whose resulting position :class:`~agents.evaluation.Evaluator`
-    rates best for the agent relative to its opponents.
+    """Plays the action whose resulting position
+    :class:`~moonriver_env.moonriver.agents.evaluation.Evaluator` rates best for the agent relative
+    to its opponents.
 
-    For every legal action the agent copies a determinization of the state, applies the
-    action, then plays its own pending effect decisions with the rule-based choices of
-    :mod:`agents.evaluation` (a placement's skulls and circles: the recruit, a Cowboy's moves
-    toward the biggest territory, a thief's steal from the most valuable territory, the bonus
-    tile) and evaluates. What this gives, decision by decision:
+    For every legal action the agent copies a determinization of the state, applies the action, then
+    plays its own pending effect decisions with the rule-based choices of
+    :mod:`moonriver_env.moonriver.agents.evaluation` (a placement's skulls and circles: the recruit,
+    a Cowboy's moves toward the biggest territory, a thief's steal from the most valuable territory,
+    the bonus tile) and evaluates. What this gives, decision by decision:
 
     * **Placements / stop**: projected territories (size x cows, growth of territories holding
       cows along their open frontier, future cows of the landscape into its biggest open

@@ -1,10 +1,11 @@
 """The ``trained`` agent: a learned value of completed afterstates, used in a small search.
 
 At each decision with a choice, the candidates are the heuristic's ``k`` best one-ply actions
-(:meth:`~agents.heuristic.HeuristicAgent.action_values`). On a determinization of the hidden
-information (:func:`~agents.base.determinize`) every candidate is applied and the acting
-seat's pending effects are played with the rule-based choices
-(:func:`~agents.evaluation.complete_effects`).
+(:meth:`~moonriver_env.moonriver.agents.heuristic.HeuristicAgent.action_values`). On a
+determinization of the hidden information
+(:func:`~moonriver_env.moonriver.agents.common.determinize`) every candidate is applied and the
+acting seat's pending effects are played with the rule-based choices
+(:func:`~moonriver_env.moonriver.agents.evaluation.complete_effects`).
 
 * ``search.rounds = 0`` (one ply): the completed afterstates are encoded
   (:func:`state_inputs`: the observation the env gives the acting seat, own ranch first, plus
@@ -12,9 +13,9 @@ seat's pending effects are played with the rule-based choices
   forward pass.
 * ``search.rounds = R > 0`` (the shipped models): on each of ``R`` determinizations every
   completed afterstate is rolled out ``search.depth`` decisions with the light heuristic of
-  :mod:`agents.rollout` (the same futures for every candidate) and the leaves are scored by
-  the network from the acting seat's side (a finished game by its final margin); the
-  candidate with the best mean is played.
+  :mod:`moonriver_env.moonriver.agents.rollout` (the same futures for every candidate) and the
+  leaves are scored by the network from the acting seat's side (a finished game by its final
+  margin); the candidate with the best mean is played.
 
 The simulations (the determinization, the completed afterstates, the rollouts and the leaf
 inputs) run in the native core when it is built
@@ -45,11 +46,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.base import Agent
+from agents.shipped import CHECKPOINTS
 from moonriver_env.games import GameSpec
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, GameState
 
-from .base import Agent, determinize, native_root
+from .common import determinize, native_root
 from .evaluation import (
     Context,
     Evaluator,
@@ -60,7 +63,6 @@ from .evaluation import (
 from .heuristic import HeuristicAgent, HeuristicPrior
 from .networks.snapshots import ModelFileError, read_weights
 from .rollout import rollout
-from .shipped import CHECKPOINTS
 
 MODEL_FILE = "model.pt"
 # Evaluator values (points) are divided by this in the network input.
@@ -108,10 +110,10 @@ def state_inputs(
 
     Each row is the flat observation for ``seat``
     (:meth:`~moonriver_env.moonriver.encoding.ObservationEncoder.encode_flat`) followed by the
-    evaluation block: every seat's :meth:`~agents.evaluation.Evaluator.seat_value` from
-    ``seat`` on (own first, then the seats after it) and the relative value, in
-    :data:`EVAL_SCALE` points. ``ctx`` is the public context to evaluate with (default: each
-    state's own).
+    evaluation block: every seat's
+    :meth:`~moonriver_env.moonriver.agents.evaluation.Evaluator.seat_value` from ``seat`` on (own
+    first, then the seats after it) and the relative value, in :data:`EVAL_SCALE` points. ``ctx`` is
+    the public context to evaluate with (default: each state's own).
     """
     obs = encoder.flat_size
     rows = np.empty((len(states), input_size(encoder)), dtype=np.float32)
@@ -152,13 +154,14 @@ def python_leaves(
     encoder: ObservationEncoder,
     evaluator: Evaluator,
 ) -> tuple[np.ndarray, list[float | None]]:
-    """The leaves of ``cands`` on the determinization ``det`` in Python: the completed
-    afterstates (:func:`completed_afterstates`), each rolled out ``depth`` decisions with the
-    light heuristic of :mod:`agents.rollout` drawing from ``random.Random(seed)``; the
-    network inputs (:func:`state_inputs`) of the unfinished leaves, and per candidate
-    ``seat``'s final margin when its leaf's game ended, else ``None``. ``depth < 0``: no
-    rollout, every leaf a row evaluated in ``ctx`` (:func:`candidate_inputs`).
-    :meth:`moonriver_env.moonriver.vector.search.NativeState.value_leaves` is the same in the core."""
+    """The leaves of ``cands`` on the determinization ``det`` in Python: the completed afterstates
+    (:func:`completed_afterstates`), each rolled out ``depth`` decisions with the light heuristic of
+    :mod:`moonriver_env.moonriver.agents.rollout` drawing from ``random.Random(seed)``; the network
+    inputs (:func:`state_inputs`) of the unfinished leaves, and per candidate ``seat``'s final
+    margin when its leaf's game ended, else ``None``. ``depth < 0``: no rollout, every leaf a row
+    evaluated in ``ctx`` (:func:`candidate_inputs`).
+    :meth:`moonriver_env.moonriver.vector.search.NativeState.value_leaves` is the same in the
+    core."""
     leaves = completed_afterstates(det, seat, cands, ctx)
     if depth < 0:
         return state_inputs(encoder, evaluator, leaves, seat, ctx), [None] * len(leaves)
@@ -177,10 +180,10 @@ def leader_gap(rows: np.ndarray, num_players: int) -> np.ndarray:
     each row of :func:`state_inputs` (0 with one opponent).
 
     The network's target compares the acting seat with ``(best + mean) / 2`` of the others (the
-    ``mc`` leaf, :func:`~agents.evaluation.rel_from_values`); subtracting ``w x`` this gap moves
-    it towards the margin against the best opponent (``w = 0.5``: exactly that margin in the
-    evaluation; a multi-player game is won by the highest total, RULES.md section 5),
-    a negative ``w`` towards the margin against the opponents' mean (``w = -0.5``).
+    ``mc`` leaf, :func:`~moonriver_env.moonriver.agents.evaluation.rel_from_values`); subtracting
+    ``w x`` this gap moves it towards the margin against the best opponent (``w = 0.5``: exactly
+    that margin in the evaluation; a multi-player game is won by the highest total, RULES.md section
+    5), a negative ``w`` towards the margin against the opponents' mean (``w = -0.5``).
     """
     start = rows.shape[1] - extra_size(num_players) + 1  # the others' values, after own
     others = rows[:, start : start + num_players - 1].astype(np.float64) * EVAL_SCALE
@@ -418,7 +421,7 @@ class TrainedAgent(HeuristicPrior, Agent):
         """One determinization (and, with ``depth >= 0``, one rollout seed) drawn from the
         agent's generator, and the leaves of ``cands`` on it (:func:`python_leaves`): in the
         core when ``core`` is the decision's :class:`~moonriver_env.moonriver.vector.search.NativeState`
-        (:func:`~agents.base.native_root`), else in Python."""
+        (:func:`~moonriver_env.moonriver.agents.common.native_root`), else in Python."""
         if core is not None:
             det = core.clone()
             det.determinize(self.rng)

@@ -13,9 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import Agent
 from moonriver_env.moonriver.rules import GameState
-
-from .base import Agent
 
 
 class OpenSpielMCTSAgent(Agent):

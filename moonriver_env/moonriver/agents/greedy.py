@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from agents.base import Agent
 from moonriver_env.moonriver.rules import GameState
 
-from .base import Agent, determinize
+from .common import determinize
 from .evaluation import popcount, steal_value
 
 
@@ -22,8 +23,8 @@ class GreedyAgent(Agent):
     * a Cattle Thief's steals: the cow's value to its owner (size of its territory);
     * everything else: nothing (random among equals).
 
-    The copy is a determinization (:func:`~agents.base.determinize`): a claim that ends a
-    round draws the next column from a re-shuffled pile, never from the true one.
+    The copy is a determinization (:func:`~moonriver_env.moonriver.agents.common.determinize`): a
+    claim that ends a round draws the next column from a re-shuffled pile, never from the true one.
     """
 
     name = "greedy"

@@ -6,36 +6,25 @@ import math
 import random
 from typing import Any
 
-from .base import determinize
+from agents.search import TreeNode
+
+from .common import determinize
 from .rollout import light_candidates
 from .search import Decision, SearchAgent
-
-
-class TreeNode:
-    """A node of a determinized UCT tree (both games' ``mcts``): its children by action, its
-    visits and the sum of the values of ``mover``, the seat whose action led here."""
-
-    __slots__ = ("children", "visits", "total", "mover")
-
-    def __init__(self, mover: int) -> None:
-        self.children: dict[int, TreeNode] = {}
-        self.visits = 0
-        self.total = 0.0
-        self.mover = mover  # the seat whose action led here (values are from its view)
 
 
 class MCTSAgent(SearchAgent):
     """UCT over determinizations.
 
     Each iteration draws a new determinization of the hidden information
-    (:func:`~agents.base.determinize`) and walks the tree from the root with it: nodes are
-    decisions (sequences of action ids; decisions with a single legal action are played
-    through without a node), and only the children legal in this determinization compete
-    (UCB1 on the mover's mean value, exploration constant ``c``, the parent count being the
-    visits of the available children). One child is added per iteration, then a rollout of
-    ``depth`` decisions and the evaluation (or the final margin) give the value vector,
-    backed up with each node's mover reading its own entry. Values are scaled by 1/20 in
-    ``"margin"`` mode so that ``c`` is on the scale of ``"win"`` values.
+    (:func:`~moonriver_env.moonriver.agents.common.determinize`) and walks the tree from the root
+    with it: nodes are decisions (sequences of action ids; decisions with a single legal action are
+    played through without a node), and only the children legal in this determinization compete
+    (UCB1 on the mover's mean value, exploration constant ``c``, the parent count being the visits
+    of the available children). One child is added per iteration, then a rollout of ``depth``
+    decisions and the evaluation (or the final margin) give the value vector, backed up with each
+    node's mover reading its own entry. Values are scaled by 1/20 in ``"margin"`` mode so that ``c``
+    is on the scale of ``"win"`` values.
 
     Branching is pruned: the root's children are the ``k`` best actions by the heuristic's
     one-ply value; inner nodes keep the ``width`` best by the light heuristic (effect
@@ -49,7 +38,8 @@ class MCTSAgent(SearchAgent):
     def __init__(
         self, seed: int | None = None, *, c: float = 0.7, width: int = 3, **search: Any
     ) -> None:
-        """``c``, ``width`` (see above) and the :class:`~agents.search.SearchAgent` parameters."""
+        """``c``, ``width`` (see above) and the
+        :class:`~moonriver_env.moonriver.agents.search.SearchAgent` parameters."""
         super().__init__(seed, **search)
         if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
             raise ValueError(f"c: expected a number >= 0, got {c!r}")

@@ -1,0 +1,97 @@
+"""Kingdomino's agents, offered by spec name through its registry entry's ``agents`` hook
+(:data:`AGENTS`; built with :func:`agents.registry.make_agent` ``(spec, game="kingdomino")``
+or :func:`make_kingdomino_agent`):
+
+``random`` (uniform, :mod:`.random_agent`), ``greedy`` (the placement and the pick with the
+largest immediate gain: the paper's "full greedy"; ``greedy:draft=random``: greedy placement,
+random pick; :mod:`.greedy`), ``heuristic`` (one ply on a position value, :mod:`.heuristic`),
+``mc`` (flat Monte Carlo over the heuristic's best candidates, with greedy, player-greedy or
+random playouts, :mod:`.montecarlo`), ``mcts`` (determinized UCT over the decisions,
+:mod:`.mcts`) and ``ppo:PATH`` (a saved MaskablePPO model, :mod:`.policy`). The base class
+and the playouts they share: :mod:`.common`, :mod:`.search`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import AgentKind
+from agents.registry import make_agent
+from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
+
+from .common import KingdominoAgent, kingdomino_state
+from .greedy import GreedyKingdominoAgent
+from .heuristic import HeuristicKingdominoAgent
+from .mcts import MCTSKingdominoAgent
+from .montecarlo import MonteCarloKingdominoAgent
+from .policy import PolicyKingdominoAgent
+from .random_agent import RandomKingdominoAgent
+from .search import playout
+
+__all__ = [
+    "AGENTS",
+    "KINGDOMINO_AGENT_NAMES",
+    "GreedyKingdominoAgent",
+    "HeuristicKingdominoAgent",
+    "KingdominoAgent",
+    "MCTSKingdominoAgent",
+    "MonteCarloKingdominoAgent",
+    "PolicyKingdominoAgent",
+    "RandomKingdominoAgent",
+    "kingdomino_state",
+    "make_kingdomino_agent",
+    "play_game",
+    "playout",
+]
+
+KINGDOMINO_AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
+"""Kingdomino's engine agents (besides ``ppo:PATH``)."""
+
+_SEARCH_PARAMS: dict[str, type] = {
+    "sims": int,
+    "time": float,
+    "rollout": str,
+    "value": str,
+    "k": int,
+}
+
+
+def _ppo_params(spec: str, rest: str) -> dict[str, Any]:
+    """``ppo:PATH`` -> ``{"path": PATH}`` (a path is needed: no model is shipped)."""
+    if not rest.strip():
+        raise ValueError("spec: expected ppo:PATH (a MaskablePPO zip trained on Kingdomino-v0)")
+    return {"path": rest.strip()}
+
+
+AGENTS: dict[str, AgentKind] = {
+    "random": AgentKind(RandomKingdominoAgent),
+    "greedy": AgentKind(GreedyKingdominoAgent, params={"draft": str, "study": str}),
+    "heuristic": AgentKind(HeuristicKingdominoAgent),
+    "mc": AgentKind(MonteCarloKingdominoAgent, params={**_SEARCH_PARAMS, "engine": str}),
+    "mcts": AgentKind(MCTSKingdominoAgent, params={**_SEARCH_PARAMS, "c": float}),
+    "ppo": AgentKind(PolicyKingdominoAgent, parse=_ppo_params, shown=("ppo:PATH",)),
+}
+"""Kingdomino's agents by spec name: the ``agents`` hook of its entry."""
+
+
+def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent:
+    """Build a Kingdomino agent from a spec: ``"greedy"``, ``"greedy:draft=random"``,
+    ``"mc:sims=200,rollout=greedy"``, ``"mcts:time=1"``, ``"ppo:PATH"``; ``ValueError``
+    naming a bad field (:func:`agents.registry.make_agent` with ``game="kingdomino"``)."""
+    agent = make_agent(spec, seed=seed, game="kingdomino")
+    if not isinstance(agent, KingdominoAgent):
+        raise TypeError(f"spec: {spec!r} built {agent!r}, not a Kingdomino agent")
+    return agent
+
+
+def play_game(
+    config: KingdominoConfig, agents: list[KingdominoAgent], seed: int
+) -> KingdominoState:
+    """Play one game at the engine level (each agent ``choose``s for its seat); the final
+    state. Agent ``i`` is reset with seed ``seed * 1000 + i``."""
+    for i, agent in enumerate(agents):
+        agent.reset(seed * 1000 + i)
+    state = new_game(config, seed)
+    while state.phase != Phase.GAME_OVER:
+        state.apply(agents[state.seat].choose(state))
+    return state

@@ -1,0 +1,54 @@
+"""What Kingdomino's agents share: the state behind an environment
+(:func:`kingdomino_state`), their base class (:class:`KingdominoAgent`: ``act`` reads the
+engine state and calls ``choose``) and the line a pick is made from.
+
+Every agent reads only what the table shows: search agents re-deal the unseen dominoes
+(``redetermine``) before simulating, never reading the pile's order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.base import Agent
+from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
+
+
+def kingdomino_state(env: Any) -> KingdominoState:
+    """The engine state behind a Kingdomino environment (wrapped, raw or single-agent)."""
+    if isinstance(env, KingdominoState):
+        return env
+    state = getattr(getattr(env, "unwrapped", env), "state", None)
+    if state is None:
+        state = getattr(getattr(env, "aec", None), "state", None)
+    if not isinstance(state, KingdominoState):
+        raise TypeError(f"env: expected a Kingdomino environment after reset(), got {env!r}")
+    return state
+
+
+class KingdominoAgent(Agent):
+    """Base of the Kingdomino agents: ``act`` reads the engine state and calls ``choose``."""
+
+    def act(self, observation: dict[str, Any], env: Any) -> int:
+        return self.choose(kingdomino_state(env))
+
+    def choose(self, state: KingdominoState) -> int:
+        raise NotImplementedError
+
+    def check_game(self, config: Any) -> None:
+        if not isinstance(config, KingdominoConfig):
+            raise ValueError(
+                f"{self.name}: a Kingdomino agent cannot play {type(config).__name__} games"
+            )
+
+    def _pick_uniform(self, options: list[int]) -> int:
+        return options[int(self.rng.integers(len(options)))] if len(options) > 1 else options[0]
+
+
+def flags(config: KingdominoConfig) -> tuple[bool, bool]:
+    """Whether ``config`` plays Harmony and the Middle Kingdom (the bonuses of the points)."""
+    return config.has("harmony"), config.has("middle_kingdom")
+
+
+def pick_line(state: KingdominoState) -> list[int]:
+    """The line the acting seat picks from (the first line in set-up, else the next)."""
+    return state.cur_line if state.phase == Phase.SETUP_PICK else state.next_line
