@@ -22,10 +22,10 @@ from agents.shipped import CHECKPOINTS  # noqa: E402
 from moonriver_env.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
-from training.common import config as tconfig  # noqa: E402
-from training.common.config import ConfigError, load_config  # noqa: E402
 from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402
 from training.common.opponents import OpponentSampler, SnapshotPolicy, SnapshotPool  # noqa: E402
+from training.ppo import config as tconfig  # noqa: E402
+from training.ppo.config import ConfigError, load_config  # noqa: E402
 from training.ppo.selfplay import make_selfplay_env  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "training" / "ppo" / "configs" / "default.toml"

@@ -1,6 +1,6 @@
 """Configuration of an az run: ``training/configs/az_default.toml`` (the one home of the
 defaults, every key documented there) <- a config file <- ``--set section.key=value``;
-validated by the shared machinery of :mod:`training.common.config` with the :data:`AZ` schema, so an
+validated by the shared machinery of :mod:`training.common.config` (the :data:`AZ` schema), so an
 unknown key or a bad value is a :class:`~training.common.config.ConfigError` naming the dotted key.
 """
 
@@ -23,7 +23,6 @@ from training.common.config import (
     _opponent_list,
     _str,
     check_agent_specs,
-    load_config,
 )
 
 from .selfplay import TEACHER_TARGETS, VALUE_TEACHERS
@@ -128,7 +127,7 @@ AZ = Schema(SCHEMA, DEFAULT_FILE, _cross_check, fixed_on_resume=("env", "net"))
 def load_az_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> Config:
     """Defaults <- the file at ``path`` <- ``overrides``, validated (``ConfigError`` naming
     the key)."""
-    return load_config(path, overrides, schema=AZ)
+    return AZ.load(path, overrides)
 
 
 def search_settings(cfg: Config, sims: int | None = None) -> dict[str, Any]:

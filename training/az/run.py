@@ -41,7 +41,7 @@ from agents.az.network import AzNet, NetShape
 from agents.az.search import SearchSettings
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
-from training.common.config import Config, ConfigError, check_resume, dumps
+from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import OutputError, RunLock, append_text, write_text
 from training.common.provenance import git_commit
 
@@ -547,7 +547,7 @@ def start_run(
                 if config is not None
                 else load_az_config(saved, overrides)
             )
-            check_resume(old, cfg, AZ)
+            AZ.check_resume(old, cfg)
             fresh = not latest_checkpoint(rd).is_file()
             if fresh and (teacher_differs(old, cfg) or not cfg["warmstart"]["games"]):
                 # killed before its first checkpoint, and its teacher games are not this

@@ -50,8 +50,9 @@ from moonriver_env.aec import raw_env
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 from moonriver_env.vector import VectorGame
-from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config
+from training.common.config import Config, ConfigError
 from training.common.opponents import SnapshotPool
+from training.ppo.config import DEFAULT_CONFIG, load_config
 
 __all__ = ["PartTimer", "bench", "main"]
 

@@ -43,8 +43,8 @@ import numpy as np
 from agents.networks.snapshots import load_policy
 from moonriver_env.encoding import ObservationEncoder
 from moonriver_env.rules import GameConfig, Phase
-from training.common.config import load_config
 from training.common.outputs import write_json
+from training.ppo.config import load_config
 from training.ppo.teacher_games import unpack
 
 METRICS = ("top1", "tie_top1", "top3", "top5", "regret")

@@ -60,16 +60,7 @@ from agents.networks.hyperparameters import NETWORK
 from agents.networks.policy import MoonRiverPolicy
 from agents.networks.snapshots import load_policy
 from moonriver_env.vector import NATIVE
-from training.common.config import (
-    CONFIG_DIR,
-    DEFAULT_CONFIG,
-    Config,
-    ConfigError,
-    check_resume,
-    describe_diff,
-    dumps,
-    load_config,
-)
+from training.common.config import Config, ConfigError, dumps
 from training.common.ladder import (
     LadderEvalCallback,
     env_kwargs_from_config,
@@ -79,6 +70,13 @@ from training.common.ladder import (
 from training.common.ladder import plot_learning_curve as _plot
 from training.common.opponents import SnapshotPool
 from training.common.outputs import OutputError, RunLock, save_model, write_json, write_text
+from training.ppo.config import (
+    CONFIG_DIR,
+    DEFAULT_CONFIG,
+    check_resume,
+    describe_diff,
+    load_config,
+)
 from training.ppo.pretrain import pretrain
 from training.ppo.selfplay import OpponentStatsCallback, SnapshotCallback, make_selfplay_env
 from training.ppo.selfplay_native import NativeSelfPlayGames

@@ -1,6 +1,6 @@
 """The RLlib trainer's configuration (``python -m training.rllib_train``): the
 :class:`~training.common.config.Schema` :data:`RLLIB`, read with :mod:`training.common.config`'s machinery
-(``load_config(path, overrides, schema=RLLIB)``: TOML layered over
+(``RLLIB.load(path, overrides)``: TOML layered over
 ``training/rllib/configs/default.toml``, the one home of its defaults, which documents every
 key; errors are :class:`~training.common.config.ConfigError` naming the dotted key).
 """
@@ -12,7 +12,8 @@ from pathlib import Path
 
 from moonriver_env.opponents import LEARNER, OPPONENT_ROLES
 from training.common.config import (
-    SCHEMA,
+    ENV_KEYS,
+    EVAL_KEYS,
     Config,
     ConfigError,
     Schema,
@@ -20,9 +21,8 @@ from training.common.config import (
     _float,
     _int,
     _int_list,
-    check_agent_specs,
+    check_eval,
     check_scenario,
-    load_config,
 )
 
 RLLIB_CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -44,8 +44,8 @@ KEYS = {
         "torch_threads": _int(0, 64),
         "log_every": _int(1),
     },
-    # the SB3 trainer's game and reward keys; no learner_seat (the env draws it every game)
-    "env": {k: check for k, check in SCHEMA["env"].items() if k != "learner_seat"},
+    # the shared game and reward keys; no learner_seat (the env draws it every game)
+    "env": {k: check for k, check in ENV_KEYS.items() if k != "learner_seat"},
     "ppo": {
         "learning_rate": _float(0.0, open_lo=True),
         "train_batch_size": _int(2),
@@ -68,10 +68,10 @@ KEYS = {
         "snapshot_every": _int(1),
     },
     "checkpoint": {"every": _int(1), "keep": _int(0)},
-    # the SB3 trainer's evaluation keys (every counts iterations here), without its best model
-    # and separate final opponents
+    # the shared evaluation keys (every counts iterations here), without the best model and
+    # separate final opponents
     "eval": {
-        k: SCHEMA["eval"][k]
+        k: EVAL_KEYS[k]
         for k in ("every", "opponents", "games", "deterministic", "seed", "final_games")
     },
 }
@@ -90,9 +90,7 @@ def _cross_check(cfg: Config) -> None:
         )
     if opp["snapshot"] > 0 and opp["snapshot_slots"] == 0:
         raise ConfigError("opponents.snapshot_slots: a positive opponents.snapshot needs >= 1 slot")
-    if not cfg["eval"]["opponents"]:
-        raise ConfigError("eval.opponents: expected at least one opponent")
-    check_agent_specs("eval.opponents", cfg["eval"]["opponents"])
+    check_eval(cfg["eval"])
     check_scenario(cfg)
 
 
@@ -103,4 +101,4 @@ RLLIB = Schema(KEYS, RLLIB_DEFAULT, _cross_check, fixed_on_resume=("env", "model
 
 def load_rllib_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> Config:
     """``rllib/configs/default.toml`` <- the file at ``path`` <- ``overrides``, validated."""
-    return load_config(path, overrides, schema=RLLIB)
+    return RLLIB.load(path, overrides)

@@ -67,8 +67,7 @@ from agents.rllib_agent import (
 from agents.runner import GameSetup
 from agents.workers import BackendError
 from moonriver_env.opponents import LEARNER
-from training.common import config as common_config
-from training.common.config import Config, ConfigError
+from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import (
     OutputError,
     RunLock,
@@ -78,6 +77,7 @@ from training.common.outputs import (
     write_text,
 )
 from training.common.provenance import git_commit
+from training.ppo import config as ppo_config
 from training.rllib.config import RLLIB, RLLIB_DEFAULT, ROLES
 
 METRICS = (
@@ -492,7 +492,7 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
     from training.ppo.selfplay import make_selfplay_env
 
     torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))
-    base = common_config.load_config()
+    base = ppo_config.load_config()
     env_cfg = {**base["env"], **{k: cfg["env"][k] for k in GameSetup.__dataclass_fields__}}
     opp = {**base["opponents"], "random": 0.0, "greedy": 1.0, "heuristic": 0.0, "snapshot": 0.0}
     n_envs = cfg["run"]["envs_per_env_runner"]
@@ -572,7 +572,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         if args.bench:
-            cfg = common_config.load_config(args.config, args.set, schema=RLLIB)
+            cfg = RLLIB.load(args.config, args.set)
             measure = bench_sb3(cfg, args.bench) if args.sb3 else bench(cfg, args, args.bench)
             print(json.dumps(measure), flush=True)
             return 0
@@ -584,7 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with RunLock(run_dir):
             cfg = _run_config(args, run_dir)
             print(
-                common_config.describe_diff(cfg, base_name=RLLIB_DEFAULT.name, schema=RLLIB),
+                RLLIB.describe_diff(cfg),
                 flush=True,
             )
             train(cfg, run_dir, args)
@@ -601,19 +601,19 @@ def _run_config(args: argparse.Namespace, run_dir: Path) -> Config:
     if args.resume:
         if not saved_path.exists():
             raise OutputError(f"--resume: no run in {run_dir} (no {RUN_CONFIG})")
-        saved = common_config.load_config(saved_path, schema=RLLIB)
-        cfg = common_config.load_config(None, args.set, base=saved, schema=RLLIB)
+        saved = RLLIB.load(saved_path)
+        cfg = RLLIB.load(None, args.set, base=saved)
         if args.config:
             print("--resume: the run's config.toml is used; --config ignored", flush=True)
-        common_config.check_resume(saved, cfg, schema=RLLIB)
+        RLLIB.check_resume(saved, cfg)
     else:
         if saved_path.exists() or list_checkpoints(run_dir):
             raise OutputError(
                 f"--run-dir: {run_dir} holds a run already; pass --resume to continue it or "
                 "choose another --run-dir"
             )
-        cfg = common_config.load_config(args.config, args.set, schema=RLLIB)
-    write_text(saved_path, common_config.dumps(cfg))
+        cfg = RLLIB.load(args.config, args.set)
+    write_text(saved_path, dumps(cfg))
     return cfg
 
 

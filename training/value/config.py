@@ -7,7 +7,6 @@ default), every key validated.
 
 from __future__ import annotations
 
-import tomllib
 import warnings
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from training.common.config import (
     _int_list,
     dumps,
     parse_override,
+    read_toml,
 )
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "configs" / "default.toml"
@@ -33,12 +33,7 @@ pipelines shared the ``[env]`` section say ``[game]``)."""
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"config: no file {str(path)!r}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config: {path}: {e}") from None
+    data = read_toml(path)
     for old, new in DEPRECATED_SECTIONS.items():
         if old in data:
             if new in data:
