@@ -192,7 +192,7 @@ def test_plot_with_perfect_and_empty_results(tmp_path: Path) -> None:
 # -- vectorised envs: masks are the acting learner seat's ----------------------------------------
 @pytest.mark.slow
 def test_vec_env_masks_are_the_learner_seats(tmp_path: Path) -> None:
-    from training.ppo.train import make_vec_env
+    from training.ppo.model import make_vec_env
 
     cfg = load_config(
         DEFAULT,
@@ -298,7 +298,8 @@ def test_checkpoint_round_trip(short_run: tuple[Path, dict], tmp_path: Path) -> 
 def test_resume_continues_the_step_count(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
-    from training.ppo.train import list_checkpoints, main
+    from training.ppo.checkpoints import list_checkpoints
+    from training.ppo.train import main
 
     run_dir = tmp_path / "run"
     common = [

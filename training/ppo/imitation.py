@@ -223,13 +223,13 @@ def split_games(
 
 def make_policy(cfg: Mapping[str, Any]) -> Any:
     """A fresh policy of the config's ``[policy]`` for its ``[env]`` game (as
-    :func:`training.ppo.train.build_model` makes it), seeded by ``run.seed``."""
+    :func:`training.ppo.model.build_model` makes it), seeded by ``run.seed``."""
     import gymnasium
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.networks.policy import MoonRiverPolicy
-    from training.ppo.train import policy_kwargs
+    from training.ppo.model import policy_kwargs
 
     torch.manual_seed(int(cfg["run"]["seed"]))
     config = GameConfig(num_players=cfg["env"]["num_players"], mode=cfg["env"]["mode"])
