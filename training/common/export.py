@@ -79,7 +79,7 @@ def export_checkpoint(
     )
 
 
-def build_folder(out: Path, fill: Callable[[Path], None]) -> Path:
+def build_folder(out: Path, fill: Callable[[Path], object]) -> Path:
     """The model folder ``out`` made whole at once: ``fill(build)`` writes its files into a
     fresh folder beside it, which then replaces ``out``
     (:func:`~training.common.outputs.replace_dir`: none of an old folder's files remain); a
