@@ -154,6 +154,17 @@ def check_agent_specs(key: str, specs: Iterable[str]) -> None:
             raise ConfigError(f"{key}: {e}") from None
 
 
+def read_toml(path: Path) -> Config:
+    """A TOML file; a missing or malformed one is a :class:`ConfigError`."""
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"config: no file {str(path)!r}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config: {path}: {e}") from None
+
+
 # -- a family of configs -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Schema:
@@ -165,10 +176,13 @@ class Schema:
     default_file: Path
     cross_check: Callable[[Config], None]
     fixed_on_resume: tuple[str, ...] = ()
+    read: Callable[[Path], Config] = read_toml
+    """How a file of the family is read (:func:`read_toml`; a pipeline may also rename old
+    sections)."""
 
     def defaults(self) -> Config:
         """The defaults file, read fresh (a copy to change)."""
-        return read_toml(self.default_file)
+        return self.read(self.default_file)
 
     def merge(self, base: Config, update: Mapping[str, Any], source: str = "config") -> Config:
         """``base`` updated section by section with ``update``; unknown sections/keys raise."""
@@ -222,7 +236,7 @@ class Schema:
         cfg = self.defaults() if base is None else copy.deepcopy(base)
         if path is not None:
             p = Path(path)
-            cfg = self.merge(cfg, read_toml(p), source=str(p))
+            cfg = self.merge(cfg, self.read(p), source=str(p))
         for item in overrides:
             section, key, value = parse_override(item)
             cfg = self.merge(cfg, {section: {key: value}}, source="--set")
@@ -263,17 +277,6 @@ class Schema:
                     f"{key}: cannot change on --resume (the run's checkpoints are for "
                     f"{_toml_value(old)}, asked {_toml_value(new)}); start a new --run-dir"
                 )
-
-
-def read_toml(path: Path) -> Config:
-    """A TOML file; a missing or malformed one is a :class:`ConfigError`."""
-    try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"config: no file {str(path)!r}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config: {path}: {e}") from None
 
 
 def parse_override(item: str) -> tuple[str, str, Any]:

@@ -15,13 +15,13 @@ from moonriver_env.games import MOONRIVER
 from training.common.config import (
     Config,
     ConfigError,
+    Schema,
     _bool,
     _choice,
     _float,
     _int,
     _int_list,
     dumps,
-    parse_override,
     read_toml,
 )
 
@@ -80,36 +80,20 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
 }
 
-__all__ = ["DEFAULTS_FILE", "SCHEMA", "ConfigError", "dumps", "load_value_config"]
+__all__ = ["DEFAULTS_FILE", "SCHEMA", "VALUE", "ConfigError", "dumps", "load_value_config"]
 
 
-def load_value_config(path: str | Path | None = None, overrides: tuple[str, ...] = ()) -> Config:
-    """Defaults <- the TOML file <- ``section.key=value`` overrides, every key checked."""
-    cfg = _read(DEFAULTS_FILE)
-    missing = [f"{s}.{k}" for s, keys in SCHEMA.items() for k in keys if k not in cfg.get(s, {})]
-    if missing:
-        raise ConfigError(f"{DEFAULTS_FILE}: no default for {', '.join(missing)}")
-    updates: list[tuple[str, str, Any, str]] = []
-    if path is not None:
-        p = Path(path)
-        data = _read(p)
-        for section, values in data.items():
-            if section not in SCHEMA or not isinstance(values, dict):
-                raise ConfigError(f"{section}: unknown section in {p} (known: {sorted(SCHEMA)})")
-            updates += [(section, k, v, str(p)) for k, v in values.items()]
-    updates += [(*parse_override(item), "--set") for item in overrides]
-    for section, key, value, source in updates:
-        if section not in SCHEMA:
-            raise ConfigError(f"{section}: unknown section in {source} (known: {sorted(SCHEMA)})")
-        if key not in SCHEMA[section]:
-            known = sorted(SCHEMA[section])
-            raise ConfigError(f"{section}.{key}: unknown key in {source} (known: {known})")
-        cfg[section][key] = value
-    for section, checks in SCHEMA.items():
-        for key, check in checks.items():
-            cfg[section][key] = check(cfg[section][key], f"{section}.{key}")
+def _cross_check(cfg: Config) -> None:
     if cfg["search"]["k"] > cfg["collect"]["k"]:
         raise ConfigError(
             f"search.k: expected at most collect.k ({cfg['collect']['k']}), got {cfg['search']['k']}"
         )
-    return cfg
+
+
+VALUE = Schema(SCHEMA, DEFAULTS_FILE, _cross_check, read=_read)
+"""The value pipeline's configs (``python -m training.value.train``)."""
+
+
+def load_value_config(path: str | Path | None = None, overrides: tuple[str, ...] = ()) -> Config:
+    """Defaults <- the TOML file <- ``section.key=value`` overrides, every key checked."""
+    return VALUE.load(path, overrides)
