@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from training.common.config import ConfigError, Schema, _int, dumps
+from training.common.config import ConfigError, Schema, dumps, integer
 from training.common.export import build_folder
 from training.common.outputs import OutputError
 from training.common.run import (
@@ -34,7 +34,7 @@ def _no_cross_check(cfg: dict) -> None:
 def toy(tmp_path: Path) -> Schema:
     defaults = tmp_path / "toy_default.toml"
     defaults.write_text("[run]\nsteps = 10\n[net]\nwidth = 4\n")
-    keys = {"run": {"steps": _int(1)}, "net": {"width": _int(1)}}
+    keys = {"run": {"steps": integer(1)}, "net": {"width": integer(1)}}
     return Schema(keys, defaults, _no_cross_check, fixed_on_resume=("net",))
 
 

@@ -45,16 +45,16 @@ Check = Callable[[Any, str], Any]
 _CHECK = Checker(ConfigError, Wording(typed=False, range_in_expected=True))
 
 
-def _int(lo: int | None = None, hi: int | None = None) -> Check:
+def integer(lo: int | None = None, hi: int | None = None) -> Check:
     return lambda v, path: _CHECK.integer(v, path, lo, hi)
 
 
-def _float(lo: float | None = None, hi: float | None = None, open_lo: bool = False) -> Check:
+def number(lo: float | None = None, hi: float | None = None, open_lo: bool = False) -> Check:
     """A finite number in the bounds (nan / inf never make sense in a training config)."""
     return lambda v, path: _CHECK.number(v, path, lo, hi, open_lo=open_lo, finite=True)
 
 
-def _minutes_or_zero(least: float) -> Check:
+def minutes_or_zero(least: float) -> Check:
     """0 (no limit) or a finite number of minutes of at least ``least``."""
 
     def check(v: Any, path: str) -> float:
@@ -66,15 +66,15 @@ def _minutes_or_zero(least: float) -> Check:
     return check
 
 
-def _bool(v: Any, path: str) -> bool:
+def flag(v: Any, path: str) -> bool:
     return _CHECK.flag(v, path)
 
 
-def _choice(*options: Any) -> Check:
+def choice(*options: Any) -> Check:
     return lambda v, path: _CHECK.choice(v, path, options)
 
 
-def _int_list(min_len: int = 0) -> Check:
+def int_list(min_len: int = 0) -> Check:
     def check(v: Any, path: str) -> list[int]:
         if not isinstance(v, list) or len(v) < min_len:
             _CHECK.fail(path, f"expected a list of at least {min_len} positive integers, got {v!r}")
@@ -83,11 +83,11 @@ def _int_list(min_len: int = 0) -> Check:
     return check
 
 
-def _str(v: Any, path: str) -> str:
+def string(v: Any, path: str) -> str:
     return _CHECK.string(v, path)
 
 
-def _opponent_list(v: Any, path: str) -> list[str]:
+def agent_list(v: Any, path: str) -> list[str]:
     if isinstance(v, str):
         v = [s.strip() for s in v.split(",") if s.strip()]
     if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
@@ -95,32 +95,32 @@ def _opponent_list(v: Any, path: str) -> list[str]:
     return list(v)
 
 
-def _seat(v: Any, path: str) -> int | str:
+def seat(v: Any, path: str) -> int | str:
     return check_seat(path, v, error=ConfigError)
 
 
 # -- sections shared by pipelines ----------------------------------------------------------------
 ENV_KEYS: dict[str, Check] = {
-    "num_players": _int(2, 4),
-    "mode": _choice("base", "legends"),
-    "scenario": _choice("random", "timber_rafting", "gold_rush", "outlaws", "moon_river_city"),
-    "reward": _choice("win", "score", "score_diff"),
-    "dense_reward": _float(0.0),
-    "auto_resolve": _bool,
-    "learner_seat": _seat,
-    "illegal_penalty": _float(),
+    "num_players": integer(2, 4),
+    "mode": choice("base", "legends"),
+    "scenario": choice("random", "timber_rafting", "gold_rush", "outlaws", "moon_river_city"),
+    "reward": choice("win", "score", "score_diff"),
+    "dense_reward": number(0.0),
+    "auto_resolve": flag,
+    "learner_seat": seat,
+    "illegal_penalty": number(),
 }
 """``[env]``: the Moon River game and its rewards, as the PPO and RLlib pipelines read them."""
 
 EVAL_KEYS: dict[str, Check] = {
-    "every": _int(0),
-    "opponents": _opponent_list,
-    "games": _int(1),
-    "deterministic": _bool,
-    "seed": _int(0),
-    "final_games": _int(0),
-    "final_opponents": _opponent_list,
-    "best_opponent": _str,
+    "every": integer(0),
+    "opponents": agent_list,
+    "games": integer(1),
+    "deterministic": flag,
+    "seed": integer(0),
+    "final_games": integer(0),
+    "final_opponents": agent_list,
+    "best_opponent": string,
 }
 """``[eval]``: the periodic and final ladder evaluations (:mod:`training.common.ladder`)."""
 

@@ -12,18 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from moonriver_env.games import MOONRIVER
-from training.common.config import (
-    Config,
-    ConfigError,
-    Schema,
-    _bool,
-    _choice,
-    _float,
-    _int,
-    _int_list,
-    dumps,
-    read_toml,
-)
+from training.common import config as checks
+from training.common.config import Config, ConfigError, Schema, dumps, read_toml
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "configs" / "default.toml"
 """Every key's default value, documented (the project's rule: defaults live in TOML)."""
@@ -46,38 +36,48 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 SCHEMA: dict[str, dict[str, Any]] = {
-    "run": {"seed": _int(0), "workers": _int(1, 2), "torch_threads": _int(0)},
-    "env": {"num_players": _choice(*MOONRIVER.player_counts), "mode": _choice(*MOONRIVER.modes)},
-    "collect": {
-        "labels": _choice("rollout", "outcome"),
-        "states": _int(1),
-        "games": _int(1),
-        "minutes": _float(0.0),
-        "k": _int(2),
-        "rounds": _int(1),
-        "depth": _int(0),
-        "explore": _float(0.0, 1.0),
+    "run": {
+        "seed": checks.integer(0),
+        "workers": checks.integer(1, 2),
+        "torch_threads": checks.integer(0),
     },
-    "model": {"hidden": _int_list(1), "dropout": _float(0.0, 0.9)},
+    "env": {
+        "num_players": checks.choice(*MOONRIVER.player_counts),
+        "mode": checks.choice(*MOONRIVER.modes),
+    },
+    "collect": {
+        "labels": checks.choice("rollout", "outcome"),
+        "states": checks.integer(1),
+        "games": checks.integer(1),
+        "minutes": checks.number(0.0),
+        "k": checks.integer(2),
+        "rounds": checks.integer(1),
+        "depth": checks.integer(0),
+        "explore": checks.number(0.0, 1.0),
+    },
+    "model": {"hidden": checks.int_list(1), "dropout": checks.number(0.0, 0.9)},
     "train": {
-        "epochs": _int(1),
-        "batch_size": _int(1),
-        "learning_rate": _float(0.0, open_lo=True),
-        "weight_decay": _float(0.0),
-        "holdout_fraction": _float(0.0, 0.5),
-        "max_minutes": _float(0.0),
-        "target_scale": _float(0.0, open_lo=True),
+        "epochs": checks.integer(1),
+        "batch_size": checks.integer(1),
+        "learning_rate": checks.number(0.0, open_lo=True),
+        "weight_decay": checks.number(0.0),
+        "holdout_fraction": checks.number(0.0, 0.5),
+        "max_minutes": checks.number(0.0),
+        "target_scale": checks.number(0.0, open_lo=True),
     },
     "search": {
-        "k": _int(1),
-        "rounds": _int(0),
-        "depth": _int(0),
-        "prior_weight": _float(),
-        "tune_prior_weight": _bool,
-        "leader_weight": _float(),
-        "win_scale": _float(0.0),
+        "k": checks.integer(1),
+        "rounds": checks.integer(0),
+        "depth": checks.integer(0),
+        "prior_weight": checks.number(),
+        "tune_prior_weight": checks.flag,
+        "leader_weight": checks.number(),
+        "win_scale": checks.number(0.0),
     },
-    "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
+    "eval": {
+        "games": checks.integer(0),
+        "opponent": checks.choice("heuristic", "greedy", "random"),
+    },
 }
 
 __all__ = ["DEFAULTS_FILE", "SCHEMA", "VALUE", "ConfigError", "dumps", "load_value_config"]
