@@ -584,13 +584,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.address:  # before anything is written: a dead address leaves no run behind
             check_address(args.address)
         with RunLock(run_dir):
-            cfg = resolve_config(RLLIB, run_dir, args.resume, args.config, args.set)
-            begin_run(RLLIB, run_dir, cfg, args.resume)  # refusals first, then config.toml
-            train(cfg, run_dir, args)
+            train(_run_config(args, run_dir), run_dir, args)
     except (ConfigError, OutputError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+def _run_config(args: argparse.Namespace, run_dir: Path) -> Config:
+    """The config of the run (:func:`training.common.run.resolve_config`): a new one, refused
+    over an existing run without ``--resume``, or the saved one with ``--set`` on top; checked
+    and written to ``config.toml`` (:func:`training.common.run.begin_run`)."""
+    cfg = resolve_config(RLLIB, run_dir, args.resume, args.config, args.set)
+    begin_run(RLLIB, run_dir, cfg, args.resume)
+    return cfg
 
 
 if __name__ == "__main__":
