@@ -2,8 +2,8 @@
 
 :class:`~agents.networks.policy.MoonRiverPolicy` takes them as keyword arguments (with the
 defaults below; a saved model stores them as its constructor arguments), the PPO pipeline's
-``[policy]`` section holds them (its schema, ``training/common/config.py``, checks each by its
-kind and minimum) and ``training.ppo.train.policy_kwargs`` passes them on. This module needs no
+``[policy]`` section holds them (its schema, ``training/ppo/config.py``, checks each by its
+kind and minimum) and ``training.ppo.model.policy_kwargs`` passes them on. This module needs no
 torch, so the config schema can read it.
 """
 

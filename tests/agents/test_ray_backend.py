@@ -171,12 +171,12 @@ def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:
     (tmp_path / "ray" / "__init__.py").write_text("STUB = True\n")
     code = (
         "import json, sys\n"
-        "import moonriver_env, agents, agents.runner, agents.ray_backend, training.common.config\n"
+        "import moonriver_env, agents, agents.runner, agents.ray_backend, training.ppo.config\n"
         "import training.ppo.pretrain\n"
         "from agents.tournament import main\n"
         "main(['--agents', 'random,greedy', '--games', '1', '--no-plot', '--no-progress',\n"
         f"      '--out', {str(tmp_path / 'out')!r}])\n"
-        "training.common.config.load_config()\n"
+        "training.ppo.config.load_config()\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'ray')))\n"
     )
     out = run_python(code, timeout=120, paths=[str(tmp_path)])
@@ -186,7 +186,7 @@ def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:
 def test_missing_ray_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from training.common.config import ConfigError, load_config
+    from training.ppo.config import ConfigError, load_config
 
     monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without Ray sees
     with pytest.raises(BackendError, match=r"pip install -e \.\[ray\]"):
@@ -203,7 +203,7 @@ def test_missing_ray_names_the_extra(
 
 
 def test_address_needs_the_ray_backend(tmp_path: Path) -> None:
-    from training.common.config import ConfigError, load_config
+    from training.ppo.config import ConfigError, load_config
 
     with pytest.raises(ValueError, match="^address: .*--backend ray"):
         Backend("process", "127.0.0.1:6379")

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training.common.config import load_config  # noqa: E402
+from training.ppo.config import load_config  # noqa: E402
 from training.ppo.imitation import (  # noqa: E402
     diagnose,
     format_report,

@@ -70,7 +70,7 @@ def test_without_a_budget_a_terminal_gets_a_count_bar() -> None:
 
 
 def test_the_run_states_its_budget_and_what_varies() -> None:
-    from training.common.config import DEFAULT_CONFIG, load_config
+    from training.ppo.config import DEFAULT_CONFIG, load_config
     from training.ppo.train import describe_budget
 
     short = describe_budget(load_config(DEFAULT_CONFIG))

@@ -15,10 +15,12 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-from training.common.config import ConfigError, load_config  # noqa: E402
+from training.common.run import RunClock  # noqa: E402
 from training.ppo import bench as tbench  # noqa: E402
+from training.ppo.config import ConfigError, load_config  # noqa: E402
+from training.ppo.model import build_model, make_vec_env  # noqa: E402
 from training.ppo.selfplay_vec import LEARNER, seat_advantages  # noqa: E402
-from training.ppo.train import RunClock, build_model, make_vec_env, train  # noqa: E402
+from training.ppo.train import train  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "training" / "ppo" / "configs" / "default.toml"
 

@@ -22,10 +22,10 @@ from agents.shipped import CHECKPOINTS  # noqa: E402
 from moonriver_env.moonriver.encoding import ObservationEncoder  # noqa: E402
 from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
-from training.common import config as tconfig  # noqa: E402
-from training.common.config import ConfigError, load_config  # noqa: E402
 from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402
 from training.common.opponents import OpponentSampler, SnapshotPolicy, SnapshotPool  # noqa: E402
+from training.ppo import config as tconfig  # noqa: E402
+from training.ppo.config import ConfigError, load_config  # noqa: E402
 from training.ppo.selfplay import make_selfplay_env  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "training" / "ppo" / "configs" / "default.toml"
@@ -192,7 +192,7 @@ def test_plot_with_perfect_and_empty_results(tmp_path: Path) -> None:
 # -- vectorised envs: masks are the acting learner seat's ----------------------------------------
 @pytest.mark.slow
 def test_vec_env_masks_are_the_learner_seats(tmp_path: Path) -> None:
-    from training.ppo.train import make_vec_env
+    from training.ppo.model import make_vec_env
 
     cfg = load_config(
         DEFAULT,
@@ -298,7 +298,8 @@ def test_checkpoint_round_trip(short_run: tuple[Path, dict], tmp_path: Path) -> 
 def test_resume_continues_the_step_count(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
-    from training.ppo.train import list_checkpoints, main
+    from training.ppo.checkpoints import list_checkpoints
+    from training.ppo.train import main
 
     run_dir = tmp_path / "run"
     common = [

@@ -25,7 +25,8 @@ pytest.importorskip("sb3_contrib")
 from agents.shipped import CHECKPOINTS
 from moonriver_env.family.validation import Checker  # noqa: E402
 from training.common import outputs  # noqa: E402
-from training.common.config import (  # noqa: E402
+from training.common.outputs import OutputError, RunLock, atomic_path  # noqa: E402
+from training.ppo.config import (  # noqa: E402
     SCHEMA,
     ConfigError,
     check_resume,
@@ -34,7 +35,6 @@ from training.common.config import (  # noqa: E402
     load_config,
     validate,
 )
-from training.common.outputs import OutputError, RunLock, atomic_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "training" / "ppo" / "configs" / "default.toml"

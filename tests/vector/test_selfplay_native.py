@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training.common.config import load_config  # noqa: E402
+from training.ppo.config import load_config  # noqa: E402
 from training.ppo.selfplay_native import NativeSelfPlayGames  # noqa: E402
 from training.ppo.selfplay_vec import SelfPlayGames  # noqa: E402
 

@@ -18,7 +18,6 @@ import csv
 import json
 import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,8 +26,9 @@ from agents.atomic import csv_text
 from agents.az.checkpoint import load_checkpoint
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
+from training.common.export import build_folder
 from training.common.ladder import plot_learning_curve
-from training.common.outputs import OutputError, replace_dir, write_json, write_text
+from training.common.outputs import OutputError, write_json, write_text
 
 from .run import start_run
 
@@ -37,7 +37,7 @@ def export(source: Path, out: Path, force: bool = False) -> Path:
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
     the run directory (its ``model.pt``, the latest) or one of its model files (a kept
     ``checkpoints/iter_<N>.pt``). The folder is built beside ``out`` and swapped in whole
-    (:func:`~training.common.outputs.replace_dir`): a crash leaves the old folder, and none of
+    (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
     its files survive a replacement."""
     if source.is_file():
         src = source
@@ -48,14 +48,7 @@ def export(source: Path, out: Path, force: bool = False) -> Path:
     dest = out / "model.pt"
     if dest.exists() and not force:
         raise OutputError(f"--out: {dest} exists; pass --force to replace it")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f".{out.name}.build", dir=out.parent))
-    try:
-        _fill(build, src, run_dir, meta["provenance"])
-        replace_dir(build, out)
-    except BaseException:
-        shutil.rmtree(build, ignore_errors=True)
-        raise
+    build_folder(out, lambda build: _fill(build, src, run_dir, meta["provenance"]))
     return dest
 
 

@@ -1,6 +1,6 @@
 """Configuration of an az run: ``training/configs/az_default.toml`` (the one home of the
 defaults, every key documented there) <- a config file <- ``--set section.key=value``;
-validated by the shared machinery of :mod:`training.common.config` with the :data:`AZ` schema, so an
+validated by the shared machinery of :mod:`training.common.config` (the :data:`AZ` schema), so an
 unknown key or a bad value is a :class:`~training.common.config.ConfigError` naming the dotted key.
 """
 
@@ -11,20 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import parse_spec
-from training.common.config import (
-    Check,
-    Config,
-    ConfigError,
-    Schema,
-    _bool,
-    _choice,
-    _float,
-    _int,
-    _opponent_list,
-    _str,
-    check_agent_specs,
-    load_config,
-)
+from training.common import config as checks
+from training.common.config import Check, Config, ConfigError, Schema, check_agent_specs
 
 from .selfplay import TEACHER_TARGETS, VALUE_TEACHERS
 
@@ -34,63 +22,67 @@ CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 DEFAULT_FILE = CONFIG_DIR / "az_default.toml"
 
 SCHEMA: dict[str, dict[str, Check]] = {
-    "env": {"num_players": _int(2, 4), "mode": _choice("base")},
+    "env": {"num_players": checks.integer(2, 4), "mode": checks.choice("base")},
     "net": {
-        "channels": _int(1, 512),
-        "blocks": _int(0, 32),
-        "broadcast": _int(1, 256),
-        "global_dim": _int(1, 2048),
-        "query_hidden": _int(1, 1024),
-        "value_hidden": _int(1, 2048),
+        "channels": checks.integer(1, 512),
+        "blocks": checks.integer(0, 32),
+        "broadcast": checks.integer(1, 256),
+        "global_dim": checks.integer(1, 2048),
+        "query_hidden": checks.integer(1, 1024),
+        "value_hidden": checks.integer(1, 2048),
     },
     "search": {
-        "sims": _int(1),
-        "fast_sims": _int(0),
-        "full_fraction": _float(0.0, 1.0),
-        "k": _int(1),
-        "gumbel_scale": _float(0.0),
-        "c_visit": _float(0.0),
-        "c_scale": _float(0.0),
-        "margin_weight": _float(0.0),
-        "rescale": _bool,
-        "play_sims": _int(0),
+        "sims": checks.integer(1),
+        "fast_sims": checks.integer(0),
+        "full_fraction": checks.number(0.0, 1.0),
+        "k": checks.integer(1),
+        "gumbel_scale": checks.number(0.0),
+        "c_visit": checks.number(0.0),
+        "c_scale": checks.number(0.0),
+        "margin_weight": checks.number(0.0),
+        "rescale": checks.flag,
+        "play_sims": checks.integer(0),
     },
-    "selfplay": {"games": _int(1), "batch": _int(1), "workers": _int(1, 64)},
+    "selfplay": {
+        "games": checks.integer(1),
+        "batch": checks.integer(1),
+        "workers": checks.integer(1, 64),
+    },
     "warmstart": {
-        "games": _int(0),
-        "teacher": _str,
-        "explore": _float(0.0, 1.0),
-        "epochs": _float(0.0),
-        "reuse": _str,
-        "target": _choice(*TEACHER_TARGETS),
-        "temperature": _float(0.0, open_lo=True),
-        "keep": _float(0.0, 1.0, open_lo=True),
-        "save_every": _int(0),
-        "init": _str,
+        "games": checks.integer(0),
+        "teacher": checks.string,
+        "explore": checks.number(0.0, 1.0),
+        "epochs": checks.number(0.0),
+        "reuse": checks.string,
+        "target": checks.choice(*TEACHER_TARGETS),
+        "temperature": checks.number(0.0, open_lo=True),
+        "keep": checks.number(0.0, 1.0, open_lo=True),
+        "save_every": checks.integer(0),
+        "init": checks.string,
     },
-    "replay": {"window": _int(1), "teacher_fraction": _float(0.0, 1.0)},
+    "replay": {"window": checks.integer(1), "teacher_fraction": checks.number(0.0, 1.0)},
     "train": {
-        "batch_size": _int(1),
-        "learning_rate": _float(0.0, open_lo=True),
-        "weight_decay": _float(0.0),
-        "sample_reuse": _float(0.0, open_lo=True),
-        "value_weight": _float(0.0),
-        "margin_loss": _float(0.0),
+        "batch_size": checks.integer(1),
+        "learning_rate": checks.number(0.0, open_lo=True),
+        "weight_decay": checks.number(0.0),
+        "sample_reuse": checks.number(0.0, open_lo=True),
+        "value_weight": checks.number(0.0),
+        "margin_loss": checks.number(0.0),
     },
     "run": {
-        "seed": _int(0),
-        "iterations": _int(0),
-        "max_minutes": _float(0.0),
-        "torch_threads": _int(1, 64),
-        "device": _choice("cpu", "cuda", "auto"),
-        "keep_every": _int(0),
+        "seed": checks.integer(0),
+        "iterations": checks.integer(0),
+        "max_minutes": checks.number(0.0),
+        "torch_threads": checks.integer(1, 64),
+        "device": checks.choice("cpu", "cuda", "auto"),
+        "keep_every": checks.integer(0),
     },
     "eval": {
-        "every": _int(0),
-        "games": _int(1),
-        "opponents": _opponent_list,
-        "sims": _int(0),
-        "seed": _int(0),
+        "every": checks.integer(0),
+        "games": checks.integer(1),
+        "opponents": checks.agent_list,
+        "sims": checks.integer(0),
+        "seed": checks.integer(0),
     },
 }
 
@@ -128,7 +120,7 @@ AZ = Schema(SCHEMA, DEFAULT_FILE, _cross_check, fixed_on_resume=("env", "net"))
 def load_az_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> Config:
     """Defaults <- the file at ``path`` <- ``overrides``, validated (``ConfigError`` naming
     the key)."""
-    return load_config(path, overrides, schema=AZ)
+    return AZ.load(path, overrides)
 
 
 def search_settings(cfg: Config, sims: int | None = None) -> dict[str, Any]:

@@ -41,9 +41,11 @@ from agents.az.network import AzNet, NetShape
 from agents.az.search import SearchSettings
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
-from training.common.config import Config, ConfigError, check_resume, dumps
-from training.common.outputs import OutputError, RunLock, append_text, write_text
+from training.common.config import Config, ConfigError, dumps
+from training.common.ladder import append_csv, evaluate_ladder, format_table, plot_learning_curve
+from training.common.outputs import RunLock, append_text
 from training.common.provenance import git_commit
+from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
 from .config import AZ, load_az_config, search_settings
 from .learner import LossWeights, train_steps
@@ -378,13 +380,6 @@ class Run:
 
     def evaluate(self) -> list[dict[str, Any]]:
         """The ladder evaluation of the latest model (``eval.csv``, TensorBoard, the plot)."""
-        from training.common.ladder import (
-            append_csv,
-            evaluate_ladder,
-            format_table,
-            plot_learning_curve,
-        )
-
         ev = self.cfg["eval"]
         agent = AzAgent(seed=ev["seed"], path=self.run_dir / "model.pt", sims=ev["sims"])
         env = {"num_players": self.shape.num_players, "mode": self.shape.mode}
@@ -502,9 +497,15 @@ class Run:
 
     def done(self) -> bool:
         r = self.cfg["run"]
-        if r["iterations"] and self.iteration >= r["iterations"]:
-            return True
-        return bool(r["max_minutes"]) and self.seconds >= 60 * r["max_minutes"]
+        return (
+            budget_spent(self.iteration, r["iterations"], self.seconds, r["max_minutes"])
+            is not None
+        )
+
+    def next_step(self) -> int:
+        """The next iteration (:meth:`step`); its number."""
+        self.step(self.iteration + 1)
+        return self.iteration
 
     def train(self) -> None:
         """Iterate until the budget is spent (evaluating every ``eval.every`` iterations)."""
@@ -516,12 +517,13 @@ class Run:
                     self.evaluate()
             else:
                 self.iteration = 0
-        while not self.done():
-            self.step(self.iteration + 1)
-            if every and self.iteration % every == 0:
-                self.evaluate()
+        iterate(self.next_step, self.done, [(every, lambda _: self.evaluate())])
         if self._writer is not None:
             self._writer.close()
+
+
+def _quiet(_: str) -> None:
+    """No line."""
 
 
 def start_run(
@@ -535,31 +537,23 @@ def start_run(
 ) -> Run:
     """Train in ``run_dir`` (new, or ``resume``), holding the run lock throughout; the run."""
     rd = Path(run_dir)
-    saved = rd / "config.toml"
     cmd = command if command is not None else " ".join(["python -m training.az", *sys.argv[1:]])
     with RunLock(rd):
-        if resume:
-            if not saved.is_file():
-                raise OutputError(f"--resume: {rd} holds no az run (no config.toml)")
-            old = load_az_config(saved)
-            cfg = (
-                load_az_config(config, overrides)
-                if config is not None
-                else load_az_config(saved, overrides)
-            )
-            check_resume(old, cfg, AZ)
+        cfg = resolve_config(AZ, rd, resume, config, overrides, config_on_resume=True, log=log)
+
+        def prepare(old: Config | None) -> None:
             fresh = not latest_checkpoint(rd).is_file()
-            if fresh and (teacher_differs(old, cfg) or not cfg["warmstart"]["games"]):
+            if (
+                old is not None
+                and fresh
+                and (teacher_differs(old, cfg) or not cfg["warmstart"]["games"])
+            ):
                 # killed before its first checkpoint, and its teacher games are not this
                 # config's: gone before config.toml names the new settings
                 drop_after(rd, -1)
-        else:
-            if saved.exists() or (rd / "checkpoints").exists():
-                raise OutputError(
-                    f"--run-dir: {rd} already holds a run; pass --resume to continue it"
-                )
-            cfg = load_az_config(config, overrides)
-        write_text(saved, dumps(cfg))
+
+        # az's log says where a run resumes instead of what its config changes
+        begin_run(AZ, rd, cfg, resume, prepare=prepare, log=_quiet)
         run = Run(cfg, rd, cmd, backend, log)
         if resume and run.restore():
             # learning the warm start (iteration -1, steps done): its teacher games stay

@@ -1,6 +1,7 @@
 """The shared base of the training pipelines.
 
-:mod:`.config` (the config schema and TOML loading), :mod:`.outputs` (atomic writes, the run
-lock, run directories), :mod:`.ladder` (the evaluation against the baseline ladder),
+:mod:`.config` (a pipeline's config schema and TOML loading), :mod:`.run` (the run skeleton:
+config, run directory, the loop), :mod:`.outputs` (atomic writes, the run lock, run
+directories), :mod:`.ladder` (the evaluation against the baseline ladder),
 :mod:`.export` (a model kept in the repository with its provenance), :mod:`.progress`.
 """

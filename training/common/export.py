@@ -28,7 +28,7 @@ import shutil
 import sys
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,19 +74,26 @@ def export_checkpoint(
     final = dest_root / name
     if final.exists() and not force:
         raise OutputError(f"name: {final} exists; pass --force to replace the whole folder")
-    dest = Path(tempfile.mkdtemp(prefix=f".{name}.build", dir=_mkdir(dest_root)))
+    return build_folder(
+        final, lambda dest: _fill(dest, source, run_dir, model, command, evaluation, commit)
+    )
+
+
+def build_folder(out: Path, fill: Callable[[Path], object]) -> Path:
+    """The model folder ``out`` made whole at once: ``fill(build)`` writes its files into a
+    fresh folder beside it, which then replaces ``out``
+    (:func:`~training.common.outputs.replace_dir`: none of an old folder's files remain); a
+    failure leaves the old folder and no build. Returns ``out``."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    build = Path(tempfile.mkdtemp(prefix=f".{out.name}.build", dir=out.parent))
     try:
-        _fill(dest, source, run_dir, model, command, evaluation, commit)
-        replace_dir(dest, final)
+        fill(build)
+        os.chmod(build, 0o755)  # mkdtemp makes it private
+        replace_dir(build, out)
     except BaseException:
-        shutil.rmtree(dest, ignore_errors=True)
+        shutil.rmtree(build, ignore_errors=True)
         raise
-    return final
-
-
-def _mkdir(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return out
 
 
 def _fill(
@@ -129,7 +136,6 @@ def _fill(
         "evaluation": _read_json(evaluation) if evaluation is not None else None,
     }
     (dest / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
-    os.chmod(dest, 0o755)  # mkdtemp makes it private
 
 
 def main(argv: Sequence[str] | None = None) -> int:

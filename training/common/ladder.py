@@ -1,9 +1,10 @@
 """Evaluation of a learned policy against the baseline ladder.
 
-In training, :class:`LadderEvalCallback` plays every ``every`` steps a few games against each
-ladder opponent (``random``, ``greedy``, ``heuristic``; configurable), seats alternated, with the
-deterministic masked policy, and logs ``eval/win_rate_<opponent>`` and ``eval/score_<opponent>``
-to TensorBoard and a row per opponent to ``<run_dir>/eval.csv``::
+In training, a pipeline plays every few steps or iterations a few games against each ladder
+opponent (``random``, ``greedy``, ``heuristic``; configurable), seats alternated
+(:func:`evaluate_ladder`), and appends a row per opponent to ``<run_dir>/eval.csv``
+(:func:`append_csv`; the PPO pipeline's ``training.ppo.callbacks.LadderEvalCallback`` also logs
+``eval/win_rate_<opponent>`` and ``eval/score_<opponent>`` to TensorBoard)::
 
     step,wall_time,opponent,win_rate,games,ci_low,ci_high,mean_score,opponent_score
 
@@ -34,16 +35,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 import time
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.atomic import csv_text
 from agents.base import PolicyAgent
@@ -63,7 +62,6 @@ from training.common.outputs import (
     atomic_path,
     check_writable,
     is_committed,
-    save_model,
     write_json,
 )
 from training.common.progress import progress
@@ -262,113 +260,6 @@ def append_csv(
         for r in rows
     ]
     append_text(p, csv_text(lines, CSV_FIELDS, header=not p.exists()))
-
-
-class LadderEvalCallback(BaseCallback):
-    """Every ``every`` steps: play ``games`` games against each ladder opponent (seats
-    alternated, ``deterministic`` masked policy), log ``eval/win_rate_<opp>``,
-    ``eval/score_<opp>`` and append to ``csv_path``. ``clock()`` gives the run's wall time in
-    seconds (resumed runs continue it)."""
-
-    def __init__(
-        self,
-        every: int,
-        opponents: Sequence[str],
-        games: int,
-        csv_path: str | Path,
-        env_kwargs: Mapping[str, Any],
-        seed: int = 0,
-        deterministic: bool = True,
-        clock: Callable[[], float] | None = None,
-        verbose: int = 0,
-        at_start: bool = False,
-        best_opponent: str = "",
-        best_path: str | Path | None = None,
-    ) -> None:
-        super().__init__(verbose)
-        self.at_start = at_start
-        self.best_opponent = best_opponent
-        self.best_path = Path(best_path) if best_path is not None else None
-        self.best_win_rate = -1.0
-        self.every = int(every)
-        self.opponents = list(opponents)
-        self.games = int(games)
-        self.csv_path = Path(csv_path)
-        self.env_kwargs = dict(env_kwargs)
-        self.seed = int(seed)
-        self.deterministic = deterministic
-        self._start = time.time()
-        self.clock = clock or (lambda: time.time() - self._start)
-        self._last = 0
-        self.history: list[tuple[int, list[dict[str, Any]]]] = []
-
-    def _on_training_start(self) -> None:
-        self._last = self.num_timesteps
-        if self.at_start:
-            self.evaluate()
-
-    def _on_step(self) -> bool:
-        if self.every > 0 and self.num_timesteps - self._last >= self.every:
-            self._last = self.num_timesteps
-            self.evaluate()
-        return True
-
-    def evaluate(self) -> list[dict[str, Any]]:
-        policy = self.model.policy
-        was_training = policy.training
-        policy.set_training_mode(False)
-        t0 = time.time()
-        # The same games at every evaluation (common random numbers: differences between
-        # evaluations are the policy's, not the deal's) and for every opponent.
-        rows = evaluate_ladder(
-            policy,
-            self.opponents,
-            self.games,
-            seed=self.seed,
-            env_kwargs=self.env_kwargs,
-            deterministic=self.deterministic,
-            show_progress=self.verbose > 0,
-        )
-        policy.set_training_mode(was_training)
-        for r in rows:
-            self.logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
-            self.logger.record(f"eval/score_{r['opponent']}", r["mean_score"])
-        self.logger.record("eval/seconds", time.time() - t0)
-        append_csv(self.csv_path, self.num_timesteps, self.clock(), rows)
-        self._save_best(rows)
-        self.history.append((self.num_timesteps, rows))
-        if self.verbose:
-            text = ", ".join(f"{r['opponent']} {r['win_rate']:.2f}" for r in rows)
-            print(f"eval @ {self.num_timesteps}: {text}", flush=True)
-        self.logger.dump(self.num_timesteps)
-        return rows
-
-    def _save_best(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Save the model as ``best_path`` (+ ``.json``) when its win rate against
-        ``best_opponent`` beats every earlier evaluation of this run."""
-        if self.best_path is None or not self.best_opponent:
-            return
-        row = next((r for r in rows if r["opponent"] == self.best_opponent), None)
-        if row is None:
-            return
-        meta_path = self.best_path.with_suffix(".json")
-        if self.best_win_rate < 0 and meta_path.exists():  # a resumed run: the best so far
-            self.best_win_rate = float(json.loads(meta_path.read_text()).get("win_rate", -1.0))
-        if row["win_rate"] > self.best_win_rate:
-            self.best_win_rate = row["win_rate"]
-            save_model(self.model, self.best_path)
-            meta = {
-                "step": int(self.num_timesteps),
-                "opponent": self.best_opponent,
-                "win_rate": row["win_rate"],
-                "games": row["games"],
-            }
-            write_json(meta_path, meta)
-            if self.verbose:
-                print(
-                    f"new best model: {row['win_rate']:.2f} against {self.best_opponent}",
-                    flush=True,
-                )
 
 
 # -- reporting ---------------------------------------------------------------------------------

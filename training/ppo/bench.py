@@ -50,8 +50,10 @@ from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.env import raw_env
 from moonriver_env.single_agent import RandomPolicy, SingleAgentEnv
 from moonriver_env.vector import VectorGame
-from training.common.config import DEFAULT_CONFIG, Config, ConfigError, load_config
+from training.common.config import Config, ConfigError
 from training.common.opponents import SnapshotPool
+from training.common.run import RunClock
+from training.ppo.config import DEFAULT_CONFIG, load_config
 
 __all__ = ["PartTimer", "bench", "main"]
 
@@ -186,7 +188,8 @@ def bench(
     """Run the bench (see the module docstring) and return its figures."""
     import torch
 
-    from training.ppo.train import RunClock, build_model, make_vec_env, rollout_steps
+    from training.ppo.model import build_model, make_vec_env
+    from training.ppo.train import rollout_steps
 
     if cfg["run"]["torch_threads"] > 0:
         torch.set_num_threads(cfg["run"]["torch_threads"])

@@ -43,8 +43,8 @@ import numpy as np
 from agents.networks.snapshots import load_policy
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, Phase
-from training.common.config import load_config
 from training.common.outputs import write_json
+from training.ppo.config import load_config
 from training.ppo.teacher_games import unpack
 
 METRICS = ("top1", "tie_top1", "top3", "top5", "regret")
@@ -223,13 +223,13 @@ def split_games(
 
 def make_policy(cfg: Mapping[str, Any]) -> Any:
     """A fresh policy of the config's ``[policy]`` for its ``[env]`` game (as
-    :func:`training.ppo.train.build_model` makes it), seeded by ``run.seed``."""
+    :func:`training.ppo.model.build_model` makes it), seeded by ``run.seed``."""
     import gymnasium
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.networks.policy import MoonRiverPolicy
-    from training.ppo.train import policy_kwargs
+    from training.ppo.model import policy_kwargs
 
     torch.manual_seed(int(cfg["run"]["seed"]))
     config = GameConfig(num_players=cfg["env"]["num_players"], mode=cfg["env"]["mode"])

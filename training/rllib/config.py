@@ -1,6 +1,6 @@
 """The RLlib trainer's configuration (``python -m training.rllib_train``): the
 :class:`~training.common.config.Schema` :data:`RLLIB`, read with :mod:`training.common.config`'s machinery
-(``load_config(path, overrides, schema=RLLIB)``: TOML layered over
+(``RLLIB.load(path, overrides)``: TOML layered over
 ``training/rllib/configs/default.toml``, the one home of its defaults, which documents every
 key; errors are :class:`~training.common.config.ConfigError` naming the dotted key).
 """
@@ -11,18 +11,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from moonriver_env.opponents import LEARNER, OPPONENT_ROLES
+from training.common import config as checks
 from training.common.config import (
-    SCHEMA,
+    ENV_KEYS,
+    EVAL_KEYS,
     Config,
     ConfigError,
     Schema,
-    _choice,
-    _float,
-    _int,
-    _int_list,
-    check_agent_specs,
+    check_eval,
     check_scenario,
-    load_config,
 )
 
 RLLIB_CONFIGS = Path(__file__).resolve().parent / "configs"
@@ -33,45 +30,45 @@ ROLES = OPPONENT_ROLES
 
 KEYS = {
     "run": {
-        "seed": _int(0),
-        "time_limit_minutes": _float(0.0),
-        "max_iterations": _int(0),
-        "max_env_steps": _int(0),
-        "num_env_runners": _int(0, 1024),
-        "envs_per_env_runner": _int(1, 256),
-        "num_learners": _int(0, 256),
-        "num_cpus": _int(0, 4096),
-        "torch_threads": _int(0, 64),
-        "log_every": _int(1),
+        "seed": checks.integer(0),
+        "time_limit_minutes": checks.number(0.0),
+        "max_iterations": checks.integer(0),
+        "max_env_steps": checks.integer(0),
+        "num_env_runners": checks.integer(0, 1024),
+        "envs_per_env_runner": checks.integer(1, 256),
+        "num_learners": checks.integer(0, 256),
+        "num_cpus": checks.integer(0, 4096),
+        "torch_threads": checks.integer(0, 64),
+        "log_every": checks.integer(1),
     },
-    # the SB3 trainer's game and reward keys; no learner_seat (the env draws it every game)
-    "env": {k: check for k, check in SCHEMA["env"].items() if k != "learner_seat"},
+    # the shared game and reward keys; no learner_seat (the env draws it every game)
+    "env": {k: check for k, check in ENV_KEYS.items() if k != "learner_seat"},
     "ppo": {
-        "learning_rate": _float(0.0, open_lo=True),
-        "train_batch_size": _int(2),
-        "minibatch_size": _int(1),
-        "num_epochs": _int(1),
-        "gamma": _float(0.0, 1.0),
-        "gae_lambda": _float(0.0, 1.0),
-        "clip_range": _float(0.0, open_lo=True),
-        "vf_clip": _float(0.0, open_lo=True),
-        "ent_coef": _float(0.0),
-        "vf_coef": _float(0.0),
-        "kl_coef": _float(0.0),
-        "kl_target": _float(0.0, open_lo=True),
-        "max_grad_norm": _float(0.0, open_lo=True),
+        "learning_rate": checks.number(0.0, open_lo=True),
+        "train_batch_size": checks.integer(2),
+        "minibatch_size": checks.integer(1),
+        "num_epochs": checks.integer(1),
+        "gamma": checks.number(0.0, 1.0),
+        "gae_lambda": checks.number(0.0, 1.0),
+        "clip_range": checks.number(0.0, open_lo=True),
+        "vf_clip": checks.number(0.0, open_lo=True),
+        "ent_coef": checks.number(0.0),
+        "vf_coef": checks.number(0.0),
+        "kl_coef": checks.number(0.0),
+        "kl_target": checks.number(0.0, open_lo=True),
+        "max_grad_norm": checks.number(0.0, open_lo=True),
     },
-    "model": {"hidden": _int_list(1), "activation": _choice("relu", "tanh")},
+    "model": {"hidden": checks.int_list(1), "activation": checks.choice("relu", "tanh")},
     "opponents": {
-        **{role: _float(0.0) for role in ROLES},
-        "snapshot_slots": _int(0, 64),
-        "snapshot_every": _int(1),
+        **{role: checks.number(0.0) for role in ROLES},
+        "snapshot_slots": checks.integer(0, 64),
+        "snapshot_every": checks.integer(1),
     },
-    "checkpoint": {"every": _int(1), "keep": _int(0)},
-    # the SB3 trainer's evaluation keys (every counts iterations here), without its best model
-    # and separate final opponents
+    "checkpoint": {"every": checks.integer(1), "keep": checks.integer(0)},
+    # the shared evaluation keys (every counts iterations here), without the best model and
+    # separate final opponents
     "eval": {
-        k: SCHEMA["eval"][k]
+        k: EVAL_KEYS[k]
         for k in ("every", "opponents", "games", "deterministic", "seed", "final_games")
     },
 }
@@ -90,9 +87,7 @@ def _cross_check(cfg: Config) -> None:
         )
     if opp["snapshot"] > 0 and opp["snapshot_slots"] == 0:
         raise ConfigError("opponents.snapshot_slots: a positive opponents.snapshot needs >= 1 slot")
-    if not cfg["eval"]["opponents"]:
-        raise ConfigError("eval.opponents: expected at least one opponent")
-    check_agent_specs("eval.opponents", cfg["eval"]["opponents"])
+    check_eval(cfg["eval"])
     check_scenario(cfg)
 
 
@@ -103,4 +98,4 @@ RLLIB = Schema(KEYS, RLLIB_DEFAULT, _cross_check, fixed_on_resume=("env", "model
 
 def load_rllib_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> Config:
     """``rllib/configs/default.toml`` <- the file at ``path`` <- ``overrides``, validated."""
-    return load_config(path, overrides, schema=RLLIB)
+    return RLLIB.load(path, overrides)

@@ -58,7 +58,6 @@ from agents.ray_backend import check_address, connect
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
     CHECKPOINT_META,
-    RUN_CONFIG,
     ModulePolicy,
     checkpoint_name,
     list_checkpoints,
@@ -67,17 +66,18 @@ from agents.rllib_agent import (
 from agents.runner import GameSetup
 from agents.workers import BackendError
 from moonriver_env.opponents import LEARNER
-from training.common import config as common_config
 from training.common.config import Config, ConfigError
+from training.common.ladder import append_csv, evaluate_ladder, format_table
 from training.common.outputs import (
     OutputError,
     RunLock,
     append_text,
     replace_dir,
     write_json,
-    write_text,
 )
 from training.common.provenance import git_commit
+from training.common.run import RunClock, begin_run, budget_spent, iterate, resolve_config
+from training.ppo import config as ppo_config
 from training.rllib.config import RLLIB, RLLIB_DEFAULT, ROLES
 
 METRICS = (
@@ -284,8 +284,6 @@ def append_metrics(path: Path, row: Mapping[str, Any]) -> None:
 def evaluate(algo: Any, cfg: Config, games: int) -> list[dict[str, Any]]:
     """The learner against each ``eval.opponents`` agent (:func:`training.common.ladder.evaluate_ladder`:
     the games of :mod:`agents.runner`, seats alternated, the same seeds every time)."""
-    from training.common.ladder import evaluate_ladder
-
     ev = cfg["eval"]
     module = algo.get_module(LEARNER)
     policy = ModulePolicy(module, sample=not ev["deterministic"])
@@ -345,52 +343,58 @@ def train(cfg: Config, run_dir: Path, args: argparse.Namespace) -> dict[str, Any
     from torch.utils.tensorboard import SummaryWriter
 
     writer = SummaryWriter(str(run_dir / "tb"), purge_step=iteration + 1 if iteration else None)
-    start = time.time()
-
-    def clock() -> float:
-        return wall_base + time.time() - start
-
-    limit_s = run["time_limit_minutes"] * 60.0
+    clock = RunClock(wall_base)
     ck, ev = cfg["checkpoint"], cfg["eval"]
-    row: dict[str, Any] = {}
-    saved_at = iteration
+    state: dict[str, Any] = {"iteration": iteration, "env_steps": env_steps, "row": {}}
+    saved_at = [iteration]
+
+    def done() -> bool:
+        if run["max_env_steps"] and state["env_steps"] >= run["max_env_steps"]:
+            return True
+        limits = (run["max_iterations"], clock(), run["time_limit_minutes"])
+        return budget_spent(state["iteration"], *limits) is not None
+
+    def step() -> int:
+        t0 = time.time()
+        result = algo.train()
+        state["iteration"] = int(result["training_iteration"])
+        row = state["row"] = metrics_row(result, clock(), time.time() - t0)
+        state["env_steps"] = row["env_steps"]
+        append_metrics(run_dir / "metrics.csv", row)
+        for key, value in row.items():
+            if key != "iteration":
+                writer.add_scalar(f"rllib/{key}", value, state["iteration"])
+        refresh_snapshot(algo, state["iteration"], cfg)
+        return int(state["iteration"])
+
+    def checkpoint(it: int) -> None:
+        _checkpoint(algo, run_dir, it, state["env_steps"], clock(), ck["keep"])
+        saved_at[0] = it
+
     try:
-        while True:
-            if run["max_iterations"] and iteration >= run["max_iterations"]:
-                break
-            if run["max_env_steps"] and env_steps >= run["max_env_steps"]:
-                break
-            if limit_s and clock() >= limit_s:
-                break
-            t0 = time.time()
-            result = algo.train()
-            iteration = int(result["training_iteration"])
-            row = metrics_row(result, clock(), time.time() - t0)
-            env_steps = row["env_steps"]
-            append_metrics(run_dir / "metrics.csv", row)
-            for key, value in row.items():
-                if key != "iteration":
-                    writer.add_scalar(f"rllib/{key}", value, iteration)
-            refresh_snapshot(algo, iteration, cfg)
-            if ev["every"] and iteration % ev["every"] == 0:
-                _evaluate_and_log(algo, cfg, run_dir, ev["games"], iteration, env_steps, clock())
-            if iteration % ck["every"] == 0:
-                _checkpoint(algo, run_dir, iteration, env_steps, clock(), ck["keep"])
-                saved_at = iteration
-            if iteration % run["log_every"] == 0:
-                print(_progress_line(row), flush=True)
-        if iteration > saved_at:
-            _checkpoint(algo, run_dir, iteration, env_steps, clock(), ck["keep"])
+        iterate(
+            step,
+            done,
+            [
+                (ev["every"], lambda it: _evaluate_and_log(
+                    algo, cfg, run_dir, ev["games"], it, state["env_steps"], clock()
+                )),
+                (ck["every"], checkpoint),
+                (run["log_every"], lambda it: print(_progress_line(state["row"]), flush=True)),
+            ],
+        )  # fmt: skip
+        if state["iteration"] > saved_at[0]:
+            checkpoint(state["iteration"])
         if ev["final_games"]:
             rows = evaluate(algo, cfg, ev["final_games"])
-            write_json(run_dir / "final_eval.json", {"iteration": iteration, "results": rows})
-            from training.common.ladder import format_table
-
+            write_json(
+                run_dir / "final_eval.json", {"iteration": state["iteration"], "results": rows}
+            )
             print(format_table(rows), flush=True)
     finally:
         writer.close()
         algo.stop()
-    return row
+    return dict(state["row"])
 
 
 def _checkpoint(
@@ -403,8 +407,6 @@ def _checkpoint(
 def _evaluate_and_log(
     algo: Any, cfg: Config, run_dir: Path, games: int, iteration: int, steps: int, wall: float
 ) -> None:
-    from training.common.ladder import append_csv
-
     rows = evaluate(algo, cfg, games)
     append_csv(run_dir / "eval.csv", steps, wall, rows)
     text = ", ".join(f"{r['opponent']} {r['win_rate']:.2f}" for r in rows)
@@ -492,7 +494,7 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
     from training.ppo.selfplay import make_selfplay_env
 
     torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))
-    base = common_config.load_config()
+    base = ppo_config.load_config()
     env_cfg = {**base["env"], **{k: cfg["env"][k] for k in GameSetup.__dataclass_fields__}}
     opp = {**base["opponents"], "random": 0.0, "greedy": 1.0, "heuristic": 0.0, "snapshot": 0.0}
     n_envs = cfg["run"]["envs_per_env_runner"]
@@ -572,7 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         if args.bench:
-            cfg = common_config.load_config(args.config, args.set, schema=RLLIB)
+            cfg = RLLIB.load(args.config, args.set)
             measure = bench_sb3(cfg, args.bench) if args.sb3 else bench(cfg, args, args.bench)
             print(json.dumps(measure), flush=True)
             return 0
@@ -582,12 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.address:  # before anything is written: a dead address leaves no run behind
             check_address(args.address)
         with RunLock(run_dir):
-            cfg = _run_config(args, run_dir)
-            print(
-                common_config.describe_diff(cfg, base_name=RLLIB_DEFAULT.name, schema=RLLIB),
-                flush=True,
-            )
-            train(cfg, run_dir, args)
+            train(_run_config(args, run_dir), run_dir, args)
     except (ConfigError, OutputError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -595,25 +592,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_config(args: argparse.Namespace, run_dir: Path) -> Config:
-    """The config of the run: a new one (refused over an existing run without ``--resume``) or
-    the saved one with ``--set`` on top (``--resume``); written to ``config.toml``."""
-    saved_path = run_dir / RUN_CONFIG
-    if args.resume:
-        if not saved_path.exists():
-            raise OutputError(f"--resume: no run in {run_dir} (no {RUN_CONFIG})")
-        saved = common_config.load_config(saved_path, schema=RLLIB)
-        cfg = common_config.load_config(None, args.set, base=saved, schema=RLLIB)
-        if args.config:
-            print("--resume: the run's config.toml is used; --config ignored", flush=True)
-        common_config.check_resume(saved, cfg, schema=RLLIB)
-    else:
-        if saved_path.exists() or list_checkpoints(run_dir):
-            raise OutputError(
-                f"--run-dir: {run_dir} holds a run already; pass --resume to continue it or "
-                "choose another --run-dir"
-            )
-        cfg = common_config.load_config(args.config, args.set, schema=RLLIB)
-    write_text(saved_path, common_config.dumps(cfg))
+    """The config of the run (:func:`training.common.run.resolve_config`): a new one, refused
+    over an existing run without ``--resume``, or the saved one with ``--set`` on top; checked
+    and written to ``config.toml`` (:func:`training.common.run.begin_run`)."""
+    cfg = resolve_config(RLLIB, run_dir, args.resume, args.config, args.set)
+    begin_run(RLLIB, run_dir, cfg, args.resume)
     return cfg
 
 

@@ -7,23 +7,13 @@ default), every key validated.
 
 from __future__ import annotations
 
-import tomllib
 import warnings
 from pathlib import Path
 from typing import Any
 
 from moonriver_env.games import game_entry
-from training.common.config import (
-    Config,
-    ConfigError,
-    _bool,
-    _choice,
-    _float,
-    _int,
-    _int_list,
-    dumps,
-    parse_override,
-)
+from training.common import config as checks
+from training.common.config import Config, ConfigError, Schema, dumps, read_toml
 
 DEFAULTS_FILE = Path(__file__).resolve().parent / "configs" / "default.toml"
 """Every key's default value, documented (the project's rule: defaults live in TOML)."""
@@ -33,12 +23,7 @@ pipelines shared the ``[env]`` section say ``[game]``)."""
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"config: no file {str(path)!r}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"config: {path}: {e}") from None
+    data = read_toml(path)
     for old, new in DEPRECATED_SECTIONS.items():
         if old in data:
             if new in data:
@@ -51,73 +36,64 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 SCHEMA: dict[str, dict[str, Any]] = {
-    "run": {"seed": _int(0), "workers": _int(1, 2), "torch_threads": _int(0)},
+    "run": {
+        "seed": checks.integer(0),
+        "workers": checks.integer(1, 2),
+        "torch_threads": checks.integer(0),
+    },
     "env": {
-        "num_players": _choice(*game_entry("moonriver").player_counts),
-        "mode": _choice(*game_entry("moonriver").modes),
+        "num_players": checks.choice(*game_entry("moonriver").player_counts),
+        "mode": checks.choice(*game_entry("moonriver").modes),
     },
     "collect": {
-        "labels": _choice("rollout", "outcome"),
-        "states": _int(1),
-        "games": _int(1),
-        "minutes": _float(0.0),
-        "k": _int(2),
-        "rounds": _int(1),
-        "depth": _int(0),
-        "explore": _float(0.0, 1.0),
+        "labels": checks.choice("rollout", "outcome"),
+        "states": checks.integer(1),
+        "games": checks.integer(1),
+        "minutes": checks.number(0.0),
+        "k": checks.integer(2),
+        "rounds": checks.integer(1),
+        "depth": checks.integer(0),
+        "explore": checks.number(0.0, 1.0),
     },
-    "model": {"hidden": _int_list(1), "dropout": _float(0.0, 0.9)},
+    "model": {"hidden": checks.int_list(1), "dropout": checks.number(0.0, 0.9)},
     "train": {
-        "epochs": _int(1),
-        "batch_size": _int(1),
-        "learning_rate": _float(0.0, open_lo=True),
-        "weight_decay": _float(0.0),
-        "holdout_fraction": _float(0.0, 0.5),
-        "max_minutes": _float(0.0),
-        "target_scale": _float(0.0, open_lo=True),
+        "epochs": checks.integer(1),
+        "batch_size": checks.integer(1),
+        "learning_rate": checks.number(0.0, open_lo=True),
+        "weight_decay": checks.number(0.0),
+        "holdout_fraction": checks.number(0.0, 0.5),
+        "max_minutes": checks.number(0.0),
+        "target_scale": checks.number(0.0, open_lo=True),
     },
     "search": {
-        "k": _int(1),
-        "rounds": _int(0),
-        "depth": _int(0),
-        "prior_weight": _float(),
-        "tune_prior_weight": _bool,
-        "leader_weight": _float(),
-        "win_scale": _float(0.0),
+        "k": checks.integer(1),
+        "rounds": checks.integer(0),
+        "depth": checks.integer(0),
+        "prior_weight": checks.number(),
+        "tune_prior_weight": checks.flag,
+        "leader_weight": checks.number(),
+        "win_scale": checks.number(0.0),
     },
-    "eval": {"games": _int(0), "opponent": _choice("heuristic", "greedy", "random")},
+    "eval": {
+        "games": checks.integer(0),
+        "opponent": checks.choice("heuristic", "greedy", "random"),
+    },
 }
 
-__all__ = ["DEFAULTS_FILE", "SCHEMA", "ConfigError", "dumps", "load_value_config"]
+__all__ = ["DEFAULTS_FILE", "SCHEMA", "VALUE", "ConfigError", "dumps", "load_value_config"]
 
 
-def load_value_config(path: str | Path | None = None, overrides: tuple[str, ...] = ()) -> Config:
-    """Defaults <- the TOML file <- ``section.key=value`` overrides, every key checked."""
-    cfg = _read(DEFAULTS_FILE)
-    missing = [f"{s}.{k}" for s, keys in SCHEMA.items() for k in keys if k not in cfg.get(s, {})]
-    if missing:
-        raise ConfigError(f"{DEFAULTS_FILE}: no default for {', '.join(missing)}")
-    updates: list[tuple[str, str, Any, str]] = []
-    if path is not None:
-        p = Path(path)
-        data = _read(p)
-        for section, values in data.items():
-            if section not in SCHEMA or not isinstance(values, dict):
-                raise ConfigError(f"{section}: unknown section in {p} (known: {sorted(SCHEMA)})")
-            updates += [(section, k, v, str(p)) for k, v in values.items()]
-    updates += [(*parse_override(item), "--set") for item in overrides]
-    for section, key, value, source in updates:
-        if section not in SCHEMA:
-            raise ConfigError(f"{section}: unknown section in {source} (known: {sorted(SCHEMA)})")
-        if key not in SCHEMA[section]:
-            known = sorted(SCHEMA[section])
-            raise ConfigError(f"{section}.{key}: unknown key in {source} (known: {known})")
-        cfg[section][key] = value
-    for section, checks in SCHEMA.items():
-        for key, check in checks.items():
-            cfg[section][key] = check(cfg[section][key], f"{section}.{key}")
+def _cross_check(cfg: Config) -> None:
     if cfg["search"]["k"] > cfg["collect"]["k"]:
         raise ConfigError(
             f"search.k: expected at most collect.k ({cfg['collect']['k']}), got {cfg['search']['k']}"
         )
-    return cfg
+
+
+VALUE = Schema(SCHEMA, DEFAULTS_FILE, _cross_check, read=_read)
+"""The value pipeline's configs (``python -m training.value.train``)."""
+
+
+def load_value_config(path: str | Path | None = None, overrides: tuple[str, ...] = ()) -> Config:
+    """Defaults <- the TOML file <- ``section.key=value`` overrides, every key checked."""
+    return VALUE.load(path, overrides)

@@ -42,6 +42,7 @@ from moonriver_env.moonriver.agents.trained import (
     save_model,
 )
 from moonriver_env.moonriver.encoding import ObservationEncoder
+from training.common.export import build_folder
 from training.common.outputs import RunLock
 from training.common.provenance import command_line, git_commit
 from training.value.collect import collect
@@ -285,17 +286,18 @@ def _run(
     write_text(run_dir / "provenance.json", json.dumps(provenance, indent=2))
     if args.export:
         dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
-        dest.mkdir(parents=True, exist_ok=True)
-        for name in (
-            MODEL_FILE,
-            "config.toml",
-            "curve.csv",
-            "learning_curve.png",
-            "provenance.json",
-        ):
-            shutil.copy2(run_dir / name, dest / name)
+        build_folder(dest, lambda build: _copy_export(run_dir, build))
         print(f"[train] exported to {dest}", flush=True)
     return 0
+
+
+EXPORTED = (MODEL_FILE, "config.toml", "curve.csv", "learning_curve.png", "provenance.json")
+"""The files of a run that make its model folder (``--export``)."""
+
+
+def _copy_export(run_dir: Path, build: Path) -> None:
+    for name in EXPORTED:
+        shutil.copy2(run_dir / name, build / name)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ import torch
 from torch import nn
 
 from agents.base import Agent
+from agents.networks.snapshots import ModelFileError, read_weights
 from agents.shipped import CHECKPOINTS
 from moonriver_env.games import GameSpec
 from moonriver_env.moonriver.encoding import ObservationEncoder
@@ -61,7 +62,6 @@ from .evaluation import (
     make_context,
 )
 from .heuristic import HeuristicAgent, HeuristicPrior
-from .networks.snapshots import ModelFileError, read_weights
 from .rollout import rollout
 
 MODEL_FILE = "model.pt"
