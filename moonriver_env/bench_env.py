@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--variants",
         default="",
-        help="a game whose modes combine (Kingdomino): the mode as its parts, comma-separated "
+        help="for a game whose modes combine: the mode as its parts, comma-separated "
         "(the same as --mode a+b; default none)",
     )
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")

@@ -212,7 +212,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per row (5)")
     parser.add_argument("--num-games", type=int, default=256, help="VectorGame games (256)")
     add_players_argument(parser)
-    parser.add_argument("--mode", default="base", help="base, legends; Kingdomino: variants")
+    parser.add_argument(
+        "--mode",
+        default="base",
+        help="the game's mode (default base; a game whose modes combine joins them with +)",
+    )
     parser.add_argument("--cpu", type=int, default=None, help="CPU to pin to (Linux)")
     parser.add_argument("--json", metavar="PATH", help="also save the results as JSON")
     parser.add_argument(

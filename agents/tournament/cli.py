@@ -57,8 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--variants",
         default=None,
-        help="the mode as comma-separated variants (Kingdomino: must_place,harmony is "
-        "--mode harmony+must_place)",
+        help="the mode as comma-separated parts, for a game whose modes combine "
+        "(a,b is --mode a+b)",
     )
     parser.add_argument("--seed", type=int, default=0)
     add_run_arguments(parser)
