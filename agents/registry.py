@@ -1,30 +1,6 @@
 """Agents by name: ``make_agent("mcts:sims=200,time=0.5")``, ``make_agent("greedy",
 game="kingdomino")``.
 
-``random``     uniformly random legal actions
-``greedy``     one-ply greedy on the own score
-``heuristic``  one-ply on the position evaluation; parameters: the evaluation weights
-               (``moonriver_env.moonriver.agents.evaluation.Weights``, e.g. ``heuristic:grow_w=0.8``)
-``mc``         flat Monte Carlo; ``sims``, ``time``, ``rollout``, ``depth``, ``value``, ``k``
-``mcts``       determinized UCT; the same plus ``c`` (exploration) and ``width``
-``ppo:PATH``   a saved MaskablePPO model (``PolicyAgent.from_path``)
-``ppo``        the shipped checkpoint, 2 players, base game (:data:`SHIPPED_PPO`)
-``trained``    the learned afterstate-value agent (:mod:`moonriver_env.moonriver.agents.trained`): the shipped model
-               for the game played (2 or 4 players, base game; other games raise
-               ValueError); ``trained:PATH``: a model folder or ``model.pt``
-``rllib:DIR``  the learner of an RLlib run (``training.rllib.train``; the ``ray`` extra,
-               :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
-               ``rllib:DIR,sample=true,checkpoint=iter_000010``; RLlib unpickles the
-               checkpoint: ``trust=1`` (or ``MOONRIVER_TRUST_FILES=1``) must opt in
-``az``         the learned policy and value network with a Gumbel root search
-               (:mod:`agents.az`): the shipped model for the game played; parameters
-               ``sims`` (0: the raw policy), ``k``, ``path`` (a model file), ``sample``,
-               ``gumbel``, ``rescale``, ``threads``
-=============  ===========================================================================
-
-``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
-imported on first use); parameters ``sims``, ``c``, ``rollouts`` (:mod:`moonriver_env.moonriver.agents.openspiel_mcts`).
-=======
 A spec is an agent's name, optionally followed by ``:`` and comma-separated ``key=value``
 parameters (``mc:sims=64``), or by what that agent reads instead (``ppo:PATH``,
 ``rllib:DIR,sample=true``). Which names a game knows, their parameters and how they are built

@@ -16,7 +16,8 @@
                ValueError); ``trained:PATH``: a model folder or ``model.pt``
 ``rllib:DIR``  the learner of an RLlib run (``training.rllib.train``; the ``ray`` extra,
                :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
-               ``rllib:DIR,sample=true,checkpoint=iter_000010``
+               ``rllib:DIR,sample=true,checkpoint=iter_000010``; RLlib unpickles the
+               checkpoint: ``trust=1`` (or ``MOONRIVER_TRUST_FILES=1``) must opt in
 ``az``         the learned policy and value network with a Gumbel root search
                (:mod:`agents.az`): the shipped model for the game played; parameters
                ``sims`` (0: the raw policy), ``k``, ``path`` (a model file), ``sample``,
