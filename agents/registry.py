@@ -23,23 +23,27 @@ from typing import Any
 from moonriver_env.games import DEFAULT_GAME, game_entry
 
 from .base import Agent, AgentKind
+from .random_agent import RandomAgent
 from .spec_params import parse_params, split_spec
 
-__all__ = ["AGENT_NAMES", "game_agents", "make_agent", "parse_spec"]
+__all__ = ["AGENT_NAMES", "GENERIC_AGENTS", "game_agents", "make_agent", "parse_spec"]
 
 AGENT_NAMES = ("random", "greedy", "heuristic", "mc", "mcts")
 """The baseline agents every game offers under these names: uniformly random, one-ply greedy,
 one-ply heuristic, flat Monte Carlo and determinized UCT."""
 
 
+GENERIC_AGENTS: Mapping[str, AgentKind] = {"random": AgentKind(RandomAgent)}
+"""The agents that play any game of the family through the contract alone: a game without an
+``agents`` hook (the tests' third game) offers these; a game's own table may replace them."""
+
+
 def game_agents(game: str = DEFAULT_GAME) -> Mapping[str, AgentKind]:
-    """The agents ``game`` offers by name (its entry's ``agents`` hook); ``ValueError`` naming
-    ``game`` for an unknown game or one without agents."""
-    entry = game_entry(game)
-    agents: Mapping[str, AgentKind] | None = entry.hook("agents")
-    if agents is None:
-        raise ValueError(f"game: {entry.title} has no agents (no 'agents' hook)")
-    return agents
+    """The agents ``game`` offers by name: its entry's ``agents`` hook, or
+    :data:`GENERIC_AGENTS` for a game without one; ``ValueError`` naming ``game`` for an
+    unknown game."""
+    own: Mapping[str, AgentKind] | None = game_entry(game).hook("agents")
+    return GENERIC_AGENTS if own is None else own
 
 
 def parse_spec(spec: str, game: str = DEFAULT_GAME) -> tuple[str, dict[str, Any]]:
