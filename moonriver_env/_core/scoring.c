@@ -7,6 +7,20 @@
 /* --- scoring (scoring.py) ---------------------------------------------------------------- */
 static int scenario_value(int size) { return 10 + 10 * (size - 3); }
 
+/* The scenario points of the groups of three or more cells of `land` that hold a cell of
+ * `seeds` (timber rafting: forests touching the river; Moon River City: every farm group). */
+static int group_bonus(const mr_config *cfg, uint64_t seeds, uint64_t land) {
+    int bonus = 0;
+    while (seeds) {
+        uint64_t g = flood(cfg, seeds & -seeds, land);
+        seeds &= ~g;
+        if (popcount64(g) >= 3) {
+            bonus += scenario_value(popcount64(g));
+        }
+    }
+    return bonus;
+}
+
 static void score_points(const mr_config *cfg, const mr_state *st, int seat, int out[4],
                          uint64_t *bandits_out) {
     const uint64_t *bb = st->land_bb[seat];
@@ -53,18 +67,9 @@ static void score_points(const mr_config *cfg, const mr_state *st, int seat, int
     }
     int bonus = 0;
     switch (st->scenario) {
-    case 0: { /* timber_rafting */
-        uint64_t forest = bb[FOREST];
-        uint64_t seeds = forest & cfg->river;
-        while (seeds) {
-            uint64_t g = flood(cfg, seeds & -seeds, forest);
-            seeds &= ~g;
-            if (popcount64(g) >= 3) {
-                bonus += scenario_value(popcount64(g));
-            }
-        }
+    case 0: /* timber_rafting */
+        bonus = group_bonus(cfg, bb[FOREST] & cfg->river, bb[FOREST]);
         break;
-    }
     case 1: { /* gold_rush */
         uint64_t gold_bb = 0, cand = bb[DESERT] | bb[CANYON] | bb[MEADOW];
         while (cand) {
@@ -99,17 +104,9 @@ static void score_points(const mr_config *cfg, const mr_state *st, int seat, int
         }
         break;
     }
-    case 3: { /* moon_river_city */
-        uint64_t farm = bb[FARM];
-        while (farm) {
-            uint64_t g = flood(cfg, farm & -farm, farm);
-            farm &= ~g;
-            if (popcount64(g) >= 3) {
-                bonus += scenario_value(popcount64(g));
-            }
-        }
+    case 3: /* moon_river_city */
+        bonus = group_bonus(cfg, bb[FARM], bb[FARM]);
         break;
-    }
     default:
         break;
     }
