@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from moonriver_env.family.records import ScoreSheet
-from moonriver_env.games import GameSpec
+from moonriver_env.games import DEFAULT_GAME, GameSpec
 
 from .atomic import write_text
 from .file_format import check_header, header, parse_json, read_parsed
@@ -54,7 +54,7 @@ class MoveList:
     actions: tuple[int, ...]
     final_scores: tuple[int, ...] | None = None
     source: str = ""
-    game: str = "moonriver"
+    game: str = DEFAULT_GAME
 
     def to_json(self) -> str:
         return (

@@ -48,12 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m agents.tournament",
         description="Seat-rotated, seeded round-robin tournament between agents of one game.",
     )
+    add_game_arguments(parser)
     parser.add_argument(
         "--agents",
         required=True,
         help="comma-separated agent specs, e.g. random,greedy,mcts:sims=200 (repeat for self-play)",
     )
-    add_game_arguments(parser)
     parser.add_argument(
         "--variants",
         default=None,
