@@ -413,17 +413,22 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
     players = getattr(args, "players", None)
     mode = getattr(args, "mode", None)
     scenario = getattr(args, "scenario", None)
-    if game in GAMES:
-        spec = GameSpec(game=game)
-    else:
-        spec = parse_game(game)
+    spelled = game not in GAMES
+    spec = parse_game(game) if spelled else GameSpec(game=game)
     given: dict[str, Any] = {}
-    if players is not None:
-        given["num_players"] = players
-    if mode is not None:
-        given["mode"] = mode
-    if scenario is not None:
-        given["scenario"] = scenario
+    for field_name, option, value in (
+        ("num_players", "--players", players),
+        ("mode", "--mode", mode),
+        ("scenario", "--scenario", scenario),
+    ):
+        if value is None:
+            continue
+        if spelled and value != getattr(spec, field_name):
+            raise ValueError(
+                f"{field_name}: {option} {value} contradicts --game {game} "
+                f"({getattr(spec, field_name)!r}); give one of them"
+            )
+        given[field_name] = value
     return replace(spec, **given) if given else spec
 
 

@@ -160,6 +160,7 @@ def test_readme_names_only_known_commands() -> None:
                 "ray start ",
                 "ray status",
                 "export RAY_AUTH_MODE=",
+                "export MOONRIVER_TRUST_FILES=",
             )
         ), command
 
