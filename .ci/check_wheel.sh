@@ -31,7 +31,7 @@ from moonriver_env.vector import NATIVE, VectorGame
 
 assert "site-packages" in moonriver_env.__file__, moonriver_env.__file__
 assert NATIVE and "site-packages" in _native.__file__
-data = importlib.resources.files("moonriver_env.rules") / "data" / "components.json"
+data = importlib.resources.files("moonriver_env.moonriver.rules") / "data" / "components.json"
 assert data.is_file(), "components.json missing from the wheel"
 assert default_components().num_plots == 96
 shipped = importlib.resources.files("agents") / "checkpoints"
