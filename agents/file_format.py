@@ -32,6 +32,16 @@ def read_parsed(
         raise error(f"{prefix}{str(p)!r}: {exc}") from None
 
 
+def read_text(path: Path, error: type[Exception]) -> str:
+    """The UTF-8 text at ``path``; ``error("'<path>': cannot read it (<reason>)")`` if it
+    cannot be read (missing, a directory, not UTF-8)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise error(f"{str(path)!r}: cannot read it ({reason})") from None
+
+
 def parse_json(text: str, kind: str, error: type[Exception]) -> Any:
     """The JSON value in ``text``; ``error("not a <kind> (not JSON: ...)")`` if it is none."""
     try:

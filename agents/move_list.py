@@ -92,7 +92,7 @@ class MoveList:
                 players=players,
                 mode=str(raw["mode"]),
                 scenario=None if raw["scenario"] is None else str(raw["scenario"]),
-                seed=_int(raw["seed"], "seed"),
+                seed=_seed(raw["seed"]),
                 seats=tuple(seats),
                 actions=_ints(raw["actions"], "actions"),
                 final_scores=None if scores is None else _ints(scores, "final_scores"),
@@ -125,8 +125,13 @@ class MoveList:
             raise MoveListError(f"setup: {exc}") from None
 
     def initial_state(self) -> Any:
-        """The game's first position: :func:`deal` of :attr:`seed`."""
-        return deal(self.spec, self.seed)
+        """The game's first position: :func:`deal` of :attr:`seed` (:class:`MoveListError` for
+        a seed the environment refuses)."""
+        spec = self.spec
+        try:
+            return deal(spec, self.seed)
+        except ValueError as exc:
+            raise MoveListError(str(exc)) from None
 
     def states(self) -> Iterator[tuple[Any, int | None]]:
         """Each position in turn with the action played from it (``None`` for the last),
@@ -188,6 +193,13 @@ def _int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise MoveListError(f"{name}: expected an integer, got {value!r}")
     return value
+
+
+def _seed(value: Any) -> int:
+    seed = _int(value, "seed")
+    if seed < 0:
+        raise MoveListError(f"seed: expected a non-negative integer, got {seed}")
+    return seed
 
 
 def _ints(values: Any, name: str) -> tuple[int, ...]:

@@ -74,6 +74,18 @@ def write_replay(
     title: str | None = None,
 ) -> Path:
     """Read a game (:func:`load_game`) and write its replay page to ``out``, atomically: on
-    any error (:class:`ReplayError`) nothing is written."""
-    html = replay_html(load_game(source, game), title)
-    return write_text(out, html)
+    any error (:class:`ReplayError`: also an ``out`` that is a directory or cannot be
+    written) nothing is written."""
+    if Path(out).is_dir():
+        raise ReplayError(f"-o: {os.fspath(out)!r} is a directory, not a file to write")
+    moves = load_game(source, game)
+    try:
+        html = replay_html(moves, title)
+    except ReplayError as exc:  # name the file whose moves do not replay
+        where = os.fspath(source) + ("" if game is None else f" game {game}")
+        raise ReplayError(f"{where!r}: {exc}") from None
+    try:
+        return write_text(out, html)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise ReplayError(f"-o: cannot write {os.fspath(out)!r} ({reason})") from None

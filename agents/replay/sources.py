@@ -9,6 +9,7 @@ import os
 import re
 from pathlib import Path
 
+from ..file_format import read_text
 from ..move_list import FORMAT as MOVES_FORMAT
 from ..move_list import MoveList, MoveListError
 from ..saved_game import FORMAT as SAVED_FORMAT
@@ -120,11 +121,7 @@ def load_game(source: str | os.PathLike[str], game: int | None = None) -> MoveLi
         return tournament_game(path, game)
     if game is not None:
         raise ReplayError(f"--game: {str(path)!r} is a file; --game picks a tournament's game")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        raise ReplayError(f"{str(path)!r}: cannot read it ({reason})") from None
+    text = read_text(path, ReplayError)
     try:
         raw = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:

@@ -14,6 +14,7 @@ from moonriver_env.games import GameSpec, add_game_arguments, spec_from_args
 from ..jobs import backend_from_args
 from .arguments import add_run_arguments
 from .games import run_tournament
+from .gamesfile import GamesFileError
 from .schedule import seat_slots, split_specs
 
 
@@ -113,6 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             backend=backend,
             save_games=args.save_games,
         )
+    except GamesFileError as exc:  # a bad file, not a bad argument: one line, no usage
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
     except ValueError as exc:
         parser.error(str(exc))
     except KeyboardInterrupt:

@@ -25,7 +25,9 @@ from typing import IO, Any
 from moonriver_env.family.records import ScoreSheet
 
 from ..atomic import atomic_path, write_text
-from .records import GameRecord, game_columns, game_rows, record_from_rows
+from ..file_format import read_text
+from .records import GameRecord, game_columns, game_rows, record_from_rows, win_share
+from .schedule import schedule
 
 CONFIG_FILE = "tournament.json"
 GAMES_FILE = "games.csv"
@@ -40,6 +42,12 @@ OUTPUT_FILES = (
     "timing.json",
     "summary.png",
 )
+
+
+class GamesFileError(ValueError):
+    """A tournament's ``games.csv`` that cannot be resumed: the message names the file and the
+    line (a missing or other header, a malformed row, a game past the tournament's games, a
+    row twice, a row that contradicts its game's others)."""
 
 
 class GamesFile:
@@ -79,7 +87,11 @@ class GamesFile:
         finds no tournament there or one with other arguments, or if ``out`` is not a
         writable directory. ``lineups``: the lineup of every game of the schedule; a resumed
         game with another lineup (the count of games changed the schedule) is refused, and
-        the finished games past the schedule are dropped."""
+        the finished games past the schedule are dropped. A ``games.csv`` that does not fit
+        (:func:`_read_games`: rows past the games of the run that wrote it, a row twice, rows
+        that contradict their game, a missing header, a directory) raises
+        :class:`GamesFileError` naming the file and the line, again before anything is
+        written."""
         path = Path(out)
         if resume and force:
             raise ValueError("out: give --resume or --force, not both")
@@ -97,7 +109,13 @@ class GamesFile:
                 raise ValueError(
                     f"resume: {str(path)!r} holds a tournament with other arguments ({diff})"
                 )
-            done = _read_games(path / GAMES_FILE, labels, players, sheet)
+            saved_games = saved.get("games") if isinstance(saved, dict) else None
+            limit = (
+                len(schedule(len(labels), players, saved_games))
+                if isinstance(saved_games, int) and saved_games >= 1
+                else None
+            )
+            done = _read_games(path / GAMES_FILE, labels, players, sheet, limit)
             if lineups is not None:
                 done = {g: r for g, r in done.items() if g < len(lineups)}
                 for g, record in done.items():
@@ -164,28 +182,138 @@ class GamesFile:
 
 
 def _read_games(
-    path: Path, labels: Sequence[str], players: int, sheet: ScoreSheet
+    path: Path, labels: Sequence[str], players: int, sheet: ScoreSheet, limit: int | None = None
 ) -> dict[int, GameRecord]:
-    """The complete games of a ``games.csv`` (every seat present), by game index."""
+    """The complete games of a ``games.csv`` (every seat present), by game index.
+
+    A last line cut off by a hard kill, and a last game missing some of its seats, are dropped
+    (played again). Anything else that does not fit raises :class:`GamesFileError` naming the
+    file and the line: a missing or other header, a malformed row, a game index at or past
+    ``limit`` (the games of the run that wrote the file), a seat twice, or a row that
+    contradicts the others of its game (:func:`_check_game`)."""
     if not path.exists():
         return {}
-    text = path.read_text(encoding="utf-8")
+    name = str(path)
+    if path.is_dir():
+        raise GamesFileError(f"{name!r}: a directory, not a games file")
+    text = read_text(path, GamesFileError)
     if not text.endswith("\n"):  # a line cut off by a hard kill: drop it
         text = text[: text.rfind("\n") + 1]
-    by_game: dict[int, list[dict[str, str]]] = {}
-    for row in csv.DictReader(io.StringIO(text, newline="")):
-        if None in row.values() or None in row:  # a line cut short
-            continue
+    if not text:
+        return {}
+    columns = game_columns(sheet)
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise GamesFileError(f"{name!r}, line 1: not a CSV header ({exc})") from None
+    if tuple(header) != columns:
+        raise GamesFileError(
+            f"{name!r}, line 1: expected the header {','.join(columns)!r}, got {','.join(header)!r}"
+        )
+    by_game: dict[int, dict[int, tuple[int, dict[str, str]]]] = {}
+    last = None  # the game of the last row: the one a hard kill may have cut off
+    while True:
         try:
-            by_game.setdefault(int(row["game"]), []).append(row)
+            fields = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise GamesFileError(f"{name!r}, line {reader.line_num}: {exc}") from None
+        line = reader.line_num
+        where = f"{name!r}, line {line}"
+        if len(fields) != len(columns):
+            raise GamesFileError(f"{where}: expected {len(columns)} fields, got {len(fields)}")
+        row = dict(zip(columns, fields, strict=True))
+        try:
+            game, seat = int(row["game"]), int(row["seat"])
         except ValueError:
-            continue
+            raise GamesFileError(
+                f"{where}: game and seat must be integers, got {row['game']!r}, {row['seat']!r}"
+            ) from None
+        if game < 0 or (limit is not None and game >= limit):
+            raise GamesFileError(
+                f"{where}: game {game} is not a game of this tournament (games 0-{limit - 1})"
+                if limit
+                else f"{where}: game {game} is not a game of this tournament"
+            )
+        if not 0 <= seat < players:
+            raise GamesFileError(f"{where}: seat {seat} of a {players}-player game")
+        seats = by_game.setdefault(game, {})
+        if seat in seats:
+            raise GamesFileError(
+                f"{where}: game {game}, seat {seat} again (first on line {seats[seat][0]})"
+            )
+        seats[seat] = (line, row)
+        last = game
     done = {}
-    for index, rows in by_game.items():
-        if sorted(int(r["seat"]) for r in rows) != list(range(players)):
-            continue
+    for index, seats in by_game.items():
+        if len(seats) != players:
+            if index == last:  # the last game, cut off mid-write by a hard kill
+                continue
+            first = min(line for line, _ in seats.values())
+            raise GamesFileError(
+                f"{name!r}, line {first}: game {index} has {len(seats)} of its {players} seats"
+            )
+        lines = [seats[s][0] for s in range(players)]
+        rows = [seats[s][1] for s in range(players)]
         try:
-            done[index] = record_from_rows(rows, labels, sheet)
+            record = record_from_rows(rows, labels, sheet)
         except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"resume: {str(path)!r}: game {index}: {exc}") from None
+            raise GamesFileError(f"{name!r}, line {lines[0]}: game {index}: {exc}") from None
+        _check_game(name, index, lines, rows, record)
+        done[index] = record
     return done
+
+
+def _check_game(
+    name: str,
+    index: int,
+    lines: Sequence[int],
+    rows: Sequence[Mapping[str, str]],
+    record: GameRecord,
+) -> None:
+    """:class:`GamesFileError` for a game whose rows contradict each other: another seed or
+    game column, a win flag other than 0/1, no winner, a winner below the best total or
+    rank 1, a rank that disagrees with the totals, a win share other than 1/k of k winners."""
+    seats = sorted(record.seats, key=lambda s: s.seat)
+    for line, row in zip(lines[1:], rows[1:], strict=True):
+        for key in ("seed", *(k for k in row if k in record.text)):
+            if row[key] != rows[0][key]:
+                raise GamesFileError(
+                    f"{name!r}, line {line}: game {index}: {key} {row[key]!r} differs from "
+                    f"line {lines[0]} ({rows[0][key]!r})"
+                )
+    best = max(s.total for s in seats)
+    winners = [s.seat for s in seats if s.win]
+    rows_of = list(zip(seats, lines, rows, strict=True))
+    for s, line, row in rows_of:  # the win flags and ranks first: the shares follow from them
+        where = f"{name!r}, line {line}: game {index}, seat {s.seat}"
+        if row["win"] not in ("0", "1"):
+            raise GamesFileError(f"{where}: win must be 0 or 1, got {row['win']!r}")
+        if not 1 <= s.rank <= len(seats):
+            raise GamesFileError(f"{where}: rank {s.rank} of {len(seats)} seats")
+        if s.win and (s.total != best or s.rank != 1):
+            raise GamesFileError(
+                f"{where}: marked a winner with total {s.total} and rank {s.rank} "
+                f"(the best total is {best})"
+            )
+        for o in seats:
+            if o.total > s.total and o.rank >= s.rank:
+                raise GamesFileError(
+                    f"{where}: rank {s.rank} with total {s.total}, but seat {o.seat} has "
+                    f"total {o.total} and rank {o.rank}"
+                )
+    for s, line, row in rows_of:
+        try:
+            share = float(row["win_share"])
+        except ValueError:
+            share = float("nan")
+        expected = win_share(winners, s.seat)
+        if not abs(share - expected) <= 1e-6:
+            raise GamesFileError(
+                f"{name!r}, line {line}: game {index}, seat {s.seat}: win_share "
+                f"{row['win_share']!r}, expected {round(expected, 6)} ({len(winners)} winner(s))"
+            )
+    if not winners:
+        raise GamesFileError(f"{name!r}, line {lines[0]}: game {index} has no winner")
