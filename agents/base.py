@@ -29,18 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.games import GAMES, GameEntry, GameSpec, games_with_actions
+from moonriver_env.games import GameSpec, config_entry, games_with_actions
 
 from .networks.acting import policy_action
 from .networks.snapshots import load_model, load_policy
-
-
-def config_entry(config: Any) -> GameEntry | None:
-    """The registered game whose configuration class ``config`` is, or ``None``."""
-    for entry in GAMES.values():
-        if isinstance(config, entry.config_class):
-            return entry
-    return None
 
 
 def engine_state(env: Any) -> Any:

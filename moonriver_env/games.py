@@ -155,6 +155,14 @@ def _load_builtin_games() -> None:
             raise ImportError(f"{module} did not register the game {name!r}")
 
 
+def config_entry(config: Any) -> GameEntry | None:
+    """The registered game whose configuration class ``config`` is, or ``None``."""
+    for entry in GAMES.values():
+        if isinstance(config, entry.config_class):
+            return entry
+    return None
+
+
 def game_entry(name: str) -> GameEntry:
     """The registered game called ``name`` (``ValueError`` naming the known games)."""
     try:
@@ -292,15 +300,15 @@ class GameSpec:
     def from_config(cls, config: Any) -> GameSpec:
         """The spec of an engine configuration (a ``GameConfig`` or a registered game's
         configuration class)."""
-        for entry in GAMES.values():
-            if isinstance(config, entry.config_class):
-                given = {
-                    name: getattr(config, name)
-                    for name in ("num_players", "mode", *entry.settings)
-                    if hasattr(config, name)
-                }
-                return cls(game=entry.name, **given)
-        raise ValueError(f"config: not the configuration of a registered game: {config!r}")
+        entry = config_entry(config)
+        if entry is None:
+            raise ValueError(f"config: not the configuration of a registered game: {config!r}")
+        given = {
+            name: getattr(config, name)
+            for name in ("num_players", "mode", *entry.settings)
+            if hasattr(config, name)
+        }
+        return cls(game=entry.name, **given)
 
     @classmethod
     def from_num_actions(
@@ -446,6 +454,7 @@ __all__ = [
     "add_game_arguments",
     "add_table_arguments",
     "check_table_arguments",
+    "config_entry",
     "game_entry",
     "games_with_actions",
     "parse_game",
