@@ -20,6 +20,7 @@ SOURCES = [
     for name in (
         *("module", "batch", "state", "rules", "transitions", "scoring", "config", "encode"),
         *("rng", "agent", "rollout", "kingdomino", "kdsearch", "kdbind"),
+        *("nnue", "azgames", "azsearch", "azselfplay", "azbind"),
     )
 ]
 
@@ -53,7 +54,7 @@ setup(
         Extension(
             "moonriver_env._native",
             sources=SOURCES,
-            depends=[str(CORE / h) for h in ("moonriver.h", "kingdomino.h", "binding.h")],
+            depends=[str(CORE / h) for h in ("moonriver.h", "kingdomino.h", "binding.h", "learn.h")],
             extra_compile_args=["-std=c11", "-O3", "-fno-strict-aliasing"],
             libraries=["m"],
             optional=True,

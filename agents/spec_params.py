@@ -10,6 +10,11 @@ from typing import Any
 TIME_OFF = ("none", "0", "0.0", "off")
 """The spellings of ``time=`` that switch the time budget off."""
 
+AZ_PARAMS: dict[str, type] = {
+    "sims": int, "k": int, "r": int, "depth": int, "path": str, "sample": str,
+}  # fmt: skip
+"""The ``az`` agent's spec parameters (:class:`agents.az.AzAgent`), in every game."""
+
 
 def split_spec(spec: str, example: str) -> tuple[str, str]:
     """``"mcts:sims=200"`` -> ``("mcts", "sims=200")`` (the name lower-cased);

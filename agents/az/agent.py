@@ -1,16 +1,17 @@
-"""The ``az`` agent: a policy and value network with a Gumbel root search (:mod:`.search`).
+"""The ``az`` agent: the learned network with its search in the native core (:mod:`.search`).
 
-``az`` plays the shipped model of the game seated in (``agents/checkpoints/az_<n>p_<mode>/
-model.pt``; other games are refused before the first move, naming both games); ``az:path=FILE``
-plays a saved model (a training run's ``checkpoints/latest.pt``). Parameters: ``sims`` (value
-evaluations per decision, default the model's; ``sims=0`` is the raw policy), ``k``
-(candidates), ``sample=1`` (with ``sims=0``: sample the policy instead of its argmax),
-``gumbel`` (noise scale; 0 by default), ``rescale`` (0: Q-values in utility units, not
-min-max rescaled), ``threads`` (torch threads; 1 by default).
+``az`` plays the shipped model of the game seated in (``agents/checkpoints/az_<game>/model.pt``,
+``<game>`` as :attr:`moonriver_env.games.GameSpec.text` spells it: ``2p_base``,
+``kingdomino_4p_harmony+middle_kingdom+must_place``; a model of another game is refused before
+the first move, naming both games); ``az:path=FILE`` plays a saved model (a training run's
+``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
+``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
+(determinizations), ``depth`` (decisions after the next reveal), ``sample=1`` (draw the move:
+from the policy with ``sims=0``, else from the improved policy).
 
-At play time the agent uses only the network, the rules (to list and apply actions, and to score a
-finished game) and :func:`moonriver_env.moonriver.agents.common.determinize`: no hand-written
-evaluation, heuristic or rule-based rollout.
+At play time the agent uses only the network and the rules (to list and apply actions,
+re-deal hidden pieces and score a finished game): no hand-written evaluation, heuristic or
+rule-based rollout.
 """
 
 from __future__ import annotations
@@ -20,12 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-
 from agents.base import Agent
-from moonriver_env.moonriver.encoding import ObservationEncoder
-from moonriver_env.moonriver.rules import GameConfig, GameState
+from moonriver_env.games import GameSpec
 
 from .checkpoint import (
     CheckpointError,
@@ -37,7 +34,7 @@ from .checkpoint import (
     shipped_path,
 )
 from .network import AzNet
-from .search import Evaluator, SearchResult, SearchSettings, gumbel_search
+from .search import SearchResult, SearchSettings, native_search
 
 
 def _flag(name: str, value: Any) -> bool:
@@ -55,10 +52,10 @@ class AzAgent(Agent):
     """The learned ``az`` agent (module docstring).
 
     Args:
-        seed: seeds the determinizations and the Gumbel noise.
+        seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, gumbel, sample: override the model's search settings.
-        threads: torch threads (1: the agent shares the cores with other players).
+        sims, k, r, depth, sample: override the model's search settings (``sims=0``: the raw
+            policy; any other ``sims``: the search with ``k`` candidates).
     """
 
     name = "az"
@@ -69,34 +66,25 @@ class AzAgent(Agent):
         path: str | os.PathLike[str] | None = None,
         sims: int | None = None,
         k: int | None = None,
-        gumbel: float | None = None,
+        r: int | None = None,
+        depth: int | None = None,
         sample: bool | str | int | None = None,
-        rescale: bool | str | int | None = None,
-        threads: int = 1,
     ) -> None:
         super().__init__(seed)
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads: expected an integer >= 1, got {threads!r}")
         self.overrides: dict[str, Any] = {}
-        if sims is not None:
-            self.overrides["sims"] = sims
-        if k is not None:
-            self.overrides["k"] = k
-        if gumbel is not None:
-            self.overrides["gumbel_scale"] = float(gumbel)
-        if sample is not None:
-            self.overrides["sample"] = _flag("sample", sample)
-        if rescale is not None:
-            self.overrides["rescale"] = _flag("rescale", rescale)
+        for name, value in (("k", k), ("r", r), ("depth", depth)):
+            if value is not None:
+                self.overrides[name] = _integer(name, value)
+        self.raw = sims is not None and _integer("sims", sims) == 0
+        self.sample = False if sample is None else _flag("sample", sample)
         replace(SearchSettings(), **self.overrides)  # a bad value raises now, naming it
         self.path = None if path is None else Path(path)
         if self.path is not None:
             net_shape(read_blob(self.path), self.path)  # refuse a bad file at once
-        self.threads = threads
-        self._loaded: tuple[str, Evaluator, SearchSettings, Path] | None = None
+        self._loaded: tuple[str, AzNet, Any, SearchSettings, Any] | None = None
         self.last: SearchResult | None = None
 
-    def model_path(self, config: GameConfig) -> Path:
+    def model_path(self, config: Any) -> Path:
         """The model file for ``config``: the one given, or the game's shipped model."""
         if self.path is not None:
             return self.path
@@ -108,47 +96,46 @@ class AzAgent(Agent):
             )
         return p
 
-    def load_for(self, config: GameConfig) -> tuple[Evaluator, SearchSettings]:
-        """The evaluator and search settings for ``config`` (``CheckpointError`` for a model
-        of another game, another shape, or a damaged file)."""
+    def load_for(self, config: Any) -> tuple[AzNet, Any, SearchSettings]:
+        """The network, its core copy and the search settings for ``config``
+        (``CheckpointError`` for a model of another game, another shape, or a damaged file)."""
         key = game_text(config)
         if self._loaded is not None and self._loaded[0] == key:
-            return self._loaded[1], self._loaded[2]
+            return self._loaded[1], self._loaded[2], self._loaded[3]
         path = self.model_path(config)
         net, meta = load_checkpoint(path)
         check_game(net.shape, config, path)
-        self._set_threads()
-        settings = replace(SearchSettings(**meta.get("search", {})), **self.overrides)
-        evaluator = Evaluator(net, ObservationEncoder(config))
-        self._loaded = (key, evaluator, settings, path)
-        return evaluator, settings
-
-    def _set_threads(self) -> None:
-        if torch.get_num_threads() != self.threads:
-            torch.set_num_threads(self.threads)
+        settings = replace(SearchSettings.from_mapping(meta.get("search", {})), **self.overrides)
+        if self.raw:
+            settings = replace(settings, k=0)
+        native_state = GameSpec.from_config(config).entry.hook("native_state")
+        self._loaded = (key, net, net.native(), settings, native_state)
+        return net, self._loaded[2], settings
 
     @property
     def net(self) -> AzNet | None:
         """The loaded network (``None`` before the first game)."""
-        return None if self._loaded is None else self._loaded[1].net
+        return None if self._loaded is None else self._loaded[1]
 
     @property
     def settings(self) -> SearchSettings | None:
         """The search settings in use (``None`` before the first game)."""
-        return None if self._loaded is None else self._loaded[2]
+        return None if self._loaded is None else self._loaded[3]
 
-    def check_game(self, config: GameConfig) -> None:
+    def check_game(self, config: Any) -> None:
         """Load the model when seated: a model of another game (or none, or a damaged file)
         is refused before any move."""
         self.load_for(config)
 
-    def search(self, state: GameState) -> SearchResult:
+    def search(self, state: Any) -> SearchResult:
         """The full search result of the decision in ``state`` (what :meth:`choose` plays)."""
-        evaluator, settings = self.load_for(state.config)
-        self._set_threads()
-        return gumbel_search(evaluator, [state], settings, [self.rng])[0]
+        _, core_net, settings = self.load_for(state.config)
+        assert self._loaded is not None
+        root = self._loaded[4].from_state(state)
+        seed = int(self.rng.integers(2**63))
+        return native_search(core_net, root._core, settings, seed, self.sample)
 
-    def choose(self, state: GameState) -> int:
+    def choose(self, state: Any) -> int:
         self.last = self.search(state)
         return self.last.action
 
@@ -156,14 +143,24 @@ class AzAgent(Agent):
         return f"AzAgent(seed={self.seed!r}, path={self.path!r}, {self.overrides})"
 
 
-def policy_probabilities(agent: AzAgent, state: GameState) -> dict[int, float]:
+def _integer(name: str, value: Any) -> int:
+    try:
+        out = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected an integer, got {value!r}") from None
+    if isinstance(value, bool) or str(out) != str(value).strip() and out != value:
+        raise ValueError(f"{name}: expected an integer, got {value!r}")
+    if out < 0:
+        raise ValueError(f"{name}: expected an integer >= 0, got {value!r}")
+    return out
+
+
+def policy_probabilities(agent: AzAgent, state: Any) -> dict[int, float]:
     """The raw policy's probability of each legal action in ``state`` (no search)."""
-    evaluator, _ = agent.load_for(state.config)
-    seat = state.current_seat
-    if seat is None:
+    _, core_net, settings = agent.load_for(state.config)
+    if state.current_seat is None:
         raise ValueError("state: the game is over")
-    logits, _ = evaluator.policy_value(evaluator.encode([state], [seat]))
-    legal = np.asarray(state.legal_action_list(), dtype=np.int64)
-    z = logits[0, legal] - logits[0, legal].max()
-    p = np.exp(z) / np.exp(z).sum()
-    return {int(a): float(x) for a, x in zip(legal, p, strict=True)}
+    assert agent._loaded is not None
+    root = agent._loaded[4].from_state(state)
+    result = native_search(core_net, root._core, replace(settings, k=0), 0)
+    return {int(a): float(p) for a, p in zip(result.legal, result.prior, strict=True)}

@@ -27,12 +27,12 @@ import torch
 
 from agents.atomic import atomic_path
 from agents.shipped import CHECKPOINTS
-from moonriver_env.games import DEFAULT_GAME, GameSpec
+from moonriver_env.games import GameSpec
 
 from .network import AzNet, NetShape
 
 FORMAT = "moonriver-az"
-VERSION = 1
+VERSION = 2
 MODEL_FILE = "model.pt"
 
 
@@ -100,8 +100,6 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
     """The :class:`NetShape` a model file declares."""
     raw = blob.get("shape")
     names = {f.name for f in fields(NetShape)}
-    if isinstance(raw, Mapping) and "game" not in raw:  # written before the field existed
-        raw = {**raw, "game": DEFAULT_GAME}  # the only game then
     if not isinstance(raw, Mapping) or set(raw) != names:
         raise CheckpointError(f"path: {str(path)!r} declares no valid network shape: {raw!r}")
     try:

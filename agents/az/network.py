@@ -1,163 +1,165 @@
-"""The network of the ``az`` agent: a masked policy over the flat action space and a value per
-seat, read from the environment's flat observation (:mod:`moonriver_env.moonriver.encoding`).
+"""The network of the ``az`` agent, small enough to run inside the native core's search
+(``moonriver_env/_core/learn.h``, NNUE-style): it reads a seat's flat observation (the game's
+encoder; about 240 of 3,300 entries are non-zero), so its first layer is a sum of the rows of
+the non-zero entries (``EmbeddingBag`` with per-entry weights here, a row loop in C)::
 
-Layout (``B`` positions, ``n`` seats, the ranch grid ``rows x 5`` = ``cells``)::
+    h1 = relu(b1 + sum_i x_i W1[i])          (inputs -> hidden1)
+    h2 = relu(W2 h1 + b2)                    (hidden1 -> hidden2)
+    value    = tanh(wv . h2 + bv)            the seat's outcome, -1 (a loss) .. +1 (a sole win)
+    logit[a] = Wp[a] . h2 + bp[a]            the policy over the legal actions
 
-    planes (B, n*29, rows, 5) ++ embed(features) broadcast over the grid
-      -> 3x3 conv stem -> ``blocks`` residual blocks  -> S  (B, channels, cells)
-    g = MLP(mean-pool S ++ max-pool S ++ MLP(features))   (B, global_dim)
-
-    policy logits, in the flat id order of the config's ActionLayout:
-      place <pair> <cell> <dir>   query(kinds of the two held plots, direction, g) . S[cell]
-      skull / cowboy_move / thief_steal / bonus_place   1x1 convolutions of S, per cell
-      every other segment (claims, stop, discards, recruits, ...)   a linear map of g
-    value (B, n, 2): for each seat, from the observer on (own first, then the next seats):
-      [:, :, 0] outcome in [-1, 1] (tanh; +1 a win, -1 a loss, a shared win in between)
-      [:, :, 1] final score margin over the best other seat, in ``margin_scale`` points
-
-The spatial factorisation is the one of the MaskablePPO policy's spatial head: what is learnt
-about a cell carries over to every cell and every pair of held plots. The network is plain
-``torch.nn`` (no RL library) so that a saved model plays with torch alone.
+:meth:`AzNet.flat_weights` writes the weights in the core's order (W1, b1, W2 as hidden1 x
+hidden2, b2, wv, bv, Wp, bp); :meth:`AzNet.native` builds the core's ``Net`` from them, which
+the search and self-play evaluate (the same numbers to float rounding:
+``tests/agents/test_az_native.py``). One network for any game of the family: the shape
+names the game, its observation size and its action count.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.networks.spatial import SpatialHeads, held_onehot, mlp
-from moonriver_env.moonriver.encoding import ObservationEncoder
-from moonriver_env.moonriver.rules import GameConfig
-from moonriver_env.moonriver.rules.actions import ActionLayout
-
-VALUE_OUTPUTS = 2  # outcome, margin
-# The margin output and target are in units of this many points (a typical 2-player lead).
-MARGIN_SCALE = 50.0
+from moonriver_env.family.native import native
+from moonriver_env.games import GameSpec
 
 
 @dataclass(frozen=True)
 class NetShape:
-    """The hyper-parameters that fix a network's weights (stored in every checkpoint; their
-    defaults live in one place, ``[net]`` of ``training/configs/az_default.toml``)."""
+    """What fixes a network's weights (stored in every checkpoint; the hidden sizes' defaults
+    live in ``[net]`` of ``training/configs/az_default.toml``)."""
 
-    num_players: int
-    """The game's players (with ``mode``, its observation and action layout)."""
-    mode: str
-    channels: int
-    """Width of the convolutional map ``S``."""
-    blocks: int
-    """Residual blocks after the stem (two 3x3 convolutions each)."""
-    broadcast: int
-    """Width of the feature embedding broadcast over the grid."""
-    global_dim: int
-    """Width of the global vector ``g``."""
-    query_hidden: int
-    """Hidden width of the placement query MLP."""
-    value_hidden: int
-    """Hidden width of the value MLP."""
-    game: str = "moonriver"
+    game: str
     """The game's name (models of other games are refused)."""
+    num_players: int
+    mode: str
+    """The game's mode (:class:`~moonriver_env.games.GameSpec`; Kingdomino: its variants)."""
+    inputs: int
+    """The game's flat observation size."""
+    actions: int
+    """The game's action count."""
+    hidden1: int
+    hidden2: int
 
     def to_dict(self) -> dict[str, int | str]:
         """The fields as a plain dict (what a checkpoint stores)."""
         return asdict(self)
 
+    @property
+    def spec(self) -> GameSpec:
+        """The game this shape is for."""
+        return GameSpec(game=self.game, num_players=self.num_players, mode=self.mode)
 
-class _Residual(nn.Module):
-    """Two 3x3 convolutions with a skip connection."""
+    @classmethod
+    def for_game(cls, spec: GameSpec, hidden1: int, hidden2: int) -> NetShape:
+        """The shape of a network for ``spec``'s game."""
+        return cls(
+            game=spec.game,
+            num_players=spec.num_players,
+            mode=spec.mode,
+            inputs=spec.observation_size,
+            actions=spec.num_actions,
+            hidden1=hidden1,
+            hidden2=hidden2,
+        )
 
-    def __init__(self, channels: int) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
-        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+@dataclass
+class SparseBatch:
+    """``B`` positions for the network: the observations' non-zero entries (``idx`` and
+    ``val`` flat, position ``b``'s from ``offsets[b]``), the legal actions padded to the
+    batch's widest (``legal``; ``legal_mask`` false on padding)."""
+
+    idx: torch.Tensor
+    val: torch.Tensor
+    offsets: torch.Tensor
+    legal: torch.Tensor
+    legal_mask: torch.Tensor
 
 
-class AzNet(SpatialHeads):
-    """Policy and value network of the ``az`` agent (module docstring).
-
-    ``forward(obs)`` returns ``(logits, value)``: unmasked logits ``(B, num_actions)`` and the
-    value ``(B, n, 2)``; :meth:`value` computes the value alone (the search's afterstates).
-    """
-
-    positions: torch.Tensor
+class AzNet(nn.Module):
+    """The network (module docstring) for one :class:`NetShape`."""
 
     def __init__(self, shape: NetShape) -> None:
         super().__init__()
-        if shape.game != "moonriver":
-            raise ValueError(
-                f"game: the az network reads Moon River observations, not {shape.game!r}"
-            )
+        if min(shape.inputs, shape.actions, shape.hidden1, shape.hidden2) < 1:
+            raise ValueError(f"shape: every size must be at least 1, got {shape}")
         self.shape = shape
-        config = GameConfig(num_players=shape.num_players, mode=shape.mode)
-        enc = ObservationEncoder(config)
-        layout: ActionLayout = config.layout
-        self.n = enc.n
-        self.obs_size = enc.flat_size
-        self.plane_size = int(np.prod(enc.plane_shape))
-        self.plane_shape = tuple(int(x) for x in enc.plane_shape)
-        self.cells = enc.rows * 5
-        self.num_kinds = enc.num_kinds
-        self.max_held = layout.held
-        self.held_start = enc.feature_slices["held"].start  # own seat's kinds first
-        self.num_actions = layout.num_actions
-        ch = shape.channels
-        nf = enc.num_features
-        self.embed = nn.Sequential(nn.Linear(nf, shape.broadcast), nn.ReLU())
-        self.stem = nn.Sequential(
-            nn.Conv2d(self.plane_shape[0] + shape.broadcast, ch, 3, padding=1), nn.ReLU()
-        )
-        self.blocks = nn.Sequential(*(_Residual(ch) for _ in range(shape.blocks)))
-        self.feature_mlp = mlp([nf, shape.global_dim])
-        self.global_net = mlp([2 * ch + shape.global_dim, shape.global_dim])
-        # policy head (agents.networks.spatial, as the MaskablePPO policy's)
-        self.register_buffer(
-            "positions", torch.arange(self.max_held, dtype=torch.float32), persistent=False
-        )
-        self.segments = list(layout.segments)
-        self.build_heads(layout, ch, shape.global_dim, self.num_kinds, shape.query_hidden, False)
-        # value head
-        self.value_head = mlp(
-            [shape.global_dim, shape.value_hidden, self.n * VALUE_OUTPUTS], last_act=False
-        )
-        last_query = self.query[-1]
-        assert isinstance(last_query, nn.Linear)
-        for layer in (last_query, self.query_context, self.flat_head, self.place_bias):
-            nn.init.normal_(layer.weight, std=0.01)
-            assert layer.bias is not None
-            nn.init.zeros_(layer.bias)
+        self.w1 = nn.EmbeddingBag(shape.inputs, shape.hidden1, mode="sum")
+        self.b1 = nn.Parameter(torch.zeros(shape.hidden1))
+        self.l2 = nn.Linear(shape.hidden1, shape.hidden2)
+        self.value = nn.Linear(shape.hidden2, 1)
+        self.wp = nn.Embedding(shape.actions, shape.hidden2)
+        self.bp = nn.Parameter(torch.zeros(shape.actions))
+        with torch.no_grad():
+            nn.init.normal_(self.w1.weight, std=1.0 / np.sqrt(64.0))
+            nn.init.normal_(self.wp.weight, std=0.05)
+            self.value.weight.mul_(0.1)
 
-    def trunk(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """``(S, g, features)`` of a batch of flat observations."""
-        b = obs.shape[0]
-        planes = obs[:, : self.plane_size].reshape(b, *self.plane_shape)
-        features = obs[:, self.plane_size :]
-        e = self.embed(features)[:, :, None, None].expand(-1, -1, *self.plane_shape[1:])
-        x = self.blocks(self.stem(torch.cat([planes, e], dim=1)))
-        s = x.reshape(b, x.shape[1], self.cells)
-        pooled = torch.cat([s.mean(dim=2), s.amax(dim=2)], dim=1)
-        g = self.global_net(torch.cat([pooled, self.feature_mlp(features)], dim=1))
-        return s, g, features
+    def hidden(self, batch: SparseBatch) -> torch.Tensor:
+        """``h2`` of every position, (B, hidden2)."""
+        h1 = self.w1(batch.idx, batch.offsets, per_sample_weights=batch.val) + self.b1
+        return torch.relu(self.l2(torch.relu(h1)))
 
-    def _value(self, g: torch.Tensor) -> torch.Tensor:
-        v = self.value_head(g).reshape(g.shape[0], self.n, VALUE_OUTPUTS)
-        return torch.stack([torch.tanh(v[..., 0]), v[..., 1]], dim=-1)
+    def forward(self, batch: SparseBatch) -> tuple[torch.Tensor, torch.Tensor]:
+        """(value (B,), logits of the legal actions (B, L), ``-inf`` on padding)."""
+        h2 = self.hidden(batch)
+        value = torch.tanh(self.value(h2)).squeeze(-1)
+        logits = (self.wp(batch.legal) * h2[:, None, :]).sum(-1) + self.bp[batch.legal]
+        return value, logits.masked_fill(~batch.legal_mask, float("-inf"))
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
-        """The value ``(B, n, 2)`` alone."""
-        return self._value(self.trunk(obs)[1])
+    def flat_weights(self) -> np.ndarray:
+        """The weights as one float32 vector in the core's order (module docstring)."""
+        parts = [
+            self.w1.weight,
+            self.b1,
+            self.l2.weight.t(),
+            self.l2.bias,
+            self.value.weight[0],
+            self.value.bias,
+            self.wp.weight,
+            self.bp,
+        ]
+        with torch.no_grad():
+            flat = torch.cat([p.detach().float().cpu().contiguous().reshape(-1) for p in parts])
+        return flat.numpy().astype(np.float32, copy=False)
 
-    def held_onehot(self, features: torch.Tensor) -> torch.Tensor:
-        """``(B, max_held, kinds)``: the kind of each held position of the observer."""
-        return held_onehot(features, self.held_start, self.num_kinds, self.positions)
+    def native(self) -> Any:
+        """The core's ``Net`` with these weights (a copy: later training does not change it)."""
+        if native is None:
+            raise RuntimeError("the az network runs in the native core; it is not built")
+        s = self.shape
+        return native.Net(s.inputs, s.hidden1, s.hidden2, s.actions, self.flat_weights())
 
-    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        s, g, features = self.trunk(obs)
-        pieces = self.spatial_logits(s, g, self.held_onehot(features))
-        logits = torch.cat([pieces[name] for name in self.segments], dim=1)
-        return logits, self._value(g)
+
+def sparse_batch(
+    obs_idx: np.ndarray,
+    obs_val: np.ndarray,
+    obs_counts: np.ndarray,
+    legal_ids: np.ndarray,
+    legal_counts: np.ndarray,
+    device: torch.device | str = "cpu",
+) -> SparseBatch:
+    """A :class:`SparseBatch` from flat arrays: position ``b`` has ``obs_counts[b]`` non-zero
+    entries and ``legal_counts[b]`` legal actions, in order."""
+    counts = np.asarray(legal_counts, dtype=np.int64)
+    width = max(int(counts.max()) if counts.size else 1, 1)
+    rows = np.repeat(np.arange(counts.size), counts)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    cols = np.arange(int(counts.sum())) - np.repeat(starts, counts)
+    legal = np.zeros((counts.size, width), dtype=np.int64)
+    mask = np.zeros((counts.size, width), dtype=bool)
+    legal[rows, cols] = legal_ids
+    mask[rows, cols] = True
+    offsets = np.concatenate([[0], np.cumsum(obs_counts)[:-1]]).astype(np.int64)
+    return SparseBatch(
+        idx=torch.as_tensor(np.asarray(obs_idx, dtype=np.int64), device=device),
+        val=torch.as_tensor(np.asarray(obs_val, dtype=np.float32), device=device),
+        offsets=torch.as_tensor(offsets, device=device),
+        legal=torch.as_tensor(legal, device=device),
+        legal_mask=torch.as_tensor(mask, device=device),
+    )

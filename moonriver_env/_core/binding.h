@@ -82,6 +82,14 @@ const char *mr_check_and_rebuild(const void *cfg, void *st);
  * the one body of Batch.observe and State.observe. */
 PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObject *out);
 
+/* The 11 fields of agents.evaluation.Weights from a sequence of numbers (state.c); 0, or -1
+ * with an error set. */
+int read_weights(PyObject *wobj, double w[11]);
+/* Kingdomino's search state type (kdbind.c). */
+extern PyTypeObject KdStateType;
+/* Adds the learned agent's functions and its Net type to the module (azbind.c). */
+int az_add_to_module(PyObject *m);
+
 /* Adds the kd_* functions, the KdState type and the Kingdomino constants to the module;
  * 0, or -1 with an exception set. */
 int kd_add_to_module(PyObject *m);

@@ -293,7 +293,7 @@ typedef struct {
 } KdStateObject;
 #define STATE_PARAMS(self) ((const KdParams *)(self)->head.params)
 
-static PyTypeObject KdStateType;
+PyTypeObject KdStateType;
 
 _Static_assert(offsetof(KdStateObject, g) == CORE_STATE_OFFSET, "KdState: a CoreStateHead first");
 
@@ -434,7 +434,7 @@ static PyMethodDef KdState_methods[] = {
 
 static PyGetSetDef KdState_getset[] = {CORE_STATE_GETSET(KdGame), {NULL}};
 
-static PyTypeObject KdStateType = {NATIVE_STATE_TYPE(
+PyTypeObject KdStateType = {NATIVE_STATE_TYPE(
     KdStateObject, KdState, "KdState",
     "One Kingdomino game in the core, for search (moonriver_env.kingdomino.vector.search).")};
 

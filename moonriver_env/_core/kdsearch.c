@@ -91,7 +91,7 @@ static int best_gain(const KdParams *p, const KdGame *g, int s, const Territorie
 
 /* The greedy choice among legal (count > 1): greedy_placements or greedy_picks, ties drawn
  * with rng.integers as the playout does. */
-static int32_t greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
                              mr_pcg64 *rng) {
     int32_t top[KD_MAX_LEGAL];
     int ntop = 0, best = INT_MIN, s = g->seat;
@@ -126,7 +126,7 @@ int kd_playout(const KdParams *p, KdGame *g, int policy, int me, mr_pcg64 *rng) 
         else if (policy == KD_RANDOM || (policy == KD_PLAYER_GREEDY && g->seat != me))
             a = legal[mr_integers(rng, (uint64_t)count)];
         else
-            a = greedy_action(p, g, legal, count, rng);
+            a = kd_greedy_action(p, g, legal, count, rng);
         kd_apply(p, g, a);
         played++;
     }

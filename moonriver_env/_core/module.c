@@ -499,7 +499,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0 ||
         PyModule_AddIntConstant(m, "RECORD_SIZE", (long)sizeof(mr_state)) < 0 ||
         PyModule_AddIntConstant(m, "MAX_PLAYERS", MR_MAX_PLAYERS) < 0 ||
-        kd_add_to_module(m) < 0 ||
+        kd_add_to_module(m) < 0 || az_add_to_module(m) < 0 ||
         PyModule_AddIntConstant(m, "NUM_PHASES", MR_NUM_PHASES) < 0 ||
         PyModule_AddObject(m, "CHANNELS", names(CHANNEL_NAMES, MR_NUM_CHANNELS)) < 0 ||
         PyModule_AddObject(m, "FEATURES", names(FEATURE_NAMES, MR_NUM_FEATURE_SLICES)) < 0 ||

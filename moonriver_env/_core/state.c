@@ -116,7 +116,7 @@ static PyObject *State_rollout(StateObject *self, PyObject *args) {
 
 /* The 11 fields of agents.evaluation.Weights from a sequence of numbers; -1 with an error
  * set when it is not one. */
-static int read_weights(PyObject *wobj, double w[11]) {
+int read_weights(PyObject *wobj, double w[11]) {
     PyObject *seq = sequence_snapshot(wobj, "weights: expected a sequence of 11 numbers");
     if (!seq) {
         return -1;

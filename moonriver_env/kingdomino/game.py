@@ -78,6 +78,7 @@ ENTRY = register_game(
             "play": "moonriver_env.kingdomino.play:SCREEN",
             "replay": "moonriver_env.kingdomino.replay:REPLAY",
             "encoder": "moonriver_env.kingdomino.encoding:KingdominoEncoder",
+            "az_teacher": "moonriver_env.kingdomino.agents.greedy:core_teacher",
             "agents": "moonriver_env.kingdomino.agents:AGENTS",
         },
     )

@@ -69,6 +69,7 @@ ENTRY = register_game(
             "replay": "moonriver_env.moonriver.replay:REPLAY",
             "encoder": "moonriver_env.moonriver.encoding:ObservationEncoder",
             "agents": "moonriver_env.moonriver.agents:AGENTS",
+            "az_teacher": "moonriver_env.moonriver.agents.heuristic:core_teacher",
         },
     )
 )

@@ -10,11 +10,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agents.registry import parse_spec
+from agents.az.search import SearchSettings
+from moonriver_env.games import BUILTIN_GAMES, GameSpec
 from training.common import config as checks
 from training.common.config import Check, Config, ConfigError, Schema, check_agent_specs
-
-from .selfplay import TEACHER_TARGETS, VALUE_TEACHERS
 
 # The az configs live in training/configs/ (the issue's command names
 # training/configs/az_2p.toml); the other pipelines keep theirs in training/<pipeline>/configs/.
@@ -22,41 +21,34 @@ CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 DEFAULT_FILE = CONFIG_DIR / "az_default.toml"
 
 SCHEMA: dict[str, dict[str, Check]] = {
-    "env": {"num_players": checks.integer(2, 4), "mode": checks.choice("base")},
-    "net": {
-        "channels": checks.integer(1, 512),
-        "blocks": checks.integer(0, 32),
-        "broadcast": checks.integer(1, 256),
-        "global_dim": checks.integer(1, 2048),
-        "query_hidden": checks.integer(1, 1024),
-        "value_hidden": checks.integer(1, 2048),
+    "env": {
+        "game": checks.choice(*BUILTIN_GAMES),
+        "num_players": checks.integer(2, 4),
+        "mode": checks.string,
     },
+    "net": {"hidden1": checks.integer(1, 512), "hidden2": checks.integer(1, 256)},
     "search": {
-        "sims": checks.integer(1),
-        "fast_sims": checks.integer(0),
-        "full_fraction": checks.number(0.0, 1.0),
-        "k": checks.integer(1),
-        "gumbel_scale": checks.number(0.0),
-        "c_visit": checks.number(0.0),
-        "c_scale": checks.number(0.0),
-        "margin_weight": checks.number(0.0),
-        "rescale": checks.flag,
-        "play_sims": checks.integer(0),
+        "k": checks.integer(0, 32),
+        "r": checks.integer(0, 4096),
+        "depth": checks.integer(0, 100_000),
+        "max_depth": checks.integer(0, 100_000),
+        "rollout_temp": checks.number(0.0, 100.0),
+        "tau": checks.number(0.0, 100.0, open_lo=True),
     },
     "selfplay": {
         "games": checks.integer(1),
-        "batch": checks.integer(1),
-        "workers": checks.integer(1, 64),
+        "threads": checks.integer(1, 64),
+        "k": checks.integer(0, 32),
+        "r": checks.integer(0, 4096),
+        "depth": checks.integer(0, 100_000),
+        "explore": checks.integer(0),
+        "lam": checks.number(0.0, 1.0),
+        "keep": checks.number(0.0, 1.0, open_lo=True),
     },
     "warmstart": {
         "games": checks.integer(0),
-        "teacher": checks.string,
-        "explore": checks.number(0.0, 1.0),
-        "epochs": checks.number(0.0),
-        "reuse": checks.string,
-        "target": checks.choice(*TEACHER_TARGETS),
-        "temperature": checks.number(0.0, open_lo=True),
         "keep": checks.number(0.0, 1.0, open_lo=True),
+        "epochs": checks.number(0.0),
         "save_every": checks.integer(0),
         "init": checks.string,
     },
@@ -67,7 +59,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "weight_decay": checks.number(0.0),
         "sample_reuse": checks.number(0.0, open_lo=True),
         "value_weight": checks.number(0.0),
-        "margin_loss": checks.number(0.0),
+        "outcome_mix": checks.number(0.0, 1.0),
     },
     "run": {
         "seed": checks.integer(0),
@@ -81,10 +73,21 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "every": checks.integer(0),
         "games": checks.integer(1),
         "opponents": checks.agent_list,
-        "sims": checks.integer(0),
+        "sims": checks.integer(-1, 32),
         "seed": checks.integer(0),
     },
 }
+
+
+def game_spec(cfg: Config) -> GameSpec:
+    """The game a config trains (``ConfigError`` naming ``env`` for one the game refuses)."""
+    env = cfg["env"]
+    try:
+        spec = GameSpec(game=env["game"], num_players=env["num_players"], mode=env["mode"])
+        spec.config()
+    except ValueError as exc:
+        raise ConfigError(f"env: {exc}") from None
+    return spec
 
 
 def _cross_check(cfg: Config) -> None:
@@ -93,21 +96,12 @@ def _cross_check(cfg: Config) -> None:
         raise ConfigError(
             "run.iterations: 0 (no limit) needs a run.max_minutes budget; set one of them"
         )
-    if cfg["search"]["fast_sims"] > cfg["search"]["sims"]:
-        raise ConfigError(
-            f"search.fast_sims: expected at most search.sims ({cfg['search']['sims']}), "
-            f"got {cfg['search']['fast_sims']}"
-        )
-    if cfg["warmstart"]["games"] and not cfg["warmstart"]["teacher"]:
-        raise ConfigError("warmstart.teacher: expected an agent spec for the teacher games")
-    if cfg["warmstart"]["games"]:
-        check_agent_specs("warmstart.teacher", [cfg["warmstart"]["teacher"]])
-        teacher = cfg["warmstart"]["teacher"]
-        if cfg["warmstart"]["target"] == "values" and parse_spec(teacher)[0] not in VALUE_TEACHERS:
-            raise ConfigError(
-                "warmstart.target: 'values' are the teacher's values; it needs a "
-                f"warmstart.teacher of {VALUE_TEACHERS}, got {teacher!r}"
-            )
+    game_spec(cfg)
+    try:
+        search_settings(cfg)
+        selfplay_settings(cfg)
+    except ValueError as exc:
+        raise ConfigError(f"search: {exc}") from None
     if not cfg["eval"]["opponents"] and cfg["eval"]["every"]:
         raise ConfigError("eval.opponents: expected at least one opponent (or eval.every = 0)")
     check_agent_specs("eval.opponents", cfg["eval"]["opponents"])
@@ -123,15 +117,17 @@ def load_az_config(path: str | Path | None = None, overrides: Iterable[str] = ()
     return AZ.load(path, overrides)
 
 
-def search_settings(cfg: Config, sims: int | None = None) -> dict[str, Any]:
-    """The :class:`agents.az.SearchSettings` fields of the config's ``[search]`` section."""
-    s = cfg["search"]
-    return {
-        "sims": s["sims"] if sims is None else sims,
-        "k": s["k"],
-        "gumbel_scale": s["gumbel_scale"],
-        "c_visit": s["c_visit"],
-        "c_scale": s["c_scale"],
-        "margin_weight": s["margin_weight"],
-        "rescale": s["rescale"],
-    }
+def search_settings(cfg: Config) -> SearchSettings:
+    """The model's play settings (the config's ``[search]``)."""
+    return SearchSettings(**cfg["search"])
+
+
+def selfplay_settings(cfg: Config) -> SearchSettings:
+    """The self-play search: ``[search]`` with ``[selfplay]``'s k, r and depth."""
+    s = cfg["selfplay"]
+    return SearchSettings(**{**cfg["search"], "k": s["k"], "r": s["r"], "depth": s["depth"]})
+
+
+def settings_dict(settings: SearchSettings) -> dict[str, Any]:
+    """The settings a model file stores."""
+    return dict(zip(("k", "r", "depth", "max_depth", "rollout_temp", "tau"), settings.as_tuple(), strict=True))

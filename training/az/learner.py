@@ -1,5 +1,6 @@
-"""The learning step: the policy trained towards the search's improved policy (cross-entropy
-over the legal actions), the value towards the final outcome and margin of every seat."""
+"""The learning step: the policy towards the policy target (cross-entropy over the legal
+actions: the search's improved policy, or the teacher's move), the value towards the TD(lambda)
+target (the search's values along the seat's game, ending in its outcome)."""
 
 from __future__ import annotations
 
@@ -7,72 +8,51 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from torch.nn import functional as F
 
-from agents.az.network import AzNet
+from agents.az.network import AzNet, sparse_batch
 
 from .replay import ReplayBuffer
 from .selfplay import Positions
 
+LOSS_PARTS = ("loss", "policy", "policy_kl", "value")
+"""What :func:`losses` reports (``progress.csv``'s loss columns)."""
+
 
 @dataclass(frozen=True)
 class LossWeights:
-    """``loss = policy + value_weight x (outcome + margin_loss x margin)``."""
+    """``loss = policy + value_weight x value``; ``outcome_mix``: the value target is
+    ``outcome_mix x z + (1 - outcome_mix) x target`` (1: the outcome alone)."""
 
     value_weight: float = 1.0
-    margin_loss: float = 0.5
-
-
-def batch_tensors(
-    p: Positions, num_actions: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """``(obs, mask, target, has_policy, outcome, margin)`` tensors of a batch."""
-    b = len(p)
-    rows = np.repeat(np.arange(b), np.diff(p.legal_ptr))
-    mask = torch.zeros((b, num_actions), dtype=torch.bool)
-    target = torch.zeros((b, num_actions), dtype=torch.float32)
-    r = torch.from_numpy(rows)
-    c = torch.from_numpy(p.legal.astype(np.int64))
-    mask[r, c] = True
-    target[r, c] = torch.from_numpy(p.target.astype(np.float32))
-    return (
-        torch.from_numpy(p.obs.astype(np.float32)),
-        mask,
-        target,
-        torch.from_numpy(p.has_policy.astype(bool)),
-        torch.from_numpy(p.outcome.astype(np.float32)),
-        torch.from_numpy(p.margin.astype(np.float32)),
-    )
+    outcome_mix: float = 0.0
 
 
 def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
     """The total loss of a batch and its parts (floats, for the logs)."""
     device = next(net.parameters()).device
-    obs, mask, target, has_policy, outcome, margin = (
-        t.to(device) for t in batch_tensors(p, net.num_actions)
+    counts = np.diff(p.legal_ptr)
+    batch = sparse_batch(
+        p.obs_idx, p.obs_val, np.diff(p.obs_ptr), p.legal, counts, device=device
     )
-    logits, value = net(obs)
-    logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
-    per_row = -(target * logp).sum(dim=1)
-    if bool(has_policy.any()):
-        policy = per_row[has_policy].mean()
-        # entropy of the target: the floor of the cross-entropy (the KL is what can fall)
-        t = target[has_policy]
-        floor = -(t * torch.log(t.clamp_min(1e-12))).sum(dim=1).mean()
-    else:
-        policy = torch.zeros(())
-        floor = torch.zeros(())
-    out_loss = F.mse_loss(value[..., 0], outcome)
-    margin_loss = F.smooth_l1_loss(value[..., 1], margin)
-    total = policy + weights.value_weight * (out_loss + weights.margin_loss * margin_loss)
+    value, logits = net(batch)
+    pi = torch.zeros(logits.shape, dtype=torch.float32, device=device)
+    pi[batch.legal_mask] = torch.as_tensor(p.pi, device=device)
+    logp = torch.log_softmax(logits, dim=-1).masked_fill(~batch.legal_mask, 0.0)
+    policy = -(pi * logp).sum(-1).mean()
+    entropy = -(pi * torch.log(pi.clamp_min(1e-12))).sum(-1).mean()
+    z = torch.as_tensor(p.z, device=device)
+    target = weights.outcome_mix * z + (1.0 - weights.outcome_mix) * torch.as_tensor(
+        p.target, device=device
+    )
+    v = torch.mean((value - target) ** 2)
+    loss = policy + weights.value_weight * v
     parts = {
-        "loss": total,
-        "policy": policy,
-        "policy_kl": policy - floor,
-        "outcome": out_loss,
-        "margin": margin_loss,
+        "loss": float(loss.detach()),
+        "policy": float(policy.detach()),
+        "policy_kl": float((policy - entropy).detach()),
+        "value": float(v.detach()),
     }
-    return total, {k: float(v.detach()) for k, v in parts.items()}
+    return loss, parts
 
 
 def train_steps(
@@ -84,16 +64,16 @@ def train_steps(
     rng: np.random.Generator,
     weights: LossWeights,
 ) -> dict[str, float]:
-    """``steps`` gradient steps on batches drawn from ``buffer``; the mean of each loss part."""
+    """``steps`` gradient steps on batches drawn from ``buffer``; the mean loss parts."""
     net.train()
-    sums: dict[str, float] = {}
+    sums = dict.fromkeys(LOSS_PARTS, 0.0)
     for _ in range(steps):
         loss, parts = losses(net, buffer.sample(rng, batch_size), weights)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
         optimizer.step()
-        for k, v in parts.items():
-            sums[k] = sums.get(k, 0.0) + v
+        for k in LOSS_PARTS:
+            sums[k] += parts[k]
     net.eval()
     return {k: v / max(steps, 1) for k, v in sums.items()}

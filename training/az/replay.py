@@ -35,7 +35,7 @@ def write_shard(run_dir: Path, iteration: int, part: int, positions: Positions) 
     """Write one shard atomically."""
     path = shard_path(run_dir, iteration, part)
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        np.savez_compressed(f, **positions.arrays())  # type: ignore[arg-type]
+        np.savez(f, **positions.arrays())  # type: ignore[arg-type]
     return path
 
 
@@ -61,15 +61,31 @@ def drop_after(run_dir: Path, iteration: int) -> int:
     return gone
 
 
+def prune_shards(run_dir: Path, buffer: ReplayBuffer) -> int:
+    """Delete the self-play shards older than the buffer's window (they will never be read
+    again: a resumed run reloads only the window); how many were deleted."""
+    keep = sum(1 for _ in buffer.shards)
+    selfplay = [p for it, _, p in list_shards(run_dir) if it > 0]
+    old = selfplay[: max(0, len(selfplay) - keep)]
+    for p in old:
+        p.unlink()
+    return len(old)
+
+
 def read_shard(path: Path) -> Positions:
-    with np.load(path) as data:
-        return Positions.from_arrays({k: data[k] for k in data.files})
+    """A shard's positions (read without pickle; a damaged or foreign file: ``ValueError``
+    naming it)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return Positions.from_arrays({k: data[k] for k in data.files})
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"replay shard {str(path)!r}: {exc}") from None
 
 
 def shard_games(path: Path) -> int:
     """How many games a shard holds, without reading its positions."""
-    with np.load(path) as data:
-        return int(data["games"])
+    with np.load(path, allow_pickle=False) as data:
+        return int(data["counts"][0])
 
 
 class ReplayBuffer:
@@ -138,8 +154,7 @@ class ReplayBuffer:
             parts.append(self.teacher.sample(rng, k))
         if batch - k:
             parts.append(_Pool(self.shards, self.size).sample(rng, batch - k))
-        n = parts[0].outcome.shape[1]
-        return Positions.concatenate(parts, parts[0].obs.shape[1], n)
+        return Positions.concatenate(parts)
 
 
 class _Pool:
@@ -161,19 +176,5 @@ class _Pool:
         parts = []
         for k in np.unique(which):
             local = idx[which == k] - (bounds[k] - sizes[k])
-            parts.append(_take(self.shards[k], local))
-        n = parts[0].outcome.shape[1]
-        return Positions.concatenate(parts, parts[0].obs.shape[1], n)
-
-
-def _take(p: Positions, rows: np.ndarray) -> Positions:
-    """The positions ``rows`` of ``p``."""
-    starts, stops = p.legal_ptr[rows], p.legal_ptr[rows + 1]
-    sizes = stops - starts
-    ptr = np.zeros(rows.size + 1, np.int64)
-    ptr[1:] = np.cumsum(sizes)
-    flat = np.concatenate([np.arange(a, b) for a, b in zip(starts, stops, strict=True)])
-    return Positions(
-        p.obs[rows], ptr, p.legal[flat], p.target[flat], p.has_policy[rows],
-        p.outcome[rows], p.margin[rows],
-    )  # fmt: skip
+            parts.append(self.shards[k].take(local))
+        return Positions.concatenate(parts)

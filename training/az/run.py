@@ -27,7 +27,6 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -35,79 +34,59 @@ import numpy as np
 import torch
 
 from agents.atomic import csv_text
-from agents.az.agent import AzAgent
 from agents.az.checkpoint import CheckpointError, load_checkpoint, read_blob, save_checkpoint
 from agents.az.network import AzNet, NetShape
-from agents.az.search import SearchSettings
-from agents.jobs import Backend, run_jobs
+from agents.jobs import Backend
 from agents.seeds import derive_seed
 from training.common.config import Config, ConfigError, dumps
-from training.common.ladder import append_csv, evaluate_ladder, format_table, plot_learning_curve
 from training.common.outputs import RunLock, append_text
+from training.common.progress import progress
 from training.common.provenance import git_commit
 from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
-from .config import AZ, load_az_config, search_settings
-from .learner import LossWeights, train_steps
-from .replay import ReplayBuffer, drop_after, list_shards, read_shard, shard_games, write_shard
-from .selfplay import TEACHER_KEYS, Positions, Worker, model_bytes, run_worker_job
+from .config import AZ, game_spec, search_settings, selfplay_settings, settings_dict
+from .evaluate import evaluate_model, write_evaluation
+from .learner import LOSS_PARTS, LossWeights, train_steps
+from .replay import ReplayBuffer, drop_after, prune_shards, write_shard
+from .selfplay import PlaySettings, Positions, native_template, play_threads
 
-TEACHER_JOB_GAMES = 1000
-"""Most teacher games in one job (one replay shard, written when the job ends): a run killed
-while playing them loses at most this many a worker (about 3 minutes of ``mc:sims=64``)."""
-
-LOSS_PARTS = ("loss", "policy", "policy_kl", "outcome", "margin")
-"""What :func:`training.az.learner.losses` reports (``progress.csv``'s loss columns)."""
+TEACHER_SHARD_GAMES = 2000
+"""Teacher games per replay shard (written when they are played): a run killed while playing
+them loses at most this many."""
 
 PROGRESS_FIELDS = (
     "iteration", "wall_time", "games", "positions", "new_positions", "train_steps",
-    *LOSS_PARTS, "selfplay_seconds", "train_seconds",
+    *LOSS_PARTS, "selfplay_seconds", "train_seconds", "games_per_hour", "evals_per_second",
 )  # fmt: skip
 
 
 def net_shape(cfg: Config) -> NetShape:
-    """The network of a config (its game and ``[net]``)."""
-    return NetShape(num_players=cfg["env"]["num_players"], mode=cfg["env"]["mode"], **cfg["net"])
+    """The network shape of a config's game and ``[net]``."""
+    return NetShape.for_game(game_spec(cfg), cfg["net"]["hidden1"], cfg["net"]["hidden2"])
 
 
 def play_settings(cfg: Config) -> dict[str, Any]:
-    """The search settings stored with a model: how ``az`` plays it by default (no noise)."""
-    s = search_settings(cfg, sims=cfg["search"]["play_sims"])
-    s["gumbel_scale"] = 0.0
-    return asdict(SearchSettings(**s))
+    """The search settings a model of this run plays with (stored in its files)."""
+    return settings_dict(search_settings(cfg))
 
 
 def learner_device(name: str) -> torch.device:
-    """The learner's device: ``"auto"`` is CUDA when present, else the CPU."""
+    """``cpu``, ``cuda`` (refused when absent: a named error) or ``auto``."""
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("run.device: 'cuda' asked for, but torch sees no CUDA device")
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("run.device: cuda asked but torch sees no CUDA device")
     return torch.device(name)
 
 
 def device_name(device: torch.device) -> str:
-    """``"cpu"`` or the CUDA device's name (what provenance records)."""
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
     return "cpu"
 
 
 def latest_checkpoint(run_dir: Path) -> Path:
-    """Where a run keeps its last checkpoint (none yet: not begun, or killed before it)."""
     return run_dir / "checkpoints" / "latest.pt"
-
-
-def teacher_differs(a: Config, b: Config) -> tuple[str, Any, Any] | None:
-    """The first setting that makes two runs' teacher games differ (the game, the seed and
-    the ``[warmstart]`` teacher keys), as ``(key, a's, b's)``; ``None`` when they play the
-    same games."""
-    for key in ("env.num_players", "env.mode", *(f"warmstart.{k}" for k in TEACHER_KEYS),
-                "run.seed"):  # fmt: skip
-        section, name = key.split(".")
-        if a[section][name] != b[section][name]:
-            return key, a[section][name], b[section][name]
-    return None
 
 
 class Run:
@@ -145,7 +124,9 @@ class Run:
         self.starts: list[dict[str, Any]] = []
         self.init: dict[str, Any] = {}  # the model the network started from (warmstart.init)
         self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])
-        self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["margin_loss"])
+        self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["outcome_mix"])
+        self.spec = game_spec(cfg)
+        self.template = native_template(self.spec)
         self._writer: Any = None
 
     # ---------------------------------------------------------------- checkpoints
@@ -237,129 +218,41 @@ class Run:
         }  # fmt: skip
 
     # ---------------------------------------------------------------- data
-    def _jobs(
-        self, kind: str, iteration: int, games: int, first: int, part0: int
-    ) -> list[dict[str, Any]]:
-        seed = self.cfg["run"]["seed"]
-        seeds = [derive_seed(seed, iteration, g) for g in range(first, games)]
-        size = self.cfg["selfplay"]["batch"] if kind == "selfplay" else 1
-        if kind == "teacher":  # spread evenly over the workers, in jobs a kill loses little
-            per = math.ceil(len(seeds) / (4 * self.cfg["selfplay"]["workers"]))
-            size = max(1, min(per, TEACHER_JOB_GAMES))
-        jobs: list[dict[str, Any]] = []
-        weights = model_bytes(self.net) if kind == "selfplay" else b""
-        s = self.cfg["search"]
-        for start in range(0, len(seeds), size):
-            job: dict[str, Any] = {
-                "kind": kind,
-                "iteration": iteration,
-                "part": part0 + len(jobs),
-                "seeds": seeds[start : start + size],
-            }
-            if kind == "selfplay":
-                job.update(
-                    weights=weights,
-                    settings=search_settings(self.cfg),
-                    fast_sims=s["fast_sims"],
-                    full_fraction=s["full_fraction"],
-                )
-            else:
-                ws = self.cfg["warmstart"]
-                job.update({k: ws[k] for k in TEACHER_KEYS})
-            jobs.append(job)
-        return jobs
+    def play(self, iteration: int, games: int, teacher: bool = False) -> list[Positions]:
+        """Play ``games`` games of ``iteration`` (0: the teacher's, the warm start) in the core,
+        over ``selfplay.threads`` threads, with a progress bar; their shards are written (the
+        teacher's every :data:`TEACHER_SHARD_GAMES` games, so a killed run keeps them)."""
+        sp = self.cfg["selfplay"]
+        if teacher:
+            ws = self.cfg["warmstart"]
+            search = selfplay_settings(self.cfg).as_tuple()
+            settings = PlaySettings(search, explore=0, lam=sp["lam"], keep=ws["keep"])
+            _, weights = self.spec.entry.hook("az_teacher")()
+            net = None
+        else:
+            search = selfplay_settings(self.cfg).as_tuple()
+            settings = PlaySettings(search, sp["explore"], sp["lam"], sp["keep"])
+            weights = None
+            net = self.net.native()
+        seed0 = derive_seed(self.cfg["run"]["seed"], iteration, 7) >> 24  # room for + game
+        label = "teacher games" if teacher else f"self-play games (iteration {iteration})"
+        bar = progress(games, label, unit="game")
+        shards: list[Positions] = []
+        per = TEACHER_SHARD_GAMES if teacher else games
+        try:
+            for part, first in enumerate(range(0, games, per)):
+                seeds = [seed0 + g for g in range(first, min(games, first + per))]
+                positions = play_threads(
+                    self.template, net, seeds, settings, sp["threads"], chunk=8,
+                    teacher=teacher, weights=weights, on_chunk=bar.update,
+                )  # fmt: skip
+                write_shard(self.run_dir, iteration, part, positions)
+                self.buffer.add(positions, teacher=teacher)
+                shards.append(positions)
+        finally:
+            bar.close()
+        return shards
 
-    def play(
-        self, kind: str, iteration: int, games: int, first: int = 0, part0: int = 0
-    ) -> list[Positions]:
-        """Play the iteration's games ``first`` to ``games - 1`` (each its own seed) on the
-        workers. Each job's positions are written to its replay shard (parts from ``part0``,
-        in job order) as soon as the job is done, so a killed run keeps them (a resumed warm
-        start plays only the teacher games it lacks: :meth:`teacher_games`), then added to
-        the buffer; the jobs' positions, in job order."""
-        jobs = self._jobs(kind, iteration, games, first, part0)
-
-        def keep(result: tuple[int, Positions]) -> None:
-            write_shard(self.run_dir, iteration, *result)
-
-        results = run_jobs(
-            jobs,
-            Worker,
-            (self.shape.to_dict(), 1),
-            run_worker_job,
-            workers=self.cfg["selfplay"]["workers"],
-            on_result=keep,
-            backend=self.backend,
-        )
-        for _, pos in results:
-            self.buffer.add(pos, teacher=kind == "teacher")
-        return [pos for _, pos in results]
-
-    def teacher_games(self, games: int) -> list[Positions]:
-        """The warm start's ``games`` teacher games, one seed each: those this run already
-        holds (a resumed run killed while playing them: its iteration-0 shards from part 0 on,
-        as far as they run without a gap), then those ``warmstart.reuse`` names (another
-        run's iteration-0 shards, whole and in order, while they fit in ``games``), then the
-        rest played: the games of a run that played them all at once (the shards may split
-        them otherwise), one :class:`Positions` a shard."""
-        parts: list[Positions] = []
-        have = 0
-        for it, part, path in list_shards(self.run_dir):
-            if it != 0:
-                continue
-            pos = read_shard(path) if part == len(parts) else None
-            if pos is None or have + pos.games > games:  # after a gap, or too many: replayed
-                path.unlink()
-                continue
-            self.buffer.add(pos, teacher=True)
-            parts.append(pos)
-            have += pos.games
-        if have:
-            self.log(f"warm start: {have} teacher games already played, kept")
-        source = self.cfg["warmstart"]["reuse"]
-        if source and have < games:
-            copied = self._copy_teacher(Path(source), games, have, parts)
-            self.log(f"warm start: {copied} teacher games copied from {source}")
-            have += copied
-        if have < games:
-            self.log(f"warm start: {games - have} teacher games to play")
-            parts += self.play("teacher", 0, games, first=have, part0=len(parts))
-        return parts
-
-    def _copy_teacher(self, source: Path, games: int, have: int, parts: list[Positions]) -> int:
-        """Copy the games ``have`` on of the run in ``source`` (its iteration-0 shards, whole
-        and in order, while they fit in ``games``; its warm start had this run's teacher: the
-        same games) as this run's next shards, appended to ``parts``; how many games."""
-        saved = source / "config.toml"
-        if not saved.is_file():
-            raise ConfigError(f"warmstart.reuse: {source} holds no az run (no config.toml)")
-        differs = teacher_differs(load_az_config(saved), self.cfg)
-        if differs is not None:
-            key, theirs, ours = differs
-            raise ConfigError(
-                f"warmstart.reuse: {source} has {key} = {theirs!r}, this run {ours!r}"
-            )
-        start, copied, part = 0, 0, 0
-        for it, p, path in list_shards(source):
-            if it != 0:
-                continue
-            if p != part:  # a gap (a job of a killed run): the games after it are unknown
-                break
-            part += 1
-            if start < have:  # games this run holds already
-                start += shard_games(path)
-                continue
-            pos = read_shard(path)
-            if start != have + copied or have + copied + pos.games > games:
-                break
-            write_shard(self.run_dir, 0, len(parts), pos)
-            self.buffer.add(pos, teacher=True)
-            parts.append(pos)
-            copied += pos.games
-            start += pos.games
-        return copied
-
-    # ---------------------------------------------------------------- logging
     def writer(self) -> Any:
         if self._writer is None:
             from torch.utils.tensorboard import SummaryWriter
@@ -379,22 +272,18 @@ class Run:
         tb.flush()
 
     def evaluate(self) -> list[dict[str, Any]]:
-        """The ladder evaluation of the latest model (``eval.csv``, TensorBoard, the plot)."""
+        """The evaluation of the latest model against ``eval.opponents`` (``eval.csv``,
+        TensorBoard, the plot)."""
         ev = self.cfg["eval"]
-        agent = AzAgent(seed=ev["seed"], path=self.run_dir / "model.pt", sims=ev["sims"])
-        env = {"num_players": self.shape.num_players, "mode": self.shape.mode}
-        rows = evaluate_ladder(
-            agent, ev["opponents"], ev["games"], seed=ev["seed"], env_kwargs=env,
-            backend=self.backend if self.backend and self.backend.name == "ray" else None,
+        rows = evaluate_model(
+            self.run_dir / "model.pt", self.spec, ev["opponents"], ev["games"], ev["seed"],
+            None if ev["sims"] < 0 else ev["sims"],
         )  # fmt: skip
-        append_csv(self.run_dir / "eval.csv", self.positions, self.seconds, rows)
+        write_evaluation(self.run_dir, self.games, self.seconds, rows)
         tb = self.writer()
         for r in rows:
-            tb.add_scalar(f"eval/win_rate_{r['opponent']}", r["win_rate"], self.positions)
+            tb.add_scalar(f"eval/win_rate_{r['opponent']}", r["win_rate"], self.games)
         tb.flush()
-        plot_learning_curve(self.run_dir / "eval.csv", self.run_dir / "learning_curve.png")
-        self.log(f"evaluation after iteration {self.iteration} (az sims={ev['sims']}):")
-        self.log(format_table(rows))
         return rows
 
     # ---------------------------------------------------------------- the loop
@@ -449,7 +338,7 @@ class Run:
                 self.save()
                 self.log(
                     f"warm start: {self.warm_steps}/{steps} steps, loss {out['loss']:.3f} "
-                    f"(policy KL {out['policy_kl']:.3f}, outcome {out['outcome']:.3f})"
+                    f"(policy KL {out['policy_kl']:.3f}, value {out['value']:.3f})"
                 )
         done = self.warm_steps - done_before
         # none done: resumed with fewer epochs than the steps already taken (the warm start ends)
@@ -464,9 +353,9 @@ class Run:
         if iteration == 0 and self.warm_steps:  # resumed while learning: the games are there
             shards = self.buffer.teacher.shards
         elif iteration == 0:
-            shards = self.teacher_games(self.cfg["warmstart"]["games"])
+            shards = self.play(0, self.cfg["warmstart"]["games"], teacher=True)
         else:
-            shards = self.play("selfplay", iteration, self.cfg["selfplay"]["games"])
+            shards = self.play(iteration, self.cfg["selfplay"]["games"])
         games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
         played = time.perf_counter()
         if iteration == 0:
@@ -480,19 +369,22 @@ class Run:
         self.positions += positions
         self.seconds += end - start - counted
         self.save()
+        prune_shards(self.run_dir, self.buffer)
         row = {
             "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
             "positions": self.positions, "new_positions": positions,
             **{k: round(v, 5) for k, v in parts.items()},
             "selfplay_seconds": round(played - start, 1), "train_seconds": round(end - played, 1),
+            "games_per_hour": round(games * 3600 / max(end - start, 1e-9)),
+            "evals_per_second": round(sum(p.evals for p in shards) / max(played - start, 1e-9)),
         }  # fmt: skip
         self.record(row)
         self.log(
             f"iteration {iteration}: {games} games, {positions} positions "
             f"({row['selfplay_seconds']} s play, {row['train_seconds']} s learn), "
-            f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, outcome "
-            f"{parts['outcome']:.3f}, margin {parts['margin']:.3f}); total {self.games} games, "
-            f"{self.positions} positions, {self.seconds / 60:.1f} min"
+            f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, value "
+            f"{parts['value']:.3f}); {row['games_per_hour']} games/hour; total {self.games} "
+            f"games, {self.positions} positions, {self.seconds / 60:.1f} min"
         )
 
     def done(self) -> bool:
@@ -542,15 +434,8 @@ def start_run(
         cfg = resolve_config(AZ, rd, resume, config, overrides, config_on_resume=True, log=log)
 
         def prepare(old: Config | None) -> None:
-            fresh = not latest_checkpoint(rd).is_file()
-            if (
-                old is not None
-                and fresh
-                and (teacher_differs(old, cfg) or not cfg["warmstart"]["games"])
-            ):
-                # killed before its first checkpoint, and its teacher games are not this
-                # config's: gone before config.toml names the new settings
-                drop_after(rd, -1)
+            if old is not None and not latest_checkpoint(rd).is_file():
+                drop_after(rd, -1)  # killed before its first checkpoint: start again
 
         # az's log says where a run resumes instead of what its config changes
         begin_run(AZ, rd, cfg, resume, prepare=prepare, log=_quiet)
@@ -573,9 +458,6 @@ def start_run(
                 f"{run.buffer.teacher.size} teacher positions)"
             )
         else:
-            if resume:  # killed before its first checkpoint: it starts again, keeping the
-                # teacher games it played (those of other settings are gone: above)
-                drop_after(rd, 0)
             run.initialize()
         run.starts.append(
             {
@@ -584,11 +466,7 @@ def start_run(
                 "git_commit": git_commit() or "",  # the code it (re)started with
             }
         )
-        if backend is not None:
-            with backend.session(cfg["selfplay"]["workers"]):
-                run.train()
-        else:
-            run.train()
+        run.train()
         return run
 
 

@@ -1,331 +1,274 @@
-"""Games that make training data: self-play with the Gumbel search, and a teacher's games for
-the warm start (iteration 0).
+"""Self-play and teacher games in the native core (``az_selfplay``, ``moonriver_env/_core/
+azselfplay.c``): whole games played by the search with the network evaluated in C (or, for a
+warm start, by the game's hand-written teacher), in lockstep over threads that release the
+GIL. Each decision with more than one legal action is a position:
 
-A batch of games is played in lockstep (:func:`play_selfplay`): at every step the decisions of
-all unfinished games are searched together (one network call for the roots, one per Sequential
-Halving phase), so the network always sees a batch. The engine is stepped only through the
-search (:func:`agents.az.search.expand_afterstates`, in the native core when it is built:
-that is where nearly all the moves are) and ``GameState.apply`` here (one move per decision,
-on the Python engine: the search's roots and the recorded observations need the state).
+* the acting seat's observation, its non-zero entries (``obs_idx``, ``obs_val``, position
+  ``i``'s from ``obs_ptr[i]``);
+* the legal actions (``legal``, from ``legal_ptr[i]``) and the policy target ``pi`` over them
+  (the search's improved policy; the teacher's move);
+* ``q``, the search's value of the move played (NaN for a teacher's move), ``z`` the seat's
+  outcome (2 x its share of the win - 1) and ``target`` its TD(lambda) return over its own
+  later search values ending in ``z``.
 
-Playout cap randomisation (Wu, 2019): each decision gets the full search (``sims``) with
-probability ``full_fraction`` and its improved policy becomes a policy target; the others get
-a fast search (``fast_sims``; 0: a sample of the raw policy) and give only value targets.
-
-Every decision with more than one legal action becomes a position (:class:`Positions`): the
-observation of the acting seat, the legal actions and the policy target over them, and the
-value targets of every seat, from the observer on (own first): outcome ``2 x win share - 1``
-and the final margin over the best other seat in :data:`agents.az.MARGIN_SCALE` points.
+Nothing here imports torch: a worker process needs only NumPy and the core.
 """
 
 from __future__ import annotations
 
-import io
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
-import torch
 
-from agents.az.network import AzNet, NetShape
-from agents.az.search import Evaluator, SearchSettings, final_value, gumbel_search
-from agents.registry import make_agent, parse_spec
-from agents.seeds import derive_seed
-from moonriver_env.moonriver.agents.heuristic import HeuristicAgent
-from moonriver_env.moonriver.agents.montecarlo import MonteCarloAgent
-from moonriver_env.moonriver.encoding import ObservationEncoder
-from moonriver_env.moonriver.rules import GameConfig, GameState, new_game
-from moonriver_env.moonriver.vector.search import NativeState
-from moonriver_env.vector import NATIVE
+from moonriver_env.family.native import native
+from moonriver_env.games import GameSpec
 
-OBS_DTYPE = np.float16  # observations are small counts and scaled scores: half precision
+ARRAYS = {
+    "obs_ptr": np.int64, "obs_idx": np.int16, "obs_val": np.float32, "legal_ptr": np.int64,
+    "legal": np.int16, "pi": np.float32, "seat": np.int8, "q": np.float32, "z": np.float32,
+    "target": np.float32,
+}  # fmt: skip
+"""A :class:`Positions`' arrays and their types (a replay shard's entries)."""
 
 
 @dataclass
 class Positions:
-    """Training positions (ragged legal actions: those of position ``i`` are
-    ``legal[legal_ptr[i]:legal_ptr[i + 1]]`` with the policy target ``target[...]``)."""
+    """Positions from games (module docstring); ``games`` and ``outcomes`` (games x seats)
+    count the games they came from."""
 
-    obs: np.ndarray  # (N, obs) float16
-    legal_ptr: np.ndarray  # (N + 1,) int64
-    legal: np.ndarray  # (M,) int32
-    target: np.ndarray  # (M,) float32
-    has_policy: np.ndarray  # (N,) bool
-    outcome: np.ndarray  # (N, n) float32
-    margin: np.ndarray  # (N, n) float32
+    obs_ptr: np.ndarray
+    obs_idx: np.ndarray
+    obs_val: np.ndarray
+    legal_ptr: np.ndarray
+    legal: np.ndarray
+    pi: np.ndarray
+    seat: np.ndarray
+    q: np.ndarray
+    z: np.ndarray
+    target: np.ndarray
     games: int = 0
+    evals: int = 0
+    decisions: int = 0
 
     def __len__(self) -> int:
-        return int(self.obs.shape[0])
+        return int(self.seat.shape[0])
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The arrays by name (what a replay shard stores)."""
-        return {
-            "obs": self.obs,
-            "legal_ptr": self.legal_ptr,
-            "legal": self.legal,
-            "target": self.target,
-            "has_policy": self.has_policy,
-            "outcome": self.outcome,
-            "margin": self.margin,
-            "games": np.asarray(self.games, dtype=np.int64),
-        }
+        """The arrays and counters, for a shard file (no object arrays: read without pickle)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name in ARRAYS}
+        out["counts"] = np.array([self.games, self.evals, self.decisions], dtype=np.int64)
+        return out
 
     @classmethod
     def from_arrays(cls, a: Mapping[str, np.ndarray]) -> Positions:
-        return cls(
-            a["obs"], a["legal_ptr"], a["legal"], a["target"], a["has_policy"],
-            a["outcome"], a["margin"], int(a["games"]),
+        """Back from :meth:`arrays` (types checked: a foreign file is a ``ValueError``)."""
+        missing = sorted(set(ARRAYS) | {"counts"} - set(a))
+        if missing:
+            raise ValueError(f"positions: missing arrays {missing}")
+        kw = {k: np.asarray(a[k]).astype(t, copy=False) for k, t in ARRAYS.items()}
+        games, evals, decisions = (int(x) for x in np.asarray(a["counts"])[:3])
+        p = cls(**kw, games=games, evals=evals, decisions=decisions)
+        p.check()
+        return p
+
+    def check(self) -> None:
+        """``ValueError`` when the arrays do not fit together."""
+        n = len(self)
+        ok = (
+            self.obs_ptr.shape == (n + 1,) and self.legal_ptr.shape == (n + 1,)
+            and int(self.obs_ptr[-1]) == self.obs_idx.size == self.obs_val.size
+            and int(self.legal_ptr[-1]) == self.legal.size == self.pi.size
+            and self.q.shape == self.z.shape == self.target.shape == (n,)
+            and bool(np.all(np.diff(self.obs_ptr) >= 0)) and bool(np.all(np.diff(self.legal_ptr) >= 1))
         )  # fmt: skip
+        if not ok:
+            raise ValueError("positions: arrays of inconsistent sizes")
 
     @classmethod
-    def concatenate(cls, parts: Sequence[Positions], obs_size: int, n: int) -> Positions:
+    def empty(cls) -> Positions:
+        return cls(**{k: np.zeros(1 if k.endswith("_ptr") else 0, t) for k, t in ARRAYS.items()})
+
+    @classmethod
+    def concatenate(cls, parts: Sequence[Positions]) -> Positions:
         """One :class:`Positions` of ``parts`` in order."""
-        if not parts:
-            return cls(
-                np.zeros((0, obs_size), OBS_DTYPE), np.zeros(1, np.int64), np.zeros(0, np.int32),
-                np.zeros(0, np.float32), np.zeros(0, bool), np.zeros((0, n), np.float32),
-                np.zeros((0, n), np.float32),
-            )  # fmt: skip
-        ptrs = [parts[0].legal_ptr]
-        offset = int(parts[0].legal_ptr[-1])
-        for p in parts[1:]:
-            ptrs.append(p.legal_ptr[1:] + offset)
-            offset += int(p.legal_ptr[-1])
-        return cls(
-            np.concatenate([p.obs for p in parts]),
-            np.concatenate(ptrs),
-            np.concatenate([p.legal for p in parts]),
-            np.concatenate([p.target for p in parts]),
-            np.concatenate([p.has_policy for p in parts]),
-            np.concatenate([p.outcome for p in parts]),
-            np.concatenate([p.margin for p in parts]),
-            sum(p.games for p in parts),
-        )
-
-
-class _Recorder:
-    """Collects the decisions of one game; the value targets are filled in at its end."""
-
-    def __init__(self) -> None:
-        self.obs: list[np.ndarray] = []
-        self.seats: list[int] = []
-        self.legal: list[np.ndarray] = []
-        self.target: list[np.ndarray] = []
-        self.has_policy: list[bool] = []
-
-    def add(
-        self, obs: np.ndarray, seat: int, legal: np.ndarray, target: np.ndarray, policy: bool
-    ) -> None:
-        self.obs.append(obs.astype(OBS_DTYPE))
-        self.seats.append(seat)
-        self.legal.append(legal.astype(np.int32))
-        self.target.append(target.astype(np.float32))
-        self.has_policy.append(policy)
-
-    def finish(self, state: GameState | NativeState, obs_size: int) -> Positions:
-        n = state.config.num_players
-        finals = [final_value(state, s) for s in range(n)]
-        k = len(self.obs)
-        outcome = np.zeros((k, n), np.float32)
-        margin = np.zeros((k, n), np.float32)
-        for i, seat in enumerate(self.seats):
-            for j in range(n):
-                o, m = finals[(seat + j) % n]
-                outcome[i, j], margin[i, j] = o, m
-        sizes = [a.size for a in self.legal]
-        ptr = np.zeros(k + 1, np.int64)
-        ptr[1:] = np.cumsum(sizes)
-        return Positions(
-            np.stack(self.obs) if k else np.zeros((0, obs_size), OBS_DTYPE),
-            ptr,
-            np.concatenate(self.legal) if k else np.zeros(0, np.int32),
-            np.concatenate(self.target) if k else np.zeros(0, np.float32),
-            np.asarray(self.has_policy, bool),
-            outcome,
-            margin,
-            games=1,
-        )
-
-
-def play_selfplay(
-    evaluator: Evaluator,
-    config: GameConfig,
-    seeds: Sequence[int],
-    settings: SearchSettings,
-    fast_sims: int,
-    full_fraction: float,
-) -> Positions:
-    """Self-play games, one per seed (the game's deal and the search's randomness both derive
-    from it), played in lockstep; the positions of all of them in seed order."""
-    states = [new_game(config, seed=int(s)) for s in seeds]
-    rngs = [np.random.default_rng(derive_seed(int(s), 1)) for s in seeds]
-    caps = [np.random.default_rng(derive_seed(int(s), 2)) for s in seeds]
-    recorders = [_Recorder() for _ in seeds]
-    play = SearchSettings(**{**settings.__dict__, "sample": True})
-    enc = evaluator.encoder
-    while True:
-        live = [i for i, s in enumerate(states) if not s.is_terminal]
-        if not live:
-            break
-        full = [bool(caps[i].random() < full_fraction) for i in live]
-        sims = [settings.sims if f else fast_sims for f in full]
-        results = gumbel_search(
-            evaluator, [states[i] for i in live], play, [rngs[i] for i in live], sims
-        )
-        for i, f, res in zip(live, full, results, strict=True):
-            s = states[i]
-            if res.legal.size > 1:
-                seat = s.current_seat
-                assert seat is not None
-                target = res.improved if (f and res.searched) else res.prior
-                recorders[i].add(enc.encode_flat(s, seat), seat, res.legal, target, f)
-            s.apply(res.action)
-    parts = [r.finish(s, enc.flat_size) for r, s in zip(recorders, states, strict=True)]
-    return Positions.concatenate(parts, enc.flat_size, config.num_players)
-
-
-TEACHER_KEYS = ("teacher", "explore", "target", "temperature", "keep")
-"""The ``[warmstart]`` keys that decide the teacher's games: :func:`play_teacher`'s keyword
-arguments, a teacher job's fields, what ``warmstart.reuse`` must share."""
-
-TEACHER_TARGETS = ("move", "values")
-"""What a teacher position's policy target is (``warmstart.target``): the teacher's move
-(one-hot), or the softmax of the teacher's values divided by a temperature in points: the
-heuristic's one-ply values of every legal action (every action ranked, not only the best), or
-flat Monte Carlo's mean values of its root candidates (the other actions get none)."""
-
-VALUE_TEACHERS = ("heuristic", "mc")
-"""The agents whose values can be a policy target (``target="values"``)."""
-
-
-def teacher_target(
-    legal: np.ndarray, action: int, values: Sequence[float] | None, temperature: float
-) -> np.ndarray:
-    """The policy target of a teacher decision (:data:`TEACHER_TARGETS`; ``values`` None: the
-    move)."""
-    if values is None:
-        return (legal == action).astype(np.float32)
-    v = np.asarray(values, dtype=np.float64) / temperature  # -inf: no probability
-    p = np.exp(v - v.max())
-    return (p / p.sum()).astype(np.float32)
-
-
-def play_teacher(
-    config: GameConfig,
-    seeds: Sequence[int],
-    teacher: str,
-    explore: float,
-    target: str = "move",
-    temperature: float = 1.0,
-    keep: float = 1.0,
-) -> Positions:
-    """Games of ``teacher`` (an agent spec) in every seat, one per seed; the policy target is
-    the teacher's move (one-hot; ``target="values"``: the heuristic's or flat Monte Carlo's
-    values, see :data:`TEACHER_TARGETS`) even where a random move (probability ``explore``) is
-    played instead. Each decision is recorded with probability ``keep`` (fewer positions per game:
-    more games, so more outcomes, in the same memory).
-
-    A ``"heuristic"`` teacher plays in the native core when it is built: the same games,
-    positions and targets as on the Python engine (``tests/training/test_az.py``), about 25
-    times faster."""
-    if target not in TEACHER_TARGETS:
-        raise ValueError(f"target: expected one of {TEACHER_TARGETS}, got {target!r}")
-    enc = ObservationEncoder(config)
-    n = config.num_players
-    native = teacher == "heuristic" and NATIVE
-    if target == "values" and parse_spec(teacher)[0] not in VALUE_TEACHERS:
-        raise ValueError(
-            f"target 'values' needs one of {VALUE_TEACHERS} as teacher, got {teacher!r}"
-        )
-    parts = []
-    for seed in seeds:
-        agents = [make_agent(teacher, seed=derive_seed(int(seed), 3, k)) for k in range(n)]
-        rng = np.random.default_rng(derive_seed(int(seed), 4))
-        kept = np.random.default_rng(derive_seed(int(seed), 5))
-        state: GameState | NativeState
-        state = NativeState(config, seed=int(seed)) if native else new_game(config, seed=int(seed))
-        rec = _Recorder()
-        while not state.is_terminal:
-            seat = state.current_seat
-            assert seat is not None
-            legal_list = state.legal_action_list()
-            legal = np.asarray(legal_list, dtype=np.int64)
-            values: list[float] | None = None
-            agent = agents[seat]
-            if len(legal_list) == 1:
-                action = legal_list[0]
-            elif isinstance(state, NativeState):
-                assert isinstance(agent, HeuristicAgent)
-                det = state.clone()
-                det.determinize(agent.rng)
-                values = det.action_values(legal_list, agent.evaluator.w.as_list())
-                action = agent.pick(legal_list, dict(zip(legal_list, values, strict=True)))
-            elif isinstance(agent, HeuristicAgent) and target == "values":
-                scores = agent.action_values(state)
-                values = [scores[a] for a in legal_list]
-                action = agent.pick(legal_list, scores)
+        parts = [p for p in parts if len(p)] or [cls.empty()]
+        kw: dict[str, Any] = {}
+        for name in ARRAYS:
+            if name.endswith("_ptr"):
+                base = np.cumsum([0] + [int(p.__dict__[name][-1]) for p in parts[:-1]])
+                kw[name] = np.concatenate(
+                    [parts[0].__dict__[name][:1]]
+                    + [p.__dict__[name][1:] + b for p, b in zip(parts, base, strict=True)]
+                )
             else:
-                action = int(agent.choose(state))
-                if isinstance(agent, MonteCarloAgent) and target == "values" and agent.last_values:
-                    means = agent.last_values  # its root candidates' means; none: the move
-                    values = [means.get(a, -np.inf) for a in legal_list]
-            if legal.size > 1:
-                if kept.random() < keep:
-                    obs = (
-                        state.observation(seat)
-                        if isinstance(state, NativeState)
-                        else enc.encode_flat(state, seat)
-                    )
-                    soft = values if target == "values" else None
-                    rec.add(
-                        obs, seat, legal, teacher_target(legal, action, soft, temperature), True
-                    )
-                if rng.random() < explore:
-                    action = int(legal[rng.integers(legal.size)])
-            state.apply(action)
-        parts.append(rec.finish(state, enc.flat_size))
-    return Positions.concatenate(parts, enc.flat_size, n)
+                kw[name] = np.concatenate([p.__dict__[name] for p in parts])
+        return cls(
+            **kw,
+            games=sum(p.games for p in parts),
+            evals=sum(p.evals for p in parts),
+            decisions=sum(p.decisions for p in parts),
+        )
 
-
-# -- worker side of run_jobs ---------------------------------------------------------------
-def model_bytes(net: AzNet) -> bytes:
-    """The weights as bytes (sent to workers, wherever they run)."""
-    buf = io.BytesIO()
-    torch.save(net.state_dict(), buf)
-    return buf.getvalue()
-
-
-class Worker:
-    """A self-play worker: the network of the latest iteration it was sent."""
-
-    def __init__(self, shape: Mapping[str, Any], threads: int = 1) -> None:
-        torch.set_num_threads(threads)
-        self.shape = NetShape(**shape)
-        self.config = GameConfig(num_players=self.shape.num_players, mode=self.shape.mode)
-        self.net = AzNet(self.shape).eval()
-        self.evaluator = Evaluator(self.net, ObservationEncoder(self.config))
-        self.iteration: int | None = None
-
-    def run(self, job: Mapping[str, Any]) -> Positions:
-        """One job: ``{"kind": "selfplay", "iteration", "weights", "seeds", "settings",
-        "fast_sims", "full_fraction"}`` or ``{"kind": "teacher", "seeds", "teacher",
-        "explore", "target", "temperature", "keep"}``."""
-        if job["kind"] == "teacher":
-            kw = {k: job[k] for k in TEACHER_KEYS if k in job}  # the rest: play_teacher's
-            return play_teacher(self.config, job["seeds"], **kw)
-        if self.iteration != job["iteration"]:
-            state = torch.load(io.BytesIO(job["weights"]), map_location="cpu", weights_only=True)
-            self.net.load_state_dict(state)
-            self.net.eval()
-            self.iteration = job["iteration"]
-        return play_selfplay(
-            self.evaluator, self.config, job["seeds"], SearchSettings(**job["settings"]),
-            job["fast_sims"], job["full_fraction"],
+    def take(self, rows: np.ndarray) -> Positions:
+        """The positions ``rows`` (their arrays gathered)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        obs_rows = _ranges(self.obs_ptr, rows)
+        legal_rows = _ranges(self.legal_ptr, rows)
+        return Positions(
+            obs_ptr=_ptr(self.obs_ptr, rows), obs_idx=self.obs_idx[obs_rows],
+            obs_val=self.obs_val[obs_rows], legal_ptr=_ptr(self.legal_ptr, rows),
+            legal=self.legal[legal_rows], pi=self.pi[legal_rows], seat=self.seat[rows],
+            q=self.q[rows], z=self.z[rows], target=self.target[rows],
         )  # fmt: skip
 
 
-def run_worker_job(worker: Worker, job: Mapping[str, Any]) -> tuple[int, Positions]:
-    """``play`` of :func:`agents.runner.run_jobs`: the job's replay part and its positions."""
-    return int(job["part"]), worker.run(job)
+def _ptr(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    sizes = ptr[rows + 1] - ptr[rows]
+    out = np.zeros(rows.size + 1, np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
+def _ranges(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The flat indices of rows' entries in an array indexed by ``ptr``."""
+    starts, sizes = ptr[rows], ptr[rows + 1] - ptr[rows]
+    total = int(sizes.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offs = np.repeat(starts - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes)
+    return np.arange(total, dtype=np.int64) + offs
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """How games are played: the search's settings tuple (``agents.az.SearchSettings``), the
+    first ``explore`` decisions of a game drawn from the improved policy, TD(``lam``), and
+    ``keep``, the share of positions kept (drawn at random, seeded)."""
+
+    search: tuple[Any, ...]
+    explore: int
+    lam: float
+    keep: float = 1.0
+
+
+def native_template(spec: GameSpec) -> Any:
+    """A native state object of ``spec``'s game (what ``az_selfplay`` plays)."""
+    if native is None:
+        raise RuntimeError("az self-play runs in the native core; it is not built")
+    cls = spec.entry.hook("native_state")
+    return cls(spec.config(), 0)._core
+
+
+def native_net(shape: Mapping[str, Any], weights: np.ndarray | bytes) -> Any:
+    """The core's ``Net`` of ``shape`` (an ``agents.az.NetShape`` as a dict) from flat float32
+    weights."""
+    if native is None:
+        raise RuntimeError("az self-play runs in the native core; it is not built")
+    w = np.frombuffer(weights, np.float32) if isinstance(weights, bytes) else weights
+    return native.Net(shape["inputs"], shape["hidden1"], shape["hidden2"], shape["actions"], w)
+
+
+def play_games(
+    template: Any,
+    net: Any,
+    games: int,
+    seed: int,
+    settings: PlaySettings,
+    teacher: bool = False,
+    weights: Sequence[float] | None = None,
+) -> Positions:
+    """``games`` games (game ``i`` set up with ``seed + i``) in one call to the core."""
+    assert native is not None
+    out = native.az_selfplay(
+        template, None if teacher else net, games, seed, settings.search, teacher,
+        settings.explore, settings.lam, None if weights is None else list(weights),
+    )  # fmt: skip
+    arrays = {
+        "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
+        "obs_idx": np.frombuffer(out["obs_idx"], np.int16),
+        "obs_val": np.frombuffer(out["obs_val"], np.float32),
+        "legal_ptr": np.frombuffer(out["legal_off"], np.int64),
+        "legal": np.frombuffer(out["legal_id"], np.int16),
+        "pi": np.frombuffer(out["pi"], np.float32),
+        "seat": np.frombuffer(out["seat"], np.int8),
+        "q": np.frombuffer(out["q"], np.float32),
+        "z": np.frombuffer(out["z"], np.float32),
+        "target": np.frombuffer(out["target"], np.float32),
+    }
+    if out["positions"] == 0:
+        arrays["obs_ptr"] = arrays["legal_ptr"] = np.zeros(1, np.int64)
+    decisions = int(np.frombuffer(out["lengths"], np.int32).sum())
+    p = Positions(**arrays, games=games, evals=int(out["evals"]), decisions=decisions)
+    if settings.keep < 1.0 and len(p):
+        rng = np.random.default_rng(seed)
+        rows = np.flatnonzero(rng.random(len(p)) < settings.keep)
+        kept = p.take(rows)
+        kept.games, kept.evals, kept.decisions = p.games, p.evals, p.decisions
+        return kept
+    return p
+
+
+def play_threads(
+    template: Any,
+    net: Any,
+    seeds: Sequence[int],
+    settings: PlaySettings,
+    threads: int,
+    chunk: int = 8,
+    teacher: bool = False,
+    weights: Sequence[float] | None = None,
+    on_chunk: Any = None,
+) -> Positions:
+    """Games from ``seeds`` (consecutive runs of ``chunk`` games per call) over ``threads``
+    threads (the core releases the GIL while it plays); ``on_chunk(games)`` after each call
+    (progress). The result is in seed order, whatever the threads' timing."""
+    blocks = [list(seeds[i : i + chunk]) for i in range(0, len(seeds), chunk)]
+    results: list[Positions | None] = [None] * len(blocks)
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+    nxt = [0]
+
+    def work() -> None:
+        while True:
+            with lock:
+                if nxt[0] >= len(blocks) or errors:
+                    return
+                i = nxt[0]
+                nxt[0] += 1
+            block = blocks[i]
+            try:
+                parts = [
+                    play_games(template, net, len(run), run[0], settings, teacher, weights)
+                    for run in _consecutive(block)
+                ]
+                results[i] = Positions.concatenate(parts)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                with lock:
+                    errors.append(exc)
+                return
+            if on_chunk is not None:
+                with lock:
+                    on_chunk(len(block))
+
+    pool = [threading.Thread(target=work, daemon=True) for _ in range(max(1, threads))]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    if errors:
+        raise errors[0]
+    return Positions.concatenate([r for r in results if r is not None])
+
+
+def _consecutive(seeds: Sequence[int]) -> list[list[int]]:
+    """``seeds`` cut into runs of consecutive integers (one core call each)."""
+    runs: list[list[int]] = []
+    for s in seeds:
+        if runs and s == runs[-1][-1] + 1:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return runs

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import AgentKind
+from agents.base import Agent, AgentKind
 from agents.registry import make_agent
+from agents.spec_params import AZ_PARAMS
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 
 from .common import KingdominoAgent, kingdomino_state
@@ -63,6 +64,12 @@ def _ppo_params(spec: str, rest: str) -> dict[str, Any]:
     return {"path": rest.strip()}
 
 
+def _az(seed: int | None = None, **params: Any) -> Agent:
+    from agents.az import AzAgent  # imports torch: only when asked for
+
+    return AzAgent(seed=seed, **params)
+
+
 AGENTS: dict[str, AgentKind] = {
     "random": AgentKind(RandomKingdominoAgent),
     "greedy": AgentKind(GreedyKingdominoAgent, params={"draft": str, "study": str}),
@@ -70,6 +77,7 @@ AGENTS: dict[str, AgentKind] = {
     "mc": AgentKind(MonteCarloKingdominoAgent, params={**_SEARCH_PARAMS, "engine": str}),
     "mcts": AgentKind(MCTSKingdominoAgent, params={**_SEARCH_PARAMS, "c": float}),
     "ppo": AgentKind(PolicyKingdominoAgent, parse=_ppo_params, shown=("ppo:PATH",)),
+    "az": AgentKind(_az, params=AZ_PARAMS),
 }
 """Kingdomino's agents by spec name: the ``agents`` hook of its entry."""
 

@@ -158,3 +158,9 @@ class GreedyKingdominoAgent(KingdominoAgent):
         if self.draft == "random":
             return self._pick_uniform(legal)
         return self._pick_uniform(greedy_picks(state))
+
+
+def core_teacher() -> tuple[str, None]:
+    """The warm start's teacher in the core (``az_selfplay`` with ``teacher``): the greedy
+    agent (the ``az_teacher`` hook of Kingdomino's entry; it takes no weights)."""
+    return "greedy", None

@@ -18,10 +18,10 @@
                :mod:`agents.rllib_agent`), its latest checkpoint; options after the path:
                ``rllib:DIR,sample=true,checkpoint=iter_000010``; RLlib unpickles the
                checkpoint: ``trust=1`` (or ``MOONRIVER_TRUST_FILES=1``) must opt in
-``az``         the learned policy and value network with a Gumbel root search
+``az``         the learned policy and value network with its search in the core
                (:mod:`agents.az`): the shipped model for the game played; parameters
-               ``sims`` (0: the raw policy), ``k``, ``path`` (a model file), ``sample``,
-               ``gumbel``, ``rescale``, ``threads``
+               ``sims`` (0: the raw policy), ``k``, ``r``, ``depth``, ``path`` (a model
+               file), ``sample``
 =============  ===========================================================================
 
 ``openspiel_mcts`` is OpenSpiel's MCTSBot on ``python_moonriver`` (the ``openspiel`` extra,
@@ -39,6 +39,7 @@ from agents.base import Agent, AgentKind, PolicyAgent
 from agents.random_agent import RandomAgent
 from agents.rllib_agent import RLlibAgent, rllib_params
 from agents.shipped import CHECKPOINTS
+from agents.spec_params import AZ_PARAMS
 
 from .evaluation import Weights
 from .greedy import GreedyAgent
@@ -121,15 +122,7 @@ AGENTS: dict[str, AgentKind] = {
     ),
     "az": AgentKind(
         _az,
-        params={
-            "sims": int,
-            "k": int,
-            "path": str,
-            "sample": str,
-            "gumbel": float,
-            "rescale": str,
-            "threads": int,
-        },
+        params=AZ_PARAMS,
     ),
 }
 """Moon River's agents by spec name (module docstring): the ``agents`` hook of its entry."""

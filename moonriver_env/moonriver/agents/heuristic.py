@@ -132,3 +132,9 @@ class HeuristicPrior:
     @native.setter
     def native(self, on: bool) -> None:
         self.prior.native = on
+
+
+def core_teacher() -> tuple[str, list[float]]:
+    """The warm start's teacher in the core (``az_selfplay`` with ``teacher``): the heuristic
+    agent with its default weights (the ``az_teacher`` hook of Moon River's entry)."""
+    return "heuristic", Weights().as_list()

@@ -1,0 +1,340 @@
+/* The CPython binding of the learned agent's core (learn.h): the Net type (weights copied in at
+ * construction, never changed after: safe to share between threads), az_search (one decision)
+ * and az_selfplay (whole games), both on a copy of the caller's state object with the GIL
+ * released while they play. */
+#include "binding.h"
+#include "kingdomino.h"
+#include "learn.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD int ready;
+    float *data;
+    lr_net net;
+} NetObject;
+
+static void Net_dealloc(NetObject *self) {
+    free(self->data);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Net(inputs, hidden1, hidden2, actions, weights float32 (lr_net_size,)) */
+static int Net_init(NetObject *self, PyObject *args, PyObject *kwds) {
+    int in, h1, h2, actions;
+    PyObject *wobj;
+    static char *kwlist[] = {"inputs", "hidden1", "hidden2", "actions", "weights", NULL};
+    if (self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Net: already initialised (a Net never changes)");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiiiO", kwlist, &in, &h1, &h2, &actions, &wobj)) {
+        return -1;
+    }
+    if (in < 1 || in > LR_MAX_INPUT || h1 < 1 || h1 > LR_MAX_H1 || h2 < 1 || h2 > LR_MAX_H2 ||
+        actions < 1 || actions > LR_MAX_ACTIONS) {
+        PyErr_Format(PyExc_ValueError,
+                     "Net: sizes out of range (inputs 1..%d, hidden1 1..%d, hidden2 1..%d, "
+                     "actions 1..%d), got %d, %d, %d, %d",
+                     LR_MAX_INPUT, LR_MAX_H1, LR_MAX_H2, LR_MAX_ACTIONS, in, h1, h2, actions);
+        return -1;
+    }
+    size_t size = lr_net_size(in, h1, h2, actions);
+    Py_buffer view;
+    if (get_buffer(wobj, &view, "weights", "f", sizeof(float), (Py_ssize_t)size, 0) < 0) {
+        return -1;
+    }
+    float *data = malloc(sizeof(float) * size);
+    if (!data) {
+        PyBuffer_Release(&view);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(data, view.buf, sizeof(float) * size);
+    PyBuffer_Release(&view);
+    for (size_t i = 0; i < size; i++) {
+        if (!isfinite(data[i])) {
+            free(data);
+            PyErr_Format(PyExc_ValueError, "Net: weight %zu is not finite", i);
+            return -1;
+        }
+    }
+    self->data = data;
+    lr_net_bind(&self->net, in, h1, h2, actions, data);
+    self->ready = 1;
+    return 0;
+}
+
+static int net_ready(PyObject *obj) {
+    if (!((NetObject *)obj)->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Net is not initialised (its __init__ did not succeed)");
+        return -1;
+    }
+    return 0;
+}
+
+/* evaluate(obs float32 (inputs,), legal) -> (value, tuple of the legal actions' logits) */
+static PyObject *Net_evaluate(NetObject *self, PyObject *args) {
+    PyObject *obs, *lobj;
+    if (net_ready((PyObject *)self) < 0 || !PyArg_ParseTuple(args, "OO", &obs, &lobj)) {
+        return NULL;
+    }
+    Py_ssize_t count;
+    int *ids = read_action_ids(lobj, "legal", LR_MAX_LEGAL, &count);
+    if (!ids) {
+        return NULL;
+    }
+    int32_t legal[LR_MAX_LEGAL];
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (ids[i] < 0 || ids[i] >= self->net.actions) {
+            PyErr_Format(PyExc_ValueError, "legal: action %d out of range 0..%d", ids[i],
+                         self->net.actions - 1);
+            PyMem_Free(ids);
+            return NULL;
+        }
+        legal[i] = ids[i];
+    }
+    PyMem_Free(ids);
+    Py_buffer view;
+    if (get_buffer(obs, &view, "obs", "f", sizeof(float), self->net.in, 0) < 0) {
+        return NULL;
+    }
+    float *x = malloc(sizeof(float) * (size_t)self->net.in);
+    if (!x) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    memcpy(x, view.buf, sizeof(float) * (size_t)self->net.in);
+    PyBuffer_Release(&view);
+    float h2[LR_MAX_H2], logits[LR_MAX_LEGAL];
+    float v = lr_forward(&self->net, x, h2);
+    free(x);
+    lr_logits(&self->net, h2, legal, (int)count, logits);
+    PyObject *lt = PyTuple_New(count);
+    if (!lt) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyTuple_SET_ITEM(lt, i, PyFloat_FromDouble(logits[i]));
+    }
+    return Py_BuildValue("(dN)", (double)v, lt);
+}
+
+static PyObject *Net_sizes(NetObject *self, void *unused) {
+    if (net_ready((PyObject *)self) < 0) {
+        return NULL;
+    }
+    return Py_BuildValue("(iiii)", self->net.in, self->net.h1, self->net.h2, self->net.actions);
+}
+
+static PyMethodDef Net_methods[] = {
+    {"evaluate", (PyCFunction)Net_evaluate, METH_VARARGS,
+     "evaluate(obs, legal) -> (value, logits of legal)"},
+    {NULL}};
+static PyGetSetDef Net_getset[] = {
+    {"sizes", (getter)Net_sizes, NULL, "(inputs, hidden1, hidden2, actions)", NULL}, {NULL}};
+
+static PyTypeObject NetType = {
+    NATIVE_TYPE(NetObject, "Net", "The learned agent's network (learn.h), weights copied in."),
+    .tp_new = PyType_GenericNew, .tp_init = (initproc)Net_init,
+    .tp_dealloc = (destructor)Net_dealloc, .tp_methods = Net_methods, .tp_getset = Net_getset};
+
+/* --- the game of a state object, and the settings ------------------------------------------ */
+/* g from a search state (State or KdState), checked against net when given; 0 or -1. */
+static int game_of(PyObject *state, NetObject *net, lr_game *g) {
+    if (PyObject_TypeCheck(state, &StateType)) {
+        lr_moonriver(g, ((CoreStateHead *)state)->params);
+    } else if (PyObject_TypeCheck(state, &KdStateType)) {
+        lr_kingdomino(g, ((CoreStateHead *)state)->params);
+    } else {
+        PyErr_Format(PyExc_TypeError, "state: expected a State or KdState, got %s",
+                     Py_TYPE(state)->tp_name);
+        return -1;
+    }
+    if (net && (net->net.in != g->obs_size || net->net.actions != g->num_actions)) {
+        PyErr_Format(PyExc_ValueError,
+                     "net: made for %d inputs and %d actions, the game has %d and %d",
+                     net->net.in, net->net.actions, g->obs_size, g->num_actions);
+        return -1;
+    }
+    if (g->obs_size > LR_MAX_INPUT || g->n > LR_MAX_SEATS) {
+        PyErr_SetString(PyExc_ValueError, "state: the game is larger than the search allows");
+        return -1;
+    }
+    return 0;
+}
+
+static NetObject *as_net(PyObject *obj, int optional) {
+    if (optional && obj == Py_None) {
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(obj, &NetType)) {
+        PyErr_Format(PyExc_TypeError, "net: expected a Net, got %s", Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return net_ready(obj) < 0 ? NULL : (NetObject *)obj;
+}
+
+/* settings: (k, r, depth, max_depth, rollout_temp, tau) */
+static int read_settings(PyObject *obj, lr_settings *s) {
+    if (!PyArg_ParseTuple(obj, "iiiiff;settings: expected (k, r, depth, max_depth, rollout_temp, tau)",
+                          &s->k, &s->r, &s->depth, &s->max_depth, &s->rollout_temp, &s->tau)) {
+        return -1;
+    }
+    if (s->k < 0 || s->k > LR_MAX_CANDS || s->r < 0 || s->r > 4096 || s->depth < 0 ||
+        s->depth > 100000 || s->max_depth < 0 || s->max_depth > 100000 ||
+        !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
+        !(s->tau > 0.0f && s->tau <= 100.0f)) {
+        PyErr_Format(PyExc_ValueError,
+                     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, rollout_temp "
+                     "0..100, tau > 0 (up to 100)",
+                     LR_MAX_CANDS);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *floats(const float *v, int count) {
+    PyObject *t = PyTuple_New(count);
+    for (int i = 0; t && i < count; i++) {
+        PyTuple_SET_ITEM(t, i, PyFloat_FromDouble(v[i]));
+    }
+    return t;
+}
+
+/* az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, evals) */
+static PyObject *az_search(PyObject *mod, PyObject *args) {
+    PyObject *state, *nobj, *sobj;
+    unsigned long long seed;
+    int sample;
+    lr_settings s;
+    lr_game g;
+    if (!PyArg_ParseTuple(args, "OOOKp", &state, &nobj, &sobj, &seed, &sample)) {
+        return NULL;
+    }
+    NetObject *net = as_net(nobj, 0);
+    if (!net || game_of(state, net, &g) < 0 || read_settings(sobj, &s) < 0) {
+        return NULL;
+    }
+    lr_work w;
+    lr_result *r = malloc(sizeof *r);
+    if (!r || lr_work_init(&w, &g) < 0) {
+        free(r);
+        return PyErr_NoMemory();
+    }
+    memcpy(w.root, (char *)state + CORE_STATE_OFFSET, g.state_size);
+    if (g.over(w.root)) {
+        free(r);
+        lr_work_free(&w);
+        PyErr_SetString(PyExc_ValueError, "az_search: the game is over");
+        return NULL;
+    }
+    PyObject *config = ((CoreStateHead *)state)->config;
+    Py_INCREF(config);
+    Py_INCREF(net);
+    mr_pcg64 rng;
+    mr_pcg64_seed(&rng, seed);
+    Py_BEGIN_ALLOW_THREADS lr_search(&g, &net->net, w.root, &s, sample, &rng, &w, r);
+    Py_END_ALLOW_THREADS Py_DECREF(net);
+    Py_DECREF(config);
+    PyObject *legal = PyTuple_New(r->count);
+    for (int i = 0; legal && i < r->count; i++) {
+        PyTuple_SET_ITEM(legal, i, PyLong_FromLong(r->legal[i]));
+    }
+    PyObject *out = legal ? Py_BuildValue("(iNNNNdL)", r->action, legal, floats(r->prior, r->count),
+                                          floats(r->q, r->count), floats(r->pi, r->count),
+                                          (double)r->value, (long long)r->evals)
+                          : NULL;
+    free(r);
+    lr_work_free(&w);
+    return out;
+}
+
+#define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
+
+/* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, weights or
+ * None) -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
+ * a State or KdState of the game to play (its position is not used). */
+static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
+    PyObject *state, *nobj, *sobj, *wobj;
+    int games, teacher, explore;
+    unsigned long long seed;
+    float lambda;
+    lr_selfplay_settings ss;
+    lr_game g;
+    double weights[11] = {0};
+    if (!PyArg_ParseTuple(args, "OOiKOpifO", &state, &nobj, &games, &seed, &sobj, &teacher,
+                          &explore, &lambda, &wobj)) {
+        return NULL;
+    }
+    NetObject *net = as_net(nobj, teacher);
+    if ((!net && PyErr_Occurred()) || game_of(state, net, &g) < 0 ||
+        read_settings(sobj, &ss.search) < 0) {
+        return NULL;
+    }
+    if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "az_selfplay: games 1..1000000, explore >= 0, lambda 0..1");
+        return NULL;
+    }
+    if (teacher && PyObject_TypeCheck(state, &StateType) &&
+        (wobj == Py_None || read_weights(wobj, weights) < 0)) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "az_selfplay: Moon River's teacher needs weights");
+        }
+        return NULL;
+    }
+    ss.teacher = teacher;
+    ss.explore = explore;
+    ss.lambda = lambda;
+    lr_buffer b;
+    memset(&b, 0, sizeof b);
+    PyObject *config = ((CoreStateHead *)state)->config;
+    Py_INCREF(config);
+    Py_XINCREF(net);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS rc = lr_selfplay(&g, net ? &net->net : NULL, games, seed, &ss, weights, &b);
+    Py_END_ALLOW_THREADS Py_XDECREF(net);
+    Py_DECREF(config);
+    if (rc < 0) {
+        lr_buffer_free(&b);
+        return PyErr_NoMemory();
+    }
+    int64_t P = b.positions;
+    PyObject *out = Py_BuildValue(
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsLsL}", "game", BYTES(b.game, P, int32_t), "seat",
+        BYTES(b.seat, P, int8_t), "obs_off", BYTES(b.obs_off, P ? P + 1 : 0, int64_t), "obs_idx",
+        BYTES(b.obs_idx, b.nnz, int16_t), "obs_val", BYTES(b.obs_val, b.nnz, float), "legal_off",
+        BYTES(b.legal_off, P ? P + 1 : 0, int64_t), "legal_id",
+        BYTES(b.legal_id, b.legal_total, int16_t), "pi", BYTES(b.pi, b.legal_total, float), "q",
+        BYTES(b.q, P, float), "z", BYTES(b.z, P, float), "target", BYTES(b.target, P, float),
+        "outcomes", BYTES(b.outcomes, b.games * g.n, float), "lengths",
+        BYTES(b.lengths, b.games, int32_t), "evals", (long long)b.evals, "positions",
+        (long long)P);
+    lr_buffer_free(&b);
+    return out;
+}
+
+static PyMethodDef az_functions[] = {
+    {"az_search", az_search, METH_VARARGS,
+     "az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, "
+     "evals)"},
+    {"az_selfplay", az_selfplay, METH_VARARGS,
+     "az_selfplay(state, net, games, seed, settings, teacher, explore, lambda, weights) -> "
+     "dict of arrays as bytes"},
+    {NULL}};
+
+int az_add_to_module(PyObject *m) {
+    if (PyType_Ready(&NetType) < 0) {
+        return -1;
+    }
+    Py_INCREF(&NetType);
+    if (PyModule_AddFunctions(m, az_functions) < 0 ||
+        PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0 ||
+        PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0) {
+        return -1;
+    }
+    return 0;
+}

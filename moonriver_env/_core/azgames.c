@@ -1,0 +1,155 @@
+/* The two games as lr_game operations (learn.h): Moon River (moonriver.h) and Kingdomino
+ * (kingdomino.h). The outcome both share: each seat's share of the win (1/k for k tied winners,
+ * as the tournaments count it) as 2 x share - 1. */
+#include <string.h>
+
+#include "kingdomino.h"
+#include "learn.h"
+
+/* --- Moon River -------------------------------------------------------------------------- */
+#define MR_CFG(g) ((const mr_config *)(g)->params)
+
+static int mr_op_legal(const lr_game *g, const void *st, int32_t *out) {
+    int16_t legal[MR_MAX_ACTIONS];
+    int count = mr_legal(MR_CFG(g), (const mr_state *)st, legal);
+    for (int i = 0; i < count; i++) {
+        out[i] = legal[i];
+    }
+    return count;
+}
+
+static void mr_op_apply(const lr_game *g, void *st, int32_t a) { mr_apply(MR_CFG(g), st, a); }
+static int mr_op_seat(const void *st) { return ((const mr_state *)st)->seat; }
+static int mr_op_over(const void *st) { return ((const mr_state *)st)->phase == PH_GAME_OVER; }
+static int mr_op_reveals(const void *st) { return -((const mr_state *)st)->pile_len; }
+
+static void mr_op_encode(const lr_game *g, const void *st, int seat, float *out) {
+    mr_encode(MR_CFG(g), (const mr_state *)st, seat, out);
+}
+
+static void share_outcome(int n, int winners, double *out) {
+    int k = __builtin_popcount((unsigned)winners);
+    for (int s = 0; s < n; s++) {
+        out[s] = (winners >> s & 1) ? 2.0 / k - 1.0 : -1.0;
+    }
+}
+
+static void mr_op_outcome(const lr_game *g, const void *st, double *out) {
+    mr_breakdown sc[MR_MAX_PLAYERS];
+    for (int s = 0; s < g->n; s++) {
+        mr_score(MR_CFG(g), (const mr_state *)st, s, &sc[s]);
+    }
+    share_outcome(g->n, mr_winners(MR_CFG(g), sc), out);
+}
+
+static void mr_op_redetermine(const lr_game *g, void *st, mr_pcg64 *rng) {
+    (void)g;
+    mr_redetermine((mr_state *)st, rng);
+}
+
+static void mr_op_new_game(const lr_game *g, void *st, uint64_t seed) {
+    mr_new_game(MR_CFG(g), (mr_state *)st, seed);
+}
+
+/* The heuristic agent (agents/heuristic.py): one determinization, the one-ply values of every
+ * legal action, the best (ties drawn). */
+static int32_t mr_op_teacher(const lr_game *g, const void *st, const int32_t *legal, int count,
+                             const double *weights, mr_pcg64 *rng, lr_work *w) {
+    memcpy(w->det, st, sizeof(mr_state));
+    mr_redetermine((mr_state *)w->det, rng);
+    int acts[LR_MAX_LEGAL];
+    for (int i = 0; i < count; i++) {
+        acts[i] = legal[i];
+    }
+    mr_action_values(MR_CFG(g), (const mr_state *)w->det, acts, count, weights,
+                     (mr_state *)w->sim, w->values);
+    double best = w->values[0];
+    for (int i = 1; i < count; i++) {
+        best = w->values[i] > best ? w->values[i] : best;
+    }
+    int top[LR_MAX_LEGAL], ntop = 0;
+    for (int i = 0; i < count; i++) {
+        if (w->values[i] >= best - 1e-9) {
+            top[ntop++] = i;
+        }
+    }
+    return legal[ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0]];
+}
+
+void lr_moonriver(lr_game *g, const mr_config *cfg) {
+    *g = (lr_game){.params = cfg,
+                   .n = cfg->n,
+                   .obs_size = cfg->obs_size,
+                   .num_actions = cfg->num_actions,
+                   .state_size = sizeof(mr_state),
+                   .legal = mr_op_legal,
+                   .apply = mr_op_apply,
+                   .seat = mr_op_seat,
+                   .over = mr_op_over,
+                   .reveals = mr_op_reveals,
+                   .encode = mr_op_encode,
+                   .outcome = mr_op_outcome,
+                   .redetermine = mr_op_redetermine,
+                   .new_game = mr_op_new_game,
+                   .teacher = mr_op_teacher};
+}
+
+/* --- Kingdomino ---------------------------------------------------------------------------- */
+#define KD_P(g) ((const KdParams *)(g)->params)
+
+static int kd_op_legal(const lr_game *g, const void *st, int32_t *out) {
+    return kd_legal(KD_P(g), (const KdGame *)st, out);
+}
+
+static void kd_op_apply(const lr_game *g, void *st, int32_t a) { kd_apply(KD_P(g), st, a); }
+static int kd_op_seat(const void *st) { return ((const KdGame *)st)->seat; }
+static int kd_op_over(const void *st) { return ((const KdGame *)st)->phase == KD_GAME_OVER; }
+static int kd_op_reveals(const void *st) { return -((const KdGame *)st)->pile_len; }
+
+static void kd_op_encode(const lr_game *g, const void *st, int seat, float *out) {
+    kd_encode(KD_P(g), (const KdGame *)st, seat, out);
+}
+
+static void kd_op_outcome(const lr_game *g, const void *st, double *out) {
+    int winners = 0;
+    for (int s = 0; s < g->n; s++) {
+        winners |= (kd_outcome(KD_P(g), (const KdGame *)st, s, KD_WIN) > 0.0) << s;
+    }
+    share_outcome(g->n, winners, out);
+}
+
+static void kd_op_redetermine(const lr_game *g, void *st, mr_pcg64 *rng) {
+    (void)g;
+    kd_redetermine((KdGame *)st, rng);
+}
+
+static void kd_op_new_game(const lr_game *g, void *st, uint64_t seed) {
+    kd_new_game(KD_P(g), (KdGame *)st, seed);
+}
+
+/* The greedy agent (kingdomino/agents/greedy.py). */
+static int32_t kd_op_teacher(const lr_game *g, const void *st, const int32_t *legal, int count,
+                             const double *weights, mr_pcg64 *rng, lr_work *w) {
+    (void)weights;
+    (void)w;
+    return kd_greedy_action(KD_P(g), (const KdGame *)st, legal, count, rng);
+}
+
+void lr_kingdomino(lr_game *g, const void *kd_params) {
+    const KdParams *p = kd_params;
+    *g = (lr_game){.params = p,
+                   .n = p->n,
+                   .obs_size = p->obs_size,
+                   .num_actions = p->num_actions,
+                   .state_size = sizeof(KdGame),
+                   .legal = kd_op_legal,
+                   .apply = kd_op_apply,
+                   .seat = kd_op_seat,
+                   .over = kd_op_over,
+                   .reveals = kd_op_reveals,
+                   .encode = kd_op_encode,
+                   .outcome = kd_op_outcome,
+                   .redetermine = kd_op_redetermine,
+                   .new_game = kd_op_new_game,
+                   .teacher = kd_op_teacher};
+}

@@ -1,0 +1,199 @@
+/* The learned agent's search and self-play (learn.h). A decision: the network's prior over
+ * the legal actions; its k best candidates are each played on r determinizations (the hidden
+ * pieces re-dealt, the same r deals and rollout noise for every candidate), every seat then
+ * moving by the network's policy until `depth` decisions after the next reveal (at most
+ * max_depth), and scored by the network's value of the leaf for the deciding seat (the
+ * outcome when the game ended). Every choice and every value comes from the network. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "learn.h"
+
+int lr_work_init(lr_work *w, const lr_game *g) {
+    memset(w, 0, sizeof *w);
+    w->root = malloc(g->state_size);
+    w->det = malloc(g->state_size);
+    w->sim = malloc(g->state_size);
+    w->obs = malloc(sizeof(float) * (size_t)g->obs_size);
+    if (!w->root || !w->det || !w->sim || !w->obs) {
+        lr_work_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void lr_work_free(lr_work *w) {
+    free(w->root);
+    free(w->det);
+    free(w->sim);
+    free(w->obs);
+    memset(w, 0, sizeof *w);
+}
+
+static double uniform(mr_pcg64 *rng) { return (double)(mr_next_uint64(rng) >> 11) * 0x1.0p-53; }
+
+/* The index drawn from softmax(logits / temp) over count entries. */
+static int sample_softmax(const float *logits, int count, float temp, mr_pcg64 *rng) {
+    float top = logits[0];
+    for (int i = 1; i < count; i++) {
+        top = logits[i] > top ? logits[i] : top;
+    }
+    double p[LR_MAX_LEGAL], total = 0.0;
+    for (int i = 0; i < count; i++) {
+        p[i] = exp((double)(logits[i] - top) / temp);
+        total += p[i];
+    }
+    double u = uniform(rng) * total;
+    for (int i = 0; i < count; i++) {
+        u -= p[i];
+        if (u < 0.0) {
+            return i;
+        }
+    }
+    return count - 1;
+}
+
+static int argmax(const float *v, int count) {
+    int best = 0;
+    for (int i = 1; i < count; i++) {
+        if (v[i] > v[best]) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* The network's move for st's acting seat among its count legal actions (in w->legal). */
+static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, int count,
+                           float temp, mr_pcg64 *rng, lr_work *w) {
+    g->encode(g, st, g->seat(st), w->obs);
+    lr_forward(net, w->obs, w->h2);
+    lr_logits(net, w->h2, w->legal, count, w->logits);
+    int i = temp > 0.0f ? sample_softmax(w->logits, count, temp, rng) : argmax(w->logits, count);
+    return w->legal[i];
+}
+
+/* Plays sim on by the network's policy; returns its value for seat and counts evaluations. */
+static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, int reveals,
+                     const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
+    int after = -1;
+    for (int played = 0; played < s->max_depth && !g->over(sim); played++) {
+        if (after < 0 && g->reveals(sim) > reveals) {
+            after = 0;
+        }
+        if (after >= 0 && after++ >= s->depth) {
+            break;
+        }
+        int count = g->legal(g, sim, w->legal);
+        int32_t a = w->legal[0];
+        if (count > 1) {
+            a = policy_move(g, net, sim, count, s->rollout_temp, rng, w);
+            (*evals)++;
+        }
+        g->apply(g, sim, a);
+    }
+    if (g->over(sim)) {
+        double out[LR_MAX_SEATS];
+        g->outcome(g, sim, out);
+        return (float)out[seat];
+    }
+    g->encode(g, sim, seat, w->obs);
+    (*evals)++;
+    return lr_forward(net, w->obs, w->h2);
+}
+
+void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+               int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
+    int seat = g->seat(st);
+    int count = out->count = g->legal(g, st, out->legal);
+    out->searched = 0;
+    out->evals = 1;
+    g->encode(g, st, seat, w->obs);
+    out->value = lr_forward(net, w->obs, w->h2);
+    lr_logits(net, w->h2, out->legal, count, w->logits);
+    float top = w->logits[argmax(w->logits, count)];
+    double total = 0.0;
+    for (int i = 0; i < count; i++) {
+        total += exp((double)(w->logits[i] - top));
+    }
+    for (int i = 0; i < count; i++) {
+        out->prior[i] = (float)(exp((double)(w->logits[i] - top)) / total);
+        out->q[i] = out->value;
+        out->pi[i] = out->prior[i];
+    }
+    int k = s->k < count ? s->k : count;
+    if (k > LR_MAX_CANDS) {
+        k = LR_MAX_CANDS;
+    }
+    if (count == 1 || k <= 0 || s->r <= 0) {
+        int i = sample ? sample_softmax(w->logits, count, 1.0f, rng) : argmax(w->logits, count);
+        out->action = out->legal[i];
+        out->chosen_q = out->value;
+        return;
+    }
+    /* the k best by the prior (ties: the lower index) */
+    int cand[LR_MAX_CANDS];
+    char taken[LR_MAX_LEGAL] = {0};
+    for (int j = 0; j < k; j++) {
+        int best = -1;
+        for (int i = 0; i < count; i++) {
+            if (!taken[i] && (best < 0 || out->prior[i] > out->prior[best])) {
+                best = i;
+            }
+        }
+        taken[best] = 1;
+        cand[j] = best;
+    }
+    double sum[LR_MAX_CANDS] = {0};
+    int reveals = g->reveals(st);
+    for (int d = 0; d < s->r; d++) {
+        memcpy(w->det, st, g->state_size);
+        g->redetermine(g, w->det, rng);
+        uint64_t noise = mr_next_uint64(rng);
+        for (int j = 0; j < k; j++) {
+            mr_pcg64 crn; /* the same rollout noise for every candidate */
+            mr_pcg64_seed(&crn, noise);
+            memcpy(w->sim, w->det, g->state_size);
+            g->apply(g, w->sim, out->legal[cand[j]]);
+            sum[j] += rollout(g, net, w->sim, seat, reveals, s, &crn, w, &out->evals);
+        }
+    }
+    out->searched = 1;
+    float qmax = -2.0f;
+    for (int j = 0; j < k; j++) {
+        float q = (float)(sum[j] / s->r);
+        out->q[cand[j]] = q;
+        qmax = q > qmax ? q : qmax;
+    }
+    /* pi: softmax(log prior + (Q - max Q) / tau) over the candidates, 0 elsewhere */
+    double z[LR_MAX_CANDS], zt = 0.0;
+    for (int j = 0; j < k; j++) {
+        int i = cand[j];
+        z[j] = (double)out->prior[i] * exp((double)(out->q[i] - qmax) / s->tau);
+        zt += z[j];
+    }
+    float pil[LR_MAX_LEGAL];
+    for (int i = 0; i < count; i++) {
+        out->pi[i] = 0.0f;
+    }
+    for (int j = 0; j < k; j++) {
+        out->pi[cand[j]] = (float)(z[j] / zt);
+    }
+    int pick;
+    if (sample) {
+        for (int j = 0; j < k; j++) {
+            pil[j] = (float)log(z[j] / zt + 1e-30);
+        }
+        pick = cand[sample_softmax(pil, k, 1.0f, rng)];
+    } else { /* the best Q; ties: the better prior (the earlier candidate) */
+        pick = cand[0];
+        for (int j = 1; j < k; j++) {
+            if (out->q[cand[j]] > out->q[pick]) {
+                pick = cand[j];
+            }
+        }
+    }
+    out->action = out->legal[pick];
+    out->chosen_q = out->q[pick];
+}

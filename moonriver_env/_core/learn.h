@@ -1,0 +1,137 @@
+/* The learned agent's core (issue 33): a small network evaluated in C (nnue.c), the game
+ * operations both games share (azgames.c), the search that looks past the next reveal and the
+ * self-play loop (azsearch.c). Nothing here knows a rule: a game is a table of operations.
+ *
+ * The network, from a seat's flat observation x (the game's encoder; sparse, ~240 of ~3,300
+ * entries non-zero):
+ *   h1 = relu(b1 + sum_i x_i W1[i])            (W1: in x h1, read row by row for non-zeros)
+ *   h2 = relu(b2 + W2 h1)                      (W2: h2 x h1)
+ *   value  = tanh(bv + wv . h2)                (the seat's expected outcome, -1 .. 1)
+ *   logit[a] = bp[a] + Wp[a] . h2              (Wp: actions x h2; only legal rows are read)
+ * The flat weights are in that order: W1, b1, W2, b2, wv, bv, Wp, bp (agents/az/network.py
+ * writes them from torch, net_size gives their count). */
+#ifndef MOONRIVER_LEARN_H
+#define MOONRIVER_LEARN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "moonriver.h"
+
+#define LR_MAX_INPUT 8192
+#define LR_MAX_H1 512
+#define LR_MAX_H2 256
+#define LR_MAX_ACTIONS 8192
+#define LR_MAX_LEGAL 1024
+#define LR_MAX_CANDS 32
+#define LR_MAX_SEATS 4
+
+typedef struct {
+    int in, h1, h2, actions;
+    const float *w1, *b1, *w2, *b2, *wv, *bv, *wp, *bp;
+} lr_net;
+
+/* The number of floats of a network of these sizes. */
+size_t lr_net_size(int in, int h1, int h2, int actions);
+/* Points net's layers into data (lr_net_size floats, kept by the caller). */
+void lr_net_bind(lr_net *net, int in, int h1, int h2, int actions, const float *data);
+/* The value of observation x (net->in floats) for its seat; h2 (net->h2 floats) keeps the last
+ * hidden layer for lr_logits. */
+float lr_forward(const lr_net *net, const float *x, float *h2);
+/* The logits of the count actions in legal into out, from h2. */
+void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out);
+
+/* Scratch for one thread: three game states and an observation. */
+typedef struct {
+    void *root, *det, *sim;
+    float *obs;
+    float h2[LR_MAX_H2];
+    float logits[LR_MAX_LEGAL];
+    int32_t legal[LR_MAX_LEGAL];
+    double values[LR_MAX_LEGAL];
+} lr_work;
+
+/* --- a game as operations ----------------------------------------------------------------- */
+typedef struct lr_game {
+    const void *params;
+    int n, obs_size, num_actions;
+    size_t state_size;
+    int (*legal)(const struct lr_game *g, const void *st, int32_t *out);
+    void (*apply)(const struct lr_game *g, void *st, int32_t a);
+    int (*seat)(const void *st);   /* the acting seat */
+    int (*over)(const void *st);   /* the game is finished */
+    int (*reveals)(const void *st); /* grows by one each time hidden pieces are turned up */
+    void (*encode)(const struct lr_game *g, const void *st, int seat, float *out);
+    /* each seat's outcome of a finished game: 2 x its share of the win - 1 (-1 .. 1) */
+    void (*outcome)(const struct lr_game *g, const void *st, double *out);
+    void (*redetermine)(const struct lr_game *g, void *st, mr_pcg64 *rng);
+    void (*new_game)(const struct lr_game *g, void *st, uint64_t seed);
+    /* the game's hand-written teacher (a warm start only): its move among legal */
+    int32_t (*teacher)(const struct lr_game *g, const void *st, const int32_t *legal, int count,
+                       const double *weights, mr_pcg64 *rng, lr_work *w);
+} lr_game;
+
+void lr_moonriver(lr_game *g, const mr_config *cfg);
+void lr_kingdomino(lr_game *g, const void *kd_params);
+
+/* --- the search -------------------------------------------------------------------------- */
+typedef struct {
+    int k;             /* candidates (the k best by the policy); 0: the raw policy */
+    int r;             /* determinizations a candidate is played through */
+    int depth;         /* decisions played after the next reveal before the leaf value */
+    int max_depth;     /* at most this many decisions in a rollout */
+    float rollout_temp; /* the rollouts' policy: 0 its argmax, else sampled at this temperature */
+    float tau;         /* the improved policy: softmax(log prior + (Q - max Q) / tau) */
+} lr_settings;
+
+typedef struct {
+    int count, action, searched; /* searched: 0 when one legal action or the raw policy */
+    int32_t legal[LR_MAX_LEGAL];
+    float prior[LR_MAX_LEGAL], q[LR_MAX_LEGAL], pi[LR_MAX_LEGAL];
+    float value, chosen_q; /* the root's value; Q of the action played (the value when none) */
+    int64_t evals;         /* network evaluations */
+} lr_result;
+
+
+int lr_work_init(lr_work *w, const lr_game *g);
+void lr_work_free(lr_work *w);
+
+/* Searches st for its acting seat (st is not changed); sample: draw the move from pi (else
+ * the best Q, or the prior's argmax without search). */
+void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+               int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
+
+/* --- self-play ----------------------------------------------------------------------------- */
+/* Growing arrays of positions (one per decision with more than one legal action). */
+typedef struct {
+    int64_t positions, nnz, legal_total, games;
+    int64_t cap_pos, cap_nnz, cap_legal;
+    int32_t *game;   /* positions */
+    int8_t *seat;    /* positions */
+    int64_t *obs_off; /* positions + 1 */
+    int16_t *obs_idx; /* nnz */
+    float *obs_val;   /* nnz */
+    int64_t *legal_off; /* positions + 1 */
+    int16_t *legal_id;  /* legal_total */
+    float *pi;          /* legal_total: the policy target */
+    float *q, *z, *target; /* positions: search value, outcome, TD(lambda) target */
+    float *outcomes;       /* games x n */
+    int32_t *lengths;      /* games: decisions played */
+    int64_t evals;
+} lr_buffer;
+
+void lr_buffer_free(lr_buffer *b);
+
+typedef struct {
+    lr_settings search;
+    int teacher;       /* 1: the game's teacher plays (a warm start) */
+    int explore;       /* decisions of a game drawn from pi; argmax afterwards */
+    float lambda;      /* TD(lambda) over each seat's search values */
+} lr_selfplay_settings;
+
+/* Plays games games (game i set up with seed + i) and appends their positions to out; 0, or
+ * -1 when memory ran out. */
+int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
+                const lr_selfplay_settings *s, const double *teacher_weights, lr_buffer *out);
+
+#endif

@@ -1,0 +1,94 @@
+/* The learned evaluation (learn.h): a sparse first layer read row by row for the observation's
+ * non-zero entries, two small dense layers, a value and the legal actions' logits. */
+#include <math.h>
+#include <string.h>
+
+#include "learn.h"
+
+size_t lr_net_size(int in, int h1, int h2, int actions) {
+    return (size_t)in * h1 + h1 + (size_t)h2 * h1 + h2 + h2 + 1 + (size_t)actions * h2 + actions;
+}
+
+void lr_net_bind(lr_net *net, int in, int h1, int h2, int actions, const float *data) {
+    net->in = in;
+    net->h1 = h1;
+    net->h2 = h2;
+    net->actions = actions;
+    net->w1 = data;
+    data += (size_t)in * h1;
+    net->b1 = data;
+    data += h1;
+    net->w2 = data;
+    data += (size_t)h1 * h2;
+    net->b2 = data;
+    data += h2;
+    net->wv = data;
+    data += h2;
+    net->bv = data;
+    data += 1;
+    net->wp = data;
+    data += (size_t)actions * h2;
+    net->bp = data;
+}
+
+static inline void add_row(float *restrict acc, const float *restrict row, float x, int n) {
+    if (x == 1.0f) {
+        for (int j = 0; j < n; j++) {
+            acc[j] += row[j];
+        }
+    } else {
+        for (int j = 0; j < n; j++) {
+            acc[j] += x * row[j];
+        }
+    }
+}
+
+static inline float dot(const float *restrict a, const float *restrict b, int n) {
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        s0 += a[j] * b[j];
+        s1 += a[j + 1] * b[j + 1];
+        s2 += a[j + 2] * b[j + 2];
+        s3 += a[j + 3] * b[j + 3];
+    }
+    for (; j < n; j++) {
+        s0 += a[j] * b[j];
+    }
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* With AVX2 where the machine has it (GCC picks the clone at load time), plain SSE2 else. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define LR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LR_CLONES
+#endif
+
+LR_CLONES float lr_forward(const lr_net *net, const float *x, float *h2) {
+    float h1[LR_MAX_H1], acc[LR_MAX_H2];
+    int n1 = net->h1, n2 = net->h2;
+    memcpy(h1, net->b1, sizeof(float) * (size_t)n1);
+    for (int i = 0; i < net->in; i++) {
+        if (x[i] != 0.0f) {
+            add_row(h1, net->w1 + (size_t)i * n1, x[i], n1);
+        }
+    }
+    memcpy(acc, net->b2, sizeof(float) * (size_t)n2);
+    for (int j = 0; j < n1; j++) {
+        if (h1[j] > 0.0f) { /* relu: the zeros add nothing */
+            add_row(acc, net->w2 + (size_t)j * n2, h1[j], n2);
+        }
+    }
+    for (int k = 0; k < n2; k++) {
+        h2[k] = acc[k] > 0.0f ? acc[k] : 0.0f;
+    }
+    return tanhf(net->bv[0] + dot(net->wv, h2, n2));
+}
+
+void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out) {
+    for (int i = 0; i < count; i++) {
+        int a = legal[i];
+        out[i] = net->bp[a] + dot(net->wp + (size_t)a * net->h2, h2, net->h2);
+    }
+}
