@@ -58,7 +58,9 @@ class SearchSettings:
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - names)
         if unknown:
-            raise ValueError(f"search: unknown settings {unknown}; expected some of {sorted(names)}")
+            raise ValueError(
+                f"search: unknown settings {unknown}; expected some of {sorted(names)}"
+            )
         return cls(**values)
 
 

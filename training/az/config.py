@@ -130,4 +130,10 @@ def selfplay_settings(cfg: Config) -> SearchSettings:
 
 def settings_dict(settings: SearchSettings) -> dict[str, Any]:
     """The settings a model file stores."""
-    return dict(zip(("k", "r", "depth", "max_depth", "rollout_temp", "tau"), settings.as_tuple(), strict=True))
+    return dict(
+        zip(
+            ("k", "r", "depth", "max_depth", "rollout_temp", "tau"),
+            settings.as_tuple(),
+            strict=True,
+        )
+    )

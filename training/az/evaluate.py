@@ -67,7 +67,12 @@ def plot_curve(csv_path: Path, out_png: Path) -> Path | None:
     with csv_path.open() as f:
         for row in csv.DictReader(f):
             series.setdefault(row["opponent"], []).append(
-                (int(row["step"]), float(row["win_rate"]), float(row["ci_low"]), float(row["ci_high"]))
+                (
+                    int(row["step"]),
+                    float(row["win_rate"]),
+                    float(row["ci_low"]),
+                    float(row["ci_high"]),
+                )
             )
     if not series:
         return None

@@ -4,6 +4,7 @@ target (the search's values along the seat's game, ending in its outcome)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,9 +32,7 @@ def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor
     """The total loss of a batch and its parts (floats, for the logs)."""
     device = next(net.parameters()).device
     counts = np.diff(p.legal_ptr)
-    batch = sparse_batch(
-        p.obs_idx, p.obs_val, np.diff(p.obs_ptr), p.legal, counts, device=device
-    )
+    batch = sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr), p.legal, counts, device=device)
     value, logits = net(batch)
     pi = torch.zeros(logits.shape, dtype=torch.float32, device=device)
     pi[batch.legal_mask] = torch.as_tensor(p.pi, device=device)
@@ -63,8 +62,10 @@ def train_steps(
     batch_size: int,
     rng: np.random.Generator,
     weights: LossWeights,
+    on_step: Callable[[int], object] | None = None,
 ) -> dict[str, float]:
-    """``steps`` gradient steps on batches drawn from ``buffer``; the mean loss parts."""
+    """``steps`` gradient steps on batches drawn from ``buffer``; the mean loss parts.
+    ``on_step(1)`` after each step (a progress bar's ``update``)."""
     net.train()
     sums = dict.fromkeys(LOSS_PARTS, 0.0)
     for _ in range(steps):
@@ -75,5 +76,7 @@ def train_steps(
         optimizer.step()
         for k in LOSS_PARTS:
             sums[k] += parts[k]
+        if on_step is not None:
+            on_step(1)
     net.eval()
     return {k: v / max(steps, 1) for k, v in sums.items()}

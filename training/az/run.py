@@ -316,30 +316,32 @@ class Run:
         done_before = self.warm_steps
         counted, mark = 0.0, start
         budget = 60 * self.cfg["run"]["max_minutes"]
-        while self.warm_steps < steps:
-            n = min(block, steps - self.warm_steps)
-            seed = derive_seed(self.cfg["run"]["seed"], 0, 5, self.warm_steps)
-            out = train_steps(
-                self.net, self.optimizer, self.buffer, n, t["batch_size"],
-                np.random.default_rng(seed), self.weights,
-            )  # fmt: skip
-            for k, v in out.items():
-                sums[k] = sums.get(k, 0.0) + v * n
-            self.warm_steps += n
-            self.train_steps += n
-            if budget and self.seconds + time.perf_counter() - mark >= budget:
-                self.log(f"warm start: run.max_minutes spent after {self.warm_steps} steps")
-                break
-            if self.warm_steps < steps:
-                now = time.perf_counter()
-                self.seconds += now - mark
-                counted += now - mark
-                mark = now
-                self.save()
-                self.log(
-                    f"warm start: {self.warm_steps}/{steps} steps, loss {out['loss']:.3f} "
-                    f"(policy KL {out['policy_kl']:.3f}, value {out['value']:.3f})"
-                )
+        bar = progress(steps, "learning (warm start)", unit="step")
+        bar.update(self.warm_steps)
+        try:
+            while self.warm_steps < steps:
+                n = min(block, steps - self.warm_steps)
+                seed = derive_seed(self.cfg["run"]["seed"], 0, 5, self.warm_steps)
+                out = train_steps(
+                    self.net, self.optimizer, self.buffer, n, t["batch_size"],
+                    np.random.default_rng(seed), self.weights, on_step=bar.update,
+                )  # fmt: skip
+                for k, v in out.items():
+                    sums[k] = sums.get(k, 0.0) + v * n
+                self.warm_steps += n
+                self.train_steps += n
+                bar.set_postfix_str(f"loss {out['loss']:.3f}")
+                if budget and self.seconds + time.perf_counter() - mark >= budget:
+                    self.log(f"warm start: run.max_minutes spent after {self.warm_steps} steps")
+                    break
+                if self.warm_steps < steps:
+                    now = time.perf_counter()
+                    self.seconds += now - mark
+                    counted += now - mark
+                    mark = now
+                    self.save()
+        finally:
+            bar.close()
         done = self.warm_steps - done_before
         # none done: resumed with fewer epochs than the steps already taken (the warm start ends)
         parts = {k: v / done for k, v in sums.items()} if done else dict.fromkeys(LOSS_PARTS, 0.0)

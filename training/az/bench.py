@@ -1,0 +1,100 @@
+"""``python -m training.az.bench``: the az pipeline's self-play throughput at the shipped
+settings (``training/configs/az_default.toml``, or ``--config``), learning included, on this
+machine's cores: iterations of the pipeline's own loop (games played in the core over
+``selfplay.threads`` threads, then the gradient steps ``train.sample_reuse`` asks for) for
+about ``--seconds``, then::
+
+    self-play: N games/hour
+
+and where the time goes (play and learning shares, network evaluations a second, decisions
+a second). ``--game``/``--players``/``--mode`` choose the game (default the config's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from agents.az.network import AzNet
+from training.common.config import ConfigError
+
+from .config import game_spec, load_az_config, selfplay_settings
+from .learner import LossWeights, train_steps
+from .replay import ReplayBuffer
+from .selfplay import PlaySettings, native_template, play_threads
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.az.bench", description=__doc__)
+    parser.add_argument("--config", default=None, help="a TOML config (over az_default.toml)")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
+    parser.add_argument("--seconds", type=float, default=90.0, help="about how long to measure")
+    args = parser.parse_args(argv)
+    if not 1.0 <= args.seconds <= 3600.0:
+        parser.error("--seconds: expected 1 to 3600")
+    try:
+        cfg = load_az_config(args.config, args.set)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    from .run import net_shape
+
+    spec = game_spec(cfg)
+    sp, tr = cfg["selfplay"], cfg["train"]
+    torch.set_num_threads(cfg["run"]["torch_threads"])
+    torch.manual_seed(0)
+    net = AzNet(net_shape(cfg)).eval()
+    opt = torch.optim.AdamW(net.parameters(), lr=tr["learning_rate"])
+    buffer = ReplayBuffer(cfg["replay"]["window"])
+    settings = PlaySettings(selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"])
+    template = native_template(spec)
+    games = min(sp["games"], 64)  # short iterations: several fit the time asked for
+    print(
+        f"az self-play benchmark: {spec}, {sp['threads']} play threads, "
+        f"{cfg['run']['torch_threads']} torch threads, {os.cpu_count()} cores; search "
+        f"{selfplay_settings(cfg)}; {games} games an iteration, about {args.seconds:.0f} s",
+        flush=True,
+    )
+    played = decisions = evals = positions = 0
+    t_play = t_learn = 0.0
+    start = time.perf_counter()
+    seed = 1
+    while time.perf_counter() - start < args.seconds:
+        t0 = time.perf_counter()
+        seeds = list(range(seed, seed + games))
+        seed += games
+        p = play_threads(template, net.native(), seeds, settings, sp["threads"])
+        t1 = time.perf_counter()
+        buffer.add(p)
+        steps = max(1, math.ceil(len(p) * tr["sample_reuse"] / tr["batch_size"]))
+        train_steps(
+            net, opt, buffer, steps, tr["batch_size"], np.random.default_rng(seed), LossWeights()
+        )
+        t2 = time.perf_counter()
+        t_play += t1 - t0
+        t_learn += t2 - t1
+        played += p.games
+        decisions += p.decisions
+        evals += p.evals
+        positions += len(p)
+    total = t_play + t_learn
+    print(f"self-play: {played * 3600 / total:,.0f} games/hour", flush=True)
+    print(
+        f"  {played} games, {decisions:,} decisions, {positions:,} positions kept in {total:.1f} s: "
+        f"play {t_play:.1f} s ({100 * t_play / total:.0f}%), learning {t_learn:.1f} s "
+        f"({100 * t_learn / total:.0f}%)\n"
+        f"  play: {decisions / t_play:,.0f} decisions/s, {evals / t_play:,.0f} network "
+        f"evaluations/s over {sp['threads']} threads ({evals / max(decisions, 1):.1f} a decision, "
+        f"{1e6 * t_play * sp['threads'] / max(evals, 1):.1f} us each on one thread)",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
