@@ -1,7 +1,7 @@
 """The network of the ``az`` agent, small enough to run inside the native core's search
 (``moonriver_env/_core/learn.h``, NNUE-style): it reads a seat's flat observation (the game's
 encoder; about 240 of 3,300 entries are non-zero), so its first layer is a sum of the rows of
-the non-zero entries (``EmbeddingBag`` with per-entry weights here, a row loop in C)::
+the non-zero entries (a CSR sparse matrix product here, a row loop in C)::
 
     h1 = relu(b1 + sum_i x_i W1[i])          (inputs -> hidden1)
     h2 = relu(W2 h1 + b2)                    (hidden1 -> hidden2)
@@ -71,12 +71,12 @@ class NetShape:
 @dataclass
 class SparseBatch:
     """``B`` positions for the network: the observations' non-zero entries (``idx`` and
-    ``val`` flat, position ``b``'s from ``offsets[b]``), the legal actions padded to the
-    batch's widest (``legal``; ``legal_mask`` false on padding)."""
+    ``val`` flat, position ``b``'s from ``crow[b]`` to ``crow[b + 1]``: a CSR matrix), the
+    legal actions padded to the batch's widest (``legal``; ``legal_mask`` false on padding)."""
 
     idx: torch.Tensor
     val: torch.Tensor
-    offsets: torch.Tensor
+    crow: torch.Tensor
     legal: torch.Tensor
     legal_mask: torch.Tensor
 
@@ -89,21 +89,28 @@ class AzNet(nn.Module):
         if min(shape.inputs, shape.actions, shape.hidden1, shape.hidden2) < 1:
             raise ValueError(f"shape: every size must be at least 1, got {shape}")
         self.shape = shape
-        self.w1 = nn.EmbeddingBag(shape.inputs, shape.hidden1, mode="sum")
+        self.w1 = nn.Parameter(torch.randn(shape.inputs, shape.hidden1) / 8.0)
         self.b1 = nn.Parameter(torch.zeros(shape.hidden1))
         self.l2 = nn.Linear(shape.hidden1, shape.hidden2)
         self.value = nn.Linear(shape.hidden2, 1)
         self.wp = nn.Embedding(shape.actions, shape.hidden2)
         self.bp = nn.Parameter(torch.zeros(shape.actions))
         with torch.no_grad():
-            nn.init.normal_(self.w1.weight, std=1.0 / np.sqrt(64.0))
             nn.init.normal_(self.wp.weight, std=0.05)
             self.value.weight.mul_(0.1)
 
     def hidden(self, batch: SparseBatch) -> torch.Tensor:
         """``h2`` of every position, (B, hidden2)."""
-        h1 = self.w1(batch.idx, batch.offsets, per_sample_weights=batch.val) + self.b1
+        rows = batch.crow.shape[0] - 1
+        x = torch.sparse_csr_tensor(
+            batch.crow, batch.idx, batch.val, (rows, self.shape.inputs), check_invariants=False
+        )
+        h1 = x @ self.w1 + self.b1
         return torch.relu(self.l2(torch.relu(h1)))
+
+    def value_of(self, batch: SparseBatch) -> torch.Tensor:
+        """The value alone (B,): what the afterstate search reads."""
+        return torch.tanh(self.value(self.hidden(batch))).squeeze(-1)
 
     def forward(self, batch: SparseBatch) -> tuple[torch.Tensor, torch.Tensor]:
         """(value (B,), logits of the legal actions (B, L), ``-inf`` on padding)."""
@@ -115,7 +122,7 @@ class AzNet(nn.Module):
     def flat_weights(self) -> np.ndarray:
         """The weights as one float32 vector in the core's order (module docstring)."""
         parts = [
-            self.w1.weight,
+            self.w1,
             self.b1,
             self.l2.weight.t(),
             self.l2.bias,
@@ -155,11 +162,11 @@ def sparse_batch(
     mask = np.zeros((counts.size, width), dtype=bool)
     legal[rows, cols] = legal_ids
     mask[rows, cols] = True
-    offsets = np.concatenate([[0], np.cumsum(obs_counts)[:-1]]).astype(np.int64)
+    crow = np.concatenate([[0], np.cumsum(obs_counts)]).astype(np.int64)
     return SparseBatch(
         idx=torch.as_tensor(np.asarray(obs_idx, dtype=np.int64), device=device),
         val=torch.as_tensor(np.asarray(obs_val, dtype=np.float32), device=device),
-        offsets=torch.as_tensor(offsets, device=device),
+        crow=torch.as_tensor(crow, device=device),
         legal=torch.as_tensor(legal, device=device),
         legal_mask=torch.as_tensor(mask, device=device),
     )

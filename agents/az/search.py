@@ -1,6 +1,8 @@
 """The ``az`` agent's search, run in the native core (``moonriver_env/_core/azsearch.c``).
 
-A decision: the network's prior over the legal actions; its ``k`` best candidates are each
+A decision: the network's prior over the legal actions (``policy = "afterstate"``, the
+default: softmax of each move's afterstate value for the deciding seat over ``tau``, on one
+determinization, TD-Gammon's move choice; ``"head"``: the policy head); its ``k`` best candidates are each
 played through ``r`` determinizations (the hidden pieces dealt again; the same deals and the
 same rollout noise for every candidate), every seat then moving by the network's policy
 (sampled at ``rollout_temp``; 0: its argmax) until ``depth`` decisions after the next reveal
@@ -20,6 +22,10 @@ from typing import Any
 
 from moonriver_env.family.native import native
 
+POLICIES = {"head": 0, "afterstate": 1}
+"""Where the search's moves come from (the core's codes): the policy head's logits, or the
+network's value of each move's afterstate for the seat that moves, divided by ``tau``."""
+
 
 @dataclass(frozen=True)
 class SearchSettings:
@@ -31,8 +37,11 @@ class SearchSettings:
     max_depth: int = 48
     rollout_temp: float = 1.0
     tau: float = 0.1
+    policy: str = "afterstate"
 
     def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(f"policy: expected one of {list(POLICIES)}, got {self.policy!r}")
         limit = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
         for name, lo, hi in (
             ("k", 0, limit),
@@ -50,7 +59,7 @@ class SearchSettings:
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The core's settings tuple."""
-        return astuple(self)
+        return (*astuple(self)[:-1], POLICIES[self.policy])
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> SearchSettings:

@@ -177,10 +177,23 @@ static NetObject *as_net(PyObject *obj, int optional) {
     return net_ready(obj) < 0 ? NULL : (NetObject *)obj;
 }
 
-/* settings: (k, r, depth, max_depth, rollout_temp, tau) */
+/* settings: (k, r, depth, max_depth, rollout_temp, tau, policy) */
 static int read_settings(PyObject *obj, lr_settings *s) {
-    if (!PyArg_ParseTuple(obj, "iiiiff;settings: expected (k, r, depth, max_depth, rollout_temp, tau)",
-                          &s->k, &s->r, &s->depth, &s->max_depth, &s->rollout_temp, &s->tau)) {
+    if (!PyTuple_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "settings: expected a tuple (k, r, depth, max_depth, "
+                                         "rollout_temp, tau, policy)");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(obj,
+                          "iiiiffi;settings: expected (k, r, depth, max_depth, rollout_temp, tau, "
+                          "policy)",
+                          &s->k, &s->r, &s->depth, &s->max_depth, &s->rollout_temp, &s->tau,
+                          &s->policy)) {
+        return -1;
+    }
+    if (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE) {
+        PyErr_Format(PyExc_ValueError, "settings: policy 0 (the policy head) or 1 (afterstate "
+                                       "values), got %d", s->policy);
         return -1;
     }
     if (s->k < 0 || s->k > LR_MAX_CANDS || s->r < 0 || s->r > 4096 || s->depth < 0 ||
@@ -254,19 +267,19 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 
 #define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
 
-/* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, weights or
- * None) -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
+/* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, keep,
+ * weights or None) -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
  * a State or KdState of the game to play (its position is not used). */
 static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     PyObject *state, *nobj, *sobj, *wobj;
     int games, teacher, explore;
     unsigned long long seed;
-    float lambda;
+    float lambda, keep;
     lr_selfplay_settings ss;
     lr_game g;
     double weights[11] = {0};
-    if (!PyArg_ParseTuple(args, "OOiKOpifO", &state, &nobj, &games, &seed, &sobj, &teacher,
-                          &explore, &lambda, &wobj)) {
+    if (!PyArg_ParseTuple(args, "OOiKOpiffO", &state, &nobj, &games, &seed, &sobj, &teacher,
+                          &explore, &lambda, &keep, &wobj)) {
         return NULL;
     }
     NetObject *net = as_net(nobj, teacher);
@@ -274,9 +287,10 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
         read_settings(sobj, &ss.search) < 0) {
         return NULL;
     }
-    if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f)) {
+    if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f) ||
+        !(keep > 0.0f && keep <= 1.0f)) {
         PyErr_SetString(PyExc_ValueError,
-                        "az_selfplay: games 1..1000000, explore >= 0, lambda 0..1");
+                        "az_selfplay: games 1..1000000, explore >= 0, lambda 0..1, keep (0, 1]");
         return NULL;
     }
     if (teacher && PyObject_TypeCheck(state, &StateType) &&
@@ -289,6 +303,7 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     ss.teacher = teacher;
     ss.explore = explore;
     ss.lambda = lambda;
+    ss.keep = keep;
     lr_buffer b;
     memset(&b, 0, sizeof b);
     PyObject *config = ((CoreStateHead *)state)->config;
@@ -322,7 +337,8 @@ static PyMethodDef az_functions[] = {
      "az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, "
      "evals)"},
     {"az_selfplay", az_selfplay, METH_VARARGS,
-     "az_selfplay(state, net, games, seed, settings, teacher, explore, lambda, weights) -> "
+     "az_selfplay(state, net, games, seed, settings, teacher, explore, lambda, keep, weights) "
+     "-> "
      "dict of arrays as bytes"},
     {NULL}};
 
@@ -333,7 +349,9 @@ int az_add_to_module(PyObject *m) {
     Py_INCREF(&NetType);
     if (PyModule_AddFunctions(m, az_functions) < 0 ||
         PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0 ||
-        PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0) {
+        PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0 ||
+        PyModule_AddIntConstant(m, "AZ_POLICY_HEAD", LR_POLICY_HEAD) < 0 ||
+        PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0) {
         return -1;
     }
     return 0;

@@ -1,6 +1,9 @@
 /* The two games as lr_game operations (learn.h): Moon River (moonriver.h) and Kingdomino
- * (kingdomino.h). The outcome both share: each seat's share of the win (1/k for k tied winners,
- * as the tournaments count it) as 2 x share - 1. */
+ * (kingdomino.h). The outcome both share (the value the network learns, -1 .. 1): half the win,
+ * 2 x share - 1 (share: 1/k for k tied winners, as the tournaments count it), and half the
+ * points, tanh(margin / LR_MARGIN_POINTS) with margin = the seat's points - the best other
+ * seat's: a dense signal beside the sparse one. */
+#include <math.h>
 #include <string.h>
 
 #include "kingdomino.h"
@@ -27,19 +30,30 @@ static void mr_op_encode(const lr_game *g, const void *st, int seat, float *out)
     mr_encode(MR_CFG(g), (const mr_state *)st, seat, out);
 }
 
-static void share_outcome(int n, int winners, double *out) {
+#define LR_MARGIN_POINTS 20.0
+
+static void share_outcome(int n, int winners, const int *points, double *out) {
     int k = __builtin_popcount((unsigned)winners);
     for (int s = 0; s < n; s++) {
-        out[s] = (winners >> s & 1) ? 2.0 / k - 1.0 : -1.0;
+        int best = -1000000;
+        for (int o = 0; o < n; o++) {
+            if (o != s && points[o] > best) {
+                best = points[o];
+            }
+        }
+        double win = (winners >> s & 1) ? 2.0 / k - 1.0 : -1.0;
+        out[s] = 0.5 * win + 0.5 * tanh((points[s] - best) / LR_MARGIN_POINTS);
     }
 }
 
 static void mr_op_outcome(const lr_game *g, const void *st, double *out) {
     mr_breakdown sc[MR_MAX_PLAYERS];
+    int points[MR_MAX_PLAYERS];
     for (int s = 0; s < g->n; s++) {
         mr_score(MR_CFG(g), (const mr_state *)st, s, &sc[s]);
+        points[s] = sc[s].total;
     }
-    share_outcome(g->n, mr_winners(MR_CFG(g), sc), out);
+    share_outcome(g->n, mr_winners(MR_CFG(g), sc), points, out);
 }
 
 static void mr_op_redetermine(const lr_game *g, void *st, mr_pcg64 *rng) {
@@ -111,11 +125,14 @@ static void kd_op_encode(const lr_game *g, const void *st, int seat, float *out)
 }
 
 static void kd_op_outcome(const lr_game *g, const void *st, double *out) {
-    int winners = 0;
+    int winners = 0, points[KD_MAX_SEATS];
     for (int s = 0; s < g->n; s++) {
         winners |= (kd_outcome(KD_P(g), (const KdGame *)st, s, KD_WIN) > 0.0) << s;
+        int32_t pts, largest;
+        kd_rank_key(KD_P(g), (const KdGame *)st, s, &pts, &largest);
+        points[s] = pts;
     }
-    share_outcome(g->n, winners, out);
+    share_outcome(g->n, winners, points, out);
 }
 
 static void kd_op_redetermine(const lr_game *g, void *st, mr_pcg64 *rng) {

@@ -15,8 +15,9 @@ int lr_work_init(lr_work *w, const lr_game *g) {
     w->root = malloc(g->state_size);
     w->det = malloc(g->state_size);
     w->sim = malloc(g->state_size);
+    w->after = malloc(g->state_size);
     w->obs = malloc(sizeof(float) * (size_t)g->obs_size);
-    if (!w->root || !w->det || !w->sim || !w->obs) {
+    if (!w->root || !w->det || !w->sim || !w->after || !w->obs) {
         lr_work_free(w);
         return -1;
     }
@@ -27,6 +28,7 @@ void lr_work_free(lr_work *w) {
     free(w->root);
     free(w->det);
     free(w->sim);
+    free(w->after);
     free(w->obs);
     memset(w, 0, sizeof *w);
 }
@@ -64,12 +66,41 @@ static int argmax(const float *v, int count) {
     return best;
 }
 
+/* The network's logits of the count legal actions (in legal) of st for its acting seat:
+ * the policy head's, or each afterstate's value for that seat / tau (st must be a
+ * determinization: applying a move may turn up hidden pieces). Counts evaluations. */
+static void move_logits(const lr_game *g, const lr_net *net, const void *st, const int32_t *legal,
+                        int count, const lr_settings *s, lr_work *w, float *out, int64_t *evals) {
+    int seat = g->seat(st);
+    if (s->policy == LR_POLICY_AFTERSTATE) {
+        for (int i = 0; i < count; i++) {
+            memcpy(w->after, st, g->state_size);
+            g->apply(g, w->after, legal[i]);
+            float v;
+            if (g->over(w->after)) {
+                double o[LR_MAX_SEATS];
+                g->outcome(g, w->after, o);
+                v = (float)o[seat];
+            } else {
+                g->encode(g, w->after, seat, w->obs);
+                v = lr_forward(net, w->obs, w->h2);
+                (*evals)++;
+            }
+            out[i] = v / s->tau;
+        }
+        return;
+    }
+    g->encode(g, st, seat, w->obs);
+    lr_forward(net, w->obs, w->h2);
+    (*evals)++;
+    lr_logits(net, w->h2, legal, count, out);
+}
+
 /* The network's move for st's acting seat among its count legal actions (in w->legal). */
 static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, int count,
-                           float temp, mr_pcg64 *rng, lr_work *w) {
-    g->encode(g, st, g->seat(st), w->obs);
-    lr_forward(net, w->obs, w->h2);
-    lr_logits(net, w->h2, w->legal, count, w->logits);
+                           const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
+    move_logits(g, net, st, w->legal, count, s, w, w->logits, evals);
+    float temp = s->rollout_temp;
     int i = temp > 0.0f ? sample_softmax(w->logits, count, temp, rng) : argmax(w->logits, count);
     return w->legal[i];
 }
@@ -88,8 +119,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
         int count = g->legal(g, sim, w->legal);
         int32_t a = w->legal[0];
         if (count > 1) {
-            a = policy_move(g, net, sim, count, s->rollout_temp, rng, w);
-            (*evals)++;
+            a = policy_move(g, net, sim, count, s, rng, w, evals);
         }
         g->apply(g, sim, a);
     }
@@ -111,7 +141,13 @@ void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_set
     out->evals = 1;
     g->encode(g, st, seat, w->obs);
     out->value = lr_forward(net, w->obs, w->h2);
-    lr_logits(net, w->h2, out->legal, count, w->logits);
+    if (s->policy == LR_POLICY_AFTERSTATE) { /* on one determinization: nothing leaks */
+        memcpy(w->det, st, g->state_size);
+        g->redetermine(g, w->det, rng);
+        move_logits(g, net, w->det, out->legal, count, s, w, w->logits, &out->evals);
+    } else {
+        lr_logits(net, w->h2, out->legal, count, w->logits);
+    }
     float top = w->logits[argmax(w->logits, count)];
     double total = 0.0;
     for (int i = 0; i < count; i++) {
@@ -129,7 +165,8 @@ void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_set
     if (count == 1 || k <= 0 || s->r <= 0) {
         int i = sample ? sample_softmax(w->logits, count, 1.0f, rng) : argmax(w->logits, count);
         out->action = out->legal[i];
-        out->chosen_q = out->value;
+        /* the value of the move: its afterstate's (TD over afterstates), else the root's */
+        out->chosen_q = s->policy == LR_POLICY_AFTERSTATE ? w->logits[i] * s->tau : out->value;
         return;
     }
     /* the k best by the prior (ties: the lower index) */

@@ -116,27 +116,73 @@ static int keep(lr_buffer *b, int game, int seat, const float *obs, int obs_size
     return 0;
 }
 
-/* The outcome and TD(lambda) targets of the positions first .. b->positions (one game). */
-static void finish_game(lr_buffer *b, int64_t first, const double *outcome, int n, float lambda) {
+/* One game's decisions as self-play goes: the acting seat, the search's value of its move
+ * (NaN: none, a teacher's move or a forced one) and the buffer row recorded at it (-1: none). */
+typedef struct {
+    int count, cap;
+    int8_t *actor;
+    float *q;
+    int64_t *row;
+} decisions;
+
+static int note_decision(decisions *d, int actor, float q, int64_t row) {
+    if (d->count == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 512;
+        int8_t *a = realloc(d->actor, (size_t)cap);
+        if (a) d->actor = a;
+        float *q2 = realloc(d->q, sizeof(float) * (size_t)cap);
+        if (q2) d->q = q2;
+        int64_t *r = realloc(d->row, sizeof(int64_t) * (size_t)cap);
+        if (r) d->row = r;
+        if (!a || !q2 || !r) return -1;
+        d->cap = cap;
+    }
+    d->actor[d->count] = (int8_t)actor;
+    d->q[d->count] = q;
+    d->row[d->count++] = row;
+    return 0;
+}
+
+/* The outcome z and the TD(lambda) target of each row recorded in the game: for its observer
+ * s, G = the outcome, then back over s's own decisions G <- (1 - lambda) q + lambda G (those
+ * with a search value); a row's target is G as it stands at its decision (its own q included
+ * when s was the actor). */
+static void finish_game(lr_buffer *b, const decisions *d, const double *outcome, int n,
+                        float lambda) {
     for (int s = 0; s < n; s++) {
         float next = (float)outcome[s];
-        for (int64_t p = b->positions - 1; p >= first; p--) {
-            if (b->seat[p] != s) {
-                continue;
+        for (int i = d->count - 1; i >= 0; i--) {
+            if (d->actor[i] == s && !isnan(d->q[i])) {
+                next = (1.0f - lambda) * d->q[i] + lambda * next;
             }
-            b->z[p] = (float)outcome[s];
-            float q = b->q[p];
-            next = isnan(q) ? next : (1.0f - lambda) * q + lambda * next;
-            b->target[p] = next;
+            int64_t p = d->row[i];
+            if (p >= 0 && b->seat[p] == s) {
+                b->z[p] = (float)outcome[s];
+                b->target[p] = next;
+            }
         }
     }
 }
+
+/* The seat whose view a decision of actor is recorded from: the actor with probability
+ * 1/2, else another seat (so the value also learns positions where others are to move: the
+ * afterstates it scores). */
+static int observer(int actor, int n, mr_pcg64 *rng) {
+    if (mr_integers(rng, 2) == 0) {
+        return actor;
+    }
+    return (actor + 1 + (int)mr_integers(rng, (uint64_t)(n - 1))) % n;
+}
+
+static double uniform01(mr_pcg64 *rng) { return (double)(mr_next_uint64(rng) >> 11) * 0x1.0p-53; }
 
 int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 const lr_selfplay_settings *s, const double *teacher_weights, lr_buffer *out) {
     lr_work w;
     lr_result *r = malloc(sizeof *r);
+    float *none = malloc(sizeof(float) * LR_MAX_LEGAL);
     void *st = malloc(g->state_size);
+    decisions dec = {0};
     int64_t g0 = out->games;
     float *grown_out = realloc(out->outcomes, sizeof(float) * (size_t)(g0 + games) * g->n);
     if (grown_out) {
@@ -146,44 +192,50 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
     if (grown_len) {
         out->lengths = grown_len;
     }
-    if (!r || !st || !grown_out || !grown_len || lr_work_init(&w, g) < 0) {
+    if (!r || !st || !none || !grown_out || !grown_len || lr_work_init(&w, g) < 0) {
         free(r);
         free(st);
+        free(none);
         return -1;
+    }
+    for (int i = 0; i < LR_MAX_LEGAL; i++) {
+        none[i] = NAN; /* no policy target: a row seen from another seat than the actor's */
     }
     mr_pcg64 rng;
     mr_pcg64_seed(&rng, seed ^ 0x9e3779b97f4a7c15ull);
     int failed = 0;
     for (int game = 0; game < games && !failed; game++) {
         g->new_game(g, st, seed + (uint64_t)game);
-        int64_t first = out->positions;
-        int decisions = 0;
+        dec.count = 0;
+        int decisions_played = 0;
         while (!g->over(st)) {
             int seat = g->seat(st);
             int32_t a;
+            float q = NAN;
             if (s->teacher) {
                 r->count = g->legal(g, st, r->legal);
                 a = r->count == 1 ? r->legal[0]
                                   : g->teacher(g, st, r->legal, r->count, teacher_weights, &rng, &w);
-                if (r->count > 1) {
-                    for (int i = 0; i < r->count; i++) {
-                        r->pi[i] = r->legal[i] == a ? 1.0f : 0.0f;
-                    }
-                    g->encode(g, st, seat, w.obs);
-                    failed = keep(out, (int)(g0 + game), seat, w.obs, g->obs_size, r, NAN, r->pi) < 0;
+                for (int i = 0; i < r->count; i++) {
+                    r->pi[i] = r->legal[i] == a ? 1.0f : 0.0f;
                 }
             } else {
-                lr_search(g, net, st, &s->search, decisions < s->explore, &rng, &w, r);
+                lr_search(g, net, st, &s->search, decisions_played < s->explore, &rng, &w, r);
                 out->evals += r->evals;
                 a = r->action;
-                if (r->count > 1) {
-                    g->encode(g, st, seat, w.obs);
-                    failed = keep(out, (int)(g0 + game), seat, w.obs, g->obs_size, r,
-                                  r->chosen_q, r->pi) < 0;
-                }
+                q = r->count > 1 ? r->chosen_q : NAN;
             }
+            int64_t row = -1;
+            if (r->count > 1 && uniform01(&rng) < s->keep) {
+                int o = observer(seat, g->n, &rng);
+                g->encode(g, st, o, w.obs);
+                row = out->positions;
+                failed = keep(out, (int)(g0 + game), o, w.obs, g->obs_size, r, q,
+                              o == seat ? r->pi : none) < 0;
+            }
+            failed = failed || note_decision(&dec, seat, q, row) < 0;
             g->apply(g, st, a);
-            decisions++;
+            decisions_played++;
             if (failed) {
                 break;
             }
@@ -191,16 +243,20 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
         double outcome[LR_MAX_SEATS] = {0};
         if (!failed) {
             g->outcome(g, st, outcome);
-            finish_game(out, first, outcome, g->n, s->lambda);
+            finish_game(out, &dec, outcome, g->n, s->lambda);
         }
         for (int i = 0; i < g->n; i++) {
             out->outcomes[(g0 + game) * g->n + i] = (float)outcome[i];
         }
-        out->lengths[g0 + game] = decisions;
+        out->lengths[g0 + game] = decisions_played;
         out->games = g0 + game + 1;
     }
     lr_work_free(&w);
+    free(dec.actor);
+    free(dec.q);
+    free(dec.row);
     free(r);
+    free(none);
     free(st);
     return failed ? -1 : 0;
 }

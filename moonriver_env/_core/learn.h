@@ -41,9 +41,9 @@ float lr_forward(const lr_net *net, const float *x, float *h2);
 /* The logits of the count actions in legal into out, from h2. */
 void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out);
 
-/* Scratch for one thread: three game states and an observation. */
+/* Scratch for one thread: four game states and an observation. */
 typedef struct {
-    void *root, *det, *sim;
+    void *root, *det, *sim, *after;
     float *obs;
     float h2[LR_MAX_H2];
     float logits[LR_MAX_LEGAL];
@@ -62,7 +62,8 @@ typedef struct lr_game {
     int (*over)(const void *st);   /* the game is finished */
     int (*reveals)(const void *st); /* grows by one each time hidden pieces are turned up */
     void (*encode)(const struct lr_game *g, const void *st, int seat, float *out);
-    /* each seat's outcome of a finished game: 2 x its share of the win - 1 (-1 .. 1) */
+    /* each seat's outcome of a finished game, -1 .. 1 (azgames.c: half the win, half the
+     * points margin) */
     void (*outcome)(const struct lr_game *g, const void *st, double *out);
     void (*redetermine)(const struct lr_game *g, void *st, mr_pcg64 *rng);
     void (*new_game)(const struct lr_game *g, void *st, uint64_t seed);
@@ -82,7 +83,11 @@ typedef struct {
     int max_depth;     /* at most this many decisions in a rollout */
     float rollout_temp; /* the rollouts' policy: 0 its argmax, else sampled at this temperature */
     float tau;         /* the improved policy: softmax(log prior + (Q - max Q) / tau) */
+    int policy;        /* where moves come from: LR_POLICY_HEAD (the logits) or
+                          LR_POLICY_AFTERSTATE (the value of each move's afterstate / tau) */
 } lr_settings;
+
+enum { LR_POLICY_HEAD = 0, LR_POLICY_AFTERSTATE = 1 };
 
 typedef struct {
     int count, action, searched; /* searched: 0 when one legal action or the raw policy */
@@ -102,7 +107,9 @@ void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_set
                int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
 
 /* --- self-play ----------------------------------------------------------------------------- */
-/* Growing arrays of positions (one per decision with more than one legal action). */
+/* Growing arrays of positions: decisions with more than one legal action, each kept with
+ * probability keep and seen from one seat (seat[]: the actor half the time, else another
+ * seat; pi is NaN then: no policy target). */
 typedef struct {
     int64_t positions, nnz, legal_total, games;
     int64_t cap_pos, cap_nnz, cap_legal;
@@ -127,6 +134,7 @@ typedef struct {
     int teacher;       /* 1: the game's teacher plays (a warm start) */
     int explore;       /* decisions of a game drawn from pi; argmax afterwards */
     float lambda;      /* TD(lambda) over each seat's search values */
+    float keep;        /* share of the decisions recorded (drawn at random) */
 } lr_selfplay_settings;
 
 /* Plays games games (game i set up with seed + i) and appends their positions to out; 0, or

@@ -25,7 +25,7 @@ from agents.az.network import AzNet
 from training.common.config import ConfigError
 
 from .config import game_spec, load_az_config, selfplay_settings
-from .learner import LossWeights, train_steps
+from .learner import loss_weights, train_steps
 from .replay import ReplayBuffer
 from .selfplay import PlaySettings, native_template, play_threads
 
@@ -73,7 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         buffer.add(p)
         steps = max(1, math.ceil(len(p) * tr["sample_reuse"] / tr["batch_size"]))
         train_steps(
-            net, opt, buffer, steps, tr["batch_size"], np.random.default_rng(seed), LossWeights()
+            net,
+            opt,
+            buffer,
+            steps,
+            tr["batch_size"],
+            np.random.default_rng(seed),
+            loss_weights(cfg),
         )
         t2 = time.perf_counter()
         t_play += t1 - t0

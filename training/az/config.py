@@ -7,6 +7,7 @@ unknown key or a bad value is a :class:`~training.common.config.ConfigError` nam
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "max_depth": checks.integer(0, 100_000),
         "rollout_temp": checks.number(0.0, 100.0),
         "tau": checks.number(0.0, 100.0, open_lo=True),
+        "policy": checks.choice("afterstate", "head"),
     },
     "selfplay": {
         "games": checks.integer(1),
@@ -60,6 +62,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "sample_reuse": checks.number(0.0, open_lo=True),
         "value_weight": checks.number(0.0),
         "outcome_mix": checks.number(0.0, 1.0),
+        "policy_weight": checks.number(0.0),
     },
     "run": {
         "seed": checks.integer(0),
@@ -102,6 +105,11 @@ def _cross_check(cfg: Config) -> None:
         selfplay_settings(cfg)
     except ValueError as exc:
         raise ConfigError(f"search: {exc}") from None
+    if cfg["search"]["policy"] == "head" and cfg["train"]["policy_weight"] == 0:
+        raise ConfigError(
+            "train.policy_weight: search.policy 'head' plays the policy head, which a "
+            "policy_weight of 0 never trains; set it above 0"
+        )
     if not cfg["eval"]["opponents"] and cfg["eval"]["every"]:
         raise ConfigError("eval.opponents: expected at least one opponent (or eval.every = 0)")
     check_agent_specs("eval.opponents", cfg["eval"]["opponents"])
@@ -130,10 +138,4 @@ def selfplay_settings(cfg: Config) -> SearchSettings:
 
 def settings_dict(settings: SearchSettings) -> dict[str, Any]:
     """The settings a model file stores."""
-    return dict(
-        zip(
-            ("k", "r", "depth", "max_depth", "rollout_temp", "tau"),
-            settings.as_tuple(),
-            strict=True,
-        )
-    )
+    return asdict(settings)

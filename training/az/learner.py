@@ -4,13 +4,14 @@ target (the search's values along the seat's game, ending in its outcome)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
-from agents.az.network import AzNet, sparse_batch
+from agents.az.network import AzNet, SparseBatch, sparse_batch
 
 from .replay import ReplayBuffer
 from .selfplay import Positions
@@ -21,11 +22,19 @@ LOSS_PARTS = ("loss", "policy", "policy_kl", "value")
 
 @dataclass(frozen=True)
 class LossWeights:
-    """``loss = policy + value_weight x value``; ``outcome_mix``: the value target is
-    ``outcome_mix x z + (1 - outcome_mix) x target`` (1: the outcome alone)."""
+    """``loss = policy_weight x policy + value_weight x value``; ``outcome_mix``: the value
+    target is ``outcome_mix x z + (1 - outcome_mix) x target`` (1: the outcome alone). With
+    ``policy_weight`` 0 the policy head is not computed (the afterstate search needs none)."""
 
     value_weight: float = 1.0
     outcome_mix: float = 0.0
+    policy_weight: float = 0.0
+
+
+def loss_weights(cfg: Mapping[str, Any]) -> LossWeights:
+    """The loss weights of a config's ``[train]``."""
+    t = cfg["train"]
+    return LossWeights(t["value_weight"], t["outcome_mix"], t["policy_weight"])
 
 
 def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
@@ -33,18 +42,18 @@ def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor
     device = next(net.parameters()).device
     counts = np.diff(p.legal_ptr)
     batch = sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr), p.legal, counts, device=device)
-    value, logits = net(batch)
-    pi = torch.zeros(logits.shape, dtype=torch.float32, device=device)
-    pi[batch.legal_mask] = torch.as_tensor(p.pi, device=device)
-    logp = torch.log_softmax(logits, dim=-1).masked_fill(~batch.legal_mask, 0.0)
-    policy = -(pi * logp).sum(-1).mean()
-    entropy = -(pi * torch.log(pi.clamp_min(1e-12))).sum(-1).mean()
+    if weights.policy_weight > 0:
+        value, logits = net(batch)
+        policy, entropy = _policy_loss(p, batch, logits, device)
+    else:
+        value = net.value_of(batch)
+        policy = entropy = torch.zeros((), device=device)
     z = torch.as_tensor(p.z, device=device)
     target = weights.outcome_mix * z + (1.0 - weights.outcome_mix) * torch.as_tensor(
         p.target, device=device
     )
     v = torch.mean((value - target) ** 2)
-    loss = policy + weights.value_weight * v
+    loss = weights.policy_weight * policy + weights.value_weight * v
     parts = {
         "loss": float(loss.detach()),
         "policy": float(policy.detach()),
@@ -52,6 +61,21 @@ def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor
         "value": float(v.detach()),
     }
     return loss, parts
+
+
+def _policy_loss(
+    p: Positions, batch: SparseBatch, logits: torch.Tensor, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The policy's cross-entropy with its target and the target's entropy, over the rows
+    that have one (rows seen from another seat than the actor's: pi NaN, none)."""
+    pi = torch.zeros(logits.shape, dtype=torch.float32, device=device)
+    pi[batch.legal_mask] = torch.as_tensor(np.nan_to_num(p.pi, nan=0.0), device=device)
+    has_pi = torch.as_tensor(~np.isnan(p.pi[p.legal_ptr[:-1]]), device=device)
+    rows = has_pi.float().sum().clamp_min(1.0)
+    logp = torch.log_softmax(logits, dim=-1).masked_fill(~batch.legal_mask, 0.0)
+    policy = -((pi * logp).sum(-1) * has_pi).sum() / rows
+    entropy = -((pi * torch.log(pi.clamp_min(1e-12))).sum(-1) * has_pi).sum() / rows
+    return policy, entropy
 
 
 def train_steps(

@@ -46,7 +46,7 @@ from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
 from .config import AZ, game_spec, search_settings, selfplay_settings, settings_dict
 from .evaluate import evaluate_model, write_evaluation
-from .learner import LOSS_PARTS, LossWeights, train_steps
+from .learner import LOSS_PARTS, loss_weights, train_steps
 from .replay import ReplayBuffer, drop_after, prune_shards, write_shard
 from .selfplay import PlaySettings, Positions, native_template, play_threads
 
@@ -124,7 +124,7 @@ class Run:
         self.starts: list[dict[str, Any]] = []
         self.init: dict[str, Any] = {}  # the model the network started from (warmstart.init)
         self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])
-        self.weights = LossWeights(cfg["train"]["value_weight"], cfg["train"]["outcome_mix"])
+        self.weights = loss_weights(cfg)
         self.spec = game_spec(cfg)
         self.template = native_template(self.spec)
         self._writer: Any = None

@@ -5,8 +5,10 @@ GIL. Each decision with more than one legal action is a position:
 
 * the acting seat's observation, its non-zero entries (``obs_idx``, ``obs_val``, position
   ``i``'s from ``obs_ptr[i]``);
+* the seat it is seen from (``seat``: the acting seat half the time, else another seat, so
+  the value also learns the positions where others move, which are the afterstates it scores);
 * the legal actions (``legal``, from ``legal_ptr[i]``) and the policy target ``pi`` over them
-  (the search's improved policy; the teacher's move);
+  (the search's improved policy; the teacher's move; NaN when seen from another seat);
 * ``q``, the search's value of the move played (NaN for a teacher's move), ``z`` the seat's
   outcome (2 x its share of the win - 1) and ``target`` its TD(lambda) return over its own
   later search values ending in ``z``.
@@ -65,7 +67,7 @@ class Positions:
     @classmethod
     def from_arrays(cls, a: Mapping[str, np.ndarray]) -> Positions:
         """Back from :meth:`arrays` (types checked: a foreign file is a ``ValueError``)."""
-        missing = sorted(set(ARRAYS) | {"counts"} - set(a))
+        missing = sorted((set(ARRAYS) | {"counts"}) - set(a))
         if missing:
             raise ValueError(f"positions: missing arrays {missing}")
         kw = {k: np.asarray(a[k]).astype(t, copy=False) for k, t in ARRAYS.items()}
@@ -146,7 +148,7 @@ def _ranges(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
 class PlaySettings:
     """How games are played: the search's settings tuple (``agents.az.SearchSettings``), the
     first ``explore`` decisions of a game drawn from the improved policy, TD(``lam``), and
-    ``keep``, the share of positions kept (drawn at random, seeded)."""
+    ``keep``, the share of decisions recorded (drawn at random in the core)."""
 
     search: tuple[Any, ...]
     explore: int
@@ -184,7 +186,7 @@ def play_games(
     assert native is not None
     out = native.az_selfplay(
         template, None if teacher else net, games, seed, settings.search, teacher,
-        settings.explore, settings.lam, None if weights is None else list(weights),
+        settings.explore, settings.lam, settings.keep, None if weights is None else list(weights),
     )  # fmt: skip
     arrays = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
@@ -201,14 +203,7 @@ def play_games(
     if out["positions"] == 0:
         arrays["obs_ptr"] = arrays["legal_ptr"] = np.zeros(1, np.int64)
     decisions = int(np.frombuffer(out["lengths"], np.int32).sum())
-    p = Positions(**arrays, games=games, evals=int(out["evals"]), decisions=decisions)
-    if settings.keep < 1.0 and len(p):
-        rng = np.random.default_rng(seed)
-        rows = np.flatnonzero(rng.random(len(p)) < settings.keep)
-        kept = p.take(rows)
-        kept.games, kept.evals, kept.decisions = p.games, p.evals, p.decisions
-        return kept
-    return p
+    return Positions(**arrays, games=games, evals=int(out["evals"]), decisions=decisions)
 
 
 def play_threads(
