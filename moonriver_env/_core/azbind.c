@@ -268,18 +268,18 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 #define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
 
 /* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, keep,
- * weights or None) -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
+ * afterstates, weights or None) -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
  * a State or KdState of the game to play (its position is not used). */
 static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     PyObject *state, *nobj, *sobj, *wobj;
     int games, teacher, explore;
     unsigned long long seed;
-    float lambda, keep;
+    float lambda, keep, afterstates;
     lr_selfplay_settings ss;
     lr_game g;
     double weights[11] = {0};
-    if (!PyArg_ParseTuple(args, "OOiKOpiffO", &state, &nobj, &games, &seed, &sobj, &teacher,
-                          &explore, &lambda, &keep, &wobj)) {
+    if (!PyArg_ParseTuple(args, "OOiKOpifffO", &state, &nobj, &games, &seed, &sobj, &teacher,
+                          &explore, &lambda, &keep, &afterstates, &wobj)) {
         return NULL;
     }
     NetObject *net = as_net(nobj, teacher);
@@ -288,9 +288,9 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
         return NULL;
     }
     if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f) ||
-        !(keep > 0.0f && keep <= 1.0f)) {
-        PyErr_SetString(PyExc_ValueError,
-                        "az_selfplay: games 1..1000000, explore >= 0, lambda 0..1, keep (0, 1]");
+        !(keep > 0.0f && keep <= 1.0f) || !(afterstates >= 0.0f && afterstates <= 1.0f)) {
+        PyErr_SetString(PyExc_ValueError, "az_selfplay: games 1..1000000, explore >= 0, lambda "
+                                          "0..1, keep (0, 1], afterstates 0..1");
         return NULL;
     }
     if (teacher && PyObject_TypeCheck(state, &StateType) &&
@@ -304,6 +304,7 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     ss.explore = explore;
     ss.lambda = lambda;
     ss.keep = keep;
+    ss.afterstates = afterstates;
     lr_buffer b;
     memset(&b, 0, sizeof b);
     PyObject *config = ((CoreStateHead *)state)->config;
@@ -317,17 +318,19 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
         lr_buffer_free(&b);
         return PyErr_NoMemory();
     }
-    int64_t P = b.positions;
+    int64_t P = b.positions, A = b.aft.rows;
     PyObject *out = Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsLsL}", "game", BYTES(b.game, P, int32_t), "seat",
-        BYTES(b.seat, P, int8_t), "obs_off", BYTES(b.obs_off, P ? P + 1 : 0, int64_t), "obs_idx",
-        BYTES(b.obs_idx, b.nnz, int16_t), "obs_val", BYTES(b.obs_val, b.nnz, float), "legal_off",
-        BYTES(b.legal_off, P ? P + 1 : 0, int64_t), "legal_id",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsLsL}", "game", BYTES(b.game, P, int32_t), "seat",
+        BYTES(b.seat, P, int8_t), "obs_off", BYTES(b.obs.off, P ? P + 1 : 0, int64_t), "obs_idx",
+        BYTES(b.obs.idx, b.obs.nnz, int16_t), "obs_val", BYTES(b.obs.val, b.obs.nnz, float),
+        "legal_off", BYTES(b.legal_off, P ? P + 1 : 0, int64_t), "legal_id",
         BYTES(b.legal_id, b.legal_total, int16_t), "pi", BYTES(b.pi, b.legal_total, float), "q",
         BYTES(b.q, P, float), "z", BYTES(b.z, P, float), "target", BYTES(b.target, P, float),
-        "outcomes", BYTES(b.outcomes, b.games * g.n, float), "lengths",
-        BYTES(b.lengths, b.games, int32_t), "evals", (long long)b.evals, "positions",
-        (long long)P);
+        "aft_off", BYTES(b.aft_off, P ? P + 1 : 0, int64_t), "aft_obs_off",
+        BYTES(b.aft.off, A ? A + 1 : 0, int64_t), "aft_idx", BYTES(b.aft.idx, b.aft.nnz, int16_t),
+        "aft_val", BYTES(b.aft.val, b.aft.nnz, float), "outcomes",
+        BYTES(b.outcomes, b.games * g.n, float), "lengths", BYTES(b.lengths, b.games, int32_t),
+        "evals", (long long)b.evals, "positions", (long long)P);
     lr_buffer_free(&b);
     return out;
 }
@@ -337,8 +340,8 @@ static PyMethodDef az_functions[] = {
      "az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, "
      "evals)"},
     {"az_selfplay", az_selfplay, METH_VARARGS,
-     "az_selfplay(state, net, games, seed, settings, teacher, explore, lambda, keep, weights) "
-     "-> "
+     "az_selfplay(state, net, games, seed, settings, teacher, explore, lambda, keep, "
+     "afterstates, weights) -> "
      "dict of arrays as bytes"},
     {NULL}};
 

@@ -9,6 +9,9 @@
 #include "kingdomino.h"
 #include "learn.h"
 
+_Static_assert(LR_MAX_LEGAL >= MR_MAX_ACTIONS && LR_MAX_LEGAL >= KD_MAX_LEGAL,
+               "a game's legal list must fit the search's buffers");
+
 /* --- Moon River -------------------------------------------------------------------------- */
 #define MR_CFG(g) ((const mr_config *)(g)->params)
 

@@ -9,18 +9,24 @@
 
 #include "learn.h"
 
+static void sparse_free(lr_sparse *m) {
+    free(m->off);
+    free(m->idx);
+    free(m->val);
+}
+
 void lr_buffer_free(lr_buffer *b) {
     free(b->game);
     free(b->seat);
-    free(b->obs_off);
-    free(b->obs_idx);
-    free(b->obs_val);
+    sparse_free(&b->obs);
     free(b->legal_off);
     free(b->legal_id);
     free(b->pi);
     free(b->q);
     free(b->z);
     free(b->target);
+    free(b->aft_off);
+    sparse_free(&b->aft);
     free(b->outcomes);
     free(b->lengths);
     memset(b, 0, sizeof *b);
@@ -44,8 +50,44 @@ static int64_t doubled(int64_t cap, int64_t need, int64_t first) {
     return c;
 }
 
-/* Room for one more position with nnz entries and count legal actions. */
-static int reserve(lr_buffer *b, int nnz, int count) {
+/* Appends obs's non-zero entries as a row of m; 0, or -1 when memory ran out. */
+static int add_row(lr_sparse *m, const float *obs, int size) {
+    int nnz = 0;
+    for (int i = 0; i < size; i++) {
+        nnz += obs[i] != 0.0f;
+    }
+    if (m->rows + 1 > m->cap_rows) {
+        int64_t c = doubled(m->cap_rows, m->rows + 1, 4096);
+        if (resize((void **)&m->off, c + 1, sizeof(int64_t)) < 0) {
+            return -1;
+        }
+        m->cap_rows = c;
+    }
+    if (m->nnz + nnz > m->cap_nnz) {
+        int64_t c = doubled(m->cap_nnz, m->nnz + nnz, 1 << 20);
+        if (resize((void **)&m->idx, c, sizeof(int16_t)) < 0 ||
+            resize((void **)&m->val, c, sizeof(float)) < 0) {
+            return -1;
+        }
+        m->cap_nnz = c;
+    }
+    if (m->rows == 0) {
+        m->off[0] = 0;
+    }
+    int64_t o = m->nnz;
+    for (int i = 0; i < size; i++) {
+        if (obs[i] != 0.0f) {
+            m->idx[o] = (int16_t)i;
+            m->val[o++] = obs[i];
+        }
+    }
+    m->nnz = o;
+    m->off[++m->rows] = o;
+    return 0;
+}
+
+/* Room for one more position with count legal actions. */
+static int reserve(lr_buffer *b, int count) {
     if (b->positions + 1 > b->cap_pos) {
         int64_t c = doubled(b->cap_pos, b->positions + 1, 4096);
         if (resize((void **)&b->game, c, sizeof(int32_t)) < 0 ||
@@ -53,19 +95,11 @@ static int reserve(lr_buffer *b, int nnz, int count) {
             resize((void **)&b->q, c, sizeof(float)) < 0 ||
             resize((void **)&b->z, c, sizeof(float)) < 0 ||
             resize((void **)&b->target, c, sizeof(float)) < 0 ||
-            resize((void **)&b->obs_off, c + 1, sizeof(int64_t)) < 0 ||
-            resize((void **)&b->legal_off, c + 1, sizeof(int64_t)) < 0) {
+            resize((void **)&b->legal_off, c + 1, sizeof(int64_t)) < 0 ||
+            resize((void **)&b->aft_off, c + 1, sizeof(int64_t)) < 0) {
             return -1;
         }
         b->cap_pos = c;
-    }
-    if (b->nnz + nnz > b->cap_nnz) {
-        int64_t c = doubled(b->cap_nnz, b->nnz + nnz, 1 << 20);
-        if (resize((void **)&b->obs_idx, c, sizeof(int16_t)) < 0 ||
-            resize((void **)&b->obs_val, c, sizeof(float)) < 0) {
-            return -1;
-        }
-        b->cap_nnz = c;
     }
     if (b->legal_total + count > b->cap_legal) {
         int64_t c = doubled(b->cap_legal, b->legal_total + count, 1 << 16);
@@ -78,33 +112,27 @@ static int reserve(lr_buffer *b, int nnz, int count) {
     return 0;
 }
 
-static int keep(lr_buffer *b, int game, int seat, const float *obs, int obs_size,
-                const lr_result *r, float q, const float *pi) {
-    int nnz = 0;
-    for (int i = 0; i < obs_size; i++) {
-        nnz += obs[i] != 0.0f;
-    }
-    if (reserve(b, nnz, r->count) < 0) {
+/* Keeps a position of st seen from seat (its observation in w->obs); with afterstates, also
+ * each legal move's afterstate seen from seat, on one determinization of st. */
+static int keep(const lr_game *g, lr_buffer *b, int game, int seat, const void *st,
+                const lr_result *r, float q, const float *pi, int afterstates, mr_pcg64 *rng,
+                lr_work *w) {
+    if (reserve(b, r->count) < 0) {
         return -1;
     }
     int64_t p = b->positions;
     if (p == 0) {
-        b->obs_off[0] = 0;
         b->legal_off[0] = 0;
+        b->aft_off[0] = b->aft.rows;
+    }
+    g->encode(g, st, seat, w->obs);
+    if (add_row(&b->obs, w->obs, g->obs_size) < 0) {
+        return -1;
     }
     b->game[p] = game;
     b->seat[p] = (int8_t)seat;
     b->q[p] = q;
     b->z[p] = b->target[p] = 0.0f;
-    int64_t o = b->nnz;
-    for (int i = 0; i < obs_size; i++) {
-        if (obs[i] != 0.0f) {
-            b->obs_idx[o] = (int16_t)i;
-            b->obs_val[o++] = obs[i];
-        }
-    }
-    b->nnz = o;
-    b->obs_off[p + 1] = o;
     int64_t l = b->legal_total;
     for (int i = 0; i < r->count; i++) {
         b->legal_id[l + i] = (int16_t)r->legal[i];
@@ -112,6 +140,19 @@ static int keep(lr_buffer *b, int game, int seat, const float *obs, int obs_size
     }
     b->legal_total = l + r->count;
     b->legal_off[p + 1] = b->legal_total;
+    if (afterstates) {
+        memcpy(w->det, st, g->state_size);
+        g->redetermine(g, w->det, rng);
+        for (int i = 0; i < r->count; i++) {
+            memcpy(w->after, w->det, g->state_size);
+            g->apply(g, w->after, r->legal[i]);
+            g->encode(g, w->after, seat, w->obs);
+            if (add_row(&b->aft, w->obs, g->obs_size) < 0) {
+                return -1;
+            }
+        }
+    }
+    b->aft_off[p + 1] = b->aft.rows;
     b->positions = p + 1;
     return 0;
 }
@@ -228,10 +269,10 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
             int64_t row = -1;
             if (r->count > 1 && uniform01(&rng) < s->keep) {
                 int o = observer(seat, g->n, &rng);
-                g->encode(g, st, o, w.obs);
+                int with_after = o == seat && uniform01(&rng) < s->afterstates;
                 row = out->positions;
-                failed = keep(out, (int)(g0 + game), o, w.obs, g->obs_size, r, q,
-                              o == seat ? r->pi : none) < 0;
+                failed = keep(g, out, (int)(g0 + game), o, st, r, q, o == seat ? r->pi : none,
+                              with_after, &rng, &w) < 0;
             }
             failed = failed || note_decision(&dec, seat, q, row) < 0;
             g->apply(g, st, a);

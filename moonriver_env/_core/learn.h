@@ -22,7 +22,7 @@
 #define LR_MAX_H1 512
 #define LR_MAX_H2 256
 #define LR_MAX_ACTIONS 8192
-#define LR_MAX_LEGAL 1024
+#define LR_MAX_LEGAL 8192 /* at least MR_MAX_ACTIONS and KD_MAX_LEGAL: any legal list fits */
 #define LR_MAX_CANDS 32
 #define LR_MAX_SEATS 4
 
@@ -107,21 +107,32 @@ void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_set
                int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
 
 /* --- self-play ----------------------------------------------------------------------------- */
+/* Rows of sparse observations (CSR): row i's non-zero entries are idx/val[off[i] .. off[i+1]). */
+typedef struct {
+    int64_t rows, nnz, cap_rows, cap_nnz;
+    int64_t *off; /* rows + 1 */
+    int16_t *idx; /* nnz */
+    float *val;   /* nnz */
+} lr_sparse;
+
 /* Growing arrays of positions: decisions with more than one legal action, each kept with
  * probability keep and seen from one seat (seat[]: the actor half the time, else another
- * seat; pi is NaN then: no policy target). */
+ * seat; pi is NaN then: no policy target). A position seen by its actor may also keep the
+ * observation of each legal move's afterstate (on one determinization, for the actor):
+ * positions' aft_off[i] .. aft_off[i+1] index rows of aft, one per legal action in order
+ * (none: an empty range). */
 typedef struct {
-    int64_t positions, nnz, legal_total, games;
-    int64_t cap_pos, cap_nnz, cap_legal;
+    int64_t positions, legal_total, games;
+    int64_t cap_pos, cap_legal;
     int32_t *game;   /* positions */
     int8_t *seat;    /* positions */
-    int64_t *obs_off; /* positions + 1 */
-    int16_t *obs_idx; /* nnz */
-    float *obs_val;   /* nnz */
+    lr_sparse obs;   /* a row per position */
     int64_t *legal_off; /* positions + 1 */
     int16_t *legal_id;  /* legal_total */
     float *pi;          /* legal_total: the policy target */
     float *q, *z, *target; /* positions: search value, outcome, TD(lambda) target */
+    int64_t *aft_off;      /* positions + 1: rows of aft */
+    lr_sparse aft;         /* the afterstates' observations */
     float *outcomes;       /* games x n */
     int32_t *lengths;      /* games: decisions played */
     int64_t evals;
@@ -135,6 +146,7 @@ typedef struct {
     int explore;       /* decisions of a game drawn from pi; argmax afterwards */
     float lambda;      /* TD(lambda) over each seat's search values */
     float keep;        /* share of the decisions recorded (drawn at random) */
+    float afterstates; /* share of the actor's recorded positions that keep their afterstates */
 } lr_selfplay_settings;
 
 /* Plays games games (game i set up with seed + i) and appends their positions to out; 0, or

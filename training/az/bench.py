@@ -51,7 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     net = AzNet(net_shape(cfg)).eval()
     opt = torch.optim.AdamW(net.parameters(), lr=tr["learning_rate"])
     buffer = ReplayBuffer(cfg["replay"]["window"])
-    settings = PlaySettings(selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"])
+    settings = PlaySettings(
+        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"], sp["afterstates"]
+    )
     template = native_template(spec)
     games = min(sp["games"], 64)  # short iterations: several fit the time asked for
     print(

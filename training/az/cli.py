@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import shutil
 import sys
 from collections.abc import Sequence
@@ -85,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--run-dir", default=None, help="the run directory")
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
-    parser.add_argument("--workers", type=int, default=None, help="= --set selfplay.workers=N")
+    parser.add_argument("--workers", type=int, default=None, help="= --set selfplay.threads=N")
     parser.add_argument(
         "--export", default=None, metavar="RUN_DIR", help="export a run or a kept iter_<N>.pt"
     )
@@ -105,12 +104,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--config is required for a new run")
         overrides = list(args.set)
         if args.workers is not None:
-            overrides.append(f"selfplay.workers={args.workers}")
-        backend = backend_from_args(args)
+            overrides.append(f"selfplay.threads={args.workers}")
+        backend = backend_from_args(args)  # processes: the core's threads in this process
+        backend = backend if backend.name == "ray" else None
         command = " ".join(["python -m training.az", *(sys.argv[1:] if argv is None else argv)])
         run = start_run(args.config, overrides, args.run_dir, args.resume, backend, command)
     except (ConfigError, OutputError, BackendError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(json.dumps({"iteration": run.iteration, "games": run.games, "positions": run.positions}))
+    print(closing_summary(run))
     return 0
+
+
+def closing_summary(run: Any) -> str:
+    """The plain lines a finished run ends with: what it did and where its files are."""
+    rows = [
+        ("iterations", f"{max(run.iteration, 0)}"),
+        ("games played", f"{run.games:,}"),
+        ("positions learned from", f"{run.positions:,}"),
+        ("gradient steps", f"{run.train_steps:,}"),
+        ("wall time", f"{run.seconds / 60:.1f} min"),
+        ("model", str(run.run_dir / "model.pt")),
+        ("resume with", f"python -m training.az --run-dir {run.run_dir} --resume"),
+    ]
+    if (run.run_dir / "learning_curve.png").exists():
+        rows.append(("learning curve", str(run.run_dir / "learning_curve.png")))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(["az run finished:"] + [f"  {k:<{width}}  {v}" for k, v in rows])

@@ -46,10 +46,12 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "explore": checks.integer(0),
         "lam": checks.number(0.0, 1.0),
         "keep": checks.number(0.0, 1.0, open_lo=True),
+        "afterstates": checks.number(0.0, 1.0),
     },
     "warmstart": {
         "games": checks.integer(0),
         "keep": checks.number(0.0, 1.0, open_lo=True),
+        "afterstates": checks.number(0.0, 1.0),
         "epochs": checks.number(0.0),
         "save_every": checks.integer(0),
         "init": checks.string,
@@ -63,6 +65,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "value_weight": checks.number(0.0),
         "outcome_mix": checks.number(0.0, 1.0),
         "policy_weight": checks.number(0.0),
+        "afterstate_weight": checks.number(0.0),
     },
     "run": {
         "seed": checks.integer(0),

@@ -16,7 +16,7 @@ from agents.az.network import AzNet, SparseBatch, sparse_batch
 from .replay import ReplayBuffer
 from .selfplay import Positions
 
-LOSS_PARTS = ("loss", "policy", "policy_kl", "value")
+LOSS_PARTS = ("loss", "policy", "policy_kl", "value", "afterstate")
 """What :func:`losses` reports (``progress.csv``'s loss columns)."""
 
 
@@ -29,12 +29,17 @@ class LossWeights:
     value_weight: float = 1.0
     outcome_mix: float = 0.0
     policy_weight: float = 0.0
+    afterstate_weight: float = 1.0
+    tau: float = 0.1
 
 
 def loss_weights(cfg: Mapping[str, Any]) -> LossWeights:
     """The loss weights of a config's ``[train]``."""
     t = cfg["train"]
-    return LossWeights(t["value_weight"], t["outcome_mix"], t["policy_weight"])
+    return LossWeights(
+        t["value_weight"], t["outcome_mix"], t["policy_weight"], t["afterstate_weight"],
+        cfg["search"]["tau"],
+    )  # fmt: skip
 
 
 def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
@@ -54,11 +59,16 @@ def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor
     )
     v = torch.mean((value - target) ** 2)
     loss = weights.policy_weight * policy + weights.value_weight * v
+    after = torch.zeros((), device=device)
+    if weights.afterstate_weight > 0 and int(p.aft_ptr[-1]) > 0:
+        after = _afterstate_loss(net, p, weights.tau, device)
+        loss = loss + weights.afterstate_weight * after
     parts = {
         "loss": float(loss.detach()),
         "policy": float(policy.detach()),
         "policy_kl": float((policy - entropy).detach()),
         "value": float(v.detach()),
+        "afterstate": float(after.detach()),
     }
     return loss, parts
 
@@ -76,6 +86,29 @@ def _policy_loss(
     policy = -((pi * logp).sum(-1) * has_pi).sum() / rows
     entropy = -((pi * torch.log(pi.clamp_min(1e-12))).sum(-1) * has_pi).sum() / rows
     return policy, entropy
+
+
+def _afterstate_loss(net: AzNet, p: Positions, tau: float, device: torch.device) -> torch.Tensor:
+    """Mean over the positions with afterstates of the cross-entropy between their policy
+    target and softmax(value of each legal move's afterstate / tau)."""
+    counts = np.diff(p.aft_ptr)
+    rows = np.flatnonzero(counts)
+    starts = p.legal_ptr[rows]
+    ids = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts[rows], strict=True)])
+    ones = np.ones(ids.size, dtype=np.int64)
+    batch = sparse_batch(
+        p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr), np.zeros(ids.size, np.int64), ones, device
+    )
+    logits = net.value_of(batch) / tau
+    group = torch.as_tensor(np.repeat(np.arange(rows.size), counts[rows]), device=device)
+    top = torch.zeros(rows.size, device=device).index_reduce_(
+        0, group, logits.detach(), "amax", include_self=False
+    )
+    ex = torch.exp(logits - top[group])
+    norm = torch.zeros(rows.size, device=device).index_add_(0, group, ex)
+    logp = logits - top[group] - torch.log(norm[group])
+    pi = torch.as_tensor(np.nan_to_num(p.pi[ids], nan=0.0), device=device)
+    return -(pi * logp).sum() / rows.size
 
 
 def train_steps(

@@ -36,7 +36,7 @@ import torch
 from agents.atomic import csv_text
 from agents.az.checkpoint import CheckpointError, load_checkpoint, read_blob, save_checkpoint
 from agents.az.network import AzNet, NetShape
-from agents.jobs import Backend
+from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
 from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import RunLock, append_text
@@ -48,7 +48,7 @@ from .config import AZ, game_spec, search_settings, selfplay_settings, settings_
 from .evaluate import evaluate_model, write_evaluation
 from .learner import LOSS_PARTS, loss_weights, train_steps
 from .replay import ReplayBuffer, drop_after, prune_shards, write_shard
-from .selfplay import PlaySettings, Positions, native_template, play_threads
+from .selfplay import JobWorker, PlaySettings, Positions, native_template, play_threads, run_job
 
 TEACHER_SHARD_GAMES = 2000
 """Teacher games per replay shard (written when they are played): a run killed while playing
@@ -226,12 +226,12 @@ class Run:
         if teacher:
             ws = self.cfg["warmstart"]
             search = selfplay_settings(self.cfg).as_tuple()
-            settings = PlaySettings(search, explore=0, lam=sp["lam"], keep=ws["keep"])
+            settings = PlaySettings(search, 0, sp["lam"], ws["keep"], ws["afterstates"])
             _, weights = self.spec.entry.hook("az_teacher")()
             net = None
         else:
             search = selfplay_settings(self.cfg).as_tuple()
-            settings = PlaySettings(search, sp["explore"], sp["lam"], sp["keep"])
+            settings = PlaySettings(search, sp["explore"], sp["lam"], sp["keep"], sp["afterstates"])
             weights = None
             net = self.net.native()
         seed0 = derive_seed(self.cfg["run"]["seed"], iteration, 7) >> 24  # room for + game
@@ -242,10 +242,13 @@ class Run:
         try:
             for part, first in enumerate(range(0, games, per)):
                 seeds = [seed0 + g for g in range(first, min(games, first + per))]
-                positions = play_threads(
-                    self.template, net, seeds, settings, sp["threads"], chunk=8,
-                    teacher=teacher, weights=weights, on_chunk=bar.update,
-                )  # fmt: skip
+                if self.backend is None:  # threads in this process
+                    positions = play_threads(
+                        self.template, net, seeds, settings, sp["threads"], chunk=8,
+                        teacher=teacher, weights=weights, on_chunk=bar.update,
+                    )  # fmt: skip
+                else:
+                    positions = self._play_jobs(seeds, settings, teacher, weights, bar)
                 write_shard(self.run_dir, iteration, part, positions)
                 self.buffer.add(positions, teacher=teacher)
                 shards.append(positions)
@@ -270,6 +273,24 @@ class Run:
                 tb.add_scalar(f"train/{k}", float(row[k]), self.positions)
         tb.add_scalar("selfplay/games", self.games, self.positions)
         tb.flush()
+
+    def _play_jobs(
+        self, seeds: list[int], settings: PlaySettings, teacher: bool, weights: Any, bar: Any
+    ) -> Positions:
+        """The games of ``seeds`` on the run's backend (worker processes or Ray actors,
+        ``selfplay.threads`` of them), in jobs of 16 games; in seed order."""
+        blob = b"" if teacher else self.net.flat_weights().tobytes()
+        jobs = [
+            {"seeds": seeds[i : i + 16], "settings": settings, "teacher": teacher,
+             "teacher_weights": weights, "weights": blob}
+            for i in range(0, len(seeds), 16)
+        ]  # fmt: skip
+        parts = run_jobs(
+            jobs, JobWorker, (self.spec.text, self.shape.to_dict()), run_job,
+            workers=self.cfg["selfplay"]["threads"], on_result=lambda p: bar.update(p.games),
+            backend=self.backend,
+        )  # fmt: skip
+        return Positions.concatenate(parts)
 
     def evaluate(self) -> list[dict[str, Any]]:
         """The evaluation of the latest model against ``eval.opponents`` (``eval.csv``,
@@ -468,7 +489,11 @@ def start_run(
                 "git_commit": git_commit() or "",  # the code it (re)started with
             }
         )
-        run.train()
+        if backend is not None:
+            with backend.session(cfg["selfplay"]["threads"]):
+                run.train()
+        else:
+            run.train()
         return run
 
 

@@ -9,6 +9,10 @@ GIL. Each decision with more than one legal action is a position:
   the value also learns the positions where others move, which are the afterstates it scores);
 * the legal actions (``legal``, from ``legal_ptr[i]``) and the policy target ``pi`` over them
   (the search's improved policy; the teacher's move; NaN when seen from another seat);
+* for some positions seen by their actor, the observation of each legal move's afterstate
+  (``aft_ptr`` rows of ``aft_obs_ptr``/``aft_idx``/``aft_val``, in the order of ``legal``):
+  the value then learns to rank the moves as the policy target does
+  (:func:`training.az.learner.losses`);
 * ``q``, the search's value of the move played (NaN for a teacher's move), ``z`` the seat's
   outcome (2 x its share of the win - 1) and ``target`` its TD(lambda) return over its own
   later search values ending in ``z``.
@@ -31,7 +35,8 @@ from moonriver_env.games import GameSpec
 ARRAYS = {
     "obs_ptr": np.int64, "obs_idx": np.int16, "obs_val": np.float32, "legal_ptr": np.int64,
     "legal": np.int16, "pi": np.float32, "seat": np.int8, "q": np.float32, "z": np.float32,
-    "target": np.float32,
+    "target": np.float32, "aft_ptr": np.int64, "aft_obs_ptr": np.int64, "aft_idx": np.int16,
+    "aft_val": np.float32,
 }  # fmt: skip
 """A :class:`Positions`' arrays and their types (a replay shard's entries)."""
 
@@ -51,6 +56,10 @@ class Positions:
     q: np.ndarray
     z: np.ndarray
     target: np.ndarray
+    aft_ptr: np.ndarray
+    aft_obs_ptr: np.ndarray
+    aft_idx: np.ndarray
+    aft_val: np.ndarray
     games: int = 0
     evals: int = 0
     decisions: int = 0
@@ -84,6 +93,11 @@ class Positions:
             and int(self.obs_ptr[-1]) == self.obs_idx.size == self.obs_val.size
             and int(self.legal_ptr[-1]) == self.legal.size == self.pi.size
             and self.q.shape == self.z.shape == self.target.shape == (n,)
+            and self.aft_ptr.shape == (n + 1,)
+            and int(self.aft_ptr[-1]) == self.aft_obs_ptr.size - 1
+            and int(self.aft_obs_ptr[-1]) == self.aft_idx.size == self.aft_val.size
+            and bool(np.all(np.diff(self.aft_ptr) >= 0))
+            and bool(np.all((np.diff(self.aft_ptr) == 0) | (np.diff(self.aft_ptr) == np.diff(self.legal_ptr))))
             and bool(np.all(np.diff(self.obs_ptr) >= 0)) and bool(np.all(np.diff(self.legal_ptr) >= 1))
         )  # fmt: skip
         if not ok:
@@ -119,11 +133,15 @@ class Positions:
         rows = np.asarray(rows, dtype=np.int64)
         obs_rows = _ranges(self.obs_ptr, rows)
         legal_rows = _ranges(self.legal_ptr, rows)
+        aft_rows = _ranges(self.aft_ptr, rows)
+        aft_entries = _ranges(self.aft_obs_ptr, aft_rows)
         return Positions(
             obs_ptr=_ptr(self.obs_ptr, rows), obs_idx=self.obs_idx[obs_rows],
             obs_val=self.obs_val[obs_rows], legal_ptr=_ptr(self.legal_ptr, rows),
             legal=self.legal[legal_rows], pi=self.pi[legal_rows], seat=self.seat[rows],
             q=self.q[rows], z=self.z[rows], target=self.target[rows],
+            aft_ptr=_ptr(self.aft_ptr, rows), aft_obs_ptr=_ptr(self.aft_obs_ptr, aft_rows),
+            aft_idx=self.aft_idx[aft_entries], aft_val=self.aft_val[aft_entries],
         )  # fmt: skip
 
 
@@ -147,13 +165,16 @@ def _ranges(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class PlaySettings:
     """How games are played: the search's settings tuple (``agents.az.SearchSettings``), the
-    first ``explore`` decisions of a game drawn from the improved policy, TD(``lam``), and
-    ``keep``, the share of decisions recorded (drawn at random in the core)."""
+    first ``explore`` decisions of a game drawn from the improved policy, TD(``lam``),
+    ``keep``, the share of decisions recorded (drawn at random in the core), and
+    ``afterstates``, the share of the actor's recorded positions that also keep every legal
+    move's afterstate (the value's policy loss reads them)."""
 
     search: tuple[Any, ...]
     explore: int
     lam: float
     keep: float = 1.0
+    afterstates: float = 0.0
 
 
 def native_template(spec: GameSpec) -> Any:
@@ -186,7 +207,8 @@ def play_games(
     assert native is not None
     out = native.az_selfplay(
         template, None if teacher else net, games, seed, settings.search, teacher,
-        settings.explore, settings.lam, settings.keep, None if weights is None else list(weights),
+        settings.explore, settings.lam, settings.keep, settings.afterstates,
+        None if weights is None else list(weights),
     )  # fmt: skip
     arrays = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
@@ -199,9 +221,17 @@ def play_games(
         "q": np.frombuffer(out["q"], np.float32),
         "z": np.frombuffer(out["z"], np.float32),
         "target": np.frombuffer(out["target"], np.float32),
+        "aft_ptr": np.frombuffer(out["aft_off"], np.int64),
+        "aft_obs_ptr": np.frombuffer(out["aft_obs_off"], np.int64),
+        "aft_idx": np.frombuffer(out["aft_idx"], np.int16),
+        "aft_val": np.frombuffer(out["aft_val"], np.float32),
     }
     if out["positions"] == 0:
-        arrays["obs_ptr"] = arrays["legal_ptr"] = np.zeros(1, np.int64)
+        arrays["obs_ptr"] = arrays["legal_ptr"] = arrays["aft_ptr"] = np.zeros(1, np.int64)
+    if arrays["aft_obs_ptr"].size == 0:
+        arrays["aft_obs_ptr"] = np.zeros(1, np.int64)
+    if arrays["aft_ptr"].size and arrays["aft_ptr"][0] != 0:  # rows of this call's buffer
+        arrays["aft_ptr"] = arrays["aft_ptr"] - arrays["aft_ptr"][0]
     decisions = int(np.frombuffer(out["lengths"], np.int32).sum())
     return Positions(**arrays, games=games, evals=int(out["evals"]), decisions=decisions)
 
@@ -267,3 +297,33 @@ def _consecutive(seeds: Sequence[int]) -> list[list[int]]:
         else:
             runs.append([s])
     return runs
+
+
+class JobWorker:
+    """A worker of :func:`agents.jobs.run_jobs` (a process or a Ray actor: ``--backend``):
+    the game's native template, built once; each job brings the network's weights."""
+
+    def __init__(self, spec_text: str, shape: Mapping[str, Any]) -> None:
+        self.template = native_template(GameSpec.from_text(spec_text))
+        self.shape = dict(shape)
+
+    def play(self, job: Mapping[str, Any]) -> Positions:
+        net = None if job["teacher"] else native_net(self.shape, job["weights"])
+        parts = [
+            play_games(
+                self.template,
+                net,
+                len(run),
+                run[0],
+                job["settings"],
+                job["teacher"],
+                job["teacher_weights"],
+            )  # fmt: skip
+            for run in _consecutive(job["seeds"])
+        ]
+        return Positions.concatenate(parts)
+
+
+def run_job(worker: JobWorker, job: Mapping[str, Any]) -> Positions:
+    """``run_jobs``' play function: one job's games."""
+    return worker.play(job)
