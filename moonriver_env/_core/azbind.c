@@ -177,20 +177,34 @@ static NetObject *as_net(PyObject *obj, int optional) {
     return net_ready(obj) < 0 ? NULL : (NetObject *)obj;
 }
 
-/* settings: (k, r, depth, max_depth, rollout_temp, tau) */
+#define SETTINGS_RANGES                                                                            \
+    "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, rollout_temp 0..100, tau > 0 "   \
+    "(up to 100)"
+
+/* settings: (k, r, depth, max_depth, rollout_temp, tau); anything else is a TypeError naming
+ * them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too large
+ * for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
-    if (!PyArg_ParseTuple(obj, "iiiiff;settings: expected (k, r, depth, max_depth, rollout_temp, tau)",
-                          &s->k, &s->r, &s->depth, &s->max_depth, &s->rollout_temp, &s->tau)) {
+    if (!PyTuple_Check(obj) ||
+        !PyArg_ParseTuple(obj, "iiiiff", &s->k, &s->r, &s->depth, &s->max_depth,
+                          &s->rollout_temp, &s->tau)) {
+        if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS);
+        } else {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "settings: expected a tuple (k, r, depth, max_depth, rollout_temp, tau) "
+                         "of 4 integers and 2 numbers, got %s",
+                         Py_TYPE(obj)->tp_name);
+        }
         return -1;
     }
     if (s->k < 0 || s->k > LR_MAX_CANDS || s->r < 0 || s->r > 4096 || s->depth < 0 ||
         s->depth > 100000 || s->max_depth < 0 || s->max_depth > 100000 ||
         !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
         !(s->tau > 0.0f && s->tau <= 100.0f)) {
-        PyErr_Format(PyExc_ValueError,
-                     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, rollout_temp "
-                     "0..100, tau > 0 (up to 100)",
-                     LR_MAX_CANDS);
+        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS);
         return -1;
     }
     return 0;
