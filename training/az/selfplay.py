@@ -65,7 +65,7 @@ class Positions:
     @classmethod
     def from_arrays(cls, a: Mapping[str, np.ndarray]) -> Positions:
         """Back from :meth:`arrays` (types checked: a foreign file is a ``ValueError``)."""
-        missing = sorted(set(ARRAYS) | {"counts"} - set(a))
+        missing = sorted((set(ARRAYS) | {"counts"}) - set(a))
         if missing:
             raise ValueError(f"positions: missing arrays {missing}")
         kw = {k: np.asarray(a[k]).astype(t, copy=False) for k, t in ARRAYS.items()}
