@@ -300,6 +300,12 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
         }
         return NULL;
     }
+    for (int i = 0; i < 11; i++) { /* NaN values would leave the teacher no best move */
+        if (!isfinite(weights[i])) {
+            PyErr_Format(PyExc_ValueError, "weights: weight %d is not finite", i);
+            return NULL;
+        }
+    }
     ss.teacher = teacher;
     ss.explore = explore;
     ss.lambda = lambda;
