@@ -1,0 +1,323 @@
+"""The az pipeline (training/az/) at a tiny scale on both games: a run end to end (checkpoints,
+progress, evaluation with intervals, TensorBoard, a playable model), resume after a kill
+losing at most the iteration in progress, the run lock, atomic checkpoints, named errors for
+bad configs and foreign checkpoints, and --export."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from az_models import KD_STUDY, SPECS, native_state
+
+from agents.az import AzAgent, CheckpointError, load_checkpoint
+from agents.az.checkpoint import save_checkpoint
+from training.az.cli import export
+from training.az.cli import main as az_main
+from training.az.config import load_az_config
+from training.az.learner import LossWeights, losses, train_steps
+from training.az.replay import ReplayBuffer, list_shards
+from training.az.run import Run, start_run
+from training.az.selfplay import PlaySettings, native_template, play_games
+from training.common.config import ConfigError
+from training.common.outputs import OutputError, RunLock
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = ROOT / "training" / "configs" / "az_tiny.toml"
+SMALL = ["net.hidden1=8", "net.hidden2=4"]
+KD = [*SMALL, 'env.game="kingdomino"', "env.num_players=4", f'env.mode="{KD_STUDY}"',
+      'eval.opponents=["greedy"]', "warmstart.games=8", "selfplay.games=4"]  # fmt: skip
+
+
+def quiet(_: str) -> None:
+    """No log line."""
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def weights(path: Path) -> list[torch.Tensor]:
+    return list(load_checkpoint(path)[0].state_dict().values())
+
+
+@pytest.fixture(scope="module")
+def mr_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rd = tmp_path_factory.mktemp("az_mr") / "run"
+    start_run(TINY, SMALL, rd, resume=False, command="test", log=quiet)
+    return rd
+
+
+@pytest.fixture(scope="module")
+def kd_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rd = tmp_path_factory.mktemp("az_kd") / "run"
+    start_run(TINY, KD, rd, resume=False, command="test", log=quiet)
+    return rd
+
+
+def check_run(rd: Path, key: str, opponent: str) -> None:
+    """A finished tiny run: its files, its rows, its model."""
+    for name in ("config.toml", "model.pt", "checkpoints/latest.pt", "checkpoints/iter_00000.pt",
+                 "progress.csv", "eval.csv", "learning_curve.png"):  # fmt: skip
+        assert (rd / name).is_file(), name
+    assert not [p for p in rd.rglob(".*tmp*")]  # no temporary file left behind
+    progress = rows(rd / "progress.csv")
+    assert [int(r["iteration"]) for r in progress] == [0, 1, 2]
+    assert all(int(r["new_positions"]) > 50 and float(r["loss"]) > 0 for r in progress)
+    assert (
+        int(progress[-1]["games"])
+        == sum(int(x) for x in (load_az_config(rd / "config.toml")["warmstart"]["games"],))
+        + 2 * load_az_config(rd / "config.toml")["selfplay"]["games"]
+    )
+    assert all(float(r["evals_per_second"]) > 0 for r in progress[1:])  # self-play searched
+    evals = rows(rd / "eval.csv")
+    assert [int(r["step"]) for r in evals] == [int(progress[0]["games"]), int(progress[2]["games"])]
+    for r in evals:
+        assert r["opponent"] == opponent and int(r["games"]) == 2
+        assert 0.0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1.0
+        assert float(r["ci_high"]) - float(r["ci_low"]) > 0.3  # 2 games: a wide interval
+    net, meta = load_checkpoint(rd / "model.pt")
+    prov = meta["provenance"]
+    assert prov["iteration"] == 2
+    assert prov["positions"] == sum(int(r["new_positions"]) for r in progress)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    assert [s["git_commit"] for s in prov["starts"]] == [head.stdout.strip()]
+    cfg = load_az_config(rd / "config.toml")
+    assert meta["search"] == cfg["search"]  # the model plays with the config's [search]
+    assert net.shape.hidden1 == 8 and net.shape.spec.text == SPECS[key].text
+    agent = AzAgent(seed=0, path=rd / "model.pt")
+    state = native_state(SPECS[key], 1).to_state()
+    while not state.is_terminal:
+        state.apply(agent.choose(state))
+
+
+def test_a_tiny_moon_river_run(mr_run: Path) -> None:
+    check_run(mr_run, "mr2", "random")
+
+
+def test_a_tiny_kingdomino_run(kd_run: Path) -> None:
+    check_run(kd_run, "kd4", "greedy")
+
+
+def test_tensorboard_scalars_are_written(mr_run: Path) -> None:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(mr_run / "tb"))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {
+        "train/loss",
+        "train/policy",
+        "train/value",
+        "selfplay/games",
+        "eval/win_rate_random",
+    } <= tags
+    assert len(acc.Scalars("train/loss")) == 3 and len(acc.Scalars("eval/win_rate_random")) == 2
+
+
+def test_resume_continues_where_the_run_stopped(mr_run: Path, tmp_path: Path) -> None:
+    """A run of 1 iteration resumed for 2 ends with the weights of the run that did 2 at once
+    (the replay window reloaded from its shards, the optimizer from its checkpoint)."""
+    rd = tmp_path / "run"
+    start_run(TINY, [*SMALL, "run.iterations=1"], rd, resume=False, command="test", log=quiet)
+    assert [r["iteration"] for r in rows(rd / "progress.csv")] == ["0", "1"]
+    lines: list[str] = []
+    run = start_run(None, ["run.iterations=2"], rd, resume=True, command="test", log=lines.append)
+    assert run.iteration == 2 and "after iteration 1" in lines[0]
+    assert [r["iteration"] for r in rows(rd / "progress.csv")] == ["0", "1", "2"]
+    for a, b in zip(weights(rd / "model.pt"), weights(mr_run / "model.pt"), strict=True):
+        assert torch.equal(a, b)
+    assert len(rows(rd / "eval.csv")) == 2
+
+
+def test_a_run_killed_mid_iteration_loses_only_that_iteration(
+    mr_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rd = tmp_path / "run"
+    shutil.copytree(mr_run, rd)
+
+    def killed(self: Run, iteration: int, new: int, epochs: float | None = None) -> None:
+        raise KeyboardInterrupt  # after the shards of iteration 3 were written
+
+    monkeypatch.setattr(Run, "learn", killed)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(None, ["run.iterations=3"], rd, resume=True, command="test", log=quiet)
+    assert any(it == 3 for it, _, _ in list_shards(rd))
+    _, meta = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    assert meta["progress"]["iteration"] == 2  # the last finished iteration
+    assert not (rd / ".lock").exists() or not _locked(rd)  # the lock went with the process
+    monkeypatch.undo()
+    lines: list[str] = []
+    run = start_run(None, ["run.iterations=3"], rd, resume=True, command="test", log=lines.append)
+    assert run.iteration == 3
+    assert "after iteration 2" in lines[0] and "1 unfinished shards dropped" in lines[0]
+    assert [int(r["iteration"]) for r in rows(rd / "progress.csv")] == [0, 1, 2, 3]
+
+
+def _locked(rd: Path) -> bool:
+    try:
+        with RunLock(rd):
+            return False
+    except OutputError:
+        return True
+
+
+def test_a_locked_or_used_run_dir_is_refused(mr_run: Path) -> None:
+    with RunLock(mr_run), pytest.raises(OutputError, match="in use by another run"):
+        start_run(None, [], mr_run, resume=True, command="test", log=quiet)
+    with pytest.raises(OutputError, match="pass --resume"):
+        start_run(TINY, SMALL, mr_run, resume=False, command="test", log=quiet)
+    with pytest.raises(ConfigError, match=r"^net\.hidden1: cannot change on --resume"):
+        start_run(None, ["net.hidden1=9"], mr_run, resume=True, command="test", log=quiet)
+    with pytest.raises(ConfigError, match=r"^env\.num_players: cannot change on --resume"):
+        start_run(None, ["env.num_players=4"], mr_run, resume=True, command="test", log=quiet)
+
+
+def test_checkpoints_are_atomic(
+    mr_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save that dies while writing leaves the previous checkpoint whole and no partial
+    file behind."""
+    import agents.az.checkpoint as checkpoint
+
+    path = tmp_path / "latest.pt"
+    shutil.copyfile(mr_run / "checkpoints" / "latest.pt", path)
+    before = path.read_bytes()
+    net, meta = load_checkpoint(path)
+
+    def dies(blob: Any, f: Any) -> None:
+        Path(f).write_bytes(b"PK\x03\x04 half a file")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(checkpoint.torch, "save", dies)
+    with pytest.raises(OSError, match="disk full"):
+        save_checkpoint(path, net, meta["search"], meta["provenance"])
+    assert path.read_bytes() == before and load_checkpoint(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["latest.pt"]
+
+
+@pytest.mark.parametrize(
+    ("override", "key"),
+    [("net.hiden1=4", "net.hiden1"), ("search.k=33", "search.k"), ("search.tau=0", "search.tau"),
+     ("train.learning_rate=-1", "train.learning_rate"), ('eval.opponents=["nobody"]', "eval.opponents"),
+     ("env.num_players=5", "env.num_players"), ('env.game="chess"', "env.game"),
+     ('env.mode="nonsense"', "env"), ("selfplay.lam=2", "selfplay.lam"), ("colour.red=1", "colour"),
+     ("run.iterations=0", "run.iterations"), ('run.device="tpu"', "run.device")],
+)  # fmt: skip
+def test_bad_config_names_the_key(override: str, key: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^{re.escape(key)}"):
+        load_az_config(
+            TINY, [*SMALL, override, *(["run.max_minutes=0"] if "iterations" in key else [])]
+        )
+
+
+def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = az_main(["--config", str(TINY), "--run-dir", str(tmp_path / "r"), "--set", "search.k=-1"])
+    assert rc == 2 and "search.k" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "config.toml").exists()
+
+
+def test_foreign_checkpoints_are_refused(
+    mr_run: Path, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """warmstart.init naming a foreign file, a model of another game or another [net] is a
+    ConfigError naming the key; a run whose latest.pt is not an az model refuses to resume,
+    naming the file (the CLI: exit 2)."""
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"state_dict": {}}, foreign)
+    for init, message in ((foreign, "not an az model"), (models["kd4"], "shape"), (models["mr2"], "shape"),
+                          (tmp_path / "none.pt", "no az model file")):  # fmt: skip
+        cfg = load_az_config(TINY, [*SMALL, f'warmstart.init="{init}"', "net.hidden1=16"])
+        with pytest.raises(ConfigError, match=rf"^warmstart\.init: .*{message}"):
+            Run(cfg, tmp_path / "r", "test", log=quiet).initialize()
+    rd = tmp_path / "run"
+    shutil.copytree(mr_run, rd)
+    shutil.copyfile(foreign, rd / "checkpoints" / "latest.pt")
+    with pytest.raises(CheckpointError, match=r"latest\.pt.*not an az model"):
+        start_run(None, ["run.iterations=3"], rd, resume=True, command="test", log=quiet)
+    assert az_main(["--run-dir", str(rd), "--resume", "--set", "run.iterations=3"]) == 2
+
+
+def test_a_run_starts_from_the_model_init_names(models: dict[str, Path], tmp_path: Path) -> None:
+    run = Run(
+        load_az_config(TINY, [*SMALL, f'warmstart.init="{models["mr2"]}"']),
+        tmp_path / "a",
+        "t",
+        log=quiet,
+    )
+    run.initialize()
+    for a, b in zip(
+        run.net.state_dict().values(),
+        load_checkpoint(models["mr2"])[0].state_dict().values(),
+        strict=True,
+    ):
+        assert torch.equal(a, b)
+    assert run.init["path"] == str(models["mr2"]) and run.init["command"] == "tests/az fixture"
+
+
+def test_export_copies_a_runs_model_or_a_kept_iteration(mr_run: Path, tmp_path: Path) -> None:
+    """--export RUN_DIR ships the latest model, --export .../iter_<N>.pt that iteration's, each
+    with the run's records up to it; an existing model is kept without --force; a damaged file
+    is refused before anything is written."""
+    latest = export(mr_run, tmp_path / "latest")
+    assert latest.read_bytes() == (mr_run / "model.pt").read_bytes()
+    prov = json.loads((tmp_path / "latest" / "provenance.json").read_text())
+    assert prov["iteration"] == 2 and prov["run_dir"] == str(mr_run)
+    assert len(rows(tmp_path / "latest" / "progress.csv")) == 3
+    assert len(rows(tmp_path / "latest" / "eval.csv")) == 2
+    assert (tmp_path / "latest" / "learning_curve.png").is_file()
+    assert (tmp_path / "latest" / "config.toml").read_bytes() == (
+        mr_run / "config.toml"
+    ).read_bytes()
+    kept = mr_run / "checkpoints" / "iter_00000.pt"
+    assert az_main(["--export", str(kept), "--out", str(tmp_path / "zero")]) == 0
+    assert [r["iteration"] for r in rows(tmp_path / "zero" / "progress.csv")] == ["0"]
+    assert len(rows(tmp_path / "zero" / "eval.csv")) == 1
+    with pytest.raises(OutputError, match="--force"):
+        export(kept, tmp_path / "latest")
+    (tmp_path / "latest" / "stale.txt").write_text("from before")
+    export(kept, tmp_path / "latest", force=True)  # the whole folder replaced
+    assert latest.read_bytes() == kept.read_bytes()
+    assert not (tmp_path / "latest" / "stale.txt").exists()
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes(kept.read_bytes()[:100])
+    with pytest.raises(CheckpointError, match="truncated or corrupt"):
+        export(broken, tmp_path / "nothing")
+    assert not (tmp_path / "nothing").exists()
+    # the exported folder is a model az plays
+    agent = AzAgent(seed=0, path=tmp_path / "latest")
+    agent.check_game(SPECS["mr2"].config())
+
+
+@pytest.mark.parametrize("key", ["mr2", "kd4"])
+def test_learning_lowers_the_loss(key: str) -> None:
+    """Teacher positions learned for 60 steps: the policy loss falls well below its start,
+    and so does the value loss."""
+    spec = SPECS[key]
+    weights_ = spec.entry.hook("az_teacher")()[1]
+    settings = PlaySettings((0, 0, 0, 0, 0.0, 1.0), explore=0, lam=1.0)
+    positions = play_games(
+        native_template(spec), None, 6, 1, settings, teacher=True, weights=weights_
+    )
+    buf = ReplayBuffer(10_000)
+    buf.add(positions, teacher=True)
+    from az_models import random_net
+
+    torch.manual_seed(0)
+    net = random_net(spec, seed=0, hidden1=32, hidden2=16)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3)
+    fixed = buf.sample(np.random.default_rng(0), 256)
+    before = losses(net, fixed, LossWeights())[1]
+    train_steps(net, opt, buf, 60, 64, np.random.default_rng(1), LossWeights())
+    after = losses(net, fixed, LossWeights())[1]
+    assert after["policy"] < 0.8 * before["policy"]
+    assert after["value"] < before["value"]
