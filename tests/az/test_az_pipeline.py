@@ -73,11 +73,8 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     progress = rows(rd / "progress.csv")
     assert [int(r["iteration"]) for r in progress] == [0, 1, 2]
     assert all(int(r["new_positions"]) > 50 and float(r["loss"]) > 0 for r in progress)
-    assert (
-        int(progress[-1]["games"])
-        == sum(int(x) for x in (load_az_config(rd / "config.toml")["warmstart"]["games"],))
-        + 2 * load_az_config(rd / "config.toml")["selfplay"]["games"]
-    )
+    cfg = load_az_config(rd / "config.toml")
+    assert int(progress[-1]["games"]) == cfg["warmstart"]["games"] + 2 * cfg["selfplay"]["games"]
     assert all(float(r["evals_per_second"]) > 0 for r in progress[1:])  # self-play searched
     evals = rows(rd / "eval.csv")
     assert [int(r["step"]) for r in evals] == [int(progress[0]["games"]), int(progress[2]["games"])]
@@ -91,7 +88,6 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     assert prov["positions"] == sum(int(r["new_positions"]) for r in progress)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     assert [s["git_commit"] for s in prov["starts"]] == [head.stdout.strip()]
-    cfg = load_az_config(rd / "config.toml")
     assert meta["search"] == cfg["search"]  # the model plays with the config's [search]
     assert net.shape.hidden1 == 8 and net.shape.spec.text == SPECS[key].text
     agent = AzAgent(seed=0, path=rd / "model.pt")
@@ -281,6 +277,7 @@ def test_export_copies_a_runs_model_or_a_kept_iteration(mr_run: Path, tmp_path: 
     kept = mr_run / "checkpoints" / "iter_00000.pt"
     assert az_main(["--export", str(kept), "--out", str(tmp_path / "zero")]) == 0
     assert [r["iteration"] for r in rows(tmp_path / "zero" / "progress.csv")] == ["0"]
+    # the evaluations up to its games (eval.csv's step; once compared with its positions)
     assert len(rows(tmp_path / "zero" / "eval.csv")) == 1
     with pytest.raises(OutputError, match="--force"):
         export(kept, tmp_path / "latest")

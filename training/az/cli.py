@@ -54,7 +54,8 @@ def export(source: Path, out: Path, force: bool = False) -> Path:
 
 def _fill(build: Path, src: Path, run_dir: Path, prov: dict[str, Any]) -> None:
     """The model folder's files: the model, the run's config, and its records up to the
-    model (its iteration; the evaluations up to its games, eval.csv's step) with the learning curve drawn from them."""
+    model (progress up to its iteration, evaluations up to its games: eval.csv's step) with
+    the learning curve drawn from them."""
     shutil.copyfile(src, build / "model.pt")
     if (run_dir / "config.toml").exists():
         shutil.copyfile(run_dir / "config.toml", build / "config.toml")
