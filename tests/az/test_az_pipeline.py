@@ -318,3 +318,19 @@ def test_learning_lowers_the_loss(key: str) -> None:
     after = losses(net, fixed, LossWeights())[1]
     assert after["policy"] < 0.8 * before["policy"]
     assert after["value"] < before["value"]
+
+
+def test_workers_sets_the_selfplay_threads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``--workers N`` is ``--set selfplay.threads=N`` (it once named a key the schema does
+    not have, so every run given --workers failed)."""
+    import training.az.cli as cli
+
+    seen: list[list[str]] = []
+
+    def fake(config: Any, overrides: list[str], *args: Any, **kw: Any) -> Any:
+        seen.append(list(overrides))
+        return Run(load_az_config(config, overrides), tmp_path / "r", "t", log=quiet)
+
+    monkeypatch.setattr(cli, "start_run", fake)
+    assert az_main(["--config", str(TINY), "--run-dir", str(tmp_path / "r"), "--workers", "3"]) == 0
+    assert load_az_config(TINY, seen[0])["selfplay"]["threads"] == 3

@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--run-dir", default=None, help="the run directory")
     parser.add_argument("--resume", action="store_true", help="continue the run in --run-dir")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE")
-    parser.add_argument("--workers", type=int, default=None, help="= --set selfplay.workers=N")
+    parser.add_argument("--workers", type=int, default=None, help="= --set selfplay.threads=N")
     parser.add_argument(
         "--export", default=None, metavar="RUN_DIR", help="export a run or a kept iter_<N>.pt"
     )
@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--config is required for a new run")
         overrides = list(args.set)
         if args.workers is not None:
-            overrides.append(f"selfplay.workers={args.workers}")
+            overrides.append(f"selfplay.threads={args.workers}")
         backend = backend_from_args(args)
         command = " ".join(["python -m training.az", *(sys.argv[1:] if argv is None else argv)])
         run = start_run(args.config, overrides, args.run_dir, args.resume, backend, command)
