@@ -11,7 +11,7 @@ the non-zero entries (a CSR sparse matrix product here, a row loop in C)::
 :meth:`AzNet.flat_weights` writes the weights in the core's order (W1, b1, W2 as hidden1 x
 hidden2, b2, wv, bv, Wp, bp); :meth:`AzNet.native` builds the core's ``Net`` from them, which
 the search and self-play evaluate (the same numbers to float rounding:
-``tests/agents/test_az_native.py``). One network for any game of the family: the shape
+``tests/az/test_az_network.py``). One network for any game of the family: the shape
 names the game, its observation size and its action count.
 """
 

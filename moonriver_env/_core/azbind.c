@@ -177,33 +177,35 @@ static NetObject *as_net(PyObject *obj, int optional) {
     return net_ready(obj) < 0 ? NULL : (NetObject *)obj;
 }
 
-/* settings: (k, r, depth, max_depth, rollout_temp, tau, policy) */
+#define SETTINGS_RANGES                                                                            \
+    "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, rollout_temp 0..100, tau > 0 "   \
+    "(up to 100), policy 0 (the policy head) or 1 (afterstate values)"
+
+/* settings: (k, r, depth, max_depth, rollout_temp, tau, policy); anything else is a TypeError
+ * naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
+ * large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
-    if (!PyTuple_Check(obj)) {
-        PyErr_SetString(PyExc_TypeError, "settings: expected a tuple (k, r, depth, max_depth, "
-                                         "rollout_temp, tau, policy)");
-        return -1;
-    }
-    if (!PyArg_ParseTuple(obj,
-                          "iiiiffi;settings: expected (k, r, depth, max_depth, rollout_temp, tau, "
-                          "policy)",
-                          &s->k, &s->r, &s->depth, &s->max_depth, &s->rollout_temp, &s->tau,
-                          &s->policy)) {
-        return -1;
-    }
-    if (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE) {
-        PyErr_Format(PyExc_ValueError, "settings: policy 0 (the policy head) or 1 (afterstate "
-                                       "values), got %d", s->policy);
+    if (!PyTuple_Check(obj) ||
+        !PyArg_ParseTuple(obj, "iiiiffi", &s->k, &s->r, &s->depth, &s->max_depth,
+                          &s->rollout_temp, &s->tau, &s->policy)) {
+        if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS);
+        } else {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError,
+                         "settings: expected a tuple (k, r, depth, max_depth, rollout_temp, tau, "
+                         "policy) of 4 integers, 2 numbers and an integer, got %s",
+                         Py_TYPE(obj)->tp_name);
+        }
         return -1;
     }
     if (s->k < 0 || s->k > LR_MAX_CANDS || s->r < 0 || s->r > 4096 || s->depth < 0 ||
         s->depth > 100000 || s->max_depth < 0 || s->max_depth > 100000 ||
         !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
-        !(s->tau > 0.0f && s->tau <= 100.0f)) {
-        PyErr_Format(PyExc_ValueError,
-                     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, rollout_temp "
-                     "0..100, tau > 0 (up to 100)",
-                     LR_MAX_CANDS);
+        !(s->tau > 0.0f && s->tau <= 100.0f) ||
+        (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE)) {
+        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS);
         return -1;
     }
     return 0;
@@ -299,6 +301,12 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "az_selfplay: Moon River's teacher needs weights");
         }
         return NULL;
+    }
+    for (int i = 0; i < 11; i++) { /* NaN values would leave the teacher no best move */
+        if (!isfinite(weights[i])) {
+            PyErr_Format(PyExc_ValueError, "weights: weight %d is not finite", i);
+            return NULL;
+        }
     }
     ss.teacher = teacher;
     ss.explore = explore;

@@ -90,6 +90,9 @@ static int32_t mr_op_teacher(const lr_game *g, const void *st, const int32_t *le
             top[ntop++] = i;
         }
     }
+    if (ntop == 0) { /* every value NaN (no comparison holds): the first, never top[0] unset */
+        return legal[0];
+    }
     return legal[ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0]];
 }
 

@@ -1,21 +1,87 @@
-"""Small random-weight az models for the tests (imported by the az tests and their conftest)."""
+"""Helpers of the az tests (imported by name): the games they cover, small random networks
+(every layer, biases included, drawn so that a slice read in the wrong order changes the
+outputs), model files written with ``save_checkpoint``, and positions reached by random play.
+Nothing here reads a shipped model."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
 
 from agents.az import AzNet, NetShape, SearchSettings, save_checkpoint
+from agents.az.network import sparse_batch
+from moonriver_env.games import GameSpec
+from training.az.config import settings_dict
 
-SMALL = {"channels": 8, "blocks": 1, "broadcast": 4, "global_dim": 16, "query_hidden": 8,
-         "value_hidden": 16}  # fmt: skip
+KD_STUDY = "harmony+middle_kingdom+must_place"
+SPECS = {
+    "mr2": GameSpec(game="moonriver", num_players=2, mode="base"),
+    "mr4": GameSpec(game="moonriver", num_players=4, mode="base"),
+    "kd4": GameSpec(game="kingdomino", num_players=4, mode=KD_STUDY),
+}
+"""The games every contract is checked on: Moon River 2 and 4 players, Kingdomino 4 players
+with the study's rules."""
+HIDDEN1, HIDDEN2 = 8, 4
+FAST = SearchSettings(k=3, r=2, depth=1, max_depth=12, rollout_temp=1.0, tau=0.1)
+"""A cheap search (milliseconds a decision on these networks)."""
 
 
-def write_model(path: Path, num_players: int = 2, seed: int = 0, **search: object) -> Path:
-    """A small random-weight az model file for ``num_players``, base game."""
-    import torch
-
+def random_net(
+    spec: GameSpec, seed: int = 0, hidden1: int = HIDDEN1, hidden2: int = HIDDEN2
+) -> AzNet:
+    """A network of ``spec``'s game with every parameter random (the default init leaves the
+    biases at zero, which would hide a bias read from the wrong slice)."""
     torch.manual_seed(seed)
-    net = AzNet(NetShape(num_players=num_players, mode="base", **SMALL))
-    settings = asdict(SearchSettings(**{"sims": 4, "k": 4, **search}))  # type: ignore[arg-type]
-    return save_checkpoint(path, net, settings, {"command": "tests/az fixture"})
+    net = AzNet(NetShape.for_game(spec, hidden1, hidden2))
+    with torch.no_grad():
+        for name, p in net.named_parameters():
+            if name != "w1.weight":  # the default: a first layer of moderate sums
+                p.normal_(0.0, 0.4)
+    return net.eval()
+
+
+def write_model(path: Path, spec: GameSpec, seed: int = 0, settings: SearchSettings = FAST) -> Path:
+    """A model file of a random network of ``spec``'s game."""
+    net = random_net(spec, seed)
+    return save_checkpoint(path, net, settings_dict(settings), {"command": "tests/az fixture"})
+
+
+def torch_outputs(
+    net: AzNet, obs: np.ndarray, legal: list[list[int]]
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The torch network's values and legal logits of a batch of dense observations."""
+    rows, cols = np.nonzero(obs)
+    counts = np.bincount(rows, minlength=obs.shape[0])
+    ids = np.concatenate([np.asarray(a, dtype=np.int64) for a in legal])
+    batch = sparse_batch(cols, obs[rows, cols], counts, ids, [len(a) for a in legal])
+    with torch.no_grad():
+        value, logits = net(batch)
+    return value.numpy(), [logits[i, : len(a)].numpy() for i, a in enumerate(legal)]
+
+
+def native_state(spec: GameSpec, seed: int) -> Any:
+    """A new game of ``spec`` in the core (its ``native_state`` wrapper)."""
+    return spec.entry.hook("native_state")(spec.config(), seed)
+
+
+def midgame(spec: GameSpec, seed: int, moves: int, min_legal: int = 2) -> Any:
+    """A native game after ``moves`` random moves, then on to a decision with at least
+    ``min_legal`` legal actions (None if the game ended first)."""
+    ns = native_state(spec, seed)
+    rng = np.random.default_rng(seed)
+    played = 0
+    while not ns.is_terminal:
+        legal = ns.legal_action_list()
+        if played >= moves and len(legal) >= min_legal:
+            return ns
+        ns.apply(int(legal[rng.integers(len(legal))]))
+        played += 1
+    return None
+
+
+def outcome_of(winners: list[int], n: int) -> list[float]:
+    """Each seat's outcome as the core scores it: 2 x its share of the win - 1."""
+    return [2.0 / len(winners) - 1.0 if s in winners else -1.0 for s in range(n)]

@@ -1,189 +1,171 @@
-"""The ``az`` agent: plays legal games, refuses what it cannot play before any move, uses
-no hand-written evaluation at play time."""
+"""The ``az`` agent (agents/az/agent.py) in both games: whole games through the tournament
+runner, the same moves for the same seed, ``sims=0`` the raw policy without search, and every
+refusal before the first move (another game, a damaged file, bad parameters)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-import numpy as np
 import pytest
+from az_models import KD_STUDY, SPECS, native_state
 
-pytest.importorskip("torch")
-
-from az_models import write_model  # noqa: E402
-
-from agents import make_agent  # noqa: E402
-from agents.az import AzAgent, CheckpointError, load_checkpoint, policy_probabilities  # noqa: E402
-from agents.runner import GameRunner, GameSetup  # noqa: E402
-from agents.shipped import CHECKPOINTS
-from agents.tournament.games import run_tournament  # noqa: E402
-from moonriver_env.rules import GameConfig, new_game  # noqa: E402
+from agents import make_agent
+from agents.az import AzAgent, CheckpointError, policy_probabilities
+from agents.tournament.games import run_tournament
+from moonriver_env.moonriver.rules import GameConfig
 
 
-def test_plays_a_whole_game_legally(model_2p: Path) -> None:
-    agent = make_agent(f"az:path={model_2p},sims=4", seed=1)
-    runner = GameRunner(GameSetup(num_players=2))
-    outcome = runner.play([agent, make_agent("random", seed=2)], 5, [1, 2], ["az", "random"])
-    assert outcome.state.is_terminal
-    assert outcome.decisions[0] > 50
+@pytest.mark.parametrize(
+    ("key", "game", "mode"),
+    [("mr2", "moonriver", "base"), ("mr4", "moonriver", "base"), ("kd4", "kingdomino", KD_STUDY)],
+)
+def test_plays_whole_games(key: str, game: str, mode: str, models: dict[str, Path]) -> None:
+    """az (with its search) and az:sims=0 play whole games against random in each game."""
+    n = SPECS[key].num_players
+    for spec in (f"az:path={models[key]}", f"az:path={models[key]},sims=0"):
+        result = run_tournament(
+            [spec] + ["random"] * (n - 1), players=n, games=2 if n == 2 else 1, game=game, mode=mode
+        )
+        me = result.summaries[0]
+        assert me.games == (2 if n == 2 else 1)
+        assert 0.0 <= me.win_rate <= 1.0
 
 
-def test_same_seed_same_game(model_2p: Path) -> None:
-    def moves(seed: int) -> list[int]:
-        agent = AzAgent(seed=seed, path=model_2p, sims=6, k=4)
-        state = new_game(GameConfig(num_players=2), seed=3)
-        out = []
-        while not state.is_terminal and len(out) < 40:
-            a = agent.choose(state)
-            out.append(a)
-            state.apply(a)
-        return out
-
-    assert moves(7) == moves(7)
-
-
-def test_raw_policy_is_the_argmax(model_2p: Path) -> None:
-    agent = AzAgent(seed=0, path=model_2p, sims=0)
-    state = new_game(GameConfig(num_players=2), seed=4)
-    for _ in range(30):
-        probs = policy_probabilities(agent, state)
+def play(agent: AzAgent, key: str, seed: int, moves: int) -> list[int]:
+    """The agent's moves for every seat of a game of ``key`` (at most ``moves``)."""
+    state = native_state(SPECS[key], seed).to_state()
+    out = []
+    while not state.is_terminal and len(out) < moves:
         a = agent.choose(state)
-        assert probs[a] == max(probs.values())
+        assert a in state.legal_action_list()
+        out.append(a)
         state.apply(a)
+    return out
 
 
-def test_sampled_raw_policy_varies(model_2p: Path) -> None:
-    agent = AzAgent(seed=0, path=model_2p, sims=0, sample="true")
-    state = new_game(GameConfig(num_players=2), seed=4)
-    legal = state.legal_action_list()
-    assert len(legal) > 1
-    picks = {agent.choose(state) for _ in range(40)}
-    assert len(picks) > 1 and picks <= set(legal)
+@pytest.mark.parametrize("key", SPECS)
+def test_same_seed_same_moves(key: str, models: dict[str, Path]) -> None:
+    a = play(AzAgent(seed=7, path=models[key]), key, 3, 30)
+    assert a == play(AzAgent(seed=7, path=models[key]), key, 3, 30)
+    sampled = [play(AzAgent(seed=s, path=models[key], sample=1), key, 3, 30) for s in (1, 2)]
+    assert sampled[0] != sampled[1]  # sample=1 draws from pi with the agent's seed
 
 
-def test_another_game_is_refused_before_any_move(model_2p: Path, tmp_path: Path) -> None:
-    spec = f"az:path={model_2p}"
-    with pytest.raises(ValueError, match=r"the game is 4p_base but .* trained for 2p_base"):
-        run_tournament([spec, "random", "random", "random"], players=4, games=1, out=tmp_path / "t")
-    assert not (tmp_path / "t").exists()  # refused before anything was written or played
+@pytest.mark.parametrize("key", SPECS)
+def test_sims0_is_the_raw_policy(key: str, models: dict[str, Path]) -> None:
+    """``az:sims=0``: one network evaluation a decision, the prior's argmax; the search (the
+    model's settings) spends more and may choose otherwise."""
+    raw = AzAgent(seed=0, path=models[key], sims=0)
+    searched = AzAgent(seed=0, path=models[key])
+    state = native_state(SPECS[key], 5).to_state()
+    multi = 0
+    while not state.is_terminal and multi < 12:
+        legal = state.legal_action_list()
+        a = raw.choose(state)
+        assert raw.last is not None
+        if len(legal) > 1:
+            multi += 1
+            assert raw.last.evals == 1 and raw.last.pi == raw.last.prior
+            probs = policy_probabilities(raw, state)
+            assert probs[a] == max(probs.values())
+            searched.choose(state)
+            assert searched.last is not None and searched.last.evals > 1
+        state.apply(a)
+    assert multi == 12 and raw.settings is not None and raw.settings.k == 0
 
 
-def test_a_model_of_another_game_is_refused(model_2p: Path) -> None:
-    """Another game with the same player count and mode (a Kingdomino config) is refused,
-    naming both games."""
-
-    class KingdominoConfig:
-        num_players = 2
-        mode = "base"
-
-    agent = AzAgent(path=model_2p)
-    with pytest.raises(
-        CheckpointError, match=r"the game is kingdomino_2p_base but .* trained for 2p_base"
-    ):
-        agent.check_game(KingdominoConfig())  # type: ignore[arg-type]
-    with pytest.raises(CheckpointError, match="no shipped az model for kingdomino_2p_base"):
-        AzAgent().check_game(KingdominoConfig())  # type: ignore[arg-type]
-
-
-def test_no_shipped_model_for_a_game_is_refused() -> None:
-    agent = AzAgent(seed=0)
+def test_a_model_of_another_game_is_refused_before_any_move(
+    models: dict[str, Path], tmp_path: Path
+) -> None:
+    """Seated in another game (another player count, or the other game), the agent refuses
+    before the first move, naming both games; nothing is written."""
+    cases = [
+        (models["mr2"], 4, "moonriver", "base", r"the game is 4p_base but .* trained for 2p_base"),
+        (
+            models["kd4"],
+            2,
+            "moonriver",
+            "base",
+            rf"the game is 2p_base but .* trained for kingdomino_4p_{re.escape(KD_STUDY)}",
+        ),
+        (
+            models["mr4"],
+            4,
+            "kingdomino",
+            KD_STUDY,
+            rf"the game is kingdomino_4p_{re.escape(KD_STUDY)} but .* trained for 4p_base",
+        ),
+    ]
+    for i, (path, n, game, mode, message) in enumerate(cases):
+        specs = [f"az:path={path}"] + ["random"] * (n - 1)
+        with pytest.raises(ValueError, match=message):
+            run_tournament(specs, players=n, games=1, game=game, mode=mode, out=tmp_path / f"t{i}")
+        assert not (tmp_path / f"t{i}").exists()
     with pytest.raises(CheckpointError, match="no shipped az model for 3p_base"):
-        agent.check_game(GameConfig(num_players=3))
+        AzAgent(seed=0).check_game(GameConfig(num_players=3))
 
 
-def test_truncated_foreign_and_reshaped_files_are_refused(model_2p: Path, tmp_path: Path) -> None:
+def test_damaged_foreign_and_missing_files_are_refused(
+    models: dict[str, Path], tmp_path: Path
+) -> None:
     import torch
 
-    data = model_2p.read_bytes()
+    data = models["mr2"].read_bytes()
     cut = tmp_path / "cut.pt"
     cut.write_bytes(data[: len(data) // 2])
     with pytest.raises(CheckpointError, match="truncated or corrupt"):
-        AzAgent(path=cut)
+        make_agent(f"az:path={cut}")
     foreign = tmp_path / "foreign.pt"
     torch.save({"state_dict": {}, "meta": {}}, foreign)
     with pytest.raises(CheckpointError, match="not an az model"):
-        AzAgent(path=foreign)
-    blob = torch.load(model_2p, weights_only=True)
-    blob["shape"] = {**blob["shape"], "channels": 12}
-    reshaped = tmp_path / "reshaped.pt"
-    torch.save(blob, reshaped)
-    agent = AzAgent(path=reshaped)
-    with pytest.raises(CheckpointError, match="another network shape"):
-        agent.check_game(GameConfig(num_players=2))
+        make_agent(f"az:path={foreign}")
     with pytest.raises(CheckpointError, match="no az model file"):
-        AzAgent(path=tmp_path / "missing.pt")
+        make_agent(f"az:path={tmp_path / 'missing.pt'}")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "model.pt").write_bytes(data)  # a folder holding model.pt is a model
+    assert play(AzAgent(seed=0, path=folder), "mr2", 1, 3)
 
 
 @pytest.mark.parametrize(
     ("spec", "key"),
-    [("az:sims=-1", "sims"), ("az:k=0", "k"), ("az:colour=red", "colour"), ("az:sample=maybe", "sample"),
-     ("az:threads=0", "threads"), ("az:sims=x", "sims")],
+    [("az:k=-1", "k"), ("az:sims=x", "sims"), ("az:sims=-1", "sims"), ("az:r=1.5", "r"), ("az:k=33", "k"),
+     ("az:depth=-2", "depth"), ("az:sample=maybe", "sample")],
 )  # fmt: skip
-def test_bad_parameters_name_the_key(spec: str, key: str, model_2p: Path) -> None:
-    with pytest.raises(ValueError, match=rf"^{key}:"):
-        make_agent(f"{spec},path={model_2p}" if "colour" not in spec else spec)
+def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path]) -> None:
+    for game, model in (("moonriver", "mr2"), ("kingdomino", "kd4")):
+        with pytest.raises(ValueError, match=rf"^{key}:"):
+            make_agent(f"{spec},path={models[model]}", game=game)
+    with pytest.raises(ValueError, match="colour"):
+        make_agent("az:colour=red")
 
 
 def test_play_uses_no_hand_written_evaluation(
-    model_2p: Path, monkeypatch: pytest.MonkeyPatch
+    models: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The heuristic, its evaluation and the rollouts are never called while az plays."""
-    import moonriver_env.moonriver.agents.evaluation
-    import moonriver_env.moonriver.agents.heuristic
-    import moonriver_env.moonriver.agents.rollout
+    """The Python heuristic, its evaluation, the rollouts and Kingdomino's greedy agent are
+    never called while az plays (its search is the network's alone)."""
+    import moonriver_env.kingdomino.agents.greedy as greedy
+    import moonriver_env.moonriver.agents.evaluation as evaluation
+    import moonriver_env.moonriver.agents.heuristic as heuristic
+    import moonriver_env.moonriver.agents.rollout as rollout
 
     def forbidden(*args: object, **kwargs: object) -> None:
         raise AssertionError("az called a hand-written evaluation or rollout")
 
-    monkeypatch.setattr(
-        moonriver_env.moonriver.agents.heuristic.HeuristicAgent, "choose", forbidden
-    )
-    monkeypatch.setattr(
-        moonriver_env.moonriver.agents.heuristic.HeuristicAgent, "action_values", forbidden
-    )
-    monkeypatch.setattr(moonriver_env.moonriver.agents.evaluation.Evaluator, "values", forbidden)
-    monkeypatch.setattr(moonriver_env.moonriver.agents.rollout, "rollout", forbidden)
-    agent = AzAgent(seed=0, path=model_2p, sims=8)
-    runner = GameRunner(GameSetup(num_players=2))
-    outcome = runner.play([agent, agent], 11, [0, 1])
-    assert outcome.state.is_terminal
-
-
-def test_four_players(model_4p: Path) -> None:
-    agent = AzAgent(seed=0, path=model_4p, sims=4)
-    runner = GameRunner(GameSetup(num_players=4))
-    rnd = [make_agent("random", seed=s) for s in range(3)]
-    assert runner.play([agent, *rnd], 2, [0, 1, 2, 3]).state.is_terminal
-
-
-def test_round_trip_keeps_the_outputs(tmp_path: Path) -> None:
-    import torch
-
-    path = write_model(tmp_path / "m.pt", seed=3)
-    net, meta = load_checkpoint(path)
-    net2, _ = load_checkpoint(path)
-    x = torch.rand(3, net.obs_size)
-    with torch.no_grad():
-        a, b = net(x), net2(x)
-    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
-    assert meta["search"]["sims"] == 4 and meta["provenance"]["command"]
-    assert np.all(np.abs(a[1][..., 0].numpy()) <= 1.0)
-
-
-SHIPPED = sorted(CHECKPOINTS.glob("az_*"))
-
-
-@pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: p.name)
-def test_shipped_models_load_play_and_have_provenance(folder: Path) -> None:
-    import json
-
-    net, meta = load_checkpoint(folder / "model.pt")
-    n, mode = net.shape.num_players, net.shape.mode
-    assert folder.name == f"az_{n}p_{mode}"
-    prov = json.loads((folder / "provenance.json").read_text())
-    assert prov["command"].startswith("python -m training.az") and prov["positions"] > 0
-    assert (folder / "model.pt").stat().st_size < 20_000_000
-    agent = make_agent("az:sims=2", seed=0)  # the default: the shipped model of the game
-    runner = GameRunner(GameSetup(num_players=n))
-    others = [make_agent("random", seed=s) for s in range(n - 1)]
-    assert runner.play([agent, *others], 3, list(range(n))).state.is_terminal
+    monkeypatch.setattr(heuristic.HeuristicAgent, "choose", forbidden)
+    monkeypatch.setattr(heuristic.HeuristicAgent, "action_values", forbidden)
+    monkeypatch.setattr(evaluation.Evaluator, "values", forbidden)
+    monkeypatch.setattr(rollout, "rollout", forbidden)
+    for name in dir(greedy):
+        obj = getattr(greedy, name)
+        if isinstance(obj, type) and hasattr(obj, "choose"):
+            monkeypatch.setattr(obj, "choose", forbidden)
+    for key in ("mr2", "kd4"):
+        agent = AzAgent(seed=0, path=models[key])
+        moves = play(agent, key, 2, 10_000)
+        state = native_state(SPECS[key], 2).to_state()
+        for a in moves:
+            state.apply(a)
+        assert state.is_terminal and agent.last is not None  # a whole game

@@ -1,149 +1,157 @@
-"""The Gumbel root search (agents/az/search.py): its arithmetic, its budget, that it follows
-the Q-values over the prior, and that it never reads the hidden draw order."""
+"""The search in the core (azsearch.c, ``_native.az_search``) on both games: a legal move,
+the prior and pi as distributions (pi on the k candidates only), the raw policy at k = 0,
+determinism, the caller's state untouched, and named refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import numpy as np
 import pytest
+from az_models import FAST, SPECS, midgame, native_state, random_net
 
-pytest.importorskip("torch")
+from agents.az import SearchSettings, native_search
+from moonriver_env.family.native import native
 
-import agents.az.search as search_mod  # noqa: E402
-from agents.az import AzAgent, SearchSettings, gumbel_search  # noqa: E402
-from agents.az.search import completed_q, sigma  # noqa: E402
-from moonriver_env.rules import GameConfig, GameState, new_game  # noqa: E402
-
-
-def busy_state(seed: int = 0, min_legal: int = 6) -> GameState:
-    """A 2-player position with at least ``min_legal`` legal actions."""
-    state = new_game(GameConfig(num_players=2), seed=seed)
-    rng = np.random.default_rng(seed)
-    while len(state.legal_action_list()) < min_legal:
-        legal = state.legal_action_list()
-        state.apply(legal[rng.integers(len(legal))])
-    return state
+SETTINGS = FAST.as_tuple()
 
 
-def test_completed_q_mixes_the_value_for_unvisited_actions() -> None:
-    q_sum = np.array([2.0, 0.0, 0.0])
-    visits = np.array([2, 0, 0])
-    prior = np.array([0.5, 0.25, 0.25])
-    q = completed_q(q_sum, visits, prior, root_value=-1.0)
-    # visited: the mean 1.0; unvisited: (v + N * q_visited) / (1 + N) = (-1 + 2) / 3
-    assert q == pytest.approx([1.0, 1 / 3, 1 / 3])
-    s = sigma(q, visits, SearchSettings(c_visit=50.0, c_scale=0.1))
-    assert s == pytest.approx([(50 + 2) * 0.1, 0.0, 0.0])
+@pytest.fixture(scope="module")
+def nets() -> dict[str, object]:
+    return {key: random_net(spec, seed=2).native() for key, spec in SPECS.items()}
 
 
-def test_search_follows_the_q_values_over_the_prior(
-    model_2p: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With a value that prefers one action, the search plays it whatever the prior says."""
-    state = busy_state()
-    legal = state.legal_action_list()
-    agent = AzAgent(seed=0, path=model_2p, sims=64, k=len(legal))
-    evaluator, settings = agent.load_for(state.config)
-    probs = agents_prior = gumbel_search(
-        evaluator, [state], SearchSettings(sims=0), [np.random.default_rng(0)]
-    )[0].prior
-    best = int(legal[int(np.argmin(agents_prior))])  # the prior's least liked action
-
-    def fake(
-        roots: Sequence[GameState], seats: Sequence[int], visits: Sequence[tuple[int, int, int]],
-        *args: object,
-    ) -> np.ndarray:  # fmt: skip
-        return np.array([1.0 if a == best else 0.0 for _, a, _ in visits])
-
-    monkeypatch.setattr(search_mod, "expand_afterstates", fake)
-    res = gumbel_search(evaluator, [state], settings, [np.random.default_rng(1)])[0]
-    assert res.action == best
-    assert probs.argmax() != list(res.legal).index(best)
-    assert res.improved[list(res.legal).index(best)] == res.improved.max()
-    assert res.improved.sum() == pytest.approx(1.0)
+def busy(key: str, seed: int) -> object:
+    """A native game with at least 5 legal actions (seeded)."""
+    ns = midgame(SPECS[key], seed, moves=6 + 3 * seed, min_legal=5)
+    assert ns is not None
+    return ns
 
 
-@pytest.mark.parametrize(("sims", "k"), [(2, 8), (4, 4), (16, 8), (16, 3), (7, 5)])
-def test_budget_and_halving(model_2p: Path, sims: int, k: int) -> None:
-    state = busy_state(seed=2, min_legal=8)
-    agent = AzAgent(seed=0, path=model_2p, sims=sims, k=k)
-    res = agent.search(state)
-    m = min(k, res.legal.size, sims)
-    assert res.searched
-    assert (res.visits > 0).sum() == m  # exactly the considered candidates were visited
-    assert sims <= res.visits.sum() <= sims + m  # the budget, plus at most one visit each
-    assert res.action in res.legal
-    top = res.visits.max()
-    assert res.visits[list(res.legal).index(res.action)] == top  # the survivor of the halving
-
-
-def test_search_never_reads_the_draw_order(model_2p: Path) -> None:
-    """Two states that differ only in the hidden order of the pile and the stack give the
-    same search (same seed): the determinizations start from a canonical order."""
-    state = busy_state(seed=3)
-    other = state.clone()
-    rng = np.random.default_rng(99)
-    rng.shuffle(other.pile)
-    rng.shuffle(other.stack)
-    assert list(other.pile) != list(state.pile) or list(other.stack) != list(state.stack)
-    a = AzAgent(seed=5, path=model_2p, sims=16).search(state)
-    b = AzAgent(seed=5, path=model_2p, sims=16).search(other)
-    assert a.action == b.action
-    assert np.array_equal(a.visits, b.visits) and np.allclose(a.q, b.q)
-
-
-def test_batched_search_matches_one_by_one(model_2p: Path) -> None:
-    states = [busy_state(seed=s) for s in range(3)]
-    agent = AzAgent(seed=0, path=model_2p)
-    evaluator, _ = agent.load_for(states[0].config)
-    settings = SearchSettings(sims=8, k=4, gumbel_scale=1.0)
-    batch = gumbel_search(evaluator, states, settings, [np.random.default_rng(i) for i in range(3)])
-    for i, s in enumerate(states):
-        one = gumbel_search(evaluator, [s], settings, [np.random.default_rng(i)])[0]
-        assert one.action == batch[i].action
-        assert np.allclose(one.improved, batch[i].improved, atol=1e-5)
-
-
-def test_sigma_in_utility_units_keeps_small_differences_small() -> None:
-    q = np.array([0.50, 0.51, 0.49])
-    visits = np.array([1, 1, 1])
-    on = sigma(q, visits, SearchSettings(rescale=True))
-    off = sigma(q, visits, SearchSettings(rescale=False))
-    assert on.max() - on.min() == pytest.approx((50 + 1) * 0.1)  # a 0.02 gap blown up to 5.1
-    assert off.max() - off.min() == pytest.approx((50 + 1) * 0.1 * 0.02)
-
-
-def test_bad_settings_name_the_field() -> None:
-    with pytest.raises(ValueError, match="^sims:"):
-        SearchSettings(sims=-1)
-    with pytest.raises(ValueError, match="^c_scale:"):
-        SearchSettings(c_scale=-0.1)
-
-
-@pytest.mark.parametrize("players", [2, 4])
-def test_native_and_python_expansions_agree(players: int, model_2p: Path, model_4p: Path) -> None:
-    """The afterstates expanded in the native core (determinization, move, observation) give
-    the search the same numbers as the Python engine, for the same random draws."""
-    path = model_2p if players == 2 else model_4p
-    config = GameConfig(num_players=players)
-    states = []
+@pytest.mark.parametrize("key", SPECS)
+def test_search_results_are_consistent(key: str, nets: dict[str, object]) -> None:
+    """The move is legal; the prior and pi sum to 1; pi is 0 outside the k candidates (the
+    k best by the prior), the move is the candidate with the best Q; evaluations were spent
+    on the rollouts."""
     for seed in range(4):
-        state = new_game(config, seed=seed)
-        rng = np.random.default_rng(seed)
-        for _ in range(20 + 7 * seed):
-            state.apply(int(rng.choice(state.legal_action_list())))
-        states.append(state)
-    agent = AzAgent(seed=0, path=path)
-    evaluator, _ = agent.load_for(config)
-    settings = SearchSettings(sims=8, k=4, gumbel_scale=1.0)
-    results = [
-        gumbel_search(
-            evaluator, states, settings, [np.random.default_rng(i) for i in range(4)], native=native
-        )  # fmt: skip
-        for native in (False, True)
+        ns = busy(key, seed)
+        for k in (1, 3, 5):
+            res = native_search(
+                nets[key], ns._core, SearchSettings(k=k, r=2, depth=1, max_depth=12), seed
+            )
+            legal = ns.legal_action_list()
+            assert list(res.legal) == legal and res.action in legal
+            prior, pi, q = np.array(res.prior), np.array(res.pi), np.array(res.q)
+            assert prior.sum() == pytest.approx(1.0, abs=1e-5) and prior.min() >= 0.0
+            assert pi.sum() == pytest.approx(1.0, abs=1e-5) and pi.min() >= 0.0
+            cands = np.argsort(-prior, kind="stable")[:k]
+            outside = np.setdiff1d(np.arange(len(legal)), cands)
+            assert np.all(pi[outside] == 0.0)
+            assert np.count_nonzero(pi) <= k
+            assert legal.index(res.action) in cands
+            assert q[legal.index(res.action)] == pytest.approx(q[cands].max())
+            assert np.all(np.abs(q) <= 1.0)
+            assert res.evals > 1 + k  # the root, then at least one leaf per candidate
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_k0_plays_the_priors_argmax(key: str, nets: dict[str, object]) -> None:
+    """Without candidates (or determinizations) the search is the raw policy: its argmax,
+    pi = prior, one evaluation."""
+    for seed in range(4):
+        ns = busy(key, seed)
+        for settings in (SearchSettings(k=0), SearchSettings(k=4, r=0)):
+            res = native_search(nets[key], ns._core, settings, seed)
+            assert res.action == res.legal[int(np.argmax(res.prior))]
+            assert res.pi == res.prior and res.evals == 1
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_sampling_draws_from_the_prior(key: str, nets: dict[str, object]) -> None:
+    ns = busy(key, 1)
+    res = [native_search(nets[key], ns._core, SearchSettings(k=0), s, True) for s in range(60)]
+    assert len({r.action for r in res}) > 1
+    assert {r.action for r in res} <= set(ns.legal_action_list())
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_same_seed_same_search_and_the_state_is_unchanged(
+    key: str, nets: dict[str, object]
+) -> None:
+    ns = busy(key, 2)
+    record = bytes(ns._core.record())
+    a = native.az_search(ns._core, nets[key], SETTINGS, 77, False)
+    b = native.az_search(ns._core, nets[key], SETTINGS, 77, False)
+    assert a == b
+    assert bytes(ns._core.record()) == record  # the search played on copies
+    others = {
+        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1.0, 0.1), s, False)[3]
+        for s in range(6)
+    }
+    assert len(others) > 1  # the seed drives the determinizations and the rollouts
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_a_finished_game_is_refused(key: str, nets: dict[str, object]) -> None:
+    ns = native_state(SPECS[key], 4)
+    rng = np.random.default_rng(0)
+    while not ns.is_terminal:
+        legal = ns.legal_action_list()
+        ns.apply(int(legal[rng.integers(len(legal))]))
+    with pytest.raises(ValueError, match="the game is over"):
+        native.az_search(ns._core, nets[key], SETTINGS, 0, False)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [(-1, 2, 1, 12, 1.0, 0.1), (33, 2, 1, 12, 1.0, 0.1), (3, -1, 1, 12, 1.0, 0.1),
+     (3, 5000, 1, 12, 1.0, 0.1), (3, 2, -1, 12, 1.0, 0.1), (3, 2, 1, -1, 1.0, 0.1),
+     (3, 2, 1, 12, -0.5, 0.1), (3, 2, 1, 12, float("nan"), 0.1), (3, 2, 1, 12, 1.0, 0.0),
+     (3, 2, 1, 12, 1.0, float("inf")), (2**40, 2, 1, 12, 1.0, 0.1)],
+)  # fmt: skip
+def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, object]) -> None:
+    ns = busy("mr2", 0)
+    with pytest.raises(ValueError, match=r"settings: k 0\.\.32, r 0\.\.4096"):
+        native.az_search(ns._core, nets["mr2"], settings, 0, False)
+
+
+def test_settings_are_checked_by_name_in_python() -> None:
+    for name, value in (("k", -1), ("k", 33), ("r", 1.5), ("depth", True), ("tau", 0.0),
+                        ("rollout_temp", "1"), ("max_depth", -2)):  # fmt: skip
+        with pytest.raises(ValueError, match=rf"^{name}: expected"):
+            SearchSettings(**{name: value})
+    with pytest.raises(ValueError, match=r"unknown settings \['sims'\]"):
+        SearchSettings.from_mapping({"sims": 4})
+
+
+def test_a_net_of_another_game_is_refused(nets: dict[str, object]) -> None:
+    """A network made for another game's sizes (Kingdomino's on Moon River, 2 players' on 4
+    players) is refused naming the sizes."""
+    for net_key, state_key in (("kd4", "mr2"), ("mr2", "kd4"), ("mr2", "mr4")):
+        ns = busy(state_key, 0)
+        with pytest.raises(
+            ValueError, match=r"net: made for \d+ inputs and \d+ actions, the game has"
+        ):
+            native.az_search(ns._core, nets[net_key], SETTINGS, 0, False)
+        with pytest.raises(ValueError, match=r"net: made for"):
+            native.az_selfplay(ns._core, nets[net_key], 1, 0, SETTINGS, False, 0, 0.5, None)
+
+
+def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
+    """Every argument of the wrong type is a TypeError naming it (a list or None as the
+    settings once raised SystemError)."""
+    ns = busy("mr2", 0)
+    net = nets["mr2"]
+    calls = [
+        ("state: expected a State or KdState", (ns, net, SETTINGS, 0, False)),  # the wrapper
+        ("state: expected a State or KdState", (None, net, SETTINGS, 0, False)),
+        ("net: expected a Net", (ns._core, "net", SETTINGS, 0, False)),
+        ("net: expected a Net", (ns._core, None, SETTINGS, 0, False)),
+        ("settings: expected a tuple", (ns._core, net, (1, 2, 3), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, ("a", 2, 1, 12, 1.0, 0.1), 0, False)),
+        ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
+        ("settings: expected a tuple .* got NoneType", (ns._core, net, None, 0, False)),
     ]
-    for py, nat in zip(*results, strict=True):
-        assert py.action == nat.action
-        assert np.allclose(py.q, nat.q, atol=1e-5) and np.allclose(py.improved, nat.improved)
+    for text, args in calls:
+        with pytest.raises(TypeError, match=text):
+            native.az_search(*args)
+    with pytest.raises(TypeError):
+        native.az_search(ns._core, net, SETTINGS, "seed", False)

@@ -2,7 +2,8 @@
 tests/vector/test_sanitizers.py): loads that build as ``moonriver_env._native``, then runs the
 differential check, a fuzz of raw records and actions, and the safety scenarios of
 test_core_safety.py (threads stepping one batch of either game, a thread writing the actions
-during a step, half-initialised objects, sequences changed by their items). Not a test
+during a step, half-initialised objects, sequences changed by their items) and those of
+tests/az/test_az_safety.py (the az agent's Net, search and self-play). Not a test
 module."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -163,4 +165,8 @@ if __name__ == "__main__":
     from test_core_safety import run_all
 
     run_all(scale=0.25)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "az"))
+    from test_az_safety import run_all as run_az_scenarios  # the learned agent's core (issue 33)
+
+    run_az_scenarios(scale=0.25)
     sys.exit(main(["--games", sys.argv[2]]))

@@ -53,12 +53,13 @@ def export(source: Path, out: Path, force: bool = False) -> Path:
 
 def _fill(build: Path, src: Path, run_dir: Path, prov: dict[str, Any]) -> None:
     """The model folder's files: the model, the run's config, and its records up to the
-    model (its iteration, its positions) with the learning curve drawn from them."""
+    model (progress up to its iteration, evaluations up to its games: eval.csv's step) with
+    the learning curve drawn from them."""
     shutil.copyfile(src, build / "model.pt")
     if (run_dir / "config.toml").exists():
         shutil.copyfile(run_dir / "config.toml", build / "config.toml")
     _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
-    if _rows_upto(run_dir / "eval.csv", "step", prov["positions"], build):
+    if _rows_upto(run_dir / "eval.csv", "step", prov["games"], build):
         plot_learning_curve(build / "eval.csv", build / "learning_curve.png")
     write_json(build / "provenance.json", {"run_dir": str(run_dir), "model": str(src), **prov})
 

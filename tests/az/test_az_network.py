@@ -1,0 +1,143 @@
+"""The network in the core (nnue.c, ``_native.Net``) is the torch network
+(agents/az/network.py): the same value and legal logits, to float rounding, on real
+observations of every game; the flat weights are in the core's order and of its size; a model
+file round-trips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from az_models import HIDDEN1, HIDDEN2, SPECS, random_net, torch_outputs
+
+from agents.az import AzNet, CheckpointError, NetShape, load_checkpoint, native_search
+from agents.az.search import SearchSettings
+from moonriver_env.family.native import native
+from moonriver_env.kingdomino.vector.game import KingdominoVectorGame
+from moonriver_env.kingdomino.vector.search import NativeKingdominoState
+from moonriver_env.moonriver.vector.search import NativeState
+from moonriver_env.vector import VectorGame
+
+
+def vector_game(key: str, games: int) -> object:
+    spec = SPECS[key]
+    if spec.game == "kingdomino":
+        return KingdominoVectorGame(
+            num_games=games, num_players=spec.num_players,
+            variants=("must_place", "harmony", "middle_kingdom"), seed=11,
+        )  # fmt: skip
+    return VectorGame(num_games=games, num_players=spec.num_players, mode=spec.mode, seed=11)
+
+
+def positions(key: str, games: int = 6, steps: int = 60, every: int = 5) -> list[tuple]:
+    """(observation of the acting seat, legal actions, state) of decisions met in random play."""
+    vg = vector_game(key, games)
+    rng = np.random.default_rng(3)
+    out = []
+    rows = np.arange(games)
+    for step in range(steps):
+        if step % every == 0:
+            for i in range(games):
+                if vg.terminated[i] or vg.num_legal[i] == 0:
+                    continue
+                seat = int(vg.current_seat[i])
+                legal = [int(a) for a in vg.legal_ids[i, : vg.num_legal[i]]]
+                out.append((vg.observation_of(i, seat).copy(), legal, vg.get_state(i)))
+        pick = (rng.random(games) * np.maximum(vg.num_legal, 1)).astype(np.int64)
+        vg.step(vg.legal_ids[rows, pick].astype(np.int64))
+    return out
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_core_net_equals_torch_net(key: str) -> None:
+    """``Net.evaluate`` and AzNet's forward agree to 1e-5 (value and every legal logit) on
+    observations of real games, all parameters random (biases included)."""
+    net = random_net(SPECS[key], seed=5)
+    core = net.native()
+    data = positions(key)
+    assert len(data) >= 40
+    obs = np.stack([o for o, _, _ in data])
+    values, logits = torch_outputs(net, obs, [legal for _, legal, _ in data])
+    assert np.abs(values).max() < 0.999  # not saturated: the comparison means something
+    spread = []
+    for (o, legal, _), v, lg in zip(data, values, logits, strict=True):
+        cv, cl = core.evaluate(o, legal)
+        assert cv == pytest.approx(float(v), abs=1e-5)
+        assert np.allclose(cl, lg, atol=1e-5), (legal, cl, lg)
+        spread.append(float(np.ptp(lg)))
+    assert max(spread) > 0.1
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_the_search_encodes_what_python_encodes(key: str) -> None:
+    """The search's root (the game's encoder in C, then the network) gives the value and the
+    prior of the torch network on the Python engine's observation of the same state."""
+    net = random_net(SPECS[key], seed=6)
+    core = net.native()
+    data = positions(key, games=3, steps=45, every=9)
+    wrap = NativeKingdominoState if SPECS[key].game == "kingdomino" else NativeState
+    obs = np.stack([o for o, _, _ in data])
+    values, logits = torch_outputs(net, obs, [legal for _, legal, _ in data])
+    for (_, legal, state), v, lg in zip(data, values, logits, strict=True):
+        res = native_search(core, wrap.from_state(state)._core, SearchSettings(k=0), 0)
+        assert list(res.legal) == legal
+        assert res.value == pytest.approx(float(v), abs=1e-5)
+        p = np.exp(lg - lg.max())
+        assert np.allclose(res.prior, p / p.sum(), atol=1e-5)
+        assert res.evals == 1
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_flat_weights_have_the_cores_order_and_size(key: str) -> None:
+    """``flat_weights`` is W1, b1, W2 (hidden1 x hidden2), b2, wv, bv, Wp, bp, and the core's
+    Net takes exactly that many floats (one fewer or one more is refused)."""
+    shape = NetShape.for_game(SPECS[key], HIDDEN1, HIDDEN2)
+    net = random_net(SPECS[key], seed=1)
+    flat = net.flat_weights()
+    i, h1, h2, a = shape.inputs, shape.hidden1, shape.hidden2, shape.actions
+    size = i * h1 + h1 + h1 * h2 + h2 + h2 + 1 + a * h2 + a  # learn.h's lr_net_size
+    assert flat.dtype == np.float32 and flat.shape == (size,)
+    parts = [net.w1.weight, net.b1, net.l2.weight.t(), net.l2.bias, net.value.weight[0],
+             net.value.bias, net.wp.weight, net.bp]  # fmt: skip
+    start = 0
+    for p in parts:
+        block = p.detach().numpy().reshape(-1)
+        assert np.array_equal(flat[start : start + block.size], block)
+        start += block.size
+    assert start == size
+    assert native.Net(i, h1, h2, a, flat).sizes == (i, h1, h2, a)
+    for bad in (flat[:-1], np.concatenate([flat, [0.0]]).astype(np.float32)):
+        with pytest.raises(ValueError, match="weights"):
+            native.Net(i, h1, h2, a, bad)
+
+
+def test_a_model_file_round_trips(models: dict[str, Path]) -> None:
+    """load_checkpoint gives back the saved network (same outputs in torch and in the core)
+    and its settings; a reshaped file is refused naming the shape."""
+    net, meta = load_checkpoint(models["mr2"])
+    again, _ = load_checkpoint(models["mr2"])
+    for a, b in zip(net.state_dict().values(), again.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    assert np.array_equal(net.flat_weights(), again.flat_weights())
+    assert meta["search"]["k"] == 3 and meta["provenance"]["command"] == "tests/az fixture"
+    assert meta["shape"]["hidden1"] == HIDDEN1 and meta["version"] == 2
+    assert isinstance(net, AzNet) and not net.training
+
+
+def test_a_reshaped_or_foreign_file_is_refused(models: dict[str, Path], tmp_path: Path) -> None:
+    blob = torch.load(models["mr2"], weights_only=True)
+    blob["shape"] = {**blob["shape"], "hidden1": HIDDEN1 + 1}
+    torch.save(blob, tmp_path / "reshaped.pt")
+    with pytest.raises(CheckpointError, match="another network shape"):
+        load_checkpoint(tmp_path / "reshaped.pt")
+    blob["version"] = 1
+    torch.save(blob, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match="version 1; this code reads version 2"):
+        load_checkpoint(tmp_path / "old.pt")
+    del blob["shape"]["game"]
+    blob["version"] = 2
+    torch.save(blob, tmp_path / "noshape.pt")
+    with pytest.raises(CheckpointError, match="no valid network shape"):
+        load_checkpoint(tmp_path / "noshape.pt")
