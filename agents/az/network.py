@@ -17,6 +17,7 @@ names the game, its observation size and its action count.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -90,6 +91,9 @@ class AzNet(nn.Module):
             raise ValueError(f"shape: every size must be at least 1, got {shape}")
         self.shape = shape
         self.w1 = nn.Parameter(torch.randn(shape.inputs, shape.hidden1) / 8.0)
+        # each input's scale (set_input_scale): the first layer is w1 x scale, so a feature of
+        # small values (points / 200) learns as fast as a one-hot one (folded into W1 for the core)
+        self.register_buffer("input_scale", torch.ones(shape.inputs))
         self.b1 = nn.Parameter(torch.zeros(shape.hidden1))
         self.l2 = nn.Linear(shape.hidden1, shape.hidden2)
         self.value = nn.Linear(shape.hidden2, 1)
@@ -102,11 +106,30 @@ class AzNet(nn.Module):
     def hidden(self, batch: SparseBatch) -> torch.Tensor:
         """``h2`` of every position, (B, hidden2)."""
         rows = batch.crow.shape[0] - 1
-        x = torch.sparse_csr_tensor(
-            batch.crow, batch.idx, batch.val, (rows, self.shape.inputs), check_invariants=False
-        )
-        h1 = x @ self.w1 + self.b1
+        with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
+            warnings.simplefilter("ignore", UserWarning)
+            x = torch.sparse_csr_tensor(
+                batch.crow, batch.idx, batch.val, (rows, self.shape.inputs),
+                check_invariants=False,
+            )  # fmt: skip
+        h1 = x @ (self.w1 * self.input_scale[:, None]) + self.b1
         return torch.relu(self.l2(torch.relu(h1)))
+
+    def set_input_scale(
+        self, idx: np.ndarray, val: np.ndarray, rows: int, cap: float = 50.0
+    ) -> None:
+        """Scale each input by 1 / its standard deviation over ``rows`` observations (their
+        non-zero entries ``idx``, ``val``), at most ``cap``; inputs never seen keep 1. The
+        network's function is kept: w1 is divided by the new scale."""
+        n = self.shape.inputs
+        mean = np.bincount(idx, weights=val, minlength=n) / max(rows, 1)
+        sq = np.bincount(idx, weights=np.square(val, dtype=np.float64), minlength=n) / max(rows, 1)
+        std = np.sqrt(np.maximum(sq - mean**2, 0.0))
+        scale = np.where(std > 0, 1.0 / np.maximum(std, 1.0 / cap), 1.0)
+        with torch.no_grad():
+            new = torch.as_tensor(scale, dtype=torch.float32, device=self.w1.device)
+            self.w1.mul_((self.input_scale / new)[:, None])
+            self.input_scale.copy_(new)
 
     def value_of(self, batch: SparseBatch) -> torch.Tensor:
         """The value alone (B,): what the afterstate search reads."""
@@ -122,7 +145,7 @@ class AzNet(nn.Module):
     def flat_weights(self) -> np.ndarray:
         """The weights as one float32 vector in the core's order (module docstring)."""
         parts = [
-            self.w1,
+            self.w1 * self.input_scale[:, None],
             self.b1,
             self.l2.weight.t(),
             self.l2.bias,

@@ -380,6 +380,9 @@ class Run:
         else:
             shards = self.play(iteration, self.cfg["selfplay"]["games"])
         games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
+        if self.train_steps == 0 and not self.init and shards:  # before the first step
+            first = Positions.concatenate(list(shards))
+            self.net.set_input_scale(first.obs_idx.astype(np.int64), first.obs_val, len(first))
         played = time.perf_counter()
         if iteration == 0:
             parts, counted = self.learn_warmstart(positions, start)
