@@ -26,9 +26,9 @@ from agents.az.checkpoint import load_checkpoint
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
 from training.common.export import build_folder
-from training.common.ladder import plot_learning_curve
 from training.common.outputs import OutputError, write_json, write_text
 
+from .evaluate import plot_curve
 from .run import start_run
 
 
@@ -60,7 +60,7 @@ def _fill(build: Path, src: Path, run_dir: Path, prov: dict[str, Any]) -> None:
         shutil.copyfile(run_dir / "config.toml", build / "config.toml")
     _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
     if _rows_upto(run_dir / "eval.csv", "step", prov["games"], build):
-        plot_learning_curve(build / "eval.csv", build / "learning_curve.png")
+        plot_curve(build / "eval.csv", build / "learning_curve.png")
     write_json(build / "provenance.json", {"run_dir": str(run_dir), "model": str(src), **prov})
 
 
