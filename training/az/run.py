@@ -428,14 +428,22 @@ class Run:
     def train(self) -> None:
         """Iterate until the budget is spent (evaluating every ``eval.every`` iterations)."""
         every = self.cfg["eval"]["every"]
+        evaluated = [None]
+
+        def evaluate(_: Any = None) -> None:
+            self.evaluate()
+            evaluated[0] = self.iteration
+
         if self.iteration < 0:
             if self.cfg["warmstart"]["games"]:
                 self.step(0)
                 if every:
-                    self.evaluate()
+                    evaluate()
             else:
                 self.iteration = 0
-        iterate(self.next_step, self.done, [(every, lambda _: self.evaluate())])
+        iterate(self.next_step, self.done, [(every, evaluate)])
+        if self.cfg["eval"]["final"] and evaluated[0] != self.iteration:
+            evaluate()  # the model the run ends with, whatever the period
         if self._writer is not None:
             self._writer.close()
 
