@@ -330,6 +330,17 @@ def native_trials(n: int, seed: int) -> dict[str, Any]:
     return _count("native calls", n, trial)
 
 
+def _all_crashed(n: int, why: str) -> dict[str, Any]:
+    return {
+        "class": "native calls",
+        "tried": n,
+        "accepted": 0,
+        "named": 0,
+        "crash": n,
+        "crashes": {why: n},
+    }
+
+
 def native_calls(n: int, seed: int) -> dict[str, Any]:
     here = str(Path(__file__).resolve().parent)
     code = NATIVE_CHILD.format(root=str(ROOT), here=here, n=n, seed=seed)
@@ -338,23 +349,9 @@ def native_calls(n: int, seed: int) -> dict[str, Any]:
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT
         )
     except subprocess.TimeoutExpired:
-        return {
-            "class": "native calls",
-            "tried": n,
-            "accepted": 0,
-            "named": 0,
-            "crash": n,
-            "crashes": {"hang": n},
-        }
+        return _all_crashed(n, "hang")
     if proc.returncode != 0:  # a segfault or an abort: the child's whole batch counts
-        return {
-            "class": "native calls",
-            "tried": n,
-            "accepted": 0,
-            "named": 0,
-            "crash": n,
-            "crashes": {f"child exit {proc.returncode}": n, proc.stderr[-200:]: 0},
-        }
+        return _all_crashed(n, f"child exit {proc.returncode}: {proc.stderr[-200:]}")
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 

@@ -21,7 +21,7 @@ from training.common.outputs import atomic_path
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["closing_table", "outputs_line", "plot_win_rates", "win_rate_figure"]
+__all__ = ["closing_table", "error_bars", "outputs_line", "plot_win_rates", "win_rate_figure"]
 
 Column = str | tuple[str, str]
 """A table column: a row key (also its heading) or ``(key, heading)``."""
@@ -116,6 +116,24 @@ def _series(
     return out
 
 
+def error_bars(points: Sequence[Sequence[float]]) -> list[list[float]]:
+    """Matplotlib's ``yerr`` (below, above) of ``(rate, low, high)`` points, clamped at 0: the
+    interval holds the rate, but a rounded bound may sit a hair inside it."""
+    return [[max(0.0, r - lo) for r, lo, _ in points], [max(0.0, hi - r) for r, _, hi in points]]
+
+
+def style_win_rate_axes(ax: Any, x_label: str, y_label: str, title: str) -> None:
+    """The look of a win-rate plot: its labels and title, 0 to 1, a dashed line at 0.5, a
+    light grid, the legend."""
+    ax.set_xlabel(x_label)
+    ax.set_ylabel(y_label)
+    ax.set_ylim(0, 1)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(title)
+
+
 def win_rate_figure(
     rows: Sequence[Mapping[str, Any]], x: str, x_label: str, title: str = "Learning curve"
 ) -> Figure:
@@ -133,18 +151,9 @@ def win_rate_figure(
     for opponent, points in series.items():
         xs = [p[0] for p in points]
         rates = [p[1] for p in points]
-        err = [  # clamped: the interval always holds the rate, but floats may round
-            [max(0.0, p[1] - p[2]) for p in points],
-            [max(0.0, p[3] - p[1]) for p in points],
-        ]
+        err = error_bars([p[1:] for p in points])
         ax.errorbar(xs, rates, yerr=err, marker="o", ms=3, capsize=3, label=f"vs {opponent}")
-    ax.set_xlabel(x_label)
-    ax.set_ylabel("win rate (bars: 95% Wilson interval)")
-    ax.set_ylim(0, 1)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(title)
+    style_win_rate_axes(ax, x_label, "win rate (bars: 95% Wilson interval)", title)
     return fig
 
 

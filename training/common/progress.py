@@ -135,13 +135,16 @@ class _PhaseCalls:
     phase ended: the total is the count done, then close) and ``with`` (an exception closes it
     as stopped, not done)."""
 
-    n: int
-    total: int
-    desc: str
-    start: float
-    deadline: float | None
-    clock: Callable[[], float]
-    stopped: bool
+    def __init__(
+        self, total: int, desc: str, unit: str, deadline: float | None, clock: Callable[[], float]
+    ) -> None:
+        self.total, self.desc, self.unit = _check_count("total", total), desc, unit
+        self.deadline = deadline
+        self.clock = clock
+        self.n = 0
+        self.start = clock()
+        self.extra = ""
+        self.stopped = False
 
     def eta(self) -> float | None:
         """Seconds left (:func:`eta_seconds`), ``None`` while unknown."""
@@ -197,19 +200,11 @@ class LogLines(_PhaseCalls):
         every: float = LOG_SECONDS,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.total, self.desc, self.unit, self.stream = (
-            _check_count("total", total),
-            desc,
-            unit,
-            stream,
-        )
-        self.deadline = deadline
+        super().__init__(total, desc, unit, deadline, clock)
+        self.stream = stream
         self.every = every
-        self.clock = clock
-        self.n = 0
-        self.start = self.last = clock()
-        self.extra = ""
-        self.closed = self.stopped = False
+        self.last = self.start
+        self.closed = False
 
     def _line(self, end: bool = False) -> str:
         elapsed = self.clock() - self.start
@@ -255,13 +250,7 @@ class PhaseBar(_PhaseCalls):
         deadline: float | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.total, self.desc, self.unit = _check_count("total", total), desc, unit
-        self.deadline = deadline
-        self.clock = clock
-        self.n = 0
-        self.start = clock()
-        self.extra = ""
-        self.stopped = False
+        super().__init__(total, desc, unit, deadline, clock)
         self.bar = tqdm(
             total=total,
             desc=desc,
