@@ -31,7 +31,7 @@ from agents.tournament import (
     seat_slots,
     split_specs,
 )
-from moonriver_env.moonriver.move_text import format_legal_moves, parse_move
+from moonriver_env.moonriver.move_text import format_legal_moves, move_words, parse_move
 from moonriver_env.rules import GameConfig, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -321,7 +321,7 @@ def test_play_eof_quit_and_watch(tmp_path: Path) -> None:
 def test_parse_move_and_move_list() -> None:
     state = new_game(GameConfig(num_players=2), seed=0)
     legal = state.legal_action_list()
-    assert parse_move(state, state.action_to_string(legal[0]).upper()) == (legal[0], None)
+    assert parse_move(state, move_words(state, legal[0]).upper()) == (legal[0], None)
     assert parse_move(state, str(legal[0])) == (legal[0], None)
     action, msg = parse_move(state, "claim 9")
     assert action is None and msg is not None

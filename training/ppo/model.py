@@ -15,6 +15,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from agents.networks.features import MoonRiverExtractor, extractor_kwargs
 from agents.networks.hyperparameters import NETWORK
 from agents.networks.policy import MoonRiverPolicy
+from agents.networks.snapshots import ModelFileError, load_policy
 from moonriver_env.vector import NATIVE
 from training.common.config import Config, ConfigError
 from training.common.outputs import save_model
@@ -158,8 +159,6 @@ def init_policy(model: Any, path: str | Path) -> None:
     config) into ``model``. The file is read by :func:`agents.networks.snapshots.load_policy`,
     which runs no code from it (no unpickling, whatever its name): a file it refuses, e.g. one
     whose pickled entries would run code, is a ``ConfigError`` naming the key and why."""
-    from agents.networks.snapshots import ModelFileError, load_policy
-
     p = Path(path)
     if not p.exists():
         raise ConfigError(f"pretrain.init_model: no file {str(p)!r}")
