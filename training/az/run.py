@@ -40,7 +40,7 @@ from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
 from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import RunLock, append_text
-from training.common.progress import progress
+from training.common.progress import phase
 from training.common.provenance import git_commit
 from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
@@ -236,7 +236,7 @@ class Run:
             net = self.net.native()
         seed0 = derive_seed(self.cfg["run"]["seed"], iteration, 7) >> 24  # room for + game
         label = "teacher games" if teacher else f"self-play games (iteration {iteration})"
-        bar = progress(games, label, unit="game")
+        bar = phase(label, games, unit="game")
         shards: list[Positions] = []
         per = TEACHER_SHARD_GAMES if teacher else games
         try:
@@ -337,7 +337,7 @@ class Run:
         done_before = self.warm_steps
         counted, mark = 0.0, start
         budget = 60 * self.cfg["run"]["max_minutes"]
-        bar = progress(steps, "learning (warm start)", unit="step")
+        bar = phase("learning (warm start)", steps, unit="step")
         bar.update(self.warm_steps)
         try:
             while self.warm_steps < steps:
@@ -354,6 +354,7 @@ class Run:
                 bar.set_postfix_str(f"loss {out['loss']:.3f}")
                 if budget and self.seconds + time.perf_counter() - mark >= budget:
                     self.log(f"warm start: run.max_minutes spent after {self.warm_steps} steps")
+                    bar.set_total(self.warm_steps)  # the bar ends at what was done
                     break
                 if self.warm_steps < steps:
                     now = time.perf_counter()
