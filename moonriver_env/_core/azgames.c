@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#define MR_AGENT_INTERNAL
 #include "kingdomino.h"
 #include "learn.h"
 
@@ -29,8 +30,52 @@ static int mr_op_seat(const void *st) { return ((const mr_state *)st)->seat; }
 static int mr_op_over(const void *st) { return ((const mr_state *)st)->phase == PH_GAME_OVER; }
 static int mr_op_reveals(const void *st) { return -((const mr_state *)st)->pile_len; }
 
+/* Moon River's territory features of one seat (LR_FEATURES_PER_SEAT): per landscape, its
+ * largest territory (/16), the most a territory of it scores now (size x its herd, /40), its
+ * cows (/10) and the empty cells beside its territories that hold cows (their room to grow,
+ * /16); then the ranch's empty cells (/25) and the empty cells no domino can fill (no empty
+ * neighbour, /5). */
+static void mr_seat_features(const mr_config *cfg, const mr_state *st, int s, float *f) {
+    uint64_t empty = cfg->full & ~st->occ[s];
+    for (int L = 0; L < MR_NUM_LANDS; L++) {
+        uint64_t land = st->land_bb[s][L], left = land, room = 0;
+        int largest = 0, best = 0, cows = 0;
+        while (left) {
+            uint64_t t = flood(cfg, left & -left, land);
+            left &= ~t;
+            int size = popcount64(t), herd = 0;
+            for (uint64_t c = t & st->cow_bb[s]; c; c &= c - 1) {
+                herd += st->cows[s][lowbit(c)];
+            }
+            largest = size > largest ? size : largest;
+            best = size * herd > best ? size * herd : best;
+            cows += herd;
+            if (herd) {
+                room |= nbrs(cfg, t) & empty;
+            }
+        }
+        f[4 * L] = (float)largest / 16.0f;
+        f[4 * L + 1] = (float)best / 40.0f;
+        f[4 * L + 2] = (float)cows / 10.0f;
+        f[4 * L + 3] = (float)popcount64(room) / 16.0f;
+    }
+    int lonely = 0;
+    for (uint64_t e = empty; e; e &= e - 1) {
+        lonely += !(nbrs(cfg, e & -e) & empty);
+    }
+    f[24] = (float)popcount64(empty) / 25.0f;
+    f[25] = (float)lonely / 5.0f;
+}
+
 static void mr_op_encode(const lr_game *g, const void *st, int seat, float *out) {
     mr_encode(MR_CFG(g), (const mr_state *)st, seat, out);
+    if (g->with_features) {
+        float *f = out + g->encoder_size;
+        memset(f, 0, sizeof(float) * LR_FEATURES);
+        for (int i = 0; i < g->n; i++) {
+            mr_seat_features(MR_CFG(g), st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
+        }
+    }
 }
 
 #define LR_MARGIN_POINTS 20.0
@@ -96,10 +141,12 @@ static int32_t mr_op_teacher(const lr_game *g, const void *st, const int32_t *le
     return legal[ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0]];
 }
 
-void lr_moonriver(lr_game *g, const mr_config *cfg) {
+void lr_moonriver(lr_game *g, const mr_config *cfg, int features) {
     *g = (lr_game){.params = cfg,
                    .n = cfg->n,
-                   .obs_size = cfg->obs_size,
+                   .obs_size = cfg->obs_size + (features ? LR_FEATURES : 0),
+                   .encoder_size = cfg->obs_size,
+                   .with_features = features,
                    .num_actions = cfg->num_actions,
                    .state_size = sizeof(mr_state),
                    .legal = mr_op_legal,
@@ -126,8 +173,48 @@ static int kd_op_seat(const void *st) { return ((const KdGame *)st)->seat; }
 static int kd_op_over(const void *st) { return ((const KdGame *)st)->phase == KD_GAME_OVER; }
 static int kd_op_reveals(const void *st) { return -((const KdGame *)st)->pile_len; }
 
+/* Kingdomino's territory features of one seat: per landscape, its largest territory (/10),
+ * the most a territory of it scores (size x crowns, /20), its crowns (/5) and its squares (/10);
+ * then the kingdom's empty squares within reach (/25) and its points so far (/100). */
+static void kd_seat_features(const KdParams *p, const KdGame *g, int s, float *f) {
+    Territories t;
+    int count = kd_territories(p, g, s, &t);
+    int largest[6] = {0}, best[6] = {0}, crowns[6] = {0}, squares[6] = {0};
+    int seen[KD_MAX_CELLS];
+    memset(seen, 0, sizeof(int) * (size_t)(count > 0 ? count : 1));
+    for (int cell = 0; cell < p->cells; cell++) {
+        int id = t.label[cell], land = g->land[s][cell];
+        if (id < 0 || land < 0 || land >= 6 || seen[id]) {
+            continue;
+        }
+        seen[id] = 1;
+        int size = t.squares[id], c = t.crowns[id];
+        largest[land] = size > largest[land] ? size : largest[land];
+        best[land] = size * c > best[land] ? size * c : best[land];
+        crowns[land] += c;
+        squares[land] += size;
+    }
+    for (int L = 0; L < 6; L++) {
+        f[4 * L] = (float)largest[L] / 10.0f;
+        f[4 * L + 1] = (float)best[L] / 20.0f;
+        f[4 * L + 2] = (float)crowns[L] / 5.0f;
+        f[4 * L + 3] = (float)squares[L] / 10.0f;
+    }
+    int32_t points, big;
+    kd_score(p, g, s, &points, &big);
+    f[24] = (float)(p->size * p->size - g->occupied[s]) / 25.0f;
+    f[25] = (float)points / 100.0f;
+}
+
 static void kd_op_encode(const lr_game *g, const void *st, int seat, float *out) {
     kd_encode(KD_P(g), (const KdGame *)st, seat, out);
+    if (g->with_features) {
+        float *f = out + g->encoder_size;
+        memset(f, 0, sizeof(float) * LR_FEATURES);
+        for (int i = 0; i < g->n; i++) {
+            kd_seat_features(KD_P(g), st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
+        }
+    }
 }
 
 static void kd_op_outcome(const lr_game *g, const void *st, double *out) {
@@ -158,11 +245,13 @@ static int32_t kd_op_teacher(const lr_game *g, const void *st, const int32_t *le
     return kd_greedy_action(KD_P(g), (const KdGame *)st, legal, count, rng);
 }
 
-void lr_kingdomino(lr_game *g, const void *kd_params) {
+void lr_kingdomino(lr_game *g, const void *kd_params, int features) {
     const KdParams *p = kd_params;
     *g = (lr_game){.params = p,
                    .n = p->n,
-                   .obs_size = p->obs_size,
+                   .obs_size = p->obs_size + (features ? LR_FEATURES : 0),
+                   .encoder_size = p->obs_size,
+                   .with_features = features,
                    .num_actions = p->num_actions,
                    .state_size = sizeof(KdGame),
                    .legal = kd_op_legal,

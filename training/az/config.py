@@ -27,7 +27,11 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "num_players": checks.integer(2, 4),
         "mode": checks.string,
     },
-    "net": {"hidden1": checks.integer(1, 512), "hidden2": checks.integer(1, 256)},
+    "net": {
+        "hidden1": checks.integer(1, 512),
+        "hidden2": checks.integer(1, 256),
+        "features": checks.flag,
+    },
     "search": {
         "k": checks.integer(0, 32),
         "r": checks.integer(0, 4096),

@@ -62,7 +62,8 @@ PROGRESS_FIELDS = (
 
 def net_shape(cfg: Config) -> NetShape:
     """The network shape of a config's game and ``[net]``."""
-    return NetShape.for_game(game_spec(cfg), cfg["net"]["hidden1"], cfg["net"]["hidden2"])
+    net = cfg["net"]
+    return NetShape.for_game(game_spec(cfg), net["hidden1"], net["hidden2"], net["features"])
 
 
 def play_settings(cfg: Config) -> dict[str, Any]:
@@ -246,6 +247,7 @@ class Run:
                     positions = play_threads(
                         self.template, net, seeds, settings, sp["threads"], chunk=8,
                         teacher=teacher, weights=weights, on_chunk=bar.update,
+                        features=self.shape.features,
                     )  # fmt: skip
                 else:
                     positions = self._play_jobs(seeds, settings, teacher, weights, bar)
@@ -282,7 +284,7 @@ class Run:
         blob = b"" if teacher else self.net.flat_weights().tobytes()
         jobs = [
             {"seeds": seeds[i : i + 16], "settings": settings, "teacher": teacher,
-             "teacher_weights": weights, "weights": blob}
+             "teacher_weights": weights, "weights": blob, "features": self.shape.features}
             for i in range(0, len(seeds), 16)
         ]  # fmt: skip
         parts = run_jobs(
