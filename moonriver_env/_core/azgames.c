@@ -7,6 +7,7 @@
 #include <string.h>
 
 #define MR_AGENT_INTERNAL
+#define MR_RULES_INTERNAL
 #include "kingdomino.h"
 #include "learn.h"
 
