@@ -36,7 +36,9 @@ static int mr_op_reveals(const void *st) { return -((const mr_state *)st)->pile_
  * cows (/10) and the empty cells beside its territories that hold cows (their room to grow,
  * /16); then the ranch's empty cells (/25) and the empty cells no domino can fill (no empty
  * neighbour, /5). */
-static void mr_seat_features(const mr_config *cfg, const mr_state *st, int s, float *f) {
+static void mr_seat_features(const void *params, const void *state, int s, float *f) {
+    const mr_config *cfg = params;
+    const mr_state *st = state;
     uint64_t empty = cfg->full & ~st->occ[s];
     for (int L = 0; L < MR_NUM_LANDS; L++) {
         uint64_t land = st->land_bb[s][L], left = land, room = 0;
@@ -71,15 +73,34 @@ static void mr_seat_features(const mr_config *cfg, const mr_state *st, int s, fl
 static void mr_op_encode(const lr_game *g, const void *st, int seat, float *out) {
     mr_encode(MR_CFG(g), (const mr_state *)st, seat, out);
     if (g->with_features) {
-        float *f = out + g->encoder_size;
-        memset(f, 0, sizeof(float) * LR_FEATURES);
-        for (int i = 0; i < g->n; i++) {
-            mr_seat_features(MR_CFG(g), st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
-        }
+        append_features(g, st, seat, out, mr_seat_features);
     }
 }
 
 #define LR_MARGIN_POINTS 20.0
+
+/* A seat's territory features (LR_FEATURES_PER_SEAT floats) of a game's state. */
+typedef void (*seat_features)(const void *params, const void *st, int seat, float *f);
+
+/* After the encoder's observation: every seat's features, the observer's first. */
+static void append_features(const lr_game *g, const void *st, int seat, float *out,
+                            seat_features fill) {
+    float *f = out + g->encoder_size;
+    memset(f, 0, sizeof(float) * LR_FEATURES);
+    for (int i = 0; i < g->n; i++) {
+        fill(g->params, st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
+    }
+}
+
+/* The fields every game's table shares: its sizes (with or without the features) and its
+ * operations, prefix##_op_<name>. */
+#define GAME_TABLE(prefix, enc_size, features)                                               \
+    .obs_size = (enc_size) + ((features) ? LR_FEATURES : 0), .encoder_size = (enc_size),       \
+    .with_features = (features), .legal = prefix##_op_legal, .apply = prefix##_op_apply,      \
+    .seat = prefix##_op_seat, .over = prefix##_op_over, .reveals = prefix##_op_reveals,       \
+    .encode = prefix##_op_encode, .outcome = prefix##_op_outcome,                             \
+    .redetermine = prefix##_op_redetermine, .new_game = prefix##_op_new_game,                 \
+    .teacher = prefix##_op_teacher
 
 static void share_outcome(int n, int winners, const int *points, double *out) {
     int k = __builtin_popcount((unsigned)winners);
@@ -143,23 +164,8 @@ static int32_t mr_op_teacher(const lr_game *g, const void *st, const int32_t *le
 }
 
 void lr_moonriver(lr_game *g, const mr_config *cfg, int features) {
-    *g = (lr_game){.params = cfg,
-                   .n = cfg->n,
-                   .obs_size = cfg->obs_size + (features ? LR_FEATURES : 0),
-                   .encoder_size = cfg->obs_size,
-                   .with_features = features,
-                   .num_actions = cfg->num_actions,
-                   .state_size = sizeof(mr_state),
-                   .legal = mr_op_legal,
-                   .apply = mr_op_apply,
-                   .seat = mr_op_seat,
-                   .over = mr_op_over,
-                   .reveals = mr_op_reveals,
-                   .encode = mr_op_encode,
-                   .outcome = mr_op_outcome,
-                   .redetermine = mr_op_redetermine,
-                   .new_game = mr_op_new_game,
-                   .teacher = mr_op_teacher};
+    *g = (lr_game){.params = cfg, .n = cfg->n, .num_actions = cfg->num_actions,
+                   .state_size = sizeof(mr_state), GAME_TABLE(mr, cfg->obs_size, features)};
 }
 
 /* --- Kingdomino ---------------------------------------------------------------------------- */
@@ -177,7 +183,9 @@ static int kd_op_reveals(const void *st) { return -((const KdGame *)st)->pile_le
 /* Kingdomino's territory features of one seat: per landscape, its largest territory (/10),
  * the most a territory of it scores (size x crowns, /20), its crowns (/5) and its squares (/10);
  * then the kingdom's empty squares within reach (/25) and its points so far (/100). */
-static void kd_seat_features(const KdParams *p, const KdGame *g, int s, float *f) {
+static void kd_seat_features(const void *params, const void *state, int s, float *f) {
+    const KdParams *p = params;
+    const KdGame *g = state;
     Territories t;
     int count = kd_territories(p, g, s, &t);
     int largest[6] = {0}, best[6] = {0}, crowns[6] = {0}, squares[6] = {0};
@@ -210,11 +218,7 @@ static void kd_seat_features(const KdParams *p, const KdGame *g, int s, float *f
 static void kd_op_encode(const lr_game *g, const void *st, int seat, float *out) {
     kd_encode(KD_P(g), (const KdGame *)st, seat, out);
     if (g->with_features) {
-        float *f = out + g->encoder_size;
-        memset(f, 0, sizeof(float) * LR_FEATURES);
-        for (int i = 0; i < g->n; i++) {
-            kd_seat_features(KD_P(g), st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
-        }
+        append_features(g, st, seat, out, kd_seat_features);
     }
 }
 
@@ -248,21 +252,6 @@ static int32_t kd_op_teacher(const lr_game *g, const void *st, const int32_t *le
 
 void lr_kingdomino(lr_game *g, const void *kd_params, int features) {
     const KdParams *p = kd_params;
-    *g = (lr_game){.params = p,
-                   .n = p->n,
-                   .obs_size = p->obs_size + (features ? LR_FEATURES : 0),
-                   .encoder_size = p->obs_size,
-                   .with_features = features,
-                   .num_actions = p->num_actions,
-                   .state_size = sizeof(KdGame),
-                   .legal = kd_op_legal,
-                   .apply = kd_op_apply,
-                   .seat = kd_op_seat,
-                   .over = kd_op_over,
-                   .reveals = kd_op_reveals,
-                   .encode = kd_op_encode,
-                   .outcome = kd_op_outcome,
-                   .redetermine = kd_op_redetermine,
-                   .new_game = kd_op_new_game,
-                   .teacher = kd_op_teacher};
+    *g = (lr_game){.params = p, .n = p->n, .num_actions = p->num_actions,
+                   .state_size = sizeof(KdGame), GAME_TABLE(kd, p->obs_size, features)};
 }
