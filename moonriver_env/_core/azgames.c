@@ -14,6 +14,29 @@
 _Static_assert(LR_MAX_LEGAL >= MR_MAX_ACTIONS && LR_MAX_LEGAL >= KD_MAX_LEGAL,
                "a game's legal list must fit the search's buffers");
 
+/* A seat's territory features (LR_FEATURES_PER_SEAT floats) of a game's state. */
+typedef void (*seat_features)(const void *params, const void *st, int seat, float *f);
+
+/* After the encoder's observation: every seat's features, the observer's first. */
+static void append_features(const lr_game *g, const void *st, int seat, float *out,
+                            seat_features fill) {
+    float *f = out + g->encoder_size;
+    memset(f, 0, sizeof(float) * LR_FEATURES);
+    for (int i = 0; i < g->n; i++) {
+        fill(g->params, st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
+    }
+}
+
+/* The fields every game's table shares: its sizes (with or without the features) and its
+ * operations, prefix##_op_<name>. */
+#define GAME_TABLE(prefix, enc_size, features)                                               \
+    .obs_size = (enc_size) + ((features) ? LR_FEATURES : 0), .encoder_size = (enc_size),       \
+    .with_features = (features), .legal = prefix##_op_legal, .apply = prefix##_op_apply,      \
+    .seat = prefix##_op_seat, .over = prefix##_op_over, .reveals = prefix##_op_reveals,       \
+    .encode = prefix##_op_encode, .outcome = prefix##_op_outcome,                             \
+    .redetermine = prefix##_op_redetermine, .new_game = prefix##_op_new_game,                 \
+    .teacher = prefix##_op_teacher
+
 /* --- Moon River -------------------------------------------------------------------------- */
 #define MR_CFG(g) ((const mr_config *)(g)->params)
 
@@ -79,28 +102,6 @@ static void mr_op_encode(const lr_game *g, const void *st, int seat, float *out)
 
 #define LR_MARGIN_POINTS 20.0
 
-/* A seat's territory features (LR_FEATURES_PER_SEAT floats) of a game's state. */
-typedef void (*seat_features)(const void *params, const void *st, int seat, float *f);
-
-/* After the encoder's observation: every seat's features, the observer's first. */
-static void append_features(const lr_game *g, const void *st, int seat, float *out,
-                            seat_features fill) {
-    float *f = out + g->encoder_size;
-    memset(f, 0, sizeof(float) * LR_FEATURES);
-    for (int i = 0; i < g->n; i++) {
-        fill(g->params, st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
-    }
-}
-
-/* The fields every game's table shares: its sizes (with or without the features) and its
- * operations, prefix##_op_<name>. */
-#define GAME_TABLE(prefix, enc_size, features)                                               \
-    .obs_size = (enc_size) + ((features) ? LR_FEATURES : 0), .encoder_size = (enc_size),       \
-    .with_features = (features), .legal = prefix##_op_legal, .apply = prefix##_op_apply,      \
-    .seat = prefix##_op_seat, .over = prefix##_op_over, .reveals = prefix##_op_reveals,       \
-    .encode = prefix##_op_encode, .outcome = prefix##_op_outcome,                             \
-    .redetermine = prefix##_op_redetermine, .new_game = prefix##_op_new_game,                 \
-    .teacher = prefix##_op_teacher
 
 static void share_outcome(int n, int winners, const int *points, double *out) {
     int k = __builtin_popcount((unsigned)winners);
