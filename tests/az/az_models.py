@@ -38,13 +38,18 @@ def random_net(
     spec: GameSpec, seed: int = 0, hidden1: int = HIDDEN1, hidden2: int = HIDDEN2
 ) -> AzNet:
     """A network of ``spec``'s game with every parameter random (the default init leaves the
-    biases at zero, which would hide a bias read from the wrong slice)."""
+    biases at zero, which would hide a bias read from the wrong slice). The hidden biases
+    lean positive and the second layer's weights are small, so that few units are dead (a
+    dead second layer makes the value a constant) and the value is rarely saturated."""
     torch.manual_seed(seed)
     net = AzNet(NetShape.for_game(spec, hidden1, hidden2))
     with torch.no_grad():
         for name, p in net.named_parameters():
             if name != "w1":  # the default: a first layer of moderate sums
                 p.normal_(0.0, 0.4)
+        net.b1.abs_()
+        net.l2.weight.mul_(0.3)
+        net.l2.bias.abs_().add_(0.3)
     return net.eval()
 
 

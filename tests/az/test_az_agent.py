@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from az_models import KD_STUDY, SPECS, native_state
+from az_models import FAST_HEAD, KD_STUDY, SPECS, native_state, write_model
 
 from agents import make_agent
 from agents.az import AzAgent, CheckpointError, policy_probabilities
@@ -52,12 +52,19 @@ def test_same_seed_same_moves(key: str, models: dict[str, Path]) -> None:
     assert sampled[0] != sampled[1]  # sample=1 draws from pi with the agent's seed
 
 
+@pytest.mark.parametrize("policy", ["afterstate", "head"])
 @pytest.mark.parametrize("key", SPECS)
-def test_sims0_is_the_raw_policy(key: str, models: dict[str, Path]) -> None:
-    """``az:sims=0``: one network evaluation a decision, the prior's argmax; the search (the
-    model's settings) spends more and may choose otherwise."""
-    raw = AzAgent(seed=0, path=models[key], sims=0)
-    searched = AzAgent(seed=0, path=models[key])
+def test_sims0_is_the_raw_policy(
+    key: str, policy: str, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """``az:sims=0``: no search, the prior's argmax (pi = prior), for one network evaluation
+    a decision with the model's policy head, one more per legal move with its afterstate
+    values (the model's ``policy``); the search (the model's settings) spends more."""
+    path = models[key]
+    if policy == "head":
+        path = write_model(tmp_path / "head.pt", SPECS[key], seed=3, settings=FAST_HEAD)
+    raw = AzAgent(seed=0, path=path, sims=0)
+    searched = AzAgent(seed=0, path=path)
     state = native_state(SPECS[key], 5).to_state()
     multi = 0
     while not state.is_terminal and multi < 12:
@@ -66,13 +73,15 @@ def test_sims0_is_the_raw_policy(key: str, models: dict[str, Path]) -> None:
         assert raw.last is not None
         if len(legal) > 1:
             multi += 1
-            assert raw.last.evals == 1 and raw.last.pi == raw.last.prior
+            assert raw.last.evals == (1 if policy == "head" else 1 + len(legal))
+            assert raw.last.pi == raw.last.prior
             probs = policy_probabilities(raw, state)
             assert probs[a] == max(probs.values())
             searched.choose(state)
-            assert searched.last is not None and searched.last.evals > 1
+            assert searched.last is not None and searched.last.evals > raw.last.evals
         state.apply(a)
     assert multi == 12 and raw.settings is not None and raw.settings.k == 0
+    assert raw.settings.policy == searched.settings.policy == policy
 
 
 def test_a_model_of_another_game_is_refused_before_any_move(
