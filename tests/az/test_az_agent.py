@@ -84,6 +84,22 @@ def test_sims0_is_the_raw_policy(
     assert raw.settings.policy == searched.settings.policy == policy
 
 
+def test_sims_sets_the_candidates(models: dict[str, Path]) -> None:
+    """``az:sims=N`` (N > 0) searches N candidates (``k``), as ``eval.sims`` documents (it
+    was ignored: the model's k played); ``k`` given beside it wins; out of range names
+    ``sims``."""
+    config = SPECS["mr2"].config()
+    for params, k in (({"sims": 2}, 2), ({"sims": 5, "k": 1}, 1), ({}, 3), ({"sims": 0}, 0)):
+        agent = AzAgent(seed=0, path=models["mr2"], **params)
+        agent.check_game(config)
+        assert agent.settings is not None and agent.settings.k == k, params
+    agent = make_agent(f"az:path={models['mr2']},sims=4")
+    agent.check_game(config)
+    assert agent.settings.k == 4
+    with pytest.raises(ValueError, match=r"^sims: expected an integer in 0\.\.32, got 33"):
+        AzAgent(seed=0, path=models["mr2"], sims=33)
+
+
 def test_a_model_of_another_game_is_refused_before_any_move(
     models: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -140,6 +156,7 @@ def test_damaged_foreign_and_missing_files_are_refused(
 @pytest.mark.parametrize(
     ("spec", "key"),
     [("az:k=-1", "k"), ("az:sims=x", "sims"), ("az:sims=-1", "sims"), ("az:r=1.5", "r"), ("az:k=33", "k"),
+     ("az:sims=40", "sims"),
      ("az:depth=-2", "depth"), ("az:sample=maybe", "sample")],
 )  # fmt: skip
 def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path]) -> None:

@@ -388,7 +388,7 @@ def test_the_loss_parts_are_what_they_say() -> None:
     assert parts["policy"] == pytest.approx(float(np.mean(policy)), rel=1e-4)
     assert parts["afterstate"] == pytest.approx(float(np.mean(after)), rel=1e-4)
     total = 0.3 * parts["policy"] + 0.7 * parts["value"] + 2.0 * parts["afterstate"]
-    assert float(loss) == pytest.approx(total, rel=1e-4)
+    assert float(loss.detach()) == pytest.approx(total, rel=1e-4)
     assert set(parts) == set(LOSS_PARTS)
     _, head_off = losses(net, pos, LossWeights(afterstate_weight=0.0))
     assert head_off["policy"] == 0.0 and head_off["afterstate"] == 0.0
