@@ -55,7 +55,8 @@ class AzAgent(Agent):
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
         sims, k, r, depth, sample: override the model's search settings (``sims=0``: the raw
-            policy; any other ``sims``: the search with ``k`` candidates).
+            policy; any other ``sims``: the search with that many candidates, ``k`` when
+            ``k`` is not given).
     """
 
     name = "az"
@@ -75,7 +76,14 @@ class AzAgent(Agent):
         for name, value in (("k", k), ("r", r), ("depth", depth)):
             if value is not None:
                 self.overrides[name] = _integer(name, value)
-        self.raw = sims is not None and _integer("sims", sims) == 0
+        count = None if sims is None else _integer("sims", sims)
+        self.raw = count == 0
+        if count and "k" not in self.overrides:  # sims=N: the search with N candidates
+            try:
+                replace(SearchSettings(), k=count)
+            except ValueError as exc:
+                raise ValueError(f"sims: {str(exc).removeprefix('k: ')}") from None
+            self.overrides["k"] = count
         self.sample = False if sample is None else _flag("sample", sample)
         replace(SearchSettings(), **self.overrides)  # a bad value raises now, naming it
         self.path = None if path is None else Path(path)

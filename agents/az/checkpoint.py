@@ -3,7 +3,7 @@
 
 A file holds::
 
-    {"format": "moonriver-az", "version": 1,
+    {"format": "moonriver-az", "version": 2,
      "shape": NetShape fields (the game: num_players, mode; the layer sizes),
      "state_dict": the weights,
      "search": default play settings (SearchSettings fields),
@@ -109,6 +109,17 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
         raise CheckpointError(f"path: {str(path)!r}: bad network shape ({exc})") from None
 
 
+def state_dict_of(blob: Mapping[str, Any]) -> Any:
+    """A file's weights; one written before the network had its input scale (the same
+    version, saved before the scale was added) gets the scale of 1 it was trained with."""
+    weights = blob["state_dict"]
+    if isinstance(weights, Mapping) and "input_scale" not in weights:
+        w1 = weights.get("w1")
+        if isinstance(w1, torch.Tensor) and w1.dim() == 2:
+            weights = {**weights, "input_scale": torch.ones(w1.shape[0], dtype=w1.dtype)}
+    return weights
+
+
 def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]]:
     """The network (in eval mode) and the file's contents minus the weights.
 
@@ -123,7 +134,7 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
     except ValueError as exc:
         raise CheckpointError(f"path: {str(path)!r}: unknown game in the shape ({exc})") from None
     try:
-        net.load_state_dict(blob["state_dict"], strict=True)
+        net.load_state_dict(state_dict_of(blob), strict=True)
     except (RuntimeError, KeyError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CheckpointError(

@@ -5,6 +5,7 @@ Nothing here reads a shipped model."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +27,29 @@ SPECS = {
 with the study's rules."""
 HIDDEN1, HIDDEN2 = 8, 4
 FAST = SearchSettings(k=3, r=2, depth=1, max_depth=12, rollout_temp=1.0, tau=0.1)
-"""A cheap search (milliseconds a decision on these networks)."""
+"""A cheap search (milliseconds a decision on these networks), moving by the afterstate
+values (the default policy)."""
+FAST_HEAD = replace(FAST, policy="head")
+"""The same search moving by the policy head."""
+POLICIES = {"afterstate": FAST, "head": FAST_HEAD}
 
 
 def random_net(
     spec: GameSpec, seed: int = 0, hidden1: int = HIDDEN1, hidden2: int = HIDDEN2
 ) -> AzNet:
     """A network of ``spec``'s game with every parameter random (the default init leaves the
-    biases at zero, which would hide a bias read from the wrong slice)."""
+    biases at zero, which would hide a bias read from the wrong slice). The hidden biases
+    lean positive and the second layer's weights are small, so that few units are dead (a
+    dead second layer makes the value a constant) and the value is rarely saturated."""
     torch.manual_seed(seed)
     net = AzNet(NetShape.for_game(spec, hidden1, hidden2))
     with torch.no_grad():
         for name, p in net.named_parameters():
-            if name != "w1.weight":  # the default: a first layer of moderate sums
+            if name != "w1":  # the default: a first layer of moderate sums
                 p.normal_(0.0, 0.4)
+        net.b1.abs_()
+        net.l2.weight.mul_(0.3)
+        net.l2.bias.abs_().add_(0.3)
     return net.eval()
 
 
@@ -82,6 +92,42 @@ def midgame(spec: GameSpec, seed: int, moves: int, min_legal: int = 2) -> Any:
     return None
 
 
-def outcome_of(winners: list[int], n: int) -> list[float]:
-    """Each seat's outcome as the core scores it: 2 x its share of the win - 1."""
-    return [2.0 / len(winners) - 1.0 if s in winners else -1.0 for s in range(n)]
+def outcome_of(winners: list[int], points: list[int]) -> list[float]:
+    """Each seat's outcome as the core scores it (azgames.c ``share_outcome``): half of
+    2 x its share of the win - 1, half of tanh((its points - the best other seat's) / 20)."""
+    n = len(points)
+    out = []
+    for s in range(n):
+        win = 2.0 / len(winners) - 1.0 if s in winners else -1.0
+        best = max(points[o] for o in range(n) if o != s)
+        out.append(0.5 * win + 0.5 * float(np.tanh((points[s] - best) / 20.0)))
+    return out
+
+
+def final_points(state: Any) -> list[int]:
+    """Each seat's points in a finished Python engine state (what the outcome's margin reads:
+    Moon River's score totals, Kingdomino's ranking points)."""
+    if hasattr(state, "rank_keys"):
+        return [int(p) for p, _ in state.rank_keys()]
+    return [int(b.total) for b in state.scores()]
+
+
+def encoder(spec: GameSpec) -> Any:
+    """The Python engine's flat observation of a native state's game for a seat:
+    ``encoder(spec)(python_state, seat)``."""
+    if spec.game == "kingdomino":
+        from moonriver_env.kingdomino.encoding import KingdominoEncoder
+
+        kd = KingdominoEncoder(spec.config())
+        return kd.encode_flat
+    from moonriver_env.moonriver.encoding import ObservationEncoder
+
+    return ObservationEncoder(spec.config()).encode_flat
+
+
+def dense(idx: np.ndarray, val: np.ndarray, ptr: np.ndarray, row: int, size: int) -> np.ndarray:
+    """Row ``row`` of a CSR set of observations as a dense float32 vector."""
+    out = np.zeros(size, np.float32)
+    lo, hi = int(ptr[row]), int(ptr[row + 1])
+    out[idx[lo:hi]] = val[lo:hi]
+    return out

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from az_models import KD_STUDY, SPECS, native_state
+from az_models import FAST_HEAD, KD_STUDY, SPECS, native_state, write_model
 
 from agents import make_agent
 from agents.az import AzAgent, CheckpointError, policy_probabilities
@@ -52,12 +52,19 @@ def test_same_seed_same_moves(key: str, models: dict[str, Path]) -> None:
     assert sampled[0] != sampled[1]  # sample=1 draws from pi with the agent's seed
 
 
+@pytest.mark.parametrize("policy", ["afterstate", "head"])
 @pytest.mark.parametrize("key", SPECS)
-def test_sims0_is_the_raw_policy(key: str, models: dict[str, Path]) -> None:
-    """``az:sims=0``: one network evaluation a decision, the prior's argmax; the search (the
-    model's settings) spends more and may choose otherwise."""
-    raw = AzAgent(seed=0, path=models[key], sims=0)
-    searched = AzAgent(seed=0, path=models[key])
+def test_sims0_is_the_raw_policy(
+    key: str, policy: str, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """``az:sims=0``: no search, the prior's argmax (pi = prior), for one network evaluation
+    a decision with the model's policy head, one more per legal move with its afterstate
+    values (the model's ``policy``); the search (the model's settings) spends more."""
+    path = models[key]
+    if policy == "head":
+        path = write_model(tmp_path / "head.pt", SPECS[key], seed=3, settings=FAST_HEAD)
+    raw = AzAgent(seed=0, path=path, sims=0)
+    searched = AzAgent(seed=0, path=path)
     state = native_state(SPECS[key], 5).to_state()
     multi = 0
     while not state.is_terminal and multi < 12:
@@ -66,13 +73,31 @@ def test_sims0_is_the_raw_policy(key: str, models: dict[str, Path]) -> None:
         assert raw.last is not None
         if len(legal) > 1:
             multi += 1
-            assert raw.last.evals == 1 and raw.last.pi == raw.last.prior
+            assert raw.last.evals == (1 if policy == "head" else 1 + len(legal))
+            assert raw.last.pi == raw.last.prior
             probs = policy_probabilities(raw, state)
             assert probs[a] == max(probs.values())
             searched.choose(state)
-            assert searched.last is not None and searched.last.evals > 1
+            assert searched.last is not None and searched.last.evals > raw.last.evals
         state.apply(a)
     assert multi == 12 and raw.settings is not None and raw.settings.k == 0
+    assert raw.settings.policy == searched.settings.policy == policy
+
+
+def test_sims_sets_the_candidates(models: dict[str, Path]) -> None:
+    """``az:sims=N`` (N > 0) searches N candidates (``k``), as ``eval.sims`` documents (it
+    was ignored: the model's k played); ``k`` given beside it wins; out of range names
+    ``sims``."""
+    config = SPECS["mr2"].config()
+    for params, k in (({"sims": 2}, 2), ({"sims": 5, "k": 1}, 1), ({}, 3), ({"sims": 0}, 0)):
+        agent = AzAgent(seed=0, path=models["mr2"], **params)
+        agent.check_game(config)
+        assert agent.settings is not None and agent.settings.k == k, params
+    agent = make_agent(f"az:path={models['mr2']},sims=4")
+    agent.check_game(config)
+    assert agent.settings.k == 4
+    with pytest.raises(ValueError, match=r"^sims: expected an integer in 0\.\.32, got 33"):
+        AzAgent(seed=0, path=models["mr2"], sims=33)
 
 
 def test_a_model_of_another_game_is_refused_before_any_move(
@@ -131,6 +156,7 @@ def test_damaged_foreign_and_missing_files_are_refused(
 @pytest.mark.parametrize(
     ("spec", "key"),
     [("az:k=-1", "k"), ("az:sims=x", "sims"), ("az:sims=-1", "sims"), ("az:r=1.5", "r"), ("az:k=33", "k"),
+     ("az:sims=40", "sims"),
      ("az:depth=-2", "depth"), ("az:sample=maybe", "sample")],
 )  # fmt: skip
 def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path]) -> None:

@@ -10,9 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from az_models import HIDDEN1, HIDDEN2, SPECS, random_net, torch_outputs
+from az_models import HIDDEN1, HIDDEN2, SPECS, encoder, random_net, torch_outputs
 
-from agents.az import AzNet, CheckpointError, NetShape, load_checkpoint, native_search
+from agents.az import (
+    AzNet,
+    CheckpointError,
+    NetShape,
+    load_checkpoint,
+    native_search,
+    save_checkpoint,
+)
+from agents.az.network import sparse_batch
 from agents.az.search import SearchSettings
 from moonriver_env.family.native import native
 from moonriver_env.kingdomino.vector.game import KingdominoVectorGame
@@ -72,8 +80,9 @@ def test_core_net_equals_torch_net(key: str) -> None:
 
 @pytest.mark.parametrize("key", SPECS)
 def test_the_search_encodes_what_python_encodes(key: str) -> None:
-    """The search's root (the game's encoder in C, then the network) gives the value and the
-    prior of the torch network on the Python engine's observation of the same state."""
+    """The search's root (the game's encoder in C, then the network) gives the value and, in
+    head mode, the prior of the torch network on the Python engine's observation of the same
+    state, for one evaluation."""
     net = random_net(SPECS[key], seed=6)
     core = net.native()
     data = positions(key, games=3, steps=45, every=9)
@@ -81,12 +90,49 @@ def test_the_search_encodes_what_python_encodes(key: str) -> None:
     obs = np.stack([o for o, _, _ in data])
     values, logits = torch_outputs(net, obs, [legal for _, legal, _ in data])
     for (_, legal, state), v, lg in zip(data, values, logits, strict=True):
-        res = native_search(core, wrap.from_state(state)._core, SearchSettings(k=0), 0)
+        res = native_search(core, wrap.from_state(state)._core, HEAD, 0)
         assert list(res.legal) == legal
         assert res.value == pytest.approx(float(v), abs=1e-5)
         p = np.exp(lg - lg.max())
         assert np.allclose(res.prior, p / p.sum(), atol=1e-5)
         assert res.evals == 1
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_the_afterstate_prior_is_the_softmax_of_afterstate_values(key: str) -> None:
+    """In afterstate mode the prior is softmax(value of each legal move's afterstate for the
+    acting seat / tau): the torch network on the Python engine's afterstates (where no move
+    turns up hidden pieces, so the determinization does not matter), one evaluation per move
+    plus the root's; the value is still the root's."""
+    spec = SPECS[key]
+    net = random_net(spec, seed=6)
+    core = net.native()
+    wrap = NativeKingdominoState if spec.game == "kingdomino" else NativeState
+    enc = encoder(spec)
+    settings = SearchSettings(k=0, tau=0.05)
+    checked = 0
+    for obs, legal, state in positions(key, games=3, steps=45, every=9):
+        if len(legal) < 2:
+            continue
+        res = native_search(core, wrap.from_state(state)._core, settings, 0)
+        assert res.evals == 1 + len(legal)  # no move ends the game this early
+        seat = state.current_seat
+        root = torch_outputs(net, obs[None], [legal])[0][0]
+        assert res.value == pytest.approx(float(root), abs=1e-5)
+        afters = []
+        for a in legal:
+            after = state.clone()
+            after.apply(a)
+            afters.append(after)
+        if any(len(x.pile) != len(state.pile) for x in afters):
+            continue  # a move turns up pieces of the search's determinization
+        dense = np.stack([enc(x, seat) for x in afters])
+        v = torch_outputs(net, dense, [[0]] * len(afters))[0] / settings.tau
+        p = np.exp(v - v.max())
+        assert np.allclose(res.prior, p / p.sum(), atol=1e-4), (legal, res.prior, p / p.sum())
+        assert np.ptp(res.prior) > 1e-3  # the values differ: the comparison means something
+        checked += 1
+    assert checked >= 5
 
 
 @pytest.mark.parametrize("key", SPECS)
@@ -99,7 +145,7 @@ def test_flat_weights_have_the_cores_order_and_size(key: str) -> None:
     i, h1, h2, a = shape.inputs, shape.hidden1, shape.hidden2, shape.actions
     size = i * h1 + h1 + h1 * h2 + h2 + h2 + 1 + a * h2 + a  # learn.h's lr_net_size
     assert flat.dtype == np.float32 and flat.shape == (size,)
-    parts = [net.w1.weight, net.b1, net.l2.weight.t(), net.l2.bias, net.value.weight[0],
+    parts = [net.w1, net.b1, net.l2.weight.t(), net.l2.bias, net.value.weight[0],
              net.value.bias, net.wp.weight, net.bp]  # fmt: skip
     start = 0
     for p in parts:
@@ -111,6 +157,61 @@ def test_flat_weights_have_the_cores_order_and_size(key: str) -> None:
     for bad in (flat[:-1], np.concatenate([flat, [0.0]]).astype(np.float32)):
         with pytest.raises(ValueError, match="weights"):
             native.Net(i, h1, h2, a, bad)
+
+
+HEAD = SearchSettings(k=0, policy="head")
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_the_input_scale_is_folded_into_the_cores_weights(key: str, tmp_path: Path) -> None:
+    """``set_input_scale`` (1 / each input's standard deviation over observations, capped;
+    1 for inputs never seen) keeps the torch network's function; ``flat_weights`` folds the
+    scale into W1, so the core's Net equals torch afterwards; the scale is saved in a model
+    file."""
+    net = random_net(SPECS[key], seed=9)
+    data = positions(key, games=3, steps=30, every=3)
+    obs = np.stack([o for o, _, _ in data])
+    legal = [lg for _, lg, _ in data]
+    before = torch_outputs(net, obs, legal)
+    rows, cols = np.nonzero(obs)
+    net.set_input_scale(cols, obs[rows, cols], obs.shape[0])
+    scale = net.input_scale.numpy()
+    std = obs.std(axis=0)
+    seen = std > 0
+    assert np.allclose(scale[seen], 1.0 / np.maximum(std[seen], 1.0 / 50.0), rtol=1e-4)
+    assert np.all(scale[~seen] == 1.0) and scale.max() > 2.0
+    after = torch_outputs(net, obs, legal)
+    assert np.allclose(after[0], before[0], atol=1e-5)
+    flat = net.flat_weights()
+    w1 = (net.w1 * net.input_scale[:, None]).detach().numpy().reshape(-1)
+    assert np.array_equal(flat[: w1.size], w1)
+    assert not np.allclose(flat[: w1.size], net.w1.detach().numpy().reshape(-1))
+    core = net.native()
+    with torch.no_grad():
+        net.w1.mul_(1.5)  # training after the scale was set: the core must see w1 x scale
+    core = net.native()
+    values, logits = torch_outputs(net, obs, legal)
+    assert np.abs(values - after[0]).max() > 1e-3
+    for o, lg, v, tl in zip(obs, legal, values, logits, strict=True):
+        cv, cl = core.evaluate(o, lg)
+        assert cv == pytest.approx(float(v), abs=1e-5)
+        assert np.allclose(cl, tl, atol=1e-5)
+    save_checkpoint(tmp_path / "m.pt", net, {}, {})
+    again, _ = load_checkpoint(tmp_path / "m.pt")
+    assert torch.equal(again.input_scale, net.input_scale)
+    assert np.array_equal(again.flat_weights(), net.flat_weights())
+
+
+def test_value_of_is_the_forward_value(models: dict[str, Path]) -> None:
+    net, _ = load_checkpoint(models["kd4"])
+    data = positions("kd4", games=2, steps=20, every=4)
+    obs = np.stack([o for o, _, _ in data])
+    rows, cols = np.nonzero(obs)
+    counts = np.bincount(rows, minlength=obs.shape[0])
+    batch = sparse_batch(cols, obs[rows, cols], counts, np.zeros(len(data), np.int64),
+                         np.ones(len(data), np.int64))  # fmt: skip
+    with torch.no_grad():
+        assert torch.allclose(net.value_of(batch), net(batch)[0])
 
 
 def test_a_model_file_round_trips(models: dict[str, Path]) -> None:

@@ -16,17 +16,17 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from az_models import KD_STUDY, SPECS, native_state
+from az_models import KD_STUDY, SPECS, dense, native_state, random_net, torch_outputs
 
-from agents.az import AzAgent, CheckpointError, load_checkpoint
+from agents.az import AzAgent, AzNet, CheckpointError, SearchSettings, load_checkpoint
 from agents.az.checkpoint import save_checkpoint
 from training.az.cli import export
 from training.az.cli import main as az_main
-from training.az.config import load_az_config
-from training.az.learner import LossWeights, losses, train_steps
-from training.az.replay import ReplayBuffer, list_shards
+from training.az.config import load_az_config, search_settings, selfplay_settings
+from training.az.learner import LOSS_PARTS, LossWeights, loss_weights, losses, train_steps
+from training.az.replay import ReplayBuffer, list_shards, read_shard, shard_path
 from training.az.run import Run, start_run
-from training.az.selfplay import PlaySettings, native_template, play_games
+from training.az.selfplay import PlaySettings, Positions, native_template, play_games
 from training.common.config import ConfigError
 from training.common.outputs import OutputError, RunLock
 
@@ -73,6 +73,9 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     progress = rows(rd / "progress.csv")
     assert [int(r["iteration"]) for r in progress] == [0, 1, 2]
     assert all(int(r["new_positions"]) > 50 and float(r["loss"]) > 0 for r in progress)
+    # the warm start keeps afterstates (warmstart.afterstates), self-play none (k = 0)
+    assert float(progress[0]["afterstate"]) > 0 and float(progress[0]["policy"]) == 0.0
+    assert all(float(r["afterstate"]) == 0.0 for r in progress[1:])
     cfg = load_az_config(rd / "config.toml")
     assert int(progress[-1]["games"]) == cfg["warmstart"]["games"] + 2 * cfg["selfplay"]["games"]
     assert all(float(r["evals_per_second"]) > 0 for r in progress[1:])  # self-play searched
@@ -83,6 +86,11 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
         assert 0.0 <= float(r["ci_low"]) <= float(r["win_rate"]) <= float(r["ci_high"]) <= 1.0
         assert float(r["ci_high"]) - float(r["ci_low"]) > 0.3  # 2 games: a wide interval
     net, meta = load_checkpoint(rd / "model.pt")
+    # the input scale: set from the warm start's positions before the first step, kept after
+    teacher = read_shard(shard_path(rd, 0, 0))
+    fresh = AzNet(net.shape)
+    fresh.set_input_scale(teacher.obs_idx.astype(np.int64), teacher.obs_val, len(teacher))
+    assert torch.equal(net.input_scale, fresh.input_scale) and net.input_scale.max() > 1.5
     prov = meta["provenance"]
     assert prov["iteration"] == 2
     assert prov["positions"] == sum(int(r["new_positions"]) for r in progress)
@@ -113,6 +121,7 @@ def test_tensorboard_scalars_are_written(mr_run: Path) -> None:
     assert {
         "train/loss",
         "train/policy",
+        "train/afterstate",
         "train/value",
         "selfplay/games",
         "eval/win_rate_random",
@@ -207,13 +216,30 @@ def test_checkpoints_are_atomic(
      ("train.learning_rate=-1", "train.learning_rate"), ('eval.opponents=["nobody"]', "eval.opponents"),
      ("env.num_players=5", "env.num_players"), ('env.game="chess"', "env.game"),
      ('env.mode="nonsense"', "env"), ("selfplay.lam=2", "selfplay.lam"), ("colour.red=1", "colour"),
-     ("run.iterations=0", "run.iterations"), ('run.device="tpu"', "run.device")],
+     ("run.iterations=0", "run.iterations"), ('run.device="tpu"', "run.device"),
+     ('search.policy="tree"', "search.policy"), ("selfplay.afterstates=1.5", "selfplay.afterstates"),
+     ("warmstart.afterstates=-1", "warmstart.afterstates"), ("selfplay.keep=0", "selfplay.keep"),
+     ("train.policy_weight=-1", "train.policy_weight"),
+     ('search.policy="head"', "train.policy_weight")],
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:
     with pytest.raises(ConfigError, match=rf"^{re.escape(key)}"):
         load_az_config(
             TINY, [*SMALL, override, *(["run.max_minutes=0"] if "iterations" in key else [])]
         )
+
+
+def test_the_policy_head_needs_its_loss() -> None:
+    """``search.policy = "head"`` plays the policy head, which only ``train.policy_weight``
+    trains: refused at 0 (the default), accepted above; the afterstate default needs none."""
+    with pytest.raises(ConfigError, match=r"^train\.policy_weight: search\.policy 'head'"):
+        load_az_config(TINY, [*SMALL, 'search.policy="head"'])
+    cfg = load_az_config(TINY, [*SMALL, 'search.policy="head"', "train.policy_weight=0.5"])
+    assert search_settings(cfg).policy == "head" and selfplay_settings(cfg).policy == "head"
+    assert loss_weights(cfg) == LossWeights(1.0, 0.0, 0.5, 1.0, cfg["search"]["tau"])
+    cfg = load_az_config(TINY, SMALL)
+    assert cfg["search"]["policy"] == "afterstate" and cfg["train"]["policy_weight"] == 0.0
+    assert selfplay_settings(cfg).k == 0 and cfg["run"]["torch_threads"] == 1
 
 
 def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -295,32 +321,106 @@ def test_export_copies_a_runs_model_or_a_kept_iteration(mr_run: Path, tmp_path: 
     agent.check_game(SPECS["mr2"].config())
 
 
-@pytest.mark.parametrize("key", ["mr2", "kd4"])
-def test_learning_lowers_the_loss(key: str) -> None:
-    """Teacher positions learned for 60 steps: the policy loss falls well below its start,
-    and so does the value loss."""
+def teacher_positions(key: str, games: int = 6) -> Positions:
+    """Teacher games' positions, every decision kept, half the actor's with afterstates."""
     spec = SPECS[key]
     weights_ = spec.entry.hook("az_teacher")()[1]
-    settings = PlaySettings((0, 0, 0, 0, 0.0, 1.0), explore=0, lam=1.0)
-    positions = play_games(
-        native_template(spec), None, 6, 1, settings, teacher=True, weights=weights_
-    )
-    buf = ReplayBuffer(10_000)
-    buf.add(positions, teacher=True)
-    from az_models import random_net
+    settings = PlaySettings(SearchSettings(k=0).as_tuple(), explore=0, lam=1.0, afterstates=0.5)
+    return play_games(native_template(spec), None, games, 1, settings, teacher=True,
+                      weights=weights_)  # fmt: skip
 
+
+@pytest.mark.parametrize("key", ["mr2", "kd4"])
+def test_learning_lowers_the_loss(key: str) -> None:
+    """Teacher positions learned for 60 steps (the input scale set from them first, as a run
+    does): the policy loss (policy_weight > 0), the afterstate loss (the value's ranking of
+    the moves against the teacher's) and the value loss all fall well below their start."""
+    buf = ReplayBuffer(10_000)
+    positions = teacher_positions(key)
+    buf.add(positions, teacher=True)
     torch.manual_seed(0)
-    net = random_net(spec, seed=0, hidden1=32, hidden2=16)
+    net = random_net(SPECS[key], seed=0, hidden1=32, hidden2=16)
+    net.set_input_scale(positions.obs_idx.astype(np.int64), positions.obs_val, len(positions))
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3)
     fixed = buf.sample(np.random.default_rng(0), 256)
-    before = losses(net, fixed, LossWeights())[1]
-    train_steps(net, opt, buf, 60, 64, np.random.default_rng(1), LossWeights())
-    after = losses(net, fixed, LossWeights())[1]
+    w = LossWeights(policy_weight=1.0)
+    before = losses(net, fixed, w)[1]
+    train_steps(net, opt, buf, 60, 64, np.random.default_rng(1), w)
+    after = losses(net, fixed, w)[1]
     assert after["policy"] < 0.8 * before["policy"]
-    assert after["value"] < before["value"]
+    assert after["afterstate"] < 0.85 * before["afterstate"]
+    assert after["value"] < 0.5 * before["value"]
 
 
-def test_workers_sets_the_selfplay_threads(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_loss_parts_are_what_they_say() -> None:
+    """The loss parts against a direct computation: the value's squared error to the mixed
+    target over every row; the policy's cross-entropy over the rows with a target only (pi is
+    NaN on rows seen by another seat than the actor's); the afterstate loss the cross-entropy
+    of pi with softmax(value of each move's afterstate / tau) over the rows with
+    afterstates; the total their weighted sum. ``policy_weight`` 0 skips the head."""
+    pos = teacher_positions("kd4", games=2)
+    has_pi = ~np.isnan(pos.pi[pos.legal_ptr[:-1]])
+    aft_rows = np.flatnonzero(np.diff(pos.aft_ptr))
+    assert 0 < has_pi.sum() < len(pos) and aft_rows.size > 0 and np.all(has_pi[aft_rows])
+    net = random_net(SPECS["kd4"], seed=2)
+    w = LossWeights(value_weight=0.7, outcome_mix=0.25, policy_weight=0.3,
+                    afterstate_weight=2.0, tau=0.2)  # fmt: skip
+    loss, parts = losses(net, pos, w)
+    size = SPECS["kd4"].observation_size
+    obs = np.stack([dense(pos.obs_idx, pos.obs_val, pos.obs_ptr, i, size) for i in range(len(pos))])
+    legal = [pos.legal[pos.legal_ptr[i] : pos.legal_ptr[i + 1]].tolist() for i in range(len(pos))]
+    values, logits = torch_outputs(net, obs, legal)
+    target = 0.25 * pos.z + 0.75 * pos.target
+    value = float(np.mean((values - target) ** 2))
+    policy = []
+    for i in np.flatnonzero(has_pi):
+        pi = pos.pi[pos.legal_ptr[i] : pos.legal_ptr[i + 1]]
+        policy.append(-np.sum(pi * (logits[i] - np.logaddexp.reduce(logits[i]))))
+    after = []
+    for i in aft_rows:
+        a0, a1 = pos.aft_ptr[i], pos.aft_ptr[i + 1]
+        rows_ = np.stack([dense(pos.aft_idx, pos.aft_val, pos.aft_obs_ptr, j, size)
+                          for j in range(a0, a1)])  # fmt: skip
+        v = torch_outputs(net, rows_, [[0]] * (a1 - a0))[0] / 0.2
+        pi = pos.pi[pos.legal_ptr[i] : pos.legal_ptr[i + 1]]
+        after.append(-np.sum(pi * (v - np.logaddexp.reduce(v))))
+    assert parts["value"] == pytest.approx(value, rel=1e-4)
+    assert parts["policy"] == pytest.approx(float(np.mean(policy)), rel=1e-4)
+    assert parts["afterstate"] == pytest.approx(float(np.mean(after)), rel=1e-4)
+    total = 0.3 * parts["policy"] + 0.7 * parts["value"] + 2.0 * parts["afterstate"]
+    assert float(loss.detach()) == pytest.approx(total, rel=1e-4)
+    assert set(parts) == set(LOSS_PARTS)
+    _, head_off = losses(net, pos, LossWeights(afterstate_weight=0.0))
+    assert head_off["policy"] == 0.0 and head_off["afterstate"] == 0.0
+    assert head_off["value"] == pytest.approx(float(np.mean((values - pos.target) ** 2)), rel=1e-4)
+
+
+def test_an_old_model_without_the_input_scale_loads(
+    models: dict[str, Path], mr_run: Path, tmp_path: Path
+) -> None:
+    """A model saved before the network had its input scale (same file version) loads with
+    the scale of 1 it was trained with (it was refused as "another network shape"), plays
+    the same numbers, and a run resumes from such a checkpoint."""
+    blob = torch.load(models["mr2"], weights_only=True)
+    del blob["state_dict"]["input_scale"]
+    torch.save(blob, tmp_path / "old.pt")
+    old, _ = load_checkpoint(tmp_path / "old.pt")
+    new, _ = load_checkpoint(models["mr2"])
+    assert torch.equal(old.input_scale, torch.ones(old.shape.inputs))
+    assert np.array_equal(old.flat_weights(), new.flat_weights())
+    rd = tmp_path / "run"
+    shutil.copytree(mr_run, rd)
+    blob = torch.load(rd / "checkpoints" / "latest.pt", weights_only=True)
+    del blob["state_dict"]["input_scale"]
+    torch.save(blob, rd / "checkpoints" / "latest.pt")
+    run = Run(load_az_config(rd / "config.toml"), rd, "test", log=quiet)
+    assert run.restore() and run.iteration == 2
+    assert torch.equal(run.net.input_scale, torch.ones(run.shape.inputs))
+
+
+def test_workers_sets_the_selfplay_threads(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--workers N`` is ``--set selfplay.threads=N`` (it once named a key the schema does
     not have, so every run given --workers failed)."""
     import training.az.cli as cli
@@ -334,3 +434,6 @@ def test_workers_sets_the_selfplay_threads(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.setattr(cli, "start_run", fake)
     assert az_main(["--config", str(TINY), "--run-dir", str(tmp_path / "r"), "--workers", "3"]) == 0
     assert load_az_config(TINY, seen[0])["selfplay"]["threads"] == 3
+    out = capsys.readouterr().out
+    assert out.startswith("az run finished:\n") and "resume with" in out
+    assert "{" not in out  # a plain summary, no JSON line

@@ -22,7 +22,10 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
-SETTINGS = (3, 2, 1, 12, 1.0, 0.1)
+SETTINGS = (3, 2, 1, 12, 1.0, 0.1, 0)
+"""A cheap search moving by the policy head (the last field: 0; 1 moves by the afterstate
+values, what the shared-search scenarios also run)."""
+AFTERSTATE = (2, 1, 1, 6, 1.0, 0.1, 1)
 KD_STUDY = "harmony+middle_kingdom+must_place"
 
 
@@ -137,6 +140,8 @@ def net_lifecycle() -> None:
             False,
             0,
             0.5,
+            1.0,
+            0.5,
             None,
         )
         if attempt == 0:
@@ -163,7 +168,7 @@ def net_lifecycle() -> None:
     net = core.Net(i, 8, 4, a, good)
     value, logits = net.evaluate(obs, [0, 1, a - 1])
     assert -1.0 <= value <= 1.0 and len(logits) == 3
-    for legal in ([-1], [a], [2**40], list(range(1025))):
+    for legal in ([-1], [a], [2**40], [0] * 8193):  # learn.h's LR_MAX_LEGAL is 8192
         try:
             net.evaluate(obs, legal)
         except (ValueError, OverflowError):
@@ -188,18 +193,31 @@ def bad_teacher_weights() -> None:
     t = state_of(mr, 0)._core
     for w in ([float("nan")] * 11, [float("inf")] * 11, [1.0] * 10 + [float("-inf")]):
         raises(
-            ValueError, "is not finite", core.az_selfplay, t, None, 1, 0, SETTINGS, True, 0, 0.5, w
+            ValueError,
+            "is not finite",
+            core.az_selfplay,
+            t,
+            None,
+            1,
+            0,
+            SETTINGS,
+            True,
+            0,
+            0.5,
+            1.0,
+            0.5,
+            w,
         )
     for w in ([1e308] * 11, [-1e308, 1e308] * 5 + [1e308]):
-        out = core.az_selfplay(t, None, 2, 0, SETTINGS, True, 0, 0.5, w)
+        out = core.az_selfplay(t, None, 2, 0, SETTINGS, True, 0, 0.5, 1.0, 0.5, w)
         assert out["positions"] > 0
     w = [0.6, 0.8, 0.5, 0.8, 3.0, 1.0, 3.0, 0.3, 0.5, 0.3, 1.0]
     assert core.az_selfplay(
-        t, None, 1, 3, SETTINGS, True, 0, 0.5, shrinking(w)
-    ) == core.az_selfplay(t, None, 1, 3, SETTINGS, True, 0, 0.5, w)
+        t, None, 1, 3, SETTINGS, True, 0, 0.5, 0.5, 0.5, shrinking(w)
+    ) == core.az_selfplay(t, None, 1, 3, SETTINGS, True, 0, 0.5, 0.5, 0.5, w)
     for w in ([1.0] * 10, [1.0] * 12, "weights", [None] * 11):
         try:
-            core.az_selfplay(t, None, 1, 0, SETTINGS, True, 0, 0.5, w)
+            core.az_selfplay(t, None, 1, 0, SETTINGS, True, 0, 0.5, 1.0, 0.0, w)
         except (TypeError, ValueError):
             continue
         raise AssertionError(f"az_selfplay accepted teacher weights {w!r}")
@@ -221,7 +239,8 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
         def loop() -> None:
             for k in range(searches):
                 try:
-                    out = core.az_search(ns._core, net, SETTINGS, seed + k, k % 2 == 1)
+                    settings = AFTERSTATE if k % 3 == 2 else SETTINGS
+                    out = core.az_search(ns._core, net, settings, seed + k, k % 2 == 1)
                 except ValueError as exc:  # the mover ended the game just before
                     assert "the game is over" in str(exc), str(exc)
                     continue
@@ -244,8 +263,9 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
 
     def selfplay() -> None:
         for seed in range(3):
-            out = core.az_selfplay(ns._core, net, 1, seed, SETTINGS, False, 2, 0.5, None)
-            assert out["positions"] > 0
+            settings = AFTERSTATE if seed == 2 else SETTINGS
+            out = core.az_selfplay(ns._core, net, 1, seed, settings, False, 2, 0.5, 0.8, 0.5, None)
+            assert out["positions"] > 0 and len(out["aft_obs_off"]) > 0
 
     def searchers() -> None:
         try:

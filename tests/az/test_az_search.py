@@ -1,12 +1,15 @@
-"""The search in the core (azsearch.c, ``_native.az_search``) on both games: a legal move,
-the prior and pi as distributions (pi on the k candidates only), the raw policy at k = 0,
-determinism, the caller's state untouched, and named refusals."""
+"""The search in the core (azsearch.c, ``_native.az_search``) on both games and with both
+move policies (the policy head; the afterstate values): a legal move, the prior and pi as
+distributions (pi on the k candidates only), the raw policy at k = 0, determinism, the
+caller's state untouched, and named refusals."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
-from az_models import FAST, SPECS, midgame, native_state, random_net
+from az_models import FAST, POLICIES, SPECS, midgame, native_state, random_net
 
 from agents.az import SearchSettings, native_search
 from moonriver_env.family.native import native
@@ -26,17 +29,17 @@ def busy(key: str, seed: int) -> object:
     return ns
 
 
+@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("key", SPECS)
-def test_search_results_are_consistent(key: str, nets: dict[str, object]) -> None:
+def test_search_results_are_consistent(key: str, policy: str, nets: dict[str, object]) -> None:
     """The move is legal; the prior and pi sum to 1; pi is 0 outside the k candidates (the
     k best by the prior), the move is the candidate with the best Q; evaluations were spent
     on the rollouts."""
-    for seed in range(4):
+    for seed in range(3):
         ns = busy(key, seed)
         for k in (1, 3, 5):
-            res = native_search(
-                nets[key], ns._core, SearchSettings(k=k, r=2, depth=1, max_depth=12), seed
-            )
+            settings = SearchSettings(k=k, r=2, depth=1, max_depth=8, policy=policy)
+            res = native_search(nets[key], ns._core, settings, seed)
             legal = ns.legal_action_list()
             assert list(res.legal) == legal and res.action in legal
             prior, pi, q = np.array(res.prior), np.array(res.pi), np.array(res.q)
@@ -52,22 +55,63 @@ def test_search_results_are_consistent(key: str, nets: dict[str, object]) -> Non
             assert res.evals > 1 + k  # the root, then at least one leaf per candidate
 
 
+@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("key", SPECS)
-def test_k0_plays_the_priors_argmax(key: str, nets: dict[str, object]) -> None:
+def test_k0_plays_the_priors_argmax(key: str, policy: str, nets: dict[str, object]) -> None:
     """Without candidates (or determinizations) the search is the raw policy: its argmax,
-    pi = prior, one evaluation."""
+    pi = prior, Q the root's value; one evaluation with the policy head, one more per legal
+    move with the afterstate values (no move ends the game this early)."""
     for seed in range(4):
         ns = busy(key, seed)
-        for settings in (SearchSettings(k=0), SearchSettings(k=4, r=0)):
+        count = len(ns.legal_action_list())
+        for settings in (
+            SearchSettings(k=0, policy=policy),
+            SearchSettings(k=4, r=0, policy=policy),
+        ):
             res = native_search(nets[key], ns._core, settings, seed)
             assert res.action == res.legal[int(np.argmax(res.prior))]
-            assert res.pi == res.prior and res.evals == 1
+            assert res.pi == res.prior and res.q == (res.value,) * count
+            assert res.evals == (1 if policy == "head" else 1 + count)
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_the_policy_setting_reaches_the_core(key: str, nets: dict[str, object]) -> None:
+    """``policy`` picks where the moves come from: the two priors differ, the head's does
+    not depend on the seed (no determinization), and an afterstate search's rollouts spend an
+    evaluation per legal move at each of their decisions (many more than the head's)."""
+    ns = busy(key, 1)
+    head = [
+        native_search(nets[key], ns._core, SearchSettings(k=0, policy="head"), s) for s in (0, 1)
+    ]
+    after = native_search(nets[key], ns._core, SearchSettings(k=0), 0)
+    assert head[0].prior == head[1].prior and head[0].value == after.value
+    assert not np.allclose(head[0].prior, after.prior, atol=1e-3)
+    evals = {
+        p: native_search(nets[key], ns._core, replace(FAST, max_depth=6, policy=p), 3).evals
+        for p in POLICIES
+    }
+    assert evals["afterstate"] > 2 * evals["head"], evals
+    assert SearchSettings(policy="head").as_tuple()[-1] == native.AZ_POLICY_HEAD
+    assert SearchSettings().as_tuple()[-1] == native.AZ_POLICY_AFTERSTATE
+    assert SearchSettings().as_tuple()[:-1] == (6, 4, 4, 48, 1.0, 0.1)
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_the_afterstate_prior_sharpens_as_tau_falls(key: str, nets: dict[str, object]) -> None:
+    """The afterstate prior is softmax(value / tau): on the same determinization (same seed),
+    halving tau squares the ratios of the probabilities."""
+    ns = busy(key, 0)
+    wide = np.array(native_search(nets[key], ns._core, SearchSettings(k=0, tau=0.2), 5).prior)
+    sharp = np.array(native_search(nets[key], ns._core, SearchSettings(k=0, tau=0.1), 5).prior)
+    want = wide**2 / np.sum(wide**2)
+    assert np.allclose(sharp, want, atol=1e-5) and sharp.max() > wide.max()
 
 
 @pytest.mark.parametrize("key", SPECS)
 def test_sampling_draws_from_the_prior(key: str, nets: dict[str, object]) -> None:
     ns = busy(key, 1)
-    res = [native_search(nets[key], ns._core, SearchSettings(k=0), s, True) for s in range(60)]
+    settings = SearchSettings(k=0, policy="head")
+    res = [native_search(nets[key], ns._core, settings, s, True) for s in range(60)]
     assert len({r.action for r in res}) > 1
     assert {r.action for r in res} <= set(ns.legal_action_list())
 
@@ -78,12 +122,13 @@ def test_same_seed_same_search_and_the_state_is_unchanged(
 ) -> None:
     ns = busy(key, 2)
     record = bytes(ns._core.record())
-    a = native.az_search(ns._core, nets[key], SETTINGS, 77, False)
-    b = native.az_search(ns._core, nets[key], SETTINGS, 77, False)
-    assert a == b
+    for settings in (SETTINGS, replace(FAST, max_depth=6, policy="head").as_tuple()):
+        a = native.az_search(ns._core, nets[key], settings, 77, False)
+        b = native.az_search(ns._core, nets[key], settings, 77, False)
+        assert a == b
     assert bytes(ns._core.record()) == record  # the search played on copies
     others = {
-        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1.0, 0.1), s, False)[3]
+        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1.0, 0.1, 0), s, False)[3]
         for s in range(6)
     }
     assert len(others) > 1  # the seed drives the determinizations and the rollouts
@@ -102,14 +147,16 @@ def test_a_finished_game_is_refused(key: str, nets: dict[str, object]) -> None:
 
 @pytest.mark.parametrize(
     "settings",
-    [(-1, 2, 1, 12, 1.0, 0.1), (33, 2, 1, 12, 1.0, 0.1), (3, -1, 1, 12, 1.0, 0.1),
-     (3, 5000, 1, 12, 1.0, 0.1), (3, 2, -1, 12, 1.0, 0.1), (3, 2, 1, -1, 1.0, 0.1),
-     (3, 2, 1, 12, -0.5, 0.1), (3, 2, 1, 12, float("nan"), 0.1), (3, 2, 1, 12, 1.0, 0.0),
-     (3, 2, 1, 12, 1.0, float("inf")), (2**40, 2, 1, 12, 1.0, 0.1)],
+    [(-1, 2, 1, 12, 1.0, 0.1, 1), (33, 2, 1, 12, 1.0, 0.1, 1), (3, -1, 1, 12, 1.0, 0.1, 1),
+     (3, 5000, 1, 12, 1.0, 0.1, 1), (3, 2, -1, 12, 1.0, 0.1, 1), (3, 2, 1, -1, 1.0, 0.1, 1),
+     (3, 2, 1, 12, -0.5, 0.1, 1), (3, 2, 1, 12, float("nan"), 0.1, 1),
+     (3, 2, 1, 12, 1.0, 0.0, 1), (3, 2, 1, 12, 1.0, float("inf"), 0),
+     (2**40, 2, 1, 12, 1.0, 0.1, 0), (3, 2, 1, 12, 1.0, 0.1, 2), (3, 2, 1, 12, 1.0, 0.1, -1),
+     (3, 2, 1, 12, 1.0, 0.1, 2**40)],
 )  # fmt: skip
 def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, object]) -> None:
     ns = busy("mr2", 0)
-    with pytest.raises(ValueError, match=r"settings: k 0\.\.32, r 0\.\.4096"):
+    with pytest.raises(ValueError, match=r"settings: k 0\.\.32, r 0\.\.4096.*policy 0 .* or 1"):
         native.az_search(ns._core, nets["mr2"], settings, 0, False)
 
 
@@ -118,6 +165,8 @@ def test_settings_are_checked_by_name_in_python() -> None:
                         ("rollout_temp", "1"), ("max_depth", -2)):  # fmt: skip
         with pytest.raises(ValueError, match=rf"^{name}: expected"):
             SearchSettings(**{name: value})
+    with pytest.raises(ValueError, match=r"^policy: expected one of \['head', 'afterstate'\]"):
+        SearchSettings(policy="tree")
     with pytest.raises(ValueError, match=r"unknown settings \['sims'\]"):
         SearchSettings.from_mapping({"sims": 4})
 
@@ -132,7 +181,9 @@ def test_a_net_of_another_game_is_refused(nets: dict[str, object]) -> None:
         ):
             native.az_search(ns._core, nets[net_key], SETTINGS, 0, False)
         with pytest.raises(ValueError, match=r"net: made for"):
-            native.az_selfplay(ns._core, nets[net_key], 1, 0, SETTINGS, False, 0, 0.5, None)
+            native.az_selfplay(
+                ns._core, nets[net_key], 1, 0, SETTINGS, False, 0, 0.5, 1.0, 0.0, None
+            )
 
 
 def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
@@ -146,7 +197,9 @@ def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
         ("net: expected a Net", (ns._core, "net", SETTINGS, 0, False)),
         ("net: expected a Net", (ns._core, None, SETTINGS, 0, False)),
         ("settings: expected a tuple", (ns._core, net, (1, 2, 3), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, ("a", 2, 1, 12, 1.0, 0.1), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, ("a", 2, 1, 12, 1.0, 0.1, 1), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, SETTINGS[:6], 0, False)),  # no policy
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:6], "head"), 0, False)),
         ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
         ("settings: expected a tuple .* got NoneType", (ns._core, net, None, 0, False)),
     ]

@@ -34,7 +34,13 @@ import numpy as np
 import torch
 
 from agents.atomic import csv_text
-from agents.az.checkpoint import CheckpointError, load_checkpoint, read_blob, save_checkpoint
+from agents.az.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    read_blob,
+    save_checkpoint,
+    state_dict_of,
+)
 from agents.az.network import AzNet, NetShape
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
@@ -180,7 +186,7 @@ class Run:
         if not self.latest.is_file():
             return False
         blob = read_blob(self.latest)
-        self.net.load_state_dict(blob["state_dict"])
+        self.net.load_state_dict(state_dict_of(blob))
         self.net.to(self.device)
         self.net.eval()
         self.optimizer.load_state_dict(blob["optimizer"])

@@ -14,8 +14,9 @@ GIL. Each decision with more than one legal action is a position:
   the value then learns to rank the moves as the policy target does
   (:func:`training.az.learner.losses`);
 * ``q``, the search's value of the move played (NaN for a teacher's move), ``z`` the seat's
-  outcome (2 x its share of the win - 1) and ``target`` its TD(lambda) return over its own
-  later search values ending in ``z``.
+  outcome (half 2 x its share of the win - 1, half tanh(its points margin over the best other
+  seat / 20): ``share_outcome`` in azgames.c) and ``target`` its TD(lambda) return over its
+  own later search values (as the actor, whichever rows were kept) ending in ``z``.
 
 Nothing here imports torch: a worker process needs only NumPy and the core.
 """
