@@ -141,7 +141,8 @@ def test_resume_continues_where_the_run_stopped(mr_run: Path, tmp_path: Path) ->
     assert [r["iteration"] for r in rows(rd / "progress.csv")] == ["0", "1", "2"]
     for a, b in zip(weights(rd / "model.pt"), weights(mr_run / "model.pt"), strict=True):
         assert torch.equal(a, b)
-    assert len(rows(rd / "eval.csv")) == 2
+    # the warm start's, the first session's last model (eval.final), iteration 2's (every 2)
+    assert [int(r["step"]) for r in rows(rd / "eval.csv")] == [16, 24, 32]
 
 
 def test_a_run_killed_mid_iteration_loses_only_that_iteration(
