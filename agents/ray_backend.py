@@ -15,6 +15,15 @@ cluster, left running. A Ray the caller has already started (``ray.init`` in a n
 test) is used as it is. An address is checked before Ray is asked to connect to it (Ray itself
 waits minutes for an address that does not answer): it must accept a connection within
 :data:`CONNECT_TIMEOUT_S` and speak HTTP/2 (gRPC, what a Ray head serves).
+
+A Ray on this machine is started in one place, :func:`start_local` (the commands, the RLlib
+trainer and the tests all call it), so that it does not depend on other processes' memory:
+Ray's memory monitor kills a worker (``OutOfMemoryError``) when the *machine's* memory use
+passes 95 %, whoever holds that memory, and Ray sizes its object store from the memory free at
+its start. Here the monitor is off (``RAY_memory_monitor_refresh_ms=0``, set unless the
+environment already sets it: set it yourself to turn the monitor back on) and the object
+store is a fixed :data:`LOCAL_OBJECT_STORE_BYTES` (the games, policies and RLlib batches
+sent through it are a few MB). A cluster (``--address``) keeps its own settings.
 """
 
 from __future__ import annotations
@@ -35,8 +44,11 @@ __all__ = [
     "INSTALL_HINT",
     "check_address",
     "check_installed",
+    "LOCAL_OBJECT_STORE_BYTES",
+    "LOCAL_RAY_ENV",
     "ray_session",
     "run_on_ray",
+    "start_local",
 ]
 
 INSTALL_HINT = "pip install -e .[ray]"
@@ -46,6 +58,12 @@ CONNECT_TIMEOUT_S = 10.0
 IN_FLIGHT = 2
 # Seconds between checks for a finished job: Ctrl-C is handled between two waits.
 WAIT_S = 0.5
+
+LOCAL_OBJECT_STORE_BYTES = 256 * 1024**2
+"""The object store of a Ray started on this machine (:func:`start_local`)."""
+LOCAL_RAY_ENV = {"RAY_memory_monitor_refresh_ms": "0"}
+"""Environment set (where unset) before a local Ray starts: its memory monitor off, so another
+process holding most of the machine's memory does not get this Ray's workers killed."""
 
 # An HTTP/2 client preface and an empty SETTINGS frame: a gRPC server (a Ray head) answers
 # with its own SETTINGS frame (frame type 4 in the fourth byte).
@@ -113,6 +131,19 @@ def connect(address: str, **options: Any) -> None:
         raise BackendError(f"address: cannot connect to Ray at {address!r}: {e}{hint}") from None
 
 
+def start_local(num_cpus: int, **options: Any) -> Any:
+    """Start a Ray on this machine with ``num_cpus`` CPUs (at least 1), independent of other
+    processes' memory (the module docstring says how); ``options`` go to ``ray.init`` (they
+    may set ``object_store_memory``). Returns the ``ray`` module."""
+    ray = _import_ray()
+    for name, value in LOCAL_RAY_ENV.items():
+        os.environ.setdefault(name, value)  # read by the raylet Ray starts, inherited
+    options.setdefault("object_store_memory", LOCAL_OBJECT_STORE_BYTES)
+    options.setdefault("include_dashboard", False)
+    ray.init(address="local", num_cpus=max(1, num_cpus), **options)
+    return ray
+
+
 @contextmanager
 def ray_session(address: str | None, workers: int) -> Iterator[Any]:
     """Ray, ready for the block (the module docstring says which); yields the ``ray`` module."""
@@ -122,7 +153,7 @@ def ray_session(address: str | None, workers: int) -> Iterator[Any]:
         return
     options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.WARNING}
     if address is None:
-        ray.init(address="local", num_cpus=max(1, workers), **options)
+        start_local(workers, **options)
     else:
         connect(address, **options)
     try:

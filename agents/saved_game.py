@@ -99,7 +99,8 @@ class SavedGame:
         except (TypeError, AttributeError) as exc:
             raise ValueError(f"not a saved game ({exc})") from None
         seats = sorted([*agents, *game.humans])
-        if seats != list(range(game.players)) or state.config.num_players != game.players:
+        # the state's count first: a huge 'players' never builds a range
+        if state.config.num_players != game.players or seats != list(range(game.players)):
             raise ValueError(
                 f"seats: the saved game seats {seats} do not match its {game.players} players"
             )

@@ -10,9 +10,9 @@ from agents.play import PlaySession
 
 
 def first_legal(session: PlaySession) -> str:
-    """The text form of the first legal action of the session's game."""
+    """The first legal action of the session's game, in the words its screen reads."""
     state = session.state
-    return state.action_to_string(state.legal_action_list()[0])
+    return session.screen.move_words(state, state.legal_action_list()[0])
 
 
 def scripted_session(

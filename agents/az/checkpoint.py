@@ -100,7 +100,8 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
     """The :class:`NetShape` a model file declares."""
     raw = blob.get("shape")
     names = {f.name for f in fields(NetShape)}
-    if not isinstance(raw, Mapping) or set(raw) != names:
+    optional = {"features"}  # written only since it exists: absent means False
+    if not isinstance(raw, Mapping) or not names - optional <= set(raw) <= names:
         raise CheckpointError(f"path: {str(path)!r} declares no valid network shape: {raw!r}")
     try:
         return NetShape(**raw)

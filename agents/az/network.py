@@ -45,6 +45,9 @@ class NetShape:
     """The game's action count."""
     hidden1: int
     hidden2: int
+    features: bool = False
+    """Whether the inputs end with the core's territory features (``moonriver_env/_core/
+    azgames.c``: per seat and landscape, what the scoring counts), after the observation."""
 
     def to_dict(self) -> dict[str, int | str]:
         """The fields as a plain dict (what a checkpoint stores)."""
@@ -56,16 +59,25 @@ class NetShape:
         return GameSpec(game=self.game, num_players=self.num_players, mode=self.mode)
 
     @classmethod
-    def for_game(cls, spec: GameSpec, hidden1: int, hidden2: int) -> NetShape:
-        """The shape of a network for ``spec``'s game."""
+    def for_game(
+        cls, spec: GameSpec, hidden1: int, hidden2: int, features: bool = False
+    ) -> NetShape:
+        """The shape of a network for ``spec``'s game (``features``: with the core's
+        territory features after the observation)."""
+        extra = 0
+        if features:
+            if native is None:
+                raise RuntimeError("the territory features are computed in the native core")
+            extra = int(native.AZ_FEATURES)
         return cls(
             game=spec.game,
             num_players=spec.num_players,
             mode=spec.mode,
-            inputs=spec.observation_size,
+            inputs=spec.observation_size + extra,
             actions=spec.num_actions,
             hidden1=hidden1,
             hidden2=hidden2,
+            features=features,
         )
 
 

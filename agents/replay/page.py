@@ -7,6 +7,11 @@ through them. Beside the board: the move that led to the position in words, the 
 of the position, the list of all moves (click one to go there) and a chart of each seat's
 score by category over the game, with a cursor at the position shown. Under it: the final
 scores. Element ids the tests read: ``board``, ``step``, ``move``, ``final-scores``.
+
+The URL names the position: ``game.html#move=N`` opens the page after move ``N`` (``0``: the
+start; a number past either end is clamped to the game, anything else is ignored and the page
+opens at the start), stepping rewrites the fragment (without adding to the history), and
+editing it jumps there.
 """
 
 from __future__ import annotations
@@ -181,8 +186,20 @@ inflate(document.getElementById("replay-data").textContent).then(function(data){
   function escapeText(t) {
     var d = document.createElement("span"); d.textContent = t; return d.innerHTML;
   }
-  function show(i) {
+  function moveFromHash() {
+    // '#move=N': the position after move N, clamped to the game; anything else: null
+    var m = /^#move=(-?[0-9]+)$/.exec(window.location.hash);
+    if (!m) return null;
+    return Math.max(0, Math.min(frames.length - 1, parseInt(m[1], 10)));
+  }
+  function writeHash(i) {
+    var hash = "#move=" + i;
+    if (window.location.hash === hash) return;
+    try { history.replaceState(null, "", hash); } catch (e) { window.location.replace(hash); }
+  }
+  function show(i, keepHash) {
     i = Math.max(0, Math.min(frames.length - 1, i));
+    if (!keepHash) writeHash(i);
     var f = frames[i];
     for (var k = 0; k < slots.length; k++) {
       if (shown[k] !== f.p[k]) { slots[k].innerHTML = pieces[f.p[k]]; shown[k] = f.p[k]; }
@@ -230,7 +247,12 @@ inflate(document.getElementById("replay-data").textContent).then(function(data){
     else if (e.key === "End") { show(frames.length - 1); e.preventDefault(); }
     else if (e.key === " ") { play(); e.preventDefault(); }
   });
-  show(0);
+  window.addEventListener("hashchange", function(){
+    var n = moveFromHash();
+    if (n !== null && n !== current()) show(n);
+  });
+  var start = moveFromHash();
+  show(start === null ? 0 : start, start === null);  // junk in the URL is left as it is
   document.body.setAttribute("data-ready", "1");
 });
 """

@@ -143,20 +143,37 @@ static PyTypeObject NetType = {
 
 /* --- the game of a state object, and the settings ------------------------------------------ */
 /* g from a search state (State or KdState), checked against net when given; 0 or -1. */
-static int game_of(PyObject *state, NetObject *net, lr_game *g) {
+/* g from a search state (State or KdState): with the territory features when net (or, with
+ * no net, features) says so; a net must fit the game's observation, with or without them. */
+static int game_of(PyObject *state, NetObject *net, int features, lr_game *g) {
+    int kind;
     if (PyObject_TypeCheck(state, &StateType)) {
-        lr_moonriver(g, ((CoreStateHead *)state)->params);
+        kind = 0;
     } else if (PyObject_TypeCheck(state, &KdStateType)) {
-        lr_kingdomino(g, ((CoreStateHead *)state)->params);
+        kind = 1;
     } else {
         PyErr_Format(PyExc_TypeError, "state: expected a State or KdState, got %s",
                      Py_TYPE(state)->tp_name);
         return -1;
     }
+    const void *params = ((CoreStateHead *)state)->params;
+    for (int pass = 0; pass < 2; pass++) {
+        int with = net ? pass : features;
+        if (kind == 0) {
+            lr_moonriver(g, params, with);
+        } else {
+            lr_kingdomino(g, params, with);
+        }
+        if (!net || net->net.in == g->obs_size) {
+            break;
+        }
+    }
     if (net && (net->net.in != g->obs_size || net->net.actions != g->num_actions)) {
         PyErr_Format(PyExc_ValueError,
-                     "net: made for %d inputs and %d actions, the game has %d and %d",
-                     net->net.in, net->net.actions, g->obs_size, g->num_actions);
+                     "net: made for %d inputs and %d actions, the game has %d (or %d with the "
+                     "territory features) and %d",
+                     net->net.in, net->net.actions, g->encoder_size,
+                     g->encoder_size + LR_FEATURES, g->num_actions);
         return -1;
     }
     if (g->obs_size > LR_MAX_INPUT || g->n > LR_MAX_SEATS) {
@@ -230,7 +247,7 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
         return NULL;
     }
     NetObject *net = as_net(nobj, 0);
-    if (!net || game_of(state, net, &g) < 0 || read_settings(sobj, &s) < 0) {
+    if (!net || game_of(state, net, 0, &g) < 0 || read_settings(sobj, &s) < 0) {
         return NULL;
     }
     lr_work w;
@@ -270,7 +287,8 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 #define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
 
 /* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, keep,
- * afterstates, weights or None) -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
+ * afterstates, weights or None[, features]): features (with no net: teacher games) appends
+ * the territory features to the recorded observations; a net decides by its inputs -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
  * a State or KdState of the game to play (its position is not used). */
 static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     PyObject *state, *nobj, *sobj, *wobj;
@@ -280,12 +298,13 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     lr_selfplay_settings ss;
     lr_game g;
     double weights[11] = {0};
-    if (!PyArg_ParseTuple(args, "OOiKOpifffO", &state, &nobj, &games, &seed, &sobj, &teacher,
-                          &explore, &lambda, &keep, &afterstates, &wobj)) {
+    int features = 0;
+    if (!PyArg_ParseTuple(args, "OOiKOpifffO|p", &state, &nobj, &games, &seed, &sobj, &teacher,
+                          &explore, &lambda, &keep, &afterstates, &wobj, &features)) {
         return NULL;
     }
     NetObject *net = as_net(nobj, teacher);
-    if ((!net && PyErr_Occurred()) || game_of(state, net, &g) < 0 ||
+    if ((!net && PyErr_Occurred()) || game_of(state, net, features, &g) < 0 ||
         read_settings(sobj, &ss.search) < 0) {
         return NULL;
     }
@@ -362,7 +381,8 @@ int az_add_to_module(PyObject *m) {
         PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_HEAD", LR_POLICY_HEAD) < 0 ||
-        PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0) {
+        PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0 ||
+        PyModule_AddIntConstant(m, "AZ_FEATURES", LR_FEATURES) < 0) {
         return -1;
     }
     return 0;

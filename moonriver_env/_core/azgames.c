@@ -6,11 +6,36 @@
 #include <math.h>
 #include <string.h>
 
+#define MR_AGENT_INTERNAL
+#define MR_RULES_INTERNAL
 #include "kingdomino.h"
 #include "learn.h"
 
 _Static_assert(LR_MAX_LEGAL >= MR_MAX_ACTIONS && LR_MAX_LEGAL >= KD_MAX_LEGAL,
                "a game's legal list must fit the search's buffers");
+
+/* A seat's territory features (LR_FEATURES_PER_SEAT floats) of a game's state. */
+typedef void (*seat_features)(const void *params, const void *st, int seat, float *f);
+
+/* After the encoder's observation: every seat's features, the observer's first. */
+static void append_features(const lr_game *g, const void *st, int seat, float *out,
+                            seat_features fill) {
+    float *f = out + g->encoder_size;
+    memset(f, 0, sizeof(float) * LR_FEATURES);
+    for (int i = 0; i < g->n; i++) {
+        fill(g->params, st, (seat + i) % g->n, f + i * LR_FEATURES_PER_SEAT);
+    }
+}
+
+/* The fields every game's table shares: its sizes (with or without the features) and its
+ * operations, prefix##_op_<name>. */
+#define GAME_TABLE(prefix, enc_size, features)                                               \
+    .obs_size = (enc_size) + ((features) ? LR_FEATURES : 0), .encoder_size = (enc_size),       \
+    .with_features = (features), .legal = prefix##_op_legal, .apply = prefix##_op_apply,      \
+    .seat = prefix##_op_seat, .over = prefix##_op_over, .reveals = prefix##_op_reveals,       \
+    .encode = prefix##_op_encode, .outcome = prefix##_op_outcome,                             \
+    .redetermine = prefix##_op_redetermine, .new_game = prefix##_op_new_game,                 \
+    .teacher = prefix##_op_teacher
 
 /* --- Moon River -------------------------------------------------------------------------- */
 #define MR_CFG(g) ((const mr_config *)(g)->params)
@@ -29,11 +54,54 @@ static int mr_op_seat(const void *st) { return ((const mr_state *)st)->seat; }
 static int mr_op_over(const void *st) { return ((const mr_state *)st)->phase == PH_GAME_OVER; }
 static int mr_op_reveals(const void *st) { return -((const mr_state *)st)->pile_len; }
 
+/* Moon River's territory features of one seat (LR_FEATURES_PER_SEAT): per landscape, its
+ * largest territory (/16), the most a territory of it scores now (size x its herd, /40), its
+ * cows (/10) and the empty cells beside its territories that hold cows (their room to grow,
+ * /16); then the ranch's empty cells (/25) and the empty cells no domino can fill (no empty
+ * neighbour, /5). */
+static void mr_seat_features(const void *params, const void *state, int s, float *f) {
+    const mr_config *cfg = params;
+    const mr_state *st = state;
+    uint64_t empty = cfg->full & ~st->occ[s];
+    for (int L = 0; L < MR_NUM_LANDS; L++) {
+        uint64_t land = st->land_bb[s][L], left = land, room = 0;
+        int largest = 0, best = 0, cows = 0;
+        while (left) {
+            uint64_t t = flood(cfg, left & -left, land);
+            left &= ~t;
+            int size = popcount64(t), herd = 0;
+            for (uint64_t c = t & st->cow_bb[s]; c; c &= c - 1) {
+                herd += st->cows[s][lowbit(c)];
+            }
+            largest = size > largest ? size : largest;
+            best = size * herd > best ? size * herd : best;
+            cows += herd;
+            if (herd) {
+                room |= nbrs(cfg, t) & empty;
+            }
+        }
+        f[4 * L] = (float)largest / 16.0f;
+        f[4 * L + 1] = (float)best / 40.0f;
+        f[4 * L + 2] = (float)cows / 10.0f;
+        f[4 * L + 3] = (float)popcount64(room) / 16.0f;
+    }
+    int lonely = 0;
+    for (uint64_t e = empty; e; e &= e - 1) {
+        lonely += !(nbrs(cfg, e & -e) & empty);
+    }
+    f[24] = (float)popcount64(empty) / 25.0f;
+    f[25] = (float)lonely / 5.0f;
+}
+
 static void mr_op_encode(const lr_game *g, const void *st, int seat, float *out) {
     mr_encode(MR_CFG(g), (const mr_state *)st, seat, out);
+    if (g->with_features) {
+        append_features(g, st, seat, out, mr_seat_features);
+    }
 }
 
 #define LR_MARGIN_POINTS 20.0
+
 
 static void share_outcome(int n, int winners, const int *points, double *out) {
     int k = __builtin_popcount((unsigned)winners);
@@ -96,22 +164,9 @@ static int32_t mr_op_teacher(const lr_game *g, const void *st, const int32_t *le
     return legal[ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0]];
 }
 
-void lr_moonriver(lr_game *g, const mr_config *cfg) {
-    *g = (lr_game){.params = cfg,
-                   .n = cfg->n,
-                   .obs_size = cfg->obs_size,
-                   .num_actions = cfg->num_actions,
-                   .state_size = sizeof(mr_state),
-                   .legal = mr_op_legal,
-                   .apply = mr_op_apply,
-                   .seat = mr_op_seat,
-                   .over = mr_op_over,
-                   .reveals = mr_op_reveals,
-                   .encode = mr_op_encode,
-                   .outcome = mr_op_outcome,
-                   .redetermine = mr_op_redetermine,
-                   .new_game = mr_op_new_game,
-                   .teacher = mr_op_teacher};
+void lr_moonriver(lr_game *g, const mr_config *cfg, int features) {
+    *g = (lr_game){.params = cfg, .n = cfg->n, .num_actions = cfg->num_actions,
+                   .state_size = sizeof(mr_state), GAME_TABLE(mr, cfg->obs_size, features)};
 }
 
 /* --- Kingdomino ---------------------------------------------------------------------------- */
@@ -126,8 +181,46 @@ static int kd_op_seat(const void *st) { return ((const KdGame *)st)->seat; }
 static int kd_op_over(const void *st) { return ((const KdGame *)st)->phase == KD_GAME_OVER; }
 static int kd_op_reveals(const void *st) { return -((const KdGame *)st)->pile_len; }
 
+/* Kingdomino's territory features of one seat: per landscape, its largest territory (/10),
+ * the most a territory of it scores (size x crowns, /20), its crowns (/5) and its squares (/10);
+ * then the kingdom's empty squares within reach (/25) and its points so far (/100). */
+static void kd_seat_features(const void *params, const void *state, int s, float *f) {
+    const KdParams *p = params;
+    const KdGame *g = state;
+    Territories t;
+    int count = kd_territories(p, g, s, &t);
+    int largest[6] = {0}, best[6] = {0}, crowns[6] = {0}, squares[6] = {0};
+    int seen[KD_MAX_CELLS];
+    memset(seen, 0, sizeof(int) * (size_t)(count > 0 ? count : 1));
+    for (int cell = 0; cell < p->cells; cell++) {
+        int id = t.label[cell], land = g->land[s][cell];
+        if (id < 0 || land < 0 || land >= 6 || seen[id]) {
+            continue;
+        }
+        seen[id] = 1;
+        int size = t.squares[id], c = t.crowns[id];
+        largest[land] = size > largest[land] ? size : largest[land];
+        best[land] = size * c > best[land] ? size * c : best[land];
+        crowns[land] += c;
+        squares[land] += size;
+    }
+    for (int L = 0; L < 6; L++) {
+        f[4 * L] = (float)largest[L] / 10.0f;
+        f[4 * L + 1] = (float)best[L] / 20.0f;
+        f[4 * L + 2] = (float)crowns[L] / 5.0f;
+        f[4 * L + 3] = (float)squares[L] / 10.0f;
+    }
+    int32_t points, big;
+    kd_score(p, g, s, &points, &big);
+    f[24] = (float)(p->size * p->size - g->occupied[s]) / 25.0f;
+    f[25] = (float)points / 100.0f;
+}
+
 static void kd_op_encode(const lr_game *g, const void *st, int seat, float *out) {
     kd_encode(KD_P(g), (const KdGame *)st, seat, out);
+    if (g->with_features) {
+        append_features(g, st, seat, out, kd_seat_features);
+    }
 }
 
 static void kd_op_outcome(const lr_game *g, const void *st, double *out) {
@@ -158,21 +251,8 @@ static int32_t kd_op_teacher(const lr_game *g, const void *st, const int32_t *le
     return kd_greedy_action(KD_P(g), (const KdGame *)st, legal, count, rng);
 }
 
-void lr_kingdomino(lr_game *g, const void *kd_params) {
+void lr_kingdomino(lr_game *g, const void *kd_params, int features) {
     const KdParams *p = kd_params;
-    *g = (lr_game){.params = p,
-                   .n = p->n,
-                   .obs_size = p->obs_size,
-                   .num_actions = p->num_actions,
-                   .state_size = sizeof(KdGame),
-                   .legal = kd_op_legal,
-                   .apply = kd_op_apply,
-                   .seat = kd_op_seat,
-                   .over = kd_op_over,
-                   .reveals = kd_op_reveals,
-                   .encode = kd_op_encode,
-                   .outcome = kd_op_outcome,
-                   .redetermine = kd_op_redetermine,
-                   .new_game = kd_op_new_game,
-                   .teacher = kd_op_teacher};
+    *g = (lr_game){.params = p, .n = p->n, .num_actions = p->num_actions,
+                   .state_size = sizeof(KdGame), GAME_TABLE(kd, p->obs_size, features)};
 }

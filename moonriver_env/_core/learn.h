@@ -52,9 +52,16 @@ typedef struct {
 } lr_work;
 
 /* --- a game as operations ----------------------------------------------------------------- */
+/* Territory features (lr_game.features): per seat in the observer's order, per landscape, what
+ * the scoring counts, computed from the board (azgames.c); LR_FEATURES_PER_SEAT a seat, for
+ * LR_MAX_SEATS seats (absent seats: zeros). */
+#define LR_FEATURES_PER_SEAT 26
+#define LR_FEATURES (LR_FEATURES_PER_SEAT * LR_MAX_SEATS)
+
 typedef struct lr_game {
     const void *params;
-    int n, obs_size, num_actions;
+    int n, obs_size, num_actions; /* obs_size: the encoder's, plus LR_FEATURES with them */
+    int encoder_size, with_features;
     size_t state_size;
     int (*legal)(const struct lr_game *g, const void *st, int32_t *out);
     void (*apply)(const struct lr_game *g, void *st, int32_t a);
@@ -72,8 +79,9 @@ typedef struct lr_game {
                        const double *weights, mr_pcg64 *rng, lr_work *w);
 } lr_game;
 
-void lr_moonriver(lr_game *g, const mr_config *cfg);
-void lr_kingdomino(lr_game *g, const void *kd_params);
+/* The operations of a game; features: append the territory features to the observation. */
+void lr_moonriver(lr_game *g, const mr_config *cfg, int features);
+void lr_kingdomino(lr_game *g, const void *kd_params, int features);
 
 /* --- the search -------------------------------------------------------------------------- */
 typedef struct {

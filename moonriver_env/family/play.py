@@ -37,6 +37,11 @@ class PlayScreen(ABC):
         """``(action, None)`` for a legal move typed as text (or its action id), else
         ``(None, why)``."""
 
+    def move_words(self, state: Any, action: int) -> str:
+        """``action`` as a player types it on this screen (by default the engine's text form,
+        ``state.action_to_string``)."""
+        return str(state.action_to_string(action))
+
     @abstractmethod
     def score_table(self, state: Any, seat_names: Sequence[str]) -> str:
         """The final scores as text."""

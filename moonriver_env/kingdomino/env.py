@@ -193,7 +193,7 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
 
 class SingleAgentEnv(_SingleAgentEnvBase):
     """``Kingdomino-v0``: one learner seat against opponent policies (Moon River's
-    :class:`moonriver_env.wrappers.SingleAgentEnv`, built on this module's ``raw_env``;
+    :class:`moonriver_env.single_agent.SingleAgentEnv`, built on this module's ``raw_env``;
     opponent specs are Kingdomino agents, e.g. ``opponents="greedy"``). MaskablePPO trains
     through it (``action_masks()``)."""
 

@@ -16,7 +16,12 @@ from agents import play as play_cli
 from agents.play import CLEAR, PlaySession, main, play, seat_specs
 from agents.replay import build_replay, load_game
 from agents.saved_game import SavedGame
-from moonriver_env.moonriver.move_text import explain_illegal, normalise_pair, parse_move
+from moonriver_env.moonriver.move_text import (
+    explain_illegal,
+    format_legal_moves,
+    normalise_pair,
+    parse_move,
+)
 from moonriver_env.moonriver.render import ANSI_LEGEND
 from moonriver_env.moonriver.rules.actions import Place
 from moonriver_env.rules import GameConfig, GameState, Phase, new_game
@@ -175,8 +180,7 @@ def test_save_command_and_load_resume_the_same_game(tmp_path: Path) -> None:
 
 
 def _first(session: PlaySession) -> str:
-    st = session.state
-    return st.action_to_string(st.legal_action_list()[0])
+    return first_legal(session)
 
 
 def test_save_asks_before_replacing_and_load_refuses_game_arguments(
@@ -270,3 +274,99 @@ def test_a_finished_game_is_saved_and_replays(
     # a session built in code saves nothing unless asked to
     result = play(opponents=["random"], human_seats=(), seed=3, save_dir=tmp_path / "none")
     assert result.finished and result.saved is None and not (tmp_path / "none").exists()
+
+
+# -- the move words (issue 32): help explains each, claims as the column numbers them, saloon
+# spaces unlike board cells ------------------------------------------------------------------
+def test_help_explains_every_move_word() -> None:
+    from moonriver_env.moonriver.play import HELP
+    from moonriver_env.moonriver.rules.actions import TEXT_FORMS
+
+    words = HELP.split("Move words:")[1]
+    for name, form in TEXT_FORMS.items():
+        lead = " ".join(w for w in form.split() if "{" not in w)  # 'claim', 'cowboy stop', ...
+        first = form.split()[0]
+        assert f"\n  {first}" in words, f"help never explains {name!r} ({lead!r})"
+        assert all(w in words for w in lead.split()), f"help misses a word of {lead!r}"
+
+
+def _column_entries(state: GameState, title: str) -> list[str]:
+    from moonriver_env.moonriver.render import render_ansi
+
+    (line,) = [
+        ln for ln in render_ansi(state, color=False, legend=False).splitlines() if title in ln
+    ]
+    return line.split(title)[1].split()
+
+
+def test_claim_n_is_the_number_the_column_shows() -> None:
+    state = new_game(GameConfig(num_players=2), seed=1)
+    entries = _column_entries(state, "column now:")
+    numbers, plots = entries[0::2], entries[1::2]
+    assert numbers == ["1", "2", "3", "4"]
+    assert format_legal_moves(state).strip() == "claim 1/2/3/4"
+    action, msg = parse_move(state, "claim 3")
+    assert msg is None and action is not None
+    seat = state.current_seat
+    state.apply(action)
+    after = _column_entries(state, "column now:")[1::2]
+    assert after[2] == f"{plots[2]}@{seat}" and after[:2] == plots[:2]  # the third plot shown
+    for typed, why in (("claim 0", "claims count from 1"), ("claim 5", "plots 1 to 4")):
+        action, msg = parse_move(state, typed)
+        assert action is None and msg is not None and why in msg, msg
+    _, msg = parse_move(state, "claim x")
+    assert msg is not None and "'claim N', N from 1 to 4" in msg
+
+
+def _recruit_state() -> GameState:
+    for seed in range(200):
+        state = new_game(GameConfig(num_players=2), seed=seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal:
+            if state.phase == Phase.RECRUIT:
+                return state
+            state.apply(int(rng.choice(state.legal_action_list())))
+    raise AssertionError("no game reached a recruit")
+
+
+def test_recruits_name_the_saloon_space_as_shown_and_the_plots_cell() -> None:
+    from moonriver_env.moonriver.move_text import move_words
+    from moonriver_env.moonriver.render import render_ansi
+
+    state = _recruit_state()
+    saloon = render_ansi(state, color=False, legend=False).splitlines()[2]
+    assert saloon.startswith("saloon:")
+    cells = [state.grid.cell_name(c) for c in state.piece]
+    for a in state.legal_action_list():
+        words = move_words(state, a)
+        move = state.decode(a)
+        assert words == (
+            f"recruit s{move.slot + 1} {'cowboy' if move.cowboy else 'specialist'} "
+            f"on {cells[move.circle]}"
+        )
+        assert f"  {move.slot + 1} " in saloon  # the space the saloon line numbers so
+        assert parse_move(state, words) == (a, None)
+        assert parse_move(state, words.replace(" s", " saloon ", 1).upper()) == (a, None)
+        old = state.action_to_string(a)  # the engine's 'recruit c0 s3 cowboy'
+        action, msg = parse_move(state, old)
+        assert action is None and msg is not None
+        assert "old spelling" in msg and "'recruit sN SIDE on CELL'" in msg
+    assert "recruit s" in format_legal_moves(state)
+    for typed, why in (
+        ("recruit s9 cowboy on a1", "1 to 5"),
+        ("recruit s1 cowboy on e9", "not a plot"),
+    ):
+        action, msg = parse_move(state, typed)
+        assert action is None and msg is not None and why in msg, msg
+
+
+@pytest.mark.parametrize(("players", "mode"), [(2, "base"), (4, "legends")])
+def test_every_listed_move_reads_back_as_itself(players: int, mode: str) -> None:
+    from moonriver_env.moonriver.move_text import move_words
+
+    state = new_game(GameConfig(num_players=players, mode=mode), seed=3)
+    rng = np.random.default_rng(3)
+    while not state.is_terminal:
+        for a in state.legal_action_list():
+            assert parse_move(state, move_words(state, a)) == (a, None), move_words(state, a)
+        state.apply(int(rng.choice(state.legal_action_list())))

@@ -22,7 +22,13 @@ import pytest
 from fresh_python import run_python
 
 from agents.jobs import Backend, BackendError, run_jobs
-from agents.ray_backend import INSTALL_HINT, check_address
+from agents.ray_backend import (
+    INSTALL_HINT,
+    LOCAL_OBJECT_STORE_BYTES,
+    LOCAL_RAY_ENV,
+    check_address,
+    start_local,
+)
 from agents.shipped import CHECKPOINTS
 from agents.tournament import main, run_tournament
 from agents.tournament.gamesfile import GamesFile
@@ -39,7 +45,7 @@ def local_ray() -> Iterator[str]:
     ray = pytest.importorskip("ray")
     started = not ray.is_initialized()
     if started:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
+        start_local(2, logging_level="WARNING")
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -162,6 +168,55 @@ def test_a_failing_job_raises_its_own_error(local_ray: str) -> None:
 
 
 # ------------------------------------------------------------------------------- errors
+
+
+def test_the_local_ray_keeps_its_own_memory_settings(local_ray: str) -> None:
+    """The Ray the tests (and the commands) start: its memory monitor off in every worker, its
+    object store a fixed size rather than a share of the memory free at its start."""
+    import ray
+
+    @ray.remote
+    def settings(names: list[str]) -> dict[str, str | None]:
+        import os
+
+        return {name: os.environ.get(name) for name in names}
+
+    assert ray.get(settings.remote(list(LOCAL_RAY_ENV))) == LOCAL_RAY_ENV
+    assert ray.cluster_resources()["object_store_memory"] <= LOCAL_OBJECT_STORE_BYTES
+
+
+def test_a_full_machine_does_not_kill_the_local_rays_work() -> None:
+    """Another process holding most of the machine's memory, made cheap: Ray told the machine
+    is full past 1 % of its memory. Ray's own monitor would kill the task (OutOfMemoryError);
+    the project's Ray keeps it."""
+    pytest.importorskip("ray")
+    code = (
+        "import os; os.environ.pop('RAY_memory_monitor_refresh_ms', None)\n"
+        "from agents.ray_backend import start_local\n"
+        "ray = start_local(1, logging_level='ERROR')\n"
+        "@ray.remote(max_retries=0)\n"
+        "def work():\n"
+        "    import time; time.sleep(2); return len(bytearray(20_000_000))\n"
+        "print(ray.get(work.remote()))\n"
+        "ray.shutdown()\n"
+    )
+    out = run_python(code, timeout=180, RAY_memory_usage_threshold="0.01")
+    assert out.stdout.strip().splitlines()[-1] == "20000000"
+
+
+def test_ray_is_started_in_one_place() -> None:
+    """Every local Ray of the project and its tests comes from ``start_local``."""
+    here = Path(__file__).resolve()
+    root = here.parents[2]
+    calls = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("agents", "training", "moonriver_env", "tests")
+        for path in sorted((root / folder).rglob("*.py"))
+        if path != here
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "ray.init(" in line and path != root / "agents" / "ray_backend.py"
+    ]
+    assert calls == []
 
 
 def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:

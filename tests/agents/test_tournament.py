@@ -31,7 +31,7 @@ from agents.tournament import (
     seat_slots,
     split_specs,
 )
-from moonriver_env.moonriver.move_text import format_legal_moves, parse_move
+from moonriver_env.moonriver.move_text import format_legal_moves, move_words, parse_move
 from moonriver_env.rules import GameConfig, new_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,7 +264,7 @@ def test_play_scripted_full_game() -> None:
     text = "\n".join(out)
     assert "mistyped move: cannot parse action 'plaec 0+1 a1 N'" in text
     assert "illegal move: 'stop' is not a move of this phase: the phase is SETUP_CLAIM" in text
-    assert "Legal now: 4 moves, e.g. 'claim 0'" in text
+    assert "Legal now: 4 moves, e.g. 'claim 1'" in text
     assert "no action has id 99999" in text
     assert "Commands:" in text
     assert "Game over after" in text and "territories" in text
@@ -288,7 +288,7 @@ def test_play_command_on_piped_stdin(tmp_path: Path) -> None:
     assert f"Game saved to {finished}; replay it with" in proc.stdout
     # end of input before the game is over: a message, exit 0, no traceback
     proc = subprocess.run(
-        cmd, input="claim 0\n", capture_output=True, text=True, cwd=ROOT, timeout=60
+        cmd, input="claim 1\n", capture_output=True, text=True, cwd=ROOT, timeout=60
     )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "End of input" in proc.stdout
@@ -321,7 +321,7 @@ def test_play_eof_quit_and_watch(tmp_path: Path) -> None:
 def test_parse_move_and_move_list() -> None:
     state = new_game(GameConfig(num_players=2), seed=0)
     legal = state.legal_action_list()
-    assert parse_move(state, state.action_to_string(legal[0]).upper()) == (legal[0], None)
+    assert parse_move(state, move_words(state, legal[0]).upper()) == (legal[0], None)
     assert parse_move(state, str(legal[0])) == (legal[0], None)
     action, msg = parse_move(state, "claim 9")
     assert action is None and msg is not None

@@ -31,6 +31,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
 from agents import make_agent  # noqa: E402
+from agents.ray_backend import start_local  # noqa: E402
 from agents.rllib_agent import RLlibAgent, list_checkpoints  # noqa: E402
 from moonriver_env.rllib import (  # noqa: E402
     LEARNER,
@@ -237,7 +238,7 @@ def test_importing_moonriver_env_imports_no_ray() -> None:
 # -- training on one local Ray -----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    start_local(2, log_to_driver=False)
     yield
     ray.shutdown()
 

@@ -161,3 +161,41 @@ def test_an_rllib_checkpoint_needs_the_trust_opt_in(
     with pytest.raises(ValueError, match="trust: expected true or false"):
         make_agent(f"rllib:{run},trust=maybe")
     assert not marker.exists()
+
+
+def _tiny_model(seed: int) -> object:
+    from sb3_contrib import MaskablePPO
+
+    from agents.networks.policy import MoonRiverPolicy
+    from moonriver_env.single_agent import SingleAgentEnv
+
+    kwargs = {"cnn_channels": [4], "global_dim": 16, "pi": [8], "vf": [8]}
+    env = SingleAgentEnv(num_players=2)
+    return MaskablePPO(
+        MoonRiverPolicy, env, n_steps=8, policy_kwargs=kwargs, device="cpu", seed=seed
+    )
+
+
+@pytest.mark.parametrize("name", ["init.zip", "init.pth"])
+def test_the_ppo_warm_start_runs_no_code_from_its_file(tmp_path: Path, name: str) -> None:
+    """``pretrain.init_model`` (training.ppo.model.init_policy) reads the file as the agents
+    do: a hostile zip, whatever its name, is refused with a ConfigError naming the key."""
+    from training.common.config import ConfigError
+    from training.ppo.model import init_policy
+
+    marker = tmp_path / "marker"
+    evil = _evil_zip(tmp_path / name, marker)
+    model = _tiny_model(0)
+    with pytest.raises(ConfigError, match=r"^pretrain\.init_model: policy_class"):
+        init_policy(model, evil)
+    assert not marker.exists()
+
+
+def test_the_ppo_warm_start_copies_a_saved_policy(tmp_path: Path) -> None:
+    from training.ppo.model import init_policy
+
+    source, target = _tiny_model(1), _tiny_model(2)
+    source.save(tmp_path / "source.zip")
+    init_policy(target, tmp_path / "source.zip")
+    for key, value in source.policy.state_dict().items():
+        assert torch.equal(target.policy.state_dict()[key], value), key

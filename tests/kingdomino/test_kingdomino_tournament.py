@@ -15,6 +15,7 @@ import pytest
 
 from agents.jobs import Backend
 from agents.move_list import MoveList
+from agents.ray_backend import start_local
 from agents.replay import build_replay, load_game
 from agents.seeds import game_seed
 from agents.tournament import run_tournament
@@ -83,7 +84,7 @@ def test_ray_backend_gives_the_same_files(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     started = not ray.is_initialized()
     if started:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="WARNING")
+        start_local(2, logging_level="WARNING")
     try:
         with_ray = _run(tmp_path / "ray", workers=2, backend=Backend("ray"))
     finally:

@@ -24,6 +24,14 @@ def python_blocks(document: Path = README) -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
+def shown_outputs(document: Path = README) -> list[str | None]:
+    """Per python block, the output the document shows for it: a ``text`` block right after
+    it (nothing but blank lines between), else ``None``."""
+    text = document.read_text(encoding="utf-8")
+    found = re.findall(r"```python\n.*?```\n(?:\s*\n)?(?:```text\n(.*?)```)?", text, flags=re.S)
+    return [shown if shown else None for shown in found]
+
+
 def _all_blocks() -> list[tuple[str, int]]:
     return [(_name(d), i) for d in DOCUMENTS for i in range(len(python_blocks(d)))]
 
@@ -59,8 +67,40 @@ def test_readme_snippet_runs(document: str, index: int, capsys: pytest.CaptureFi
     assert namespace.get("__readme_snippet_ended__") is True
     missing = bound_names(code) - namespace.keys()
     assert not missing, f"block {index} never bound {sorted(missing)}"
+    printed = capsys.readouterr().out
+    shown = shown_outputs(README.parent / document)[index]
+    if shown is not None:  # the document shows the output: the snippet prints exactly that
+        assert _lines(printed) == _lines(shown), f"block {index} printed {printed!r}"
     if "print(" in code:
-        assert capsys.readouterr().out.strip(), f"block {index} printed nothing"
+        assert printed.strip(), f"block {index} printed nothing"
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.strip().splitlines()]
+
+
+def test_the_readmes_snippets_print_what_they_show() -> None:
+    """Every README snippet prints something (a silent one shows nothing), and the quickstart
+    and the Vector API's show their output beside them (compared by the test above)."""
+    blocks, shown = python_blocks(), shown_outputs()
+    assert len(shown) == len(blocks)
+    silent = [i for i, code in enumerate(blocks) if "print(" not in code]
+    assert silent == [], f"README python blocks {silent} print nothing"
+    with_output = [blocks[i] for i, out in enumerate(shown) if out is not None]
+    assert any("moonriver_v0.env" in code for code in with_output), "quickstart output not shown"
+    assert any("VectorGame(" in code for code in with_output), "Vector API output not shown"
+
+
+def test_one_quickstart_and_one_import_path() -> None:
+    """README, docs/index.md and docs/setup.md show the same quickstart with the same output,
+    and every document imports ``SingleAgentEnv`` from its public module."""
+    pages = [README, DOCS / "index.md", DOCS / "setup.md"]
+    quickstarts = {(python_blocks(p)[0].strip(), shown_outputs(p)[0]) for p in pages}
+    assert len(quickstarts) == 1, "the quickstarts differ"
+    notebooks = sorted((README.parent / "notebooks").glob("*.ipynb"))
+    for document in [*DOCUMENTS, *notebooks]:
+        imports = re.findall(r"moonriver_env\.(\w+)[\s\w]*\.?SingleAgentEnv", document.read_text())
+        assert set(imports) <= {"single_agent"}, f"{_name(document)}: SingleAgentEnv from {imports}"
 
 
 # -- every command in the README --------------------------------------------------------------

@@ -70,12 +70,14 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Mov
     return {"2p": (two, load_game(folder, 0)), "4p": (four, four_moves)}
 
 
-def _open(driver: Any, page: Path) -> list[dict[str, Any]]:
-    """Load ``page`` from disk, wait until its data is unpacked; the console entries."""
+def _open(driver: Any, page: Path, fragment: str = "") -> list[dict[str, Any]]:
+    """Load ``page`` from disk (a fresh load, ``fragment`` appended to its URL), wait until its
+    data is unpacked; the console entries."""
     from selenium.webdriver.support.ui import WebDriverWait
 
+    driver.get("about:blank")  # the same page again would only change its fragment
     driver.get_log("browser")  # drop what an earlier page left
-    driver.get(page.resolve().as_uri())
+    driver.get(page.resolve().as_uri() + fragment)
     WebDriverWait(driver, 20).until(
         lambda d: d.execute_script("return document.body.dataset.ready") == "1"
     )
@@ -174,3 +176,53 @@ def test_screenshot_is_not_blank(browser: Any, pages: dict) -> None:
     crop = image[y : y + h, x : x + w]
     background = np.array([0xF4, 0xF2, 0xEC])
     assert (np.abs(crop.astype(int) - background).sum(axis=2) > 30).mean() > 0.5
+
+
+@pytest.mark.parametrize(
+    ("fragment", "frame", "hash_after"),
+    [
+        ("#move=5", 5, "#move=5"),
+        ("#move=0", 0, "#move=0"),
+        ("#move=99999999999", "last", "#move=last"),  # clamped to the game
+        ("#move=-3", 0, "#move=0"),
+        ("#move=abc", 0, "#move=abc"),  # junk: ignored, left as it is
+        ("#move=", 0, "#move="),
+        ("#moves=5", 0, "#moves=5"),
+    ],
+)
+def test_the_url_opens_the_page_at_a_move(
+    browser: Any, pages: dict, fragment: str, frame: int | str, hash_after: str
+) -> None:
+    page, moves = pages["2p"]
+    last = len(moves.actions)
+    logs = _open(browser, page, fragment)
+    assert [e for e in logs if e.get("level") in ("SEVERE", "ERROR")] == []
+    assert _frame(browser) == (last if frame == "last" else frame)
+    expected = hash_after.replace("last", str(last))
+    assert browser.execute_script("return window.location.hash") == expected
+
+
+def test_stepping_writes_the_move_into_the_url(browser: Any, pages: dict) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    page, moves = pages["2p"]
+    _open(browser, page, "#move=7")
+    before = _board(browser)
+    body = browser.find_element("tag name", "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert browser.execute_script("return window.location.hash") == "#move=8"
+    body.send_keys(Keys.HOME)
+    assert browser.execute_script("return window.location.hash") == "#move=0"
+    # editing the fragment jumps there, and a reload opens where the URL says
+    browser.execute_script("window.location.hash = '#move=7'")
+    _wait_until(browser, lambda d: _frame(d) == 7)
+    assert _board(browser) == before
+    browser.refresh()
+    _wait_until(browser, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
+    assert _frame(browser) == 7 and len(moves.actions) > 8
+
+
+def _wait_until(driver: Any, condition: Any) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, 20).until(condition)

@@ -27,7 +27,11 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "num_players": checks.integer(2, 4),
         "mode": checks.string,
     },
-    "net": {"hidden1": checks.integer(1, 512), "hidden2": checks.integer(1, 256)},
+    "net": {
+        "hidden1": checks.integer(1, 512),
+        "hidden2": checks.integer(1, 256),
+        "features": checks.flag,
+    },
     "search": {
         "k": checks.integer(0, 32),
         "r": checks.integer(0, 4096),
@@ -81,6 +85,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "opponents": checks.agent_list,
         "sims": checks.integer(-1, 32),
         "seed": checks.integer(0),
+        "final": checks.flag,
     },
 }
 
@@ -113,8 +118,11 @@ def _cross_check(cfg: Config) -> None:
             "train.policy_weight: search.policy 'head' plays the policy head, which a "
             "policy_weight of 0 never trains; set it above 0"
         )
-    if not cfg["eval"]["opponents"] and cfg["eval"]["every"]:
-        raise ConfigError("eval.opponents: expected at least one opponent (or eval.every = 0)")
+    if not cfg["eval"]["opponents"] and (cfg["eval"]["every"] or cfg["eval"]["final"]):
+        raise ConfigError(
+            "eval.opponents: expected at least one opponent (or eval.every = 0 and "
+            "eval.final = false)"
+        )
     check_agent_specs("eval.opponents", cfg["eval"]["opponents"])
 
 

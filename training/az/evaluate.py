@@ -12,6 +12,7 @@ from typing import Any
 
 from agents.tournament.games import run_tournament
 from moonriver_env.games import GameSpec
+from training.common.closing import plot_win_rates
 from training.common.ladder import append_csv, format_table
 
 
@@ -59,38 +60,24 @@ def write_evaluation(
 
 
 def plot_curve(csv_path: Path, out_png: Path) -> Path | None:
-    """Win rate against the games played, one line per opponent, each point with its 95%
-    Wilson interval as an error bar."""
-    series: dict[str, list[tuple[int, float, float, float]]] = {}
+    """Win rate against the games the run had played at each evaluation, one series per
+    opponent, each point with its 95% Wilson interval (:func:`training.common.closing.
+    plot_win_rates`); ``None`` when there is no evaluation yet."""
     if not csv_path.exists():
         return None
     with csv_path.open() as f:
-        for row in csv.DictReader(f):
-            series.setdefault(row["opponent"], []).append(
-                (
-                    int(row["step"]),
-                    float(row["win_rate"]),
-                    float(row["ci_low"]),
-                    float(row["ci_high"]),
-                )
-            )
-    if not series:
+        rows = [
+            {
+                "games_played": int(r["step"]),
+                "opponent": r["opponent"],
+                "wins": float(r["win_rate"]) * int(r["games"]),
+                "games": int(r["games"]),
+            }
+            for r in csv.DictReader(f)
+        ]
+    if not rows:
         return None
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(7, 4), layout="constrained")
-    ax = fig.subplots()
-    for name, pts in series.items():
-        pts.sort()
-        xs = [p[0] for p in pts]
-        ys = [p[1] for p in pts]
-        err = [[max(0.0, p[1] - p[2]) for p in pts], [max(0.0, p[3] - p[1]) for p in pts]]
-        ax.errorbar(xs, ys, yerr=err, marker="o", ms=3, capsize=3, label=f"vs {name}")
-    ax.set_xlabel("games played by the run (teacher and self-play)")
-    ax.set_ylabel("win rate (95% Wilson interval)")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(f"az learning curve ({csv_path.parent.name})")
-    fig.savefig(out_png, dpi=100)
-    return out_png
+    return plot_win_rates(
+        rows, out_png, "games_played", "games played by the run (teacher and self-play)",
+        title=f"az learning curve ({csv_path.parent.name})",
+    )  # fmt: skip

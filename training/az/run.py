@@ -40,7 +40,7 @@ from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
 from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import RunLock, append_text
-from training.common.progress import progress
+from training.common.progress import phase
 from training.common.provenance import git_commit
 from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
@@ -62,7 +62,8 @@ PROGRESS_FIELDS = (
 
 def net_shape(cfg: Config) -> NetShape:
     """The network shape of a config's game and ``[net]``."""
-    return NetShape.for_game(game_spec(cfg), cfg["net"]["hidden1"], cfg["net"]["hidden2"])
+    net = cfg["net"]
+    return NetShape.for_game(game_spec(cfg), net["hidden1"], net["hidden2"], net["features"])
 
 
 def play_settings(cfg: Config) -> dict[str, Any]:
@@ -236,7 +237,7 @@ class Run:
             net = self.net.native()
         seed0 = derive_seed(self.cfg["run"]["seed"], iteration, 7) >> 24  # room for + game
         label = "teacher games" if teacher else f"self-play games (iteration {iteration})"
-        bar = progress(games, label, unit="game")
+        bar = phase(label, games, unit="game")
         shards: list[Positions] = []
         per = TEACHER_SHARD_GAMES if teacher else games
         try:
@@ -246,6 +247,7 @@ class Run:
                     positions = play_threads(
                         self.template, net, seeds, settings, sp["threads"], chunk=8,
                         teacher=teacher, weights=weights, on_chunk=bar.update,
+                        features=self.shape.features,
                     )  # fmt: skip
                 else:
                     positions = self._play_jobs(seeds, settings, teacher, weights, bar)
@@ -282,7 +284,7 @@ class Run:
         blob = b"" if teacher else self.net.flat_weights().tobytes()
         jobs = [
             {"seeds": seeds[i : i + 16], "settings": settings, "teacher": teacher,
-             "teacher_weights": weights, "weights": blob}
+             "teacher_weights": weights, "weights": blob, "features": self.shape.features}
             for i in range(0, len(seeds), 16)
         ]  # fmt: skip
         parts = run_jobs(
@@ -337,7 +339,7 @@ class Run:
         done_before = self.warm_steps
         counted, mark = 0.0, start
         budget = 60 * self.cfg["run"]["max_minutes"]
-        bar = progress(steps, "learning (warm start)", unit="step")
+        bar = phase("learning (warm start)", steps, unit="step")
         bar.update(self.warm_steps)
         try:
             while self.warm_steps < steps:
@@ -354,6 +356,7 @@ class Run:
                 bar.set_postfix_str(f"loss {out['loss']:.3f}")
                 if budget and self.seconds + time.perf_counter() - mark >= budget:
                     self.log(f"warm start: run.max_minutes spent after {self.warm_steps} steps")
+                    bar.set_total(self.warm_steps)  # the bar ends at what was done
                     break
                 if self.warm_steps < steps:
                     now = time.perf_counter()
@@ -428,14 +431,22 @@ class Run:
     def train(self) -> None:
         """Iterate until the budget is spent (evaluating every ``eval.every`` iterations)."""
         every = self.cfg["eval"]["every"]
+        evaluated = [None]
+
+        def evaluate(_: Any = None) -> None:
+            self.evaluate()
+            evaluated[0] = self.iteration
+
         if self.iteration < 0:
             if self.cfg["warmstart"]["games"]:
                 self.step(0)
                 if every:
-                    self.evaluate()
+                    evaluate()
             else:
                 self.iteration = 0
-        iterate(self.next_step, self.done, [(every, lambda _: self.evaluate())])
+        iterate(self.next_step, self.done, [(every, evaluate)])
+        if self.cfg["eval"]["final"] and evaluated[0] != self.iteration:
+            evaluate()  # the model the run ends with, whatever the period
         if self._writer is not None:
             self._writer.close()
 

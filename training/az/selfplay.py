@@ -202,13 +202,16 @@ def play_games(
     settings: PlaySettings,
     teacher: bool = False,
     weights: Sequence[float] | None = None,
+    features: bool = False,
 ) -> Positions:
-    """``games`` games (game ``i`` set up with ``seed + i``) in one call to the core."""
+    """``games`` games (game ``i`` set up with ``seed + i``) in one call to the core
+    (``features``: the territory features after each observation; a net decides by its
+    inputs, so this matters for teacher games)."""
     assert native is not None
     out = native.az_selfplay(
         template, None if teacher else net, games, seed, settings.search, teacher,
         settings.explore, settings.lam, settings.keep, settings.afterstates,
-        None if weights is None else list(weights),
+        None if weights is None else list(weights), features,
     )  # fmt: skip
     arrays = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
@@ -246,6 +249,7 @@ def play_threads(
     teacher: bool = False,
     weights: Sequence[float] | None = None,
     on_chunk: Any = None,
+    features: bool = False,
 ) -> Positions:
     """Games from ``seeds`` (consecutive runs of ``chunk`` games per call) over ``threads``
     threads (the core releases the GIL while it plays); ``on_chunk(games)`` after each call
@@ -266,7 +270,9 @@ def play_threads(
             block = blocks[i]
             try:
                 parts = [
-                    play_games(template, net, len(run), run[0], settings, teacher, weights)
+                    play_games(
+                        template, net, len(run), run[0], settings, teacher, weights, features
+                    )
                     for run in _consecutive(block)
                 ]
                 results[i] = Positions.concatenate(parts)

@@ -55,6 +55,7 @@ from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.games import DEFAULT_GAME, GameSpec, spec_from_args
 from moonriver_env.moonriver.rules.scoring import win_share
+from training.common.closing import error_bars, style_win_rate_axes
 from training.common.opponents import make_baseline
 from training.common.outputs import (
     OutputError,
@@ -323,23 +324,14 @@ def plot_learning_curve(
             if first == 0 and minutes[first] >= 1.0:
                 label += "; step 0: the warm-started policy"
             label += ")"
-        ax.set_xlabel(label)
-        ax.set_ylabel("win rate")
-        ax.set_ylim(0, 1)
-        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-        ax.grid(alpha=0.3)
-        ax.legend()
-        ax.set_title(f"Learning curve ({p.parent.name if p else ''})")
+        style_win_rate_axes(ax, label, "win rate", f"Learning curve ({p.parent.name if p else ''})")
     if final:
         ax = axes.pop(0)
         width = 0.8 / len(final)
         for i, (model, rows) in enumerate(final.items()):
             xs = [j + (i - (len(final) - 1) / 2) * width for j in range(len(rows))]
             rates = [r["win_rate"] for r in rows]
-            err = [  # clamped: a rounded bound can sit a hair inside the rate
-                [max(0.0, r["win_rate"] - r["ci_low"]) for r in rows],
-                [max(0.0, r["ci_high"] - r["win_rate"]) for r in rows],
-            ]
+            err = error_bars([(r["win_rate"], r["ci_low"], r["ci_high"]) for r in rows])
             ax.bar(xs, rates, width, yerr=err, capsize=3, label=f"{model} model")
             for x, r in zip(xs, rows, strict=True):
                 ax.annotate(f"{r['win_rate']:.2f}", (x, r["ci_high"]), ha="center", va="bottom")

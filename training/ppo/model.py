@@ -15,6 +15,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from agents.networks.features import MoonRiverExtractor, extractor_kwargs
 from agents.networks.hyperparameters import NETWORK
 from agents.networks.policy import MoonRiverPolicy
+from agents.networks.snapshots import ModelFileError, load_policy
 from moonriver_env.vector import NATIVE
 from training.common.config import Config, ConfigError
 from training.common.outputs import save_model
@@ -154,15 +155,19 @@ def build_model(cfg: Config, venv: VecEnv, run_dir: Path, clock: RunClock) -> An
 
 
 def init_policy(model: Any, path: str | Path) -> None:
-    """Copy the policy weights of a saved MaskablePPO zip (same network config) into ``model``."""
-    from sb3_contrib import MaskablePPO
-
+    """Copy the policy weights of a saved MaskablePPO zip or policy snapshot (same network
+    config) into ``model``. The file is read by :func:`agents.networks.snapshots.load_policy`,
+    which runs no code from it (no unpickling, whatever its name): a file it refuses, e.g. one
+    whose pickled entries would run code, is a ``ConfigError`` naming the key and why."""
     p = Path(path)
     if not p.exists():
         raise ConfigError(f"pretrain.init_model: no file {str(p)!r}")
-    source = MaskablePPO.load(str(p), device="cpu")
     try:
-        model.policy.load_state_dict(source.policy.state_dict())
+        source = load_policy(p)
+    except ModelFileError as e:
+        raise ConfigError(f"pretrain.init_model: {e}") from None
+    try:
+        model.policy.load_state_dict(source.state_dict())
     except RuntimeError as e:
         raise ConfigError(
             f"pretrain.init_model: the network does not match [policy]: {e}"

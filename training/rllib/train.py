@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from agents.atomic import csv_text
-from agents.ray_backend import check_address, connect
+from agents.ray_backend import check_address, connect, start_local
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
     CHECKPOINT_META,
@@ -208,7 +208,7 @@ def start_ray(address: str | None, num_cpus: int) -> None:
     if address:
         connect(address, log_to_driver=True)
     else:
-        ray.init(num_cpus=num_cpus or os.cpu_count(), include_dashboard=False)
+        start_local(num_cpus or os.cpu_count() or 1)
 
 
 def refresh_snapshot(algo: Any, iteration: int, cfg: Config) -> str | None:

@@ -36,7 +36,7 @@ ANSI_LEGEND = (
     " W cowboy side",
     "  symbols: $ gold, b beaver, 3/5 corn, x skull, o circle, * bonus tile; c cow symbol (plots"
     " in columns and reserves)",
-    "  columns: plot (back number) @seat that claimed it; score: T territories, R resources,"
+    "  columns: N plot (back number) @seat that claimed it (claim N); score: T territories, R resources,"
     " P partners, S scenario",
 )
 """The legend lines printed under the text view."""
@@ -173,8 +173,8 @@ def _column_line(view: TableView, title: str, column: Column) -> _Line:
     if not column.drawn:
         note = "(none: final round)" if view.final_round else "(not drawn yet)"
         return line.add(" " + note)
-    for face, seat in zip(column.plots, column.claims, strict=True):
-        line.add("  ")
+    for number, (face, seat) in enumerate(zip(column.plots, column.claims, strict=True), 1):
+        line.add(f"  {number} ")  # the number 'claim N' takes (move_text), as the saloon's
         if face is None:
             line.add("--")
             continue

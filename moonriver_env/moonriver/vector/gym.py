@@ -5,7 +5,7 @@ opponents, for single-agent training (e.g. MaskablePPO through an SB3 vec-env ad
 ``num_envs`` games of one config in a :class:`~moonriver_env.vector.VectorGame`. Every
 ``step`` takes the learner's action in every game, then plays the opponents (all seats but
 the learner's) until the learner is to act again; the reward is everything the learner's seat
-received meanwhile (as :class:`~moonriver_env.wrappers.SingleAgentEnv` credits it). A game that
+received meanwhile (as :class:`~moonriver_env.single_agent.SingleAgentEnv` credits it). A game that
 ends restarts in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``: the observation is
 the next game's first; the finished game's last observation is not kept, as a finished game
 is terminated, never truncated), with a new learner seat when ``learner_seat="random"``.
