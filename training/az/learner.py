@@ -101,12 +101,10 @@ def _afterstate_loss(net: AzNet, p: Positions, tau: float, device: torch.device)
     )
     logits = net.value_of(batch) / tau
     group = torch.as_tensor(np.repeat(np.arange(rows.size), counts[rows]), device=device)
-    top = torch.zeros(rows.size, device=device).index_reduce_(
-        0, group, logits.detach(), "amax", include_self=False
-    )
-    ex = torch.exp(logits - top[group])
+    top = logits.detach().max()  # values are in [-1, 1]: one shift keeps exp in range
+    ex = torch.exp(logits - top)
     norm = torch.zeros(rows.size, device=device).index_add_(0, group, ex)
-    logp = logits - top[group] - torch.log(norm[group])
+    logp = logits - top - torch.log(norm[group])
     pi = torch.as_tensor(np.nan_to_num(p.pi[ids], nan=0.0), device=device)
     return -(pi * logp).sum() / rows.size
 

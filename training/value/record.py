@@ -4,9 +4,10 @@
         --tournament runs/eval_2p_vs_heuristic --command "python -m agents.tournament ..."
 
 Reads the tournament's ``summary.json`` and ``timing.json`` (``agents.tournament --out``) and
-records, for the first entry whose spec starts with ``trained``: games, wins, the win rate
-with its 95% Wilson interval, the opponents, and the wall time per decision of every entry.
-An evaluation with the same command replaces the earlier one.
+records, for the first entry whose spec starts with ``--agent`` (``trained``; ``az`` for the
+az models): games, wins, the win rate with its 95% Wilson interval, the opponents, the mean
+scores, and the wall time per decision of every entry. An evaluation with the same command
+replaces the earlier one.
 """
 
 from __future__ import annotations
@@ -20,14 +21,21 @@ from typing import Any
 from training.common.outputs import write_json
 
 
-def evaluation_entry(tournament: Path, command: str) -> dict[str, Any]:
+def evaluation_entry(tournament: Path, command: str, agent: str = "trained") -> dict[str, Any]:
     """The record of one tournament (module docstring)."""
     summary = json.loads((tournament / "summary.json").read_text())
     timing = json.loads((tournament / "timing.json").read_text())
     rows = summary["agents"]
-    me = next(r for r in rows if r["spec"].startswith("trained"))
+    me = next(r for r in rows if r["spec"].startswith(agent))
+    others = [r for r in rows if r is not me]
     return {
         "command": command,
+        "agent": me["spec"].split(",path=")[0].split(":path=")[0],
+        "opponent": others[0]["spec"],
+        "ci_low": round(me["win_rate_low"], 4),
+        "ci_high": round(me["win_rate_high"], 4),
+        "score": me["score_mean"],
+        "opponent_score": sum(r["score_mean"] for r in others) / len(others),
         "players": summary["config"]["players"],
         "seed": summary["config"]["seed"],
         "opponents": [r["spec"] for r in rows if r is not me],
@@ -48,10 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--checkpoint", required=True, help="a trained_* checkpoint folder")
     ap.add_argument("--tournament", required=True, help="an agents.tournament --out folder")
     ap.add_argument("--command", required=True, help="the tournament command, as run")
+    ap.add_argument("--agent", default="trained", help="the recorded entry's spec prefix")
     args = ap.parse_args(argv)
     path = Path(args.checkpoint) / "provenance.json"
     prov = json.loads(path.read_text())
-    entry = evaluation_entry(Path(args.tournament), args.command)
+    entry = evaluation_entry(Path(args.tournament), args.command, args.agent)
     evals = [e for e in prov.get("evaluations", []) if e["command"] != args.command]
     prov["evaluations"] = [*evals, entry]
     write_json(path, prov)
