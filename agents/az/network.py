@@ -105,6 +105,7 @@ class AzNet(nn.Module):
         self.w1 = nn.Parameter(torch.randn(shape.inputs, shape.hidden1) / 8.0)
         # each input's scale (set_input_scale): the first layer is w1 x scale, so a feature of
         # small values (points / 200) learns as fast as a one-hot one (folded into W1 for the core)
+        self.input_scale: torch.Tensor
         self.register_buffer("input_scale", torch.ones(shape.inputs))
         self.b1 = nn.Parameter(torch.zeros(shape.hidden1))
         self.l2 = nn.Linear(shape.hidden1, shape.hidden2)

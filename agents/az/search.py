@@ -43,12 +43,13 @@ class SearchSettings:
         if self.policy not in POLICIES:
             raise ValueError(f"policy: expected one of {list(POLICIES)}, got {self.policy!r}")
         limit = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
-        for name, lo, hi in (
+        bounds: tuple[tuple[str, float, float], ...] = (
             ("k", 0, limit),
             ("r", 0, 4096),
             ("depth", 0, 100_000),
             ("max_depth", 0, 100_000),
-        ):
+        )
+        for name, lo, hi in bounds:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
                 raise ValueError(f"{name}: expected an integer in {lo}..{hi}, got {v!r}")

@@ -106,8 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides = list(args.set)
         if args.workers is not None:
             overrides.append(f"selfplay.threads={args.workers}")
-        backend = backend_from_args(args)  # processes: the core's threads in this process
-        backend = backend if backend.name == "ray" else None
+        asked = backend_from_args(args)  # processes: the core's threads in this process
+        backend = asked if asked.name == "ray" else None
         command = " ".join(["python -m training.az", *(sys.argv[1:] if argv is None else argv)])
         run = start_run(args.config, overrides, args.run_dir, args.resume, backend, command)
     except (ConfigError, OutputError, BackendError, ValueError) as e:

@@ -437,7 +437,7 @@ class Run:
     def train(self) -> None:
         """Iterate until the budget is spent (evaluating every ``eval.every`` iterations)."""
         every = self.cfg["eval"]["every"]
-        evaluated = [None]
+        evaluated: list[int | None] = [None]
 
         def evaluate(_: Any = None) -> None:
             self.evaluate()

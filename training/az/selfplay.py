@@ -106,7 +106,10 @@ class Positions:
 
     @classmethod
     def empty(cls) -> Positions:
-        return cls(**{k: np.zeros(1 if k.endswith("_ptr") else 0, t) for k, t in ARRAYS.items()})
+        arrays: dict[str, Any] = {
+            k: np.zeros(1 if k.endswith("_ptr") else 0, t) for k, t in ARRAYS.items()
+        }
+        return cls(**arrays)
 
     @classmethod
     def concatenate(cls, parts: Sequence[Positions]) -> Positions:
@@ -214,7 +217,7 @@ def play_games(
         settings.explore, settings.lam, settings.keep, settings.afterstates,
         None if weights is None else list(weights), features,
     )  # fmt: skip
-    arrays = {
+    arrays: dict[str, Any] = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
         "obs_idx": np.frombuffer(out["obs_idx"], np.int16),
         "obs_val": np.frombuffer(out["obs_val"], np.float32),
