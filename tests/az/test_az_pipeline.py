@@ -438,3 +438,20 @@ def test_workers_sets_the_selfplay_threads(
     out = capsys.readouterr().out
     assert out.startswith("az run finished:\n") and "resume with" in out
     assert "{" not in out  # a plain summary, no JSON line
+
+
+def test_bench_prints_the_games_an_hour(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m training.az.bench` plays and learns, then prints `self-play: N games/hour`
+    with N the games it played over the seconds it took (and where the time went)."""
+    from training.az import bench
+
+    args = ["--seconds", "1", "--set", "net.hidden1=8", "--set", "net.hidden2=4"]
+    assert bench.main(args) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.startswith("self-play:")]
+    rate = int(line.split()[1].replace(",", ""))
+    games = int(out.split(" games, ")[0].split()[-1].replace(",", ""))
+    assert games >= 1 and rate > 0
+    assert "play" in out and "learning" in out and "network evaluations/s" in out
+    with pytest.raises(SystemExit):
+        bench.main(["--seconds", "0"])
