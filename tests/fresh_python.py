@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,3 +32,44 @@ def run_python(
     )
     assert out.returncode == 0, out.stderr
     return out
+
+
+def run_scenarios(script: Path, names: list[str], timeout: float = 60.0) -> dict[str, str]:
+    """Run the named scenarios of ``script`` (a test module whose ``__main__`` block is
+    :func:`scenario_main`) in fresh interpreters, one after another while none crashes: name
+    -> "ok", or why it failed (its error, its crash or its hang)."""
+    outcome: dict[str, str] = {}
+    while names:
+        try:
+            out = subprocess.run(
+                [sys.executable, str(script), *names],
+                cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+            )  # fmt: skip
+            stdout, why = out.stdout, f"exit {out.returncode}: {out.stderr[-3000:]}"
+        except subprocess.TimeoutExpired as exc:
+            partial = exc.stdout or b""
+            stdout = partial.decode() if isinstance(partial, bytes) else partial
+            why = f"hung (no answer in {timeout:.0f} s)"
+        for line in stdout.splitlines():
+            verdict, _, rest = line.partition(" ")
+            name, _, message = rest.partition(" ")
+            if verdict in ("ok", "failed"):
+                outcome[name] = "ok" if verdict == "ok" else message
+        names = [n for n in names if n not in outcome]
+        if names:  # the interpreter died in the first scenario without a verdict
+            outcome[names.pop(0)] = f"crashed or {why}"
+    return outcome
+
+
+def scenario_main(scenarios: Mapping[str, Callable[[], None]], names: Sequence[str]) -> None:
+    """What a scenario module runs as a script: each named scenario, a verdict line each
+    (``ok NAME`` or ``failed NAME ERROR``), read back by :func:`run_scenarios`."""
+    sys.path.insert(0, str(ROOT))
+    for name in names:
+        print("started", name, flush=True)
+        try:
+            scenarios[name]()
+        except Exception as exc:  # noqa: BLE001 - reported to the test
+            print("failed", name, repr(exc).replace("\n", " ")[:2000], flush=True)
+        else:
+            print("ok", name, flush=True)

@@ -11,7 +11,6 @@ drawn with NumPy."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -22,6 +21,9 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # tests/: fresh_python, also when run as a script
+import fresh_python  # noqa: E402
+
 SETTINGS = (3, 2, 1, 12, 1.0, 0.1, 0)
 """A cheap search moving by the policy head (the last field: 0; 1 moves by the afterstate
 values, what the shared-search scenarios also run)."""
@@ -317,29 +319,8 @@ def run_all(scale: float = 1.0) -> None:
 
 
 def run_scenarios(names: list[str]) -> dict[str, str]:
-    """The named scenarios in fresh interpreters (one while none crashes): name -> "ok", or
-    why it failed (its error, its crash or its hang)."""
-    outcome: dict[str, str] = {}
-    while names:
-        try:
-            out = subprocess.run(
-                [sys.executable, str(Path(__file__)), *names],
-                cwd=HERE.parents[1], capture_output=True, text=True, timeout=60,
-            )  # fmt: skip
-            stdout, why = out.stdout, f"exit {out.returncode}: {out.stderr[-3000:]}"
-        except subprocess.TimeoutExpired as exc:
-            partial = exc.stdout or b""
-            stdout = partial.decode() if isinstance(partial, bytes) else partial
-            why = "hung (no answer in 60 s)"
-        for line in stdout.splitlines():
-            verdict, _, rest = line.partition(" ")
-            name, _, message = rest.partition(" ")
-            if verdict in ("ok", "failed"):
-                outcome[name] = "ok" if verdict == "ok" else message
-        names = [n for n in names if n not in outcome]
-        if names:  # the interpreter died in the first scenario without a verdict
-            outcome[names.pop(0)] = f"crashed or {why}"
-    return outcome
+    """The named scenarios in fresh interpreters (:func:`fresh_python.run_scenarios`)."""
+    return fresh_python.run_scenarios(Path(__file__), names)
 
 
 @pytest.fixture(scope="module")
@@ -353,12 +334,4 @@ def test_scenario_in_a_fresh_interpreter(outcome: dict[str, str], name: str) -> 
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE.parents[1]))
-    for scenario_name in sys.argv[1:]:
-        print("started", scenario_name, flush=True)
-        try:
-            SCENARIOS[scenario_name]()
-        except Exception as exc:  # noqa: BLE001 - reported to the test
-            print("failed", scenario_name, repr(exc).replace("\n", " ")[:2000], flush=True)
-        else:
-            print("ok", scenario_name, flush=True)
+    fresh_python.scenario_main(SCENARIOS, sys.argv[1:])

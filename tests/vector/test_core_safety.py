@@ -10,7 +10,6 @@ runs the same scenarios under AddressSanitizer (``run_all``).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
@@ -21,6 +20,9 @@ import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # tests/: fresh_python, also when run as a script
+import fresh_python  # noqa: E402
+
 BUSY = "is in use by another call"
 
 
@@ -337,32 +339,8 @@ def run_all(scale: float = 1.0) -> None:
 
 
 def run_scenarios(names: list[str]) -> dict[str, str]:
-    """Runs the named scenarios in fresh interpreters, one after another in one interpreter
-    while none crashes: name -> "ok", or why it failed (its error, its crash or its hang)."""
-    outcome: dict[str, str] = {}
-    while names:
-        try:
-            out = subprocess.run(
-                [sys.executable, str(Path(__file__)), *names],
-                cwd=HERE.parents[1],
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
-            stdout, why = out.stdout, f"exit {out.returncode}: {out.stderr[-3000:]}"
-        except subprocess.TimeoutExpired as exc:
-            partial = exc.stdout or b""
-            stdout = partial.decode() if isinstance(partial, bytes) else partial
-            why = "hung (no answer in 60 s)"
-        for line in stdout.splitlines():
-            verdict, _, rest = line.partition(" ")
-            name, _, message = rest.partition(" ")
-            if verdict in ("ok", "failed"):
-                outcome[name] = "ok" if verdict == "ok" else message
-        names = [n for n in names if n not in outcome]
-        if names:  # the interpreter died in the first scenario without a verdict
-            outcome[names.pop(0)] = f"crashed or {why}"
-    return outcome
+    """The named scenarios in fresh interpreters (:func:`fresh_python.run_scenarios`)."""
+    return fresh_python.run_scenarios(Path(__file__), names)
 
 
 @pytest.fixture(scope="module")
@@ -376,12 +354,4 @@ def test_scenario_in_a_fresh_interpreter(outcome: dict[str, str], name: str) -> 
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(HERE.parents[1]))
-    for scenario_name in sys.argv[1:]:
-        print("started", scenario_name, flush=True)
-        try:
-            SCENARIOS[scenario_name]()
-        except Exception as exc:  # noqa: BLE001 - reported to the test
-            print("failed", scenario_name, repr(exc).replace("\n", " ")[:2000], flush=True)
-        else:
-            print("ok", scenario_name, flush=True)
+    fresh_python.scenario_main(SCENARIOS, sys.argv[1:])
