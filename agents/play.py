@@ -68,6 +68,9 @@ if TYPE_CHECKING:
 
 __all__ = ["PlayResult", "PlaySession", "SavedGame", "main", "play", "screen_of"]
 
+DEFAULT_SAVE_DIR = "runs/games"
+"""Where a played game is saved unless told (``runs/`` is ignored by git)."""
+
 # Seconds between agent decisions when watching (the default of --delay with --watch).
 WATCH_DELAY = 0.5
 # ANSI: cursor home, clear the screen (redrawing in place on a terminal).
@@ -135,7 +138,7 @@ class PlaySession:
         output_fn: Callable[[str], None] = print,
         agent_factory: Callable[[str, int], Agent] | None = None,
         redraw: bool = False,
-        save_dir: str | os.PathLike[str] = ".",
+        save_dir: str | os.PathLike[str] = DEFAULT_SAVE_DIR,
         saved: SavedGame | None = None,
         keep_finished: bool = False,
         game: str = DEFAULT_GAME,
@@ -466,8 +469,9 @@ def main(
     parser.add_argument("--load", default=None, help="resume a game saved to this file")
     parser.add_argument(
         "--save-dir",
-        default=".",
-        help="where the game is saved when it ends or is left (default: here)",
+        default=DEFAULT_SAVE_DIR,
+        help=f"where the game is saved when it ends or is left (default: {DEFAULT_SAVE_DIR}/, "
+        "ignored by git)",
     )
     args = parser.parse_args(argv)
     if args.delay is not None and args.delay < 0:

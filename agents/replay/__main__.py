@@ -1,4 +1,4 @@
-"""``python -m agents.replay GAME [--game N] [-o replay.html]``: see :mod:`agents.replay`."""
+"""``python -m agents.replay GAME [--game N] [-o runs/replay.html]``: see :mod:`agents.replay`."""
 
 from __future__ import annotations
 
@@ -28,7 +28,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="N",
         help="the game of the tournament folder to replay (kept with --save-games)",
     )
-    parser.add_argument("-o", "--out", default="replay.html", help="the HTML file to write")
+    parser.add_argument(
+        "-o", "--out", default="runs/replay.html",
+        help="the HTML file to write (default runs/replay.html; runs/ is ignored by git)",
+    )  # fmt: skip
     parser.add_argument("--title", default=None, help="the page title (default: the seats)")
     args = parser.parse_args(argv)
     try:

@@ -370,3 +370,18 @@ def test_every_listed_move_reads_back_as_itself(players: int, mode: str) -> None
         for a in state.legal_action_list():
             assert parse_move(state, move_words(state, a)) == (a, None), move_words(state, a)
         state.apply(int(rng.choice(state.legal_action_list())))
+
+
+def test_default_outputs_go_under_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """What the play screen and the replay tool write unless told goes under runs/ (ignored by
+    git), not the repository root (issue 32)."""
+    from agents import play as play_cli
+    from agents.replay import __main__ as replay_cli
+
+    for main in (play_cli.main, replay_cli.main):
+        with pytest.raises(SystemExit):
+            main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "runs/games/" in out and "runs/replay.html" in out
+    assert play_cli.DEFAULT_SAVE_DIR.startswith("runs/")
+    assert "runs/" in (Path(__file__).resolve().parents[2] / ".gitignore").read_text().split()
