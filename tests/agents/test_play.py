@@ -378,9 +378,9 @@ def test_default_outputs_go_under_runs(capsys: pytest.CaptureFixture[str]) -> No
     from agents import play as play_cli
     from agents.replay import __main__ as replay_cli
 
-    for main in (play_cli.main, replay_cli.main):
+    for cli_main in (play_cli.main, replay_cli.main):
         with pytest.raises(SystemExit):
-            main(["--help"])
+            cli_main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "runs/games/" in out and "runs/replay.html" in out
     assert play_cli.DEFAULT_SAVE_DIR.startswith("runs/")
