@@ -220,10 +220,13 @@ def test_the_run_prints_its_config_and_progress(tiny_run: tuple[Path, str, list[
     assert "config: default.toml with" in text and "  pretrain.games = 2  (was 100000)" in text
     # the warm start (also notebook 03's) and the evaluation; piped, a bar is plain lines that
     # end with the work done and, for the time-capped warm start, its budget
+    took = r"\d+(\.\d+)? (s|min|h)"  # a duration as the bars write it (45 s, 1.5 min)
     assert re.search(
-        r"^teacher games \(greedy\): 2/2 games, \d+ s of a \d+ s budget \(done\)$", text, re.M
+        rf"^teacher games \(greedy\): 2/2 games, {took} of a {took} budget \(done\)$", text, re.M
     )
-    assert re.search(r"^cloning: (\d+)/\1 batches, \d+ s of a \d+ s budget \(done\)$", text, re.M)
+    assert re.search(
+        rf"^cloning: (\d+)/\1 batches, {took} of a {took} budget \(done\)$", text, re.M
+    )
     assert re.search(r"^evaluation games: (\d+)/\1 games, \d+ s \(done\)$", text, re.M)
     assert "\r" not in text and "\x1b[A" not in text
 
