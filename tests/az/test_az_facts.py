@@ -3,6 +3,7 @@ every row of the az table in docs/az.md is read from the shipped model's ``prove
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -40,3 +41,16 @@ def test_readme_rows_match_the_provenance(ev: dict[str, object]) -> None:
     # in the last printed digit)
     for got, want in zip(m.groups()[2:], ("win_rate", "ci_low", "ci_high"), strict=True):
         assert abs(float(got) - float(ev[want])) <= 0.0011, (want, got, ev[want])
+
+
+def test_the_from_zero_curve_is_its_record() -> None:
+    """Each row of docs/az.md's from-zero table is a row of the shipped curve.csv."""
+    path = CHECKPOINTS / "az_2p_zero" / "curve.csv"
+    with path.open() as f:
+        records = list(csv.DictReader(f))
+    assert records, "no curve records"
+    for r in records:
+        games = f"{int(r['games_played']):,}"
+        rate = f"{float(r['win_rate']):.3f} [{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}]"
+        line = f"| {float(r['hours']):.2f} | {games} | {rate} |"
+        assert line in README, f"docs/az.md lacks the curve row {line!r}"
