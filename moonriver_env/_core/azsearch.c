@@ -33,8 +33,6 @@ void lr_work_free(lr_work *w) {
     memset(w, 0, sizeof *w);
 }
 
-static double uniform(mr_pcg64 *rng) { return (double)(mr_next_uint64(rng) >> 11) * 0x1.0p-53; }
-
 /* The index drawn from softmax(logits / temp) over count entries. */
 static int sample_softmax(const float *logits, int count, float temp, mr_pcg64 *rng) {
     float top = logits[0];
@@ -46,7 +44,7 @@ static int sample_softmax(const float *logits, int count, float temp, mr_pcg64 *
         p[i] = exp((double)(logits[i] - top) / temp);
         total += p[i];
     }
-    double u = uniform(rng) * total;
+    double u = mr_random(rng) * total;
     for (int i = 0; i < count; i++) {
         u -= p[i];
         if (u < 0.0) {

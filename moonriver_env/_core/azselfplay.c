@@ -215,8 +215,6 @@ static int observer(int actor, int n, mr_pcg64 *rng) {
     return (actor + 1 + (int)mr_integers(rng, (uint64_t)(n - 1))) % n;
 }
 
-static double uniform01(mr_pcg64 *rng) { return (double)(mr_next_uint64(rng) >> 11) * 0x1.0p-53; }
-
 int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 const lr_selfplay_settings *s, const double *teacher_weights, lr_buffer *out) {
     lr_work w;
@@ -267,9 +265,9 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 q = r->count > 1 ? r->chosen_q : NAN;
             }
             int64_t row = -1;
-            if (r->count > 1 && uniform01(&rng) < s->keep) {
+            if (r->count > 1 && mr_random(&rng) < s->keep) {
                 int o = observer(seat, g->n, &rng);
-                int with_after = o == seat && uniform01(&rng) < s->afterstates;
+                int with_after = o == seat && mr_random(&rng) < s->afterstates;
                 row = out->positions;
                 failed = keep(g, out, (int)(g0 + game), o, st, r, q, o == seat ? r->pi : none,
                               with_after, &rng, &w) < 0;

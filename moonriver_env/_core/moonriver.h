@@ -177,6 +177,7 @@ int mr_seed_words(uint64_t seed, uint32_t words[2]);
 uint64_t mr_next_uint64(mr_pcg64 *rng);
 uint32_t mr_next_uint32(mr_pcg64 *rng);
 uint64_t mr_integers(mr_pcg64 *rng, uint64_t high); /* Generator.integers(high) */
+double mr_random(mr_pcg64 *rng);                   /* Generator.random(): [0, 1), 53 bits */
 uint64_t mr_interval(mr_pcg64 *rng, uint64_t max);  /* random_interval (shuffles) */
 /* Generator.shuffle of a small list (Fisher-Yates from the end with random_interval). */
 void mr_shuffle8(mr_pcg64 *rng, int8_t *a, int len);

@@ -195,3 +195,5 @@ void mr_sort8(int8_t *a, int len) {
         a[j + 1] = x;
     }
 }
+
+double mr_random(mr_pcg64 *rng) { return (double)(mr_next_uint64(rng) >> 11) * 0x1.0p-53; }
