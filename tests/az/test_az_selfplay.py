@@ -27,6 +27,7 @@ from az_models import (
 )
 
 from agents.az import SearchSettings
+from agents.az.network import NetShape
 from moonriver_env.family.native import native
 from moonriver_env.games import GameSpec
 from training.az.replay import read_shard, shard_path, write_shard
@@ -431,7 +432,7 @@ def test_job_workers_play_what_the_threads_play(
     settings = PlaySettings(SETTINGS, explore=3, lam=0.5, keep=0.5, afterstates=0.5)
     worker = JobWorker(spec.text, torch_nets["mr2"].shape.to_dict())
     job = {"seeds": [7, 8, 10], "settings": settings, "teacher": False, "teacher_weights": None,
-           "weights": torch_nets["mr2"].flat_weights().tobytes()}  # fmt: skip
+           "weights": torch_nets["mr2"].flat_weights().tobytes(), "features": False}  # fmt: skip
     got = run_job(worker, job)
     template = native_template(spec)
     want = Positions.concatenate(
@@ -502,3 +503,22 @@ def test_a_shard_round_trips_and_a_damaged_one_is_named(
         np.savez(shard_path(tmp_path, 3, 0), **arrays_)
         with pytest.raises(ValueError, match="inconsistent sizes"):
             read_shard(shard_path(tmp_path, 3, 0))
+
+
+def test_job_workers_play_teacher_games_with_the_territory_features() -> None:
+    """A job of teacher games for a network with the territory features records them, as the
+    threads do (the job carries ``features``: teacher games have no net to decide by)."""
+    from moonriver_env.moonriver.agents.heuristic import core_teacher
+
+    spec = SPECS["mr2"]
+    shape = NetShape.for_game(spec, 8, 4, features=True)
+    settings = PlaySettings(SETTINGS, explore=0, lam=0.5, keep=0.5, afterstates=0.0)
+    job = {"seeds": [3, 4], "settings": settings, "teacher": True,
+           "teacher_weights": core_teacher()[1], "weights": b"", "features": True}  # fmt: skip
+    got = run_job(JobWorker(spec.text, shape.to_dict()), job)
+    want = play_games(
+        native_template(spec), None, 2, 3, settings, True, core_teacher()[1], features=True
+    )
+    assert int(got.obs_idx.max()) >= spec.observation_size  # the features are there
+    for k, v in want.arrays().items():
+        assert np.array_equal(v, got.arrays()[k], equal_nan=True), k

@@ -273,13 +273,7 @@ def play_threads(
                 nxt[0] += 1
             block = blocks[i]
             try:
-                parts = [
-                    play_games(
-                        template, net, len(run), run[0], settings, teacher, weights, features
-                    )
-                    for run in _consecutive(block)
-                ]
-                results[i] = Positions.concatenate(parts)
+                results[i] = play_seeds(template, net, block, settings, teacher, weights, features)
             except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
                 with lock:
                     errors.append(exc)
@@ -296,6 +290,25 @@ def play_threads(
     if errors:
         raise errors[0]
     return Positions.concatenate([r for r in results if r is not None])
+
+
+def play_seeds(
+    template: Any,
+    net: Any,
+    seeds: Sequence[int],
+    settings: PlaySettings,
+    teacher: bool = False,
+    weights: Sequence[float] | None = None,
+    features: bool = False,
+) -> Positions:
+    """The games of ``seeds`` (one core call per run of consecutive seeds), in order: what a
+    thread of :func:`play_threads` and a :class:`JobWorker` play."""
+    return Positions.concatenate(
+        [
+            play_games(template, net, len(run), run[0], settings, teacher, weights, features)
+            for run in _consecutive(seeds)
+        ]
+    )
 
 
 def _consecutive(seeds: Sequence[int]) -> list[list[int]]:
@@ -319,19 +332,10 @@ class JobWorker:
 
     def play(self, job: Mapping[str, Any]) -> Positions:
         net = None if job["teacher"] else native_net(self.shape, job["weights"])
-        parts = [
-            play_games(
-                self.template,
-                net,
-                len(run),
-                run[0],
-                job["settings"],
-                job["teacher"],
-                job["teacher_weights"],
-            )  # fmt: skip
-            for run in _consecutive(job["seeds"])
-        ]
-        return Positions.concatenate(parts)
+        return play_seeds(
+            self.template, net, job["seeds"], job["settings"], job["teacher"],
+            job["teacher_weights"], job["features"],
+        )  # fmt: skip
 
 
 def run_job(worker: JobWorker, job: Mapping[str, Any]) -> Positions:
