@@ -247,8 +247,7 @@ static void kd_op_new_game(const lr_game *g, void *st, uint64_t seed) {
 static int32_t kd_op_teacher(const lr_game *g, const void *st, const int32_t *legal, int count,
                              const double *weights, mr_pcg64 *rng, lr_work *w) {
     (void)weights;
-    (void)w;
-    return kd_greedy_action(KD_P(g), (const KdGame *)st, legal, count, rng);
+    return kd_greedy_action(KD_P(g), (const KdGame *)st, legal, count, rng, w->values);
 }
 
 void lr_kingdomino(lr_game *g, const void *kd_params, int features) {

@@ -205,6 +205,29 @@ static void finish_game(lr_buffer *b, const decisions *d, const double *outcome,
     }
 }
 
+/* The teacher's policy target at a decision where it played a: its move (one-hot), or with
+ * temp > 0 the softmax of its values / temp (values: NULL at a forced move). */
+static void teacher_target(lr_result *r, int32_t a, const double *values, float temp) {
+    if (temp <= 0.0f || !values) {
+        for (int i = 0; i < r->count; i++) {
+            r->pi[i] = r->legal[i] == a ? 1.0f : 0.0f;
+        }
+        return;
+    }
+    double best = values[0], sum = 0.0;
+    for (int i = 1; i < r->count; i++) {
+        best = values[i] > best ? values[i] : best;
+    }
+    for (int i = 0; i < r->count; i++) {
+        double e = exp((values[i] - best) / temp);
+        r->pi[i] = (float)e;
+        sum += e;
+    }
+    for (int i = 0; i < r->count; i++) {
+        r->pi[i] = (float)(r->pi[i] / sum);
+    }
+}
+
 /* The seat whose view a decision of actor is recorded from: the actor with probability
  * 1/2, else another seat (so the value also learns positions where others are to move: the
  * afterstates it scores). */
@@ -255,9 +278,7 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 r->count = g->legal(g, st, r->legal);
                 a = r->count == 1 ? r->legal[0]
                                   : g->teacher(g, st, r->legal, r->count, teacher_weights, &rng, &w);
-                for (int i = 0; i < r->count; i++) {
-                    r->pi[i] = r->legal[i] == a ? 1.0f : 0.0f;
-                }
+                teacher_target(r, a, r->count > 1 ? w.values : NULL, s->teacher_temp);
             } else {
                 lr_search(g, net, st, &s->search, decisions_played < s->explore, &rng, &w, r);
                 out->evals += r->evals;

@@ -92,7 +92,7 @@ static int best_gain(const KdParams *p, const KdGame *g, int s, const Territorie
 /* The greedy choice among legal (count > 1): greedy_placements or greedy_picks, ties drawn
  * with rng.integers as the playout does. */
 int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
-                             mr_pcg64 *rng) {
+                             mr_pcg64 *rng, double *gains) {
     int32_t top[KD_MAX_LEGAL];
     int ntop = 0, best = INT_MIN, s = g->seat;
     Territories t;
@@ -105,6 +105,7 @@ int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *lega
             gain = a == p->discard ? 0 : placement_gain(p, g, s, &t, b, g->cur_line[g->turn_pos], a);
         else
             gain = best_gain(p, g, s, &t, b, line[a - p->pick_base]);
+        if (gains) gains[i] = gain;
         if (gain > best) {
             best = gain;
             ntop = 0;
@@ -126,7 +127,7 @@ int kd_playout(const KdParams *p, KdGame *g, int policy, int me, mr_pcg64 *rng) 
         else if (policy == KD_RANDOM || (policy == KD_PLAYER_GREEDY && g->seat != me))
             a = legal[mr_integers(rng, (uint64_t)count)];
         else
-            a = kd_greedy_action(p, g, legal, count, rng);
+            a = kd_greedy_action(p, g, legal, count, rng, NULL);
         kd_apply(p, g, a);
         played++;
     }

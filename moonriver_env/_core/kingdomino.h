@@ -122,9 +122,10 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out);
 void kd_redetermine(KdGame *g, mr_pcg64 *rng);
 /* playout(state, policy, rng, me) to the end; the decisions played. */
 int kd_playout(const KdParams *p, KdGame *g, int policy, int me, mr_pcg64 *rng);
-/* The greedy agent's move among legal (count > 1): the best points gain, ties drawn with rng. */
+/* The greedy agent's move among legal (count > 1): the best points gain, ties drawn with rng;
+ * gains (NULL: not wanted) gets every legal action's gain, in legal's order. */
 int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
-                         mr_pcg64 *rng);
+                         mr_pcg64 *rng, double *gains);
 /* outcome(state, seat, value) of a finished game. */
 double kd_outcome(const KdParams *p, const KdGame *g, int seat, int value);
 /* MonteCarloKingdominoAgent.choose's loop with a sims budget: rounds of one redetermine of

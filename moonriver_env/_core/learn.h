@@ -74,7 +74,8 @@ typedef struct lr_game {
     void (*outcome)(const struct lr_game *g, const void *st, double *out);
     void (*redetermine)(const struct lr_game *g, void *st, mr_pcg64 *rng);
     void (*new_game)(const struct lr_game *g, void *st, uint64_t seed);
-    /* the game's hand-written teacher (a warm start only): its move among legal */
+    /* the game's hand-written teacher (a warm start only): its move among legal; w->values
+     * holds every legal action's value to the teacher (in legal's order, larger is better) */
     int32_t (*teacher)(const struct lr_game *g, const void *st, const int32_t *legal, int count,
                        const double *weights, mr_pcg64 *rng, lr_work *w);
 } lr_game;
@@ -155,6 +156,8 @@ typedef struct {
     float lambda;      /* TD(lambda) over each seat's search values */
     float keep;        /* share of the decisions recorded (drawn at random) */
     float afterstates; /* share of the actor's recorded positions that keep their afterstates */
+    float teacher_temp; /* the teacher's policy target: 0 its move (one-hot), else the softmax
+                           of its values / teacher_temp */
 } lr_selfplay_settings;
 
 /* Plays games games (game i set up with seed + i) and appends their positions to out; 0, or

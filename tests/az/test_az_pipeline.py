@@ -285,6 +285,22 @@ def test_a_run_starts_from_the_model_init_names(models: dict[str, Path], tmp_pat
     ):
         assert torch.equal(a, b)
     assert run.init["path"] == str(models["mr2"]) and run.init["command"] == "tests/az fixture"
+    assert "init" not in run.init  # the fixture started from random weights
+
+
+def test_a_chain_of_inits_keeps_every_link(models: dict[str, Path], tmp_path: Path) -> None:
+    """A run started from a model that was itself started from another records both: the
+    games behind a continued model add up from its provenance alone."""
+    net, meta = load_checkpoint(models["mr2"])
+    first = {"path": "first.pt", "games": 100, "command": "the first run"}
+    middle = save_checkpoint(
+        tmp_path / "middle.pt", net, meta["search"],
+        {"command": "the second run", "games": 40, "init": first},
+    )  # fmt: skip
+    run = Run(load_az_config(TINY, [*SMALL, f'warmstart.init="{middle}"']), tmp_path / "c", "t",
+              log=quiet)  # fmt: skip
+    run.initialize()
+    assert run.init["games"] == 40 and run.init["init"] == first
 
 
 def test_export_copies_a_runs_model_or_a_kept_iteration(mr_run: Path, tmp_path: Path) -> None:

@@ -69,12 +69,12 @@ def arrays(out: dict[str, Any]) -> dict[str, np.ndarray]:
 
 def selfplay(key: str, net: Any, games: int = 2, seed: int = 10, teacher: bool = False,
              explore: int = 4, lam: float = 0.5, keep: float = 1.0, afterstates: float = 0.0,
-             settings: tuple = SETTINGS) -> dict[str, Any]:  # fmt: skip
+             settings: tuple = SETTINGS, teacher_temp: float = 0.0) -> dict[str, Any]:  # fmt: skip
     spec = SPECS[key]
     weights = spec.entry.hook("az_teacher")()[1] if teacher else None
     return native.az_selfplay(
         native_template(spec), None if teacher else net, games, seed, settings, teacher,
-        explore, lam, keep, afterstates, weights,
+        explore, lam, keep, afterstates, weights, False, teacher_temp,
     )  # fmt: skip
 
 
@@ -349,6 +349,33 @@ def test_teacher_games_replay_on_the_rules(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", SPECS)
+def test_the_teachers_soft_target_is_the_softmax_of_its_values(key: str) -> None:
+    """teacher_temp > 0 changes the actor rows' target only: the same games as with the
+    one-hot target (same rows, same observations), each target positive, summing to 1, its
+    largest entry on the teacher's move; Kingdomino's greedy values are whole points, so
+    temp x log(pi_i / pi_max) is a whole number; Moon River's heuristic values spread."""
+    temp = 2.0
+    hard = arrays(selfplay(key, None, games=2, seed=31, teacher=True))
+    soft = arrays(selfplay(key, None, games=2, seed=31, teacher=True, teacher_temp=temp))
+    for name in ("game", "seat", "obs_off", "obs_idx", "obs_val", "legal_off", "legal_id", "z"):
+        assert np.array_equal(hard[name], soft[name]), name
+    off, spread = hard["legal_off"], 0
+    actor_rows = np.flatnonzero(~np.isnan(hard["pi"][off[:-1]]))
+    assert actor_rows.size > 10
+    for p in actor_rows:
+        h, s = hard["pi"][off[p] : off[p + 1]], soft["pi"][off[p] : off[p + 1]]
+        assert np.all(s > 0) and abs(float(s.sum()) - 1.0) < 1e-5
+        assert s[np.argmax(h)] >= s.max() - 1e-6  # the teacher played a best-valued move
+        gaps = temp * np.log(s / s.max())
+        if key == "kd4":
+            assert np.allclose(gaps, np.round(gaps), atol=1e-3), gaps
+        spread += int(np.any(gaps < -0.5))
+    assert spread > actor_rows.size // 4  # not a one-hot in disguise
+    others = np.setdiff1d(np.arange(off.size - 1), actor_rows)
+    assert np.all(np.isnan(soft["pi"][off[others]]))
+
+
+@pytest.mark.parametrize("key", SPECS)
 def test_td_lambda_targets(key: str, nets: dict[str, Any]) -> None:
     """lambda = 1: the target is the outcome; lambda = 0: on the actor's rows the search's
     value of the move played; lambda changes the targets, not the games."""
@@ -473,6 +500,10 @@ def test_bad_selfplay_arguments_are_refused(nets: dict[str, Any]) -> None:
         native.az_selfplay(kd, nets["kd4"], 1, 0, SETTINGS[:6], False, 0, 0.5, 1.0, 0.0, None)
     with pytest.raises(ValueError):  # 11 weights
         native.az_selfplay(mr, None, 1, 0, SETTINGS, True, 0, 0.5, 1.0, 0.0, [1.0, 2.0])
+    for temp in (-0.5, float("nan"), 1001.0):
+        with pytest.raises(ValueError, match="teacher_temp 0..1000"):
+            native.az_selfplay(mr, None, 1, 0, SETTINGS, True, 0, 0.5, 1.0, 0.0,
+                               SPECS["mr2"].entry.hook("az_teacher")()[1], False, temp)  # fmt: skip
     with pytest.raises(TypeError):  # the old signature, without keep and afterstates
         native.az_selfplay(mr, net, 1, 0, SETTINGS, False, 0, 0.5, None)
 

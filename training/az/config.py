@@ -56,6 +56,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "games": checks.integer(0),
         "keep": checks.number(0.0, 1.0, open_lo=True),
         "afterstates": checks.number(0.0, 1.0),
+        "teacher_temp": checks.number(0.0, 1000.0),
         "epochs": checks.number(0.0),
         "save_every": checks.integer(0),
         "init": checks.string,

@@ -220,9 +220,10 @@ class Run:
         self.net.load_state_dict(net.state_dict())
         prov = meta.get("provenance", {})
         self.init = {"path": str(path)} | {
-            k: prov[k] for k in ("command", "git_commit", "games", "positions", "train_steps")
+            k: prov[k]
+            for k in ("command", "git_commit", "games", "positions", "train_steps", "init")
             if k in prov
-        }  # fmt: skip
+        }  # the model's own init nested: a chain of continued runs keeps every link
 
     # ---------------------------------------------------------------- data
     def play(self, iteration: int, games: int, teacher: bool = False) -> list[Positions]:
@@ -233,7 +234,9 @@ class Run:
         if teacher:
             ws = self.cfg["warmstart"]
             search = selfplay_settings(self.cfg).as_tuple()
-            settings = PlaySettings(search, 0, sp["lam"], ws["keep"], ws["afterstates"])
+            settings = PlaySettings(
+                search, 0, sp["lam"], ws["keep"], ws["afterstates"], ws["teacher_temp"]
+            )
             _, weights = self.spec.entry.hook("az_teacher")()
             net = None
         else:

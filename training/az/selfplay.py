@@ -172,13 +172,16 @@ class PlaySettings:
     first ``explore`` decisions of a game drawn from the improved policy, TD(``lam``),
     ``keep``, the share of decisions recorded (drawn at random in the core), and
     ``afterstates``, the share of the actor's recorded positions that also keep every legal
-    move's afterstate (the value's policy loss reads them)."""
+    move's afterstate (the value's policy loss reads them); in teacher games ``teacher_temp``
+    > 0 makes the policy target the softmax of the teacher's values / ``teacher_temp`` (0: the
+    teacher's move)."""
 
     search: tuple[Any, ...]
     explore: int
     lam: float
     keep: float = 1.0
     afterstates: float = 0.0
+    teacher_temp: float = 0.0
 
 
 def native_template(spec: GameSpec) -> Any:
@@ -215,7 +218,7 @@ def play_games(
     out = native.az_selfplay(
         template, None if teacher else net, games, seed, settings.search, teacher,
         settings.explore, settings.lam, settings.keep, settings.afterstates,
-        None if weights is None else list(weights), features,
+        None if weights is None else list(weights), features, settings.teacher_temp,
     )  # fmt: skip
     arrays: dict[str, Any] = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
