@@ -27,6 +27,23 @@ POLICIES = {"head": 0, "afterstate": 1}
 network's value of each move's afterstate for the seat that moves, divided by ``tau``."""
 
 
+MAX_CANDIDATES = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
+"""The most candidates a search takes (the core's ``AZ_MAX_CANDIDATES``)."""
+
+BOUNDS: dict[str, tuple[float, float, bool]] = {
+    "k": (0, MAX_CANDIDATES, False),
+    "r": (0, 4096, False),
+    "depth": (0, 100_000, False),
+    "max_depth": (0, 100_000, False),
+    "rollout_temp": (0.0, 100.0, False),
+    "tau": (0.0, 100.0, True),
+}
+"""Each numeric setting's range ``(low, high, low excluded)``: the one home, read by
+:class:`SearchSettings` and by the az pipeline's config schema (``[search]``, ``[selfplay]``);
+the core checks its own (the safety net for direct calls)."""
+INTEGER_SETTINGS = ("k", "r", "depth", "max_depth")
+
+
 @dataclass(frozen=True)
 class SearchSettings:
     """The search's settings (module docstring); checked on construction."""
@@ -42,21 +59,19 @@ class SearchSettings:
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise ValueError(f"policy: expected one of {list(POLICIES)}, got {self.policy!r}")
-        limit = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
-        bounds: tuple[tuple[str, float, float], ...] = (
-            ("k", 0, limit),
-            ("r", 0, 4096),
-            ("depth", 0, 100_000),
-            ("max_depth", 0, 100_000),
-        )
-        for name, lo, hi in bounds:
+        for name, (lo, hi, open_lo) in BOUNDS.items():
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                raise ValueError(f"{name}: expected an integer in {lo}..{hi}, got {v!r}")
-        for name, lo, hi in (("rollout_temp", 0.0, 100.0), ("tau", 1e-6, 100.0)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
-                raise ValueError(f"{name}: expected a number in {lo}..{hi}, got {v!r}")
+            if name in INTEGER_SETTINGS:
+                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                    raise ValueError(f"{name}: expected an integer in {lo}..{hi}, got {v!r}")
+            elif (
+                isinstance(v, bool)
+                or not isinstance(v, int | float)
+                or not (lo < v if open_lo else lo <= v)
+                or not v <= hi
+            ):
+                span = f"({lo}, {hi}]" if open_lo else f"{lo}..{hi}"
+                raise ValueError(f"{name}: expected a number in {span}, got {v!r}")
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The core's settings tuple."""

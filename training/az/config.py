@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents.az.search import SearchSettings
+from agents.az.search import BOUNDS, INTEGER_SETTINGS, POLICIES, SearchSettings
 from moonriver_env.games import BUILTIN_GAMES, GameSpec
 from training.common import config as checks
 from training.common.config import Check, Config, ConfigError, Schema, check_agent_specs
@@ -20,6 +20,15 @@ from training.common.config import Check, Config, ConfigError, Schema, check_age
 # training/configs/az_2p.toml); the other pipelines keep theirs in training/<pipeline>/configs/.
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 DEFAULT_FILE = CONFIG_DIR / "az_default.toml"
+
+
+def _search_check(name: str) -> Check:
+    """The config check of the search setting ``name``: its range from ``agents.az.search``."""
+    lo, hi, open_lo = BOUNDS[name]
+    if name in INTEGER_SETTINGS:
+        return checks.integer(int(lo), int(hi))
+    return checks.number(lo, hi, open_lo=open_lo)
+
 
 SCHEMA: dict[str, dict[str, Check]] = {
     "env": {
@@ -33,20 +42,13 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "features": checks.flag,
     },
     "search": {
-        "k": checks.integer(0, 32),
-        "r": checks.integer(0, 4096),
-        "depth": checks.integer(0, 100_000),
-        "max_depth": checks.integer(0, 100_000),
-        "rollout_temp": checks.number(0.0, 100.0),
-        "tau": checks.number(0.0, 100.0, open_lo=True),
-        "policy": checks.choice("afterstate", "head"),
+        **{name: _search_check(name) for name in BOUNDS},
+        "policy": checks.choice(*POLICIES),
     },
     "selfplay": {
         "games": checks.integer(1),
         "threads": checks.integer(1, 64),
-        "k": checks.integer(0, 32),
-        "r": checks.integer(0, 4096),
-        "depth": checks.integer(0, 100_000),
+        **{name: _search_check(name) for name in ("k", "r", "depth")},
         "explore": checks.integer(0),
         "lam": checks.number(0.0, 1.0),
         "keep": checks.number(0.0, 1.0, open_lo=True),
