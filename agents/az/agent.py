@@ -6,8 +6,9 @@
 the first move, naming both games); ``az:path=FILE`` plays a saved model (a training run's
 ``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
 ``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
-(determinizations), ``depth`` (decisions after the next reveal), ``sample=1`` (draw the move:
-from the policy with ``sims=0``, else from the improved policy).
+(determinizations), ``depth`` (decisions after the next reveal), ``rollout_temp`` (the
+rollouts' policy temperature; 0: its argmax), ``sample=1`` (draw the move: from the policy
+with ``sims=0``, else from the improved policy).
 
 At play time the agent uses only the network and the rules (to list and apply actions,
 re-deal hidden pieces and score a finished game): no hand-written evaluation, heuristic or
@@ -54,7 +55,7 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, sample: override the model's search settings (``sims=0``: the raw
+        sims, k, r, depth, rollout_temp, sample: override the model's search settings (``sims=0``: the raw
             policy; any other ``sims``: the search with that many candidates, ``k`` when
             ``k`` is not given).
     """
@@ -70,12 +71,18 @@ class AzAgent(Agent):
         r: int | None = None,
         depth: int | None = None,
         sample: bool | str | int | None = None,
+        rollout_temp: float | str | None = None,
     ) -> None:
         super().__init__(seed)
         self.overrides: dict[str, Any] = {}
         for name, value in (("k", k), ("r", r), ("depth", depth)):
             if value is not None:
                 self.overrides[name] = _integer(name, value)
+        if rollout_temp is not None:
+            try:
+                self.overrides["rollout_temp"] = float(rollout_temp)
+            except (TypeError, ValueError):
+                raise ValueError(f"rollout_temp: expected a number, got {rollout_temp!r}") from None
         count = None if sims is None else _integer("sims", sims)
         self.raw = count == 0
         if count and "k" not in self.overrides:  # sims=N: the search with N candidates

@@ -98,6 +98,9 @@ def test_sims_sets_the_candidates(models: dict[str, Path]) -> None:
     assert agent.settings.k == 4
     with pytest.raises(ValueError, match=r"^sims: expected an integer in 0\.\.32, got 33"):
         AzAgent(seed=0, path=models["mr2"], sims=33)
+    agent = make_agent(f"az:path={models['mr2']},rollout_temp=0")
+    agent.check_game(config)
+    assert agent.settings.rollout_temp == 0.0 and agent.settings.k == 3  # the rest: the model's
 
 
 def test_a_model_of_another_game_is_refused_before_any_move(
@@ -157,7 +160,8 @@ def test_damaged_foreign_and_missing_files_are_refused(
     ("spec", "key"),
     [("az:k=-1", "k"), ("az:sims=x", "sims"), ("az:sims=-1", "sims"), ("az:r=1.5", "r"), ("az:k=33", "k"),
      ("az:sims=40", "sims"),
-     ("az:depth=-2", "depth"), ("az:sample=maybe", "sample")],
+     ("az:depth=-2", "depth"), ("az:sample=maybe", "sample"), ("az:rollout_temp=hot", "rollout_temp"),
+     ("az:rollout_temp=-1", "rollout_temp")],
 )  # fmt: skip
 def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path]) -> None:
     for game, model in (("moonriver", "mr2"), ("kingdomino", "kd4")):
