@@ -17,7 +17,8 @@ int lr_work_init(lr_work *w, const lr_game *g) {
     w->sim = malloc(g->state_size);
     w->after = malloc(g->state_size);
     w->obs = malloc(sizeof(float) * (size_t)g->obs_size);
-    if (!w->root || !w->det || !w->sim || !w->after || !w->obs) {
+    w->base = malloc(sizeof(float) * (size_t)g->obs_size);
+    if (!w->root || !w->det || !w->sim || !w->after || !w->obs || !w->base) {
         lr_work_free(w);
         return -1;
     }
@@ -30,6 +31,7 @@ void lr_work_free(lr_work *w) {
     free(w->sim);
     free(w->after);
     free(w->obs);
+    free(w->base);
     memset(w, 0, sizeof *w);
 }
 
@@ -71,6 +73,9 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
                         int count, const lr_settings *s, lr_work *w, float *out, int64_t *evals) {
     int seat = g->seat(st);
     if (s->policy == LR_POLICY_AFTERSTATE) {
+        /* every afterstate from st's first-layer sums, seen by the same seat (not an evaluation) */
+        g->encode(g, st, seat, w->base);
+        lr_layer1(net, w->base, w->h1_base);
         for (int i = 0; i < count; i++) {
             memcpy(w->after, st, g->state_size);
             g->apply(g, w->after, legal[i]);
@@ -81,7 +86,8 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
                 v = (float)o[seat];
             } else {
                 g->encode(g, w->after, seat, w->obs);
-                v = lr_forward(net, w->obs, w->h2);
+                lr_layer1_delta(net, w->base, w->h1_base, w->obs, w->h1);
+                v = lr_head(net, w->h1, w->h2);
                 (*evals)++;
             }
             out[i] = v / s->tau;

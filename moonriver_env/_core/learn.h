@@ -38,14 +38,22 @@ void lr_net_bind(lr_net *net, int in, int h1, int h2, int actions, const float *
 /* The value of observation x (net->in floats) for its seat; h2 (net->h2 floats) keeps the last
  * hidden layer for lr_logits. */
 float lr_forward(const lr_net *net, const float *x, float *h2);
+/* lr_forward in two steps: the first layer's sums before its relu (net->h1 floats) ... */
+void lr_layer1(const lr_net *net, const float *x, float *h1);
+/* ... or those sums for x from the sums h1_base of the observation base (the rows of the entries
+ * that differ added, NNUE's incremental update: an afterstate from its parent's) ... */
+void lr_layer1_delta(const lr_net *net, const float *base, const float *h1_base, const float *x,
+                     float *h1);
+/* ... then the value and h2 from the sums. */
+float lr_head(const lr_net *net, const float *h1, float *h2);
 /* The logits of the count actions in legal into out, from h2. */
 void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out);
 
-/* Scratch for one thread: four game states and an observation. */
+/* Scratch for one thread: four game states and two observations. */
 typedef struct {
     void *root, *det, *sim, *after;
-    float *obs;
-    float h2[LR_MAX_H2];
+    float *obs, *base; /* base: the observation whose first-layer sums are in h1_base */
+    float h2[LR_MAX_H2], h1[LR_MAX_H1], h1_base[LR_MAX_H1];
     float logits[LR_MAX_LEGAL];
     int32_t legal[LR_MAX_LEGAL];
     double values[LR_MAX_LEGAL];

@@ -1,5 +1,6 @@
 /* The learned evaluation (learn.h): a sparse first layer read row by row for the observation's
- * non-zero entries, two small dense layers, a value and the legal actions' logits. */
+ * non-zero entries (or, as NNUE does, updated from a parent's sums for the entries an afterstate
+ * changed), two small dense layers, a value and the legal actions' logits. */
 #include <math.h>
 #include <string.h>
 
@@ -65,15 +66,44 @@ static inline float dot(const float *restrict a, const float *restrict b, int n)
 #define LR_CLONES
 #endif
 
-LR_CLONES float lr_forward(const lr_net *net, const float *x, float *h2) {
-    float h1[LR_MAX_H1], acc[LR_MAX_H2];
-    int n1 = net->h1, n2 = net->h2;
+LR_CLONES void lr_layer1(const lr_net *net, const float *x, float *h1) {
+    int n1 = net->h1;
     memcpy(h1, net->b1, sizeof(float) * (size_t)n1);
     for (int i = 0; i < net->in; i++) {
         if (x[i] != 0.0f) {
             add_row(h1, net->w1 + (size_t)i * n1, x[i], n1);
         }
     }
+}
+
+/* Blocks of LR_BLOCK entries are compared at once; only a block that differs is read entry by
+ * entry (an afterstate's observation differs from its parent's in a few blocks). */
+#define LR_BLOCK 16
+
+LR_CLONES void lr_layer1_delta(const lr_net *net, const float *base, const float *h1_base,
+                               const float *x, float *h1) {
+    int n1 = net->h1, in = net->in;
+    memcpy(h1, h1_base, sizeof(float) * (size_t)n1);
+    for (int i0 = 0; i0 < in; i0 += LR_BLOCK) {
+        int end = i0 + LR_BLOCK < in ? i0 + LR_BLOCK : in;
+        int differ = 0;
+        for (int i = i0; i < end; i++) {
+            differ |= x[i] != base[i];
+        }
+        if (!differ) {
+            continue;
+        }
+        for (int i = i0; i < end; i++) {
+            if (x[i] != base[i]) {
+                add_row(h1, net->w1 + (size_t)i * n1, x[i] - base[i], n1);
+            }
+        }
+    }
+}
+
+LR_CLONES float lr_head(const lr_net *net, const float *h1, float *h2) {
+    float acc[LR_MAX_H2];
+    int n1 = net->h1, n2 = net->h2;
     memcpy(acc, net->b2, sizeof(float) * (size_t)n2);
     for (int j = 0; j < n1; j++) {
         if (h1[j] > 0.0f) { /* relu: the zeros add nothing */
@@ -84,6 +114,12 @@ LR_CLONES float lr_forward(const lr_net *net, const float *x, float *h2) {
         h2[k] = acc[k] > 0.0f ? acc[k] : 0.0f;
     }
     return tanhf(net->bv[0] + dot(net->wv, h2, n2));
+}
+
+float lr_forward(const lr_net *net, const float *x, float *h2) {
+    float h1[LR_MAX_H1];
+    lr_layer1(net, x, h1);
+    return lr_head(net, h1, h2);
 }
 
 void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out) {
