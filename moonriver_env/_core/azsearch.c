@@ -139,8 +139,14 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
 
 void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
                int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
+    out->count = g->legal(g, st, out->legal);
+    lr_search_listed(g, net, st, s, sample, rng, w, out);
+}
+
+void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+                      int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
     int seat = g->seat(st);
-    int count = out->count = g->legal(g, st, out->legal);
+    int count = out->count;
     out->searched = 0;
     out->evals = 1;
     g->encode(g, st, seat, w->obs);

@@ -274,15 +274,16 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
             int seat = g->seat(st);
             int32_t a;
             float q = NAN;
+            r->count = g->legal(g, st, r->legal); /* listed once: the search reads them */
             if (s->teacher) {
-                r->count = g->legal(g, st, r->legal);
                 a = r->count == 1 ? r->legal[0]
                                   : g->teacher(g, st, r->legal, r->count, teacher_weights, &rng, &w);
                 teacher_target(r, a, r->count > 1 ? w.values : NULL, s->teacher_temp);
-            } else if ((r->count = g->legal(g, st, r->legal)) == 1) {
+            } else if (r->count == 1) {
                 a = r->legal[0]; /* a forced move: nothing to search, nothing kept */
             } else {
-                lr_search(g, net, st, &s->search, decisions_played < s->explore, &rng, &w, r);
+                lr_search_listed(g, net, st, &s->search, decisions_played < s->explore, &rng, &w,
+                                 r);
                 out->evals += r->evals;
                 a = r->action;
                 q = r->chosen_q;

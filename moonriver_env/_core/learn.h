@@ -122,6 +122,9 @@ void lr_work_free(lr_work *w);
  * the best Q, or the prior's argmax without search). */
 void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
                int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
+/* lr_search where the caller has listed st's legal actions in out->legal and out->count. */
+void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+                      int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
 
 /* --- self-play ----------------------------------------------------------------------------- */
 /* Rows of sparse observations (CSR): row i's non-zero entries are idx/val[off[i] .. off[i+1]). */
