@@ -52,7 +52,7 @@ class SearchSettings:
     r: int = 4
     depth: int = 4
     max_depth: int = 48
-    rollout_temp: float = 1.0
+    rollout_temp: float = 0.0
     tau: float = 0.1
     policy: str = "afterstate"
 

@@ -93,7 +93,7 @@ def test_the_policy_setting_reaches_the_core(key: str, nets: dict[str, object]) 
     assert evals["afterstate"] > 2 * evals["head"], evals
     assert SearchSettings(policy="head").as_tuple()[-1] == native.AZ_POLICY_HEAD
     assert SearchSettings().as_tuple()[-1] == native.AZ_POLICY_AFTERSTATE
-    assert SearchSettings().as_tuple()[:-1] == (6, 4, 4, 48, 1.0, 0.1)
+    assert SearchSettings().as_tuple()[:-1] == (6, 4, 4, 48, 0.0, 0.1)  # argmax rollouts
 
 
 @pytest.mark.parametrize("key", SPECS)

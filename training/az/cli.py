@@ -4,11 +4,16 @@
         [--resume] [--set section.key=value ...] [--workers N] [--backend ray --address HOST:PORT]
     python -m training.az --export runs/az1 --out agents/checkpoints/az_2p_base
     python -m training.az --export runs/az1/checkpoints/iter_00000.pt --out DIR
+    python -m training.az --export runs/az1 --out DIR --play rollout_temp=0 --play k=8 \\
+        --why "argmax rollouts won 0.68 against 0.60 (200 games)"
 
 Training prints one line per iteration and the evaluation tables; ``--resume`` continues a
 run directory after its last checkpoint (``--config`` may then be left out; keys of ``[env]``
 and ``[net]`` cannot change). ``--export`` copies a run's ``model.pt`` with its provenance,
-curves and config into a model folder (what ``az`` ships).
+curves and config into a model folder (what ``az`` ships); ``--play KEY=VALUE`` changes a play
+setting of the exported model (the search's ``k``, ``r``, ``depth``, ``max_depth``,
+``rollout_temp``, ``tau``; training is not affected) and needs ``--why``: the change and the
+reason are kept in its provenance (``play_settings``), the run's config stays as trained.
 """
 
 from __future__ import annotations
@@ -21,8 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from agents.atomic import csv_text
-from agents.az.checkpoint import load_checkpoint
+from agents.az.checkpoint import load_checkpoint, read_blob
+from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
 from training.common.export import build_folder
@@ -32,10 +40,37 @@ from .evaluate import plot_curve
 from .run import start_run
 
 
-def export(source: Path, out: Path, force: bool = False) -> Path:
+def play_changes(pairs: Sequence[str]) -> dict[str, int | float]:
+    """``KEY=VALUE`` play settings (``--play``) as a mapping; a ``ValueError`` naming the first
+    bad one (an unknown key, a value of the wrong kind; ranges: :class:`SearchSettings`)."""
+    out: dict[str, int | float] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        key = key.strip().removeprefix("search.")
+        if not sep or key not in BOUNDS:
+            raise ValueError(
+                f"--play: expected KEY=VALUE with KEY one of {sorted(BOUNDS)}, got {pair!r}"
+            )
+        try:
+            out[key] = int(text) if key in INTEGER_SETTINGS else float(text)
+        except ValueError:
+            kind = "an integer" if key in INTEGER_SETTINGS else "a number"
+            raise ValueError(f"--play: {key}: expected {kind}, got {text.strip()!r}") from None
+    return out
+
+
+def export(
+    source: Path,
+    out: Path,
+    force: bool = False,
+    play: dict[str, int | float] | None = None,
+    why: str | None = None,
+) -> Path:
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
     the run directory (its ``model.pt``, the latest) or one of its model files (a kept
-    ``checkpoints/iter_<N>.pt``). The folder is built beside ``out`` and swapped in whole
+    ``checkpoints/iter_<N>.pt``). ``play``: play settings changed in the exported model (its
+    ``search``), with ``why`` (required) recorded beside the change in its provenance. The
+    folder is built beside ``out`` and swapped in whole
     (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
     its files survive a replacement."""
     if source.is_file():
@@ -44,18 +79,41 @@ def export(source: Path, out: Path, force: bool = False) -> Path:
     else:
         src, run_dir = source / "model.pt", source
     _, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
+    blob = None
+    if play:
+        reason = (why or "").strip()
+        if not reason:
+            raise ValueError("--why: a changed play setting needs its reason (kept in provenance)")
+        before = SearchSettings.from_mapping(dict(meta["search"]))
+        try:
+            after = SearchSettings.from_mapping({**meta["search"], **play})  # the ranges
+        except ValueError as exc:
+            raise ValueError(f"--play: {exc}") from None
+        changed = ", ".join(f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in play)
+        blob = read_blob(src)
+        blob["search"] = {**blob["search"], **play}
+        blob["provenance"] = {
+            **blob["provenance"],
+            "play_settings": f"play settings changed at export: {changed} ({reason})",
+        }
     dest = out / "model.pt"
     if dest.exists() and not force:
         raise OutputError(f"--out: {dest} exists; pass --force to replace it")
-    build_folder(out, lambda build: _fill(build, src, run_dir, meta["provenance"]))
+    prov = meta["provenance"] if blob is None else blob["provenance"]
+    build_folder(out, lambda build: _fill(build, src, run_dir, prov, blob))
     return dest
 
 
-def _fill(build: Path, src: Path, run_dir: Path, prov: dict[str, Any]) -> None:
-    """The model folder's files: the model, the run's config, and its records up to the
-    model (progress up to its iteration, evaluations up to its games: eval.csv's step) with
-    the learning curve drawn from them."""
-    shutil.copyfile(src, build / "model.pt")
+def _fill(
+    build: Path, src: Path, run_dir: Path, prov: dict[str, Any], blob: dict[str, Any] | None
+) -> None:
+    """The model folder's files: the model (``blob`` when its play settings changed), the
+    run's config, and its records up to the model (progress up to its iteration, evaluations
+    up to its games: eval.csv's step) with the learning curve drawn from them."""
+    if blob is None:
+        shutil.copyfile(src, build / "model.pt")
+    else:
+        torch.save(blob, build / "model.pt")
     if (run_dir / "config.toml").exists():
         shutil.copyfile(run_dir / "config.toml", build / "config.toml")
     _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
@@ -91,14 +149,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", default=None, help="with --export: the model folder")
     parser.add_argument("--force", action="store_true", help="with --export: replace a model")
+    parser.add_argument(
+        "--play", action="append", default=[], metavar="KEY=VALUE",
+        help="with --export: change a play setting of the exported model (needs --why)",
+    )  # fmt: skip
+    parser.add_argument("--why", default=None, help="with --play: the reason, kept in provenance")
     add_backend_arguments(parser)
     args = parser.parse_args(argv)
     try:
         if args.export is not None:
             if not args.out:
                 parser.error("--export needs --out")
-            print(export(Path(args.export), Path(args.out), args.force))
+            play = play_changes(args.play)
+            print(export(Path(args.export), Path(args.out), args.force, play, args.why))
             return 0
+        if args.play or args.why is not None:
+            parser.error("--play and --why go with --export")
         if not args.run_dir:
             parser.error("--run-dir is required")
         if args.config is None and not args.resume:
