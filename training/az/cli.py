@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import shutil
 import sys
 from collections.abc import Sequence
@@ -67,10 +68,11 @@ def export(
     why: str | None = None,
 ) -> Path:
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
-    the run directory (its ``model.pt``, the latest) or one of its model files (a kept
-    ``checkpoints/iter_<N>.pt``). ``play``: play settings changed in the exported model (its
-    ``search``), with ``why`` (required) recorded beside the change in its provenance. The
-    folder is built beside ``out`` and swapped in whole
+    the run directory (its ``model.pt``, the latest), one of its model files (a kept
+    ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named,
+    and its evaluations stay unless the play settings change). ``play``: play settings changed
+    in the exported model (its ``search``), with ``why`` (required) recorded beside the change
+    in its provenance. The folder is built beside ``out`` and swapped in whole
     (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
     its files survive a replacement."""
     if source.is_file():
@@ -119,7 +121,15 @@ def _fill(
     _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
     if _rows_upto(run_dir / "eval.csv", "step", prov["games"], build):
         plot_curve(build / "eval.csv", build / "learning_curve.png")
-    write_json(build / "provenance.json", {"run_dir": str(run_dir), "model": str(src), **prov})
+    origin: dict[str, Any] = {"run_dir": str(run_dir), "model": str(src)}
+    kept: dict[str, Any] = {}
+    folder = run_dir / "provenance.json"  # a model folder exported before: where it came from
+    if folder.is_file():
+        before = json.loads(folder.read_text())
+        origin = {k: before[k] for k in origin}
+        if blob is None and "evaluations" in before:
+            kept["evaluations"] = before["evaluations"]  # the same model, the same play
+    write_json(build / "provenance.json", {**origin, **prov, **kept})
 
 
 def _rows_upto(path: Path, column: str, last: int, out: Path) -> int:
