@@ -376,13 +376,15 @@ def test_export_can_change_play_settings_with_a_reason(
 
 def test_a_shipped_folder_re_exports_keeping_its_origin(mr_run: Path, tmp_path: Path) -> None:
     """A model folder exported before can be exported again (new play settings for a shipped
-    model): the run and model it came from stay named; its recorded evaluations stay when the
-    play is the same and go when the play settings change (they measured the old ones)."""
+    model): the run and model it came from stay named, and the files added to it; its recorded
+    evaluations stay when the play is the same and go when the play settings change (they
+    measured the old ones)."""
     shipped = tmp_path / "shipped"
     export(mr_run, shipped)
     prov = json.loads((shipped / "provenance.json").read_text())
     prov["evaluations"] = [{"agent": "az", "opponent": "heuristic", "win_rate": 0.5}]
     (shipped / "provenance.json").write_text(json.dumps(prov))
+    (shipped / "curve.csv").write_text("hours,win_rate\n0.5,0.1\n")  # added by hand
     same = json.loads((export(shipped, tmp_path / "same").parent / "provenance.json").read_text())
     assert (same["run_dir"], same["model"]) == (str(mr_run), str(mr_run / "model.pt"))
     assert same["evaluations"] == prov["evaluations"]
@@ -391,6 +393,7 @@ def test_a_shipped_folder_re_exports_keeping_its_origin(mr_run: Path, tmp_path: 
     assert (tuned["run_dir"], tuned["model"]) == (str(mr_run), str(mr_run / "model.pt"))
     assert "evaluations" not in tuned and "argmax" in tuned["play_settings"]
     assert load_checkpoint(shipped)[1]["search"]["rollout_temp"] == 0.0
+    assert (shipped / "curve.csv").read_text() == "hours,win_rate\n0.5,0.1\n"
 
 
 def teacher_positions(key: str, games: int = 6) -> Positions:

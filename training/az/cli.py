@@ -70,7 +70,7 @@ def export(
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
     the run directory (its ``model.pt``, the latest), one of its model files (a kept
     ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named,
-    and its evaluations stay unless the play settings change). ``play``: play settings changed
+    its evaluations stay unless the play settings change, its other files stay). ``play``: play settings changed
     in the exported model (its ``search``), with ``why`` (required) recorded beside the change
     in its provenance. The folder is built beside ``out`` and swapped in whole
     (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
@@ -130,6 +130,10 @@ def _fill(
         if blob is None and "evaluations" in before:
             kept["evaluations"] = before["evaluations"]  # the same model, the same play
     write_json(build / "provenance.json", {**origin, **prov, **kept})
+    if folder.is_file():  # and the folder's other files (a curve added to it, say)
+        for f in run_dir.iterdir():
+            if f.is_file() and not (build / f.name).exists():
+                shutil.copyfile(f, build / f.name)
 
 
 def _rows_upto(path: Path, column: str, last: int, out: Path) -> int:
