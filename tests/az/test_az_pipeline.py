@@ -394,6 +394,9 @@ def test_a_shipped_folder_re_exports_keeping_its_origin(mr_run: Path, tmp_path: 
     assert "evaluations" not in tuned and "argmax" in tuned["play_settings"]
     assert load_checkpoint(shipped)[1]["search"]["rollout_temp"] == 0.0
     assert (shipped / "curve.csv").read_text() == "hours,win_rate\n0.5,0.1\n"
+    export(shipped, shipped, force=True, play={"k": 2}, why="cheaper")  # both changes kept
+    note = json.loads((shipped / "provenance.json").read_text())["play_settings"]
+    assert note.startswith(tuned["play_settings"] + "; then ") and "search.k" in note
 
 
 def teacher_positions(key: str, games: int = 6) -> Positions:

@@ -94,9 +94,11 @@ def export(
         changed = ", ".join(f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in play)
         blob = read_blob(src)
         blob["search"] = {**blob["search"], **play}
+        note = f"play settings changed at export: {changed} ({reason})"
+        earlier = blob["provenance"].get("play_settings")  # a change before: both are kept
         blob["provenance"] = {
             **blob["provenance"],
-            "play_settings": f"play settings changed at export: {changed} ({reason})",
+            "play_settings": f"{earlier}; then {note}" if earlier else note,
         }
     dest = out / "model.pt"
     if dest.exists() and not force:
@@ -126,7 +128,7 @@ def _fill(
     folder = run_dir / "provenance.json"  # a model folder exported before: where it came from
     if folder.is_file():
         before = json.loads(folder.read_text())
-        origin = {k: before[k] for k in origin}
+        origin = {k: before.get(k, v) for k, v in origin.items()}
         if blob is None and "evaluations" in before:
             kept["evaluations"] = before["evaluations"]  # the same model, the same play
     write_json(build / "provenance.json", {**origin, **prov, **kept})
