@@ -68,14 +68,19 @@ static int argmax(const float *v, int count) {
 
 /* The network's logits of the count legal actions (in legal) of st for its acting seat:
  * the policy head's, or each afterstate's value for that seat / tau (st must be a
- * determinization: applying a move may turn up hidden pieces). Counts evaluations. */
+ * determinization: applying a move may turn up hidden pieces). Counts evaluations. The
+ * afterstates' first-layer sums are updated from w->base's (w->h1_base): with base_ready the
+ * caller has put an observation for that seat there (any serves: every entry that differs is
+ * added), else st's is computed (not an evaluation). */
 static void move_logits(const lr_game *g, const lr_net *net, const void *st, const int32_t *legal,
-                        int count, const lr_settings *s, lr_work *w, float *out, int64_t *evals) {
+                        int count, const lr_settings *s, lr_work *w, float *out, int64_t *evals,
+                        int base_ready) {
     int seat = g->seat(st);
     if (s->policy == LR_POLICY_AFTERSTATE) {
-        /* every afterstate from st's first-layer sums, seen by the same seat (not an evaluation) */
-        g->encode(g, st, seat, w->base);
-        lr_layer1(net, w->base, w->h1_base);
+        if (!base_ready) {
+            g->encode(g, st, seat, w->base);
+            lr_layer1(net, w->base, w->h1_base);
+        }
         for (int i = 0; i < count; i++) {
             memcpy(w->after, st, g->state_size);
             g->apply(g, w->after, legal[i]);
@@ -103,7 +108,7 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
 /* The network's move for st's acting seat among its count legal actions (in w->legal). */
 static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, int count,
                            const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
-    move_logits(g, net, st, w->legal, count, s, w, w->logits, evals);
+    move_logits(g, net, st, w->legal, count, s, w, w->logits, evals, 0);
     float temp = s->rollout_temp;
     int i = temp > 0.0f ? sample_softmax(w->logits, count, temp, rng) : argmax(w->logits, count);
     return w->legal[i];
@@ -149,12 +154,13 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
     int count = out->count;
     out->searched = 0;
     out->evals = 1;
-    g->encode(g, st, seat, w->obs);
-    out->value = lr_forward(net, w->obs, w->h2);
+    g->encode(g, st, seat, w->base); /* the root's sums: its value and the afterstates' base */
+    lr_layer1(net, w->base, w->h1_base);
+    out->value = lr_head(net, w->h1_base, w->h2);
     if (s->policy == LR_POLICY_AFTERSTATE) { /* on one determinization: nothing leaks */
         memcpy(w->det, st, g->state_size);
         g->redetermine(g, w->det, rng);
-        move_logits(g, net, w->det, out->legal, count, s, w, w->logits, &out->evals);
+        move_logits(g, net, w->det, out->legal, count, s, w, w->logits, &out->evals, 1);
     } else {
         lr_logits(net, w->h2, out->legal, count, w->logits);
     }
