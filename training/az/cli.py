@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 from agents.atomic import csv_text
-from agents.az.checkpoint import load_checkpoint, read_blob
+from agents.az.checkpoint import load_checkpoint
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
@@ -80,7 +80,7 @@ def export(
         run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
     else:
         src, run_dir = source / "model.pt", source
-    _, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
+    net, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
     blob = None
     if play:
         reason = (why or "").strip()
@@ -92,8 +92,7 @@ def export(
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
         changed = ", ".join(f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in play)
-        blob = read_blob(src)
-        blob["search"] = {**blob["search"], **play}
+        blob = {**meta, "state_dict": net.state_dict(), "search": {**meta["search"], **play}}
         note = f"play settings changed at export: {changed} ({reason})"
         earlier = blob["provenance"].get("play_settings")  # a change before: both are kept
         blob["provenance"] = {
