@@ -242,3 +242,32 @@ def test_a_reshaped_or_foreign_file_is_refused(models: dict[str, Path], tmp_path
     torch.save(blob, tmp_path / "noshape.pt")
     with pytest.raises(CheckpointError, match="no valid network shape"):
         load_checkpoint(tmp_path / "noshape.pt")
+
+
+@pytest.mark.parametrize("key", ["mr2", "kd4"])
+def test_the_first_layers_gradient_is_the_dense_one(key: str) -> None:
+    """Training's first layer (a CSR product whose backward reads the transpose built by a
+    radix sort, not torch's own) gives the gradients of the same network written densely."""
+    net = random_net(SPECS[key], seed=3)
+    n = net.shape.inputs
+    rng = np.random.default_rng(4)
+    with torch.no_grad():  # a scale other than 1 on some inputs, as after set_input_scale
+        net.input_scale.copy_(torch.as_tensor(rng.uniform(0.5, 3.0, n), dtype=torch.float32))
+    counts = rng.integers(1, 40, size=9)
+    idx = np.concatenate([rng.choice(n, c, replace=False) for c in counts])
+    val = rng.uniform(0.1, 2.0, idx.size).astype(np.float32)
+    batch = sparse_batch(idx, val, counts, np.zeros(9, np.int64), np.ones(9, np.int64))
+    target = torch.as_tensor(rng.uniform(-1, 1, 9), dtype=torch.float32)
+    ((net.value_of(batch) - target) ** 2).sum().backward()
+    got = {k: p.grad.clone() for k, p in net.named_parameters() if p.grad is not None}
+    net.zero_grad()
+    x = torch.zeros(9, n)
+    x[torch.as_tensor(np.repeat(np.arange(9), counts)), torch.as_tensor(idx)] = torch.as_tensor(val)
+    h1 = torch.relu(x @ (net.w1 * net.input_scale[:, None]) + net.b1)
+    value = torch.tanh(net.value(torch.relu(net.l2(h1)))).squeeze(-1)
+    ((value - target) ** 2).sum().backward()
+    assert set(got) == {"w1", "b1", "l2.weight", "l2.bias", "value.weight", "value.bias"}
+    for k, p in net.named_parameters():
+        if k in got:
+            assert p.grad is not None and float(p.grad.abs().max()) > 0, k
+            torch.testing.assert_close(got[k], p.grad, rtol=1e-4, atol=1e-6, msg=k)

@@ -72,7 +72,11 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     assert not [p for p in rd.rglob(".*tmp*")]  # no temporary file left behind
     progress = rows(rd / "progress.csv")
     assert [int(r["iteration"]) for r in progress] == [0, 1, 2]
-    assert all(int(r["new_positions"]) > 50 and float(r["loss"]) > 0 for r in progress)
+    assert all(int(r["new_positions"]) > 50 for r in progress)
+    # [train] overlap: an iteration learns the one before's positions while it plays, so the
+    # first self-play iteration learns nothing and the last one's wait for the run's end
+    assert [int(r["train_steps"]) > 0 for r in progress] == [True, False, True]
+    assert float(progress[0]["loss"]) > 0 and float(progress[2]["loss"]) > 0
     # the warm start keeps afterstates (warmstart.afterstates), self-play none (k = 0)
     assert float(progress[0]["afterstate"]) > 0 and float(progress[0]["policy"]) == 0.0
     assert all(float(r["afterstate"]) == 0.0 for r in progress[1:])
@@ -93,6 +97,11 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     assert torch.equal(net.input_scale, fresh.input_scale) and net.input_scale.max() > 1.5
     prov = meta["provenance"]
     assert prov["iteration"] == 2
+    # model.pt learned the last iteration's positions; the checkpoint keeps them pending
+    _, latest = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    assert latest["progress"]["pending"] == int(progress[2]["new_positions"])
+    steps = -(-int(progress[2]["new_positions"]) * 2 // 64)  # sample_reuse 2, batch 64
+    assert prov["train_steps"] == latest["provenance"]["train_steps"] + steps
     assert prov["positions"] == sum(int(r["new_positions"]) for r in progress)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     assert [s["git_commit"] for s in prov["starts"]] == [head.stdout.strip()]
@@ -145,14 +154,62 @@ def test_resume_continues_where_the_run_stopped(mr_run: Path, tmp_path: Path) ->
     assert [int(r["step"]) for r in rows(rd / "eval.csv")] == [16, 24, 32]
 
 
+def test_without_overlap_each_iteration_learns_its_own_games(tmp_path: Path) -> None:
+    rd = tmp_path / "run"
+    start_run(TINY, [*SMALL, "train.overlap=false"], rd, resume=False, command="test", log=quiet)
+    progress = rows(rd / "progress.csv")
+    assert all(int(r["train_steps"]) > 0 and float(r["loss"]) > 0 for r in progress)
+    _, latest = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    _, model = load_checkpoint(rd / "model.pt")
+    assert latest["progress"]["pending"] == 0
+    assert model["provenance"]["train_steps"] == latest["provenance"]["train_steps"]
+
+
+def test_overlapped_runs_both_and_passes_on_errors() -> None:
+    import threading
+
+    from training.az.learner import Stopped, overlapped, stop_check
+
+    seen: list[str] = []
+    out = overlapped(lambda: "played", lambda stop: seen.append("learned") or 7)
+    assert out[:2] == ("played", 7) and seen == ["learned"] and min(out[2:]) >= 0
+    assert overlapped(lambda: 1, None)[:2] == (1, None)
+
+    def bad_learn(stop: threading.Event) -> None:
+        raise ValueError("learner broke")
+
+    with pytest.raises(ValueError, match="learner broke"):
+        overlapped(lambda: seen.append("played"), bad_learn)
+    assert seen[-1] == "played"  # the play finished first
+    steps: list[int] = []
+
+    def long_learn(stop: threading.Event) -> None:
+        check = stop_check(stop, steps.append)
+        while True:  # a learner that only a stop ends
+            check(1)
+            stop.wait(0.001)
+
+    def bad_play() -> None:
+        while not steps:
+            pass
+        raise RuntimeError("play broke")
+
+    with pytest.raises(RuntimeError, match="play broke"):
+        overlapped(bad_play, long_learn)  # returns: the learner stopped at its next step
+    with pytest.raises(Stopped):
+        stopped = threading.Event()
+        stopped.set()
+        stop_check(stopped)(1)
+
+
 def test_a_run_killed_mid_iteration_loses_only_that_iteration(
     mr_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rd = tmp_path / "run"
     shutil.copytree(mr_run, rd)
 
-    def killed(self: Run, iteration: int, new: int, epochs: float | None = None) -> None:
-        raise KeyboardInterrupt  # after the shards of iteration 3 were written
+    def killed(self: Run, iteration: int, new: int, **_: Any) -> None:
+        raise KeyboardInterrupt  # beside the play of iteration 3 (raised once its shards are written)
 
     monkeypatch.setattr(Run, "learn", killed)
     with pytest.raises(KeyboardInterrupt):

@@ -1,18 +1,20 @@
 """``python -m training.az.bench``: the az pipeline's self-play throughput at the shipped
 settings (``training/configs/az_default.toml``, or ``--config``), learning included, on this
 machine's cores: iterations of the pipeline's own loop (games played in the core over
-``selfplay.threads`` threads, then the gradient steps ``train.sample_reuse`` asks for) for
+``selfplay.threads`` threads and the gradient steps ``train.sample_reuse`` asks for: with
+``[train] overlap``, the default, an iteration's positions learn while the next one plays) for
 about ``--seconds``, then::
 
     self-play: N games/hour
 
-and where the time goes (play and learning shares, network evaluations a second, decisions
-a second). ``--game``/``--players``/``--mode`` choose the game (default the config's).
+and where the time goes (play and learning seconds, network evaluations a second, decisions
+a second). ``--set env.game=kingdomino`` (and the other keys of the config) choose the game.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import os
 import time
@@ -25,7 +27,7 @@ from agents.az.network import AzNet
 from training.common.config import ConfigError
 
 from .config import game_spec, load_az_config, selfplay_settings
-from .learner import loss_weights, train_steps
+from .learner import loss_weights, optimizer_for, overlapped, train_steps
 from .replay import ReplayBuffer
 from .selfplay import PlaySettings, native_template, play_threads
 
@@ -49,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.set_num_threads(cfg["run"]["torch_threads"])
     torch.manual_seed(0)
     net = AzNet(net_shape(cfg)).eval()
-    opt = torch.optim.AdamW(net.parameters(), lr=tr["learning_rate"])
+    opt = optimizer_for(net, cfg)
     buffer = ReplayBuffer(cfg["replay"]["window"])
     settings = PlaySettings(
         selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"], sp["afterstates"]
@@ -63,39 +65,58 @@ def main(argv: Sequence[str] | None = None) -> int:
         flush=True,
     )
     played = decisions = evals = positions = 0
-    t_play = t_learn = 0.0
+    t_play = t_learn = wall = 0.0
+    overlap = bool(tr["overlap"])
+    pending = 0  # positions of the last iteration not yet learned (with overlap)
     start = time.perf_counter()
     seed = 1
+
+    def learn(n: int, rng_seed: int) -> None:
+        steps = max(1, math.ceil(n * tr["sample_reuse"] / tr["batch_size"]))
+        train_steps(
+            net, opt, buffer, steps, tr["batch_size"], np.random.default_rng(rng_seed),
+            loss_weights(cfg),
+        )  # fmt: skip
+
+    def learn_pending(n: int, rng_seed: int, _stop: object) -> None:
+        learn(n, rng_seed)
+
     while time.perf_counter() - start < args.seconds:
         t0 = time.perf_counter()
         seeds = list(range(seed, seed + games))
         seed += games
-        p = play_threads(template, net.native(), seeds, settings, sp["threads"])
-        t1 = time.perf_counter()
-        buffer.add(p)
-        steps = max(1, math.ceil(len(p) * tr["sample_reuse"] / tr["batch_size"]))
-        train_steps(
-            net,
-            opt,
-            buffer,
-            steps,
-            tr["batch_size"],
-            np.random.default_rng(seed),
-            loss_weights(cfg),
-        )
-        t2 = time.perf_counter()
-        t_play += t1 - t0
-        t_learn += t2 - t1
+        weights = net.native()
+        if overlap:  # the pipeline's way: the last iteration's positions learn while these play
+            p, _, dt_play, dt_learn = overlapped(
+                functools.partial(play_threads, template, weights, seeds, settings, sp["threads"]),
+                functools.partial(learn_pending, pending, seed) if pending else None,
+            )
+            buffer.add(p)
+            pending = len(p)
+        else:
+            p = play_threads(template, weights, seeds, settings, sp["threads"])
+            dt_play = time.perf_counter() - t0
+            buffer.add(p)
+            learn(len(p), seed)
+            dt_learn = time.perf_counter() - t0 - dt_play
+        wall += time.perf_counter() - t0
+        t_play += dt_play
+        t_learn += dt_learn
         played += p.games
         decisions += p.decisions
         evals += p.evals
         positions += len(p)
-    total = t_play + t_learn
-    print(f"self-play: {played * 3600 / total:,.0f} games/hour", flush=True)
+    if pending:  # the last iteration's learning counts too
+        t0 = time.perf_counter()
+        learn(pending, seed)
+        t_learn += time.perf_counter() - t0
+        wall += time.perf_counter() - t0
+    way = "learning beside the play" if overlap else "play, then learning"
+    print(f"self-play: {played * 3600 / wall:,.0f} games/hour", flush=True)
     print(
-        f"  {played} games, {decisions:,} decisions, {positions:,} positions kept in {total:.1f} s: "
-        f"play {t_play:.1f} s ({100 * t_play / total:.0f}%), learning {t_learn:.1f} s "
-        f"({100 * t_learn / total:.0f}%)\n"
+        f"  {played} games, {decisions:,} decisions, {positions:,} positions kept in {wall:.1f} s "
+        f"({way}, [train] overlap = {str(overlap).lower()}): play {t_play:.1f} s, learning "
+        f"{t_learn:.1f} s\n"
         f"  play: {decisions / t_play:,.0f} decisions/s, {evals / t_play:,.0f} network "
         f"evaluations/s over {sp['threads']} threads ({evals / max(decisions, 1):.1f} a decision, "
         f"{1e6 * t_play * sp['threads'] / max(evals, 1):.1f} us each on one thread)",

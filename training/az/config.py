@@ -73,6 +73,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "outcome_mix": checks.number(0.0, 1.0),
         "policy_weight": checks.number(0.0),
         "afterstate_weight": checks.number(0.0),
+        "overlap": checks.flag,
     },
     "run": {
         "seed": checks.integer(0),

@@ -52,9 +52,25 @@ from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
 from .config import AZ, game_spec, search_settings, selfplay_settings, settings_dict
 from .evaluate import evaluate_model, write_evaluation
-from .learner import LOSS_PARTS, loss_weights, train_steps
+from .learner import (
+    LOSS_PARTS,
+    load_optimizer,
+    loss_weights,
+    optimizer_for,
+    overlapped,
+    stop_check,
+    train_steps,
+)
 from .replay import ReplayBuffer, drop_after, prune_shards, write_shard
-from .selfplay import JobWorker, PlaySettings, Positions, native_template, play_threads, run_job
+from .selfplay import (
+    JobWorker,
+    PlaySettings,
+    Positions,
+    native_net,
+    native_template,
+    play_threads,
+    run_job,
+)
 
 TEACHER_SHARD_GAMES = 2000
 """Teacher games per replay shard (written when they are played): a run killed while playing
@@ -117,16 +133,14 @@ class Run:
         self.shape = net_shape(cfg)
         self.device = learner_device(cfg["run"]["device"])
         self.net = AzNet(self.shape).to(self.device).eval()
-        self.optimizer = torch.optim.AdamW(
-            self.net.parameters(),
-            lr=cfg["train"]["learning_rate"],
-            weight_decay=cfg["train"]["weight_decay"],
-        )
+        self.optimizer = optimizer_for(self.net, cfg)
         self.iteration = -1  # -1: nothing done; 0: the warm start done
         self.warm_steps = 0  # gradient steps of the warm start done (saved while it learns)
         self.games = 0
         self.positions = 0
         self.train_steps = 0
+        self.pending = 0  # positions played but not yet learned ([train] overlap: the last
+        # iteration's, learned while the next one plays)
         self.seconds = 0.0  # wall time of the finished iterations, over every session
         self.starts: list[dict[str, Any]] = []
         self.init: dict[str, Any] = {}  # the model the network started from (warmstart.init)
@@ -158,8 +172,9 @@ class Run:
             "init": self.init,
         }
 
-    def save(self) -> None:
-        """``checkpoints/latest.pt`` (and ``iter_<N>.pt`` when kept), then ``model.pt``."""
+    def save(self, model_only: bool = False) -> None:
+        """``checkpoints/latest.pt`` (and ``iter_<N>.pt`` when kept), then ``model.pt`` (only
+        ``model.pt`` with ``model_only``: :meth:`flush`)."""
         extra = {
             "optimizer": self.optimizer.state_dict(),
             "progress": {
@@ -169,10 +184,14 @@ class Run:
                 "train_steps": self.train_steps,
                 "seconds": self.seconds,
                 "warm_steps": self.warm_steps,
+                "pending": self.pending,
             },
         }
         prov = self.provenance()
         settings = play_settings(self.cfg)
+        if model_only:
+            save_checkpoint(self.run_dir / "model.pt", self.net, settings, prov)
+            return
         save_checkpoint(self.latest, self.net, settings, prov, extra)
         keep = self.cfg["run"]["keep_every"]
         if keep and self.iteration % keep == 0:
@@ -189,7 +208,7 @@ class Run:
         self.net.load_state_dict(state_dict_of(blob))
         self.net.to(self.device)
         self.net.eval()
-        self.optimizer.load_state_dict(blob["optimizer"])
+        load_optimizer(self.optimizer, blob["optimizer"])
         prog = blob["progress"]
         self.iteration = int(prog["iteration"])
         self.games = int(prog["games"])
@@ -197,6 +216,7 @@ class Run:
         self.train_steps = int(prog["train_steps"])
         self.seconds = float(prog["seconds"])
         self.warm_steps = int(prog.get("warm_steps", 0))
+        self.pending = int(prog.get("pending", 0))
         self.starts = list(blob["provenance"].get("starts", []))
         self.init = dict(blob["provenance"].get("init", {}))
         return True
@@ -226,10 +246,19 @@ class Run:
         }  # the model's own init nested: a chain of continued runs keeps every link
 
     # ---------------------------------------------------------------- data
-    def play(self, iteration: int, games: int, teacher: bool = False) -> list[Positions]:
+    def play(
+        self,
+        iteration: int,
+        games: int,
+        teacher: bool = False,
+        flat: np.ndarray | None = None,
+        add: bool = True,
+    ) -> list[Positions]:
         """Play ``games`` games of ``iteration`` (0: the teacher's, the warm start) in the core,
         over ``selfplay.threads`` threads, with a progress bar; their shards are written (the
-        teacher's every :data:`TEACHER_SHARD_GAMES` games, so a killed run keeps them)."""
+        teacher's every :data:`TEACHER_SHARD_GAMES` games, so a killed run keeps them) and,
+        with ``add``, put in the replay buffer. ``flat``: the weights that play (``AzNet.flat_weights``;
+        default the learner's now)."""
         sp = self.cfg["selfplay"]
         if teacher:
             ws = self.cfg["warmstart"]
@@ -243,7 +272,8 @@ class Run:
             search = selfplay_settings(self.cfg).as_tuple()
             settings = PlaySettings(search, sp["explore"], sp["lam"], sp["keep"], sp["afterstates"])
             weights = None
-            net = self.net.native()
+            flat = self.net.flat_weights() if flat is None else flat
+            net = native_net(self.shape.to_dict(), flat)
         seed0 = derive_seed(self.cfg["run"]["seed"], iteration, 7) >> 24  # room for + game
         label = "teacher games" if teacher else f"self-play games (iteration {iteration})"
         bar = phase(label, games, unit="game")
@@ -259,9 +289,11 @@ class Run:
                         features=self.shape.features,
                     )  # fmt: skip
                 else:
-                    positions = self._play_jobs(seeds, settings, teacher, weights, bar)
+                    blob = b"" if flat is None else flat.tobytes()
+                    positions = self._play_jobs(seeds, settings, teacher, weights, blob, bar)
                 write_shard(self.run_dir, iteration, part, positions)
-                self.buffer.add(positions, teacher=teacher)
+                if add:
+                    self.buffer.add(positions, teacher=teacher)
                 shards.append(positions)
         finally:
             bar.close()
@@ -286,11 +318,17 @@ class Run:
         tb.flush()
 
     def _play_jobs(
-        self, seeds: list[int], settings: PlaySettings, teacher: bool, weights: Any, bar: Any
+        self,
+        seeds: list[int],
+        settings: PlaySettings,
+        teacher: bool,
+        weights: Any,
+        blob: bytes,
+        bar: Any,
     ) -> Positions:
         """The games of ``seeds`` on the run's backend (worker processes or Ray actors,
-        ``selfplay.threads`` of them), in jobs of 16 games; in seed order."""
-        blob = b"" if teacher else self.net.flat_weights().tobytes()
+        ``selfplay.threads`` of them), in jobs of 16 games; in seed order. ``blob``: the
+        network's flat weights (empty for the teacher)."""
         jobs = [
             {"seeds": seeds[i : i + 16], "settings": settings, "teacher": teacher,
              "teacher_weights": weights, "weights": blob, "features": self.shape.features}
@@ -319,16 +357,19 @@ class Run:
         return rows
 
     # ---------------------------------------------------------------- the loop
-    def learn(self, iteration: int, new: int, epochs: float | None = None) -> dict[str, float]:
-        """Gradient steps for ``new`` fresh positions (``train.sample_reuse`` draws each, or
-        ``epochs`` passes)."""
+    def learn(
+        self, iteration: int, new: int, epochs: float | None = None, on_step: Any = None
+    ) -> dict[str, float]:
+        """Gradient steps for ``new`` fresh positions of ``iteration`` (``train.sample_reuse``
+        draws each, or ``epochs`` passes)."""
         t = self.cfg["train"]
         reuse = t["sample_reuse"] if epochs is None else epochs
         steps = max(1, math.ceil(new * reuse / t["batch_size"]))
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
         out = train_steps(
-            self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights
-        )
+            self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights,
+            on_step=on_step,
+        )  # fmt: skip
         self.train_steps += steps
         out["train_steps"] = steps
         return out
@@ -382,13 +423,32 @@ class Run:
         return parts, counted
 
     def step(self, iteration: int) -> None:
-        """Play, learn, save one iteration (``iteration`` 0: the warm start)."""
+        """Play, learn, save one iteration (``iteration`` 0: the warm start). With ``[train]
+        overlap`` a self-play iteration learns the positions of the one before while it plays
+        (:func:`~training.az.learner.overlapped`), so its own wait, as ``pending`` (kept in the
+        checkpoint), for the next iteration or the run's end (:meth:`flush`)."""
         start = time.perf_counter()
         shards: Sequence[Positions]
+        overlap = iteration > 0 and self.cfg["train"]["overlap"]
+        parts: dict[str, float] | None = None
+        learn_seconds = 0.0
         if iteration == 0 and self.warm_steps:  # resumed while learning: the games are there
             shards = self.buffer.teacher.shards
         elif iteration == 0:
             shards = self.play(0, self.cfg["warmstart"]["games"], teacher=True)
+        elif overlap:
+            pending, flat = self.pending, self.net.flat_weights()
+            n_games = self.cfg["selfplay"]["games"]
+
+            def learn(stop: Any) -> dict[str, float]:
+                return self.learn(iteration - 1, pending, on_step=stop_check(stop))
+
+            shards, parts, _, learn_seconds = overlapped(
+                lambda: self.play(iteration, n_games, flat=flat, add=False),
+                learn if pending else None,
+            )
+            for shard in shards:
+                self.buffer.add(shard)
         else:
             shards = self.play(iteration, self.cfg["selfplay"]["games"])
         games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
@@ -396,11 +456,16 @@ class Run:
             first = Positions.concatenate(list(shards))
             self.net.set_input_scale(first.obs_idx.astype(np.int64), first.obs_val, len(first))
         played = time.perf_counter()
+        counted = 0.0
         if iteration == 0:
             parts, counted = self.learn_warmstart(positions, start)
-        else:
-            counted = 0.0
-            parts = self.learn(iteration, positions)
+        elif overlap:
+            self.pending = positions
+            if parts is None:  # the first iteration of a run: nothing played before it
+                parts = dict.fromkeys(LOSS_PARTS, 0.0) | {"train_steps": 0}
+        else:  # with what an overlapped iteration left (the setting changed on resume)
+            parts = self.learn(iteration, positions + self.pending)
+            self.pending = 0
         end = time.perf_counter()
         self.iteration = iteration
         self.games += games
@@ -412,17 +477,36 @@ class Run:
             "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
             "positions": self.positions, "new_positions": positions,
             **{k: round(v, 5) for k, v in parts.items()},
-            "selfplay_seconds": round(played - start, 1), "train_seconds": round(end - played, 1),
+            "selfplay_seconds": round(played - start, 1),
+            "train_seconds": round(learn_seconds if overlap else end - played, 1),
             "games_per_hour": round(games * 3600 / max(end - start, 1e-9)),
             "evals_per_second": round(sum(p.evals for p in shards) / max(played - start, 1e-9)),
         }  # fmt: skip
         self.record(row)
         self.log(
             f"iteration {iteration}: {games} games, {positions} positions "
-            f"({row['selfplay_seconds']} s play, {row['train_seconds']} s learn), "
+            f"({row['selfplay_seconds']} s play, {row['train_seconds']} s learn"
+            f"{' beside it' if overlap else ''}), "
             f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, value "
             f"{parts['value']:.3f}); {row['games_per_hour']} games/hour; total {self.games} "
             f"games, {self.positions} positions, {self.seconds / 60:.1f} min"
+        )
+        if self.pending and self.done():  # the run's last iteration: model.pt learns it too
+            self.flush()
+
+    def flush(self) -> None:
+        """At the run's end: learn the positions the last overlapped iteration left
+        (``pending``) and save the result as ``model.pt`` alone. The checkpoint keeps them
+        pending, so a resumed run takes the very steps an unbroken one would (it learns them
+        while its next iteration plays)."""
+        start = time.perf_counter()
+        parts = self.learn(self.iteration, self.pending)
+        self.pending = 0
+        self.seconds += time.perf_counter() - start
+        self.save(model_only=True)
+        self.log(
+            f"learned the last iteration's positions: {parts['train_steps']:.0f} steps, loss "
+            f"{parts['loss']:.3f}; total {self.seconds / 60:.1f} min"
         )
 
     def done(self) -> bool:
