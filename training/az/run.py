@@ -431,7 +431,7 @@ class Run:
         shards: Sequence[Positions]
         overlap = iteration > 0 and self.cfg["train"]["overlap"]
         parts: dict[str, float] | None = None
-        learn_seconds = 0.0
+        learn_seconds = play_seconds = 0.0
         if iteration == 0 and self.warm_steps:  # resumed while learning: the games are there
             shards = self.buffer.teacher.shards
         elif iteration == 0:
@@ -443,7 +443,7 @@ class Run:
             def learn(stop: Any) -> dict[str, float]:
                 return self.learn(iteration - 1, pending, on_step=stop_check(stop))
 
-            shards, parts, _, learn_seconds = overlapped(
+            shards, parts, play_seconds, learn_seconds = overlapped(
                 lambda: self.play(iteration, n_games, flat=flat, add=False),
                 learn if pending else None,
             )
@@ -473,14 +473,15 @@ class Run:
         self.seconds += end - start - counted
         self.save()
         prune_shards(self.run_dir, self.buffer)
+        play_wall = play_seconds if overlap else played - start  # the play's own seconds
         row = {
             "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
             "positions": self.positions, "new_positions": positions,
             **{k: round(v, 5) for k, v in parts.items()},
-            "selfplay_seconds": round(played - start, 1),
+            "selfplay_seconds": round(play_wall, 1),
             "train_seconds": round(learn_seconds if overlap else end - played, 1),
             "games_per_hour": round(games * 3600 / max(end - start, 1e-9)),
-            "evals_per_second": round(sum(p.evals for p in shards) / max(played - start, 1e-9)),
+            "evals_per_second": round(sum(p.evals for p in shards) / max(play_wall, 1e-9)),
         }  # fmt: skip
         self.record(row)
         self.log(
