@@ -287,7 +287,8 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 #define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
 
 /* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, keep,
- * afterstates, weights or None[, features[, teacher_temp]]): features (with no net: teacher
+ * afterstates, weights or None[, features[, teacher_temp[, search_share]]]): search_share < 1
+ * searches that share of the decisions (lr_selfplay_settings); features (with no net: teacher
  * games) appends the territory features to the recorded observations; teacher_temp > 0: the
  * teacher's policy target is the softmax of its values / teacher_temp (0: its move); a net decides by its inputs -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
  * a State or KdState of the game to play (its position is not used). */
@@ -300,10 +301,10 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     lr_game g;
     double weights[11] = {0};
     int features = 0;
-    float teacher_temp = 0.0f;
-    if (!PyArg_ParseTuple(args, "OOiKOpifffO|pf", &state, &nobj, &games, &seed, &sobj, &teacher,
+    float teacher_temp = 0.0f, search_share = 1.0f;
+    if (!PyArg_ParseTuple(args, "OOiKOpifffO|pff", &state, &nobj, &games, &seed, &sobj, &teacher,
                           &explore, &lambda, &keep, &afterstates, &wobj, &features,
-                          &teacher_temp)) {
+                          &teacher_temp, &search_share)) {
         return NULL;
     }
     NetObject *net = as_net(nobj, teacher);
@@ -313,10 +314,11 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     }
     if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f) ||
         !(keep > 0.0f && keep <= 1.0f) || !(afterstates >= 0.0f && afterstates <= 1.0f) ||
-        !(teacher_temp >= 0.0f && teacher_temp <= 1000.0f)) {
+        !(teacher_temp >= 0.0f && teacher_temp <= 1000.0f) ||
+        !(search_share > 0.0f && search_share <= 1.0f)) {
         PyErr_SetString(PyExc_ValueError, "az_selfplay: games 1..1000000, explore >= 0, lambda "
                                           "0..1, keep (0, 1], afterstates 0..1, teacher_temp "
-                                          "0..1000");
+                                          "0..1000, search_share (0, 1]");
         return NULL;
     }
     if (teacher && PyObject_TypeCheck(state, &StateType) &&
@@ -338,6 +340,7 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     ss.keep = keep;
     ss.afterstates = afterstates;
     ss.teacher_temp = teacher_temp;
+    ss.search_share = search_share;
     lr_buffer b;
     memset(&b, 0, sizeof b);
     PyObject *config = ((CoreStateHead *)state)->config;

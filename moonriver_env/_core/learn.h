@@ -169,6 +169,10 @@ typedef struct {
     float afterstates; /* share of the actor's recorded positions that keep their afterstates */
     float teacher_temp; /* the teacher's policy target: 0 its move (one-hot), else the softmax
                            of its values / teacher_temp */
+    float search_share; /* with search.k > 0: the share of decisions searched (1: all); below
+                           1 the others play the raw policy, and a searched decision is always
+                           kept, seen by its actor, with its afterstates (its pi the target:
+                           playout cap randomization) */
 } lr_selfplay_settings;
 
 /* Plays games games (game i set up with seed + i) and appends their positions to out; 0, or

@@ -278,6 +278,7 @@ def test_checkpoints_are_atomic(
      ('search.policy="tree"', "search.policy"), ("selfplay.afterstates=1.5", "selfplay.afterstates"),
      ("warmstart.afterstates=-1", "warmstart.afterstates"), ("selfplay.keep=0", "selfplay.keep"),
      ("train.policy_weight=-1", "train.policy_weight"),
+     ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
      ('search.policy="head"', "train.policy_weight")],
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:

@@ -264,9 +264,12 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
             ns.apply(int(legal[rng.integers(len(legal))]))
 
     def selfplay() -> None:
-        for seed in range(3):
-            settings = AFTERSTATE if seed == 2 else SETTINGS
-            out = core.az_selfplay(ns._core, net, 1, seed, settings, False, 2, 0.5, 0.8, 0.5, None)
+        for seed in range(4):
+            settings = AFTERSTATE if seed >= 2 else SETTINGS
+            share = 0.3 if seed == 3 else 1.0  # 3: a share of the decisions searched
+            out = core.az_selfplay(
+                ns._core, net, 1, seed, settings, False, 2, 0.5, 0.8, 0.5, None, False, 0.0, share
+            )
             assert out["positions"] > 0 and len(out["aft_obs_off"]) > 0
 
     def searchers() -> None:

@@ -560,3 +560,37 @@ def test_job_workers_play_teacher_games_with_the_territory_features() -> None:
     assert int(got.obs_idx.max()) >= spec.observation_size  # the features are there
     for k, v in want.arrays().items():
         assert np.array_equal(v, got.arrays()[k], equal_nan=True), k
+
+
+def test_a_search_share_searches_that_share_and_keeps_every_search(nets: dict[str, Any]) -> None:
+    """``search_share`` below 1 (playout cap randomization): about that share of the decisions
+    are searched, each kept from its actor with its afterstates and the search's pi (a
+    distribution over its legal moves); the other decisions play the raw policy and keep no
+    afterstates. A share of 1 is the search at every decision, as before."""
+    template = native_template(SPECS["mr2"])
+    net = nets["mr2"]
+    full = play_games(template, net, 6, 3, PlaySettings(SETTINGS, explore=4, lam=0.5, keep=0.5))
+    same = play_games(
+        template, net, 6, 3, PlaySettings(SETTINGS, explore=4, lam=0.5, keep=0.5, search_share=1.0)
+    )
+    for k, v in full.arrays().items():
+        assert np.array_equal(v, same.arrays()[k], equal_nan=True), k
+    capped = PlaySettings(SETTINGS, explore=4, lam=0.5, keep=0.5, search_share=0.25)
+    part = play_games(template, net, 6, 3, capped)
+    part.check()
+    again = play_games(template, net, 6, 3, capped)
+    for k, v in part.arrays().items():
+        assert np.array_equal(v, again.arrays()[k], equal_nan=True), k
+    searched = np.flatnonzero(np.diff(part.aft_ptr) > 0)
+    assert 0.12 < searched.size / part.decisions < 0.3  # forced moves are never searched
+    assert part.evals < 0.5 * full.evals and full.aft_ptr[-1] == 0
+    for row in searched:
+        lo, hi = part.legal_ptr[row], part.legal_ptr[row + 1]
+        assert part.aft_ptr[row + 1] - part.aft_ptr[row] == hi - lo  # one per legal move
+        pi = part.pi[lo:hi]
+        assert np.all(np.isfinite(pi)) and abs(float(pi.sum()) - 1.0) < 1e-5
+    for share in (0.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="search_share \\(0, 1\\]"):
+            native.az_selfplay(
+                template, net, 1, 0, SETTINGS, False, 0, 0.5, 1.0, 0.0, None, False, 0.0, share
+            )

@@ -29,7 +29,7 @@ from training.common.config import ConfigError
 from .config import game_spec, load_az_config, selfplay_settings
 from .learner import loss_weights, optimizer_for, overlapped, train_steps
 from .replay import ReplayBuffer
-from .selfplay import PlaySettings, native_template, play_threads
+from .selfplay import native_template, play_threads, selfplay_play_settings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -53,9 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     net = AzNet(net_shape(cfg)).eval()
     opt = optimizer_for(net, cfg)
     buffer = ReplayBuffer(cfg["replay"]["window"])
-    settings = PlaySettings(
-        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"], sp["afterstates"]
-    )
+    settings = selfplay_play_settings(cfg)
     template = native_template(spec)
     games = min(sp["games"], 64)  # short iterations: several fit the time asked for
     print(

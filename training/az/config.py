@@ -53,6 +53,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "lam": checks.number(0.0, 1.0),
         "keep": checks.number(0.0, 1.0, open_lo=True),
         "afterstates": checks.number(0.0, 1.0),
+        "search_share": checks.number(0.0, 1.0, open_lo=True),
     },
     "warmstart": {
         "games": checks.integer(0),

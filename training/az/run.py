@@ -70,6 +70,7 @@ from .selfplay import (
     native_template,
     play_threads,
     run_job,
+    selfplay_play_settings,
 )
 
 TEACHER_SHARD_GAMES = 2000
@@ -269,8 +270,7 @@ class Run:
             _, weights = self.spec.entry.hook("az_teacher")()
             net = None
         else:
-            search = selfplay_settings(self.cfg).as_tuple()
-            settings = PlaySettings(search, sp["explore"], sp["lam"], sp["keep"], sp["afterstates"])
+            settings = selfplay_play_settings(self.cfg)
             weights = None
             flat = self.net.flat_weights() if flat is None else flat
             net = native_net(self.shape.to_dict(), flat)

@@ -182,6 +182,19 @@ class PlaySettings:
     keep: float = 1.0
     afterstates: float = 0.0
     teacher_temp: float = 0.0
+    search_share: float = 1.0
+
+
+def selfplay_play_settings(cfg: dict[str, dict[str, Any]]) -> PlaySettings:
+    """How a config's self-play games are played (``[selfplay]``, its search from
+    :func:`training.az.config.selfplay_settings`)."""
+    from .config import selfplay_settings
+
+    sp = cfg["selfplay"]
+    return PlaySettings(
+        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"],
+        sp["afterstates"], search_share=sp["search_share"],
+    )  # fmt: skip
 
 
 def native_template(spec: GameSpec) -> Any:
@@ -219,6 +232,7 @@ def play_games(
         template, None if teacher else net, games, seed, settings.search, teacher,
         settings.explore, settings.lam, settings.keep, settings.afterstates,
         None if weights is None else list(weights), features, settings.teacher_temp,
+        settings.search_share,
     )  # fmt: skip
     arrays: dict[str, Any] = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
