@@ -287,9 +287,10 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
             } else {
                 /* below a share of 1, a decision draws whether it is searched (else raw) */
                 capped = s->search_share < 1.0f && s->search.k > 0;
-                searched = !capped || mr_random(&rng) < s->search_share;
-                lr_search_listed(g, net, st, searched ? &s->search : &raw,
+                int draw = !capped || mr_random(&rng) < s->search_share;
+                lr_search_listed(g, net, st, draw ? &s->search : &raw,
                                  decisions_played < s->explore, &rng, &w, r);
+                searched = r->searched; /* r = 0 searches nothing, whatever k */
                 out->evals += r->evals;
                 a = r->action;
                 q = r->chosen_q;
@@ -301,9 +302,10 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
             } else if (r->count > 1 && mr_random(&rng) < s->keep) {
                 int o = observer(seat, g->n, &rng);
                 int with_after = o == seat && !capped && mr_random(&rng) < s->afterstates;
+                /* under the cap a raw move's pi is its own prior: no target */
+                const float *pi = o == seat && !capped ? r->pi : none;
                 row = out->positions;
-                failed = keep(g, out, (int)(g0 + game), o, st, r, q, o == seat ? r->pi : none,
-                              with_after, &rng, &w) < 0;
+                failed = keep(g, out, (int)(g0 + game), o, st, r, q, pi, with_after, &rng, &w) < 0;
             }
             failed = failed || note_decision(&dec, seat, q, row) < 0;
             g->apply(g, st, a);

@@ -77,9 +77,10 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     # first self-play iteration learns nothing and the last one's wait for the run's end
     assert [int(r["train_steps"]) > 0 for r in progress] == [True, False, True]
     assert float(progress[0]["loss"]) > 0 and float(progress[2]["loss"]) > 0
+    assert progress[1]["loss"] == ""  # nothing learned: no loss recorded
     # the warm start keeps afterstates (warmstart.afterstates), self-play none (k = 0)
     assert float(progress[0]["afterstate"]) > 0 and float(progress[0]["policy"]) == 0.0
-    assert all(float(r["afterstate"]) == 0.0 for r in progress[1:])
+    assert all(float(r["afterstate"] or 0) == 0.0 for r in progress[1:])
     cfg = load_az_config(rd / "config.toml")
     assert int(progress[-1]["games"]) == cfg["warmstart"]["games"] + 2 * cfg["selfplay"]["games"]
     assert all(float(r["evals_per_second"]) > 0 for r in progress[1:])  # self-play searched
@@ -135,7 +136,8 @@ def test_tensorboard_scalars_are_written(mr_run: Path) -> None:
         "selfplay/games",
         "eval/win_rate_random",
     } <= tags
-    assert len(acc.Scalars("train/loss")) == 3 and len(acc.Scalars("eval/win_rate_random")) == 2
+    # the first self-play iteration learns nothing while it plays ([train] overlap): no loss
+    assert len(acc.Scalars("train/loss")) == 2 and len(acc.Scalars("eval/win_rate_random")) == 2
 
 
 def test_resume_continues_where_the_run_stopped(mr_run: Path, tmp_path: Path) -> None:
@@ -163,6 +165,30 @@ def test_without_overlap_each_iteration_learns_its_own_games(tmp_path: Path) -> 
     _, model = load_checkpoint(rd / "model.pt")
     assert latest["progress"]["pending"] == 0
     assert model["provenance"]["train_steps"] == latest["provenance"]["train_steps"]
+
+
+def test_a_run_killed_before_its_flush_flushes_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed after the last iteration's checkpoint but before model.pt learned its positions:
+    the resumed run (its budget spent) learns them into model.pt, as the unbroken run did."""
+    rd = tmp_path / "run"
+
+    def killed(self: Run) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Run, "flush", killed)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(TINY, SMALL, rd, resume=False, command="test", log=quiet)
+    monkeypatch.undo()
+    _, before = load_checkpoint(rd / "model.pt")
+    _, latest = load_checkpoint(rd / "checkpoints" / "latest.pt")
+    assert before["provenance"]["train_steps"] == latest["provenance"]["train_steps"]
+    lines: list[str] = []
+    start_run(None, [], rd, resume=True, command="test", log=lines.append)
+    _, after = load_checkpoint(rd / "model.pt")
+    assert after["provenance"]["train_steps"] > latest["provenance"]["train_steps"]
+    assert any("learned the last iteration's positions" in x for x in lines)
 
 
 def test_overlapped_runs_both_and_passes_on_errors() -> None:
@@ -279,6 +305,7 @@ def test_checkpoints_are_atomic(
      ("warmstart.afterstates=-1", "warmstart.afterstates"), ("selfplay.keep=0", "selfplay.keep"),
      ("train.policy_weight=-1", "train.policy_weight"),
      ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
+     ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0
      ('search.policy="head"', "train.policy_weight")],
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:

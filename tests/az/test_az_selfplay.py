@@ -584,6 +584,8 @@ def test_a_search_share_searches_that_share_and_keeps_every_search(nets: dict[st
     searched = np.flatnonzero(np.diff(part.aft_ptr) > 0)
     assert 0.12 < searched.size / part.decisions < 0.3  # forced moves are never searched
     assert part.evals < 0.5 * full.evals and full.aft_ptr[-1] == 0
+    raw = np.setdiff1d(np.arange(len(part)), searched)
+    assert raw.size > 0 and all(np.isnan(part.pi[part.legal_ptr[r]]) for r in raw)  # no target
     for row in searched:
         lo, hi = part.legal_ptr[row], part.legal_ptr[row + 1]
         assert part.aft_ptr[row + 1] - part.aft_ptr[row] == hi - lo  # one per legal move

@@ -17,8 +17,10 @@ import argparse
 import functools
 import math
 import os
+import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -27,7 +29,7 @@ from agents.az.network import AzNet
 from training.common.config import ConfigError
 
 from .config import game_spec, load_az_config, selfplay_settings
-from .learner import loss_weights, optimizer_for, overlapped, train_steps
+from .learner import loss_weights, optimizer_for, overlapped, stop_check, train_steps
 from .replay import ReplayBuffer
 from .selfplay import native_template, play_threads, selfplay_play_settings
 
@@ -69,15 +71,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     start = time.perf_counter()
     seed = 1
 
-    def learn(n: int, rng_seed: int) -> None:
+    def learn(n: int, rng_seed: int, on_step: Any = None) -> None:
         steps = max(1, math.ceil(n * tr["sample_reuse"] / tr["batch_size"]))
         train_steps(
             net, opt, buffer, steps, tr["batch_size"], np.random.default_rng(rng_seed),
-            loss_weights(cfg),
+            loss_weights(cfg), on_step=on_step,
         )  # fmt: skip
 
-    def learn_pending(n: int, rng_seed: int, _stop: object) -> None:
-        learn(n, rng_seed)
+    def learn_pending(n: int, rng_seed: int, stop: threading.Event) -> None:
+        learn(n, rng_seed, stop_check(stop))
 
     while time.perf_counter() - start < args.seconds:
         t0 = time.perf_counter()

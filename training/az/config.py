@@ -118,6 +118,12 @@ def _cross_check(cfg: Config) -> None:
         selfplay_settings(cfg)
     except ValueError as exc:
         raise ConfigError(f"search: {exc}") from None
+    sp = cfg["selfplay"]
+    if sp["search_share"] < 1 and (sp["k"] == 0 or sp["r"] == 0):
+        raise ConfigError(
+            "selfplay.search_share: below 1 it is the share of decisions searched, which needs "
+            f"selfplay.k and selfplay.r above 0 (got k = {sp['k']}, r = {sp['r']})"
+        )
     if cfg["search"]["policy"] == "head" and cfg["train"]["policy_weight"] == 0:
         raise ConfigError(
             "train.policy_weight: search.policy 'head' plays the policy head, which a "

@@ -63,6 +63,10 @@ def load_optimizer(optimizer: torch.optim.Optimizer, state: Mapping[str, Any]) -
     optimizer.load_state_dict(dict(state))
     for g, (fused, foreach) in zip(optimizer.param_groups, kernel, strict=True):
         g["fused"], g["foreach"] = fused, foreach
+        for p in g["params"]:  # the fused kernel reads each step count beside its parameter
+            st = optimizer.state.get(p, {})
+            if fused and torch.is_tensor(st.get("step")):
+                st["step"] = st["step"].to(device=p.device, dtype=torch.float32)
 
 
 def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
@@ -197,7 +201,12 @@ def overlapped(
         thread.join()
         raise
     played = time.perf_counter() - t
-    thread.join()
+    try:
+        thread.join()
+    except BaseException:  # Ctrl-C while waiting: the learner stops at its next step
+        stop.set()
+        thread.join()
+        raise
     if "error" in box:
         raise box["error"]
     return result, box["out"], played, box["seconds"]

@@ -140,6 +140,7 @@ class Run:
         self.games = 0
         self.positions = 0
         self.train_steps = 0
+        self.flushed = False  # model.pt has learned them (flush), the checkpoint not
         self.pending = 0  # positions played but not yet learned ([train] overlap: the last
         # iteration's, learned while the next one plays)
         self.seconds = 0.0  # wall time of the finished iterations, over every session
@@ -312,7 +313,7 @@ class Run:
         append_text(path, csv_text([line], PROGRESS_FIELDS, header=not path.exists()))
         tb = self.writer()
         for k in LOSS_PARTS:
-            if row.get(k) != "":
+            if row.get(k, "") != "":  # none when nothing was learned
                 tb.add_scalar(f"train/{k}", float(row[k]), self.positions)
         tb.add_scalar("selfplay/games", self.games, self.positions)
         tb.flush()
@@ -462,7 +463,7 @@ class Run:
         elif overlap:
             self.pending = positions
             if parts is None:  # the first iteration of a run: nothing played before it
-                parts = dict.fromkeys(LOSS_PARTS, 0.0) | {"train_steps": 0}
+                parts = {"train_steps": 0}
         else:  # with what an overlapped iteration left (the setting changed on resume)
             parts = self.learn(iteration, positions + self.pending)
             self.pending = 0
@@ -477,20 +478,24 @@ class Run:
         row = {
             "iteration": iteration, "wall_time": round(self.seconds, 1), "games": self.games,
             "positions": self.positions, "new_positions": positions,
-            **{k: round(v, 5) for k, v in parts.items()},
+            **{k: round(v, 5) for k, v in parts.items()},  # no loss: nothing learned
             "selfplay_seconds": round(play_wall, 1),
             "train_seconds": round(learn_seconds if overlap else end - played, 1),
             "games_per_hour": round(games * 3600 / max(end - start, 1e-9)),
             "evals_per_second": round(sum(p.evals for p in shards) / max(play_wall, 1e-9)),
         }  # fmt: skip
         self.record(row)
+        loss = (
+            f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, value "
+            f"{parts['value']:.3f})"
+            if "loss" in parts
+            else "nothing learned yet (the next iteration learns these)"
+        )
         self.log(
             f"iteration {iteration}: {games} games, {positions} positions "
             f"({row['selfplay_seconds']} s play, {row['train_seconds']} s learn"
-            f"{' beside it' if overlap else ''}), "
-            f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, value "
-            f"{parts['value']:.3f}); {row['games_per_hour']} games/hour; total {self.games} "
-            f"games, {self.positions} positions, {self.seconds / 60:.1f} min"
+            f"{' beside it' if overlap else ''}), {loss}; {row['games_per_hour']} games/hour; "
+            f"total {self.games} games, {self.positions} positions, {self.seconds / 60:.1f} min"
         )
         if self.pending and self.done():  # the run's last iteration: model.pt learns it too
             self.flush()
@@ -503,6 +508,7 @@ class Run:
         start = time.perf_counter()
         parts = self.learn(self.iteration, self.pending)
         self.pending = 0
+        self.flushed = True
         self.seconds += time.perf_counter() - start
         self.save(model_only=True)
         self.log(
@@ -539,6 +545,9 @@ class Run:
             else:
                 self.iteration = 0
         iterate(self.next_step, self.done, [(every, evaluate)])
+        if self.pending and not self.flushed:  # killed between the last save and its flush
+            self.flush()
+            evaluated[0] = None
         if self.cfg["eval"]["final"] and evaluated[0] != self.iteration:
             evaluate()  # the model the run ends with, whatever the period
         if self._writer is not None:
