@@ -28,10 +28,10 @@ import torch
 from agents.az.network import AzNet
 from training.common.config import ConfigError
 
-from .config import game_spec, load_az_config, selfplay_settings
+from .config import game_spec, load_az_config, selfplay_play_settings, selfplay_settings
 from .learner import loss_weights, optimizer_for, overlapped, stop_check, train_steps
 from .replay import ReplayBuffer
-from .selfplay import native_template, play_threads, selfplay_play_settings
+from .selfplay import native_template, play_threads
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,8 @@ from moonriver_env.games import BUILTIN_GAMES, GameSpec
 from training.common import config as checks
 from training.common.config import Check, Config, ConfigError, Schema, check_agent_specs
 
+from .selfplay import PlaySettings
+
 # The az configs live in training/configs/ (the issue's command names
 # training/configs/az_2p.toml); the other pipelines keep theirs in training/<pipeline>/configs/.
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
@@ -161,3 +163,13 @@ def selfplay_settings(cfg: Config) -> SearchSettings:
 def settings_dict(settings: SearchSettings) -> dict[str, Any]:
     """The settings a model file stores."""
     return asdict(settings)
+
+
+def selfplay_play_settings(cfg: Config) -> PlaySettings:
+    """How a config's self-play games are played (``[selfplay]``, its search from
+    :func:`selfplay_settings`)."""
+    sp = cfg["selfplay"]
+    return PlaySettings(
+        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"],
+        sp["afterstates"], search_share=sp["search_share"],
+    )  # fmt: skip

@@ -50,7 +50,14 @@ from training.common.progress import phase
 from training.common.provenance import git_commit
 from training.common.run import begin_run, budget_spent, iterate, resolve_config
 
-from .config import AZ, game_spec, search_settings, selfplay_settings, settings_dict
+from .config import (
+    AZ,
+    game_spec,
+    search_settings,
+    selfplay_play_settings,
+    selfplay_settings,
+    settings_dict,
+)
 from .evaluate import evaluate_model, write_evaluation
 from .learner import (
     LOSS_PARTS,
@@ -70,7 +77,6 @@ from .selfplay import (
     native_template,
     play_threads,
     run_job,
-    selfplay_play_settings,
 )
 
 TEACHER_SHARD_GAMES = 2000

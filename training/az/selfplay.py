@@ -185,18 +185,6 @@ class PlaySettings:
     search_share: float = 1.0
 
 
-def selfplay_play_settings(cfg: dict[str, dict[str, Any]]) -> PlaySettings:
-    """How a config's self-play games are played (``[selfplay]``, its search from
-    :func:`training.az.config.selfplay_settings`)."""
-    from .config import selfplay_settings
-
-    sp = cfg["selfplay"]
-    return PlaySettings(
-        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"],
-        sp["afterstates"], search_share=sp["search_share"],
-    )  # fmt: skip
-
-
 def native_template(spec: GameSpec) -> Any:
     """A native state object of ``spec``'s game (what ``az_selfplay`` plays)."""
     if native is None:
