@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
 import os
 import threading
 import time
@@ -29,7 +28,7 @@ from agents.az.network import AzNet
 from training.common.config import ConfigError
 
 from .config import game_spec, load_az_config, selfplay_play_settings, selfplay_settings
-from .learner import loss_weights, optimizer_for, overlapped, stop_check, train_steps
+from .learner import loss_weights, optimizer_for, overlapped, steps_for, stop_check, train_steps
 from .replay import ReplayBuffer
 from .selfplay import native_template, play_threads
 
@@ -72,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = 1
 
     def learn(n: int, rng_seed: int, on_step: Any = None) -> None:
-        steps = max(1, math.ceil(n * tr["sample_reuse"] / tr["batch_size"]))
+        steps = steps_for(n, tr["sample_reuse"], tr["batch_size"])
         train_steps(
             net, opt, buffer, steps, tr["batch_size"], np.random.default_rng(rng_seed),
             loss_weights(cfg), on_step=on_step,

@@ -4,6 +4,7 @@ target (the search's values along the seat's game, ending in its outcome)."""
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -45,6 +46,11 @@ def loss_weights(cfg: Mapping[str, Any]) -> LossWeights:
         t["value_weight"], t["outcome_mix"], t["policy_weight"], t["afterstate_weight"],
         cfg["search"]["tau"],
     )  # fmt: skip
+
+
+def steps_for(positions: int, passes: float, batch_size: int) -> int:
+    """Gradient steps that draw each of ``positions`` about ``passes`` times (at least one)."""
+    return max(1, math.ceil(positions * passes / batch_size))
 
 
 def optimizer_for(net: AzNet, cfg: Mapping[str, Any]) -> torch.optim.AdamW:

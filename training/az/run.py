@@ -21,7 +21,6 @@ iteration in progress is lost (its shards are deleted and it is played again).
 
 from __future__ import annotations
 
-import math
 import os
 import platform
 import sys
@@ -65,6 +64,7 @@ from .learner import (
     loss_weights,
     optimizer_for,
     overlapped,
+    steps_for,
     stop_check,
     train_steps,
 )
@@ -371,7 +371,7 @@ class Run:
         draws each, or ``epochs`` passes)."""
         t = self.cfg["train"]
         reuse = t["sample_reuse"] if epochs is None else epochs
-        steps = max(1, math.ceil(new * reuse / t["batch_size"]))
+        steps = steps_for(new, reuse, t["batch_size"])
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
         out = train_steps(
             self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights,
@@ -390,7 +390,7 @@ class Run:
         and the seconds since ``start`` already counted in ``self.seconds`` by those
         checkpoints."""
         ws, t = self.cfg["warmstart"], self.cfg["train"]
-        steps = max(1, math.ceil(positions * ws["epochs"] / t["batch_size"]))
+        steps = steps_for(positions, ws["epochs"], t["batch_size"])
         block = ws["save_every"] or steps
         sums: dict[str, float] = {}
         done_before = self.warm_steps
