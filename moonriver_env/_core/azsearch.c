@@ -10,6 +10,25 @@
 
 #include "learn.h"
 
+/* With LR_CHECK_SUMS (the sanitizer build of tests/vector/test_sanitizers.py), every first
+ * layer the search computes incrementally is checked against the full computation: a base that
+ * is not the observation its sums belong to aborts. */
+#ifdef LR_CHECK_SUMS
+#include <stdio.h>
+static void check_sums(const lr_net *net, const float *x, const float *h1) {
+    float full[LR_MAX_H1];
+    lr_layer1(net, x, full);
+    for (int j = 0; j < net->h1; j++) {
+        if (fabsf(full[j] - h1[j]) > 1e-3f * (1.0f + fabsf(full[j]))) {
+            fprintf(stderr, "azsearch: incremental sum %d is %g, in full %g\n", j, h1[j], full[j]);
+            abort();
+        }
+    }
+}
+#else
+#define check_sums(net, x, h1) ((void)0)
+#endif
+
 int lr_work_init(lr_work *w, const lr_game *g) {
     memset(w, 0, sizeof *w);
     w->root = malloc(g->state_size);
@@ -18,7 +37,14 @@ int lr_work_init(lr_work *w, const lr_game *g) {
     w->after = malloc(g->state_size);
     w->obs = malloc(sizeof(float) * (size_t)g->obs_size);
     w->base = malloc(sizeof(float) * (size_t)g->obs_size);
-    if (!w->root || !w->det || !w->sim || !w->after || !w->obs || !w->base) {
+    w->best = malloc(sizeof(float) * (size_t)g->obs_size);
+    int ok = w->root && w->det && w->sim && w->after && w->obs && w->base && w->best;
+    for (int p = 0; p < LR_MAX_SEATS; p++) {
+        w->seen_obs[p] = malloc(sizeof(float) * (size_t)g->obs_size);
+        w->first_obs[p] = malloc(sizeof(float) * (size_t)g->obs_size);
+        ok = ok && w->seen_obs[p] && w->first_obs[p];
+    }
+    if (!ok) {
         lr_work_free(w);
         return -1;
     }
@@ -32,6 +58,11 @@ void lr_work_free(lr_work *w) {
     free(w->after);
     free(w->obs);
     free(w->base);
+    free(w->best);
+    for (int p = 0; p < LR_MAX_SEATS; p++) {
+        free(w->seen_obs[p]);
+        free(w->first_obs[p]);
+    }
     memset(w, 0, sizeof *w);
 }
 
@@ -92,6 +123,7 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
             } else {
                 g->encode(g, w->after, seat, w->obs);
                 lr_layer1_delta(net, w->base, w->h1_base, w->obs, w->h1);
+                check_sums(net, w->obs, w->h1);
                 v = lr_head(net, w->h1, w->h2);
                 (*evals)++;
             }
@@ -105,19 +137,105 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
     lr_logits(net, w->h2, legal, count, out);
 }
 
-/* The network's move for st's acting seat among its count legal actions (in w->legal). */
+/* The first-layer sums of observation x for seat into h1, from the rollout's base of that seat
+ * (any observation of the seat serves: every entry that differs is added), else in full, which
+ * then becomes the seat's base (and the search's, for the rollouts after, when it has none). */
+static void rollout_layer1(const lr_net *net, int seat, const float *x, float *h1, lr_work *w,
+                           int obs_size) {
+    if (w->seen[seat]) {
+        lr_layer1_delta(net, w->seen_obs[seat], w->seen_h1[seat], x, h1);
+        check_sums(net, x, h1);
+        return;
+    }
+    size_t bytes = sizeof(float) * (size_t)obs_size, sums = sizeof(float) * (size_t)net->h1;
+    lr_layer1(net, x, h1);
+    memcpy(w->seen_obs[seat], x, bytes);
+    memcpy(w->seen_h1[seat], h1, sums);
+    w->seen[seat] = 1;
+    if (!w->first[seat]) {
+        memcpy(w->first_obs[seat], x, bytes);
+        memcpy(w->first_h1[seat], h1, sums);
+        w->first[seat] = 1;
+    }
+}
+
+/* A rollout starts from the search's bases: no drift of the sums from one rollout to the next. */
+static void rollout_bases(const lr_game *g, const lr_net *net, lr_work *w) {
+    for (int p = 0; p < g->n; p++) {
+        w->seen[p] = w->first[p];
+        if (w->first[p]) {
+            memcpy(w->seen_obs[p], w->first_obs[p], sizeof(float) * (size_t)g->obs_size);
+            memcpy(w->seen_h1[p], w->first_h1[p], sizeof(float) * (size_t)net->h1);
+        }
+    }
+}
+
+/* The network's move for st's acting seat among its count legal actions (in w->legal), in a
+ * rollout. With afterstate values each afterstate's sums come from the seat's rollout base (not
+ * from st's own observation: one encoding and one full first layer fewer a decision); with the
+ * argmax the afterstate played becomes the seat's base (the next decision's afterstates differ
+ * from it in a few entries). */
 static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, int count,
                            const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
-    move_logits(g, net, st, w->legal, count, s, w, w->logits, evals, 0);
     float temp = s->rollout_temp;
-    int i = temp > 0.0f ? sample_softmax(w->logits, count, temp, rng) : argmax(w->logits, count);
-    return w->legal[i];
+    if (s->policy != LR_POLICY_AFTERSTATE) {
+        move_logits(g, net, st, w->legal, count, s, w, w->logits, evals, 0);
+        int i = temp > 0.0f ? sample_softmax(w->logits, count, temp, rng)
+                            : argmax(w->logits, count);
+        return w->legal[i];
+    }
+    int seat = g->seat(st);
+    if (!w->seen[seat]) {
+        g->encode(g, st, seat, w->obs);
+        rollout_layer1(net, seat, w->obs, w->h1, w, g->obs_size);
+    }
+    int lead = -1, lead_kept = 0; /* the argmax so far; whether w->best holds its afterstate */
+    for (int i = 0; i < count; i++) {
+        memcpy(w->after, st, g->state_size);
+        g->apply(g, w->after, w->legal[i]);
+        float v;
+        int kept = 0;
+        if (g->over(w->after)) {
+            double o[LR_MAX_SEATS];
+            g->outcome(g, w->after, o);
+            v = (float)o[seat];
+        } else {
+            g->encode(g, w->after, seat, w->obs);
+            lr_layer1_delta(net, w->seen_obs[seat], w->seen_h1[seat], w->obs, w->h1);
+            check_sums(net, w->obs, w->h1);
+            v = lr_head(net, w->h1, w->h2);
+            (*evals)++;
+            kept = 1;
+        }
+        w->logits[i] = v / s->tau;
+        if (temp <= 0.0f && (lead < 0 || w->logits[i] > w->logits[lead])) {
+            lead = i; /* argmax's rule: the first of the largest */
+            lead_kept = kept;
+            if (kept) {
+                float *t = w->best;
+                w->best = w->obs;
+                w->obs = t;
+                memcpy(w->best_h1, w->h1, sizeof(float) * (size_t)net->h1);
+            }
+        }
+    }
+    if (temp > 0.0f) {
+        return w->legal[sample_softmax(w->logits, count, temp, rng)];
+    }
+    if (lead_kept) { /* the state the move leads to, observed by the seat: its new base */
+        float *t = w->seen_obs[seat];
+        w->seen_obs[seat] = w->best;
+        w->best = t;
+        memcpy(w->seen_h1[seat], w->best_h1, sizeof(float) * (size_t)net->h1);
+    }
+    return w->legal[lead];
 }
 
 /* Plays sim on by the network's policy; returns its value for seat and counts evaluations. */
 static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, int reveals,
                      const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
     int after = -1;
+    rollout_bases(g, net, w);
     for (int played = 0; played < s->max_depth && !g->over(sim); played++) {
         if (after < 0 && g->reveals(sim) > reveals) {
             after = 0;
@@ -139,7 +257,8 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
     }
     g->encode(g, sim, seat, w->obs);
     (*evals)++;
-    return lr_forward(net, w->obs, w->h2);
+    rollout_layer1(net, seat, w->obs, w->h1, w, g->obs_size);
+    return lr_head(net, w->h1, w->h2);
 }
 
 void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
@@ -152,6 +271,7 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
                       int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
     int seat = g->seat(st);
     int count = out->count;
+    memset(w->first, 0, sizeof w->first); /* the search's bases: none yet */
     out->searched = 0;
     out->evals = 1;
     g->encode(g, st, seat, w->base); /* the root's sums: its value and the afterstates' base */

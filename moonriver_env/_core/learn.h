@@ -54,6 +54,15 @@ typedef struct {
     void *root, *det, *sim, *after;
     float *obs, *base; /* base: the observation whose first-layer sums are in h1_base */
     float h2[LR_MAX_H2], h1[LR_MAX_H1], h1_base[LR_MAX_H1];
+    /* a rollout's bases (azsearch.c): for each seat an observation of a state of the rollout
+     * (seen[seat]) and its first-layer sums; best: the afterstate that leads the argmax so far */
+    float *seen_obs[LR_MAX_SEATS], *best;
+    float seen_h1[LR_MAX_SEATS][LR_MAX_H1], best_h1[LR_MAX_H1];
+    int seen[LR_MAX_SEATS];
+    /* the search's bases (the first each seat computes in full), each rollout's starting ones */
+    float *first_obs[LR_MAX_SEATS];
+    float first_h1[LR_MAX_SEATS][LR_MAX_H1];
+    int first[LR_MAX_SEATS];
     float logits[LR_MAX_LEGAL];
     int32_t legal[LR_MAX_LEGAL];
     double values[LR_MAX_LEGAL];

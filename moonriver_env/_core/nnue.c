@@ -2,6 +2,7 @@
  * non-zero entries (or, as NNUE does, updated from a parent's sums for the entries an afterstate
  * changed), two small dense layers, a value and the legal actions' logits. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "learn.h"
@@ -76,27 +77,45 @@ LR_CLONES void lr_layer1(const lr_net *net, const float *x, float *h1) {
     }
 }
 
-/* Blocks of LR_BLOCK entries are compared at once; only a block that differs is read entry by
+/* Blocks of LR_BLOCK entries are compared at once, as bits (an entry whose bits differ while
+ * its value does not, 0 and -0, adds a zero row); only a block that differs is read entry by
  * entry (an afterstate's observation differs from its parent's in a few blocks). */
-#define LR_BLOCK 16
+#define LR_BLOCK 32
+typedef uint32_t lr_bits __attribute__((may_alias));
+
+static inline void add_delta(float *restrict acc, const float *restrict row, float d, int n) {
+    if (d == -1.0f) { /* a one-hot entry turned off */
+        for (int j = 0; j < n; j++) {
+            acc[j] -= row[j];
+        }
+    } else {
+        add_row(acc, row, d, n);
+    }
+}
 
 LR_CLONES void lr_layer1_delta(const lr_net *net, const float *base, const float *h1_base,
                                const float *x, float *h1) {
     int n1 = net->h1, in = net->in;
     memcpy(h1, h1_base, sizeof(float) * (size_t)n1);
-    for (int i0 = 0; i0 < in; i0 += LR_BLOCK) {
-        int end = i0 + LR_BLOCK < in ? i0 + LR_BLOCK : in;
-        int differ = 0;
-        for (int i = i0; i < end; i++) {
-            differ |= x[i] != base[i];
+    const lr_bits *xb = (const lr_bits *)x, *bb = (const lr_bits *)base;
+    int i0 = 0;
+    for (; i0 + LR_BLOCK <= in; i0 += LR_BLOCK) {
+        uint32_t differ = 0;
+        for (int i = i0; i < i0 + LR_BLOCK; i++) {
+            differ |= xb[i] ^ bb[i];
         }
         if (!differ) {
             continue;
         }
-        for (int i = i0; i < end; i++) {
+        for (int i = i0; i < i0 + LR_BLOCK; i++) {
             if (x[i] != base[i]) {
-                add_row(h1, net->w1 + (size_t)i * n1, x[i] - base[i], n1);
+                add_delta(h1, net->w1 + (size_t)i * n1, x[i] - base[i], n1);
             }
+        }
+    }
+    for (int i = i0; i < in; i++) {
+        if (x[i] != base[i]) {
+            add_delta(h1, net->w1 + (size_t)i * n1, x[i] - base[i], n1);
         }
     }
 }

@@ -28,6 +28,9 @@ SETTINGS = (3, 2, 1, 12, 1.0, 0.1, 0)
 """A cheap search moving by the policy head (the last field: 0; 1 moves by the afterstate
 values, what the shared-search scenarios also run)."""
 AFTERSTATE = (2, 1, 1, 6, 1.0, 0.1, 1)
+ARGMAX = (2, 2, 2, 12, 0.0, 0.1, 1)
+"""Afterstate values with argmax rollouts: the rollouts' incremental first layer from each
+seat's last move (azsearch.c; the sanitizer build checks every such sum against the full one)."""
 KD_STUDY = "harmony+middle_kingdom+must_place"
 
 
@@ -241,7 +244,7 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
         def loop() -> None:
             for k in range(searches):
                 try:
-                    settings = AFTERSTATE if k % 3 == 2 else SETTINGS
+                    settings = (SETTINGS, ARGMAX, AFTERSTATE)[k % 3]
                     out = core.az_search(ns._core, net, settings, seed + k, k % 2 == 1)
                 except ValueError as exc:  # the mover ended the game just before
                     assert "the game is over" in str(exc), str(exc)

@@ -43,6 +43,7 @@ def test_differential_check_under_address_sanitizer(tmp_path: Path) -> None:
             "-fno-omit-frame-pointer",
             "-fsanitize=address,undefined",
             "-fno-sanitize-recover=all",
+            "-DLR_CHECK_SUMS",  # every incremental first layer of the search checked in full
             "-shared",
             "-fPIC",
             f"-I{include}",
