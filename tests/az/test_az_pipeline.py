@@ -473,15 +473,24 @@ def test_a_shipped_folder_re_exports_keeping_its_origin(mr_run: Path, tmp_path: 
     same = json.loads((export(shipped, tmp_path / "same").parent / "provenance.json").read_text())
     assert (same["run_dir"], same["model"]) == (str(mr_run), str(mr_run / "model.pt"))
     assert same["evaluations"] == prov["evaluations"]
-    export(shipped, shipped, force=True, play={"rollout_temp": 0.0}, why="argmax")  # in place
+    export(shipped, shipped, force=True, play={"rollout_temp": 0.5}, why="sampled")  # in place
     tuned = json.loads((shipped / "provenance.json").read_text())
     assert (tuned["run_dir"], tuned["model"]) == (str(mr_run), str(mr_run / "model.pt"))
-    assert "evaluations" not in tuned and "argmax" in tuned["play_settings"]
-    assert load_checkpoint(shipped)[1]["search"]["rollout_temp"] == 0.0
+    assert "evaluations" not in tuned and "sampled" in tuned["play_settings"]
+    assert load_checkpoint(shipped)[1]["search"]["rollout_temp"] == 0.5
     assert (shipped / "curve.csv").read_text() == "hours,win_rate\n0.5,0.1\n"
-    export(shipped, shipped, force=True, play={"k": 2}, why="cheaper")  # both changes kept
+    k = load_checkpoint(shipped)[1]["search"]["k"]
+    # a key passed again at its value is no change: only the moved ones are noted
+    export(shipped, shipped, force=True, play={"k": 2, "rollout_temp": 0.5}, why="cheaper")
     note = json.loads((shipped / "provenance.json").read_text())["play_settings"]
-    assert note.startswith(tuned["play_settings"] + "; then ") and "search.k" in note
+    assert (
+        note
+        == tuned["play_settings"]
+        + f"; then play settings changed at export: search.k {k} -> 2 (cheaper)"
+    )
+    with pytest.raises(ValueError, match="nothing changes"):  # and a change of nothing is refused
+        export(shipped, tmp_path / "none", play={"k": 2}, why="again")
+    assert not (tmp_path / "none").exists()
 
 
 def teacher_positions(key: str, games: int = 6) -> Positions:

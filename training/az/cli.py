@@ -91,7 +91,12 @@ def export(
             after = SearchSettings.from_mapping({**meta["search"], **play})  # the ranges
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
-        changed = ", ".join(f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in play)
+        moved = [k for k in play if getattr(before, k) != getattr(after, k)]
+        if not moved:
+            raise ValueError(f"--play: the model already plays {play} (nothing changes)")
+        changed = ", ".join(
+            f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in moved
+        )
         blob = {**meta, "state_dict": net.state_dict(), "search": {**meta["search"], **play}}
         note = f"play settings changed at export: {changed} ({reason})"
         earlier = blob["provenance"].get("play_settings")  # a change before: both are kept
