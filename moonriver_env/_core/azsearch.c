@@ -97,6 +97,29 @@ static int argmax(const float *v, int count) {
     return best;
 }
 
+/* The value for seat of st after action a (st a determinization): the outcome when the game
+ * ends there (kept = 0), else the network's, its first layer from the observation base of
+ * seat with sums h1_base; the afterstate's observation and sums stay in w->obs and w->h1
+ * (kept = 1). Counts evaluations. */
+static float afterstate_value(const lr_game *g, const lr_net *net, const void *st, int32_t a,
+                              int seat, const float *base, const float *h1_base, lr_work *w,
+                              int64_t *evals, int *kept) {
+    memcpy(w->after, st, g->state_size);
+    g->apply(g, w->after, a);
+    if (g->over(w->after)) {
+        double o[LR_MAX_SEATS];
+        g->outcome(g, w->after, o);
+        *kept = 0;
+        return (float)o[seat];
+    }
+    g->encode(g, w->after, seat, w->obs);
+    lr_layer1_delta(net, base, h1_base, w->obs, w->h1);
+    check_sums(net, w->obs, w->h1);
+    (*evals)++;
+    *kept = 1;
+    return lr_head(net, w->h1, w->h2);
+}
+
 /* The network's logits of the count legal actions (in legal) of st for its acting seat:
  * the policy head's, or each afterstate's value for that seat / tau (st must be a
  * determinization: applying a move may turn up hidden pieces). Counts evaluations. The
@@ -113,21 +136,9 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
             lr_layer1(net, w->base, w->h1_base);
         }
         for (int i = 0; i < count; i++) {
-            memcpy(w->after, st, g->state_size);
-            g->apply(g, w->after, legal[i]);
-            float v;
-            if (g->over(w->after)) {
-                double o[LR_MAX_SEATS];
-                g->outcome(g, w->after, o);
-                v = (float)o[seat];
-            } else {
-                g->encode(g, w->after, seat, w->obs);
-                lr_layer1_delta(net, w->base, w->h1_base, w->obs, w->h1);
-                check_sums(net, w->obs, w->h1);
-                v = lr_head(net, w->h1, w->h2);
-                (*evals)++;
-            }
-            out[i] = v / s->tau;
+            int kept;
+            out[i] = afterstate_value(g, net, st, legal[i], seat, w->base, w->h1_base, w, evals,
+                                      &kept) / s->tau;
         }
         return;
     }
@@ -191,22 +202,9 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
     }
     int lead = -1, lead_kept = 0; /* the argmax so far; whether w->best holds its afterstate */
     for (int i = 0; i < count; i++) {
-        memcpy(w->after, st, g->state_size);
-        g->apply(g, w->after, w->legal[i]);
-        float v;
-        int kept = 0;
-        if (g->over(w->after)) {
-            double o[LR_MAX_SEATS];
-            g->outcome(g, w->after, o);
-            v = (float)o[seat];
-        } else {
-            g->encode(g, w->after, seat, w->obs);
-            lr_layer1_delta(net, w->seen_obs[seat], w->seen_h1[seat], w->obs, w->h1);
-            check_sums(net, w->obs, w->h1);
-            v = lr_head(net, w->h1, w->h2);
-            (*evals)++;
-            kept = 1;
-        }
+        int kept;
+        float v = afterstate_value(g, net, st, w->legal[i], seat, w->seen_obs[seat],
+                                   w->seen_h1[seat], w, evals, &kept);
         w->logits[i] = v / s->tau;
         if (temp <= 0.0f && (lead < 0 || w->logits[i] > w->logits[lead])) {
             lead = i; /* argmax's rule: the first of the largest */
