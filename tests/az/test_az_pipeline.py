@@ -431,24 +431,24 @@ def test_export_can_change_play_settings_with_a_reason(
     and the run's config stay as trained. A bad key or value, a value out of range or a
     missing reason is refused before anything is written."""
     out = tmp_path / "tuned"
-    args = ["--export", str(mr_run), "--out", str(out), "--play", "rollout_temp=0",
-            "--play", "search.k=3", "--why", "argmax rollouts won more"]  # fmt: skip
+    args = ["--export", str(mr_run), "--out", str(out), "--play", "rollout_temp=0.5",
+            "--play", "search.k=3", "--why", "sampled rollouts won more"]  # fmt: skip
     assert az_main(args) == 0
     net, meta = load_checkpoint(out / "model.pt")
     trained_net, trained = load_checkpoint(mr_run / "model.pt")
-    assert meta["search"] == {**trained["search"], "rollout_temp": 0.0, "k": 3}
+    assert meta["search"] == {**trained["search"], "rollout_temp": 0.5, "k": 3}
     pairs = zip(net.state_dict().values(), trained_net.state_dict().values(), strict=True)
     assert all(torch.equal(a, b) for a, b in pairs)
     note = meta["provenance"]["play_settings"]
-    assert f"search.rollout_temp {trained['search']['rollout_temp']} -> 0.0" in note
-    assert "search.k" in note and "argmax rollouts won more" in note
+    assert f"search.rollout_temp {trained['search']['rollout_temp']} -> 0.5" in note
+    assert "search.k" in note and "sampled rollouts won more" in note
     assert json.loads((out / "provenance.json").read_text())["play_settings"] == note
     assert (out / "config.toml").read_bytes() == (mr_run / "config.toml").read_bytes()
     agent = AzAgent(seed=0, path=out)
     agent.load_for(SPECS["mr2"].config())
     assert agent.settings is not None and (agent.settings.k, agent.settings.rollout_temp) == (
         3,
-        0.0,
+        0.5,
     )
     for bad, message in ((["--play", "speed=2", "--why", "x"], "KEY one of"),
                          (["--play", "k=two", "--why", "x"], "k: expected an integer"),
