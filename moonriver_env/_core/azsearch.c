@@ -151,14 +151,14 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
 /* The first-layer sums of observation x for seat into h1, from the rollout's base of that seat
  * (any observation of the seat serves: every entry that differs is added), else in full, which
  * then becomes the seat's base (and the search's, for the rollouts after, when it has none). */
-static void rollout_layer1(const lr_net *net, int seat, const float *x, float *h1, lr_work *w,
-                           int obs_size) {
+static void rollout_layer1(const lr_game *g, const lr_net *net, int seat, const float *x,
+                           float *h1, lr_work *w) {
     if (w->seen[seat]) {
         lr_layer1_delta(net, w->seen_obs[seat], w->seen_h1[seat], x, h1);
         check_sums(net, x, h1);
         return;
     }
-    size_t bytes = sizeof(float) * (size_t)obs_size, sums = sizeof(float) * (size_t)net->h1;
+    size_t bytes = sizeof(float) * (size_t)g->obs_size, sums = sizeof(float) * (size_t)net->h1;
     lr_layer1(net, x, h1);
     memcpy(w->seen_obs[seat], x, bytes);
     memcpy(w->seen_h1[seat], h1, sums);
@@ -198,7 +198,7 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
     int seat = g->seat(st);
     if (!w->seen[seat]) {
         g->encode(g, st, seat, w->obs);
-        rollout_layer1(net, seat, w->obs, w->h1, w, g->obs_size);
+        rollout_layer1(g, net, seat, w->obs, w->h1, w);
     }
     int lead = -1, lead_kept = 0; /* the argmax so far; whether w->best holds its afterstate */
     for (int i = 0; i < count; i++) {
@@ -255,7 +255,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
     }
     g->encode(g, sim, seat, w->obs);
     (*evals)++;
-    rollout_layer1(net, seat, w->obs, w->h1, w, g->obs_size);
+    rollout_layer1(g, net, seat, w->obs, w->h1, w);
     return lr_head(net, w->h1, w->h2);
 }
 

@@ -38,6 +38,10 @@ static inline void add_row(float *restrict acc, const float *restrict row, float
         for (int j = 0; j < n; j++) {
             acc[j] += row[j];
         }
+    } else if (x == -1.0f) { /* a one-hot entry turned off (lr_layer1_delta) */
+        for (int j = 0; j < n; j++) {
+            acc[j] -= row[j];
+        }
     } else {
         for (int j = 0; j < n; j++) {
             acc[j] += x * row[j];
@@ -83,13 +87,13 @@ LR_CLONES void lr_layer1(const lr_net *net, const float *x, float *h1) {
 #define LR_BLOCK 32
 typedef uint32_t lr_bits __attribute__((may_alias));
 
-static inline void add_delta(float *restrict acc, const float *restrict row, float d, int n) {
-    if (d == -1.0f) { /* a one-hot entry turned off */
-        for (int j = 0; j < n; j++) {
-            acc[j] -= row[j];
+/* h1 += the rows of the entries from..to-1 where x differs from base, by their difference. */
+static inline void add_changed(const lr_net *net, const float *base, const float *x, float *h1,
+                               int from, int to) {
+    for (int i = from; i < to; i++) {
+        if (x[i] != base[i]) {
+            add_row(h1, net->w1 + (size_t)i * net->h1, x[i] - base[i], net->h1);
         }
-    } else {
-        add_row(acc, row, d, n);
     }
 }
 
@@ -104,20 +108,11 @@ LR_CLONES void lr_layer1_delta(const lr_net *net, const float *base, const float
         for (int i = i0; i < i0 + LR_BLOCK; i++) {
             differ |= xb[i] ^ bb[i];
         }
-        if (!differ) {
-            continue;
-        }
-        for (int i = i0; i < i0 + LR_BLOCK; i++) {
-            if (x[i] != base[i]) {
-                add_delta(h1, net->w1 + (size_t)i * n1, x[i] - base[i], n1);
-            }
+        if (differ) {
+            add_changed(net, base, x, h1, i0, i0 + LR_BLOCK);
         }
     }
-    for (int i = i0; i < in; i++) {
-        if (x[i] != base[i]) {
-            add_delta(h1, net->w1 + (size_t)i * n1, x[i] - base[i], n1);
-        }
-    }
+    add_changed(net, base, x, h1, i0, in); /* the last, shorter block */
 }
 
 LR_CLONES float lr_head(const lr_net *net, const float *h1, float *h2) {
