@@ -156,6 +156,21 @@ def test_resume_continues_where_the_run_stopped(mr_run: Path, tmp_path: Path) ->
     assert [int(r["step"]) for r in rows(rd / "eval.csv")] == [16, 24, 32]
 
 
+def test_a_resumed_run_learns_at_the_rate_it_is_given(tmp_path: Path) -> None:
+    """``--set train.learning_rate=X`` on resume sets the rate the optimizer steps with (and the
+    decay likewise), not at the rate saved in its checkpoint (the moments carry over: the test
+    above)."""
+    rd = tmp_path / "run"
+    start_run(TINY, [*SMALL, "run.iterations=1"], rd, resume=False, command="test", log=quiet)
+    saved = torch.load(rd / "checkpoints" / "latest.pt", weights_only=True)["optimizer"]
+    assert [g["lr"] for g in saved["param_groups"]] == [1e-3]
+    changes = ["train.learning_rate=0.0002", "train.weight_decay=0.003", "run.iterations=2"]
+    run = start_run(None, changes, rd, resume=True, command="test", log=quiet)
+    assert run.iteration == 2
+    groups = run.optimizer.param_groups
+    assert [(g["lr"], g["weight_decay"]) for g in groups] == [(0.0002, 0.003)]
+
+
 def test_without_overlap_each_iteration_learns_its_own_games(tmp_path: Path) -> None:
     rd = tmp_path / "run"
     start_run(TINY, [*SMALL, "train.overlap=false"], rd, resume=False, command="test", log=quiet)

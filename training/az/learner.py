@@ -63,15 +63,18 @@ def optimizer_for(net: AzNet, cfg: Mapping[str, Any]) -> torch.optim.AdamW:
 
 
 def load_optimizer(optimizer: torch.optim.Optimizer, state: Mapping[str, Any]) -> None:
-    """An optimizer's saved state into ``optimizer``, keeping its own kernel choice (a state
-    saved before the fused kernel would switch it off)."""
-    kernel = [(g.get("fused"), g.get("foreach")) for g in optimizer.param_groups]
+    """An optimizer's saved state (its moments and step counts) into ``optimizer``, keeping the
+    optimizer's own settings: its rate and decay (the config's: a run resumed with another
+    ``train.learning_rate`` learns at that rate, not at the saved one) and its kernel choice (a
+    state saved before the fused kernel would switch it off)."""
+    kept = ("lr", "weight_decay", "fused", "foreach")
+    own = [{k: g.get(k) for k in kept} for g in optimizer.param_groups]
     optimizer.load_state_dict(dict(state))
-    for g, (fused, foreach) in zip(optimizer.param_groups, kernel, strict=True):
-        g["fused"], g["foreach"] = fused, foreach
+    for g, settings in zip(optimizer.param_groups, own, strict=True):
+        g.update(settings)
         for p in g["params"]:  # the fused kernel reads each step count beside its parameter
             st = optimizer.state.get(p, {})
-            if fused and torch.is_tensor(st.get("step")):
+            if settings["fused"] and torch.is_tensor(st.get("step")):
                 st["step"] = st["step"].to(device=p.device, dtype=torch.float32)
 
 
