@@ -18,7 +18,7 @@ names the game, its observation size and its action count.
 from __future__ import annotations
 
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -130,20 +130,48 @@ class AzNet(nn.Module):
         return torch.relu(self.l2(torch.relu(h1 + self.b1)))
 
     def set_input_scale(
-        self, idx: np.ndarray, val: np.ndarray, rows: int, cap: float = 50.0
+        self, idx: np.ndarray, val: np.ndarray, rows: int, cap: float = 50.0, first: int = 0
     ) -> None:
-        """Scale each input by 1 / its standard deviation over ``rows`` observations (their
-        non-zero entries ``idx``, ``val``), at most ``cap``; inputs never seen keep 1. The
-        network's function is kept: w1 is divided by the new scale."""
+        """Scale each input from ``first`` on by 1 / its standard deviation over ``rows``
+        observations (their non-zero entries ``idx``, ``val``), at most ``cap``; inputs never
+        seen keep 1, inputs before ``first`` their scale. The network's function is kept: w1 is
+        divided by the new scale."""
         n = self.shape.inputs
         mean = np.bincount(idx, weights=val, minlength=n) / max(rows, 1)
         sq = np.bincount(idx, weights=np.square(val, dtype=np.float64), minlength=n) / max(rows, 1)
         std = np.sqrt(np.maximum(sq - mean**2, 0.0))
         scale = np.where(std > 0, 1.0 / np.maximum(std, 1.0 / cap), 1.0)
+        scale[:first] = self.input_scale[:first].cpu().numpy()
         with torch.no_grad():
             new = torch.as_tensor(scale, dtype=torch.float32, device=self.w1.device)
             self.w1.mul_((self.input_scale / new)[:, None])
             self.input_scale.copy_(new)
+
+    def with_features(self, shape: NetShape) -> AzNet:
+        """This network grown to ``shape``: the same network with the core's territory features
+        appended to its inputs, their first-layer rows zero (so it computes what this one does
+        until training moves them). ``ValueError`` unless ``shape`` is this shape with the
+        features added."""
+        extra = shape.inputs - self.shape.inputs
+        if (
+            self.shape.features
+            or shape != replace(self.shape, inputs=self.shape.inputs + extra, features=True)
+            or extra < 1
+        ):
+            raise ValueError(
+                f"a network of shape {self.shape} grows only into the same shape with the "
+                f"territory features, not {shape}"
+            )
+        grown = AzNet(shape)
+        own = self.state_dict()
+        with torch.no_grad():
+            for name, tensor in grown.state_dict().items():
+                if name in ("w1", "input_scale"):
+                    tensor[: self.shape.inputs] = own[name]
+                    tensor[self.shape.inputs :] = 0.0 if name == "w1" else 1.0
+                else:
+                    tensor.copy_(own[name])
+        return grown
 
     def value_of(self, batch: SparseBatch) -> torch.Tensor:
         """The value alone (B,): what the afterstate search reads."""

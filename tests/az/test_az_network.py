@@ -202,6 +202,32 @@ def test_the_input_scale_is_folded_into_the_cores_weights(key: str, tmp_path: Pa
     assert np.array_equal(again.flat_weights(), net.flat_weights())
 
 
+@pytest.mark.parametrize("key", list(SPECS))
+def test_a_network_grows_the_territory_features(key: str) -> None:
+    """``with_features``: the network with the features appended computes what it computed
+    without them, whatever the features' values (their rows start at zero); any other growth
+    is refused."""
+    spec = SPECS[key]
+    net = random_net(spec)
+    shape = NetShape.for_game(spec, HIDDEN1, HIDDEN2, features=True)
+    grown = net.with_features(shape)
+    assert grown.shape == shape and shape.inputs > net.shape.inputs
+    found = positions(key, games=3, steps=30)
+    obs = np.stack([o for o, _, _ in found])
+    legal = [a for _, a, _ in found]
+    extra = np.random.default_rng(0).uniform(0.5, 3.0, (len(obs), shape.inputs - obs.shape[1]))
+    v0, l0 = torch_outputs(net, obs, legal)
+    v1, l1 = torch_outputs(grown, np.hstack([obs, extra]).astype(np.float32), legal)
+    np.testing.assert_allclose(v1, v0, rtol=1e-6, atol=1e-6)
+    for a, b in zip(l1, l0, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+    for wrong in (NetShape.for_game(spec, HIDDEN1 + 1, HIDDEN2, features=True), net.shape):
+        with pytest.raises(ValueError, match="grows only into the same shape"):
+            net.with_features(wrong)
+    with pytest.raises(ValueError, match="grows only into the same shape"):
+        grown.with_features(shape)  # it has them already
+
+
 def test_value_of_is_the_forward_value(models: dict[str, Path]) -> None:
     net, _ = load_checkpoint(models["kd4"])
     data = positions("kd4", games=2, steps=20, every=4)

@@ -388,6 +388,32 @@ def test_a_run_starts_from_the_model_init_names(models: dict[str, Path], tmp_pat
     assert "init" not in run.init  # the fixture started from random weights
 
 
+def test_a_run_with_the_features_starts_from_a_model_without_them(
+    models: dict[str, Path], tmp_path: Path
+) -> None:
+    """``warmstart.init`` of a model without the territory features into a run with them: the
+    model's weights, the features' rows zero, recorded in the init; its own inputs keep their
+    scale at the first step, the features get theirs. Another shape is still refused."""
+    init = f'warmstart.init="{models["mr2"]}"'
+    cfg = load_az_config(TINY, [*SMALL, init, "net.features=true", "warmstart.games=0",
+                                "run.iterations=1"])  # fmt: skip
+    run = Run(cfg, tmp_path / "a", "t", log=quiet)
+    run.initialize()
+    old = load_checkpoint(models["mr2"])[0]
+    n = old.shape.inputs
+    assert run.init["features_added"] == n and run.shape.inputs > n
+    w1 = run.net.w1.detach()
+    assert torch.equal(w1[:n], old.w1.detach()) and not w1[n:].any()
+    run = start_run(TINY, [*SMALL, init, "net.features=true", "warmstart.games=0",
+                           "run.iterations=1"], tmp_path / "b", resume=False, command="t",
+                    log=quiet)  # fmt: skip
+    scale = run.net.input_scale
+    assert torch.equal(scale[:n], old.input_scale) and not torch.all(scale[n:] == 1.0)
+    with pytest.raises(ConfigError, match="is a network of shape"):
+        Run(load_az_config(TINY, [*SMALL, init, "net.hidden1=9"]), tmp_path / "c", "t",
+            log=quiet).initialize()  # fmt: skip
+
+
 def test_a_chain_of_inits_keeps_every_link(models: dict[str, Path], tmp_path: Path) -> None:
     """A run started from a model that was itself started from another records both: the
     games behind a continued model add up from its provenance alone."""

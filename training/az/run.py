@@ -240,6 +240,13 @@ class Run:
             net, meta = load_checkpoint(path)
         except CheckpointError as exc:
             raise ConfigError(f"warmstart.init: {exc}") from None
+        grown = {}
+        if net.shape != self.shape and self.shape.features and not net.shape.features:
+            try:  # a model without the territory features, given them (zero weights)
+                grown = {"features_added": net.shape.inputs}
+                net = net.with_features(self.shape)
+            except ValueError:
+                grown = {}
         if net.shape != self.shape:
             raise ConfigError(
                 f"warmstart.init: {path!r} is a network of shape {net.shape}; this run's game "
@@ -247,11 +254,15 @@ class Run:
             )
         self.net.load_state_dict(net.state_dict())
         prov = meta.get("provenance", {})
-        self.init = {"path": str(path)} | {
-            k: prov[k]
-            for k in ("command", "git_commit", "games", "positions", "train_steps", "init")
-            if k in prov
-        }  # the model's own init nested: a chain of continued runs keeps every link
+        self.init = (
+            {"path": str(path)}
+            | grown
+            | {
+                k: prov[k]
+                for k in ("command", "git_commit", "games", "positions", "train_steps", "init")
+                if k in prov
+            }
+        )  # the model's own init nested: a chain of continued runs keeps every link
 
     # ---------------------------------------------------------------- data
     def play(
@@ -459,9 +470,11 @@ class Run:
         else:
             shards = self.play(iteration, self.cfg["selfplay"]["games"])
         games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
-        if self.train_steps == 0 and not self.init and shards:  # before the first step
-            first = Positions.concatenate(list(shards))
-            self.net.set_input_scale(first.obs_idx.astype(np.int64), first.obs_val, len(first))
+        scaled = self.init.get("features_added", 0 if not self.init else None)
+        if self.train_steps == 0 and scaled is not None and shards:  # before the first step
+            first = Positions.concatenate(list(shards))  # (an init's own inputs keep theirs)
+            obs = first.obs_idx.astype(np.int64)
+            self.net.set_input_scale(obs, first.obs_val, len(first), first=scaled)
         played = time.perf_counter()
         counted = 0.0
         if iteration == 0:
