@@ -152,11 +152,10 @@ class AzNet(nn.Module):
         appended to its inputs, their first-layer rows zero (so it computes what this one does
         until training moves them). ``ValueError`` unless ``shape`` is this shape with the
         features added."""
-        extra = shape.inputs - self.shape.inputs
         if (
             self.shape.features
-            or shape != replace(self.shape, inputs=self.shape.inputs + extra, features=True)
-            or extra < 1
+            or shape != replace(self.shape, inputs=shape.inputs, features=True)
+            or shape.inputs <= self.shape.inputs
         ):
             raise ValueError(
                 f"a network of shape {self.shape} grows only into the same shape with the "

@@ -21,6 +21,7 @@ iteration in progress is lost (its shards are deleted and it is played again).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -241,12 +242,9 @@ class Run:
         except CheckpointError as exc:
             raise ConfigError(f"warmstart.init: {exc}") from None
         grown = {}
-        if net.shape != self.shape and self.shape.features and not net.shape.features:
-            try:  # a model without the territory features, given them (zero weights)
-                grown = {"features_added": net.shape.inputs}
-                net = net.with_features(self.shape)
-            except ValueError:
-                grown = {}
+        if net.shape != self.shape:  # a model without the territory features, given them
+            with contextlib.suppress(ValueError):  # (else refused below, naming both shapes)
+                net, grown = net.with_features(self.shape), {"features_added": net.shape.inputs}
         if net.shape != self.shape:
             raise ConfigError(
                 f"warmstart.init: {path!r} is a network of shape {net.shape}; this run's game "
