@@ -171,6 +171,40 @@ def test_a_resumed_run_learns_at_the_rate_it_is_given(tmp_path: Path) -> None:
     assert [(g["lr"], g["weight_decay"]) for g in groups] == [(0.0002, 0.003)]
 
 
+@pytest.mark.parametrize("overlap", [False, True])
+def test_the_final_share_of_a_run_learns_at_the_final_rate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, overlap: bool
+) -> None:
+    """``train.final_learning_rate`` steps the learning of the budget's last
+    ``train.final_share`` (here what is learned once two of four iterations are finished) at
+    that rate, the rest at ``train.learning_rate``; the checkpoint and TensorBoard show it."""
+    import training.az.run as az_run
+
+    seen: list[float] = []
+
+    def spy(net: Any, optimizer: torch.optim.Optimizer, *args: Any, **kw: Any) -> Any:
+        seen.append(optimizer.param_groups[0]["lr"])
+        return train_steps(net, optimizer, *args, **kw)
+
+    monkeypatch.setattr(az_run, "train_steps", spy)
+    rd = tmp_path / "run"
+    changes = [*SMALL, f"train.overlap={str(overlap).lower()}", "train.final_share=0.5",
+               "train.final_learning_rate=0.0002", "warmstart.games=0", "run.iterations=4"]  # fmt: skip
+    start_run(TINY, changes, rd, resume=False, command="t", log=quiet)
+    # without overlap each iteration learns its own games after playing them; with it, the
+    # one before's while it plays (the first learns nothing), and the run's end the last's
+    assert seen == pytest.approx(
+        [1e-3, 1e-3, 2e-4, 2e-4] if not overlap else [1e-3, 2e-4, 2e-4, 2e-4]
+    )
+    saved = torch.load(rd / "checkpoints" / "latest.pt", weights_only=True)["optimizer"]
+    assert [g["lr"] for g in saved["param_groups"]] == pytest.approx([2e-4])
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(rd / "tb"))
+    acc.Reload()
+    assert [s.value for s in acc.Scalars("train/learning_rate")][-1] == pytest.approx(2e-4)
+
+
 def test_without_overlap_each_iteration_learns_its_own_games(tmp_path: Path) -> None:
     rd = tmp_path / "run"
     start_run(TINY, [*SMALL, "train.overlap=false"], rd, resume=False, command="test", log=quiet)
@@ -319,6 +353,8 @@ def test_checkpoints_are_atomic(
      ('search.policy="tree"', "search.policy"), ("selfplay.afterstates=1.5", "selfplay.afterstates"),
      ("warmstart.afterstates=-1", "warmstart.afterstates"), ("selfplay.keep=0", "selfplay.keep"),
      ("train.policy_weight=-1", "train.policy_weight"),
+     ("train.final_share=1.5", "train.final_share"),
+     ("train.final_learning_rate=-0.1", "train.final_learning_rate"),
      ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
      ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0
      ('search.policy="head"', "train.policy_weight")],

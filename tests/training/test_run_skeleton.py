@@ -16,6 +16,7 @@ from training.common.outputs import OutputError
 from training.common.run import (
     RUN_CONFIG,
     begin_run,
+    budget_fraction,
     budget_spent,
     holds_run,
     iterate,
@@ -117,6 +118,14 @@ def test_budget_spent_names_the_budget() -> None:
     assert budget_spent(2, 3, 60.0, 1.0) == "minutes"
     assert budget_spent(2, 0, 59.0, 1.0) is None
     assert budget_spent(10**6, 0, 10**6, 0.0) is None  # 0: no limit
+
+
+def test_budget_fraction_is_the_larger_share_spent() -> None:
+    assert budget_fraction(1, 4, 30.0, 1.0) == 0.5  # the minutes are further on
+    assert budget_fraction(3, 4, 30.0, 1.0) == 0.75
+    assert budget_fraction(3, 4, 30.0, 0.0) == 0.75  # 0: no limit
+    assert budget_fraction(0, 0, 90.0, 1.0) == 1.0  # at most the whole
+    assert budget_fraction(-1, 4, 0.0, 0.0) == 0.0  # a run not started
 
 
 def test_build_folder_replaces_the_whole_folder_or_nothing(tmp_path: Path) -> None:

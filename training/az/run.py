@@ -48,7 +48,7 @@ from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import RunLock, append_text
 from training.common.progress import phase
 from training.common.provenance import git_commit
-from training.common.run import begin_run, budget_spent, iterate, resolve_config
+from training.common.run import begin_run, budget_fraction, budget_spent, iterate, resolve_config
 
 from .config import (
     AZ,
@@ -331,6 +331,7 @@ class Run:
             if row.get(k, "") != "":  # none when nothing was learned
                 tb.add_scalar(f"train/{k}", float(row[k]), self.positions)
         tb.add_scalar("selfplay/games", self.games, self.positions)
+        tb.add_scalar("train/learning_rate", self.optimizer.param_groups[0]["lr"], self.positions)
         tb.flush()
 
     def _play_jobs(
@@ -381,6 +382,7 @@ class Run:
         t = self.cfg["train"]
         reuse = t["sample_reuse"] if epochs is None else epochs
         steps = steps_for(new, reuse, t["batch_size"])
+        self.set_rate(self.rate())
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
         out = train_steps(
             self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights,
@@ -389,6 +391,26 @@ class Run:
         self.train_steps += steps
         out["train_steps"] = steps
         return out
+
+    def rate(self) -> float:
+        """The learning rate now: ``train.learning_rate``, or ``train.final_learning_rate``
+        (when above 0) once the run has spent ``1 - train.final_share`` of its budget (the
+        iterations finished before the learning, or the wall time, whichever share is larger;
+        the learning of a run's last iterations, and its flush, happen in that share)."""
+        t, r = self.cfg["train"], self.cfg["run"]
+        spent = budget_fraction(self.iteration, r["iterations"], self.seconds, r["max_minutes"])
+        final = t["final_learning_rate"] > 0 and spent >= 1.0 - t["final_share"]
+        return float(t["final_learning_rate"] if final else t["learning_rate"])
+
+    def set_rate(self, lr: float) -> None:
+        """Step the optimizer at ``lr`` from now on (a log line when it changes)."""
+        groups = self.optimizer.param_groups
+        if any(g["lr"] != lr for g in groups):
+            self.log(
+                f"learning rate {groups[0]['lr']:g} -> {lr:g} after {self.iteration} iterations"
+            )
+            for g in groups:
+                g["lr"] = lr
 
     def learn_warmstart(self, positions: int, start: float) -> tuple[dict[str, float], float]:
         """The warm start's ``warmstart.epochs`` passes over its ``positions``, a checkpoint

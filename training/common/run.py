@@ -9,7 +9,8 @@ iterations (periodic ladder evaluation, checkpoints) -> export -> provenance.
   run refuses a change to the sections its checkpoints fix and prints what changed; then
   ``config.toml`` records the effective config.
 * :class:`RunClock`: the run's wall time, continued across resumes (its budgets count it).
-* :func:`iterate` and :func:`budget_spent`: the loop of iterations until a budget is spent,
+* :func:`iterate` and :func:`budget_spent`: the loop of iterations until a budget is spent
+  (:func:`budget_fraction`: how much of it),
   with the actions due every ``N`` iterations (evaluation, checkpoint, a log line).
 
 The ladder evaluation is :mod:`training.common.ladder`, export :mod:`training.common.export`
@@ -126,6 +127,19 @@ def budget_spent(
     if max_minutes and seconds >= 60.0 * max_minutes:
         return "minutes"
     return None
+
+
+def budget_fraction(
+    iteration: int, max_iterations: int, seconds: float, max_minutes: float
+) -> float:
+    """How much of its budget a run has spent after ``iteration`` finished iterations and
+    ``seconds`` of wall time: the larger of the two shares (a limit of 0 is none), at most 1."""
+    shares = [0.0]
+    if max_iterations:
+        shares.append(iteration / max_iterations)
+    if max_minutes:
+        shares.append(seconds / (60.0 * max_minutes))
+    return min(1.0, max(shares))
 
 
 Periodic = tuple[int, Callable[[int], object]]
