@@ -175,9 +175,10 @@ def test_a_resumed_run_learns_at_the_rate_it_is_given(tmp_path: Path) -> None:
 def test_the_final_share_of_a_run_learns_at_the_final_rate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, overlap: bool
 ) -> None:
-    """``train.final_learning_rate`` steps the learning of the budget's last
-    ``train.final_share`` (here what is learned once two of four iterations are finished) at
-    that rate, the rest at ``train.learning_rate``; the checkpoint and TensorBoard show it."""
+    """``train.final_learning_rate`` is the rate of the positions of the iterations that end
+    in the budget's last ``train.final_share`` (here the last two of four; with a share
+    smaller than one iteration, the last), with or without overlap the same; the rest learn at
+    ``train.learning_rate``; the checkpoint and TensorBoard show it."""
     import training.az.run as az_run
 
     seen: list[float] = []
@@ -187,15 +188,14 @@ def test_the_final_share_of_a_run_learns_at_the_final_rate(
         return train_steps(net, optimizer, *args, **kw)
 
     monkeypatch.setattr(az_run, "train_steps", spy)
-    rd = tmp_path / "run"
-    changes = [*SMALL, f"train.overlap={str(overlap).lower()}", "train.final_share=0.5",
-               "train.final_learning_rate=0.0002", "warmstart.games=0", "run.iterations=4"]  # fmt: skip
-    start_run(TINY, changes, rd, resume=False, command="t", log=quiet)
-    # without overlap each iteration learns its own games after playing them; with it, the
-    # one before's while it plays (the first learns nothing), and the run's end the last's
-    assert seen == pytest.approx(
-        [1e-3, 1e-3, 2e-4, 2e-4] if not overlap else [1e-3, 2e-4, 2e-4, 2e-4]
-    )
+    changes = [*SMALL, f"train.overlap={str(overlap).lower()}", "warmstart.games=0",
+               "train.final_learning_rate=0.0002"]  # fmt: skip
+    for share, iterations, want in (("0.2", 3, [1e-3, 1e-3, 2e-4]), ("0.5", 4, [1e-3, 1e-3, 2e-4, 2e-4])):  # fmt: skip
+        seen.clear()
+        rd = tmp_path / share
+        more = [f"train.final_share={share}", f"run.iterations={iterations}"]
+        start_run(TINY, [*changes, *more], rd, resume=False, command="t", log=quiet)
+        assert seen == pytest.approx(want)
     saved = torch.load(rd / "checkpoints" / "latest.pt", weights_only=True)["optimizer"]
     assert [g["lr"] for g in saved["param_groups"]] == pytest.approx([2e-4])
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -353,7 +353,7 @@ def test_checkpoints_are_atomic(
      ('search.policy="tree"', "search.policy"), ("selfplay.afterstates=1.5", "selfplay.afterstates"),
      ("warmstart.afterstates=-1", "warmstart.afterstates"), ("selfplay.keep=0", "selfplay.keep"),
      ("train.policy_weight=-1", "train.policy_weight"),
-     ("train.final_share=1.5", "train.final_share"),
+     ("train.final_share=1.5", "train.final_share"), ("train.final_share=0", "train.final_share"),
      ("train.final_learning_rate=-0.1", "train.final_learning_rate"),
      ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
      ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0

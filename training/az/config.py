@@ -71,7 +71,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "batch_size": checks.integer(1),
         "learning_rate": checks.number(0.0, open_lo=True),
         "final_learning_rate": checks.number(0.0),
-        "final_share": checks.number(0.0, 1.0),
+        "final_share": checks.number(0.0, 1.0, open_lo=True),
         "weight_decay": checks.number(0.0),
         "sample_reuse": checks.number(0.0, open_lo=True),
         "value_weight": checks.number(0.0),

@@ -382,7 +382,6 @@ class Run:
         t = self.cfg["train"]
         reuse = t["sample_reuse"] if epochs is None else epochs
         steps = steps_for(new, reuse, t["batch_size"])
-        self.set_rate(self.rate())
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
         out = train_steps(
             self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights,
@@ -392,23 +391,22 @@ class Run:
         out["train_steps"] = steps
         return out
 
-    def rate(self) -> float:
-        """The learning rate now: ``train.learning_rate``, or ``train.final_learning_rate``
-        (when above 0) once the run has spent ``1 - train.final_share`` of its budget (the
-        iterations finished before the learning, or the wall time, whichever share is larger;
-        the learning of a run's last iterations, and its flush, happen in that share)."""
+    def rate(self, iteration: int, seconds: float) -> float:
+        """The rate to learn ``iteration``'s positions at, that iteration ending after
+        ``seconds`` of the run: ``train.final_learning_rate`` (when above 0) if it ends in the
+        budget's last ``train.final_share`` (of ``run.iterations`` or ``run.max_minutes``,
+        whichever is further spent: with or without overlap the same iterations, at least
+        the last), else ``train.learning_rate``. The warm start learns at the latter."""
         t, r = self.cfg["train"], self.cfg["run"]
-        spent = budget_fraction(self.iteration, r["iterations"], self.seconds, r["max_minutes"])
-        final = t["final_learning_rate"] > 0 and spent >= 1.0 - t["final_share"]
+        spent = budget_fraction(iteration, r["iterations"], seconds, r["max_minutes"])
+        final = t["final_learning_rate"] > 0 and spent > 1.0 - t["final_share"] + 1e-9
         return float(t["final_learning_rate"] if final else t["learning_rate"])
 
-    def set_rate(self, lr: float) -> None:
-        """Step the optimizer at ``lr`` from now on (a log line when it changes)."""
-        groups = self.optimizer.param_groups
+    def set_rate(self, iteration: int, seconds: float) -> None:
+        """Step the optimizer at :meth:`rate` from now on (a log line when it changes)."""
+        lr, groups = self.rate(iteration, seconds), self.optimizer.param_groups
         if any(g["lr"] != lr for g in groups):
-            self.log(
-                f"learning rate {groups[0]['lr']:g} -> {lr:g} after {self.iteration} iterations"
-            )
+            self.log(f"learning rate {groups[0]['lr']:g} -> {lr:g} from iteration {iteration}")
             for g in groups:
                 g["lr"] = lr
 
@@ -481,6 +479,8 @@ class Run:
             def learn(stop: Any) -> dict[str, float]:
                 return self.learn(iteration - 1, pending, on_step=stop_check(stop))
 
+            self.set_rate(iteration - 1, self.seconds)  # the one before's: finished
+
             shards, parts, play_seconds, learn_seconds = overlapped(
                 lambda: self.play(iteration, n_games, flat=flat, add=False),
                 learn if pending else None,
@@ -504,6 +504,7 @@ class Run:
             if parts is None:  # the first iteration of a run: nothing played before it
                 parts = {"train_steps": 0}
         else:  # with what an overlapped iteration left (the setting changed on resume)
+            self.set_rate(iteration, self.seconds + played - start)
             parts = self.learn(iteration, positions + self.pending)
             self.pending = 0
         end = time.perf_counter()
@@ -545,6 +546,7 @@ class Run:
         pending, so a resumed run takes the very steps an unbroken one would (it learns them
         while its next iteration plays)."""
         start = time.perf_counter()
+        self.set_rate(self.iteration, self.seconds)
         parts = self.learn(self.iteration, self.pending)
         self.pending = 0
         self.flushed = True
