@@ -147,29 +147,50 @@ class AzNet(nn.Module):
             self.w1.mul_((self.input_scale / new)[:, None])
             self.input_scale.copy_(new)
 
-    def with_features(self, shape: NetShape) -> AzNet:
-        """This network grown to ``shape``: the same network with the core's territory features
-        appended to its inputs, their first-layer rows zero (so it computes what this one does
-        until training moves them). ``ValueError`` unless ``shape`` is this shape with the
-        features added."""
+    def grown(self, shape: NetShape, seed: int = 0) -> AzNet:
+        """This network grown to ``shape``, computing what this one does until training moves
+        it: the core's territory features appended to its inputs (their first-layer rows zero)
+        and/or wider layers (the new first-layer units' weights drawn as a new network's, from
+        ``seed``, with zero weights out of them; the new second-layer units likewise, zero into
+        the value and the policy). ``ValueError`` unless ``shape`` is this shape grown so: the
+        same game, the features added or kept, neither layer narrower, something changed."""
+        s = self.shape
+        same = replace(s, inputs=shape.inputs, hidden1=shape.hidden1, hidden2=shape.hidden2,
+                       features=shape.features)  # fmt: skip
+        features = shape.features and not s.features
         if (
-            self.shape.features
-            or shape != replace(self.shape, inputs=shape.inputs, features=True)
-            or shape.inputs <= self.shape.inputs
+            shape != same
+            or shape == s
+            or (s.features and not shape.features)
+            or (shape.inputs > s.inputs) != features
+            or shape.inputs < s.inputs
+            or shape.hidden1 < s.hidden1
+            or shape.hidden2 < s.hidden2
         ):
             raise ValueError(
-                f"a network of shape {self.shape} grows only into the same shape with the "
-                f"territory features, not {shape}"
+                f"a network of shape {s} grows only into the same game's shape with the "
+                f"territory features added or wider layers, not {shape}"
             )
-        grown = AzNet(shape)
-        own = self.state_dict()
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            grown = AzNet(shape)
+        n, h1, h2 = s.inputs, s.hidden1, s.hidden2
         with torch.no_grad():
-            for name, tensor in grown.state_dict().items():
-                if name in ("w1", "input_scale"):
-                    tensor[: self.shape.inputs] = own[name]
-                    tensor[self.shape.inputs :] = 0.0 if name == "w1" else 1.0
-                else:
-                    tensor.copy_(own[name])
+            grown.w1[:n, :h1] = self.w1
+            grown.w1[n:] = 0.0  # the features' rows: every unit, old and new
+            grown.input_scale[:n] = self.input_scale
+            grown.b1[:h1] = self.b1
+            grown.b1[h1:] = 0.0
+            grown.l2.weight[:h2, :h1] = self.l2.weight
+            grown.l2.weight[:h2, h1:] = 0.0  # nothing from the new first-layer units
+            grown.l2.bias[:h2] = self.l2.bias
+            grown.l2.bias[h2:] = 0.0
+            grown.value.weight[:, :h2] = self.value.weight
+            grown.value.weight[:, h2:] = 0.0  # nothing from the new second-layer units
+            grown.value.bias.copy_(self.value.bias)
+            grown.wp.weight[:, :h2] = self.wp.weight
+            grown.wp.weight[:, h2:] = 0.0
+            grown.bp.copy_(self.bp)
         return grown
 
     def value_of(self, batch: SparseBatch) -> torch.Tensor:

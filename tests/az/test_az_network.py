@@ -5,6 +5,7 @@ file round-trips."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -203,15 +204,19 @@ def test_the_input_scale_is_folded_into_the_cores_weights(key: str, tmp_path: Pa
 
 
 @pytest.mark.parametrize("key", list(SPECS))
-def test_a_network_grows_the_territory_features(key: str) -> None:
-    """``with_features``: the network with the features appended computes what it computed
-    without them, whatever the features' values (their rows start at zero); any other growth
-    is refused."""
+@pytest.mark.parametrize("growth", ["features", "wider", "both"])
+def test_a_network_grows_features_and_width(key: str, growth: str) -> None:
+    """``grown``: the network with the features appended and/or wider layers computes what it
+    computed before, whatever the features' values (their rows start at zero; no weight leaves
+    a new unit); the new units learn (they get gradients through the next step); any other
+    growth is refused."""
     spec = SPECS[key]
     net = random_net(spec)
-    shape = NetShape.for_game(spec, HIDDEN1, HIDDEN2, features=True)
-    grown = net.with_features(shape)
-    assert grown.shape == shape and shape.inputs > net.shape.inputs
+    wide = growth != "features"
+    features = growth != "wider"
+    shape = NetShape.for_game(spec, HIDDEN1 * (1 + wide), HIDDEN2 + 3 * wide, features=features)
+    grown = net.grown(shape)
+    assert grown.shape == shape
     found = positions(key, games=3, steps=30)
     obs = np.stack([o for o, _, _ in found])
     legal = [a for _, a, _ in found]
@@ -221,11 +226,23 @@ def test_a_network_grows_the_territory_features(key: str) -> None:
     np.testing.assert_allclose(v1, v0, rtol=1e-6, atol=1e-6)
     for a, b in zip(l1, l0, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
-    for wrong in (NetShape.for_game(spec, HIDDEN1 + 1, HIDDEN2, features=True), net.shape):
-        with pytest.raises(ValueError, match="grows only into the same shape"):
-            net.with_features(wrong)
-    with pytest.raises(ValueError, match="grows only into the same shape"):
-        grown.with_features(shape)  # it has them already
+    if wide:  # the new first-layer units are alive: not all their activations are zero
+        assert torch.count_nonzero(grown.w1[:, HIDDEN1:]) > 0
+        assert torch.count_nonzero(grown.l2.weight[:HIDDEN2, HIDDEN1:]) == 0
+    plain = NetShape.for_game(spec, HIDDEN1, HIDDEN2)
+    refused = [
+        net.shape,  # nothing grows
+        NetShape.for_game(spec, HIDDEN1 - 1, HIDDEN2),  # narrower
+        NetShape.for_game(spec, HIDDEN1, HIDDEN2 - 1, features=True),
+        replace(plain, inputs=plain.inputs + 5),  # more inputs without the features
+        replace(shape, num_players=5),  # another game
+    ]
+    for wrong in refused:
+        with pytest.raises(ValueError, match="grows only into the same game"):
+            net.grown(wrong)
+    if features:
+        with pytest.raises(ValueError, match="grows only into the same game"):
+            grown.grown(replace(shape, features=False, inputs=net.shape.inputs))
 
 
 def test_value_of_is_the_forward_value(models: dict[str, Path]) -> None:

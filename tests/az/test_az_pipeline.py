@@ -446,8 +446,22 @@ def test_a_run_with_the_features_starts_from_a_model_without_them(
     scale = run.net.input_scale
     assert torch.equal(scale[:n], old.input_scale) and not torch.all(scale[n:] == 1.0)
     with pytest.raises(ConfigError, match="is a network of shape"):
-        Run(load_az_config(TINY, [*SMALL, init, "net.hidden1=9"]), tmp_path / "c", "t",
+        Run(load_az_config(TINY, [*SMALL, init, "net.hidden1=7"]), tmp_path / "c", "t",
             log=quiet).initialize()  # fmt: skip
+
+
+def test_a_wider_run_starts_from_a_narrower_model(models: dict[str, Path], tmp_path: Path) -> None:
+    """``warmstart.init`` of a model into a run with wider layers: the model's weights in the
+    old units, nothing out of the new ones (the run starts as the model), recorded in the
+    init; the input scale kept (its inputs are the model's)."""
+    init = f'warmstart.init="{models["mr2"]}"'
+    wider = [init, "net.hidden1=16", "net.hidden2=6", "warmstart.games=0", "run.iterations=1"]
+    run = start_run(TINY, wider, tmp_path / "a", resume=False, command="t", log=quiet)
+    old = load_checkpoint(models["mr2"])[0]
+    assert run.init["widened_from"] == [8, 4] and "features_added" not in run.init
+    assert torch.equal(run.net.input_scale, old.input_scale)
+    _, meta = load_checkpoint(tmp_path / "a" / "model.pt")
+    assert meta["provenance"]["init"]["widened_from"] == [8, 4]
 
 
 def test_a_chain_of_inits_keeps_every_link(models: dict[str, Path], tmp_path: Path) -> None:

@@ -241,10 +241,15 @@ class Run:
             net, meta = load_checkpoint(path)
         except CheckpointError as exc:
             raise ConfigError(f"warmstart.init: {exc}") from None
-        grown = {}
-        if net.shape != self.shape:  # a model without the territory features, given them
+        grown: dict[str, Any] = {}
+        if net.shape != self.shape:  # the territory features added, or wider layers
             with contextlib.suppress(ValueError):  # (else refused below, naming both shapes)
-                net, grown = net.with_features(self.shape), {"features_added": net.shape.inputs}
+                old = net.shape
+                net = net.grown(self.shape, seed=self.cfg["run"]["seed"])
+                if self.shape.inputs > old.inputs:
+                    grown["features_added"] = old.inputs
+                if (old.hidden1, old.hidden2) != (self.shape.hidden1, self.shape.hidden2):
+                    grown["widened_from"] = [old.hidden1, old.hidden2]
         if net.shape != self.shape:
             raise ConfigError(
                 f"warmstart.init: {path!r} is a network of shape {net.shape}; this run's game "
