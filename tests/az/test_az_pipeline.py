@@ -388,14 +388,14 @@ def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[
 def test_foreign_checkpoints_are_refused(
     mr_run: Path, models: dict[str, Path], tmp_path: Path
 ) -> None:
-    """warmstart.init naming a foreign file, a model of another game or another [net] is a
+    """warmstart.init naming a foreign file, a model of another game or a narrower [net] is a
     ConfigError naming the key; a run whose latest.pt is not an az model refuses to resume,
     naming the file (the CLI: exit 2)."""
     foreign = tmp_path / "foreign.pt"
     torch.save({"state_dict": {}}, foreign)
     for init, message in ((foreign, "not an az model"), (models["kd4"], "shape"), (models["mr2"], "shape"),
                           (tmp_path / "none.pt", "no az model file")):  # fmt: skip
-        cfg = load_az_config(TINY, [*SMALL, f'warmstart.init="{init}"', "net.hidden1=16"])
+        cfg = load_az_config(TINY, [*SMALL, f'warmstart.init="{init}"', "net.hidden1=7"])
         with pytest.raises(ConfigError, match=rf"^warmstart\.init: .*{message}"):
             Run(cfg, tmp_path / "r", "test", log=quiet).initialize()
     rd = tmp_path / "run"
