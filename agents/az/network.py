@@ -158,12 +158,12 @@ class AzNet(nn.Module):
         same = replace(s, inputs=shape.inputs, hidden1=shape.hidden1, hidden2=shape.hidden2,
                        features=shape.features)  # fmt: skip
         features = shape.features and not s.features
+        inputs = shape.inputs > s.inputs if features else shape.inputs == s.inputs
         if (
             shape != same
             or shape == s
             or (s.features and not shape.features)
-            or (shape.inputs > s.inputs) != features
-            or shape.inputs < s.inputs
+            or not inputs
             or shape.hidden1 < s.hidden1
             or shape.hidden2 < s.hidden2
         ):
