@@ -6,7 +6,8 @@
 the first move, naming both games); ``az:path=FILE`` plays a saved model (a training run's
 ``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
 ``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
-(determinizations), ``depth`` (decisions after the next reveal), ``rollout_temp`` (the
+(determinizations), ``depth`` (decisions after the next reveal), ``leaves`` (values averaged
+along a rollout, every ``depth`` decisions), ``rollout_temp`` (the
 rollouts' policy temperature; 0: its argmax), ``sample=1`` (draw the move: from the policy
 with ``sims=0``, else from the improved policy).
 
@@ -55,7 +56,7 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, rollout_temp, sample: override the model's search settings (``sims=0``: the raw
+        sims, k, r, depth, leaves, rollout_temp, sample: override the model's search settings (``sims=0``: the raw
             policy; any other ``sims``: the search with that many candidates, ``k`` when
             ``k`` is not given).
     """
@@ -70,12 +71,13 @@ class AzAgent(Agent):
         k: int | None = None,
         r: int | None = None,
         depth: int | None = None,
+        leaves: int | None = None,
         sample: bool | str | int | None = None,
         rollout_temp: float | str | None = None,
     ) -> None:
         super().__init__(seed)
         self.overrides: dict[str, Any] = {}
-        for name, value in (("k", k), ("r", r), ("depth", depth)):
+        for name, value in (("k", k), ("r", r), ("depth", depth), ("leaves", leaves)):
             if value is not None:
                 self.overrides[name] = _integer(name, value)
         if rollout_temp is not None:

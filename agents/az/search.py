@@ -5,9 +5,12 @@ default: softmax of each move's afterstate value for the deciding seat over ``ta
 determinization, TD-Gammon's move choice; ``"head"``: the policy head); its ``k`` best candidates are each
 played through ``r`` determinizations (the hidden pieces dealt again; the same deals and the
 same rollout noise for every candidate), every seat then moving by the network's policy
-(sampled at ``rollout_temp``; 0: its argmax) until ``depth`` decisions after the next reveal
-(at most ``max_depth`` decisions), where the network's value for the deciding seat scores the
-leaf (the outcome when the game ended). The move played is the candidate with the best mean
+(sampled at ``rollout_temp``; 0: its argmax) until ``leaves`` x ``depth`` decisions after the
+next reveal (at most ``max_depth`` decisions); the rollout's score is the mean of the network's
+values for the deciding seat at ``depth``, ``2 depth``, ... ``leaves`` x ``depth`` decisions
+after that reveal (1 leaf: the value at ``depth``; where the game ends first, its outcome
+counts for every leaf not reached: TD(lambda)'s averaging of estimates along a path, which
+smooths the value's error where one leaf would carry it whole). The move played is the candidate with the best mean
 value; the improved policy ``pi = softmax(log prior + (Q - max Q) / tau)`` over the
 candidates is the self-play target. ``k = 0`` (``az:sims=0``) plays the raw policy.
 
@@ -30,18 +33,22 @@ network's value of each move's afterstate for the seat that moves, divided by ``
 MAX_CANDIDATES = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
 """The most candidates a search takes (the core's ``AZ_MAX_CANDIDATES``)."""
 
+MAX_LEAVES = 64 if native is None else int(native.AZ_MAX_LEAVES)
+"""The most leaf values a rollout averages (the core's ``AZ_MAX_LEAVES``)."""
+
 BOUNDS: dict[str, tuple[float, float, bool]] = {
     "k": (0, MAX_CANDIDATES, False),
     "r": (0, 4096, False),
     "depth": (0, 100_000, False),
     "max_depth": (0, 100_000, False),
+    "leaves": (1, MAX_LEAVES, False),
     "rollout_temp": (0.0, 100.0, False),
     "tau": (0.0, 100.0, True),
 }
 """Each numeric setting's range ``(low, high, low excluded)``: the one home, read by
 :class:`SearchSettings` and by the az pipeline's config schema (``[search]``, ``[selfplay]``);
 the core checks its own (the safety net for direct calls)."""
-INTEGER_SETTINGS = ("k", "r", "depth", "max_depth")
+INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves")
 
 
 @dataclass(frozen=True)
@@ -52,6 +59,7 @@ class SearchSettings:
     r: int = 4
     depth: int = 4
     max_depth: int = 48
+    leaves: int = 1
     rollout_temp: float = 0.0
     tau: float = 0.1
     policy: str = "afterstate"

@@ -195,34 +195,36 @@ static NetObject *as_net(PyObject *obj, int optional) {
 }
 
 #define SETTINGS_RANGES                                                                            \
-    "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, rollout_temp 0..100, tau > 0 "   \
-    "(up to 100), policy 0 (the policy head) or 1 (afterstate values)"
+    "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, leaves 1..%d, rollout_temp "     \
+    "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values)"
 
-/* settings: (k, r, depth, max_depth, rollout_temp, tau, policy); anything else is a TypeError
+/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy); anything else is a TypeError
  * naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
  * large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
     if (!PyTuple_Check(obj) ||
-        !PyArg_ParseTuple(obj, "iiiiffi", &s->k, &s->r, &s->depth, &s->max_depth,
+        !PyArg_ParseTuple(obj, "iiiiiffi", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
                           &s->rollout_temp, &s->tau, &s->policy)) {
         if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
             PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS);
+            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES);
         } else {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
-                         "settings: expected a tuple (k, r, depth, max_depth, rollout_temp, tau, "
-                         "policy) of 4 integers, 2 numbers and an integer, got %s",
+                         "settings: expected a tuple (k, r, depth, max_depth, leaves, "
+                         "rollout_temp, tau, policy) of 5 integers, 2 numbers and an integer, "
+                         "got %s",
                          Py_TYPE(obj)->tp_name);
         }
         return -1;
     }
     if (s->k < 0 || s->k > LR_MAX_CANDS || s->r < 0 || s->r > 4096 || s->depth < 0 ||
-        s->depth > 100000 || s->max_depth < 0 || s->max_depth > 100000 ||
+        s->depth > 100000 || s->max_depth < 0 || s->max_depth > 100000 || s->leaves < 1 ||
+        s->leaves > LR_MAX_LEAVES ||
         !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
         !(s->tau > 0.0f && s->tau <= 100.0f) ||
         (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE)) {
-        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS);
+        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES);
         return -1;
     }
     return 0;
@@ -389,6 +391,7 @@ int az_add_to_module(PyObject *m) {
     if (PyModule_AddFunctions(m, az_functions) < 0 ||
         PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0 ||
+        PyModule_AddIntConstant(m, "AZ_MAX_LEAVES", LR_MAX_LEAVES) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_HEAD", LR_POLICY_HEAD) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0 ||
         PyModule_AddIntConstant(m, "AZ_FEATURES", LR_FEATURES) < 0) {

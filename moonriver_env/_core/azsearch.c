@@ -1,9 +1,9 @@
 /* The learned agent's search and self-play (learn.h). A decision: the network's prior over
  * the legal actions; its k best candidates are each played on r determinizations (the hidden
  * pieces re-dealt, the same r deals and rollout noise for every candidate), every seat then
- * moving by the network's policy until `depth` decisions after the next reveal (at most
- * max_depth), and scored by the network's value of the leaf for the deciding seat (the
- * outcome when the game ended). Every choice and every value comes from the network. */
+ * moving by the network's policy until `leaves` x `depth` decisions after the next reveal (at
+ * most max_depth), and scored by the mean of the network's values for the deciding seat every
+ * `depth` decisions after that reveal (the outcome when the game ended). Every choice and every value comes from the network. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,25 +229,9 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
     return w->legal[lead];
 }
 
-/* Plays sim on by the network's policy; returns its value for seat and counts evaluations. */
-static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, int reveals,
-                     const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
-    int after = -1;
-    rollout_bases(g, net, w);
-    for (int played = 0; played < s->max_depth && !g->over(sim); played++) {
-        if (after < 0 && g->reveals(sim) > reveals) {
-            after = 0;
-        }
-        if (after >= 0 && after++ >= s->depth) {
-            break;
-        }
-        int count = g->legal(g, sim, w->legal);
-        int32_t a = w->legal[0];
-        if (count > 1) {
-            a = policy_move(g, net, sim, count, s, rng, w, evals);
-        }
-        g->apply(g, sim, a);
-    }
+/* The value of sim for seat: the outcome when the game has ended, else the network's. */
+static float leaf_value(const lr_game *g, const lr_net *net, const void *sim, int seat,
+                        lr_work *w, int64_t *evals) {
     if (g->over(sim)) {
         double out[LR_MAX_SEATS];
         g->outcome(g, sim, out);
@@ -257,6 +241,38 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
     (*evals)++;
     rollout_layer1(g, net, seat, w->obs, w->h1, w);
     return lr_head(net, w->h1, w->h2);
+}
+
+/* Plays sim on by the network's policy; returns its value for seat, the mean of the values at
+ * depth, 2 depth, ... leaves x depth decisions after the next reveal (where the game ends or
+ * max_depth stops the rollout first, its value there counts for every leaf not reached), and
+ * counts evaluations. */
+static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, int reveals,
+                     const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
+    int after = -1, taken = 0; /* after: decisions since the next reveal; taken: leaves */
+    double total = 0.0;
+    rollout_bases(g, net, w);
+    for (int played = 0; played < s->max_depth && !g->over(sim); played++) {
+        if (after < 0 && g->reveals(sim) > reveals) {
+            after = 0;
+        }
+        while (after >= 0 && taken < s->leaves && after >= s->depth * (taken + 1)) {
+            total += leaf_value(g, net, sim, seat, w, evals);
+            taken++;
+        }
+        if (taken == s->leaves) {
+            return (float)(total / s->leaves);
+        }
+        after += after >= 0;
+        int count = g->legal(g, sim, w->legal);
+        int32_t a = w->legal[0];
+        if (count > 1) {
+            a = policy_move(g, net, sim, count, s, rng, w, evals);
+        }
+        g->apply(g, sim, a);
+    }
+    float last = leaf_value(g, net, sim, seat, w, evals);
+    return (float)((total + (double)(s->leaves - taken) * last) / s->leaves);
 }
 
 void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,

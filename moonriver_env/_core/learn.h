@@ -24,6 +24,7 @@
 #define LR_MAX_ACTIONS 8192
 #define LR_MAX_LEGAL 8192 /* at least MR_MAX_ACTIONS and KD_MAX_LEGAL: any legal list fits */
 #define LR_MAX_CANDS 32
+#define LR_MAX_LEAVES 64 /* lr_settings.leaves */
 #define LR_MAX_SEATS 4
 
 typedef struct {
@@ -107,6 +108,8 @@ typedef struct {
     int r;             /* determinizations a candidate is played through */
     int depth;         /* decisions played after the next reveal before the leaf value */
     int max_depth;     /* at most this many decisions in a rollout */
+    int leaves;        /* values averaged along a rollout: at depth, 2 depth, ... leaves x depth
+                          decisions after the next reveal (1: the one leaf at depth) */
     float rollout_temp; /* the rollouts' policy: 0 its argmax, else sampled at this temperature */
     float tau;         /* the improved policy: softmax(log prior + (Q - max Q) / tau) */
     int policy;        /* where moves come from: LR_POLICY_HEAD (the logits) or

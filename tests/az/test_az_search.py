@@ -93,7 +93,31 @@ def test_the_policy_setting_reaches_the_core(key: str, nets: dict[str, object]) 
     assert evals["afterstate"] > 2 * evals["head"], evals
     assert SearchSettings(policy="head").as_tuple()[-1] == native.AZ_POLICY_HEAD
     assert SearchSettings().as_tuple()[-1] == native.AZ_POLICY_AFTERSTATE
-    assert SearchSettings().as_tuple()[:-1] == (6, 4, 4, 48, 0.0, 0.1)  # argmax rollouts
+    assert SearchSettings().as_tuple()[:-1] == (6, 4, 4, 48, 1, 0.0, 0.1)  # argmax rollouts
+
+
+@pytest.mark.parametrize("rollout_temp", (0.0, 1.0))
+@pytest.mark.parametrize("key", SPECS)
+def test_leaves_average_the_values_along_each_rollout(
+    key: str, rollout_temp: float, nets: dict[str, object]
+) -> None:
+    """With ``leaves = 3`` a candidate's Q is the mean of its Qs with one leaf at ``depth``,
+    ``2 depth`` and ``3 depth`` (the same deals and rollout noise: the rollouts pass through the
+    same states), and differs from each of them; a game that ends first counts its outcome for
+    the leaves it does not reach (a depth past the game's end: its outcome, whatever the count)."""
+    for seed in range(2):
+        ns = busy(key, seed)
+        base = SearchSettings(k=4, r=3, depth=2, max_depth=400, rollout_temp=rollout_temp)
+        one = [
+            np.array(native_search(nets[key], ns._core, replace(base, depth=d), 11).q)
+            for d in (2, 4, 6)
+        ]
+        three = np.array(native_search(nets[key], ns._core, replace(base, leaves=3), 11).q)
+        assert np.allclose(three, np.mean(one, axis=0), atol=1e-5)
+        assert not any(np.allclose(three, q, atol=1e-4) for q in one)
+    ns, far = busy(key, 0), SearchSettings(k=3, r=2, depth=500, max_depth=10_000)
+    q1 = native_search(nets[key], ns._core, far, 5).q
+    assert native_search(nets[key], ns._core, replace(far, leaves=4), 5).q == q1
 
 
 @pytest.mark.parametrize("key", SPECS)
@@ -128,7 +152,7 @@ def test_same_seed_same_search_and_the_state_is_unchanged(
         assert a == b
     assert bytes(ns._core.record()) == record  # the search played on copies
     others = {
-        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1.0, 0.1, 0), s, False)[3]
+        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1, 1.0, 0.1, 0), s, False)[3]
         for s in range(6)
     }
     assert len(others) > 1  # the seed drives the determinizations and the rollouts
@@ -147,22 +171,27 @@ def test_a_finished_game_is_refused(key: str, nets: dict[str, object]) -> None:
 
 @pytest.mark.parametrize(
     "settings",
-    [(-1, 2, 1, 12, 1.0, 0.1, 1), (33, 2, 1, 12, 1.0, 0.1, 1), (3, -1, 1, 12, 1.0, 0.1, 1),
-     (3, 5000, 1, 12, 1.0, 0.1, 1), (3, 2, -1, 12, 1.0, 0.1, 1), (3, 2, 1, -1, 1.0, 0.1, 1),
-     (3, 2, 1, 12, -0.5, 0.1, 1), (3, 2, 1, 12, float("nan"), 0.1, 1),
-     (3, 2, 1, 12, 1.0, 0.0, 1), (3, 2, 1, 12, 1.0, float("inf"), 0),
-     (2**40, 2, 1, 12, 1.0, 0.1, 0), (3, 2, 1, 12, 1.0, 0.1, 2), (3, 2, 1, 12, 1.0, 0.1, -1),
-     (3, 2, 1, 12, 1.0, 0.1, 2**40)],
+    [(-1, 2, 1, 12, 1, 1.0, 0.1, 1), (33, 2, 1, 12, 1, 1.0, 0.1, 1),
+     (3, -1, 1, 12, 1, 1.0, 0.1, 1), (3, 5000, 1, 12, 1, 1.0, 0.1, 1),
+     (3, 2, -1, 12, 1, 1.0, 0.1, 1), (3, 2, 1, -1, 1, 1.0, 0.1, 1),
+     (3, 2, 1, 12, 0, 1.0, 0.1, 1), (3, 2, 1, 12, 65, 1.0, 0.1, 1),
+     (3, 2, 1, 12, 1, -0.5, 0.1, 1), (3, 2, 1, 12, 1, float("nan"), 0.1, 1),
+     (3, 2, 1, 12, 1, 1.0, 0.0, 1), (3, 2, 1, 12, 1, 1.0, float("inf"), 0),
+     (2**40, 2, 1, 12, 1, 1.0, 0.1, 0), (3, 2, 1, 12, 1, 1.0, 0.1, 2),
+     (3, 2, 1, 12, 1, 1.0, 0.1, -1), (3, 2, 1, 12, 1, 1.0, 0.1, 2**40)],
 )  # fmt: skip
 def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, object]) -> None:
     ns = busy("mr2", 0)
-    with pytest.raises(ValueError, match=r"settings: k 0\.\.32, r 0\.\.4096.*policy 0 .* or 1"):
+    with pytest.raises(
+        ValueError, match=r"settings: k 0\.\.32, r 0\.\.4096.*leaves 1\.\.64.*policy 0 .* or 1"
+    ):
         native.az_search(ns._core, nets["mr2"], settings, 0, False)
 
 
 def test_settings_are_checked_by_name_in_python() -> None:
     for name, value in (("k", -1), ("k", 33), ("r", 1.5), ("depth", True), ("tau", 0.0),
-                        ("rollout_temp", "1"), ("max_depth", -2)):  # fmt: skip
+                        ("rollout_temp", "1"), ("max_depth", -2), ("leaves", 0),
+                        ("leaves", 65), ("leaves", 2.0)):  # fmt: skip
         with pytest.raises(ValueError, match=rf"^{name}: expected"):
             SearchSettings(**{name: value})
     with pytest.raises(ValueError, match=r"^policy: expected one of \['head', 'afterstate'\]"):
@@ -197,7 +226,7 @@ def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
         ("net: expected a Net", (ns._core, "net", SETTINGS, 0, False)),
         ("net: expected a Net", (ns._core, None, SETTINGS, 0, False)),
         ("settings: expected a tuple", (ns._core, net, (1, 2, 3), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, ("a", 2, 1, 12, 1.0, 0.1, 1), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, ("a", 2, 1, 12, 1, 1.0, 0.1, 1), 0, False)),
         ("settings: expected a tuple", (ns._core, net, SETTINGS[:6], 0, False)),  # no policy
         ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:6], "head"), 0, False)),
         ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
