@@ -103,8 +103,10 @@ def test_leaves_average_the_values_along_each_rollout(
 ) -> None:
     """With ``leaves = 3`` a candidate's Q is the mean of its Qs with one leaf at ``depth``,
     ``2 depth`` and ``3 depth`` (the same deals and rollout noise: the rollouts pass through the
-    same states), and differs from each of them; a game that ends first counts its outcome for
-    the leaves it does not reach (a depth past the game's end: its outcome, whatever the count)."""
+    same states), and differs from each of them; where ``max_depth`` stops the rollouts between
+    leaves, the value there counts for each leaf not reached (the one-leaf searches stop at the
+    same place: the mean still holds); a game that ends first counts its outcome for the leaves
+    it does not reach (a depth past the game's end: its outcome, whatever the count)."""
     for seed in range(2):
         ns = busy(key, seed)
         base = SearchSettings(k=4, r=3, depth=2, max_depth=400, rollout_temp=rollout_temp)
@@ -115,6 +117,14 @@ def test_leaves_average_the_values_along_each_rollout(
         three = np.array(native_search(nets[key], ns._core, replace(base, leaves=3), 11).q)
         assert np.allclose(three, np.mean(one, axis=0), atol=1e-5)
         assert not any(np.allclose(three, q, atol=1e-4) for q in one)
+        for stop in (6, 9, 12):  # max_depth before, between or after the leaves
+            cut = replace(base, max_depth=stop)
+            one = [
+                np.array(native_search(nets[key], ns._core, replace(cut, depth=d), 11).q)
+                for d in (2, 4, 6)
+            ]
+            three = np.array(native_search(nets[key], ns._core, replace(cut, leaves=3), 11).q)
+            assert np.allclose(three, np.mean(one, axis=0), atol=1e-5)
     ns, far = busy(key, 0), SearchSettings(k=3, r=2, depth=500, max_depth=10_000)
     q1 = native_search(nets[key], ns._core, far, 5).q
     assert native_search(nets[key], ns._core, replace(far, leaves=4), 5).q == q1
@@ -227,8 +237,8 @@ def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
         ("net: expected a Net", (ns._core, None, SETTINGS, 0, False)),
         ("settings: expected a tuple", (ns._core, net, (1, 2, 3), 0, False)),
         ("settings: expected a tuple", (ns._core, net, ("a", 2, 1, 12, 1, 1.0, 0.1, 1), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, SETTINGS[:6], 0, False)),  # no policy
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:6], "head"), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, SETTINGS[:7], 0, False)),  # no policy
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], "head"), 0, False)),
         ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
         ("settings: expected a tuple .* got NoneType", (ns._core, net, None, 0, False)),
     ]
