@@ -56,9 +56,9 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, leaves, rollout_temp, sample: override the model's search settings (``sims=0``: the raw
-            policy; any other ``sims``: the search with that many candidates, ``k`` when
-            ``k`` is not given).
+        sims, k, r, depth, leaves, rollout_temp, sample: override the model's search settings
+            (``sims=0``: the raw policy; any other ``sims``: the search with that many
+            candidates, ``k`` when ``k`` is not given).
     """
 
     name = "az"

@@ -8,10 +8,10 @@ same rollout noise for every candidate), every seat then moving by the network's
 (sampled at ``rollout_temp``; 0: its argmax) until ``leaves`` x ``depth`` decisions after the
 next reveal (at most ``max_depth`` decisions); the rollout's score is the mean of the network's
 values for the deciding seat at ``depth``, ``2 depth``, ... ``leaves`` x ``depth`` decisions
-after that reveal (1 leaf: the value at ``depth``; where the game ends first, its outcome
-counts for every leaf not reached: TD(lambda)'s averaging of estimates along a path, which
-smooths the value's error where one leaf would carry it whole). The move played is the candidate with the best mean
-value; the improved policy ``pi = softmax(log prior + (Q - max Q) / tau)`` over the
+after that reveal (``leaves = 1``: the one value at ``depth``). Where the game ends (or
+``max_depth`` stops the rollout) first, the value there counts for every leaf not reached.
+Averaging estimates along a path is TD(lambda)'s way of smoothing the value's error, which a
+single leaf carries whole. The move played is the candidate with the best mean value; the improved policy ``pi = softmax(log prior + (Q - max Q) / tau)`` over the
 candidates is the self-play target. ``k = 0`` (``az:sims=0``) plays the raw policy.
 
 Every move choice and every value in the search comes from the network: no hand-written

@@ -198,8 +198,8 @@ static NetObject *as_net(PyObject *obj, int optional) {
     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, leaves 1..%d, rollout_temp "     \
     "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values)"
 
-/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy); anything else is a TypeError
- * naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
+/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy); anything else is a
+ * TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
  * large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
     if (!PyTuple_Check(obj) ||

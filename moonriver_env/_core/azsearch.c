@@ -3,7 +3,8 @@
  * pieces re-dealt, the same r deals and rollout noise for every candidate), every seat then
  * moving by the network's policy until `leaves` x `depth` decisions after the next reveal (at
  * most max_depth), and scored by the mean of the network's values for the deciding seat every
- * `depth` decisions after that reveal (the outcome when the game ended). Every choice and every value comes from the network. */
+ * `depth` decisions after that reveal (the outcome when the game ended). Every choice and
+ * every value comes from the network. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

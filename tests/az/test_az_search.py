@@ -109,22 +109,16 @@ def test_leaves_average_the_values_along_each_rollout(
     it does not reach (a depth past the game's end: its outcome, whatever the count)."""
     for seed in range(2):
         ns = busy(key, seed)
-        base = SearchSettings(k=4, r=3, depth=2, max_depth=400, rollout_temp=rollout_temp)
-        one = [
-            np.array(native_search(nets[key], ns._core, replace(base, depth=d), 11).q)
-            for d in (2, 4, 6)
-        ]
-        three = np.array(native_search(nets[key], ns._core, replace(base, leaves=3), 11).q)
-        assert np.allclose(three, np.mean(one, axis=0), atol=1e-5)
-        assert not any(np.allclose(three, q, atol=1e-4) for q in one)
-        for stop in (6, 9, 12):  # max_depth before, between or after the leaves
-            cut = replace(base, max_depth=stop)
+        for stop in (400, 6, 9, 12):  # max_depth past, before, between or after the leaves
+            base = SearchSettings(k=4, r=3, depth=2, max_depth=stop, rollout_temp=rollout_temp)
             one = [
-                np.array(native_search(nets[key], ns._core, replace(cut, depth=d), 11).q)
+                np.array(native_search(nets[key], ns._core, replace(base, depth=d), 11).q)
                 for d in (2, 4, 6)
             ]
-            three = np.array(native_search(nets[key], ns._core, replace(cut, leaves=3), 11).q)
+            three = np.array(native_search(nets[key], ns._core, replace(base, leaves=3), 11).q)
             assert np.allclose(three, np.mean(one, axis=0), atol=1e-5)
+            if stop == 400:  # every leaf reached: three values, their mean none of them
+                assert not any(np.allclose(three, q, atol=1e-4) for q in one)
     ns, far = busy(key, 0), SearchSettings(k=3, r=2, depth=500, max_depth=10_000)
     q1 = native_search(nets[key], ns._core, far, 5).q
     assert native_search(nets[key], ns._core, replace(far, leaves=4), 5).q == q1
