@@ -36,6 +36,9 @@ MAX_CANDIDATES = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
 MAX_LEAVES = 64 if native is None else int(native.AZ_MAX_LEAVES)
 """The most leaf values a rollout averages (the core's ``AZ_MAX_LEAVES``)."""
 
+MAX_SYMMETRIES = 8 if native is None else int(native.AZ_MAX_SYMMETRIES)
+"""The most views a leaf value averages (the core's ``AZ_MAX_SYMMETRIES``)."""
+
 BOUNDS: dict[str, tuple[float, float, bool]] = {
     "k": (0, MAX_CANDIDATES, False),
     "r": (0, 4096, False),
@@ -44,11 +47,12 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "leaves": (1, MAX_LEAVES, False),
     "rollout_temp": (0.0, 100.0, False),
     "tau": (0.0, 100.0, True),
+    "symmetries": (1, MAX_SYMMETRIES, False),
 }
 """Each numeric setting's range ``(low, high, low excluded)``: the one home, read by
 :class:`SearchSettings` and by the az pipeline's config schema (``[search]``, ``[selfplay]``);
 the core checks its own (the safety net for direct calls)."""
-INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves")
+INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves", "symmetries")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class SearchSettings:
     rollout_temp: float = 0.0
     tau: float = 0.1
     policy: str = "afterstate"
+    symmetries: int = 1
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
@@ -83,7 +88,10 @@ class SearchSettings:
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The core's settings tuple."""
-        return (*astuple(self)[:-1], POLICIES[self.policy])
+        return tuple(
+            POLICIES[v] if f.name == "policy" else v
+            for f, v in zip(fields(self), astuple(self), strict=True)
+        )
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> SearchSettings:

@@ -196,24 +196,26 @@ static NetObject *as_net(PyObject *obj, int optional) {
 
 #define SETTINGS_RANGES                                                                            \
     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, leaves 1..%d, rollout_temp "     \
-    "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values)"
+    "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values), "          \
+    "symmetries 1..%d"
 
-/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy); anything else is a
- * TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
+/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy, symmetries); anything
+ * else is a TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
  * large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
     if (!PyTuple_Check(obj) ||
-        !PyArg_ParseTuple(obj, "iiiiiffi", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
-                          &s->rollout_temp, &s->tau, &s->policy)) {
+        !PyArg_ParseTuple(obj, "iiiiiffii", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
+                          &s->rollout_temp, &s->tau, &s->policy, &s->symmetries)) {
         if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
             PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES);
+            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
+                         LR_MAX_SYMMETRIES);
         } else {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
                          "settings: expected a tuple (k, r, depth, max_depth, leaves, "
-                         "rollout_temp, tau, policy) of 5 integers, 2 numbers and an integer, "
-                         "got %s",
+                         "rollout_temp, tau, policy, symmetries) of 5 integers, 2 numbers and 2 "
+                         "integers, got %s",
                          Py_TYPE(obj)->tp_name);
         }
         return -1;
@@ -223,8 +225,21 @@ static int read_settings(PyObject *obj, lr_settings *s) {
         s->leaves > LR_MAX_LEAVES ||
         !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
         !(s->tau > 0.0f && s->tau <= 100.0f) ||
-        (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE)) {
-        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES);
+        (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE) ||
+        s->symmetries < 1 || s->symmetries > LR_MAX_SYMMETRIES) {
+        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
+                         LR_MAX_SYMMETRIES);
+        return -1;
+    }
+    return 0;
+}
+
+/* The settings for this game: no more symmetries than it has. */
+static int check_for_game(const lr_settings *s, const lr_game *g) {
+    if (s->symmetries > g->symmetries) {
+        PyErr_Format(PyExc_ValueError,
+                     "settings: symmetries %d, but this game's observation has %d (1: none used)",
+                     s->symmetries, g->symmetries);
         return -1;
     }
     return 0;
@@ -249,7 +264,8 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
         return NULL;
     }
     NetObject *net = as_net(nobj, 0);
-    if (!net || game_of(state, net, 0, &g) < 0 || read_settings(sobj, &s) < 0) {
+    if (!net || game_of(state, net, 0, &g) < 0 || read_settings(sobj, &s) < 0 ||
+        check_for_game(&s, &g) < 0) {
         return NULL;
     }
     lr_work w;
@@ -311,7 +327,7 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     }
     NetObject *net = as_net(nobj, teacher);
     if ((!net && PyErr_Occurred()) || game_of(state, net, features, &g) < 0 ||
-        read_settings(sobj, &ss.search) < 0) {
+        read_settings(sobj, &ss.search) < 0 || check_for_game(&ss.search, &g) < 0) {
         return NULL;
     }
     if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f) ||
@@ -392,6 +408,7 @@ int az_add_to_module(PyObject *m) {
         PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_LEAVES", LR_MAX_LEAVES) < 0 ||
+        PyModule_AddIntConstant(m, "AZ_MAX_SYMMETRIES", LR_MAX_SYMMETRIES) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_HEAD", LR_POLICY_HEAD) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0 ||
         PyModule_AddIntConstant(m, "AZ_FEATURES", LR_FEATURES) < 0) {

@@ -230,9 +230,22 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
     return w->legal[lead];
 }
 
-/* The value of sim for seat: the outcome when the game has ended, else the network's. */
+/* A symmetry of a game as an index map (lr_layer1_mapped's). */
+typedef struct {
+    const lr_game *g;
+    int sym;
+} sym_view;
+
+static int32_t sym_map(const void *ctx, int32_t i) {
+    const sym_view *v = ctx;
+    return v->g->sym_index(v->g, v->sym, i);
+}
+
+/* The value of sim for seat: the outcome when the game has ended, else the network's, the mean
+ * over the first s->symmetries views of the observation (the ones after the first from
+ * scratch: a turned board shares no first-layer rows with the rollout's bases). */
 static float leaf_value(const lr_game *g, const lr_net *net, const void *sim, int seat,
-                        lr_work *w, int64_t *evals) {
+                        const lr_settings *s, lr_work *w, int64_t *evals) {
     if (g->over(sim)) {
         double out[LR_MAX_SEATS];
         g->outcome(g, sim, out);
@@ -241,7 +254,19 @@ static float leaf_value(const lr_game *g, const lr_net *net, const void *sim, in
     g->encode(g, sim, seat, w->obs);
     (*evals)++;
     rollout_layer1(g, net, seat, w->obs, w->h1, w);
-    return lr_head(net, w->h1, w->h2);
+    float value = lr_head(net, w->h1, w->h2);
+    int views = s->symmetries < g->symmetries ? s->symmetries : g->symmetries;
+    if (views <= 1 || !g->sym_index) {
+        return value;
+    }
+    double total = value;
+    for (int sym = 1; sym < views; sym++) {
+        sym_view v = {g, sym};
+        lr_layer1_mapped(net, w->obs, sym_map, &v, w->h1);
+        total += lr_head(net, w->h1, w->h2);
+        (*evals)++;
+    }
+    return (float)(total / views);
 }
 
 /* Plays sim on by the network's policy; returns its value for seat, the mean of the values at
@@ -258,7 +283,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
             after = 0;
         }
         while (after >= 0 && taken < s->leaves && after >= s->depth * (taken + 1)) {
-            total += leaf_value(g, net, sim, seat, w, evals);
+            total += leaf_value(g, net, sim, seat, s, w, evals);
             taken++;
         }
         if (taken == s->leaves) {
@@ -272,7 +297,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
         }
         g->apply(g, sim, a);
     }
-    float last = leaf_value(g, net, sim, seat, w, evals);
+    float last = leaf_value(g, net, sim, seat, s, w, evals);
     return (float)((total + (double)(s->leaves - taken) * last) / s->leaves);
 }
 

@@ -25,6 +25,7 @@
 #define LR_MAX_LEGAL 8192 /* at least MR_MAX_ACTIONS and KD_MAX_LEGAL: any legal list fits */
 #define LR_MAX_CANDS 32
 #define LR_MAX_LEAVES 64 /* lr_settings.leaves */
+#define LR_MAX_SYMMETRIES 8 /* lr_settings.symmetries, lr_game.symmetries */
 #define LR_MAX_SEATS 4
 
 typedef struct {
@@ -45,6 +46,10 @@ void lr_layer1(const lr_net *net, const float *x, float *h1);
  * that differ added, NNUE's incremental update: an afterstate from its parent's) ... */
 void lr_layer1_delta(const lr_net *net, const float *base, const float *h1_base, const float *x,
                      float *h1);
+/* ... or the sums of x seen through a symmetry of its game: entry i read as entry
+ * map(ctx, i) (an image outside 0 .. net->in - 1 is skipped) ... */
+void lr_layer1_mapped(const lr_net *net, const float *x,
+                      int32_t (*map)(const void *ctx, int32_t i), const void *ctx, float *h1);
 /* ... then the value and h2 from the sums. */
 float lr_head(const lr_net *net, const float *h1, float *h2);
 /* The logits of the count actions in legal into out, from h2. */
@@ -86,6 +91,11 @@ typedef struct lr_game {
     int (*seat)(const void *st);   /* the acting seat */
     int (*over)(const void *st);   /* the game is finished */
     int (*reveals)(const void *st); /* grows by one each time hidden pieces are turned up */
+    /* the observation's symmetries (1: none but the identity) and the image of entry i under
+     * symmetry sym (1 .. symmetries - 1): the observation of the state turned by sym (its
+     * boards turned or mirrored; every rule, and so the value, is the same) */
+    int symmetries;
+    int32_t (*sym_index)(const struct lr_game *g, int sym, int32_t i);
     void (*encode)(const struct lr_game *g, const void *st, int seat, float *out);
     /* each seat's outcome of a finished game, -1 .. 1 (azgames.c: half the win, half the
      * points margin) */
@@ -114,6 +124,8 @@ typedef struct {
     float tau;         /* the improved policy: softmax(log prior + (Q - max Q) / tau) */
     int policy;        /* where moves come from: LR_POLICY_HEAD (the logits) or
                           LR_POLICY_AFTERSTATE (the value of each move's afterstate / tau) */
+    int symmetries;    /* each leaf value: the mean over the game's first symmetries views of
+                          the leaf (1: the one view; at most the game's lr_game.symmetries) */
 } lr_settings;
 
 enum { LR_POLICY_HEAD = 0, LR_POLICY_AFTERSTATE = 1 };

@@ -81,6 +81,21 @@ LR_CLONES void lr_layer1(const lr_net *net, const float *x, float *h1) {
     }
 }
 
+LR_CLONES void lr_layer1_mapped(const lr_net *net, const float *x,
+                                int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
+                                float *h1) {
+    int n1 = net->h1;
+    memcpy(h1, net->b1, sizeof(float) * (size_t)n1);
+    for (int i = 0; i < net->in; i++) {
+        if (x[i] != 0.0f) {
+            int32_t j = map(ctx, i);
+            if (j >= 0 && j < net->in) {
+                add_row(h1, net->w1 + (size_t)j * n1, x[i], n1);
+            }
+        }
+    }
+}
+
 /* Blocks of LR_BLOCK entries are compared at once, as bits (an entry whose bits differ while
  * its value does not, 0 and -0, adds a zero row); only a block that differs is read entry by
  * entry (an afterstate's observation differs from its parent's in a few blocks). */

@@ -24,11 +24,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/: fresh_python, also when run as a script
 import fresh_python  # noqa: E402
 
-SETTINGS = (3, 2, 1, 12, 1, 1.0, 0.1, 0)
+SETTINGS = (3, 2, 1, 12, 1, 1.0, 0.1, 0, 1)
 """A cheap search moving by the policy head (the last field: 0; 1 moves by the afterstate
 values, what the shared-search scenarios also run)."""
-AFTERSTATE = (2, 1, 1, 6, 1, 1.0, 0.1, 1)
-ARGMAX = (2, 2, 2, 12, 1, 0.0, 0.1, 1)
+AFTERSTATE = (2, 1, 1, 6, 1, 1.0, 0.1, 1, 1)
+ARGMAX = (2, 2, 2, 12, 1, 0.0, 0.1, 1, 1)
 """Afterstate values with argmax rollouts: the rollouts' incremental first layer from each
 seat's last move (azsearch.c; the sanitizer build checks every such sum against the full one)."""
 KD_STUDY = "harmony+middle_kingdom+must_place"
