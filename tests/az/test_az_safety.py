@@ -231,8 +231,12 @@ def bad_teacher_weights() -> None:
 def shared_search(game: str, players: int, searches: int = 150) -> None:
     """Two threads search one state object with one Net while a third plays random moves on
     that state (and starts it again when it ends) and a fourth plays self-play games with the
-    same Net: no crash, and every move a search returns is legal in the position it read."""
+    same Net: no crash, and every move a search returns is legal in the position it read
+    (Kingdomino's argmax searches and afterstate self-play average the eight views of its
+    kingdoms at the leaves: ``symmetries = 8``)."""
     core = native()
+    views = 8 if game == "kingdomino" else 1
+    argmax, afterstate = (*ARGMAX[:8], views), (*AFTERSTATE[:8], views)
     gs = spec(game, players)
     net = net_of(gs)
     ns = state_of(gs, 1)
@@ -244,7 +248,7 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
         def loop() -> None:
             for k in range(searches):
                 try:
-                    settings = (SETTINGS, ARGMAX, AFTERSTATE)[k % 3]
+                    settings = (SETTINGS, argmax, AFTERSTATE)[k % 3]
                     out = core.az_search(ns._core, net, settings, seed + k, k % 2 == 1)
                 except ValueError as exc:  # the mover ended the game just before
                     assert "the game is over" in str(exc), str(exc)
@@ -268,7 +272,7 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
 
     def selfplay() -> None:
         for seed in range(4):
-            settings = AFTERSTATE if seed >= 2 else SETTINGS
+            settings = afterstate if seed >= 2 else SETTINGS
             share = 0.3 if seed == 3 else 1.0  # 3: a share of the decisions searched
             out = core.az_selfplay(
                 ns._core, net, 1, seed, settings, False, 2, 0.5, 0.8, 0.5, None, False, 0.0, share
