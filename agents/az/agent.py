@@ -7,8 +7,10 @@ the first move, naming both games); ``az:path=FILE`` plays a saved model (a trai
 ``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
 ``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
 (determinizations), ``depth`` (decisions after the next reveal), ``leaves`` (values averaged
-along a rollout, every ``depth`` decisions), ``symmetries`` (views each leaf value averages:
-Kingdomino's boards turned and mirrored, up to 8; 1 for Moon River), ``rollout_temp`` (the
+along a rollout, every ``depth`` decisions), ``symmetries`` (views the root's and each leaf's
+value average: Kingdomino's kingdoms turned and mirrored, up to 8; 1 for Moon River),
+``move_symmetries`` (views each move's afterstate value averages, in the prior and the
+rollouts), ``rollout_temp`` (the
 rollouts' policy temperature; 0: its argmax), ``sample=1`` (draw the move: from the policy
 with ``sims=0``, else from the improved policy).
 
@@ -57,7 +59,7 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, leaves, symmetries, rollout_temp, sample: override the model's search settings
+        sims, k, r, depth, leaves, symmetries, move_symmetries, rollout_temp, sample: override the model's search settings
             (``sims=0``: the raw policy; any other ``sims``: the search with that many
             candidates, ``k`` when ``k`` is not given).
     """
@@ -74,13 +76,15 @@ class AzAgent(Agent):
         depth: int | None = None,
         leaves: int | None = None,
         symmetries: int | None = None,
+        move_symmetries: int | None = None,
         sample: bool | str | int | None = None,
         rollout_temp: float | str | None = None,
     ) -> None:
         super().__init__(seed)
         self.overrides: dict[str, Any] = {}
         for name, value in (
-            ("k", k), ("r", r), ("depth", depth), ("leaves", leaves), ("symmetries", symmetries)
+            ("k", k), ("r", r), ("depth", depth), ("leaves", leaves), ("symmetries", symmetries),
+            ("move_symmetries", move_symmetries),
         ):  # fmt: skip
             if value is not None:
                 self.overrides[name] = _integer(name, value)

@@ -48,11 +48,12 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "rollout_temp": (0.0, 100.0, False),
     "tau": (0.0, 100.0, True),
     "symmetries": (1, MAX_SYMMETRIES, False),
+    "move_symmetries": (1, MAX_SYMMETRIES, False),
 }
 """Each numeric setting's range ``(low, high, low excluded)``: the one home, read by
 :class:`SearchSettings` and by the az pipeline's config schema (``[search]``, ``[selfplay]``);
 the core checks its own (the safety net for direct calls)."""
-INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves", "symmetries")
+INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves", "symmetries", "move_symmetries")
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class SearchSettings:
     tau: float = 0.1
     policy: str = "afterstate"
     symmetries: int = 1
+    move_symmetries: int = 1
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:

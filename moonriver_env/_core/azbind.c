@@ -197,15 +197,16 @@ static NetObject *as_net(PyObject *obj, int optional) {
 #define SETTINGS_RANGES                                                                            \
     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, leaves 1..%d, rollout_temp "     \
     "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values), "          \
-    "symmetries 1..%d"
+    "symmetries and move_symmetries 1..%d"
 
-/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy, symmetries); anything
- * else is a TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
+/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy, symmetries,
+ * move_symmetries); anything else is a TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
  * large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
     if (!PyTuple_Check(obj) ||
-        !PyArg_ParseTuple(obj, "iiiiiffii", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
-                          &s->rollout_temp, &s->tau, &s->policy, &s->symmetries)) {
+        !PyArg_ParseTuple(obj, "iiiiiffiii", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
+                          &s->rollout_temp, &s->tau, &s->policy, &s->symmetries,
+                          &s->move_symmetries)) {
         if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
@@ -214,8 +215,8 @@ static int read_settings(PyObject *obj, lr_settings *s) {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
                          "settings: expected a tuple (k, r, depth, max_depth, leaves, "
-                         "rollout_temp, tau, policy, symmetries) of 5 integers, 2 numbers and 2 "
-                         "integers, got %s",
+                         "rollout_temp, tau, policy, symmetries, move_symmetries) of 5 integers, "
+                         "2 numbers and 3 integers, got %s",
                          Py_TYPE(obj)->tp_name);
         }
         return -1;
@@ -226,7 +227,8 @@ static int read_settings(PyObject *obj, lr_settings *s) {
         !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
         !(s->tau > 0.0f && s->tau <= 100.0f) ||
         (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE) ||
-        s->symmetries < 1 || s->symmetries > LR_MAX_SYMMETRIES) {
+        s->symmetries < 1 || s->symmetries > LR_MAX_SYMMETRIES || s->move_symmetries < 1 ||
+        s->move_symmetries > LR_MAX_SYMMETRIES) {
         PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
                          LR_MAX_SYMMETRIES);
         return -1;
@@ -236,10 +238,11 @@ static int read_settings(PyObject *obj, lr_settings *s) {
 
 /* The settings for this game: no more symmetries than it has. */
 static int check_for_game(const lr_settings *s, const lr_game *g) {
-    if (s->symmetries > g->symmetries) {
+    if (s->symmetries > g->symmetries || s->move_symmetries > g->symmetries) {
         PyErr_Format(PyExc_ValueError,
-                     "settings: symmetries %d, but this game's observation has %d (1: none used)",
-                     s->symmetries, g->symmetries);
+                     "settings: symmetries %d and move_symmetries %d, but this game's "
+                     "observation has %d (1: none used)",
+                     s->symmetries, s->move_symmetries, g->symmetries);
         return -1;
     }
     return 0;

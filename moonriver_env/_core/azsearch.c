@@ -11,6 +11,17 @@
 
 #include "learn.h"
 
+/* A symmetry of a game as an index map (lr_layer1_mapped's). */
+typedef struct {
+    const lr_game *g;
+    int sym;
+} sym_view;
+
+static int32_t sym_map(const void *ctx, int32_t i) {
+    const sym_view *v = ctx;
+    return v->g->sym_index(v->g, v->sym, i);
+}
+
 /* With LR_CHECK_SUMS (the sanitizer build of tests/vector/test_sanitizers.py), every first
  * layer the search computes incrementally is checked against the full computation: a base that
  * is not the observation its sums belong to aborts. */
@@ -26,8 +37,22 @@ static void check_sums(const lr_net *net, const float *x, const float *h1) {
         }
     }
 }
+static void check_view_sums(const lr_net *net, const float *x,
+                            int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
+                            const float *h1) {
+    float full[LR_MAX_H1];
+    lr_layer1_mapped(net, x, map, ctx, full);
+    for (int j = 0; j < net->h1; j++) {
+        if (fabsf(full[j] - h1[j]) > 1e-3f * (1.0f + fabsf(full[j]))) {
+            fprintf(stderr, "azsearch: incremental view sum %d is %g, in full %g\n", j, h1[j],
+                    full[j]);
+            abort();
+        }
+    }
+}
 #else
 #define check_sums(net, x, h1) ((void)0)
+#define check_view_sums(net, x, map, ctx, h1) ((void)0)
 #endif
 
 int lr_work_init(lr_work *w, const lr_game *g) {
@@ -39,7 +64,9 @@ int lr_work_init(lr_work *w, const lr_game *g) {
     w->obs = malloc(sizeof(float) * (size_t)g->obs_size);
     w->base = malloc(sizeof(float) * (size_t)g->obs_size);
     w->best = malloc(sizeof(float) * (size_t)g->obs_size);
-    int ok = w->root && w->det && w->sim && w->after && w->obs && w->base && w->best;
+    w->view_base_h1 = malloc(sizeof(float) * LR_MAX_SYMMETRIES * LR_MAX_H1);
+    int ok = w->root && w->det && w->sim && w->after && w->obs && w->base && w->best &&
+             w->view_base_h1;
     for (int p = 0; p < LR_MAX_SEATS; p++) {
         w->seen_obs[p] = malloc(sizeof(float) * (size_t)g->obs_size);
         w->first_obs[p] = malloc(sizeof(float) * (size_t)g->obs_size);
@@ -60,6 +87,7 @@ void lr_work_free(lr_work *w) {
     free(w->obs);
     free(w->base);
     free(w->best);
+    free(w->view_base_h1);
     for (int p = 0; p < LR_MAX_SEATS; p++) {
         free(w->seen_obs[p]);
         free(w->first_obs[p]);
@@ -98,6 +126,37 @@ static int argmax(const float *v, int count) {
     return best;
 }
 
+/* The views a value averages when the settings ask for wanted (1: the one view). */
+static int views_of(int wanted, const lr_game *g) {
+    int views = wanted < g->symmetries ? wanted : g->symmetries;
+    return views > 1 && g->sym_index ? views : 1;
+}
+
+/* The mean of first (the value of observation x in its own view) and x's values in views 1 ..
+ * views - 1, their sums in full (an evaluation each). */
+static float mean_of_views(const lr_game *g, const lr_net *net, const float *x, int views,
+                           float first, lr_work *w, int64_t *evals) {
+    double total = first;
+    for (int sym = 1; sym < views; sym++) {
+        sym_view v = {g, sym};
+        lr_layer1_mapped(net, x, sym_map, &v, w->view_h1);
+        total += lr_head(net, w->view_h1, w->view_h2);
+        (*evals)++;
+    }
+    return (float)(total / views);
+}
+
+/* Readies afterstate_value for the afterstates of observation base: the views to average and
+ * base's sums in each view after the first. */
+static void view_bases(const lr_game *g, const lr_net *net, const float *base,
+                       const lr_settings *s, lr_work *w) {
+    w->views = views_of(s->move_symmetries, g);
+    for (int sym = 1; sym < w->views; sym++) {
+        sym_view v = {g, sym};
+        lr_layer1_mapped(net, base, sym_map, &v, w->view_base_h1 + (size_t)sym * LR_MAX_H1);
+    }
+}
+
 /* The value for seat of st after action a (st a determinization): the outcome when the game
  * ends there (kept = 0), else the network's, its first layer from the observation base of
  * seat with sums h1_base; the afterstate's observation and sums stay in w->obs and w->h1
@@ -118,7 +177,20 @@ static float afterstate_value(const lr_game *g, const lr_net *net, const void *s
     check_sums(net, w->obs, w->h1);
     (*evals)++;
     *kept = 1;
-    return lr_head(net, w->h1, w->h2);
+    float value = lr_head(net, w->h1, w->h2);
+    if (w->views <= 1) {
+        return value;
+    }
+    double total = value; /* the other views (view_bases), each from base's sums in that view */
+    for (int sym = 1; sym < w->views; sym++) {
+        sym_view v = {g, sym};
+        lr_layer1_delta_mapped(net, base, w->view_base_h1 + (size_t)sym * LR_MAX_H1, w->obs,
+                               sym_map, &v, w->view_h1);
+        check_view_sums(net, w->obs, sym_map, &v, w->view_h1);
+        total += lr_head(net, w->view_h1, w->view_h2);
+        (*evals)++;
+    }
+    return (float)(total / w->views);
 }
 
 /* The network's logits of the count legal actions (in legal) of st for its acting seat:
@@ -136,6 +208,7 @@ static void move_logits(const lr_game *g, const lr_net *net, const void *st, con
             g->encode(g, st, seat, w->base);
             lr_layer1(net, w->base, w->h1_base);
         }
+        view_bases(g, net, w->base, s, w);
         for (int i = 0; i < count; i++) {
             int kept;
             out[i] = afterstate_value(g, net, st, legal[i], seat, w->base, w->h1_base, w, evals,
@@ -201,6 +274,7 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
         g->encode(g, st, seat, w->obs);
         rollout_layer1(g, net, seat, w->obs, w->h1, w);
     }
+    view_bases(g, net, w->seen_obs[seat], s, w);
     int lead = -1, lead_kept = 0; /* the argmax so far; whether w->best holds its afterstate */
     for (int i = 0; i < count; i++) {
         int kept;
@@ -230,17 +304,6 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
     return w->legal[lead];
 }
 
-/* A symmetry of a game as an index map (lr_layer1_mapped's). */
-typedef struct {
-    const lr_game *g;
-    int sym;
-} sym_view;
-
-static int32_t sym_map(const void *ctx, int32_t i) {
-    const sym_view *v = ctx;
-    return v->g->sym_index(v->g, v->sym, i);
-}
-
 /* The value of sim for seat: the outcome when the game has ended, else the network's, the mean
  * over the first s->symmetries views of the observation (the ones after the first from
  * scratch: a turned board shares no first-layer rows with the rollout's bases). */
@@ -255,18 +318,8 @@ static float leaf_value(const lr_game *g, const lr_net *net, const void *sim, in
     (*evals)++;
     rollout_layer1(g, net, seat, w->obs, w->h1, w);
     float value = lr_head(net, w->h1, w->h2);
-    int views = s->symmetries < g->symmetries ? s->symmetries : g->symmetries;
-    if (views <= 1 || !g->sym_index) {
-        return value;
-    }
-    double total = value;
-    for (int sym = 1; sym < views; sym++) {
-        sym_view v = {g, sym};
-        lr_layer1_mapped(net, w->obs, sym_map, &v, w->h1);
-        total += lr_head(net, w->h1, w->h2);
-        (*evals)++;
-    }
-    return (float)(total / views);
+    int views = views_of(s->symmetries, g);
+    return views > 1 ? mean_of_views(g, net, w->obs, views, value, w, evals) : value;
 }
 
 /* Plays sim on by the network's policy; returns its value for seat, the mean of the values at
@@ -317,6 +370,10 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
     g->encode(g, st, seat, w->base); /* the root's sums: its value and the afterstates' base */
     lr_layer1(net, w->base, w->h1_base);
     out->value = lr_head(net, w->h1_base, w->h2);
+    int views = views_of(s->symmetries, g);
+    if (views > 1) { /* w->h2 stays the root's own view's (the policy head reads it) */
+        out->value = mean_of_views(g, net, w->base, views, out->value, w, &out->evals);
+    }
     if (s->policy == LR_POLICY_AFTERSTATE) { /* on one determinization: nothing leaks */
         memcpy(w->det, st, g->state_size);
         g->redetermine(g, w->det, rng);

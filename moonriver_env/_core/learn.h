@@ -50,6 +50,11 @@ void lr_layer1_delta(const lr_net *net, const float *base, const float *h1_base,
  * map(ctx, i) (an image outside 0 .. net->in - 1 is skipped) ... */
 void lr_layer1_mapped(const lr_net *net, const float *x,
                       int32_t (*map)(const void *ctx, int32_t i), const void *ctx, float *h1);
+/* ... or lr_layer1_delta with both observations seen through that map (h1_base: the mapped
+ * sums of base) ... */
+void lr_layer1_delta_mapped(const lr_net *net, const float *base, const float *h1_base,
+                            const float *x, int32_t (*map)(const void *ctx, int32_t i),
+                            const void *ctx, float *h1);
 /* ... then the value and h2 from the sums. */
 float lr_head(const lr_net *net, const float *h1, float *h2);
 /* The logits of the count actions in legal into out, from h2. */
@@ -72,6 +77,12 @@ typedef struct {
     float logits[LR_MAX_LEGAL];
     int32_t legal[LR_MAX_LEGAL];
     double values[LR_MAX_LEGAL];
+    /* the views an afterstate value averages (lr_settings.symmetries, at most the game's), and
+     * for views 1 .. views - 1 the sums of the observation base of the afterstates being valued
+     * seen through each (view_base_h1: LR_MAX_SYMMETRIES x LR_MAX_H1 floats) */
+    int views;
+    float *view_base_h1;
+    float view_h1[LR_MAX_H1], view_h2[LR_MAX_H2];
 } lr_work;
 
 /* --- a game as operations ----------------------------------------------------------------- */
@@ -124,8 +135,11 @@ typedef struct {
     float tau;         /* the improved policy: softmax(log prior + (Q - max Q) / tau) */
     int policy;        /* where moves come from: LR_POLICY_HEAD (the logits) or
                           LR_POLICY_AFTERSTATE (the value of each move's afterstate / tau) */
-    int symmetries;    /* each leaf value: the mean over the game's first symmetries views of
-                          the leaf (1: the one view; at most the game's lr_game.symmetries) */
+    int symmetries;    /* the root's value and each leaf's: the mean over the game's first
+                          symmetries views of the position (1: the one view; at most the game's
+                          lr_game.symmetries) */
+    int move_symmetries; /* each move's afterstate value (the prior, the rollouts' moves): the
+                            mean over that many views (each costs about one more search) */
 } lr_settings;
 
 enum { LR_POLICY_HEAD = 0, LR_POLICY_AFTERSTATE = 1 };

@@ -130,6 +130,28 @@ LR_CLONES void lr_layer1_delta(const lr_net *net, const float *base, const float
     add_changed(net, base, x, h1, i0, in); /* the last, shorter block */
 }
 
+LR_CLONES void lr_layer1_delta_mapped(const lr_net *net, const float *base,
+                                      const float *h1_base, const float *x,
+                                      int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
+                                      float *h1) {
+    int n1 = net->h1, in = net->in;
+    memcpy(h1, h1_base, sizeof(float) * (size_t)n1);
+    const lr_bits *xb = (const lr_bits *)x, *bb = (const lr_bits *)base;
+    for (int i0 = 0; i0 < in; i0 += LR_BLOCK) {
+        int end = i0 + LR_BLOCK < in ? i0 + LR_BLOCK : in;
+        uint32_t differ = 0;
+        for (int i = i0; i < end; i++) {
+            differ |= xb[i] ^ bb[i];
+        }
+        for (int i = i0; differ && i < end; i++) {
+            int32_t j = x[i] != base[i] ? map(ctx, i) : -1;
+            if (j >= 0 && j < in) {
+                add_row(h1, net->w1 + (size_t)j * n1, x[i] - base[i], n1);
+            }
+        }
+    }
+}
+
 LR_CLONES float lr_head(const lr_net *net, const float *h1, float *h2) {
     float acc[LR_MAX_H2];
     int n1 = net->h1, n2 = net->h2;

@@ -24,11 +24,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/: fresh_python, also when run as a script
 import fresh_python  # noqa: E402
 
-SETTINGS = (3, 2, 1, 12, 1, 1.0, 0.1, 0, 1)
+SETTINGS = (3, 2, 1, 12, 1, 1.0, 0.1, 0, 1, 1)
 """A cheap search moving by the policy head (the last field: 0; 1 moves by the afterstate
 values, what the shared-search scenarios also run)."""
-AFTERSTATE = (2, 1, 1, 6, 1, 1.0, 0.1, 1, 1)
-ARGMAX = (2, 2, 2, 12, 1, 0.0, 0.1, 1, 1)
+AFTERSTATE = (2, 1, 1, 6, 1, 1.0, 0.1, 1, 1, 1)
+ARGMAX = (2, 2, 2, 12, 1, 0.0, 0.1, 1, 1, 1)
 """Afterstate values with argmax rollouts: the rollouts' incremental first layer from each
 seat's last move (azsearch.c; the sanitizer build checks every such sum against the full one)."""
 KD_STUDY = "harmony+middle_kingdom+must_place"
@@ -233,10 +233,10 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
     that state (and starts it again when it ends) and a fourth plays self-play games with the
     same Net: no crash, and every move a search returns is legal in the position it read
     (Kingdomino's argmax searches and afterstate self-play average the eight views of its
-    kingdoms at the leaves: ``symmetries = 8``)."""
+    kingdoms at the leaves and four for each move: ``symmetries = 8, move_symmetries = 4``)."""
     core = native()
-    views = 8 if game == "kingdomino" else 1
-    argmax, afterstate = (*ARGMAX[:8], views), (*AFTERSTATE[:8], views)
+    views = (8, 4) if game == "kingdomino" else (1, 1)  # symmetries, move_symmetries
+    argmax, afterstate = (*ARGMAX[:8], *views), (*AFTERSTATE[:8], *views)
     gs = spec(game, players)
     net = net_of(gs)
     ns = state_of(gs, 1)

@@ -93,7 +93,7 @@ def test_the_policy_setting_reaches_the_core(key: str, nets: dict[str, object]) 
     assert evals["afterstate"] > 2 * evals["head"], evals
     assert SearchSettings(policy="head").as_tuple()[7] == native.AZ_POLICY_HEAD
     assert SearchSettings().as_tuple()[7] == native.AZ_POLICY_AFTERSTATE
-    assert SearchSettings().as_tuple() == (6, 4, 4, 48, 1, 0.0, 0.1, 1, 1)  # argmax rollouts
+    assert SearchSettings().as_tuple() == (6, 4, 4, 48, 1, 0.0, 0.1, 1, 1, 1)  # argmax rollouts
 
 
 @pytest.mark.parametrize("rollout_temp", (0.0, 1.0))
@@ -148,18 +148,26 @@ def turned(ns: object, sym: int) -> object:
 
 
 def test_symmetries_average_the_turned_kingdoms(nets: dict[str, object]) -> None:
-    """Kingdomino's leaf value with ``symmetries = 8`` is the mean over the eight views of
-    the kingdoms (turned, mirrored): a game and the same game with its kingdoms turned or
-    mirrored get the same values for their moves, where one view's values differ; with
-    ``symmetries = 4`` (the quarter turns) the same holds under a quarter turn. Q here is the
-    value of each move's afterstate (``max_depth = 0``: no rollout), every move a candidate."""
+    """Kingdomino's values with ``symmetries = 8`` are the means over the eight views of the
+    kingdoms (turned, mirrored): a game and the same game with its kingdoms turned or mirrored
+    get the same leaf values for their moves (Q with ``max_depth = 0``: each move's afterstate
+    at the leaf, every move a candidate), the same prior (``move_symmetries``: each move's
+    afterstate value) and the same root value, where one view's differ; with 4 views (the
+    quarter turns) the same holds under a quarter turn, not under a mirror."""
     net = nets["kd4"]
 
     def values(state: object, views: int) -> np.ndarray:
         search = SearchSettings(k=32, r=1, depth=0, max_depth=0, symmetries=views)
         return np.sort(native_search(net, state._core, search, 3).q)
 
-    checked = 0
+    def prior(state: object, views: int) -> tuple[np.ndarray, float]:
+        """The raw policy's prior (each move's afterstate value in ``move_symmetries`` views)
+        and the root's value (in ``symmetries`` views)."""
+        search = SearchSettings(k=0, symmetries=views, move_symmetries=views)
+        res = native_search(net, state._core, search, 3)
+        return np.sort(res.prior), res.value
+
+    checked, root_gaps = 0, []  # one view's root values of a game and its turned copy
     for seed in range(12):
         ns = midgame(SPECS["kd4"], seed, moves=8 + 4 * seed, min_legal=3)
         if ns is None or len(ns.legal_action_list()) > 32:
@@ -171,20 +179,29 @@ def test_symmetries_average_the_turned_kingdoms(nets: dict[str, object]) -> None
             ) == len(ns.legal_action_list())
             assert np.allclose(values(ns, views), values(other, views), atol=1e-5)
             assert not np.allclose(values(ns, 1), values(other, 1), atol=1e-4)
+            (p, v), (p_other, v_other) = prior(ns, views), prior(other, views)
+            assert np.allclose(p, p_other, atol=1e-5) and v == pytest.approx(v_other, abs=1e-5)
+            (p, v), (p_other, v_other) = prior(ns, 1), prior(other, 1)
+            assert not np.allclose(p, p_other, atol=1e-4)
+            root_gaps.append(abs(v - v_other))
         assert not np.allclose(values(ns, 4), values(turned(ns, 4), 4), atol=1e-4)
         checked += 1
-    assert checked >= 4
+    assert checked >= 4 and max(root_gaps) > 1e-3
 
 
 def test_symmetries_beyond_the_games_are_refused(nets: dict[str, object]) -> None:
     """Moon River's observation has no symmetry the search uses: more than one view is
     refused by the search and by self-play, naming the setting."""
     ns = busy("mr2", 0)
-    settings = replace(FAST, symmetries=2).as_tuple()
-    with pytest.raises(ValueError, match=r"settings: symmetries 2, but this game's .* has 1"):
-        native.az_search(ns._core, nets["mr2"], settings, 0, False)
-    with pytest.raises(ValueError, match=r"settings: symmetries 2, but this game's .* has 1"):
-        native.az_selfplay(ns._core, nets["mr2"], 1, 0, settings, False, 0, 0.5, 1.0, 0.0, None)
+    for views in ({"symmetries": 2}, {"move_symmetries": 3}):
+        settings = replace(FAST, **views).as_tuple()
+        text = r"settings: symmetries \d and move_symmetries \d, but this game's .* has 1"
+        with pytest.raises(ValueError, match=text):
+            native.az_search(ns._core, nets["mr2"], settings, 0, False)
+        with pytest.raises(ValueError, match=text):
+            native.az_selfplay(
+                ns._core, nets["mr2"], 1, 0, settings, False, 0, 0.5, 1.0, 0.0, None
+            )
 
 
 @pytest.mark.parametrize("key", SPECS)
@@ -219,7 +236,7 @@ def test_same_seed_same_search_and_the_state_is_unchanged(
         assert a == b
     assert bytes(ns._core.record()) == record  # the search played on copies
     others = {
-        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1, 1.0, 0.1, 0, 1), s, False)[3]
+        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1, 1.0, 0.1, 0, 1, 1), s, False)[3]
         for s in range(6)
     }
     assert len(others) > 1  # the seed drives the determinizations and the rollouts
@@ -238,21 +255,23 @@ def test_a_finished_game_is_refused(key: str, nets: dict[str, object]) -> None:
 
 @pytest.mark.parametrize(
     "settings",
-    [(-1, 2, 1, 12, 1, 1.0, 0.1, 1, 1), (33, 2, 1, 12, 1, 1.0, 0.1, 1, 1),
-     (3, -1, 1, 12, 1, 1.0, 0.1, 1, 1), (3, 5000, 1, 12, 1, 1.0, 0.1, 1, 1),
-     (3, 2, -1, 12, 1, 1.0, 0.1, 1, 1), (3, 2, 1, -1, 1, 1.0, 0.1, 1, 1),
-     (3, 2, 1, 12, 0, 1.0, 0.1, 1, 1), (3, 2, 1, 12, 65, 1.0, 0.1, 1, 1),
-     (3, 2, 1, 12, 1, -0.5, 0.1, 1, 1), (3, 2, 1, 12, 1, float("nan"), 0.1, 1, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.0, 1, 1), (3, 2, 1, 12, 1, 1.0, float("inf"), 0, 1),
-     (2**40, 2, 1, 12, 1, 1.0, 0.1, 0, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.1, -1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2**40, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 0), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 9)],
+    [(-1, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1), (33, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1),
+     (3, -1, 1, 12, 1, 1.0, 0.1, 1, 1, 1), (3, 5000, 1, 12, 1, 1.0, 0.1, 1, 1, 1),
+     (3, 2, -1, 12, 1, 1.0, 0.1, 1, 1, 1), (3, 2, 1, -1, 1, 1.0, 0.1, 1, 1, 1),
+     (3, 2, 1, 12, 0, 1.0, 0.1, 1, 1, 1), (3, 2, 1, 12, 65, 1.0, 0.1, 1, 1, 1),
+     (3, 2, 1, 12, 1, -0.5, 0.1, 1, 1, 1), (3, 2, 1, 12, 1, float("nan"), 0.1, 1, 1, 1),
+     (3, 2, 1, 12, 1, 1.0, 0.0, 1, 1, 1), (3, 2, 1, 12, 1, 1.0, float("inf"), 0, 1, 1),
+     (2**40, 2, 1, 12, 1, 1.0, 0.1, 0, 1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2, 1, 1),
+     (3, 2, 1, 12, 1, 1.0, 0.1, -1, 1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2**40, 1, 1),
+     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 0, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 9, 1),
+     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 0), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 9)],
 )  # fmt: skip
 def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, object]) -> None:
     ns = busy("mr2", 0)
     with pytest.raises(
         ValueError,
-        match=r"settings: k 0\.\.32, r 0\.\.4096.*leaves 1\.\.64.*policy 0 .* or 1.*symmetries 1\.\.8",
+        match=r"settings: k 0\.\.32, r 0\.\.4096.*leaves 1\.\.64.*policy 0 .* or 1.*"
+        r"symmetries and move_symmetries 1\.\.8",
     ):
         native.az_search(ns._core, nets["mr2"], settings, 0, False)
 
@@ -261,7 +280,8 @@ def test_settings_are_checked_by_name_in_python() -> None:
     for name, value in (("k", -1), ("k", 33), ("r", 1.5), ("depth", True), ("tau", 0.0),
                         ("rollout_temp", "1"), ("max_depth", -2), ("leaves", 0),
                         ("leaves", 65), ("leaves", 2.0), ("symmetries", 0),
-                        ("symmetries", 9), ("symmetries", 2.0)):  # fmt: skip
+                        ("symmetries", 9), ("symmetries", 2.0), ("move_symmetries", 0),
+                        ("move_symmetries", 9)):  # fmt: skip
         with pytest.raises(ValueError, match=rf"^{name}: expected"):
             SearchSettings(**{name: value})
     with pytest.raises(ValueError, match=r"^policy: expected one of \['head', 'afterstate'\]"):
@@ -297,9 +317,10 @@ def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
         ("net: expected a Net", (ns._core, None, SETTINGS, 0, False)),
         ("settings: expected a tuple", (ns._core, net, (1, 2, 3), 0, False)),
         ("settings: expected a tuple", (ns._core, net, ("a", *SETTINGS[1:]), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, SETTINGS[:8], 0, False)),  # no symmetries
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], "head", 1), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:8], 8.0), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, SETTINGS[:9], 0, False)),  # one short
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], "head", 1, 1), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:8], 8.0, 1), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:9], "8"), 0, False)),
         ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
         ("settings: expected a tuple .* got NoneType", (ns._core, net, None, 0, False)),
     ]
