@@ -199,9 +199,7 @@ def test_symmetries_beyond_the_games_are_refused(nets: dict[str, object]) -> Non
         with pytest.raises(ValueError, match=text):
             native.az_search(ns._core, nets["mr2"], settings, 0, False)
         with pytest.raises(ValueError, match=text):
-            native.az_selfplay(
-                ns._core, nets["mr2"], 1, 0, settings, False, 0, 0.5, 1.0, 0.0, None
-            )
+            native.az_selfplay(ns._core, nets["mr2"], 1, 0, settings, False, 0, 0.5, 1.0, 0.0, None)
 
 
 @pytest.mark.parametrize("key", SPECS)

@@ -497,7 +497,17 @@ def test_bad_selfplay_arguments_are_refused(nets: dict[str, Any]) -> None:
         native.az_selfplay("state", net, 1, 0, SETTINGS, False, 0, 0.5, 1.0, 0.0, None)
     with pytest.raises(ValueError, match="settings: k 0..32"):
         native.az_selfplay(
-            kd, nets["kd4"], 1, 0, (40, 1, 1, 1, 1, 1.0, 0.1, 1, 1, 1), False, 0, 0.5, 1.0, 0.0, None
+            kd,
+            nets["kd4"],
+            1,
+            0,
+            (40, 1, 1, 1, 1, 1.0, 0.1, 1, 1, 1),
+            False,
+            0,
+            0.5,
+            1.0,
+            0.0,
+            None,
         )
     with pytest.raises(ValueError, match="settings: k 0..32"):
         native.az_selfplay(
