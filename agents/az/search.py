@@ -14,6 +14,12 @@ Averaging estimates along a path is TD(lambda)'s way of smoothing the value's er
 single leaf carries whole. The move played is the candidate with the best mean value; the improved policy ``pi = softmax(log prior + (Q - max Q) / tau)`` over the
 candidates is the self-play target. ``k = 0`` (``az:sims=0``) plays the raw policy.
 
+``symmetries = S`` makes the root's and each leaf's value the mean over the game's first S
+views of the position (Kingdomino: its kingdoms turned about their castles and mirrored, 8
+views; Moon River has none but the identity, and more than one view is refused there);
+``move_symmetries = M`` does the same for each move's afterstate value (the prior and the
+rollouts' moves), at about M times the search's time.
+
 Every move choice and every value in the search comes from the network: no hand-written
 evaluation, heuristic or rule-based rollout.
 """

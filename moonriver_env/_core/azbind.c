@@ -392,7 +392,38 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     return out;
 }
 
+/* az_views(state[, features]) -> (views, bytes): the image of every observation entry in each
+ * of the game's views (int32, views x the observation's size; view 0 the identity): the
+ * symmetries the search averages (lr_game.sym_index), for training on turned positions. */
+static PyObject *az_views(PyObject *mod, PyObject *args) {
+    (void)mod;
+    PyObject *state;
+    int features = 0;
+    lr_game g;
+    if (!PyArg_ParseTuple(args, "O|p", &state, &features) ||
+        game_of(state, NULL, features, &g) < 0) {
+        return NULL;
+    }
+    size_t size = (size_t)g.symmetries * (size_t)g.obs_size;
+    int32_t *table = malloc(sizeof(int32_t) * size);
+    if (!table) {
+        return PyErr_NoMemory();
+    }
+    for (int v = 0; v < g.symmetries; v++) {
+        for (int i = 0; i < g.obs_size; i++) {
+            table[(size_t)v * (size_t)g.obs_size + (size_t)i] =
+                v > 0 && g.sym_index ? g.sym_index(&g, v, i) : i;
+        }
+    }
+    PyObject *out = Py_BuildValue("(iN)", g.symmetries, BYTES(table, size, int32_t));
+    free(table);
+    return out;
+}
+
 static PyMethodDef az_functions[] = {
+    {"az_views", az_views, METH_VARARGS,
+     "az_views(state[, features]) -> (views, int32 bytes: each view's image of every "
+     "observation entry)"},
     {"az_search", az_search, METH_VARARGS,
      "az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, "
      "evals)"},

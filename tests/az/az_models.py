@@ -14,6 +14,7 @@ import torch
 
 from agents.az import AzNet, NetShape, SearchSettings, save_checkpoint
 from agents.az.network import sparse_batch
+from moonriver_env.family.native import native
 from moonriver_env.games import GameSpec
 from training.az.config import settings_dict
 
@@ -131,3 +132,26 @@ def dense(idx: np.ndarray, val: np.ndarray, ptr: np.ndarray, row: int, size: int
     lo, hi = int(ptr[row]), int(ptr[row + 1])
     out[idx[lo:hi]] = val[lo:hi]
     return out
+
+
+def turned(ns: Any, sym: int) -> Any:
+    """The Kingdomino game ``ns`` with every kingdom turned ``sym % 4`` quarter turns about its
+    castle, then mirrored for ``sym >= 4`` (through its record: the core checks it)."""
+    from moonriver_env.kingdomino.vector._spec import kd_record_dtype
+    from moonriver_env.kingdomino.vector.search import NativeKingdominoState, _core_config
+
+    side = ns.config.side
+    r, c = np.divmod(np.arange(side * side), side)
+    for _ in range(sym % 4):
+        r, c = c, side - 1 - r
+    if sym >= 4:
+        c = side - 1 - c
+    image = r * side + c
+    rec = np.frombuffer(ns._core.record(), dtype=kd_record_dtype(native))[0].copy()
+    for name in ("land", "crowns"):
+        grid = rec[name].reshape(ns.config.num_players, -1).copy()
+        out = grid.copy()
+        out[:, image] = grid[:, : side * side]
+        rec[name] = out.ravel()
+    core = native.kd_state_from_record(_core_config(ns.config), rec.tobytes())
+    return NativeKingdominoState(ns.config, _core=core)

@@ -34,7 +34,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "training" / "configs" / "az_tiny.toml"
 SMALL = ["net.hidden1=8", "net.hidden2=4"]
 KD = [*SMALL, 'env.game="kingdomino"', "env.num_players=4", f'env.mode="{KD_STUDY}"',
-      'eval.opponents=["greedy"]', "warmstart.games=8", "selfplay.games=4"]  # fmt: skip
+      'eval.opponents=["greedy"]', "warmstart.games=8", "selfplay.games=4",
+      "train.symmetries=8"]  # fmt: skip
+"""Kingdomino's tiny run learns its positions in views of the kingdoms drawn at random."""
 
 
 def quiet(_: str) -> None:
@@ -357,6 +359,7 @@ def test_checkpoints_are_atomic(
      ("train.final_learning_rate=-0.1", "train.final_learning_rate"),
      ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
      ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0
+     ("train.symmetries=0", "train.symmetries"), ("train.symmetries=9", "train.symmetries"),
      ('search.policy="head"', "train.policy_weight")],
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:
@@ -377,6 +380,15 @@ def test_the_policy_head_needs_its_loss() -> None:
     cfg = load_az_config(TINY, SMALL)
     assert cfg["search"]["policy"] == "afterstate" and cfg["train"]["policy_weight"] == 0.0
     assert selfplay_settings(cfg).k == 0 and cfg["run"]["torch_threads"] == 1
+
+
+def test_more_training_views_than_the_game_has_are_refused(tmp_path: Path) -> None:
+    """``train.symmetries`` above the game's views (Moon River has the identity alone) is a
+    ConfigError naming the key, before anything is written."""
+    with pytest.raises(ConfigError, match=r"^train\.symmetries: 2, but 2p_base's .* 1 view"):
+        start_run(TINY, [*SMALL, "train.symmetries=2"], tmp_path / "run", resume=False,
+                  command="test", log=quiet)  # fmt: skip
+    assert not (tmp_path / "run" / "model.pt").exists()
 
 
 def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from az_models import FAST, POLICIES, SPECS, midgame, native_state, random_net
+from az_models import FAST, POLICIES, SPECS, midgame, native_state, random_net, turned
 
 from agents.az import SearchSettings, native_search
 from moonriver_env.family.native import native
@@ -122,29 +122,6 @@ def test_leaves_average_the_values_along_each_rollout(
     ns, far = busy(key, 0), SearchSettings(k=3, r=2, depth=500, max_depth=10_000)
     q1 = native_search(nets[key], ns._core, far, 5).q
     assert native_search(nets[key], ns._core, replace(far, leaves=4), 5).q == q1
-
-
-def turned(ns: object, sym: int) -> object:
-    """The Kingdomino game ``ns`` with every kingdom turned ``sym % 4`` quarter turns about its
-    castle, then mirrored for ``sym >= 4`` (through its record: the core checks it)."""
-    from moonriver_env.kingdomino.vector._spec import kd_record_dtype
-    from moonriver_env.kingdomino.vector.search import NativeKingdominoState, _core_config
-
-    side = ns.config.side
-    r, c = np.divmod(np.arange(side * side), side)
-    for _ in range(sym % 4):
-        r, c = c, side - 1 - r
-    if sym >= 4:
-        c = side - 1 - c
-    image = r * side + c
-    rec = np.frombuffer(ns._core.record(), dtype=kd_record_dtype(native))[0].copy()
-    for name in ("land", "crowns"):
-        grid = rec[name].reshape(ns.config.num_players, -1).copy()
-        out = grid.copy()
-        out[:, image] = grid[:, : side * side]
-        rec[name] = out.ravel()
-    core = native.kd_state_from_record(_core_config(ns.config), rec.tobytes())
-    return NativeKingdominoState(ns.config, _core=core)
 
 
 def test_symmetries_average_the_turned_kingdoms(nets: dict[str, object]) -> None:

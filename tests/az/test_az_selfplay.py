@@ -21,9 +21,11 @@ from az_models import (
     dense,
     encoder,
     final_points,
+    midgame,
     native_state,
     outcome_of,
     random_net,
+    turned,
 )
 
 from agents.az import SearchSettings
@@ -39,7 +41,9 @@ from training.az.selfplay import (
     play_games,
     play_threads,
     run_job,
+    view_table,
 )
+from training.az.selfplay import turned as turned_positions
 
 SETTINGS = CHEAP = FAST_HEAD.as_tuple()
 """The search most tests play with: moving by the policy head (an afterstate search costs an
@@ -455,6 +459,58 @@ def test_take_and_concatenate_keep_the_afterstates(nets: dict[str, Any]) -> None
             want = dense(pos.aft_idx, pos.aft_val, pos.aft_obs_ptr, pos.aft_ptr[r] + i, size)
             assert np.array_equal(got, want)
     assert np.diff(part.aft_ptr).sum() > 0
+
+
+def test_views_are_the_observations_of_the_turned_kingdoms() -> None:
+    """``view_table`` (the core's ``az_views``): row 0 the identity, each row a permutation of
+    the observation's entries, 8 for Kingdomino and 1 for Moon River; Kingdomino's row ``v``
+    moves a game's observation (every seat's) to the observation of the same game with its
+    kingdoms turned by ``v`` (the Python engine's encoder on the turned game)."""
+    spec = SPECS["kd4"]
+    table = view_table(native_template(spec))
+    size = spec.observation_size
+    assert table.shape == (8, size) and view_table(native_template(SPECS["mr2"])).shape[0] == 1
+    assert np.array_equal(table[0], np.arange(size))
+    assert all(np.array_equal(np.sort(row), np.arange(size)) for row in table)
+    encode = encoder(spec)
+    for seed in range(3):
+        ns = midgame(spec, seed, moves=12 + 9 * seed)
+        assert ns is not None
+        for seat in range(spec.num_players):
+            x = encode(ns.to_state(), seat)
+            for v in range(1, 8):
+                want = np.zeros_like(x)
+                want[table[v]] = x
+                assert np.array_equal(encode(turned(ns, v).to_state(), seat), want)
+                assert not np.array_equal(want, x)  # the kingdoms are not symmetric yet
+
+
+def test_training_positions_are_seen_in_a_drawn_view(nets: dict[str, Any]) -> None:
+    """``turned`` (``train.symmetries``): each position's observation and its afterstates'
+    moved by one view of the table, drawn (several views among the positions); every other
+    array is unchanged."""
+    template = native_template(SPECS["kd4"])
+    table = view_table(template)
+    settings = PlaySettings(SETTINGS, explore=2, lam=0.5, afterstates=1.0)
+    pos = play_games(template, nets["kd4"], 2, 3, settings)
+    out = turned_positions(pos, table, np.random.default_rng(0))
+    out.check()
+    size = SPECS["kd4"].observation_size
+    drawn = set()
+    for i in range(len(pos)):
+        x = dense(pos.obs_idx, pos.obs_val, pos.obs_ptr, i, size)
+        got = dense(out.obs_idx, out.obs_val, out.obs_ptr, i, size)
+        views = [v for v in range(8) if np.array_equal(got[table[v]], x)]
+        assert views, i
+        drawn.add(views[0])
+        for r in range(int(pos.aft_ptr[i]), int(pos.aft_ptr[i + 1])):
+            a = dense(pos.aft_idx, pos.aft_val, pos.aft_obs_ptr, r, size)
+            b = dense(out.aft_idx, out.aft_val, out.aft_obs_ptr, r, size)
+            assert any(np.array_equal(b[table[v]], a) for v in views)
+    assert len(drawn) >= 4
+    for k, v in pos.arrays().items():
+        if k not in ("obs_idx", "aft_idx"):
+            assert np.array_equal(out.arrays()[k], v, equal_nan=True), k
 
 
 def test_job_workers_play_what_the_threads_play(

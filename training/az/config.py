@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents.az.search import BOUNDS, INTEGER_SETTINGS, POLICIES, SearchSettings
+from agents.az.search import BOUNDS, INTEGER_SETTINGS, MAX_SYMMETRIES, POLICIES, SearchSettings
 from moonriver_env.games import BUILTIN_GAMES, GameSpec
 from training.common import config as checks
 from training.common.config import Check, Config, ConfigError, Schema, check_agent_specs
@@ -79,6 +79,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "policy_weight": checks.number(0.0),
         "afterstate_weight": checks.number(0.0),
         "overlap": checks.flag,
+        "symmetries": checks.integer(1, MAX_SYMMETRIES),
     },
     "run": {
         "seed": checks.integer(0),

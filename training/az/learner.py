@@ -17,7 +17,7 @@ import torch
 from agents.az.network import AzNet, SparseBatch, sparse_batch
 
 from .replay import ReplayBuffer
-from .selfplay import Positions
+from .selfplay import Positions, turned
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -154,13 +154,18 @@ def train_steps(
     rng: np.random.Generator,
     weights: LossWeights,
     on_step: Callable[[int], object] | None = None,
+    views: np.ndarray | None = None,
 ) -> dict[str, float]:
     """``steps`` gradient steps on batches drawn from ``buffer``; the mean loss parts.
-    ``on_step(1)`` after each step (a progress bar's ``update``)."""
+    ``on_step(1)`` after each step (a progress bar's ``update``); ``views`` (a
+    :func:`~training.az.selfplay.view_table`): each position seen in one of them, drawn."""
     net.train()
     sums = dict.fromkeys(LOSS_PARTS, 0.0)
     for _ in range(steps):
-        loss, parts = losses(net, buffer.sample(rng, batch_size), weights)
+        batch = buffer.sample(rng, batch_size)
+        if views is not None:
+            batch = turned(batch, views, rng)
+        loss, parts = losses(net, batch, weights)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)

@@ -78,6 +78,7 @@ from .selfplay import (
     native_template,
     play_threads,
     run_job,
+    view_table,
 )
 
 TEACHER_SHARD_GAMES = 2000
@@ -157,7 +158,22 @@ class Run:
         self.weights = loss_weights(cfg)
         self.spec = game_spec(cfg)
         self.template = native_template(self.spec)
+        self.views = self.training_views(cfg)
         self._writer: Any = None
+
+    def training_views(self, cfg: Config) -> np.ndarray | None:
+        """The views each training position is seen in (``train.symmetries``; None: its own);
+        ``ConfigError`` for more than the game has."""
+        wanted = cfg["train"]["symmetries"]
+        if wanted == 1:
+            return None
+        table = view_table(self.template, cfg["net"]["features"])
+        if wanted > table.shape[0]:
+            raise ConfigError(
+                f"train.symmetries: {wanted}, but {self.spec.text}'s observation has "
+                f"{table.shape[0]} view(s)"
+            )
+        return table[:wanted]
 
     # ---------------------------------------------------------------- checkpoints
     @property
@@ -390,7 +406,7 @@ class Run:
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
         out = train_steps(
             self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights,
-            on_step=on_step,
+            on_step=on_step, views=self.views,
         )  # fmt: skip
         self.train_steps += steps
         out["train_steps"] = steps

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import numpy as np
@@ -191,6 +191,29 @@ def native_template(spec: GameSpec) -> Any:
         raise RuntimeError("az self-play runs in the native core; it is not built")
     cls = spec.entry.hook("native_state")
     return cls(spec.config(), 0)._core
+
+
+def view_table(template: Any, features: bool = False) -> np.ndarray:
+    """The image of every observation entry in each of the game's views (views x inputs, row
+    0 the identity): the symmetries the search averages (``az_views``; Kingdomino 8 views of
+    its kingdoms, Moon River the identity alone)."""
+    if native is None:
+        raise RuntimeError("az self-play runs in the native core; it is not built")
+    views, data = native.az_views(template, features)
+    return np.frombuffer(data, np.int32).reshape(views, -1)
+
+
+def turned(p: Positions, table: np.ndarray, rng: np.random.Generator) -> Positions:
+    """``p`` with each position seen in a view drawn at random from ``table``'s rows (its
+    afterstates in the same view): the same positions, their kingdoms turned or mirrored (every
+    target stays: the rules are the same in each view)."""
+    views = rng.integers(table.shape[0], size=len(p))
+    aft_rows = np.repeat(views, np.diff(p.aft_ptr))
+    return replace(
+        p,
+        obs_idx=table[np.repeat(views, np.diff(p.obs_ptr)), p.obs_idx].astype(np.int16),
+        aft_idx=table[np.repeat(aft_rows, np.diff(p.aft_obs_ptr)), p.aft_idx].astype(np.int16),
+    )
 
 
 def native_net(shape: Mapping[str, Any], weights: np.ndarray | bytes) -> Any:
