@@ -11,6 +11,7 @@
 #include "kingdomino.h"
 #include "learn.h"
 
+_Static_assert(KD_SYMMETRIES <= LR_MAX_SYMMETRIES, "the search's view buffers hold every view");
 _Static_assert(LR_MAX_LEGAL >= MR_MAX_ACTIONS && LR_MAX_LEGAL >= KD_MAX_LEGAL,
                "a game's legal list must fit the search's buffers");
 

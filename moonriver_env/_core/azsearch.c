@@ -129,6 +129,7 @@ static int argmax(const float *v, int count) {
 /* The views a value averages when the settings ask for wanted (1: the one view). */
 static int views_of(int wanted, const lr_game *g) {
     int views = wanted < g->symmetries ? wanted : g->symmetries;
+    views = views < LR_MAX_SYMMETRIES ? views : LR_MAX_SYMMETRIES; /* view_base_h1's rows */
     return views > 1 && g->sym_index ? views : 1;
 }
 

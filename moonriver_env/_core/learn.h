@@ -77,9 +77,10 @@ typedef struct {
     float logits[LR_MAX_LEGAL];
     int32_t legal[LR_MAX_LEGAL];
     double values[LR_MAX_LEGAL];
-    /* the views an afterstate value averages (lr_settings.symmetries, at most the game's), and
-     * for views 1 .. views - 1 the sums of the observation base of the afterstates being valued
-     * seen through each (view_base_h1: LR_MAX_SYMMETRIES x LR_MAX_H1 floats) */
+    /* the views an afterstate value averages (lr_settings.move_symmetries, at most the
+     * game's), and for views 1 .. views - 1 the sums of the observation base of the
+     * afterstates being valued seen through each (view_base_h1: LR_MAX_SYMMETRIES x LR_MAX_H1
+     * floats) */
     int views;
     float *view_base_h1;
     float view_h1[LR_MAX_H1], view_h2[LR_MAX_H2];

@@ -360,13 +360,15 @@ def test_checkpoints_are_atomic(
      ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
      ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0
      ("train.symmetries=0", "train.symmetries"), ("train.symmetries=9", "train.symmetries"),
+     ("train.symmetries=2", "train.symmetries"),  # with a policy_weight (the override below)
      ('search.policy="head"', "train.policy_weight")],
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:
+    more = ["run.max_minutes=0"] if "iterations" in key else []
+    if override == "train.symmetries=2":
+        more = ["train.policy_weight=0.5"]
     with pytest.raises(ConfigError, match=rf"^{re.escape(key)}"):
-        load_az_config(
-            TINY, [*SMALL, override, *(["run.max_minutes=0"] if "iterations" in key else [])]
-        )
+        load_az_config(TINY, [*SMALL, override, *more])
 
 
 def test_the_policy_head_needs_its_loss() -> None:
@@ -383,12 +385,13 @@ def test_the_policy_head_needs_its_loss() -> None:
 
 
 def test_more_training_views_than_the_game_has_are_refused(tmp_path: Path) -> None:
-    """``train.symmetries`` above the game's views (Moon River has the identity alone) is a
-    ConfigError naming the key, before anything is written."""
-    with pytest.raises(ConfigError, match=r"^train\.symmetries: 2, but 2p_base's .* 1 view"):
-        start_run(TINY, [*SMALL, "train.symmetries=2"], tmp_path / "run", resume=False,
-                  command="test", log=quiet)  # fmt: skip
-    assert not (tmp_path / "run" / "model.pt").exists()
+    """``train.symmetries`` or ``[search]``'s views above the game's (Moon River has the
+    identity alone) are a ConfigError naming the key, before anything is written."""
+    for key in ("train.symmetries", "search.symmetries", "search.move_symmetries"):
+        with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: 2, but 2p_base's .* 1 view"):
+            start_run(TINY, [*SMALL, f"{key}=2"], tmp_path / "run", resume=False,
+                      command="test", log=quiet)  # fmt: skip
+        assert not (tmp_path / "run" / "config.toml").exists()  # no run begun (its lock only)
 
 
 def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -556,7 +559,9 @@ def test_export_can_change_play_settings_with_a_reason(
     for bad, message in ((["--play", "speed=2", "--why", "x"], "KEY one of"),
                          (["--play", "k=two", "--why", "x"], "k: expected an integer"),
                          (["--play", "k=999", "--why", "x"], "k: expected an integer in"),
-                         (["--play", "k=3"], "--why")):  # fmt: skip
+                         (["--play", "k=3"], "--why"),
+                         (["--play", "symmetries=2", "--why", "x"], "observation has 1 view"),
+                         (["--play", "move_symmetries=8", "--why", "x"], "2p_base's")):  # fmt: skip
         rc = az_main(["--export", str(mr_run), "--out", str(tmp_path / "bad"), *bad])
         assert rc == 2 and message in capsys.readouterr().err
         assert not (tmp_path / "bad").exists()

@@ -162,6 +162,10 @@ def test_symmetries_average_the_turned_kingdoms(nets: dict[str, object]) -> None
             assert not np.allclose(p, p_other, atol=1e-4)
             root_gaps.append(abs(v - v_other))
         assert not np.allclose(values(ns, 4), values(turned(ns, 4), 4), atol=1e-4)
+        for views, moves in ((1, 1), (8, 1), (3, 5)):  # an evaluation per view of each value
+            raw = SearchSettings(k=0, symmetries=views, move_symmetries=moves)
+            count = len(ns.legal_action_list())
+            assert native_search(net, ns._core, raw, 3).evals == views + moves * count
         checked += 1
     assert checked >= 4 and max(root_gaps) > 1e-3
 

@@ -472,6 +472,10 @@ def test_views_are_the_observations_of_the_turned_kingdoms() -> None:
     assert table.shape == (8, size) and view_table(native_template(SPECS["mr2"])).shape[0] == 1
     assert np.array_equal(table[0], np.arange(size))
     assert all(np.array_equal(np.sort(row), np.arange(size)) for row in table)
+    with_features = view_table(native_template(spec), True)  # the features: every view's own
+    assert with_features.shape == (8, size + native.AZ_FEATURES)
+    assert np.array_equal(with_features[:, :size], table)
+    assert np.all(with_features[:, size:] == np.arange(size, size + native.AZ_FEATURES))
     encode = encoder(spec)
     for seed in range(3):
         ns = midgame(spec, seed, moves=12 + 9 * seed)
@@ -487,8 +491,8 @@ def test_views_are_the_observations_of_the_turned_kingdoms() -> None:
 
 def test_training_positions_are_seen_in_a_drawn_view(nets: dict[str, Any]) -> None:
     """``turned`` (``train.symmetries``): each position's observation and its afterstates'
-    moved by one view of the table, drawn (several views among the positions); every other
-    array is unchanged."""
+    moved by one view of the table, drawn (several views among the positions), each row's
+    entries still ascending; every array but the observations' is unchanged."""
     template = native_template(SPECS["kd4"])
     table = view_table(template)
     settings = PlaySettings(SETTINGS, explore=2, lam=0.5, afterstates=1.0)
@@ -508,8 +512,11 @@ def test_training_positions_are_seen_in_a_drawn_view(nets: dict[str, Any]) -> No
             b = dense(out.aft_idx, out.aft_val, out.aft_obs_ptr, r, size)
             assert any(np.array_equal(b[table[v]], a) for v in views)
     assert len(drawn) >= 4
+    for ptr, idx in ((out.obs_ptr, out.obs_idx), (out.aft_obs_ptr, out.aft_idx)):
+        rows = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+        assert np.all((np.diff(idx) > 0) | (np.diff(rows) > 0))  # ascending within each row
     for k, v in pos.arrays().items():
-        if k not in ("obs_idx", "aft_idx"):
+        if k not in ("obs_idx", "obs_val", "aft_idx", "aft_val"):
             assert np.array_equal(out.arrays()[k], v, equal_nan=True), k
 
 

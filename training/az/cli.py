@@ -12,7 +12,7 @@ run directory after its last checkpoint (``--config`` may then be left out; keys
 and ``[net]`` cannot change). ``--export`` copies a run's ``model.pt`` with its provenance,
 curves and config into a model folder (what ``az`` ships); ``--play KEY=VALUE`` changes a play
 setting of the exported model (the search's ``k``, ``r``, ``depth``, ``max_depth``,
-``leaves``, ``symmetries``, ``rollout_temp``, ``tau``; training is not affected) and needs ``--why``: the
+``leaves``, ``symmetries``, ``move_symmetries``, ``rollout_temp``, ``tau``; training is not affected) and needs ``--why``: the
 change and the reason are kept in its provenance (``play_settings``), the run's config stays
 as trained.
 """
@@ -34,12 +34,14 @@ from agents.atomic import csv_text
 from agents.az.checkpoint import load_checkpoint
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
+from moonriver_env.games import GameSpec
 from training.common.config import ConfigError
 from training.common.export import build_folder
 from training.common.outputs import OutputError, write_json, write_text
 
 from .evaluate import plot_curve
 from .run import start_run
+from .selfplay import native_template, view_table
 
 
 def play_changes(pairs: Sequence[str]) -> dict[str, int | float]:
@@ -92,6 +94,14 @@ def export(
             after = SearchSettings.from_mapping({**meta["search"], **play})  # the ranges
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
+        spec = GameSpec(game=net.shape.game, num_players=net.shape.num_players, mode=net.shape.mode)
+        views = view_table(native_template(spec), net.shape.features).shape[0]
+        for key in ("symmetries", "move_symmetries"):
+            if getattr(after, key) > views:
+                raise ValueError(
+                    f"--play: {key} {getattr(after, key)}, but {spec.text}'s observation has "
+                    f"{views} view(s)"
+                )
         moved = [k for k in play if getattr(before, k) != getattr(after, k)]
         if not moved:
             raise ValueError(f"--play: the model already plays {play} (nothing changes)")

@@ -129,6 +129,11 @@ def _cross_check(cfg: Config) -> None:
             "selfplay.search_share: below 1 it is the share of decisions searched, which needs "
             f"selfplay.k and selfplay.r above 0 (got k = {sp['k']}, r = {sp['r']})"
         )
+    if cfg["train"]["symmetries"] > 1 and cfg["train"]["policy_weight"] > 0:
+        raise ConfigError(
+            "train.symmetries: a turned position's moves are other actions, which the policy "
+            "head's target does not follow; with train.policy_weight above 0 keep it at 1"
+        )
     if cfg["search"]["policy"] == "head" and cfg["train"]["policy_weight"] == 0:
         raise ConfigError(
             "train.policy_weight: search.policy 'head' plays the policy head, which a "

@@ -91,6 +91,22 @@ PROGRESS_FIELDS = (
 )  # fmt: skip
 
 
+def training_views(cfg: Config, template: Any) -> np.ndarray | None:
+    """The views each training position is seen in (``train.symmetries``; None: its own);
+    ``ConfigError`` for more views than the game (``template``'s) has, there or in
+    ``[search]``."""
+    table = view_table(template, cfg["net"]["features"])
+    for key in ("train.symmetries", "search.symmetries", "search.move_symmetries"):
+        section, name = key.split(".")
+        if cfg[section][name] > table.shape[0]:
+            raise ConfigError(
+                f"{key}: {cfg[section][name]}, but {game_spec(cfg).text}'s observation has "
+                f"{table.shape[0]} view(s)"
+            )
+    wanted = cfg["train"]["symmetries"]
+    return None if wanted == 1 else table[:wanted]
+
+
 def net_shape(cfg: Config) -> NetShape:
     """The network shape of a config's game and ``[net]``."""
     net = cfg["net"]
@@ -158,22 +174,8 @@ class Run:
         self.weights = loss_weights(cfg)
         self.spec = game_spec(cfg)
         self.template = native_template(self.spec)
-        self.views = self.training_views(cfg)
+        self.views = training_views(cfg, self.template)
         self._writer: Any = None
-
-    def training_views(self, cfg: Config) -> np.ndarray | None:
-        """The views each training position is seen in (``train.symmetries``; None: its own);
-        ``ConfigError`` for more than the game has."""
-        wanted = cfg["train"]["symmetries"]
-        if wanted == 1:
-            return None
-        table = view_table(self.template, cfg["net"]["features"])
-        if wanted > table.shape[0]:
-            raise ConfigError(
-                f"train.symmetries: {wanted}, but {self.spec.text}'s observation has "
-                f"{table.shape[0]} view(s)"
-            )
-        return table[:wanted]
 
     # ---------------------------------------------------------------- checkpoints
     @property
@@ -639,6 +641,7 @@ def start_run(
             if old is not None and not latest_checkpoint(rd).is_file():
                 drop_after(rd, -1)  # killed before its first checkpoint: start again
 
+        training_views(cfg, native_template(game_spec(cfg)))  # refused before a file is written
         # az's log says where a run resumes instead of what its config changes
         begin_run(AZ, rd, cfg, resume, prepare=prepare, log=_quiet)
         run = Run(cfg, rd, cmd, backend, log)

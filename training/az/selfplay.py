@@ -205,15 +205,26 @@ def view_table(template: Any, features: bool = False) -> np.ndarray:
 
 def turned(p: Positions, table: np.ndarray, rng: np.random.Generator) -> Positions:
     """``p`` with each position seen in a view drawn at random from ``table``'s rows (its
-    afterstates in the same view): the same positions, their kingdoms turned or mirrored (every
-    target stays: the rules are the same in each view)."""
+    afterstates in the same view): the same positions, their kingdoms turned or mirrored. The
+    value targets and the afterstates' ranking stay (the rules are the same in each view); the
+    legal actions and ``pi`` do not follow the turn (a placement is a square and a direction),
+    so the config refuses ``train.symmetries`` with the policy head's loss. Each row's entries
+    stay in ascending order."""
     views = rng.integers(table.shape[0], size=len(p))
-    aft_rows = np.repeat(views, np.diff(p.aft_ptr))
-    return replace(
-        p,
-        obs_idx=table[np.repeat(views, np.diff(p.obs_ptr)), p.obs_idx].astype(np.int16),
-        aft_idx=table[np.repeat(aft_rows, np.diff(p.aft_obs_ptr)), p.aft_idx].astype(np.int16),
-    )
+    obs_idx, obs_val = _mapped(table, views, p.obs_ptr, p.obs_idx, p.obs_val)
+    aft_views = np.repeat(views, np.diff(p.aft_ptr))
+    aft_idx, aft_val = _mapped(table, aft_views, p.aft_obs_ptr, p.aft_idx, p.aft_val)
+    return replace(p, obs_idx=obs_idx, obs_val=obs_val, aft_idx=aft_idx, aft_val=aft_val)
+
+
+def _mapped(
+    table: np.ndarray, views: np.ndarray, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """CSR rows' entries through ``table[views[row]]``, re-sorted within each row."""
+    rows = np.repeat(np.arange(views.size), np.diff(ptr))
+    new = table[views[rows], idx]
+    order = np.lexsort((new, rows))
+    return new[order].astype(np.int16), val[order]
 
 
 def native_net(shape: Mapping[str, Any], weights: np.ndarray | bytes) -> Any:
