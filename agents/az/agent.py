@@ -10,9 +10,8 @@ the first move, naming both games); ``az:path=FILE`` plays a saved model (a trai
 along a rollout, every ``depth`` decisions), ``symmetries`` (views the root's and each leaf's
 value average: Kingdomino's kingdoms turned and mirrored, up to 8; 1 for Moon River),
 ``move_symmetries`` (views each move's afterstate value averages, in the prior and the
-rollouts), ``rollout_temp`` (the
-rollouts' policy temperature; 0: its argmax), ``sample=1`` (draw the move: from the policy
-with ``sims=0``, else from the improved policy).
+rollouts), ``rollout_temp`` (the rollouts' policy temperature; 0: its argmax), ``sample=1``
+(draw the move: from the policy with ``sims=0``, else from the improved policy).
 
 At play time the agent uses only the network and the rules (to list and apply actions,
 re-deal hidden pieces and score a finished game): no hand-written evaluation, heuristic or
@@ -59,9 +58,9 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, leaves, symmetries, move_symmetries, rollout_temp, sample: override the model's search settings
-            (``sims=0``: the raw policy; any other ``sims``: the search with that many
-            candidates, ``k`` when ``k`` is not given).
+        sims, k, r, depth, leaves, symmetries, move_symmetries, rollout_temp, sample: override
+            the model's search settings (``sims=0``: the raw policy; any other ``sims``: the
+            search with that many candidates, ``k`` when ``k`` is not given).
     """
 
     name = "az"

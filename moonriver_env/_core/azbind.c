@@ -200,8 +200,8 @@ static NetObject *as_net(PyObject *obj, int optional) {
     "symmetries and move_symmetries 1..%d"
 
 /* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy, symmetries,
- * move_symmetries); anything else is a TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None), an integer too
- * large for C a ValueError with the ranges. */
+ * move_symmetries); anything else is a TypeError naming them (PyArg_ParseTuple alone raises
+ * SystemError for a list or None), an integer too large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
     if (!PyTuple_Check(obj) ||
         !PyArg_ParseTuple(obj, "iiiiiffiii", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
