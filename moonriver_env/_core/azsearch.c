@@ -27,28 +27,27 @@ static int32_t sym_map(const void *ctx, int32_t i) {
  * is not the observation its sums belong to aborts. */
 #ifdef LR_CHECK_SUMS
 #include <stdio.h>
-static void check_sums(const lr_net *net, const float *x, const float *h1) {
-    float full[LR_MAX_H1];
-    lr_layer1(net, x, full);
+/* Aborts unless the incremental sums h1 are the full ones (what: which sums, for the message). */
+static void sums_agree(const lr_net *net, const float *full, const float *h1, const char *what) {
     for (int j = 0; j < net->h1; j++) {
         if (fabsf(full[j] - h1[j]) > 1e-3f * (1.0f + fabsf(full[j]))) {
-            fprintf(stderr, "azsearch: incremental sum %d is %g, in full %g\n", j, h1[j], full[j]);
+            fprintf(stderr, "azsearch: incremental %s %d is %g, in full %g\n", what, j, h1[j],
+                    full[j]);
             abort();
         }
     }
+}
+static void check_sums(const lr_net *net, const float *x, const float *h1) {
+    float full[LR_MAX_H1];
+    lr_layer1(net, x, full);
+    sums_agree(net, full, h1, "sum");
 }
 static void check_view_sums(const lr_net *net, const float *x,
                             int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
                             const float *h1) {
     float full[LR_MAX_H1];
     lr_layer1_mapped(net, x, map, ctx, full);
-    for (int j = 0; j < net->h1; j++) {
-        if (fabsf(full[j] - h1[j]) > 1e-3f * (1.0f + fabsf(full[j]))) {
-            fprintf(stderr, "azsearch: incremental view sum %d is %g, in full %g\n", j, h1[j],
-                    full[j]);
-            abort();
-        }
-    }
+    sums_agree(net, full, h1, "view sum");
 }
 #else
 #define check_sums(net, x, h1) ((void)0)
