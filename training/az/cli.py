@@ -41,7 +41,7 @@ from training.common.outputs import OutputError, write_json, write_text
 
 from .evaluate import plot_curve
 from .run import start_run
-from .selfplay import native_template, view_table
+from .selfplay import checked_views
 
 
 def play_changes(pairs: Sequence[str]) -> dict[str, int | float]:
@@ -95,13 +95,11 @@ def export(
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
         spec = GameSpec(game=net.shape.game, num_players=net.shape.num_players, mode=net.shape.mode)
-        views = view_table(native_template(spec), net.shape.features).shape[0]
-        for key in ("symmetries", "move_symmetries"):
-            if getattr(after, key) > views:
-                raise ValueError(
-                    f"--play: {key} {getattr(after, key)}, but {spec.text}'s observation has "
-                    f"{views} view(s)"
-                )
+        wanted = {k: getattr(after, k) for k in ("symmetries", "move_symmetries")}
+        try:
+            checked_views(spec, net.shape.features, wanted)
+        except ValueError as exc:
+            raise ValueError(f"--play: {exc}") from None
         moved = [k for k in play if getattr(before, k) != getattr(after, k)]
         if not moved:
             raise ValueError(f"--play: the model already plays {play} (nothing changes)")

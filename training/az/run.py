@@ -74,11 +74,11 @@ from .selfplay import (
     JobWorker,
     PlaySettings,
     Positions,
+    checked_views,
     native_net,
     native_template,
     play_threads,
     run_job,
-    view_table,
 )
 
 TEACHER_SHARD_GAMES = 2000
@@ -91,20 +91,20 @@ PROGRESS_FIELDS = (
 )  # fmt: skip
 
 
-def training_views(cfg: Config, template: Any) -> np.ndarray | None:
+def training_views(cfg: Config) -> np.ndarray | None:
     """The views each training position is seen in (``train.symmetries``; None: its own);
-    ``ConfigError`` for more views than the game (``template``'s) has, there or in
-    ``[search]``."""
-    table = view_table(template, cfg["net"]["features"])
-    for key in ("train.symmetries", "search.symmetries", "search.move_symmetries"):
-        section, name = key.split(".")
-        if cfg[section][name] > table.shape[0]:
-            raise ConfigError(
-                f"{key}: {cfg[section][name]}, but {game_spec(cfg).text}'s observation has "
-                f"{table.shape[0]} view(s)"
-            )
-    wanted = cfg["train"]["symmetries"]
-    return None if wanted == 1 else table[:wanted]
+    ``ConfigError`` for more views than the game has, there or in ``[search]``."""
+    search, train = cfg["search"], cfg["train"]
+    wanted = {
+        "train.symmetries": train["symmetries"],
+        "search.symmetries": search["symmetries"],
+        "search.move_symmetries": search["move_symmetries"],
+    }
+    try:
+        table = checked_views(game_spec(cfg), cfg["net"]["features"], wanted)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return None if train["symmetries"] == 1 else table[: train["symmetries"]]
 
 
 def net_shape(cfg: Config) -> NetShape:
@@ -174,7 +174,7 @@ class Run:
         self.weights = loss_weights(cfg)
         self.spec = game_spec(cfg)
         self.template = native_template(self.spec)
-        self.views = training_views(cfg, self.template)
+        self.views = training_views(cfg)
         self._writer: Any = None
 
     # ---------------------------------------------------------------- checkpoints
@@ -641,7 +641,7 @@ def start_run(
             if old is not None and not latest_checkpoint(rd).is_file():
                 drop_after(rd, -1)  # killed before its first checkpoint: start again
 
-        training_views(cfg, native_template(game_spec(cfg)))  # refused before a file is written
+        training_views(cfg)  # refused before a file is written
         # az's log says where a run resumes instead of what its config changes
         begin_run(AZ, rd, cfg, resume, prepare=prepare, log=_quiet)
         run = Run(cfg, rd, cmd, backend, log)

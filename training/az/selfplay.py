@@ -203,6 +203,18 @@ def view_table(template: Any, features: bool = False) -> np.ndarray:
     return np.frombuffer(data, np.int32).reshape(views, -1)
 
 
+def checked_views(spec: GameSpec, features: bool, wanted: Mapping[str, int]) -> np.ndarray:
+    """``spec``'s :func:`view_table`; ``ValueError`` naming the first of ``wanted`` (a
+    setting's name: the views it asks for) above the game's views."""
+    table = view_table(native_template(spec), features)
+    for key, views in wanted.items():
+        if views > table.shape[0]:
+            raise ValueError(
+                f"{key}: {views}, but {spec.text}'s observation has {table.shape[0]} view(s)"
+            )
+    return table
+
+
 def turned(p: Positions, table: np.ndarray, rng: np.random.Generator) -> Positions:
     """``p`` with each position seen in a view drawn at random from ``table``'s rows (its
     afterstates in the same view): the same positions, their kingdoms turned or mirrored. The
