@@ -159,7 +159,7 @@ def game_text(config: Any) -> str:
 
 def model_game(shape: NetShape) -> str:
     """The spelling of a model's game (``"2p_base"``)."""
-    return GameSpec(game=shape.game, num_players=shape.num_players, mode=shape.mode).text
+    return shape.spec.text
 
 
 def check_game(shape: NetShape, config: Any, path: str | os.PathLike[str]) -> None:

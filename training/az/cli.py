@@ -34,7 +34,6 @@ from agents.atomic import csv_text
 from agents.az.checkpoint import load_checkpoint
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
-from moonriver_env.games import GameSpec
 from training.common.config import ConfigError
 from training.common.export import build_folder
 from training.common.outputs import OutputError, write_json, write_text
@@ -94,10 +93,9 @@ def export(
             after = SearchSettings.from_mapping({**meta["search"], **play})  # the ranges
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
-        spec = GameSpec(game=net.shape.game, num_players=net.shape.num_players, mode=net.shape.mode)
         wanted = {k: getattr(after, k) for k in ("symmetries", "move_symmetries")}
         try:
-            checked_views(spec, net.shape.features, wanted)
+            checked_views(net.shape.spec, net.shape.features, wanted)
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
         moved = [k for k in play if getattr(before, k) != getattr(after, k)]
