@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -246,13 +247,20 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
 
     def searcher(seed: int) -> Callable[[], None]:
         def loop() -> None:
-            for k in range(searches):
+            # A search the mover's finished game refused is tried again (after a pause that
+            # lets the mover start the next game), so each searcher completes ``searches``.
+            k, refused = 0, 0
+            while k < searches:
                 try:
                     settings = (SETTINGS, argmax, AFTERSTATE)[k % 3]
                     out = core.az_search(ns._core, net, settings, seed + k, k % 2 == 1)
                 except ValueError as exc:  # the mover ended the game just before
                     assert "the game is over" in str(exc), str(exc)
+                    refused += 1
+                    assert refused <= 20 * searches, f"{refused} searches refused, {k} done"
+                    time.sleep(0.001)
                     continue
+                k += 1
                 action, legal, prior, _, pi, value, _ = out
                 assert action in legal and len(prior) == len(pi) == len(legal)
                 assert abs(sum(prior) - 1.0) < 1e-4 and abs(sum(pi) - 1.0) < 1e-4
@@ -286,7 +294,7 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
             done.set()
 
     race(searchers, mover)
-    assert len(found) > searches
+    assert len(found) == 2 * searches
 
 
 def mr_shared_search() -> None:
