@@ -10,7 +10,9 @@ the first move, naming both games); ``az:path=FILE`` plays a saved model (a trai
 along a rollout, every ``depth`` decisions), ``symmetries`` (views the root's and each leaf's
 value average: Kingdomino's kingdoms turned and mirrored, up to 8; 1 for Moon River),
 ``move_symmetries`` (views each move's afterstate value averages, in the prior and the
-rollouts), ``rollout_temp`` (the rollouts' policy temperature; 0: its argmax), ``sample=1``
+rollouts), ``rollout_temp`` (the rollouts' policy temperature; 0: its argmax),
+``opponent_temp`` (the other seats' temperature in the rollouts; negative: ``rollout_temp``'s),
+``sample=1``
 (draw the move: from the policy with ``sims=0``, else from the improved policy).
 
 At play time the agent uses only the network and the rules (to list and apply actions,
@@ -58,7 +60,8 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, leaves, symmetries, move_symmetries, rollout_temp, sample: override
+        sims, k, r, depth, leaves, symmetries, move_symmetries, rollout_temp, opponent_temp,
+            sample: override
             the model's search settings (``sims=0``: the raw policy; any other ``sims``: the
             search with that many candidates, ``k`` when ``k`` is not given).
     """
@@ -78,6 +81,7 @@ class AzAgent(Agent):
         move_symmetries: int | None = None,
         sample: bool | str | int | None = None,
         rollout_temp: float | str | None = None,
+        opponent_temp: float | str | None = None,
     ) -> None:
         super().__init__(seed)
         self.overrides: dict[str, Any] = {}
@@ -87,11 +91,12 @@ class AzAgent(Agent):
         ):  # fmt: skip
             if value is not None:
                 self.overrides[name] = _integer(name, value)
-        if rollout_temp is not None:
-            try:
-                self.overrides["rollout_temp"] = float(rollout_temp)
-            except (TypeError, ValueError):
-                raise ValueError(f"rollout_temp: expected a number, got {rollout_temp!r}") from None
+        for name, text in (("rollout_temp", rollout_temp), ("opponent_temp", opponent_temp)):
+            if text is not None:
+                try:
+                    self.overrides[name] = float(text)
+                except (TypeError, ValueError):
+                    raise ValueError(f"{name}: expected a number, got {text!r}") from None
         count = None if sims is None else _integer("sims", sims)
         self.raw = count == 0
         if count and "k" not in self.overrides:  # sims=N: the search with N candidates

@@ -20,6 +20,11 @@ views; Moon River has none but the identity, and more than one view is refused t
 ``move_symmetries = M`` does the same for each move's afterstate value (the prior and the
 rollouts' moves), at about M times the search's time.
 
+``opponent_temp = T`` samples the rollouts' moves of every seat but the deciding one from the
+network's policy at temperature T (0: their argmax), while the deciding seat keeps
+``rollout_temp``; negative (the default, -1): the other seats move as the deciding seat does.
+The opponents are still the network's moves: the setting says how closely they follow them.
+
 Every move choice and every value in the search comes from the network: no hand-written
 evaluation, heuristic or rule-based rollout.
 """
@@ -55,6 +60,7 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "tau": (0.0, 100.0, True),
     "symmetries": (1, MAX_SYMMETRIES, False),
     "move_symmetries": (1, MAX_SYMMETRIES, False),
+    "opponent_temp": (-1.0, 100.0, False),
 }
 """Each numeric setting's range ``(low, high, low excluded)``: the one home, read by
 :class:`SearchSettings` and by the az pipeline's config schema (``[search]``, ``[selfplay]``);
@@ -76,6 +82,7 @@ class SearchSettings:
     policy: str = "afterstate"
     symmetries: int = 1
     move_symmetries: int = 1
+    opponent_temp: float = -1.0
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:

@@ -197,16 +197,18 @@ static NetObject *as_net(PyObject *obj, int optional) {
 #define SETTINGS_RANGES                                                                            \
     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, leaves 1..%d, rollout_temp "     \
     "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values), "          \
-    "symmetries and move_symmetries 1..%d"
+    "symmetries and move_symmetries 1..%d, opponent_temp up to 100 (negative: rollout_temp's)"
 
 /* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy, symmetries,
- * move_symmetries); anything else is a TypeError naming them (PyArg_ParseTuple alone raises
- * SystemError for a list or None), an integer too large for C a ValueError with the ranges. */
+ * move_symmetries[, opponent_temp]) (without opponent_temp: -1, rollout_temp's); anything else
+ * is a TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None),
+ * an integer too large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
+    s->opponent_temp = -1.0f;
     if (!PyTuple_Check(obj) ||
-        !PyArg_ParseTuple(obj, "iiiiiffiii", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
-                          &s->rollout_temp, &s->tau, &s->policy, &s->symmetries,
-                          &s->move_symmetries)) {
+        !PyArg_ParseTuple(obj, "iiiiiffiii|f", &s->k, &s->r, &s->depth, &s->max_depth,
+                          &s->leaves, &s->rollout_temp, &s->tau, &s->policy, &s->symmetries,
+                          &s->move_symmetries, &s->opponent_temp)) {
         if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
             PyErr_Clear();
             PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
@@ -215,8 +217,9 @@ static int read_settings(PyObject *obj, lr_settings *s) {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
                          "settings: expected a tuple (k, r, depth, max_depth, leaves, "
-                         "rollout_temp, tau, policy, symmetries, move_symmetries) of 5 integers, "
-                         "2 numbers and 3 integers, got %s",
+                         "rollout_temp, tau, policy, symmetries, move_symmetries[, "
+                         "opponent_temp]) of 5 integers, 2 numbers, 3 integers and a number, "
+                         "got %s",
                          Py_TYPE(obj)->tp_name);
         }
         return -1;
@@ -228,7 +231,7 @@ static int read_settings(PyObject *obj, lr_settings *s) {
         !(s->tau > 0.0f && s->tau <= 100.0f) ||
         (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE) ||
         s->symmetries < 1 || s->symmetries > LR_MAX_SYMMETRIES || s->move_symmetries < 1 ||
-        s->move_symmetries > LR_MAX_SYMMETRIES) {
+        s->move_symmetries > LR_MAX_SYMMETRIES || !(s->opponent_temp <= 100.0f)) {
         PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
                          LR_MAX_SYMMETRIES);
         return -1;

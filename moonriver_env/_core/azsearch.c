@@ -1,7 +1,8 @@
 /* The learned agent's search and self-play (learn.h). A decision: the network's prior over
  * the legal actions; its k best candidates are each played on r determinizations (the hidden
  * pieces re-dealt, the same r deals and rollout noise for every candidate), every seat then
- * moving by the network's policy until `leaves` x `depth` decisions after the next reveal (at
+ * moving by the network's policy (the other seats at their own temperature when
+ * opponent_temp is set) until `leaves` x `depth` decisions after the next reveal (at
  * most max_depth), and scored by the mean of the network's values for the deciding seat every
  * `depth` decisions after that reveal (the outcome when the game ended). Every choice and
  * every value comes from the network. */
@@ -330,6 +331,10 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
                      const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
     int after = -1, taken = 0; /* after: decisions since the next reveal; taken: leaves */
     double total = 0.0;
+    lr_settings others = *s; /* the other seats' moves: sampled at opponent_temp when set */
+    if (s->opponent_temp >= 0.0f) {
+        others.rollout_temp = s->opponent_temp;
+    }
     rollout_bases(g, net, w);
     for (int played = 0; played < s->max_depth && !g->over(sim); played++) {
         if (after < 0 && g->reveals(sim) > reveals) {
@@ -346,7 +351,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
         int count = g->legal(g, sim, w->legal);
         int32_t a = w->legal[0];
         if (count > 1) {
-            a = policy_move(g, net, sim, count, s, rng, w, evals);
+            a = policy_move(g, net, sim, count, g->seat(sim) == seat ? s : &others, rng, w, evals);
         }
         g->apply(g, sim, a);
     }

@@ -141,6 +141,9 @@ typedef struct {
                           lr_game.symmetries) */
     int move_symmetries; /* each move's afterstate value (the prior, the rollouts' moves): the
                             mean over that many views (each costs about one more search) */
+    float opponent_temp; /* the rollouts' moves of the seats other than the deciding one:
+                            sampled at this temperature (0: their argmax); negative: at
+                            rollout_temp, as the deciding seat's */
 } lr_settings;
 
 enum { LR_POLICY_HEAD = 0, LR_POLICY_AFTERSTATE = 1 };

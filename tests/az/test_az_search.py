@@ -55,6 +55,30 @@ def test_search_results_are_consistent(key: str, policy: str, nets: dict[str, ob
             assert res.evals > 1 + k  # the root, then at least one leaf per candidate
 
 
+@pytest.mark.parametrize("key", SPECS)
+def test_opponent_temp_moves_the_other_seats_only(key: str, nets: dict[str, object]) -> None:
+    """``opponent_temp``: the rollouts' moves of the other seats sampled at that temperature,
+    the deciding seat's at ``rollout_temp``. Set to ``rollout_temp`` (or negative, the default,
+    or left out of the core's tuple) the search is the one without it; another temperature
+    changes the Qs; sampled opponents with the deciding seat's argmax are neither the all-argmax
+    nor the all-sampled search (each seat moves in these rollouts)."""
+    net = nets[key]
+    for seed in range(2):
+        ns = busy(key, seed)
+        q = {}
+        for temp in (0.0, 1.0):
+            base = SearchSettings(k=4, r=3, depth=6, max_depth=24, rollout_temp=temp)
+            q[temp] = native_search(net, ns._core, base, 7).q
+            assert native_search(net, ns._core, replace(base, opponent_temp=temp), 7).q == q[temp]
+            assert native_search(net, ns._core, replace(base, opponent_temp=-0.5), 7).q == q[temp]
+            short = native.az_search(ns._core, net, base.as_tuple()[:10], 7, False)
+            assert short[3] == q[temp]  # the core's default: rollout_temp's
+        mixed = SearchSettings(k=4, r=3, depth=6, max_depth=24, rollout_temp=0.0, opponent_temp=1.0)
+        got = native_search(net, ns._core, mixed, 7).q
+        assert got != q[0.0] and got != q[1.0], (got, q)
+        assert native_search(net, ns._core, mixed, 7).q == got  # seeded: the same again
+
+
 @pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("key", SPECS)
 def test_k0_plays_the_priors_argmax(key: str, policy: str, nets: dict[str, object]) -> None:
@@ -93,7 +117,19 @@ def test_the_policy_setting_reaches_the_core(key: str, nets: dict[str, object]) 
     assert evals["afterstate"] > 2 * evals["head"], evals
     assert SearchSettings(policy="head").as_tuple()[7] == native.AZ_POLICY_HEAD
     assert SearchSettings().as_tuple()[7] == native.AZ_POLICY_AFTERSTATE
-    assert SearchSettings().as_tuple() == (6, 4, 4, 48, 1, 0.0, 0.1, 1, 1, 1)  # argmax rollouts
+    assert SearchSettings().as_tuple() == (
+        6,
+        4,
+        4,
+        48,
+        1,
+        0.0,
+        0.1,
+        1,
+        1,
+        1,
+        -1.0,
+    )  # argmax rollouts
 
 
 @pytest.mark.parametrize("rollout_temp", (0.0, 1.0))
@@ -243,14 +279,16 @@ def test_a_finished_game_is_refused(key: str, nets: dict[str, object]) -> None:
      (2**40, 2, 1, 12, 1, 1.0, 0.1, 0, 1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2, 1, 1),
      (3, 2, 1, 12, 1, 1.0, 0.1, -1, 1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2**40, 1, 1),
      (3, 2, 1, 12, 1, 1.0, 0.1, 1, 0, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 9, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 0), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 9)],
+     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 0), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 9),
+     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1, float("nan")), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1, 101.0),
+     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1, float("inf"))],
 )  # fmt: skip
 def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, object]) -> None:
     ns = busy("mr2", 0)
     with pytest.raises(
         ValueError,
         match=r"settings: k 0\.\.32, r 0\.\.4096.*leaves 1\.\.64.*policy 0 .* or 1.*"
-        r"symmetries and move_symmetries 1\.\.8",
+        r"symmetries and move_symmetries 1\.\.8, opponent_temp up to 100",
     ):
         native.az_search(ns._core, nets["mr2"], settings, 0, False)
 
@@ -260,7 +298,9 @@ def test_settings_are_checked_by_name_in_python() -> None:
                         ("rollout_temp", "1"), ("max_depth", -2), ("leaves", 0),
                         ("leaves", 65), ("leaves", 2.0), ("symmetries", 0),
                         ("symmetries", 9), ("symmetries", 2.0), ("move_symmetries", 0),
-                        ("move_symmetries", 9)):  # fmt: skip
+                        ("move_symmetries", 9), ("opponent_temp", -1.5),
+                        ("opponent_temp", 101.0), ("opponent_temp", "1"),
+                        ("opponent_temp", float("nan"))):  # fmt: skip
         with pytest.raises(ValueError, match=rf"^{name}: expected"):
             SearchSettings(**{name: value})
     with pytest.raises(ValueError, match=r"^policy: expected one of \['head', 'afterstate'\]"):
@@ -300,6 +340,8 @@ def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
         ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], "head", 1, 1), 0, False)),
         ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:8], 8.0, 1), 0, False)),
         ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:9], "8"), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:10], "1"), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:11], 1.0), 0, False)),
         ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
         ("settings: expected a tuple .* got NoneType", (ns._core, net, None, 0, False)),
     ]

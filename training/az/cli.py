@@ -12,7 +12,8 @@ run directory after its last checkpoint (``--config`` may then be left out; keys
 and ``[net]`` cannot change). ``--export`` copies a run's ``model.pt`` with its provenance,
 curves and config into a model folder (what ``az`` ships); ``--play KEY=VALUE`` changes a play
 setting of the exported model (the search's ``k``, ``r``, ``depth``, ``max_depth``,
-``leaves``, ``symmetries``, ``move_symmetries``, ``rollout_temp``, ``tau``; training is not
+``leaves``, ``symmetries``, ``move_symmetries``, ``rollout_temp``, ``opponent_temp``,
+``tau``; training is not
 affected) and needs ``--why``: the change and the reason are kept in its provenance
 (``play_settings``), the run's config stays as trained.
 """
