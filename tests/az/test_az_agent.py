@@ -5,6 +5,7 @@ refusal before the first move (another game, a damaged file, bad parameters)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -161,7 +162,8 @@ def test_damaged_foreign_and_missing_files_are_refused(
     [("az:k=-1", "k"), ("az:sims=x", "sims"), ("az:sims=-1", "sims"), ("az:r=1.5", "r"), ("az:k=33", "k"),
      ("az:sims=40", "sims"),
      ("az:depth=-2", "depth"), ("az:sample=maybe", "sample"), ("az:rollout_temp=hot", "rollout_temp"),
-     ("az:rollout_temp=-1", "rollout_temp")],
+     ("az:rollout_temp=-1", "rollout_temp"), ("az:opponent_temp=cold", "opponent_temp"),
+     ("az:opponent_temp=101", "opponent_temp"), ("az:opponent_temp=-2", "opponent_temp")],
 )  # fmt: skip
 def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path]) -> None:
     for game, model in (("moonriver", "mr2"), ("kingdomino", "kd4")):
@@ -169,6 +171,20 @@ def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path
             make_agent(f"{spec},path={models[model]}", game=game)
     with pytest.raises(ValueError, match="colour"):
         make_agent("az:colour=red")
+
+
+def test_opponent_temp_in_the_spec_reaches_the_settings(models: dict[str, Path]) -> None:
+    """``az:opponent_temp=T`` overrides the model's setting (and only that one); without it the
+    model's own (the default, -1: the other seats move as the deciding one)."""
+    for game, model in (("moonriver", "mr2"), ("kingdomino", "kd4")):
+        own = make_agent(f"az:path={models[model]}", game=game)
+        tuned = make_agent(f"az:opponent_temp=1.5,path={models[model]}", game=game)
+        config = SPECS[model].config()
+        own.load_for(config)
+        tuned.load_for(config)
+        assert own.settings is not None and tuned.settings is not None
+        assert own.settings.opponent_temp == -1.0 and tuned.settings.opponent_temp == 1.5
+        assert replace(tuned.settings, opponent_temp=-1.0) == own.settings
 
 
 def test_play_uses_no_hand_written_evaluation(
