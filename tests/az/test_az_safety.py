@@ -234,10 +234,12 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
     that state (and starts it again when it ends) and a fourth plays self-play games with the
     same Net: no crash, and every move a search returns is legal in the position it read
     (Kingdomino's argmax searches and afterstate self-play average the eight views of its
-    kingdoms at the leaves and four for each move: ``symmetries = 8, move_symmetries = 4``)."""
+    kingdoms at the leaves and four for each move: ``symmetries = 8, move_symmetries = 4``;
+    a quarter of the searches sample the other seats' rollout moves, ``opponent_temp = 1``)."""
     core = native()
     views = (8, 4) if game == "kingdomino" else (1, 1)  # symmetries, move_symmetries
     argmax, afterstate = (*ARGMAX[:8], *views), (*AFTERSTATE[:8], *views)
+    sampled_others = (*argmax, 1.0)  # the deciding seat's argmax, the others' moves sampled
     gs = spec(game, players)
     net = net_of(gs)
     ns = state_of(gs, 1)
@@ -252,7 +254,7 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
             k, refused = 0, 0
             while k < searches:
                 try:
-                    settings = (SETTINGS, argmax, AFTERSTATE)[k % 3]
+                    settings = (SETTINGS, argmax, AFTERSTATE, sampled_others)[k % 4]
                     out = core.az_search(ns._core, net, settings, seed + k, k % 2 == 1)
                 except ValueError as exc:  # the mover ended the game just before
                     assert "the game is over" in str(exc), str(exc)
