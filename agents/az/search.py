@@ -22,7 +22,8 @@ rollouts' moves), at about M times the search's time.
 
 ``opponent_temp = T`` samples the rollouts' moves of every seat but the deciding one from the
 network's policy at temperature T (0: their argmax), while the deciding seat keeps
-``rollout_temp``; negative (the default, -1): the other seats move as the deciding seat does.
+``rollout_temp``; -1 (the default; any value from -1 to 0, 0 excluded): the other seats move as
+the deciding seat does.
 The opponents are still the network's moves: the setting says how closely they follow them.
 
 Every move choice and every value in the search comes from the network: no hand-written

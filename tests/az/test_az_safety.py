@@ -255,7 +255,7 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
             while k < searches:
                 try:
                     settings = (SETTINGS, argmax, AFTERSTATE, sampled_others)[k % 4]
-                    out = core.az_search(ns._core, net, settings, seed + k, k % 2 == 1)
+                    out = core.az_search(ns._core, net, settings, seed + k, (k // 4) % 2 == 1)
                 except ValueError as exc:  # the mover ended the game just before
                     assert "the game is over" in str(exc), str(exc)
                     refused += 1
