@@ -516,6 +516,12 @@ def test_export_copies_a_runs_model_or_a_kept_iteration(mr_run: Path, tmp_path: 
     with pytest.raises(OutputError, match="--force"):
         export(kept, tmp_path / "latest")
     (tmp_path / "latest" / "stale.txt").write_text("from before")
+    with pytest.raises(OutputError, match="'stale.txt'"):  # not the export's: never replaced
+        export(kept, tmp_path / "latest", force=True)
+    assert (tmp_path / "latest" / "stale.txt").read_text() == "from before"
+    assert latest.read_bytes() == (mr_run / "model.pt").read_bytes()
+    prov["exported_files"].append("stale.txt")  # as if the export before had written it
+    (tmp_path / "latest" / "provenance.json").write_text(json.dumps(prov))
     export(kept, tmp_path / "latest", force=True)  # the whole folder replaced
     assert latest.read_bytes() == kept.read_bytes()
     assert not (tmp_path / "latest" / "stale.txt").exists()

@@ -32,11 +32,11 @@ from typing import Any
 import torch
 
 from agents.atomic import csv_text
-from agents.az.checkpoint import load_checkpoint
+from agents.az.checkpoint import MODEL_FILE, load_checkpoint
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
-from training.common.export import build_folder
+from training.common.export import MANIFEST, build_folder, check_out
 from training.common.outputs import OutputError, write_json, write_text
 
 from .evaluate import plot_curve
@@ -112,42 +112,92 @@ def export(
             **blob["provenance"],
             "play_settings": f"{earlier}; then {note}" if earlier else note,
         }
-    dest = out / "model.pt"
-    if dest.exists() and not force:
-        raise OutputError(f"--out: {dest} exists; pass --force to replace it")
+    dest = out / MODEL_FILE
+    in_place = check_out(out, run_dir, force, exported_files)
     prov = meta["provenance"] if blob is None else blob["provenance"]
-    build_folder(out, lambda build: _fill(build, src, run_dir, prov, blob))
+    build_folder(out, lambda build: _fill(build, src, run_dir, prov, blob, in_place))
     return dest
 
 
+EXPORTED = (MODEL_FILE, "config.toml", "progress.csv", "eval.csv", "learning_curve.png",
+            "provenance.json")  # fmt: skip
+"""The files an az export writes (a folder exported before its provenance listed them:
+:data:`~training.common.export.MANIFEST`)."""
+
+
+def exported_files(folder: Path) -> frozenset[str] | None:
+    """The names of the files an az export wrote into ``folder`` (its provenance's
+    :data:`~training.common.export.MANIFEST`; :data:`EXPORTED` for one exported before the
+    list was kept); ``None`` when ``folder`` is no az export (no ``model.pt``, or no
+    provenance naming the run and model it came from)."""
+    prov = _export_provenance(folder)
+    if prov is None:
+        return None
+    listed = prov.get(MANIFEST, list(EXPORTED))
+    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+        return None
+    return frozenset(listed)
+
+
+def _export_provenance(folder: Path) -> dict[str, Any] | None:
+    """The ``provenance.json`` of the az model folder ``folder``; ``None`` when ``folder`` is
+    no such folder (a run directory, say)."""
+    path = folder / "provenance.json"
+    if not (folder / MODEL_FILE).is_file() or not path.is_file():
+        return None
+    try:
+        prov = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(prov, dict) or not {"run_dir", "model"} <= prov.keys():
+        return None
+    return prov
+
+
 def _fill(
-    build: Path, src: Path, run_dir: Path, prov: dict[str, Any], blob: dict[str, Any] | None
+    build: Path,
+    src: Path,
+    run_dir: Path,
+    prov: dict[str, Any],
+    blob: dict[str, Any] | None,
+    in_place: bool = False,
 ) -> None:
     """The model folder's files: the model (``blob`` when its play settings changed), the
     run's config, and its records up to the model (progress up to its iteration, evaluations
-    up to its games: eval.csv's step) with the learning curve drawn from them."""
+    up to its games: eval.csv's step) with the learning curve drawn from them; from a model
+    folder exported before, its other files too. Its provenance lists the files the export
+    wrote (:data:`~training.common.export.MANIFEST`): in place, the files carried over that
+    the export before did not write stay unlisted."""
     if blob is None:
-        shutil.copyfile(src, build / "model.pt")
+        shutil.copyfile(src, build / MODEL_FILE)
     else:
-        torch.save(blob, build / "model.pt")
+        torch.save(blob, build / MODEL_FILE)
     if (run_dir / "config.toml").exists():
         shutil.copyfile(run_dir / "config.toml", build / "config.toml")
     _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
     if _rows_upto(run_dir / "eval.csv", "step", prov["games"], build):
         plot_curve(build / "eval.csv", build / "learning_curve.png")
+    written = {p.name for p in build.iterdir()} | {"provenance.json"}
     origin: dict[str, Any] = {"run_dir": str(run_dir), "model": str(src)}
     kept: dict[str, Any] = {}
-    folder = run_dir / "provenance.json"  # a model folder exported before: where it came from
-    if folder.is_file():
-        before = json.loads(folder.read_text())
+    before = _export_provenance(run_dir)  # a model folder exported before: where it came from
+    if before is None and (run_dir / "provenance.json").is_file():
+        raise ValueError(
+            f"--export: {run_dir / 'provenance.json'} is damaged (not a JSON object naming the "
+            "run_dir and model it came from)"
+        )
+    if before is not None:
         origin = {k: before.get(k, v) for k, v in origin.items()}
         if blob is None and "evaluations" in before:
             kept["evaluations"] = before["evaluations"]  # the same model, the same play
-    write_json(build / "provenance.json", {**origin, **prov, **kept})
-    if folder.is_file():  # and the folder's other files (a curve added to it, say)
-        for f in run_dir.iterdir():
-            if f.is_file() and not (build / f.name).exists():
+        ours = exported_files(run_dir) or frozenset()
+        for f in run_dir.iterdir():  # and the folder's other files (a curve added to it, say)
+            if f.is_file() and not f.is_symlink() and f.name not in written:
                 shutil.copyfile(f, build / f.name)
+                if not in_place or f.name in ours:  # written by this export into a new folder
+                    written.add(f.name)
+    listed = {MANIFEST: sorted(written)}
+    write_json(build / "provenance.json", {**origin, **prov, **kept, **listed})
 
 
 def _rows_upto(path: Path, column: str, last: int, out: Path) -> int:
@@ -155,10 +205,16 @@ def _rows_upto(path: Path, column: str, last: int, out: Path) -> int:
     (same name); how many (0: no such file, nothing written)."""
     if not path.exists():
         return 0
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
-        rows = [r for r in reader if int(r[column]) <= int(last)]
-        fields = reader.fieldnames or []
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            rows = [r for r in reader if int(r[column]) <= int(last)]
+            fields = reader.fieldnames or []
+    except (KeyError, TypeError, ValueError, csv.Error) as exc:  # a column missing, a bad cell
+        raise ValueError(
+            f"--export: {path} is damaged (each row needs an integer {column!r}: "
+            f"{type(exc).__name__}: {exc})"
+        ) from None
     write_text(out / path.name, csv_text(rows, fields))
     return len(rows)
 

@@ -28,7 +28,7 @@ import shutil
 import sys
 import tempfile
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,77 @@ def export_checkpoint(
     return build_folder(
         final, lambda dest: _fill(dest, source, run_dir, model, command, evaluation, commit)
     )
+
+
+MANIFEST = "exported_files"
+"""The key of an exported model folder's ``provenance.json`` that lists the files the export
+wrote there: the files a later export with ``--force`` may replace (:func:`check_out`)."""
+
+
+def check_out(
+    out: Path,
+    source: Path,
+    force: bool,
+    ours: Callable[[Path], Collection[str] | None],
+    flag: str = "--out",
+) -> bool:
+    """Refuse (:class:`~training.common.outputs.OutputError`, nothing changed) a destination
+    ``out`` for an export of the folder ``source`` (a run directory or a model folder exported
+    before) where the export would replace what it did not write: ``out`` a file or a link;
+    ``out`` the run directory, a folder inside ``source`` or one that contains it; a
+    non-empty ``out`` that is not an export (``ours(out)``: the names of the files an export
+    wrote there, ``None`` for anything else) or holds other entries than those; an export
+    without ``force``. ``out`` may be ``source`` itself when ``source`` is an export (a
+    re-export in place, with ``force``): its other plain files are carried into the new one.
+    Returns whether the export is in place."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise OutputError(
+            f"{flag}: {out} is a file or a link, not a model folder; an export writes a folder "
+            "and never replaces a file: choose a new or empty folder"
+        )
+    where, src = out.resolve(), source.resolve()
+    if where in src.parents:
+        raise OutputError(
+            f"{flag}: {out} contains {source}, the source of the export; an export never writes "
+            "over its source: choose a folder outside it"
+        )
+    if src in where.parents:
+        raise OutputError(
+            f"{flag}: {out} is inside {source}, the source of the export; an export never "
+            "writes into its source: choose a folder outside it"
+        )
+    in_place = where == src
+    if in_place and ours(source) is None:
+        raise OutputError(
+            f"{flag}: {out} is the run directory being exported; an export never writes over "
+            "its run: choose a new or empty folder"
+        )
+    entries = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if not entries:
+        return in_place
+    written = ours(out)
+    if written is None:
+        raise OutputError(
+            f"{flag}: {out} is not empty and holds no model exported before ({_names(entries)}); "
+            "an export replaces only a folder it wrote: choose a new or empty folder"
+        )
+    if not force:
+        raise OutputError(f"{flag}: {out} holds an exported model; pass --force to replace it")
+    others = [n for n in entries if n not in written]
+    if in_place:  # carried into the new folder: only plain files can be
+        others = [n for n in others if (out / n).is_symlink() or not (out / n).is_file()]
+    if others:
+        raise OutputError(
+            f"{flag}: {out} holds entries the export did not write ({_names(others)}); "
+            "--force replaces only an export's own files: move them out or choose another folder"
+        )
+    return in_place
+
+
+def _names(names: Sequence[str], most: int = 5) -> str:
+    """Some of ``names``, quoted, for a message."""
+    shown = ", ".join(repr(n) for n in names[:most])
+    return shown + (f" and {len(names) - most} more" if len(names) > most else "")
 
 
 def build_folder(out: Path, fill: Callable[[Path], object]) -> Path:

@@ -13,6 +13,7 @@ that a command never overwrites a committed file or an existing output unless as
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import json
 import os
@@ -157,11 +158,36 @@ def check_writable(path: str | Path, force: bool = False, flag: str = "--out") -
 
 
 def replace_dir(build: Path, dest: Path) -> None:
-    """Swap the finished directory ``build`` in as ``dest`` (the old one, if any, is moved
-    aside first and removed after the swap: no stale files from the old folder survive)."""
+    """Swap the finished directory ``build`` in as ``dest``, then remove the old ``dest`` (no
+    stale file of the old folder survives). Where the system can (Linux's ``renameat2`` with
+    ``RENAME_EXCHANGE``) the two are exchanged in one step, so ``dest`` is never missing;
+    elsewhere the old one is moved aside first. A ``dest`` that is not a directory (a file,
+    a link) is refused (:class:`OutputError`): a folder never replaces a file."""
+    if dest.is_symlink() or (dest.exists() and not dest.is_dir()):
+        raise OutputError(f"{dest} is not a folder (a file or a link); a folder never replaces it")
+    if dest.exists() and _exchange(build, dest):
+        fsync_dir(dest.parent)
+        shutil.rmtree(build)  # the old folder, now at the build's name
+        return
     old = dest.with_name(f".{dest.name}.old{os.getpid()}")
     if dest.exists():
         os.replace(dest, old)
     os.replace(build, dest)
     fsync_dir(dest.parent)
     shutil.rmtree(old, ignore_errors=True)
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Exchange the paths ``a`` and ``b`` atomically (``renameat2(RENAME_EXCHANGE)``); False
+    where the C library or the file system has no such call (nothing changed then)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    return bool(call(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0)
