@@ -128,6 +128,7 @@ FLOORS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "agents.policy_games",
             "agents.replay",
             "agents.animate",
+            "agents.serve",
             *(f"{g}.{p}" for g in GAMES for p, f in GAME_ROLES.items() if f == 4),
         ),
     ),
