@@ -18,6 +18,7 @@ is a :class:`CheckpointError` (a ``ValueError``) naming the path.
 from __future__ import annotations
 
 import os
+import zipfile
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -30,6 +31,7 @@ from agents.shipped import CHECKPOINTS
 from moonriver_env.games import GameSpec
 
 from .network import AzNet, NetShape
+from .search import SearchSettings
 
 FORMAT = "moonriver-az"
 VERSION = 2
@@ -55,7 +57,10 @@ def save_checkpoint(
     extra: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``net`` (and ``extra`` entries, e.g. the optimizer state) to ``path`` atomically:
-    a reader sees the old file or the new one, never a part."""
+    a reader sees the old file or the new one, never a part. Weights a reader would refuse
+    (:func:`check_weights`: not finite, or too large) are refused before anything is written,
+    so the file at ``path`` stays as it was."""
+    check_weights(net.state_dict(), path, writing=True)
     blob: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -78,6 +83,7 @@ def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
         p = p / MODEL_FILE
     if not p.is_file():
         raise CheckpointError(f"path: no az model file at {str(p)!r}")
+    check_archive(p)
     try:
         blob = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated zip, pickle refused, ...: whatever the bytes raise
@@ -96,6 +102,77 @@ def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
     return blob
 
 
+MAX_FILE_BYTES = 256 * 2**20
+"""The largest model file read, and the most its archive's members may hold unpacked (the
+largest network the az config allows is about 10 MB; the shipped files are 2 MB)."""
+
+
+def check_archive(path: Path) -> None:
+    """``CheckpointError`` unless ``path`` is a whole zip archive (what ``torch.save``
+    writes) of at most :data:`MAX_FILE_BYTES`: every member's CRC is checked (a changed byte
+    is refused, not loaded as altered weights), before ``torch.load`` reads it."""
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise CheckpointError(
+            f"path: {str(path)!r} is {size:,} bytes, over the {MAX_FILE_BYTES:,} bytes an az "
+            "model file may hold"
+        )
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+            if unpacked > MAX_FILE_BYTES:
+                raise CheckpointError(
+                    f"path: {str(path)!r} unpacks to {unpacked:,} bytes, over the "
+                    f"{MAX_FILE_BYTES:,} bytes an az model file may hold"
+                )
+            bad = archive.testzip()
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+        raise CheckpointError(
+            f"path: {str(path)!r} is not a readable az model (truncated or corrupt: not a whole "
+            f"zip archive: {type(exc).__name__}: {exc})"
+        ) from None
+    if bad is not None:
+        raise CheckpointError(
+            f"path: {str(path)!r} is corrupt: its member {bad!r} fails its CRC check (the file "
+            "changed after it was written)"
+        )
+
+
+MAX_WEIGHT = 1e4
+"""The largest magnitude a model's weight may have (the shipped models' stay below 60, their
+input scales at most 50). With every weight within it the network's sums stay far inside
+float32 (a first layer of 3,500 inputs of at most 100 times 1e4 x 1e4, then 512 and 256 wide:
+below 1e27), where weights of 3e38 overflowed to NaN priors and values."""
+
+
+def check_weights(
+    state: Mapping[str, torch.Tensor], path: str | os.PathLike[str], writing: bool = False
+) -> None:
+    """``CheckpointError`` naming the weight if any entry of ``state`` is not finite or is
+    larger in magnitude than :data:`MAX_WEIGHT` (``writing``: the message says nothing was
+    written)."""
+    for name, tensor in state.items():
+        if not tensor.is_floating_point():
+            continue
+        finite = torch.isfinite(tensor)
+        if not bool(finite.all()):
+            problem = f"{int((~finite).sum())} of its {tensor.numel()} entries are not finite"
+        elif tensor.numel() and float(tensor.abs().max()) > MAX_WEIGHT:
+            problem = (
+                f"its largest magnitude {float(tensor.abs().max()):.3g} is over {MAX_WEIGHT:g}"
+            )
+        else:
+            continue
+        where = (
+            f"refused to write {str(path)!r} (the file there is kept)"
+            if writing
+            else (f"{str(path)!r} is not a usable az model")
+        )
+        raise CheckpointError(f"path: {where}: weight {name!r}: {problem}")
+
+
 def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> NetShape:
     """The :class:`NetShape` a model file declares."""
     raw = blob.get("shape")
@@ -104,9 +181,45 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
     if not isinstance(raw, Mapping) or not names - optional <= set(raw) <= names:
         raise CheckpointError(f"path: {str(path)!r} declares no valid network shape: {raw!r}")
     try:
-        return NetShape(**raw)
+        shape = NetShape(**raw)
     except TypeError as exc:
         raise CheckpointError(f"path: {str(path)!r}: bad network shape ({exc})") from None
+    for f in fields(NetShape):
+        v = getattr(shape, f.name)
+        kind = {"game": str, "mode": str, "features": bool}.get(f.name, int)
+        if kind is int and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise CheckpointError(
+                f"path: {str(path)!r}: bad network shape: {f.name} must be a whole number of "
+                f"at least 1, got {v!r}"
+            )
+        if kind is not int and not isinstance(v, kind):
+            raise CheckpointError(
+                f"path: {str(path)!r}: bad network shape: {f.name} must be a "
+                f"{kind.__name__}, got {v!r}"
+            )
+    return shape
+
+
+def check_sizes(shape: NetShape, weights: Any, path: str | os.PathLike[str]) -> None:
+    """``CheckpointError`` unless the file's ``weights`` have the sizes its declared ``shape``
+    makes, checked before a network of that shape takes any memory (a file declaring
+    ``hidden1 = 150000`` beside small weights is refused here, not after gigabytes)."""
+    with torch.device("meta"):  # the sizes alone, no memory
+        wanted = {k: tuple(v.shape) for k, v in AzNet(shape).state_dict().items()}
+    got = (
+        {k: tuple(v.shape) for k, v in weights.items() if isinstance(v, torch.Tensor)}
+        if isinstance(weights, Mapping)
+        else {}
+    )
+    if got != wanted or len(got) != len(weights):
+        wrong = sorted(k for k in wanted.keys() | got.keys() if wanted.get(k) != got.get(k))
+        detail = ", ".join(
+            f"{k}: {got.get(k, 'missing')} for {wanted.get(k, 'none')}" for k in wrong[:4]
+        )
+        raise CheckpointError(
+            f"path: {str(path)!r}: the weights do not fit the declared network shape {shape} "
+            f"(another network shape: {detail or 'weights that are not tensors'})"
+        )
 
 
 def state_dict_of(blob: Mapping[str, Any]) -> Any:
@@ -129,12 +242,22 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
     """
     blob = read_blob(path)
     shape = net_shape(blob, path)
+    weights = state_dict_of(blob)
+    check_sizes(shape, weights, path)
+    check_weights(weights, path)
+    search = blob.get("search", {})
+    try:
+        SearchSettings.from_mapping(dict(search))
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(
+            f"path: {str(path)!r}: bad play settings (search: {search!r:.200}): {exc}"
+        ) from None
     try:
         net = AzNet(shape)
     except ValueError as exc:
         raise CheckpointError(f"path: {str(path)!r}: unknown game in the shape ({exc})") from None
     try:
-        net.load_state_dict(state_dict_of(blob), strict=True)
+        net.load_state_dict(weights, strict=True)
     except (RuntimeError, KeyError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CheckpointError(

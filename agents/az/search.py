@@ -51,6 +51,12 @@ MAX_LEAVES = 64 if native is None else int(native.AZ_MAX_LEAVES)
 MAX_SYMMETRIES = 8 if native is None else int(native.AZ_MAX_SYMMETRIES)
 """The most views a leaf value averages (the core's ``AZ_MAX_SYMMETRIES``)."""
 
+MIN_TAU = 0.003
+"""The smallest ``tau``: the core's ``pi`` weighs each candidate by its prior (a float, at
+least 1 / the legal moves' count for the likeliest) times ``exp((Q - max Q) / tau)`` in double,
+and Q spans 2 at most; at 0.003 the likeliest candidate's weight stays above 1e-290, below
+about 0.0027 it can underflow to 0 with every other's, and ``pi`` is NaN (0 / 0)."""
+
 BOUNDS: dict[str, tuple[float, float, bool]] = {
     "k": (0, MAX_CANDIDATES, False),
     "r": (0, 4096, False),
@@ -58,7 +64,7 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "max_depth": (0, 100_000, False),
     "leaves": (1, MAX_LEAVES, False),
     "rollout_temp": (0.0, 100.0, False),
-    "tau": (0.0, 100.0, True),
+    "tau": (MIN_TAU, 100.0, False),
     "symmetries": (1, MAX_SYMMETRIES, False),
     "move_symmetries": (1, MAX_SYMMETRIES, False),
     "opponent_temp": (-1.0, 100.0, False),

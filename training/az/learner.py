@@ -137,12 +137,31 @@ def _afterstate_loss(net: AzNet, p: Positions, tau: float, device: torch.device)
     )
     logits = net.value_of(batch) / tau
     group = torch.as_tensor(np.repeat(np.arange(rows.size), counts[rows]), device=device)
-    top = logits.detach().max()  # values are in [-1, 1]: one shift keeps exp in range
+    # log-sum-exp within each position: shifted by its own best move, each exp is at most 1
+    # and the best one's is 1, so no sum is 0 (one shift for the batch underflowed every
+    # move of a position worse than the batch's best at a small tau: log 0, a NaN loss)
+    top = torch.full((rows.size,), -torch.inf, device=device)
+    top = top.scatter_reduce(0, group, logits.detach(), reduce="amax")[group]
     ex = torch.exp(logits - top)
     norm = torch.zeros(rows.size, device=device).index_add_(0, group, ex)
     logp = logits - top - torch.log(norm[group])
     pi = torch.as_tensor(np.nan_to_num(p.pi[ids], nan=0.0), device=device)
     return -(pi * logp).sum() / rows.size
+
+
+class NotFinite(ValueError):
+    """A gradient step whose loss or gradient is not finite: learning stops before the step
+    changes the weights, so nothing non-finite is learned or saved (the run's last checkpoint
+    stays, and ``--resume`` goes on from it)."""
+
+
+def _not_finite(what: str, parts: Mapping[str, float]) -> str:
+    shown = ", ".join(f"{k} {v:.4g}" for k, v in parts.items())
+    return (
+        f"train: {what} is not finite ({shown}); the step was not taken and nothing of it is "
+        "saved: the run's last checkpoint stays for --resume. Lower train.learning_rate or "
+        "check the run's settings"
+    )
 
 
 def train_steps(
@@ -166,9 +185,13 @@ def train_steps(
         if views is not None:
             batch = turned(batch, views, rng)
         loss, parts = losses(net, batch, weights)
+        if not math.isfinite(parts["loss"]):
+            raise NotFinite(_not_finite("the loss", parts))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        norm = torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        if not bool(torch.isfinite(norm)):
+            raise NotFinite(_not_finite("the gradient", parts))
         optimizer.step()
         for k in LOSS_PARTS:
             sums[k] += parts[k]
