@@ -10,7 +10,7 @@
 
 /* --- Batch --------------------------------------------------------------------------------- */
 enum { OUT_OBS, OUT_MASK, OUT_LEGAL, OUT_NUM_LEGAL, OUT_SEAT, OUT_REWARDS, OUT_TERMINATED,
-       OUT_SCORES, NUM_OUT };
+       OUT_SCORES, OUT_SIDX, OUT_SVAL, OUT_SNNZ, NUM_OUT };
 
 typedef struct {
     BatchHead head; /* head.config: the ConfigObject, kept alive */
@@ -28,6 +28,14 @@ typedef struct {
     int reward_mode;  /* 0 win, 1 score, 2 score_diff */
     double dense;
     int auto_reset, observe;
+    /* The sparse observation (optional): width entries a row, padded with index obs_size. */
+    int sparse, sparse_width, ranch_width;
+    int16_t *sidx;    /* [num_games][n][ranch_width]: each ranch's non-zero entries */
+    float *sval;      /* [num_games][n][ranch_width] */
+    int32_t *slen;    /* [num_games][n] */
+    int32_t *sprev;   /* [num_games]: entries the row held before (padding to rewrite) */
+    float *fscratch;  /* [num_features]: the features of one observation (0 between calls) */
+    uint64_t *ftouched; /* a bitset of num_features bits (0 between calls) */
     Py_buffer out[NUM_OUT];
     int have_out[NUM_OUT];
 } BatchObject;
@@ -42,7 +50,10 @@ static void Batch_clear(BatchObject *self) {
     }
     void **blocks[] = {(void **)&self->states, (void **)&self->seeders, (void **)&self->legal,
                        (void **)&self->nlegal, (void **)&self->totals, (void **)&self->blocks,
-                       (void **)&self->points, (void **)&self->keys, (void **)&self->todo};
+                       (void **)&self->points, (void **)&self->keys, (void **)&self->todo,
+                       (void **)&self->sidx, (void **)&self->sval, (void **)&self->slen,
+                       (void **)&self->sprev, (void **)&self->fscratch,
+                       (void **)&self->ftouched};
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
         PyMem_Free(*blocks[b]);
         *blocks[b] = NULL;
@@ -57,26 +68,32 @@ static void Batch_dealloc(BatchObject *self) {
 
 /* Batch_init's work once the arguments are parsed: 0, or -1 with an exception set. */
 static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games,
-                       int reward_mode, double dense, int auto_reset, PyObject **arrays);
+                       int reward_mode, double dense, int auto_reset, PyObject **arrays,
+                       int sparse_width, int ranch_width);
 
 static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"config", "num_games", "reward_mode", "dense", "auto_reset",
                              "observation", "mask", "legal", "num_legal", "seat", "rewards",
-                             "terminated", "scores", NULL};
-    PyObject *config, *arrays[NUM_OUT];
+                             "terminated", "scores", "sparse_idx", "sparse_val",
+                             "sparse_nnz", "sparse_width", "ranch_width", NULL};
+    PyObject *config, *arrays[NUM_OUT] = {NULL};
     Py_ssize_t num_games;
-    int reward_mode, auto_reset;
+    int reward_mode, auto_reset, sparse_width = 0, ranch_width = 0;
     double dense;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nidpOOOOOOOO", kwlist, &ConfigType, &config,
-                                     &num_games, &reward_mode, &dense, &auto_reset, &arrays[0],
-                                     &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
-                                     &arrays[6], &arrays[7])) {
+    arrays[OUT_SIDX] = arrays[OUT_SVAL] = arrays[OUT_SNNZ] = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nidpOOOOOOOO|$OOOii", kwlist, &ConfigType,
+                                     &config, &num_games, &reward_mode, &dense, &auto_reset,
+                                     &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4],
+                                     &arrays[5], &arrays[6], &arrays[7], &arrays[OUT_SIDX],
+                                     &arrays[OUT_SVAL], &arrays[OUT_SNNZ], &sparse_width,
+                                     &ranch_width)) {
         return -1;
     }
     if (batch_init_begin((PyObject *)self) < 0) {
         return -1;
     }
-    int rc = Batch_setup(self, config, num_games, reward_mode, dense, auto_reset, arrays);
+    int rc = Batch_setup(self, config, num_games, reward_mode, dense, auto_reset, arrays,
+                         sparse_width, ranch_width);
     if (rc < 0) {
         Batch_clear(self); /* a failed __init__ holds nothing and leaves the Batch unusable */
     }
@@ -84,7 +101,8 @@ static int Batch_init(BatchObject *self, PyObject *args, PyObject *kwds) {
 }
 
 static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games,
-                       int reward_mode, double dense, int auto_reset, PyObject **arrays) {
+                       int reward_mode, double dense, int auto_reset, PyObject **arrays,
+                       int sparse_width, int ranch_width) {
     if (config_ready(config) < 0) {
         return -1;
     }
@@ -100,7 +118,27 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
     self->dense = dense;
     self->auto_reset = auto_reset;
     self->observe = arrays[OUT_OBS] != Py_None;
-    Py_ssize_t N = num_games, n = cfg->n, A = cfg->num_actions;
+    int given = (arrays[OUT_SIDX] != Py_None) + (arrays[OUT_SVAL] != Py_None) +
+                (arrays[OUT_SNNZ] != Py_None);
+    if (given != 0 && given != 3) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Batch: sparse_idx, sparse_val and sparse_nnz go together");
+        return -1;
+    }
+    self->sparse = given == 3;
+    if (self->sparse && (sparse_width < 1 || sparse_width > cfg->obs_size)) {
+        PyErr_Format(PyExc_ValueError, "Batch: sparse_width must be in 1..%d, got %d",
+                     cfg->obs_size, sparse_width);
+        return -1;
+    }
+    if (self->sparse && (ranch_width < 1 || ranch_width > mr_block_size(cfg))) {
+        PyErr_Format(PyExc_ValueError, "Batch: ranch_width must be in 1..%d, got %d",
+                     mr_block_size(cfg), ranch_width);
+        return -1;
+    }
+    self->sparse_width = sparse_width;
+    self->ranch_width = ranch_width;
+    Py_ssize_t N = num_games, n = cfg->n, A = cfg->num_actions, W = sparse_width;
     struct {
         const char *name, *format;
         Py_ssize_t itemsize, count;
@@ -109,9 +147,11 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
         {"legal", "h", 2, N * A},                   {"num_legal", "i", 4, N},
         {"seat", "i", 4, N},                        {"rewards", "d", 8, N * n},
         {"terminated", "?", 1, N},                  {"scores", "i", 4, N * n * 7},
+        {"sparse_idx", "i", 4, N * W},              {"sparse_val", "f", 4, N * W},
+        {"sparse_nnz", "i", 4, N},
     };
     for (int i = 0; i < NUM_OUT; i++) {
-        if (i == OUT_OBS && !self->observe) {
+        if ((i == OUT_OBS && !self->observe) || (i >= OUT_SIDX && !self->sparse)) {
             continue;
         }
         if (get_buffer(arrays[i], &self->out[i], spec[i].name, spec[i].format, spec[i].itemsize,
@@ -128,13 +168,28 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
     self->points = PyMem_Calloc((size_t)(N * n * 4), sizeof(int32_t));
     self->keys = PyMem_Calloc((size_t)(N * n), sizeof(uint32_t));
     self->todo = PyMem_Calloc((size_t)N, sizeof(int64_t));
+    size_t cached = (size_t)(N * n * mr_block_size(cfg));
     if (self->observe) {
-        self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
+        self->blocks = PyMem_Calloc(cached, sizeof(float));
+    }
+    if (self->sparse) {
+        self->sidx = PyMem_Calloc((size_t)(N * n * ranch_width), sizeof(int16_t));
+        self->sval = PyMem_Calloc((size_t)(N * n * ranch_width), sizeof(float));
+        self->slen = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
+        self->sprev = PyMem_Calloc((size_t)N, sizeof(int32_t));
+        self->fscratch = PyMem_Calloc((size_t)cfg->num_features, sizeof(float));
+        self->ftouched = PyMem_Calloc((size_t)(cfg->num_features + 63) / 64, sizeof(uint64_t));
     }
     if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals ||
-        !self->points || !self->keys || !self->todo || (self->observe && !self->blocks)) {
+        !self->points || !self->keys || !self->todo ||
+        (self->observe && !self->blocks) ||
+        (self->sparse && (!self->sidx || !self->sval || !self->slen || !self->sprev ||
+                          !self->fscratch || !self->ftouched))) {
         PyErr_NoMemory();
         return -1;
+    }
+    for (Py_ssize_t i = 0; self->sparse && i < N; i++) {
+        self->sprev[i] = sparse_width; /* the first publish pads the whole row */
     }
     return 0;
 }
@@ -155,9 +210,30 @@ static void publish(BatchObject *self, Py_ssize_t i) {
     memcpy((int16_t *)self->out[OUT_LEGAL].buf + i * A, legal, sizeof(int16_t) * (size_t)count);
     ((int32_t *)self->out[OUT_NUM_LEGAL].buf)[i] = count;
     ((int32_t *)self->out[OUT_SEAT].buf)[i] = st->phase == PH_GAME_OVER ? -1 : st->seat;
+    Py_ssize_t n = cfg->n;
+    if (self->sparse) { /* first: its block refresh also lists the blocks' entries */
+        int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
+        Py_ssize_t W = self->sparse_width;
+        int32_t *idx = (int32_t *)self->out[OUT_SIDX].buf + i * W;
+        float *val = (float *)self->out[OUT_SVAL].buf + i * W;
+        mr_sparse_cache c = {self->blocks ? self->blocks + i * n * mr_block_size(cfg) : NULL,
+                             self->points + i * n * 4,
+                             self->keys + i * n, self->sidx + i * n * self->ranch_width,
+                             self->sval + i * n * self->ranch_width, self->slen + i * n,
+                             self->ranch_width, self->fscratch, self->ftouched};
+        int k = mr_encode_sparse(cfg, st, seat, &c, idx, val, (int)W);
+        /* The widths are the encoder's bounds; should a row still not fit, nothing is
+         * written past them: the row is left all padding and its count says -1. */
+        int count = k < 0 ? 0 : k;
+        for (int j = count; j < self->sprev[i]; j++) {
+            idx[j] = cfg->obs_size;
+            val[j] = 0.0f;
+        }
+        self->sprev[i] = count;
+        ((int32_t *)self->out[OUT_SNNZ].buf)[i] = k;
+    }
     if (self->observe) {
         int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
-        Py_ssize_t n = cfg->n;
         mr_encode_cached(cfg, st, seat, (float *)self->out[OUT_OBS].buf + i * cfg->obs_size,
                          self->blocks + i * n * mr_block_size(cfg), self->points + i * n * 4,
                          self->keys + i * n);

@@ -99,6 +99,34 @@ int kd_add_to_module(PyObject *m);
 int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
                Py_ssize_t itemsize, Py_ssize_t count, int writable);
 
+/* The sparse form of one dense observation row (moonriver_env.family.sparse): its non-zero
+ * entries in index order into idx/val (width entries), the rest of the row up to the *prev
+ * entries it held before padded with index size and value 0; *prev becomes the new count.
+ * Returns the count, or -1 (the row left all padding) if there are more. */
+static inline int pack_dense_row(const float *dense, int size, int32_t *idx, float *val,
+                                 int width, int32_t *prev) {
+    int k = 0, over = 0;
+    for (int j = 0; j < size; j++) {
+        if (dense[j] != 0.0f) {
+            if (k < width) {
+                idx[k] = j;
+                val[k++] = dense[j];
+            } else {
+                over = 1;
+            }
+        }
+    }
+    if (over) { /* the row is left all padding */
+        k = 0;
+    }
+    for (int j = k; j < *prev; j++) {
+        idx[j] = size;
+        val[j] = 0.0f;
+    }
+    *prev = k;
+    return over ? -1 : k;
+}
+
 /* Checks a game record read from outside and rebuilds its derived fields; NULL, or a message
  * naming the bad field. */
 typedef const char *(*record_check)(const void *params, void *state);

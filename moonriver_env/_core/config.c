@@ -190,6 +190,14 @@ const char *mr_config_init(mr_config *cfg, const int64_t *spec, size_t len) {
         }
     }
     NEED(cfg->seg_start[SEG_CLAIM] == 0, "seg_start", cfg->seg_start[SEG_CLAIM]);
+    /* The channels are a permutation: channel_of inverts it (public index -> channel). */
+    for (int c = 0; c < MR_NUM_CHANNELS; c++) {
+        cfg->channel_of[c] = -1;
+    }
+    for (int c = 0; c < MR_NUM_CHANNELS; c++) {
+        NEED(cfg->channel_of[cfg->channel[c]] == -1, "channels", cfg->channel[c]);
+        cfg->channel_of[cfg->channel[c]] = c;
+    }
     cfg->cells = cfg->rows * 5;
     {
         /* Each segment is the row-major array of its shape (actions.py), one after another. */

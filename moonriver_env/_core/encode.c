@@ -99,98 +99,293 @@ static void encode_planes(const mr_config *cfg, const mr_state *st, int observer
     }
 }
 
+/* The features are written through put and add1: with a tracker (the sparse form), into a
+ * scratch that is all zeros on entry, each position made non-zero marked in a bitset; without
+ * one (the dense form), into the observation (zeroed first). */
+typedef struct {
+    uint64_t *bits;
+} tracker;
+
+static inline void put(float *f, tracker *t, int i, float v) {
+    if (t && v != 0.0f) {
+        t->bits[i >> 6] |= 1ull << (i & 63);
+    }
+    f[i] = v;
+}
+
+static inline void add1(float *f, tracker *t, int i) {
+    if (t) {
+        t->bits[i >> 6] |= 1ull << (i & 63);
+    }
+    f[i] += 1.0f;
+}
+
 static void write_column(const mr_config *cfg, const int8_t *col, const int8_t *claim,
-                         int observer, float *cols, float *claims) {
+                         int observer, float *f, tracker *t, int cols, int claims) {
     int k1 = cfg->num_plot_kinds + 1, n = cfg->n;
     for (int p = 0; p < cfg->column_size; p++) {
         int kind = col[p];
-        cols[p * k1 + (kind >= 0 ? kind : k1 - 1)] = 1.0f;
+        put(f, t, cols + p * k1 + (kind >= 0 ? kind : k1 - 1), 1.0f);
         if (claim[p] >= 0) {
-            claims[p * n + rel(claim[p], observer, n)] = 1.0f;
+            put(f, t, claims + p * n + rel(claim[p], observer, n), 1.0f);
         }
     }
 }
 
 static void encode_features(const mr_config *cfg, const mr_state *st, int observer,
-                            const int32_t *points, float *f) {
-    memset(f, 0, sizeof(float) * (size_t)cfg->num_features);
+                            const int32_t *points, float *f, tracker *t) {
+    if (!t) {
+        memset(f, 0, sizeof(float) * (size_t)cfg->num_features);
+    }
     const int *o = cfg->feature;
     int n = cfg->n, k = cfg->num_plot_kinds;
     int over = st->phase == PH_GAME_OVER;
-    f[o[F_PHASE] + st->phase] = 1.0f;
+    put(f, t, o[F_PHASE] + st->phase, 1.0f);
     if (!over) {
-        f[o[F_ACTOR] + rel(st->seat, observer, n)] = 1.0f;
+        put(f, t, o[F_ACTOR] + rel(st->seat, observer, n), 1.0f);
         if (st->final_turn) {
-            f[o[F_FINAL_TURN]] = 1.0f;
+            put(f, t, o[F_FINAL_TURN], 1.0f);
         }
     }
     if (st->final_round) {
-        f[o[F_FINAL_ROUND]] = 1.0f;
+        put(f, t, o[F_FINAL_ROUND], 1.0f);
     }
     for (int i = 0; i < st->circles_len; i++) {
-        f[o[F_PENDING_CIRCLES] + st->circles[i]] = 1.0f;
+        put(f, t, o[F_PENDING_CIRCLES] + st->circles[i], 1.0f);
     }
-    for (int t = 0; t < cfg->num_tiles && t < 2; t++) {
-        if (st->tiles[t]) {
-            f[o[F_BONUS_TILES_AVAILABLE] + t] = 1.0f;
+    for (int i = 0; i < cfg->num_tiles && i < 2; i++) {
+        if (st->tiles[i]) {
+            put(f, t, o[F_BONUS_TILES_AVAILABLE] + i, 1.0f);
         }
     }
     double rnd = st->round / 24.0;
-    f[o[F_ROUND]] = (float)(rnd < 1.0 ? rnd : 1.0);
-    f[o[F_DOMINOES]] = (float)(st->dominoes / 2.0);
-    f[o[F_STACK_SIZE]] = cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners)
-                                           : 0.0f;
-    f[o[F_COW_SUPPLY]] =
-        (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1));
-    f[o[F_PENDING_SKULLS]] = (float)st->skulls_len;
-    f[o[F_COWBOY_MOVES_LEFT]] =
-        st->phase == PH_COWBOY ? (float)(st->cowboy_moves / 3.0) : 0.0f;
+    put(f, t, o[F_ROUND], (float)(rnd < 1.0 ? rnd : 1.0));
+    put(f, t, o[F_DOMINOES], (float)(st->dominoes / 2.0));
+    put(f, t, o[F_STACK_SIZE],
+        cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners) : 0.0f);
+    put(f, t, o[F_COW_SUPPLY],
+        (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)));
+    put(f, t, o[F_PENDING_SKULLS], (float)st->skulls_len);
+    put(f, t, o[F_COWBOY_MOVES_LEFT],
+        st->phase == PH_COWBOY ? (float)(st->cowboy_moves / 3.0) : 0.0f);
     for (int s = 0; s < n; s++) {
         int r = rel(s, observer, n);
-        float *held = f + o[F_HELD] + r * k;
+        int held = o[F_HELD] + r * k;
         for (int i = 0; i < st->held_len[s]; i++) {
-            held[st->held[s][i]] += 1.0f;
+            add1(f, t, held + st->held[s][i]);
         }
-        f[o[F_HELD_COUNT] + r] = (float)st->held_len[s];
-        f[o[F_BOARD] + r * MR_NUM_BOARDS + st->boards[s]] = 1.0f;
-        f[o[F_RESERVE_SLOTS] + r] = (float)(st->slots[s] / 4.0);
+        put(f, t, o[F_HELD_COUNT] + r, (float)st->held_len[s]);
+        put(f, t, o[F_BOARD] + r * MR_NUM_BOARDS + st->boards[s], 1.0f);
+        put(f, t, o[F_RESERVE_SLOTS] + r, (float)(st->slots[s] / 4.0));
         if (st->bonus_done[s]) {
-            f[o[F_BONUS_TILE_TAKEN] + r] = 1.0f;
+            put(f, t, o[F_BONUS_TILE_TAKEN] + r, 1.0f);
         }
         const int32_t *p = points + 4 * s; /* the tie-break keys are not shown */
-        float *scores = f + o[F_SCORES] + r * 5;
-        scores[0] = (float)(p[0] / 100.0);
-        scores[1] = (float)(p[1] / 100.0);
-        scores[2] = (float)(p[2] / 100.0);
-        scores[3] = (float)(p[3] / 100.0);
-        scores[4] = (float)((p[0] + p[1] + p[2] + p[3]) / 100.0);
+        int scores = o[F_SCORES] + r * 5;
+        put(f, t, scores, (float)(p[0] / 100.0));
+        put(f, t, scores + 1, (float)(p[1] / 100.0));
+        put(f, t, scores + 2, (float)(p[2] / 100.0));
+        put(f, t, scores + 3, (float)(p[3] / 100.0));
+        put(f, t, scores + 4, (float)((p[0] + p[1] + p[2] + p[3]) / 100.0));
     }
-    write_column(cfg, st->cur_col, st->cur_claim, observer, f + o[F_CURRENT_COLUMN],
-                 f + o[F_CURRENT_CLAIMS]);
-    write_column(cfg, st->next_col, st->next_claim, observer, f + o[F_NEXT_COLUMN],
-                 f + o[F_NEXT_CLAIMS]);
+    write_column(cfg, st->cur_col, st->cur_claim, observer, f, t, o[F_CURRENT_COLUMN],
+                 o[F_CURRENT_CLAIMS]);
+    write_column(cfg, st->next_col, st->next_claim, observer, f, t, o[F_NEXT_COLUMN],
+                 o[F_NEXT_CLAIMS]);
     for (int i = 0; i < cfg->saloon_size; i++) {
         if (st->saloon[i] >= 0) {
-            f[o[F_SALOON] + i * MR_NUM_PARTNER_KINDS + st->saloon[i]] = 1.0f;
+            put(f, t, o[F_SALOON] + i * MR_NUM_PARTNER_KINDS + st->saloon[i], 1.0f);
         }
     }
     for (int i = 0; i < st->pile_len; i++) {
-        f[o[F_UNSEEN_PLOTS] + st->pile[i]] += 1.0f;
+        add1(f, t, o[F_UNSEEN_PLOTS] + st->pile[i]);
     }
-    f[o[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario)] = 1.0f;
+    put(f, t, o[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario), 1.0f);
+}
+
+/* One ranch's non-zero entries (all channels but piece and skull_target), ascending
+ * block-relative indices: each channel's cells as a bitboard, then the channels in their
+ * public order, each one's cells in order. Returns the count, or -1 past cap entries. */
+static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t *bi,
+                        float *bv, int cap) {
+    int cells = cfg->cells, npk = cfg->num_plot_kinds;
+    uint64_t bb[MR_NUM_CHANNELS] = {0};
+    const int8_t *kinds = st->kinds[a], *cows = st->cows[a], *partners = st->partners[a];
+    for (int c = 0; c < cells; c++) {
+        uint64_t bit = 1ull << c;
+        int k = kinds[c];
+        if (k < 0) {
+            bb[CH_EMPTY] |= bit;
+            continue;
+        }
+        bb[CH_LAND0 + cfg->land[k]] |= bit;
+        bb[CH_GOLD] |= cfg->gold[k] ? bit : 0;
+        bb[CH_BEAVER] |= cfg->beaver[k] ? bit : 0;
+        bb[CH_CORN] |= cfg->corn[k] ? bit : 0;
+        bb[CH_SKULL] |= cfg->skull[k] ? bit : 0;
+        bb[CH_CIRCLE] |= cfg->circle[k] ? bit : 0;
+        bb[CH_BONUS_TILE] |= k >= npk ? bit : 0;
+        if (partners[c] >= 0) {
+            bb[CH_PARTNER0 + partners[c]] |= bit;
+        }
+        bb[CH_COWS] |= cows[c] ? bit : 0;
+    }
+    bb[CH_PROTECTED] = mr_protected(cfg, st, a);
+    bb[CH_RIVER] = cells < 5 ? cfg->full : 0x1full;
+    bb[CH_BRIDGE] = st->bridges[a];
+    int k = 0;
+    for (int pub = 0; pub < MR_NUM_CHANNELS; pub++) {
+        int in = cfg->channel_of[pub];
+        uint64_t m = bb[in];
+        int base = pub * cells;
+        while (m) {
+            int c = __builtin_ctzll(m);
+            m &= m - 1;
+            float v = 1.0f;
+            if (in == CH_GOLD) {
+                v = (float)cfg->gold[kinds[c]];
+            } else if (in == CH_BEAVER) {
+                v = (float)cfg->beaver[kinds[c]];
+            } else if (in == CH_CORN) {
+                v = (float)cfg->corn[kinds[c]];
+            } else if (in == CH_COWS) {
+                v = (float)cows[c];
+            }
+            if (k >= cap) {
+                return -1;
+            }
+            bi[k] = (int16_t)(base + c);
+            bv[k++] = v;
+        }
+    }
+    return k;
+}
+
+/* Rebuilds the cached ranch blocks (with blocks; and their points) whose ranch changed since
+ * they were built; with sidx, also each such ranch's non-zero entries. */
+static void refresh_blocks(const mr_config *cfg, const mr_state *st, float *blocks,
+                           int32_t *points, uint32_t *keys, int16_t *sidx, float *sval,
+                           int32_t *slen, int cap) {
+    int size = mr_block_size(cfg);
+    for (int a = 0; a < cfg->n; a++) {
+        if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
+            if (blocks) {
+                ranch_block(cfg, st, a, blocks + (size_t)a * size, points + 4 * a);
+            } else {
+                int p[4];
+                mr_points(cfg, st, a, p);
+                for (int i = 0; i < 4; i++) {
+                    points[4 * a + i] = p[i];
+                }
+            }
+            keys[a] = st->version[a];
+            if (sidx) {
+                slen[a] = ranch_sparse(cfg, st, a, sidx + (size_t)a * cap,
+                                       sval + (size_t)a * cap, cap);
+            }
+        }
+    }
 }
 
 void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
                       float *blocks, int32_t *points, uint32_t *keys) {
-    int size = mr_block_size(cfg);
-    for (int a = 0; a < cfg->n; a++) {
-        if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
-            ranch_block(cfg, st, a, blocks + (size_t)a * size, points + 4 * a);
-            keys[a] = st->version[a];
+    refresh_blocks(cfg, st, blocks, points, keys, NULL, NULL, NULL, 0);
+    encode_planes(cfg, st, seat, blocks, out);
+    encode_features(cfg, st, seat, points, out + cfg->plane_size, NULL);
+}
+
+int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_sparse_cache *c,
+                     int32_t *idx, float *val, int width) {
+    refresh_blocks(cfg, st, c->blocks, c->points, c->keys, c->sidx, c->sval, c->slen,
+                   c->ranch_width);
+    int n = cfg->n, cells = cfg->cells, size = mr_block_size(cfg);
+    /* The acting seat's pending piece and skull territory: entries of channels the cached
+     * blocks leave empty, merged in index order. */
+    int32_t extra[2 + MR_MAX_CELLS];
+    int ne = 0;
+    if (st->piece_len && st->phase != PH_SELECT && st->phase != PH_SETUP_CLAIM &&
+        st->phase != PH_GAME_OVER) {
+        const int *ch = cfg->channel;
+        for (int i = 0; i < st->piece_len; i++) {
+            extra[ne++] = ch[CH_PIECE] * cells + st->piece[i];
+        }
+        if (st->phase == PH_SKULL) {
+            uint64_t t = mr_skull_territory(cfg, st);
+            while (t) {
+                extra[ne++] = ch[CH_SKULL_TARGET] * cells + __builtin_ctzll(t);
+                t &= t - 1;
+            }
+        }
+        for (int i = 1; i < ne; i++) { /* insertion sort: a handful of entries */
+            int32_t x = extra[i];
+            int j = i - 1;
+            while (j >= 0 && extra[j] > x) {
+                extra[j + 1] = extra[j];
+                j--;
+            }
+            extra[j + 1] = x;
         }
     }
-    encode_planes(cfg, st, seat, blocks, out);
-    encode_features(cfg, st, seat, points, out + cfg->plane_size);
+    int k = 0;
+    for (int r = 0; r < n; r++) {
+        int a = (seat + r) % n;
+        const int16_t *bi = c->sidx + (size_t)a * c->ranch_width;
+        const float *bv = c->sval + (size_t)a * c->ranch_width;
+        int len = c->slen[a], base = r * size;
+        int ex = a == st->seat ? ne : 0;
+        if (len < 0 || k + len + ex > width) {
+            return -1;
+        }
+        if (!ex) { /* the common case: a straight copy, shifted by the ranch's base */
+            int32_t *out = idx + k;
+            for (int j = 0; j < len; j++) {
+                out[j] = base + bi[j];
+            }
+            memcpy(val + k, bv, sizeof(float) * (size_t)len);
+            k += len;
+            continue;
+        }
+        int e = 0;
+        for (int j = 0; j < len; j++) {
+            while (e < ex && extra[e] < bi[j]) {
+                idx[k] = base + extra[e++];
+                val[k++] = 1.0f;
+            }
+            idx[k] = base + bi[j];
+            val[k++] = bv[j];
+        }
+        while (e < ex) {
+            idx[k] = base + extra[e++];
+            val[k++] = 1.0f;
+        }
+    }
+    /* The features: the positions made non-zero, in index order from the bitset; the
+     * scratch and the bitset are cleared there again. */
+    float *f = c->features;
+    tracker t = {c->touched};
+    encode_features(cfg, st, seat, c->points, f, &t);
+    int off = cfg->plane_size, words = (cfg->num_features + 63) / 64, fit = 1;
+    for (int w = 0; w < words; w++) {
+        uint64_t m = t.bits[w];
+        t.bits[w] = 0;
+        while (m) {
+            int i = 64 * w + __builtin_ctzll(m);
+            m &= m - 1;
+            if (f[i] != 0.0f) {
+                if (k >= width) {
+                    fit = 0;
+                } else {
+                    idx[k] = off + i;
+                    val[k++] = f[i];
+                }
+            }
+            f[i] = 0.0f;
+        }
+    }
+    if (!fit) {
+        return -1;
+    }
+    return k;
 }
 
 void mr_encode(const mr_config *cfg, const mr_state *st, int seat, float *out) {

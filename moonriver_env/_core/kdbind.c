@@ -60,7 +60,8 @@ static PyObject *rank_keys(const KdParams *p, const KdGame *g) {
 }
 
 /* --- KdBatch ------------------------------------------------------------------------------- */
-enum { KO_LEGAL, KO_MASK, KO_NUM_LEGAL, KO_SEAT, KO_PHASE, KO_OBS, KO_COUNT };
+enum { KO_LEGAL, KO_MASK, KO_NUM_LEGAL, KO_SEAT, KO_PHASE, KO_OBS, KO_SIDX, KO_SVAL, KO_SNNZ,
+       KO_COUNT };
 
 typedef struct {
     BatchHead head; /* head.config: the KdConfigObject, kept alive */
@@ -71,6 +72,9 @@ typedef struct {
     int32_t *nlegal;
     int32_t *todo;     /* [num_games]: a step's checked actions (-1: the game sits out) */
     int8_t *published; /* [num_games]: the mask row holds exactly legal's ids */
+    int sparse_width;  /* 0: no sparse observation */
+    int32_t *sprev;    /* [num_games]: entries the sparse row held before */
+    float *scratch;    /* [obs_size]: the dense row the sparse one is packed from */
     Py_buffer out[KO_COUNT];
     int have_out[KO_COUNT];
 } KdBatchObject;
@@ -83,6 +87,10 @@ static void KdBatch_clear(KdBatchObject *self) {
     }
     PyMem_Free(self->games); /* one block: the games, nlegal, todo, legal, published */
     self->games = NULL;
+    PyMem_Free(self->sprev);
+    self->sprev = NULL;
+    PyMem_Free(self->scratch);
+    self->scratch = NULL;
     Py_CLEAR(self->head.config);
 }
 
@@ -92,7 +100,8 @@ static void KdBatch_dealloc(KdBatchObject *self) {
 }
 
 /* KdBatch_init's work once the arguments are parsed: 0, or -1 with an exception set. */
-static int KdBatch_setup(KdBatchObject *self, PyObject *config, Py_ssize_t N, PyObject **arrays) {
+static int KdBatch_setup(KdBatchObject *self, PyObject *config, Py_ssize_t N, PyObject **arrays,
+                         int sparse_width) {
     if (config_ready(config) < 0) return -1;
     if (N < 1 || N > (1 << 24)) {
         PyErr_SetString(PyExc_ValueError, "KdBatch: num_games out of range");
@@ -102,15 +111,30 @@ static int KdBatch_setup(KdBatchObject *self, PyObject *config, Py_ssize_t N, Py
     self->head.config = config;
     const KdParams *p = self->p = &((KdConfigObject *)config)->p;
     self->num_games = N;
-    Py_ssize_t A = p->num_actions;
+    Py_ssize_t A = p->num_actions, W = sparse_width;
+    int given = (arrays[KO_SIDX] != Py_None) + (arrays[KO_SVAL] != Py_None) +
+                (arrays[KO_SNNZ] != Py_None);
+    if (given != 0 && given != 3) {
+        PyErr_SetString(PyExc_ValueError,
+                        "KdBatch: sparse_idx, sparse_val and sparse_nnz go together");
+        return -1;
+    }
+    if (given && (sparse_width < 1 || sparse_width > p->obs_size)) {
+        PyErr_Format(PyExc_ValueError, "KdBatch: sparse_width must be in 1..%d, got %d",
+                     p->obs_size, sparse_width);
+        return -1;
+    }
+    self->sparse_width = given ? sparse_width : 0;
     struct {
         const char *name, *format;
         Py_ssize_t itemsize, count;
     } spec[KO_COUNT] = {{"legal", "h", 2, N * A}, {"mask", "bB?", 1, N * A},
                         {"num_legal", "i", 4, N}, {"seat", "i", 4, N},
-                        {"phase", "i", 4, N},     {"observation", "f", 4, N * p->obs_size}};
+                        {"phase", "i", 4, N},     {"observation", "f", 4, N * p->obs_size},
+                        {"sparse_idx", "i", 4, N * W}, {"sparse_val", "f", 4, N * W},
+                        {"sparse_nnz", "i", 4, N}};
     for (int i = 0; i < KO_COUNT; i++) {
-        if (i == KO_OBS && arrays[i] == Py_None) continue;
+        if (arrays[i] == Py_None && (i == KO_OBS || i >= KO_SIDX)) continue;
         if (get_buffer(arrays[i], &self->out[i], spec[i].name, spec[i].format, spec[i].itemsize,
                        spec[i].count, 1) < 0)
             return -1;
@@ -126,19 +150,37 @@ static int KdBatch_setup(KdBatchObject *self, PyObject *config, Py_ssize_t N, Py
     self->todo = self->nlegal + N;
     self->legal = (int16_t *)(self->todo + N);
     self->published = (int8_t *)(self->legal + N * KD_MAX_LEGAL);
+    if (self->sparse_width) {
+        self->sprev = PyMem_Calloc((size_t)N, sizeof(int32_t));
+        self->scratch = PyMem_Calloc((size_t)p->obs_size, sizeof(float));
+        if (!self->sprev || !self->scratch) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        for (Py_ssize_t i = 0; i < N; i++) self->sprev[i] = sparse_width; /* pad it all once */
+    }
     return 0;
 }
 
 /* KdBatch(config, num_games, legal int16 (N, A), mask int8 (N, A), num_legal int32 (N,),
- * seat int32 (N,), phase int32 (N,), observation float32 (N, O) or None). */
+ * seat int32 (N,), phase int32 (N,), observation float32 (N, O) or None, *, sparse_idx int32
+ * (N, W), sparse_val float32 (N, W), sparse_nnz int32 (N,), sparse_width W: the sparse
+ * observation, all three or none). */
 static int KdBatch_init(KdBatchObject *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"config", "num_games", "legal", "mask", "num_legal", "seat", "phase",
+                             "observation", "sparse_idx", "sparse_val", "sparse_nnz",
+                             "sparse_width", NULL};
     PyObject *config, *arrays[KO_COUNT];
     Py_ssize_t N;
-    if (!PyArg_ParseTuple(args, "O!nOOOOOO", &KdConfigType, &config, &N, &arrays[0], &arrays[1],
-                          &arrays[2], &arrays[3], &arrays[4], &arrays[5]) ||
+    int sparse_width = 0;
+    arrays[KO_SIDX] = arrays[KO_SVAL] = arrays[KO_SNNZ] = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nOOOOOO|$OOOi", kwlist, &KdConfigType,
+                                     &config, &N, &arrays[0], &arrays[1], &arrays[2], &arrays[3],
+                                     &arrays[4], &arrays[5], &arrays[KO_SIDX], &arrays[KO_SVAL],
+                                     &arrays[KO_SNNZ], &sparse_width) ||
         batch_init_begin((PyObject *)self) < 0)
         return -1;
-    int rc = KdBatch_setup(self, config, N, arrays);
+    int rc = KdBatch_setup(self, config, N, arrays, sparse_width);
     if (rc < 0) KdBatch_clear(self); /* nothing held, the KdBatch unusable */
     return batch_init_done((PyObject *)self, rc == 0);
 }
@@ -175,9 +217,15 @@ static void publish(KdBatchObject *self, Py_ssize_t i) {
     ((int32_t *)self->out[KO_NUM_LEGAL].buf)[i] = k;
     ((int32_t *)self->out[KO_SEAT].buf)[i] = g->seat;
     ((int32_t *)self->out[KO_PHASE].buf)[i] = g->phase;
-    if (self->have_out[KO_OBS])
-        kd_encode(p, g, g->phase == KD_GAME_OVER ? 0 : g->seat,
-                  (float *)self->out[KO_OBS].buf + i * p->obs_size);
+    float *dense = self->have_out[KO_OBS] ? (float *)self->out[KO_OBS].buf + i * p->obs_size
+                                          : self->scratch;
+    if (dense) kd_encode(p, g, g->phase == KD_GAME_OVER ? 0 : g->seat, dense);
+    if (self->sparse_width) {
+        Py_ssize_t W = self->sparse_width;
+        ((int32_t *)self->out[KO_SNNZ].buf)[i] = pack_dense_row(
+            dense, p->obs_size, (int32_t *)self->out[KO_SIDX].buf + i * W,
+            (float *)self->out[KO_SVAL].buf + i * W, (int)W, &self->sprev[i]);
+    }
 }
 
 /* new_game(i, seed): the game new_game(config, seed) sets up, in slot i. */

@@ -129,6 +129,7 @@ typedef struct {
     int num_rancheros;
     int num_actions, seg_start[MR_NUM_SEGMENTS], seg_stride[MR_NUM_SEGMENTS][3];
     int channel[MR_NUM_CHANNELS], feature[MR_NUM_FEATURE_SLICES];
+    int channel_of[MR_NUM_CHANNELS]; /* the inverse of channel */
     int num_features, plane_size, obs_size;
     uint64_t full, river, far, not_first_col, not_last_col, src[4];
     int delta[4];
@@ -321,5 +322,23 @@ int mr_block_size(const mr_config *cfg);
 #define MR_NO_KEY 0xFFFFFFFFu
 void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
                       float *blocks, int32_t *points, uint32_t *keys);
+/* One game's caches for the sparse observation: the ranch blocks of mr_encode_cached (blocks,
+ * NULL where no dense observation is kept; points, keys: n entries each), each ranch's
+ * non-zero entries (sidx/sval: n x ranch_width, slen: n) and the features' scratch. */
+typedef struct {
+    float *blocks;
+    int32_t *points;
+    uint32_t *keys;
+    int16_t *sidx;
+    float *sval;
+    int32_t *slen; /* -1: the ranch had more entries than ranch_width */
+    int ranch_width;
+    float *features;  /* num_features floats, all 0 between calls */
+    uint64_t *touched; /* (num_features + 63) / 64 words, all 0 between calls */
+} mr_sparse_cache;
+/* The non-zero entries of mr_encode's observation in ascending index order (idx, val);
+ * returns their count, or -1 (the outputs partly written) if there are more than width. */
+int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_sparse_cache *c,
+                     int32_t *idx, float *val, int width);
 
 #endif

@@ -99,6 +99,31 @@ class KingdominoEncoder:
         self._unseen = self._zero_features[self._at_unseen :]
         self._slots = [self._feature_slots(seat) for seat in range(n)]
 
+    @property
+    def feature_ranges(self) -> dict[str, tuple[int, int]]:
+        """Each feature group's ``(start, stop)`` in the flat observation (after the planes;
+        module docstring)."""
+        p = self.plane_size
+        bounds = {
+            "phase": (0, 4),
+            "game": (4, 5),
+            "pile": (5, 6),
+            "last_round": (6, 7),
+            "seats": (7, self._at_cur),
+            "current_line": (self._at_cur, self._at_next),
+            "next_line": (self._at_next, self._at_unseen),
+            "unseen": (self._at_unseen, self.feature_size),
+        }
+        return {name: (p + a, p + b) for name, (a, b) in bounds.items()}
+
+    @property
+    def sparse_width(self) -> int:
+        """A bound on the non-zero entries of any observation (the sparse width): per square
+        of each kingdom its landscape and three crown channels (or the one "free" channel),
+        and every feature."""
+        n = self.config.num_players
+        return min(self.size, n * self.cells * 4 + self.feature_size)
+
     def _feature_slots(self, observer: int) -> tuple[Any, ...]:
         """Where ``observer``'s features put each seat: ``(feature index of the points, seat)``
         in observation order (the observer first); per seat, the index of its "to act" flag;

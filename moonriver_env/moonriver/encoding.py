@@ -564,6 +564,59 @@ class ObservationEncoder:
             self._ranch_block(state, s)
         return [round(sc[-1] * SCORE_SCALE) for sc in self._cache_score]
 
+    @property
+    def feature_ranges(self) -> dict[str, tuple[int, int]]:
+        """Each feature slice's ``(start, stop)`` in the flat observation (after the planes)."""
+        p = self.plane_size
+        return {k: (p + v.start, p + v.stop) for k, v in self.feature_slices.items()}
+
+    @property
+    def ranch_sparse_width(self) -> int:
+        """A bound on one ranch's non-zero plane entries, the pending piece and skull territory
+        aside: per cell its content's channels (landscape or empty, its symbols), a partner,
+        cows and protection; the river and bridge cells of row 0."""
+        kt = self.kind_table
+        symbols = max(
+            (
+                1
+                + (kt.gold[i] != 0)
+                + (kt.beaver[i] != 0)
+                + (kt.corn[i] != 0)
+                + bool(kt.skull[i])
+                + bool(kt.circle[i])
+                + (i >= kt.num_plot_kinds)
+                for i in range(len(kt.land))
+            ),
+            default=1,
+        )
+        return int(min(RANCH_CHANNELS * self.cells, self.cells * (symbols + 3) + 2 * 5))
+
+    @property
+    def sparse_width(self) -> int:
+        """A bound on the non-zero entries of any observation of this config (the width of
+        the sparse observation), from the layout: each ranch's bound
+        (:attr:`ranch_sparse_width`), the pending piece and skull territory once, and per
+        feature slice its one-hot groups, or its size."""
+        n, cells, k = self.n, self.cells, self.num_kinds
+        planes = n * self.ranch_sparse_width + 2 + cells
+        groups = {
+            "phase": 1,
+            "actor": 1,
+            "held": n * min(k, self.max_held),
+            "board": n,
+            "current_column": self.column_size,
+            "current_claims": self.column_size,
+            "next_column": self.column_size,
+            "next_claims": self.column_size,
+            "saloon": self.saloon_size,
+            "scenario": 1,
+        }
+        features = sum(
+            min(groups.get(name, sl.stop - sl.start), sl.stop - sl.start)
+            for name, sl in self.feature_slices.items()
+        )
+        return int(min(self.flat_size, planes + features))
+
     def describe(self) -> dict[str, object]:
         """Names of the plane channels and the feature slices (for docs and notebooks)."""
         return {

@@ -14,8 +14,9 @@ Text forms: ``"place d5 E"`` (first half on d5, second half east of it, :mod:`.b
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
+from moonriver_env.family.sparse import ActionTable, action_table
 from moonriver_env.kingdomino.rules.board import DIRECTIONS, board_for
 from moonriver_env.kingdomino.rules.config import KingdominoConfig
 
@@ -55,6 +56,21 @@ class ActionLayout:
         self.discard = 4 * self.cells
         self.pick_base = self.discard + 1
         self.num_actions = config.num_actions
+
+    @cached_property
+    def action_table(self) -> ActionTable:
+        """Every id's segment and components as arrays (module docstring's layout)."""
+        located: list[tuple[str, tuple[int, ...]]] = [
+            ("place", divmod(a, self.cells)) for a in range(self.discard)
+        ]
+        located.append(("discard", ()))
+        located.extend(("pick", (pos,)) for pos in range(self.line_size))
+        return action_table(
+            located,
+            ["place", "discard", "pick"],
+            {"place": ("direction", "cell"), "discard": (), "pick": ("position",)},
+            {"place": (4, self.cells), "discard": (), "pick": (self.line_size,)},
+        )
 
     def place(self, cell: int, direction: int) -> int:
         return direction * self.cells + cell

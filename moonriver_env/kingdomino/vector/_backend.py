@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.family.sparse import pack_rows
 from moonriver_env.kingdomino import KingdominoState, new_game
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 from moonriver_env.kingdomino.vector._spec import (
@@ -28,7 +29,8 @@ from moonriver_env.kingdomino.vector._spec import (
 __all__ = ["KdNativeBackend", "KdPythonBackend"]
 
 Arrays = dict[str, np.ndarray]
-"""The vector game's arrays: legal, mask, num_legal, seat, phase, observation."""
+"""The vector game's arrays: legal, mask, num_legal, seat, phase, observation, and with the
+sparse observation obs_idx, obs_val, obs_nnz."""
 
 
 class KdNativeBackend:
@@ -47,6 +49,16 @@ class KdNativeBackend:
             arrays["seat"],
             arrays["phase"],
             arrays["observation"] if arrays["observation"].size else None,
+            **(
+                {
+                    "sparse_idx": arrays["obs_idx"],
+                    "sparse_val": arrays["obs_val"],
+                    "sparse_nnz": arrays["obs_nnz"],
+                    "sparse_width": arrays["obs_idx"].shape[1],
+                }
+                if "obs_idx" in arrays
+                else {}
+            ),
         )
 
     def new_game(self, i: int, seed: int) -> None:
@@ -79,6 +91,7 @@ class KdPythonBackend:
         self._arrays = arrays
         self._encoder = KingdominoEncoder(config)
         self._observe = bool(arrays["observation"].size)
+        self._sparse = "obs_idx" in arrays
         self._states: list[KingdominoState] = [new_game(config, 0)] * num_games
 
     def new_game(self, i: int, seed: int) -> None:
@@ -119,5 +132,13 @@ class KdPythonBackend:
         arrays["num_legal"][i] = len(legal)
         arrays["seat"][i] = state.seat
         arrays["phase"][i] = int(state.phase)
-        if self._observe:
-            arrays["observation"][i] = self._encoder.encode_flat(state, max(state.seat, 0))
+        if self._observe or self._sparse:
+            flat = self._encoder.encode_flat(state, max(state.seat, 0))
+            if self._observe:
+                arrays["observation"][i] = flat
+            if self._sparse:
+                row = slice(i, i + 1)
+                pack_rows(
+                    flat[None], arrays["obs_idx"][row], arrays["obs_val"][row],
+                    arrays["obs_nnz"][row],
+                )

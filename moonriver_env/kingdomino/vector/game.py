@@ -34,6 +34,7 @@ import numpy as np
 
 from moonriver_env.env_checks import REWARD_MODES, check_seed
 from moonriver_env.family.native import GAME_SEED_HIGH, choose_backend, native
+from moonriver_env.family.sparse import observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_choice, check_int
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
 from moonriver_env.kingdomino.args import game_config, rank_rewards
@@ -63,7 +64,9 @@ class KingdominoVectorGame:
         num_games: how many games (N).
         num_players, variants, mode, config, reward: as for ``kingdomino_v0.env``.
         seed: game ``i`` is the env's game after ``reset(seed=seed + i)``; ``None`` draws one.
-        observe: write the observation (``False``: masks only).
+        observe: which observation to write (as for ``VectorGame``): ``True`` or ``"dense"``,
+            ``"sparse"`` (``obs_idx``, ``obs_val``, ``obs_nnz``), ``"both"``, or ``False``
+            (masks only).
         auto_reset: a finished game starts its next game in the same step.
         backend: ``"native"`` (the core), ``"python"`` (the engine) or ``None`` (the core
             when it is built, else the engine with one warning).
@@ -78,7 +81,7 @@ class KingdominoVectorGame:
         reward: str = "win",
         config: KingdominoConfig | None = None,
         seed: int | None = None,
-        observe: bool = True,
+        observe: bool | str = True,
         auto_reset: bool = True,
         backend: str | None = None,
     ) -> None:
@@ -89,20 +92,26 @@ class KingdominoVectorGame:
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
         self.config = cfg = game_config(num_players, variants, config)
         self.num_games = n_games = check_int("num_games", num_games, 1, 1 << 24)
-        for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
-            if not isinstance(flag, bool):
-                raise TypeError(f"{name}: expected a bool, got {flag!r}")
+        forms = observe_forms(observe)
+        if not isinstance(auto_reset, bool):
+            raise TypeError(f"auto_reset: expected a bool, got {auto_reset!r}")
         self.backend = choose_backend(backend, "KingdominoVectorGame")
         missing = [v for v in NATIVE_VARIANTS_MISSING if cfg.has(v)]
         if missing and self.backend == "native":
             raise UnsupportedKingdominoConfig(
                 f"variants: {', '.join(missing)} is not in the native core (backend='python')"
             )
-        self.observe = observe
+        self.observe = observe = "dense" in forms
+        self.sparse = "sparse" in forms
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
-        self.observation_size = KingdominoEncoder(cfg).size
+        encoder = KingdominoEncoder(cfg)
+        self.observation_size = encoder.size
+        self.plane_shape: tuple[int, ...] = encoder.plane_shape
+        self.feature_ranges: dict[str, tuple[int, int]] = encoder.feature_ranges
+        self.sparse_width = encoder.sparse_width
+        self.action_table = action_layout(cfg).action_table
         self._arrays: dict[str, np.ndarray] = {
             "observation": np.zeros((n_games, self.observation_size if observe else 0), np.float32),
             "mask": np.zeros((n_games, a), dtype=np.int8),
@@ -111,6 +120,8 @@ class KingdominoVectorGame:
             "seat": np.zeros(n_games, dtype=np.int32),
             "phase": np.zeros(n_games, dtype=np.int32),
         }
+        if self.sparse:
+            self._arrays.update(sparse_arrays(n_games, self.sparse_width, self.observation_size))
         self._rewards = np.zeros((n_games, n), dtype=np.float64)
         self._terminated = np.zeros(n_games, dtype=np.bool_)
         self._scores = np.zeros((n_games, n, 2), dtype=np.int32)
@@ -118,6 +129,11 @@ class KingdominoVectorGame:
         engine = KdNativeBackend if self.backend == "native" else KdPythonBackend
         self._backend: Any = engine(native, cfg, n_games, self._arrays)
         self.observation = readonly(self._arrays["observation"]) if observe else None
+        self.obs_idx = self.obs_val = self.obs_nnz = None
+        if self.sparse:
+            self.obs_idx = readonly(self._arrays["obs_idx"])
+            self.obs_val = readonly(self._arrays["obs_val"])
+            self.obs_nnz = readonly(self._arrays["obs_nnz"])
         self.action_mask = readonly(self._arrays["mask"])
         self.legal_ids = readonly(self._arrays["legal"])
         self.num_legal = readonly(self._arrays["num_legal"])

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Protocol, get_args
 import numpy as np
 
 from moonriver_env.family.geometry import DIRECTIONS, grid_for_rows
+from moonriver_env.family.sparse import ActionTable, action_table
 
 if TYPE_CHECKING:
     from moonriver_env.moonriver.rules.components import Components
@@ -385,6 +386,16 @@ class ActionLayout:
             columns = [a.tolist() for a in unravelled]
             located.extend((seg.name, index) for index in zip(*columns, strict=True))
         self.located: tuple[tuple[str, tuple[int, ...]], ...] = tuple(located)
+
+    @cached_property
+    def action_table(self) -> ActionTable:
+        """Every id's segment and components as arrays (:class:`ActionTable`)."""
+        return action_table(
+            list(self.located),
+            [seg.name for seg in self.segment_list],
+            {seg.name: seg.axes for seg in self.segment_list},
+            {seg.name: seg.shape for seg in self.segment_list},
+        )
 
     # -- encoding --------------------------------------------------------------------------
     def locate(self, action: int) -> tuple[str, tuple[int, ...]]:

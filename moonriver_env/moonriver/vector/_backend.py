@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.family.native import GAME_SEED_HIGH, REWARD_CODES, SCORE_WIDTH
+from moonriver_env.family.sparse import pack_rows
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameState, new_game
 from moonriver_env.moonriver.rules.scoring import ScoreBreakdown
@@ -66,6 +67,17 @@ class NativeBackend:
             arrays["rewards"],
             arrays["terminated"],
             arrays["scores"],
+            **(
+                {
+                    "sparse_idx": arrays["obs_idx"],
+                    "sparse_val": arrays["obs_val"],
+                    "sparse_nnz": arrays["obs_nnz"],
+                    "sparse_width": vg.sparse_width,
+                    "ranch_width": ObservationEncoder(vg.config).ranch_sparse_width,
+                }
+                if vg.sparse
+                else {}
+            ),
         )
 
     def reset(self, seeds: np.ndarray | None) -> None:
@@ -146,8 +158,16 @@ class PythonBackend:
         arrays["num_legal"][i] = len(legal)
         seat = state.current_seat
         arrays["seat"][i] = -1 if seat is None else seat
-        if self._vg.observe:
-            arrays["observation"][i] = self._encoders[i].encode_flat(state, seat or 0)
+        if self._vg.observe or self._vg.sparse:
+            flat = self._encoders[i].encode_flat(state, seat or 0)
+            if self._vg.observe:
+                arrays["observation"][i] = flat
+            if self._vg.sparse:
+                row = slice(i, i + 1)
+                pack_rows(
+                    flat[None], arrays["obs_idx"][row], arrays["obs_val"][row],
+                    arrays["obs_nnz"][row],
+                )
 
     def step(self, actions: np.ndarray, active: np.ndarray | None) -> int:
         playing = [active is None or bool(active[i]) for i in range(len(self._states))]

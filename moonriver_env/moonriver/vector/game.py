@@ -24,6 +24,13 @@ The arrays (attributes, updated in place by every ``reset`` and ``step``; read-o
 ``scores``          (N, n, 7)    the final score breakdown of a game that ended at the last
                     i32          step (columns ``moonriver_env.moonriver.env.SCORE_COLUMNS``), else 0
 ==================  ===========  ===============================================================
+
+With ``observe="sparse"`` (or ``"both"``) the core also writes the observation as its non-zero
+entries, ``obs_idx``, ``obs_val`` and ``obs_nnz`` (:mod:`moonriver_env.family.sparse`), at a fixed
+width ``sparse_width``. The layout is described by ``plane_shape`` (the planes ahead of the
+features, ``(n * channels, rows, 5)``, channels ``RANCH_CHANNEL_NAMES``), ``feature_ranges``
+(each feature slice's ``(start, stop)`` in the flat observation) and ``action_table`` (each
+id's segment and components, :class:`~moonriver_env.family.sparse.ActionTable`).
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import numpy as np
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
 from moonriver_env.family.native import SCORE_WIDTH, choose_backend
+from moonriver_env.family.sparse import observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_int
 from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
@@ -52,7 +60,9 @@ class VectorGame:
         num_players, mode, scenario, boards, auto_resolve, config, reward, dense_reward:
             as for ``moonriver_v0.env`` (checked by the env's own validators).
         seed: game ``i`` is the env's game after ``reset(seed=seed + i)``; ``None`` draws one.
-        observe: write the observation (``False``: masks only, for search and rules speed).
+        observe: which observation to write: ``True`` or ``"dense"`` (the flat float32 rows),
+            ``"sparse"`` (their non-zero entries), ``"both"``, or ``False`` (masks only, for
+            search and rules speed).
         auto_reset: a finished game starts its next game in the same step.
         backend: ``"native"`` (default when built), or ``"python"`` (the reference engine).
     """
@@ -69,7 +79,7 @@ class VectorGame:
         auto_resolve: bool | None = None,
         config: GameConfig | None = None,
         seed: int | None = None,
-        observe: bool = True,
+        observe: bool | str = True,
         auto_reset: bool = True,
         backend: str | None = None,
     ) -> None:
@@ -88,18 +98,24 @@ class VectorGame:
             }
         )
         self.num_games = n_games = check_int("num_games", num_games, 1, 1 << 24)
-        for name, flag in (("observe", observe), ("auto_reset", auto_reset)):
-            if not isinstance(flag, bool):
-                raise TypeError(f"{name}: expected a bool, got {flag!r}")
+        forms = observe_forms(observe)
+        if not isinstance(auto_reset, bool):
+            raise TypeError(f"auto_reset: expected a bool, got {auto_reset!r}")
         self.backend = backend = choose_backend(backend, "VectorGame")
         self.config = cfg = settings.config
         self.reward_mode = settings.reward
         self.dense_reward = settings.dense_reward
-        self.observe = observe
+        self.observe = "dense" in forms
+        self.sparse = "sparse" in forms
         self.auto_reset = auto_reset
         self.num_players = n = cfg.num_players
         self.num_actions = a = cfg.num_actions
-        self.observation_size = ObservationEncoder(cfg).flat_size
+        encoder = ObservationEncoder(cfg)
+        self.observation_size = encoder.flat_size
+        self.plane_shape: tuple[int, ...] = encoder.plane_shape
+        self.feature_ranges: dict[str, tuple[int, int]] = encoder.feature_ranges
+        self.sparse_width = encoder.sparse_width
+        self.action_table = cfg.layout.action_table
         self._arrays: dict[str, np.ndarray] = {
             "observation": np.zeros((n_games, self.observation_size), dtype=np.float32),
             "mask": np.zeros((n_games, a), dtype=np.int8),
@@ -110,11 +126,17 @@ class VectorGame:
             "terminated": np.zeros(n_games, dtype=np.bool_),
             "scores": np.zeros((n_games, n, SCORE_WIDTH), dtype=np.int32),
         }
-        if not observe:
+        if not self.observe:
             self._arrays["observation"] = np.zeros((0, 0), dtype=np.float32)
         self.observation: np.ndarray | None = readonly(self._arrays["observation"])
-        if not observe:
+        if not self.observe:
             self.observation = None
+        self.obs_idx = self.obs_val = self.obs_nnz = None
+        if self.sparse:
+            self._arrays.update(sparse_arrays(n_games, self.sparse_width, self.observation_size))
+            self.obs_idx = readonly(self._arrays["obs_idx"])
+            self.obs_val = readonly(self._arrays["obs_val"])
+            self.obs_nnz = readonly(self._arrays["obs_nnz"])
         self.action_mask = readonly(self._arrays["mask"])
         self.legal_ids = readonly(self._arrays["legal"])
         self.num_legal = readonly(self._arrays["num_legal"])
@@ -163,6 +185,8 @@ class VectorGame:
         bad = self._backend.step(arr, active)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
+        if self.sparse and int(self._arrays["obs_nnz"].min()) < 0:  # the width's bound broke
+            raise RuntimeError("the sparse observation overflowed its width (a bug; report it)")
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation; any seat, also with

@@ -1,0 +1,207 @@
+"""The sparse observation and the layout tables of the vector games (moonriver_env.family.sparse).
+
+The core writes each row's non-zero entries itself; every row must equal the dense row the
+same game shows (and the Python engine's packing of it), in ascending index order, padded with
+the observation size, within the width the encoder proves. The tables (plane shape, feature
+ranges, action structure) must agree with the encoders and the action layouts they describe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import moonriver_env._native as _native
+from moonriver_env.family.sparse import ActionTable, pack_rows, unpack_rows
+from moonriver_env.moonriver.vector.check import CONFIGS
+from moonriver_env.vector import NATIVE, KingdominoVectorGame, VectorGame
+
+KD_CONFIGS: dict[str, dict[str, Any]] = {
+    "kd-2p": {"num_players": 2},
+    "kd-3p": {"num_players": 3},
+    "kd-4p-study": {"num_players": 4, "mode": "must_place+harmony+middle_kingdom"},
+    "kd-2p-duel": {"num_players": 2, "mode": "mighty_duel"},
+}
+
+
+def make(name: str, **kwargs: Any) -> Any:
+    if name in KD_CONFIGS:
+        return KingdominoVectorGame(**KD_CONFIGS[name], **kwargs)
+    return VectorGame(**CONFIGS[name], **kwargs)
+
+
+def random_steps(vgs: list[Any], steps: int, seed: int, check: Any) -> None:
+    """Plays the same random legal actions in every vector game of ``vgs`` (one config),
+    calling ``check`` before each step."""
+    rng = np.random.default_rng(seed)
+    lead = vgs[0]
+    rows = np.arange(lead.num_games)
+    for _ in range(steps):
+        check()
+        pick = (rng.random(lead.num_games) * lead.num_legal).astype(np.int64)
+        actions = lead.legal_ids[rows, pick].astype(np.int64)
+        for vg in vgs:
+            vg.step(actions)
+
+
+def assert_sparse_rows(vg: Any, dense: np.ndarray) -> None:
+    size = vg.observation_size
+    idx, val, nnz = vg.obs_idx, vg.obs_val, vg.obs_nnz
+    assert idx.shape == val.shape == (vg.num_games, vg.sparse_width)
+    assert idx.dtype == np.int32 and val.dtype == np.float32 and nnz.dtype == np.int32
+    np.testing.assert_array_equal(unpack_rows(idx, val, size), dense)
+    inside = np.arange(vg.sparse_width)[None, :] < nnz[:, None]
+    assert (idx[~inside] == size).all() and (val[~inside] == 0).all(), "padding"
+    assert (val[inside] != 0).all(), "an entry of value 0"
+    ascending = (np.diff(idx, axis=1) > 0) | ~inside[:, 1:]
+    assert ascending.all(), "indices not ascending"
+    np.testing.assert_array_equal(nnz, np.count_nonzero(dense, axis=1))
+
+
+@pytest.mark.parametrize("name", [*CONFIGS, *KD_CONFIGS])
+def test_core_sparse_rows_equal_the_dense_rows(name: str) -> None:
+    assert NATIVE, "the native core is not built"
+    both = make(name, num_games=12, seed=3, observe="both")
+    sparse_only = make(name, num_games=12, seed=3, observe="sparse")
+    assert sparse_only.observation is None
+
+    def check() -> None:
+        assert_sparse_rows(both, both.observation)
+        for arr in ("obs_idx", "obs_val", "obs_nnz"):
+            np.testing.assert_array_equal(getattr(sparse_only, arr), getattr(both, arr))
+
+    random_steps([both, sparse_only], 400, seed=1, check=check)
+
+
+@pytest.mark.parametrize("name", ["2p-legends", "4p-base", "kd-2p"])
+def test_python_engine_packs_the_same_rows(name: str) -> None:
+    native = make(name, num_games=3, seed=8, observe="sparse", backend="native")
+    python = make(name, num_games=3, seed=8, observe="sparse", backend="python")
+
+    def check() -> None:
+        for arr in ("obs_idx", "obs_val", "obs_nnz"):
+            np.testing.assert_array_equal(getattr(python, arr), getattr(native, arr))
+
+    random_steps([native, python], 120, seed=2, check=check)
+
+
+def test_a_wrong_row_is_caught() -> None:
+    """The comparison can fail: one changed value breaks the equality with the dense row."""
+    vg = make("2p-base", num_games=2, seed=0, observe="both")
+    dense = vg.observation.copy()
+    dense[1, int(vg.obs_idx[1, 0])] += 1.0
+    with pytest.raises(AssertionError):
+        assert_sparse_rows(vg, dense)
+
+
+def test_observe_refuses_unknown_forms() -> None:
+    for bad, error in (("Sparse", ValueError), (1, TypeError), (None, TypeError),
+                       ("dense,sparse", ValueError)):
+        for cls in (VectorGame, KingdominoVectorGame):
+            with pytest.raises(error, match="observe: expected"):
+                cls(num_games=1, num_players=2, seed=0, observe=bad)
+
+
+def test_pack_rows_refuses_a_row_wider_than_the_width() -> None:
+    dense = np.ones((1, 5), dtype=np.float32)
+    idx = np.zeros((1, 4), dtype=np.int32)
+    with pytest.raises(ValueError, match="more than the sparse width 4"):
+        pack_rows(dense, idx, np.zeros((1, 4), np.float32), np.zeros(1, np.int32))
+
+
+def test_the_core_never_writes_past_the_width() -> None:
+    """A ranch width below what a ranch holds: the row is left all padding, its count says
+    -1, and the memory around it is untouched (guards on both sides)."""
+    from moonriver_env.moonriver.vector._backend import native_config
+
+    vg = VectorGame(num_games=2, num_players=2, seed=0, observe=False)
+    cfg = native_config(vg.config)
+    n, a, width = 2, vg.num_actions, 8
+    guard = np.full(2 * width + 2, -7, dtype=np.int32)  # one guard entry on each side
+    vguard = np.full(2 * width + 2, -7.0, dtype=np.float32)
+    nnz = np.zeros(2, dtype=np.int32)
+    batch = _native.Batch(
+        cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
+        np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros((2, n)), np.zeros(2, np.bool_),
+        np.zeros((2, n, 7), np.int32), sparse_idx=guard[1:-1], sparse_val=vguard[1:-1],
+        sparse_nnz=nnz, sparse_width=width, ranch_width=4,
+    )
+    batch.reset(np.arange(2, dtype=np.uint64))
+    assert (nnz == -1).all()
+    assert guard[0] == guard[-1] == -7 and vguard[0] == vguard[-1] == -7.0
+    assert (guard[1:-1] == vg.observation_size).all() and (vguard[1:-1] == 0).all()
+    with pytest.raises(ValueError, match="go together"):
+        _native.Batch(
+            cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
+            np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros((2, n)),
+            np.zeros(2, np.bool_), np.zeros((2, n, 7), np.int32), sparse_idx=guard,
+            sparse_width=width, ranch_width=4,
+        )
+    with pytest.raises(ValueError, match="sparse_width must be in"):
+        _native.Batch(
+            cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
+            np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros((2, n)),
+            np.zeros(2, np.bool_), np.zeros((2, n, 7), np.int32), sparse_idx=guard,
+            sparse_val=vguard, sparse_nnz=nnz, sparse_width=10**6, ranch_width=4,
+        )
+    with pytest.raises(ValueError, match="sparse_idx"):  # the width and the arrays disagree
+        _native.Batch(
+            cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
+            np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros((2, n)),
+            np.zeros(2, np.bool_), np.zeros((2, n, 7), np.int32), sparse_idx=guard,
+            sparse_val=vguard, sparse_nnz=nnz, sparse_width=width, ranch_width=4,
+        )
+
+
+@pytest.mark.parametrize("name", ["2p-base", "4p-legends", "kd-2p", "kd-4p-study"])
+def test_layout_tables_describe_the_observation(name: str) -> None:
+    vg = make(name, num_games=1, seed=0, observe=False)
+    planes = int(np.prod(vg.plane_shape))
+    ranges = sorted(vg.feature_ranges.values())
+    assert ranges[0][0] == planes and ranges[-1][1] == vg.observation_size
+    for (_, stop), (start, _) in zip(ranges, ranges[1:], strict=False):
+        assert stop == start, "feature ranges leave a gap or overlap"
+    assert 0 < vg.sparse_width <= vg.observation_size
+
+
+def test_moon_river_action_table_matches_the_layout() -> None:
+    vg = make("3p-legends", num_games=1, seed=0, observe=False)
+    table: ActionTable = vg.action_table
+    layout = vg.config.layout
+    assert table.num_actions == layout.num_actions
+    for a in range(layout.num_actions):
+        name, index = layout.locate(a)
+        s = int(table.segment[a])
+        assert table.segments[s] == name
+        assert tuple(int(x) for x in table.components[a, : len(index)]) == index
+        assert (table.components[a, len(index) :] == -1).all()
+        assert len(table.axes[s]) == len(index)
+    place = table.ids_of("place")
+    axes = table.axes[table.segments.index("place")]
+    assert axes == ("pair", "cell", "direction")
+    cells = table.components[place, axes.index("cell")]
+    assert cells.min() == 0 and cells.max() == layout.cells - 1
+    with pytest.raises(ValueError):
+        table.segment[0] = 1  # read-only
+
+
+def test_kingdomino_action_table_matches_the_layout() -> None:
+    from moonriver_env.kingdomino.rules.actions import Discard, Pick, Place, action_layout
+
+    vg = make("kd-2p-duel", num_games=1, seed=0, observe=False)
+    table = vg.action_table
+    layout = action_layout(vg.config)
+    assert table.num_actions == layout.num_actions
+    for a in range(layout.num_actions):
+        act = layout.decode(a)
+        seg = table.segments[int(table.segment[a])]
+        comp = table.components[a]
+        if isinstance(act, Place):
+            assert seg == "place" and (comp[0], comp[1]) == (act.direction, act.cell)
+        elif isinstance(act, Discard):
+            assert seg == "discard" and (comp == -1).all()
+        else:
+            assert isinstance(act, Pick)
+            assert seg == "pick" and comp[0] == act.position
