@@ -37,15 +37,13 @@ from agents.atomic import csv_text
 from agents.az.checkpoint import (
     CheckpointError,
     load_checkpoint,
-    read_blob,
     save_checkpoint,
-    state_dict_of,
 )
 from agents.az.network import AzNet, NetShape
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
 from training.common.config import Config, ConfigError, dumps
-from training.common.outputs import RunLock, append_text
+from training.common.outputs import OutputError, RunLock, append_text
 from training.common.progress import phase
 from training.common.provenance import git_commit
 from training.common.run import begin_run, budget_fraction, budget_spent, iterate, resolve_config
@@ -69,7 +67,7 @@ from .learner import (
     stop_check,
     train_steps,
 )
-from .replay import ReplayBuffer, drop_after, prune_shards, write_shard
+from .replay import REPLAY_DIR, ReplayBuffer, drop_after, prune_shards, write_shard
 from .selfplay import (
     JobWorker,
     PlaySettings,
@@ -228,24 +226,46 @@ class Run:
         save_checkpoint(self.run_dir / "model.pt", self.net, settings, prov)
 
     def restore(self) -> bool:
-        """Load ``latest.pt`` (False when the run has none yet)."""
+        """Load ``latest.pt`` (False when the run has none yet). A file that is no checkpoint
+        of this run (a model file put in its place, another game's or another shape's network,
+        damaged optimizer state or counters) is a :class:`CheckpointError` naming it, with
+        the model file's own checks (:func:`~agents.az.checkpoint.load_checkpoint`) first."""
         if not self.latest.is_file():
             return False
-        blob = read_blob(self.latest)
-        self.net.load_state_dict(state_dict_of(blob))
+        net, meta = load_checkpoint(self.latest)
+        where = f"--resume: {str(self.latest)!r}"
+        if net.shape != self.shape:
+            raise CheckpointError(
+                f"{where} is a network of shape {net.shape}; this run's game and [net] make "
+                f"{self.shape} (its config.toml changed, or the file is another run's)"
+            )
+        missing = [k for k in ("optimizer", "progress") if not isinstance(meta.get(k), dict)]
+        if missing:
+            raise CheckpointError(
+                f"{where} is a model file, not a run checkpoint (no {' or '.join(missing)}); "
+                "restore the run's own latest.pt, or start a new run with warmstart.init "
+                "naming this model"
+            )
+        self.net.load_state_dict(net.state_dict())
         self.net.to(self.device)
         self.net.eval()
-        load_optimizer(self.optimizer, blob["optimizer"])
-        prog = blob["progress"]
-        self.iteration = int(prog["iteration"])
-        self.games = int(prog["games"])
-        self.positions = int(prog["positions"])
-        self.train_steps = int(prog["train_steps"])
-        self.seconds = float(prog["seconds"])
-        self.warm_steps = int(prog.get("warm_steps", 0))
-        self.pending = int(prog.get("pending", 0))
-        self.starts = list(blob["provenance"].get("starts", []))
-        self.init = dict(blob["provenance"].get("init", {}))
+        try:
+            load_optimizer(self.optimizer, meta["optimizer"])
+            prog, prov = meta["progress"], meta.get("provenance", {})
+            self.iteration = int(prog["iteration"])
+            self.games = int(prog["games"])
+            self.positions = int(prog["positions"])
+            self.train_steps = int(prog["train_steps"])
+            self.seconds = float(prog["seconds"])
+            self.warm_steps = int(prog.get("warm_steps", 0))
+            self.pending = int(prog.get("pending", 0))
+            self.starts = list(prov.get("starts", []))
+            self.init = dict(prov.get("init", {}))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as exc:
+            raise CheckpointError(
+                f"{where}: its optimizer state or counters are damaged "
+                f"({type(exc).__name__}: {str(exc)[:200]})"
+            ) from None
         return True
 
     def initialize(self) -> None:
@@ -634,6 +654,14 @@ def start_run(
     """Train in ``run_dir`` (new, or ``resume``), holding the run lock throughout; the run."""
     rd = Path(run_dir)
     cmd = command if command is not None else " ".join(["python -m training.az", *sys.argv[1:]])
+    if rd.exists() and not rd.is_dir():
+        raise OutputError(f"--run-dir: {rd} is a file, not a run directory")
+    for name in ("checkpoints", REPLAY_DIR):  # the run's folders: a file there is refused
+        if (rd / name).exists() and not (rd / name).is_dir():
+            raise OutputError(
+                f"--run-dir: {rd / name} is a file, not the run's {name} folder; move it away "
+                "or choose another --run-dir"
+            )
     with RunLock(rd):
         cfg = resolve_config(AZ, rd, resume, config, overrides, config_on_resume=True, log=log)
 
