@@ -22,7 +22,7 @@ TORCH_EXTRAS := train all
 VENV_STAMP := $(VENV)/.venv.stamp
 INSTALL_STAMP := $(VENV)/.install-$(subst $(comma),-,$(EXTRAS)).stamp
 
-.PHONY: venv install install-all run test bench bench-vector wheel-check lint format clean browser docs docs-serve
+.PHONY: venv install install-all run test bench bench-vector wheel-check lint format clean browser docs docs-serve play
 
 venv: $(VENV_STAMP)
 
@@ -85,6 +85,12 @@ docs: install
 
 docs-serve: install
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+# Play in the browser (python -m agents.serve): the page at http://127.0.0.1:8000, opened in
+# the browser; `make play PORT=8080` picks another port.
+PORT ?= 8000
+play: install
+	$(PY) -m agents.serve --port $(PORT)
 
 bench: install
 	$(PY) -m moonriver_env.bench

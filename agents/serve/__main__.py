@@ -44,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        sock.listen(128)  # connectable from now on: requests wait until uvicorn serves
     except OSError as exc:
         parser.error(f"--host/--port: cannot bind {args.host}:{args.port} ({exc.strerror})")
     port = sock.getsockname()[1]
