@@ -17,6 +17,7 @@ schema can be a table of them (:data:`.core.STATE_FIELDS`).
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -276,6 +277,43 @@ def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise DuplicateKeyError(key)
         out[key] = value
     return out
+
+
+class JsonTextError(ValueError):
+    """Text :func:`read_json_text` refuses; the message says why (no path: the caller's error
+    class puts its root path before it)."""
+
+
+class _ConstantError(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise _ConstantError(name)
+
+
+def read_json_text(text: str | bytes, max_chars: int, what: str = "a saved state") -> Any:
+    """``text`` read as strict JSON: at most ``max_chars`` characters, no key twice in an
+    object, no ``NaN`` / ``Infinity`` (not JSON numbers), nesting no deeper than the decoder
+    goes; :class:`JsonTextError` otherwise, worded the same for every game's saved states
+    (``"invalid JSON: ..."``, ``"too large: ..."``; ``what`` names the kind of text)."""
+    if isinstance(text, (str, bytes)) and len(text) > max_chars:
+        raise JsonTextError(f"too large: {len(text)} characters, {what} has at most {max_chars}")
+    try:
+        return json.loads(
+            text, object_pairs_hook=reject_duplicate_keys, parse_constant=_reject_constant
+        )
+    except DuplicateKeyError as exc:
+        raise JsonTextError(f"invalid JSON: duplicate key {exc.args[0]!r} in an object") from None
+    except _ConstantError as exc:
+        raise JsonTextError(f"invalid JSON: {exc.args[0]} is not a number") from None
+    except RecursionError:  # the decoder recurses once per bracket
+        raise JsonTextError(
+            f"invalid JSON: lists or objects nested too deeply for {what}"
+        ) from None
+    except (ValueError, UnicodeDecodeError, TypeError) as exc:
+        # JSONDecodeError, and the integer of more digits than Python converts
+        raise JsonTextError(f"invalid JSON: {exc}") from None
 
 
 def _limit(bound: Bound, limits: Mapping[str, int]) -> int | None:

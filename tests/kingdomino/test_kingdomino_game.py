@@ -261,8 +261,31 @@ def _corrupt(edit) -> str:
 def test_a_malformed_saved_state_is_a_named_error(edit, message: str) -> None:
     with pytest.raises(StateFormatError, match=message):
         KingdominoState.from_json(_corrupt(edit))
-    with pytest.raises(StateFormatError, match="not JSON"):
+    with pytest.raises(StateFormatError, match="<root>: invalid JSON: "):
         KingdominoState.from_json("{")
+
+
+@pytest.mark.parametrize("schema", [1.0, True, "1"])
+def test_the_schema_version_is_an_integer_as_in_moon_river(schema) -> None:
+    """1.0 and true equal 1 in Python; a saved state's version is the integer (issue 50)."""
+    with pytest.raises(StateFormatError, match="schema: expected a Kingdomino state"):
+        KingdominoState.from_json(_corrupt(lambda d: d.update(schema=schema)))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000, "<root>: invalid JSON: lists or objects nested too deeply"),
+        ('{"a": 1, "a": 2}', "<root>: invalid JSON: duplicate key 'a' in an object"),
+        ('{"a": NaN}', "<root>: invalid JSON: NaN is not a number"),
+        (" " * (2**20 + 1), "<root>: too large: "),
+    ],
+)
+def test_saved_text_is_read_as_moon_river_reads_it(text: str, message: str) -> None:
+    """Deep nesting, a key twice, NaN and an oversized text: the same named errors as Moon
+    River's saved states (one strict reader: family.validation.read_json_text)."""
+    with pytest.raises(StateFormatError, match=message):
+        KingdominoState.from_json(text)
 
 
 def test_dominoes_are_the_table() -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import json
+import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,7 @@ from moonriver_env.rules import GameConfig  # noqa: E402
 from moonriver_env.single_agent import SingleAgentEnv  # noqa: E402
 from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402
 from training.common.opponents import OpponentSampler, SnapshotPolicy, SnapshotPool  # noqa: E402
+from training.common.outputs import write_json  # noqa: E402
 from training.ppo import config as tconfig  # noqa: E402
 from training.ppo.config import ConfigError, load_config  # noqa: E402
 from training.ppo.selfplay import make_selfplay_env  # noqa: E402
@@ -129,6 +132,25 @@ def test_overrides_parse_toml_values_and_bare_strings() -> None:
     assert cfg["ppo"]["learning_rate"] == pytest.approx(1e-3)
     assert cfg["policy"]["pi"] == [64, 64]
     assert cfg["eval"]["opponents"] == ["random", "greedy"]
+
+
+@pytest.mark.parametrize(
+    "item", ["run.seed=1\n[x]\ny=2", "run.seed=1\nrun.other=3", "env.mode=legends\n[x]"]
+)
+def test_an_override_with_more_after_a_line_break_is_refused(item: str) -> None:
+    """TOML would read the rest as more keys and tables, silently dropped (issue 50)."""
+    key = item.split("=")[0]
+    with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: expected one value"):
+        load_config(DEFAULT, [item])
+
+
+def test_write_json_writes_a_non_finite_float_as_null(tmp_path: Path) -> None:
+    """NaN and the infinities are no JSON numbers: provenance and reports hold null instead
+    of a bare NaN token that JSON readers refuse (issue 50)."""
+    path = write_json(tmp_path / "p.json", {"a": math.nan, "b": [1.5, -math.inf], "c": {"d": 2}})
+    text = path.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {"a": None, "b": [1.5, None], "c": {"d": 2}}
 
 
 # -- features ------------------------------------------------------------------------------------

@@ -291,10 +291,14 @@ def parse_override(item: str) -> tuple[str, str, Any]:
         raise ConfigError(f"{dotted}: expected section.key (e.g. ppo.learning_rate)")
     raw = raw.strip()
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
+        doc = tomllib.loads(f"v = {raw}")
     except tomllib.TOMLDecodeError:
-        value = raw
-    return parts[0], parts[1], value
+        doc = {"v": raw}
+        if "\n" in raw or "\r" in raw:
+            doc["more"] = True
+    if list(doc) != ["v"]:  # "1\n[x]\ny=2" read as TOML sets more than the key
+        raise ConfigError(f"{dotted}: expected one value, got {raw!r} (more after a line break)")
+    return parts[0], parts[1], doc["v"]
 
 
 def dumps(cfg: Config) -> str:

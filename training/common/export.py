@@ -34,7 +34,7 @@ from typing import Any
 
 from agents.shipped import CHECKPOINTS
 from moonriver_env.bench import cpu_model
-from training.common.outputs import OutputError, replace_dir
+from training.common.outputs import OutputError, replace_dir, write_json
 from training.common.provenance import git_commit
 
 
@@ -206,7 +206,7 @@ def _fill(
         "final_eval": _read_json(run_dir / "final_eval.json"),
         "evaluation": _read_json(evaluation) if evaluation is not None else None,
     }
-    (dest / "provenance.json").write_text(json.dumps(provenance, indent=2) + "\n")
+    write_json(dest / "provenance.json", provenance)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import json
+import math
 import os
 import shutil
 import socket
@@ -34,8 +35,21 @@ class OutputError(ValueError):
 
 # -- atomic writes (one home: agents.atomic; re-exported for the training commands) ---------
 def write_json(path: str | Path, data: Any) -> Path:
-    """``data`` as indented JSON, atomically."""
-    return write_text(path, json.dumps(data, indent=2) + "\n")
+    """``data`` as indented JSON, atomically. A float that is not finite (NaN, an infinity:
+    no JSON number; ``json.dumps`` would write a bare ``NaN`` token that JSON readers refuse)
+    is written as ``null``."""
+    return write_text(path, json.dumps(_finite(data), indent=2, allow_nan=False) + "\n")
+
+
+def _finite(data: Any) -> Any:
+    """``data`` with every float that is not finite, at any depth, made ``None``."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(v) for v in data]
+    return data
 
 
 def save_model(model: Any, path: str | Path) -> Path:

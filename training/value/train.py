@@ -43,7 +43,7 @@ from moonriver_env.moonriver.agents.trained import (
 )
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from training.common.export import build_folder
-from training.common.outputs import RunLock
+from training.common.outputs import RunLock, write_json
 from training.common.provenance import command_line, git_commit
 from training.value.collect import collect
 from training.value.config import dumps, load_value_config
@@ -176,7 +176,7 @@ def update_search(cfg: Config, config_path: str) -> Path:
             "search": meta["search"],
         }
     )
-    write_text(prov_path, json.dumps(prov, indent=2))
+    write_json(prov_path, prov)
     return dest
 
 
@@ -283,7 +283,7 @@ def _run(
         "evaluation": json.loads(ev_path.read_text()) if ev_path.exists() else None,
         "wall_minutes_this_invocation": round((time.time() - t_start) / 60, 1),
     }
-    write_text(run_dir / "provenance.json", json.dumps(provenance, indent=2))
+    write_json(run_dir / "provenance.json", provenance)
     if args.export:
         dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
         build_folder(dest, lambda build: _copy_export(run_dir, build))

@@ -157,7 +157,13 @@ def state_from_data(data: Any, cls: type) -> Any:
     and check it; :class:`StateFormatError` on any fault."""
     if not isinstance(data, dict):
         raise _fail("<root>", "expected an object")
-    if data.get("schema") != SCHEMA_VERSION or data.get("game_name") != "kingdomino":
+    schema = data.get("schema")
+    if (
+        isinstance(schema, bool)  # 1.0 and true equal 1 in Python; neither is the version
+        or not isinstance(schema, int)
+        or schema != SCHEMA_VERSION
+        or data.get("game_name") != "kingdomino"
+    ):
         raise _fail("schema", f"expected a Kingdomino state of schema {SCHEMA_VERSION}")
     missing = [k for k in FIELDS if k not in data]
     if missing:

@@ -22,6 +22,7 @@ import numpy as np
 from moonriver_env.family.draft import draw_column, next_claim
 from moonriver_env.family.legal import LegalActions
 from moonriver_env.family.rng import copy_rng
+from moonriver_env.family.validation import ROOT, JsonTextError, read_json_text
 from moonriver_env.kingdomino.rules.actions import ActionLayout, KingdominoAction, action_layout
 from moonriver_env.kingdomino.rules.components import NUM_DOMINOES, Domino, dominoes
 from moonriver_env.kingdomino.rules.config import KingdominoConfig
@@ -58,6 +59,10 @@ __all__ = [
     "StateFormatError",
     "new_game",
 ]
+
+
+MAX_TEXT = 1 << 20
+"""The most characters a saved Kingdomino state is read from (one is a few kilobytes)."""
 
 
 class KingdominoState(LegalActions):
@@ -242,10 +247,10 @@ class KingdominoState(LegalActions):
     def from_json(cls, text: str | bytes) -> KingdominoState:
         """Load a state saved by :meth:`to_json`; :class:`StateFormatError` naming the bad
         entry (the loaded state is checked with :func:`.invariants.check_state`)."""
-        try:
-            data = json.loads(text)
-        except (TypeError, ValueError) as exc:
-            raise StateFormatError(f"<root>: not JSON: {exc}") from None
+        try:  # the strict reader and its words, as Moon River's saved states
+            data = read_json_text(text, MAX_TEXT)
+        except JsonTextError as exc:
+            raise StateFormatError(f"{ROOT}: {exc}") from None
         state: KingdominoState = state_from_data(data, cls)
         return state
 

@@ -96,12 +96,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from moonriver_env.family.rng import pcg64_problem
-from moonriver_env.family.validation import ROOT, DuplicateKeyError, int_text, reject_duplicate_keys
+from moonriver_env.family.validation import ROOT, JsonTextError, int_text, read_json_text
 from moonriver_env.moonriver.rules.components import (
     LEGENDS_BOARDS,
     ComponentDataError,
@@ -264,17 +264,6 @@ def state_to_json(state: StateCore) -> str:
     return json.dumps(doc, separators=(",", ":"), allow_nan=False)
 
 
-# ------------------------------------------------------------------------------ validation
-
-
-class _ConstantError(ValueError):
-    pass
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise _ConstantError(name)
-
-
 # ------------------------------------------------------------------------------ loading
 
 # Configs with the default components, shared by loads (a GameConfig owns per-config caches).
@@ -350,21 +339,10 @@ def state_from_json(text: str | bytes, cls: type[S]) -> S:
         StateFormatError: the text is not JSON, not a saved state of this schema version, or
             an entry is invalid or inconsistent; the message starts with the entry's path.
     """
-    if isinstance(text, (str, bytes)) and len(text) > MAX_TEXT:
-        _fail(ROOT, f"too large: {len(text)} characters, a saved state has at most {MAX_TEXT}")
     try:
-        doc = json.loads(
-            text, object_pairs_hook=reject_duplicate_keys, parse_constant=_reject_constant
-        )
-    except DuplicateKeyError as exc:
-        _fail(ROOT, f"invalid JSON: duplicate key {exc.args[0]!r} in an object")
-    except _ConstantError as exc:
-        _fail(ROOT, f"invalid JSON: {exc.args[0]} is not a number")
-    except RecursionError:  # the decoder recurses once per bracket
-        _fail(ROOT, "invalid JSON: lists or objects nested too deeply for a saved state")
-    except (ValueError, UnicodeDecodeError, TypeError) as exc:
-        # JSONDecodeError, and the integer of more digits than Python converts
-        _fail(ROOT, f"invalid JSON: {exc}")
+        doc = read_json_text(text, MAX_TEXT)
+    except JsonTextError as exc:
+        _fail(ROOT, str(exc))
     if not isinstance(doc, dict):
         _fail(ROOT, f"expected a JSON object, got {_describe(doc)}")
     if "format" in doc and doc["format"] != FORMAT_TAG:
