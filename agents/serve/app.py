@@ -170,6 +170,7 @@ def create_app(
                     "players": list(entry.player_counts),
                     "modes": list(entry.modes),
                     "agents": sorted(game_agents(entry.name)),
+                    "settings": [s for s in entry.settings if s == "scenario"],
                 }
             )
         return JSONResponse({"games": out})
@@ -313,6 +314,9 @@ def create_app(
         assert isinstance(exc, GameError)
         return _error(exc.code, str(exc), exc.status)
 
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return _error("internal_error", f"{type(exc).__name__}: {exc}", 500)
+
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
@@ -337,7 +341,11 @@ def create_app(
     return Starlette(
         routes=routes,
         middleware=middleware,
-        exception_handlers={GameError: game_error, HTTPException: http_error},
+        exception_handlers={
+            GameError: game_error,
+            HTTPException: http_error,
+            Exception: server_error,
+        },
     )
 
 

@@ -10,6 +10,7 @@ import http.cookiejar
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ pytest.importorskip("starlette", reason="the serve extra is not installed")
 pytest.importorskip("httpx", reason="the serve extra is not installed")
 
 with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; httpx still works
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
 from agents.saved_game import SavedGame  # noqa: E402
@@ -83,6 +84,56 @@ def test_every_table_can_be_set_up(tmp_path: Path) -> None:
                 assert len(state["pieces"]) == players + 1
                 assert len(state["scores"]) == players
                 assert "state" not in state  # the engine's state (hidden pile) never leaves
+
+
+def test_every_asset_is_served_from_here(tmp_path: Path) -> None:
+    """The page names no other server: no CDN, nothing fetched from the network."""
+    from agents.serve.app import STATIC
+
+    client = _client(tmp_path)
+    assert sorted(p.name for p in STATIC.iterdir()) == ["app.css", "app.js", "index.html"]
+    for path in STATIC.iterdir():
+        text = path.read_text(encoding="utf-8")
+        outside = [u for u in re.findall(r"(?:https?:)?//[\w.-]+", text) if "w3.org" not in u]
+        assert outside == [], (path.name, outside)
+        assert client.get(f"/static/{path.name}").status_code == 200
+
+
+def test_an_unexpected_failure_is_a_named_json_error(tmp_path: Path) -> None:
+    client = TestClient(
+        create_app(tmp_path), base_url="http://127.0.0.1", raise_server_exceptions=False
+    )
+    _new(client, seats=["human", "random"])
+    state = _to_human(client)
+
+    def broken(self: Any, action: Any) -> Any:
+        raise RuntimeError("boom")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(WebGame, "play_human", broken)
+        r = client.post("/api/move", json={"action": state["moves"][0]["id"]})
+    assert r.status_code == 500 and r.json()["error"] == "internal_error"
+    assert client.get("/api/state").json() == state
+
+
+def test_a_scenario_can_be_chosen(tmp_path: Path) -> None:
+    client = _client(tmp_path)
+    games = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    assert games["moonriver"]["settings"] == ["scenario"] and games["kingdomino"]["settings"] == []
+    r = client.post(
+        "/api/new",
+        json={
+            "game": "moonriver",
+            "mode": "legends",
+            "seats": ["human", "random"],
+            "scenario": "nope",
+        },
+    )
+    assert (
+        r.status_code == 400
+        and r.json()["error"] == "bad_setup"
+        and "scenario" in r.json()["message"]
+    )
 
 
 def test_az_is_the_default_where_a_model_exists(tmp_path: Path) -> None:

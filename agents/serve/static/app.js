@@ -72,6 +72,17 @@
       label.appendChild(document.createTextNode(" " + m.replace(/_/g, " ")));
       modes.appendChild(label);
     });
+    var settings = $("settings");
+    settings.innerHTML = "";
+    (g.settings || []).forEach(function (name) {
+      var label = document.createElement("label");
+      label.textContent = name.charAt(0).toUpperCase() + name.slice(1) + " ";
+      var input = document.createElement("input");
+      input.type = "text"; input.className = "setting"; input.dataset.setting = name;
+      input.placeholder = "empty: drawn or the default";
+      label.appendChild(input);
+      settings.appendChild(label);
+    });
     var list = $("agent-specs");
     list.innerHTML = "";
     ["human"].concat(g.agents).forEach(function (a) {
@@ -123,6 +134,11 @@
     };
     var seed = $("seed").value.trim();
     if (seed !== "") body.seed = parseInt(seed, 10);
+    var settings = document.querySelectorAll("#settings .setting");
+    for (var j = 0; j < settings.length; j++) {
+      var value = settings[j].value.trim();
+      if (value) body[settings[j].dataset.setting] = value;
+    }
     delay = parseInt($("delay").value, 10);
     message("Dealing...");
     api("POST", "/api/new", body).then(function (state) {
