@@ -361,7 +361,11 @@ def test_checkpoints_are_atomic(
      ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0
      ("train.symmetries=0", "train.symmetries"), ("train.symmetries=9", "train.symmetries"),
      ("train.symmetries=2", "train.symmetries"),  # with a policy_weight (the override below)
-     ('search.policy="head"', "train.policy_weight")],
+     ('search.policy="head"', "train.policy_weight"),
+     # issue 50: a tau whose pi can be NaN; sizes that took gigabytes before any check
+     ("search.tau=0.001", "search.tau"), ("train.batch_size=1000000000000", "train.batch_size"),
+     ("selfplay.games=1000000000", "selfplay.games"), ("warmstart.games=10000000", "warmstart.games"),
+     ("replay.window=10000000000", "replay.window"), ("eval.games=1000000000", "eval.games")],
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:
     more = ["run.max_minutes=0"] if "iterations" in key else []

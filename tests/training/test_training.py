@@ -144,6 +144,21 @@ def test_an_override_with_more_after_a_line_break_is_refused(item: str) -> None:
         load_config(DEFAULT, [item])
 
 
+def test_an_unreadable_config_file_is_a_named_error(tmp_path: Path) -> None:
+    """A folder, a file that is not UTF-8, arrays nested 5,000 deep, an oversized file, a
+    --set value nested as deep: ConfigError naming it, no traceback (issue 50)."""
+    (tmp_path / "folder.toml").mkdir()
+    (tmp_path / "latin1.toml").write_bytes(b"[env]\nmode = '\xe9'\n")
+    (tmp_path / "deep.toml").write_text("v = " + "[" * 5000 + "]" * 5000 + "\n")
+    (tmp_path / "huge.toml").write_text("# " + "x" * (1 << 20) + "\n")
+    for name, message in (("folder.toml", "cannot be read"), ("latin1.toml", "is not UTF-8"),
+                          ("deep.toml", "nested too deeply"), ("huge.toml", "bytes; not a config")):  # fmt: skip
+        with pytest.raises(ConfigError, match=rf"^config: .*{name}.*{message}"):
+            load_config(tmp_path / name)
+    with pytest.raises(ConfigError, match=r"^run\.seed: arrays nested too deeply"):
+        load_config(DEFAULT, ["run.seed=" + "[" * 5000])
+
+
 def test_write_json_writes_a_non_finite_float_as_null(tmp_path: Path) -> None:
     """NaN and the infinities are no JSON numbers: provenance and reports hold null instead
     of a bare NaN token that JSON readers refuse (issue 50)."""

@@ -32,6 +32,15 @@ def _search_check(name: str) -> Check:
     return checks.number(lo, hi, open_lo=open_lo)
 
 
+MAX_GAMES = 1_000_000
+"""The most games a config's phase may ask for (the shipped configs: 20,000): the games'
+seeds and records are taken before the first game, and the budget (``run.max_minutes``) is
+checked between iterations."""
+MAX_WINDOW = 4_000_000
+"""The most positions the replay window keeps (10 times the default; about 3 KB each)."""
+MAX_BATCH = 65_536
+"""The largest training batch (128 times the default)."""
+
 SCHEMA: dict[str, dict[str, Check]] = {
     "env": {
         "game": checks.choice(*BUILTIN_GAMES),
@@ -48,7 +57,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "policy": checks.choice(*POLICIES),
     },
     "selfplay": {
-        "games": checks.integer(1),
+        "games": checks.integer(1, MAX_GAMES),
         "threads": checks.integer(1, 64),
         **{name: _search_check(name) for name in ("k", "r", "depth")},
         "explore": checks.integer(0),
@@ -58,7 +67,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "search_share": checks.number(0.0, 1.0, open_lo=True),
     },
     "warmstart": {
-        "games": checks.integer(0),
+        "games": checks.integer(0, MAX_GAMES),
         "keep": checks.number(0.0, 1.0, open_lo=True),
         "afterstates": checks.number(0.0, 1.0),
         "teacher_temp": checks.number(0.0, 1000.0),
@@ -66,9 +75,12 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "save_every": checks.integer(0),
         "init": checks.string,
     },
-    "replay": {"window": checks.integer(1), "teacher_fraction": checks.number(0.0, 1.0)},
+    "replay": {
+        "window": checks.integer(1, MAX_WINDOW),
+        "teacher_fraction": checks.number(0.0, 1.0),
+    },
     "train": {
-        "batch_size": checks.integer(1),
+        "batch_size": checks.integer(1, MAX_BATCH),
         "learning_rate": checks.number(0.0, open_lo=True),
         "final_learning_rate": checks.number(0.0),
         "final_share": checks.number(0.0, 1.0, open_lo=True),
@@ -91,7 +103,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
     },
     "eval": {
         "every": checks.integer(0),
-        "games": checks.integer(1),
+        "games": checks.integer(1, MAX_GAMES),
         "opponents": checks.agent_list,
         "sims": checks.integer(-1, 32),
         "seed": checks.integer(0),

@@ -154,13 +154,30 @@ def check_agent_specs(key: str, specs: Iterable[str]) -> None:
             raise ConfigError(f"{key}: {e}") from None
 
 
+MAX_CONFIG_BYTES = 1 << 20
+"""The most bytes a config file is read from (the largest shipped one is a few kilobytes)."""
+
+
 def read_toml(path: Path) -> Config:
-    """A TOML file; a missing or malformed one is a :class:`ConfigError`."""
+    """A TOML file; a missing, unreadable (a folder, say), oversized or malformed one (not
+    UTF-8, nested too deeply) is a :class:`ConfigError` naming it."""
     try:
         with path.open("rb") as f:
-            return tomllib.load(f)
+            data = f.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise ConfigError(f"config: no file {str(path)!r}") from None
+    except OSError as e:  # a folder, no permission
+        raise ConfigError(f"config: {str(path)!r} cannot be read ({e.strerror or e})") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config: {path} is over {MAX_CONFIG_BYTES:,} bytes; not a config")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"config: {path} is not UTF-8 text ({e.reason} at byte {e.start})"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"config: {path}: arrays or tables nested too deeply") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"config: {path}: {e}") from None
 
@@ -292,6 +309,8 @@ def parse_override(item: str) -> tuple[str, str, Any]:
     raw = raw.strip()
     try:
         doc = tomllib.loads(f"v = {raw}")
+    except RecursionError:
+        raise ConfigError(f"{dotted}: arrays nested too deeply") from None
     except tomllib.TOMLDecodeError:
         doc = {"v": raw}
         if "\n" in raw or "\r" in raw:
