@@ -247,6 +247,8 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
     check_weights(weights, path)
     search = blob.get("search", {})
     try:
+        if not isinstance(search, Mapping):
+            raise ValueError("expected a table of the search's settings")
         SearchSettings.from_mapping(dict(search))
     except (TypeError, ValueError) as exc:
         raise CheckpointError(

@@ -22,6 +22,7 @@ from agents.az import AzAgent, CheckpointError, SearchSettings, load_checkpoint,
 from agents.az import checkpoint as ckpt
 from agents.az.checkpoint import MAX_WEIGHT, read_blob, save_checkpoint
 from agents.az.search import MIN_TAU
+from agents.tournament import main as tournament_main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -207,3 +208,27 @@ def test_the_shipped_models_pass_every_check() -> None:
         net, meta = load_checkpoint(folder)
         assert json.loads((folder / "provenance.json").read_text())
         assert meta["search"]["tau"] >= MIN_TAU
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda b: b["shape"].__setitem__("hidden1", 2**40), "do not fit the declared"),
+        (lambda b: b["shape"].__setitem__("inputs", "abc"), "inputs must be a whole number"),
+        (lambda b: b.__setitem__("search", 5), "expected a table of the search's settings"),
+    ],
+)
+def test_a_tournament_with_a_damaged_model_exits_with_a_named_error(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any, message: str
+) -> None:
+    """``az:path=`` naming a damaged model: exit status 2 and the file's named error, no
+    traceback and no results written (issue 50)."""
+    bad = rewritten(model, tmp_path / "bad.pt", change)
+    args = ["--agents", f"az:path={bad},random", "--games", "2", "--no-plot", "--no-progress",
+            "--out", str(tmp_path / "results")]  # fmt: skip
+    with pytest.raises(SystemExit) as exit_:
+        tournament_main(args)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and str(bad) in err and "Traceback" not in err
+    assert not (tmp_path / "results").exists()
