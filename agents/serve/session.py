@@ -170,6 +170,7 @@ class WebGame(PlaySession):
             self.save_dir, stem=f"{self.game.game}-web-{secrets.token_hex(3)}"
         )
         self.saved_to: Path | None = None
+        self.save_error: str | None = None
         self.names = [
             f"{self.specs[s]} (seat {s})" if s in self.agents else f"you (seat {s})"
             if len(self.humans) == 1 else f"human (seat {s})"
@@ -303,7 +304,10 @@ class WebGame(PlaySession):
         self.log.append(move)
         if self.state.is_terminal:
             self._undo.clear()
-            self.autosave()
+            try:
+                self.autosave()
+            except OSError as exc:  # the move stands; the page says the file is missing
+                self.save_error = f"could not save the finished game: {exc.strerror or exc}"
 
     def can_undo(self) -> bool:
         """A human's last move can be taken back: nothing was revealed since (the game's
@@ -372,6 +376,7 @@ class WebGame(PlaySession):
             "log": [m.as_json() for m in self.log],
             "replay": self.actions is not None,
             "saved_to": None if self.saved_to is None else self.saved_to.name,
+            "save_error": self.save_error,
         }
         if drawn is not None:
             frame = drawn.frames[-1]

@@ -293,6 +293,16 @@ def test_a_finished_game_is_saved_before_the_answer(tmp_path: Path) -> None:
     assert client.post("/api/step", json={}).json()["error"] == "game_over"
 
 
+def test_an_unwritable_save_folder_is_said_not_hidden(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    client = _client(blocker / "saves")  # a folder under a file: nothing can be written
+    _new(client, "kingdomino", seed=2)
+    state = _play_out(client, random.Random(2))
+    assert state["finished"] and state["saved_to"] is None
+    assert state["save_error"].startswith("could not save the finished game")
+
+
 def test_undo_goes_back_until_something_is_revealed(tmp_path: Path) -> None:
     game = WebGame.new("moonriver", ["human", "random"], seed=5, save_dir=tmp_path)
     rng = random.Random(5)

@@ -185,6 +185,7 @@
       $("winner").textContent = (names.length === 1 ? "Winner: " : "Shared win: ") +
         names.join(", ") + (state.saved_to ? " (saved as " + state.saved_to + ")" : "");
       $("replay-link").hidden = !state.replay;
+      if (state.save_error) message(state.save_error, true);
       picker([]);
       return;
     }
