@@ -4,6 +4,7 @@ pipeline's library (SB3) to evaluate through the ladder."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -163,3 +164,53 @@ def test_the_common_base_and_az_evaluate_without_sb3() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def _ppo_run(root: Path) -> Path:
+    """A run folder as ``training.export`` reads it (its config and final model file)."""
+    run = root / "run"
+    run.mkdir(parents=True)
+    (run / "config.toml").write_text(
+        "[run]\ntime_limit_minutes = 1.0\ntotal_timesteps = 100\nn_envs = 1\n"
+    )
+    (run / "final_model.zip").write_bytes(b"weights")
+    return run
+
+
+def test_the_ppo_export_replaces_only_its_own_folder(tmp_path: Path) -> None:
+    """``training.export`` (issue 50): a folder that is no export, a file, the run or a folder
+    holding it are refused even with --force and stay as they were; its export lists its
+    files, and --force replaces it while it holds nothing else. The shipped PPO folder is
+    recognised as an export of its files."""
+    from agents.shipped import CHECKPOINTS
+    from training.common.export import EXPORTED, MANIFEST, export_checkpoint, exported_files
+
+    run = _ppo_run(tmp_path)
+    dest = tmp_path / "models"
+    (dest / "mine").mkdir(parents=True)
+    (dest / "mine" / "notes.txt").write_text("mine")
+    (dest / "afile").write_text("a file")
+
+    def export(name: str, root: Path = dest) -> Path:
+        return export_checkpoint(run, "final", name, "c", dest_root=root, commit="x", force=True)
+
+    with pytest.raises(OutputError, match="holds no model exported before"):
+        export("mine")
+    with pytest.raises(OutputError, match="is a file or a link"):
+        export("afile")
+    with pytest.raises(OutputError, match="is the run directory"):
+        export("run", tmp_path)
+    with pytest.raises(OutputError, match="contains"):
+        export(tmp_path.name, tmp_path.parent)
+    assert (dest / "mine" / "notes.txt").read_text() == "mine"
+    assert (dest / "afile").read_text() == "a file"
+    assert (run / "final_model.zip").read_bytes() == b"weights"
+    out = export("new")
+    listed = set(json.loads((out / "provenance.json").read_text())[MANIFEST])
+    assert listed == {p.name for p in out.iterdir()} == exported_files(out)
+    export("new")  # its own export: replaced
+    (out / "notes.txt").write_text("added")
+    with pytest.raises(OutputError, match="did not write \\('notes.txt'\\)"):
+        export("new")
+    assert exported_files(CHECKPOINTS / "ppo_2p_base") == set(EXPORTED)
+    assert {p.name for p in (CHECKPOINTS / "ppo_2p_base").iterdir()} <= set(EXPORTED)

@@ -37,3 +37,33 @@ def test_the_shipped_models_configs_still_load() -> None:
         with pytest.warns(DeprecationWarning):
             cfg = load_value_config(CHECKPOINTS / name / "config.toml")
         assert f"{cfg['env']['num_players']}p_{cfg['env']['mode']}" in name
+
+
+def test_a_bad_config_file_exits_with_a_named_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not UTF-8, or a folder: exit status 2 with the config's named error (issue 50)."""
+    from training.value.train import main
+
+    (tmp_path / "latin1.toml").write_bytes(b"[env]\nmode = '\xe9'\n")
+    (tmp_path / "folder.toml").mkdir()
+    for name, message in (("latin1.toml", "is not UTF-8"), ("folder.toml", "cannot be read")):
+        assert main(["--config", str(tmp_path / name), "--run-dir", str(tmp_path / "r")]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_export_replaces_only_a_value_model_folder(tmp_path: Path) -> None:
+    """--export replaces the shipped ``trained_*`` folder (its files only), never a run
+    directory or a folder holding other files (issue 50)."""
+    from training.value.train import EXPORTED, exported_files
+
+    for folder in sorted(CHECKPOINTS.glob("trained_*")):
+        assert exported_files(folder) == set(EXPORTED)
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in (*EXPORTED, "eval.json"):
+        (run / name).write_text("x")
+    assert exported_files(run) is None
+    (run / "eval.json").unlink()
+    assert exported_files(run) == set(EXPORTED)

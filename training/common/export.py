@@ -55,8 +55,9 @@ def export_checkpoint(
     force: bool = False,
 ) -> Path:
     """Copy a run's model and its records to ``dest_root/name``; return that folder. An
-    existing ``name`` is refused unless ``force``; then the whole folder is replaced at once
-    (built beside it, then swapped in: none of the old files remain)."""
+    existing ``name`` is refused unless it is a model this wrote (:func:`exported_files`)
+    holding nothing else, and ``force`` is given (:func:`check_out`); then the whole folder is
+    replaced at once (built beside it, then swapped in: none of the old files remain)."""
     if not (run_dir / "config.toml").is_file():
         raise ValueError(f"run_dir: no training run (config.toml) in {str(run_dir)!r}")
     source = {"best": run_dir / "best_model.zip", "final": run_dir / "final_model.zip"}.get(
@@ -72,8 +73,7 @@ def export_checkpoint(
     if evaluation is not None and not evaluation.exists():
         raise ValueError(f"evaluation: no file {str(evaluation)!r}")
     final = dest_root / name
-    if final.exists() and not force:
-        raise OutputError(f"name: {final} exists; pass --force to replace the whole folder")
+    check_out(final, run_dir, force, exported_files, flag="name")
     return build_folder(
         final, lambda dest: _fill(dest, source, run_dir, model, command, evaluation, commit)
     )
@@ -167,6 +167,31 @@ def build_folder(out: Path, fill: Callable[[Path], object]) -> Path:
     return out
 
 
+EXPORTED = ("model.zip", "config.toml", "eval.csv", "learning_curve.png", "evaluation.png",
+            "provenance.json")  # fmt: skip
+"""The files :func:`export_checkpoint` writes (a folder exported before its provenance listed
+them: :data:`MANIFEST`)."""
+
+
+def exported_files(folder: Path) -> frozenset[str] | None:
+    """The names of the files :func:`export_checkpoint` wrote into ``folder`` (its
+    provenance's :data:`MANIFEST`, or :data:`EXPORTED` for one exported before the list was
+    kept); ``None`` when ``folder`` is no such export (no ``model.zip``, or no provenance
+    naming the model and the command that made it)."""
+    try:
+        prov = json.loads((folder / "provenance.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (folder / "model.zip").is_file() or not isinstance(prov, dict):
+        return None
+    if not {"model", "command"} <= prov.keys():
+        return None
+    listed = prov.get(MANIFEST, list(EXPORTED))
+    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+        return None
+    return frozenset(listed)
+
+
 def _fill(
     dest: Path,
     source: Path,
@@ -206,6 +231,7 @@ def _fill(
         "final_eval": _read_json(run_dir / "final_eval.json"),
         "evaluation": _read_json(evaluation) if evaluation is not None else None,
     }
+    provenance[MANIFEST] = sorted({p.name for p in dest.iterdir()} | {"provenance.json"})
     write_json(dest / "provenance.json", provenance)
 
 

@@ -21,6 +21,7 @@ import argparse
 import json
 import platform
 import shutil
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,7 +43,8 @@ from moonriver_env.moonriver.agents.trained import (
     save_model,
 )
 from moonriver_env.moonriver.encoding import ObservationEncoder
-from training.common.export import build_folder
+from training.common.config import ConfigError
+from training.common.export import build_folder, check_out
 from training.common.outputs import RunLock, write_json
 from training.common.provenance import command_line, git_commit
 from training.value.collect import collect
@@ -199,7 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     t_start = time.time()
-    cfg = load_value_config(args.config, tuple(args.set))
+    try:
+        cfg = load_value_config(args.config, tuple(args.set))
+    except ConfigError as e:  # a bad or unreadable config: named, exit status 2
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if args.search_only:
         print(f"[train] search settings updated in {update_search(cfg, args.config)}")
         return 0
@@ -286,6 +292,7 @@ def _run(
     write_json(run_dir / "provenance.json", provenance)
     if args.export:
         dest = CHECKPOINTS / f"trained_{game_name(config.num_players, config.mode)}"
+        check_out(dest, run_dir, True, exported_files, flag="--export")
         build_folder(dest, lambda build: _copy_export(run_dir, build))
         print(f"[train] exported to {dest}", flush=True)
     return 0
@@ -293,6 +300,16 @@ def _run(
 
 EXPORTED = (MODEL_FILE, "config.toml", "curve.csv", "learning_curve.png", "provenance.json")
 """The files of a run that make its model folder (``--export``)."""
+
+
+def exported_files(folder: Path) -> frozenset[str] | None:
+    """:data:`EXPORTED` when ``folder`` is a model folder ``--export`` wrote (its model and
+    provenance, and no other file: a run directory holds more), else ``None``: ``--export``
+    replaces only such a folder (:func:`~training.common.export.check_out`)."""
+    names = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    if not {MODEL_FILE, "provenance.json"} <= names or not names <= set(EXPORTED):
+        return None
+    return frozenset(EXPORTED)
 
 
 def _copy_export(run_dir: Path, build: Path) -> None:
