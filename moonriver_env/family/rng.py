@@ -24,8 +24,8 @@ _WORD_BOUNDS = {"state": 128, "inc": 128, "has_uint32": 1, "uinteger": 32}
 
 def pcg64_problem(raw: object) -> str | None:
     """Why ``raw`` (NumPy's ``PCG64().state`` dict, as read from JSON) is not a state the
-    native core holds (two 128-bit words, ``has_uint32`` 0 or 1, a 32-bit ``uinteger``), as
-    ``"key: detail"``; ``None`` if it is one. Both engines' loaders ask it, so a state the
+    native core holds (two 128-bit words, the increment odd, ``has_uint32`` 0 or 1, a 32-bit
+    ``uinteger``), as ``"key: detail"``; ``None`` if it is one. Both engines' loaders ask it, so a state the
     Python loader takes is one the core takes."""
     if not isinstance(raw, dict) or sorted(raw) != sorted(_PCG64_KEYS):
         return f"expected an object with the keys {', '.join(_PCG64_KEYS)}"
@@ -44,4 +44,6 @@ def pcg64_problem(raw: object) -> str | None:
             where = f"state.{key}" if key in ("state", "inc") else key
             top = "1" if bits == 1 else f"2**{bits} - 1"
             return f"{where}: expected an integer 0..{top}, got {describe(value)}"
+    if not words["inc"] & 1:  # NumPy seeds it as 2 x sequence + 1: an even one is no PCG64's
+        return f"state.inc: expected an odd integer (PCG64's increment), got {words['inc']}"
     return None

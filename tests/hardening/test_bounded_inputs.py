@@ -99,6 +99,8 @@ def _rng_cases() -> list[tuple[str, int]]:
         ("state", -1),
         ("state", 1 << 128),
         ("inc", 10**40),
+        ("inc", 0),  # issue 50: PCG64's increment is odd (NumPy seeds it 2 x sequence + 1)
+        ("inc", 2),
     ]
 
 
