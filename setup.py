@@ -20,7 +20,7 @@ SOURCES = [
     for name in (
         *("module", "batch", "state", "rules", "transitions", "scoring", "config", "encode"),
         *("rng", "agent", "rollout", "kingdomino", "kdsearch", "kdbind"),
-        *("nnue", "azgames", "azsearch", "azselfplay", "azbind"),
+        *("nnue", "azgames", "azsearch", "azselfplay", "azbind", "sparsemm"),
     )
 ]
 

@@ -85,6 +85,9 @@ PyObject *observe_into(const mr_config *cfg, const mr_state *st, int seat, PyObj
 /* The 11 fields of agents.evaluation.Weights from a sequence of numbers (state.c); 0, or -1
  * with an error set. */
 int read_weights(PyObject *wobj, double w[11]);
+/* Sparse rows times dense matrices (sparsemm.c). */
+PyObject *sparse_matmul(PyObject *self, PyObject *args);
+PyObject *sparse_matmul_t(PyObject *self, PyObject *args);
 /* Kingdomino's search state type (kdbind.c). */
 extern PyTypeObject KdStateType;
 /* Adds the learned agent's functions and its Net type to the module (azbind.c). */

@@ -476,6 +476,10 @@ static PyMethodDef module_methods[] = {
     {"state_from_record", state_from_record, METH_VARARGS,
      "state_from_record(config, bytes) -> State (checked)"},
     {"spec_keys", spec_keys, METH_NOARGS, "The spec entries: (name, size) in order."},
+    {"sparse_matmul", sparse_matmul, METH_VARARGS,
+     "sparse_matmul(crow, idx, val, w, out, d, e): out = x @ w for CSR rows x (sparsemm.c)"},
+    {"sparse_matmul_t", sparse_matmul_t, METH_VARARGS,
+     "sparse_matmul_t(crow, idx, val, g, out, d, e): out += x.T @ g (sparsemm.c)"},
     {"state_fields", state_fields, METH_NOARGS,
      "The game record's fields: (name, byte offset, type code, count)."},
     {NULL}};

@@ -1,0 +1,627 @@
+"""A reference PPO for every game with a batched form, in one file (after CleanRL and PuffeRL).
+
+    python -m training.ppo.ppo --game moonriver --players 2 --minutes 60 --run-dir runs/ppo
+    python -m training.ppo.ppo --run-dir runs/ppo --resume          # picks up where it stopped
+    tensorboard --logdir runs/ppo/tb
+
+What it does, top to bottom:
+
+* **Self-play for every seat.** ``num_games`` games of the spec play together in one vector game
+  (``observe="sparse"``); the one policy decides for whichever seat is to act. Each seat's
+  decisions form its own trajectory, rewarded by the game's final reward for that seat (``win``:
+  +1 win, -1 loss, shared places between), so GAE runs per (game, seat): a decision's next value
+  is that seat's next decision, or the end of its game.
+* **A network made for the data.** The observation arrives as its non-zero entries
+  (``obs_idx``, ``obs_val``), so the first layer is an ``EmbeddingBag`` over them (a sparse
+  linear layer: 250 rows summed instead of a 3,282-wide product). The policy scores only the
+  legal actions: each action id is embedded from its parts in the game's ``action_table``
+  (segment, then each component, e.g. a Moon River placement's pair, cell and direction), and a
+  legal action's logit is the dot product of the state's embedding with the action's. The
+  softmax, sampling and entropy run over the ragged list of legal actions (6 on average, not
+  1,748 ids).
+* **PPO**: the clipped objective, a clipped value loss, an entropy bonus, advantage
+  normalisation per minibatch, gradient clipping, a linearly annealed learning rate.
+* **A run**: a step or minute budget, TensorBoard scalars, ``checkpoints/latest.pt`` written
+  atomically every ``--save-every`` updates and at the end (``--resume`` continues it, the
+  learning-rate schedule and step count included), evaluations against a baseline agent with a
+  Wilson interval (``--eval-every``), and the final model as ``model.pt``.
+
+Nothing here names a game: the game, its tables and its opponents come from the registry
+(:func:`moonriver_env.vector.vector_game`, the vector game's ``action_table``, and
+:func:`moonriver_env.opponents.make_opponent`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.ratings import wilson_interval
+from moonriver_env.family.native import native
+from moonriver_env.family.sparse import ActionTable
+from moonriver_env.games import add_game_arguments, parse_game, spec_from_args
+from moonriver_env.opponents import make_opponent
+from moonriver_env.vector import vector_game
+
+
+@dataclass
+class Args:
+    """Every setting of a run (saved in the run folder and the checkpoints)."""
+
+    game: str = "moonriver_2p_base"  # a GameSpec text
+    num_games: int = 1024  # games played together (one decision each per step)
+    num_steps: int = 32  # steps per rollout: a rollout is num_games * num_steps decisions
+    total_steps: int = 0  # decisions to train for (0: until --minutes)
+    minutes: float = 0.0  # wall-clock budget (0: until --total-steps)
+    learning_rate: float = 1e-3
+    anneal_lr: bool = True
+    dense_reward: float = 0.0  # reward per point a seat's score changes (0: the final reward only)
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    num_minibatches: int = 4
+    update_epochs: int = 2
+    clip_coef: float = 0.2
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    embed: int = 64  # the sparse layer's width
+    hidden: int = 128  # the trunk's and the action embeddings' width
+    seed: int = 1
+    threads: int = 2
+    save_every: int = 50  # updates between checkpoints
+    eval_every: int = 0  # updates between evaluations (0: only at the end)
+    eval_opponent: str = "heuristic"
+    eval_games: int = 100
+    eval_seed: int = 10_000  # evaluation games use their own seeds, never the training ones
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- the network
+
+
+def action_parts(table: ActionTable) -> tuple[np.ndarray, int]:
+    """Each action id's parts as rows of ids into one embedding table: the segment, then
+    (segment, axis, value) for each component; ``-1`` entries become the padding id. Returns
+    ``(parts (A, 1 + K) int64, number of part ids)``."""
+    offsets: list[list[int]] = []
+    n_parts = len(table.segments)
+    for sizes in table.sizes:
+        offs = []
+        for size in sizes:
+            offs.append(n_parts)
+            n_parts += size
+        offsets.append(offs)
+    parts = np.full((table.num_actions, 1 + table.components.shape[1]), n_parts, np.int64)
+    parts[:, 0] = table.segment
+    for a in range(table.num_actions):
+        seg = int(table.segment[a])
+        for k, off in enumerate(offsets[seg]):
+            parts[a, 1 + k] = off + int(table.components[a, k])
+    return parts, n_parts
+
+
+@dataclass
+class SparseRows:
+    """A batch of sparse rows in CSR form: row ``r``'s entries are ``idx`` / ``val`` at
+    ``crow[r]:crow[r + 1]`` (int64, int64, float32 NumPy arrays)."""
+
+    crow: np.ndarray
+    idx: np.ndarray
+    val: np.ndarray
+
+    @classmethod
+    def of(cls, idx: np.ndarray, val: np.ndarray, nnz: np.ndarray) -> SparseRows:
+        return cls(np.concatenate(([0], np.cumsum(nnz))).astype(np.int64), idx, val)
+
+    @property
+    def rows(self) -> int:
+        return len(self.crow) - 1
+
+
+class _SparseLinear(torch.autograd.Function):
+    """``x @ w`` for sparse rows ``x``, both ways in the native core (``sparse_matmul`` and,
+    for the gradient of ``w``, ``sparse_matmul_t``): no transpose of ``x`` is ever built."""
+
+    @staticmethod
+    def forward(ctx: Any, w: torch.Tensor, x: SparseRows) -> torch.Tensor:
+        ctx.x = x
+        ctx.d, e = w.shape
+        out = np.empty((x.rows, e), np.float32)
+        native.sparse_matmul(x.crow, x.idx, x.val, w.detach().numpy(), out, ctx.d, e)
+        return torch.from_numpy(out)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        x: SparseRows = ctx.x
+        g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
+        out = np.zeros((ctx.d, g.shape[1]), np.float32)
+        native.sparse_matmul_t(x.crow, x.idx, x.val, g, out, ctx.d, g.shape[1])
+        return torch.from_numpy(out), None
+
+
+class SparsePolicy(nn.Module):
+    """State embedding from the sparse observation; value head; legal actions scored by a dot
+    product with their part embeddings (module docstring)."""
+
+    def __init__(self, obs_size: int, table: ActionTable, embed: int, hidden: int) -> None:
+        super().__init__()
+        self.obs_size = obs_size
+        # the sparse first layer: x @ w1 for sparse rows x (one row of w1 per observation entry)
+        self.w1 = nn.Parameter(torch.randn(obs_size, embed) / math.sqrt(64.0))
+        self.b1 = nn.Parameter(torch.zeros(embed))
+        self.trunk = nn.Sequential(
+            nn.ReLU(), nn.Linear(embed, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+        )
+        self.value_head = nn.Linear(hidden, 1)
+        parts, n_parts = action_parts(table)
+        self.parts: torch.Tensor
+        self.register_buffer("parts", torch.as_tensor(parts))
+        self.part_embed = nn.EmbeddingBag(n_parts + 1, embed, mode="sum", padding_idx=n_parts)
+        self.action_mlp = nn.Sequential(nn.ReLU(), nn.Linear(embed, hidden))
+        nn.init.orthogonal_(self.value_head.weight, 1.0)
+
+    def state(self, x: SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
+        """The state embedding (B, hidden) and the value (B,) of sparse rows ``x``."""
+        h = self.trunk(_SparseLinear.apply(self.w1, x) + self.b1)
+        return h, self.value_head(h).squeeze(-1)
+
+    def actions(self, ids: torch.Tensor | None = None) -> torch.Tensor:
+        """The embeddings (n, hidden) of action ``ids`` (default: every id)."""
+        parts = self.parts if ids is None else self.parts[ids]
+        return self.action_mlp(self.part_embed(parts))
+
+    def logits(self, h: torch.Tensor, rows: torch.Tensor, legal: torch.Tensor,
+               actions: torch.Tensor | None = None) -> torch.Tensor:
+        """The logit of each legal action (flat), ``rows[j]`` its row, ``legal[j]`` its id
+        (``actions``: :meth:`actions`, when already computed)."""
+        emb = self.actions() if actions is None else actions
+        return (h[rows] * emb[legal]).sum(-1)
+
+
+def segment_log_softmax(logits: torch.Tensor, rows: torch.Tensor, n: int) -> torch.Tensor:
+    """Log-softmax within each row of a ragged list (``rows`` ascending, every row non-empty)."""
+    top = torch.full((n,), -torch.inf, dtype=logits.dtype).scatter_reduce(
+        0, rows, logits.detach(), "amax"
+    )
+    z = logits - top[rows]
+    total = torch.zeros(n, dtype=logits.dtype).index_add_(0, rows, z.exp())
+    return z - total.log()[rows]
+
+
+def ragged_legal(legal_ids: np.ndarray, num_legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The legal ids of each row as one flat list, and each entry's row."""
+    width = int(num_legal.max())
+    inside = np.arange(width)[None, :] < num_legal[:, None]
+    return legal_ids[:, :width][inside].astype(np.int64), np.repeat(
+        np.arange(len(num_legal)), num_legal
+    )
+
+
+def sample_ragged(logp: torch.Tensor, rows: np.ndarray, num_legal: np.ndarray,
+                  rng: np.random.Generator, greedy: bool = False) -> np.ndarray:
+    """Each row's chosen position in its legal list: sampled from ``exp(logp)`` (inverse CDF
+    over the flat list) or, with ``greedy``, its most likely action."""
+    p = logp.detach().exp().numpy().astype(np.float64)
+    starts = np.concatenate(([0], np.cumsum(num_legal)[:-1]))
+    if greedy:
+        best = np.full(len(num_legal), -1.0)
+        np.maximum.at(best, rows, p)
+        pos = np.flatnonzero(p >= best[rows] - 1e-12)
+        first = np.full(len(num_legal), -1)
+        first[rows[pos][::-1]] = pos[::-1]
+        return first - starts
+    cum = np.cumsum(p)
+    before = np.concatenate(([0.0], cum))[starts]
+    target = before + rng.random(len(num_legal)) * (cum[starts + num_legal - 1] - before)
+    pick = np.searchsorted(cum, target, side="right")
+    return np.clip(pick, starts, starts + num_legal - 1) - starts
+
+
+# --------------------------------------------------------------------------- the rollout
+
+
+class Rollout:
+    """``num_steps`` steps of ``num_games`` games, row ``t * num_games + i`` for game ``i`` at
+    step ``t``: the sparse observations and the legal ids as ragged arrays, the chosen
+    positions, log-probabilities, values, acting seats, ends and final rewards."""
+
+    def __init__(self, args: Args, players: int) -> None:
+        t, n = args.num_steps, args.num_games
+        self.obs_idx: list[np.ndarray] = []
+        self.obs_val: list[np.ndarray] = []
+        self.nnz = np.zeros((t, n), np.int64)
+        self.legal: list[np.ndarray] = []
+        self.num_legal = np.zeros((t, n), np.int64)
+        self.choice = np.zeros((t, n), np.int64)
+        self.logp = np.zeros((t, n), np.float32)
+        self.value = np.zeros((t, n), np.float32)
+        self.seat = np.zeros((t, n), np.int64)
+        self.done = np.zeros((t, n), bool)
+        self.reward = np.zeros((t, n, players), np.float32)
+
+
+def sparse_rows(idx: np.ndarray, val: np.ndarray, nnz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of padded sparse rows, concatenated (CSR order)."""
+    width = int(nnz.max())
+    inside = np.arange(width)[None, :] < nnz[:, None]
+    return idx[:, :width][inside].astype(np.int64), val[:, :width][inside]
+
+
+def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator) -> None:
+    """Plays one rollout with the current policy (every seat), filling ``ro``."""
+    ro.obs_idx, ro.obs_val, ro.legal = [], [], []
+    with torch.no_grad():
+        actions = policy.actions()  # the policy does not change during a rollout
+    for t in range(ro.nnz.shape[0]):
+        nnz = vg.obs_nnz.astype(np.int64)
+        idx, val = sparse_rows(vg.obs_idx, vg.obs_val, nnz)
+        num_legal = vg.num_legal.astype(np.int64)
+        legal, rows = ragged_legal(vg.legal_ids, num_legal)
+        with torch.no_grad():
+            h, value = policy.state(SparseRows.of(idx, val, nnz))
+            rows_t = torch.from_numpy(rows)
+            logp = segment_log_softmax(
+                policy.logits(h, rows_t, torch.from_numpy(legal), actions), rows_t,
+                len(num_legal),
+            )
+        pos = sample_ragged(logp, rows, num_legal, rng)
+        starts = np.concatenate(([0], np.cumsum(num_legal)[:-1]))
+        ro.obs_idx.append(idx)
+        ro.obs_val.append(val)
+        ro.nnz[t] = nnz
+        ro.legal.append(legal)
+        ro.num_legal[t] = num_legal
+        ro.choice[t] = pos
+        ro.logp[t] = logp.numpy()[starts + pos]
+        ro.value[t] = value.numpy()
+        ro.seat[t] = vg.current_seat
+        vg.step(legal[starts + pos])
+        ro.done[t] = vg.terminated
+        ro.reward[t] = vg.rewards
+
+
+def advantages(ro: Rollout, args: Args, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """GAE per (game, seat) trajectory (module docstring), backwards over the rollout: a
+    decision earns every reward its seat receives until its next decision (the final reward,
+    and with ``dense_reward`` the seat's score changes). A seat's last decision in the
+    rollout whose game has not ended bootstraps with its own value (advantage 0 at gamma
+    1)."""
+    t_len, n = ro.value.shape
+    games = np.arange(n)
+    next_value = np.full((n, players), np.nan, np.float32)  # nan: no later decision seen
+    next_adv = np.zeros((n, players), np.float32)
+    pending = np.zeros((n, players), np.float32)  # reward due before the seat's next decision
+    ended = np.zeros((n, players), bool)  # the game ended before the seat's next decision
+    adv = np.zeros((t_len, n), np.float32)
+    for t in range(t_len - 1, -1, -1):
+        done = ro.done[t]
+        pending += ro.reward[t]  # each seat's reward after step t goes to its latest decision
+        if done.any():  # the game's end: nothing after it belongs to its decisions
+            next_value[done] = 0.0
+            next_adv[done] = 0.0
+            pending[done] = ro.reward[t][done]
+            ended[done] = True
+        s = ro.seat[t]
+        v = ro.value[t]
+        nv = next_value[games, s]
+        nv = np.where(np.isnan(nv), v / args.gamma, nv)
+        delta = pending[games, s] + args.gamma * nv - v
+        a = delta + args.gamma * args.gae_lambda * np.where(ended[games, s], 0.0, next_adv[games, s])
+        adv[t] = a
+        next_value[games, s] = v
+        next_adv[games, s] = a
+        pending[games, s] = 0.0
+        ended[games, s] = False
+    return adv, adv + ro.value
+
+
+@dataclass
+class Minibatch:
+    """One minibatch's rows, prepared once per rollout and used by every epoch."""
+
+    x: SparseRows
+    rows: torch.Tensor
+    ids: torch.Tensor  # the distinct legal ids of the minibatch
+    legal: torch.Tensor  # each legal action's position in ids
+    chosen: torch.Tensor
+    old_logp: torch.Tensor
+    old_value: torch.Tensor
+    adv: torch.Tensor
+    ret: torch.Tensor
+
+
+def minibatches(ro: Rollout, adv: np.ndarray, ret: np.ndarray, args: Args,
+                rng: np.random.Generator) -> list[Minibatch]:
+    """The rollout cut into ``num_minibatches`` minibatches of whole steps (every game of a
+    step together; the steps drawn at random)."""
+    t_len = ro.value.shape[0]
+    steps = rng.permutation(t_len)
+    out = []
+    for m in range(args.num_minibatches):
+        group = np.sort(steps[m :: args.num_minibatches])
+        if not group.size:
+            continue
+        idx = np.concatenate([ro.obs_idx[t] for t in group])
+        val = np.concatenate([ro.obs_val[t] for t in group])
+        legal = np.concatenate([ro.legal[t] for t in group])
+        nnz = ro.nnz[group].reshape(-1)
+        counts = ro.num_legal[group].reshape(-1)
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        ids, where = np.unique(legal, return_inverse=True)
+        out.append(
+            Minibatch(
+                x=SparseRows.of(idx, val, nnz),
+                rows=torch.from_numpy(np.repeat(np.arange(len(nnz)), counts)),
+                ids=torch.from_numpy(ids),
+                legal=torch.from_numpy(where.reshape(-1)),
+                chosen=torch.from_numpy(starts + ro.choice[group].reshape(-1)),
+                old_logp=torch.from_numpy(ro.logp[group].reshape(-1)),
+                old_value=torch.from_numpy(ro.value[group].reshape(-1)),
+                adv=torch.from_numpy(adv[group].reshape(-1)),
+                ret=torch.from_numpy(ret[group].reshape(-1)),
+            )
+        )
+    return out
+
+
+def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minibatch],
+           args: Args, rng: np.random.Generator) -> dict[str, float]:
+    """``update_epochs`` passes of PPO over the prepared minibatches (in a new order each)."""
+    stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "clip")}
+    for _ in range(args.update_epochs):
+        for m in rng.permutation(len(batches)):
+            b = batches[m]
+            n = b.x.rows
+            h, value = policy.state(b.x)
+            logits = policy.logits(h, b.rows, b.legal, policy.actions(b.ids))
+            logp_all = segment_log_softmax(logits, b.rows, n)
+            logp = logp_all[b.chosen]
+            entropy = -torch.zeros(n).index_add_(0, b.rows, logp_all.exp() * logp_all)
+            ratio = (logp - b.old_logp).exp()
+            a = (b.adv - b.adv.mean()) / (b.adv.std() + 1e-8)
+            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef))
+            v_clipped = b.old_value + (value - b.old_value).clamp(-args.clip_coef, args.clip_coef)
+            v_loss = 0.5 * torch.max((value - b.ret) ** 2, (v_clipped - b.ret) ** 2).mean()
+            loss = pg.mean() + args.vf_coef * v_loss - args.ent_coef * entropy.mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                stats["pg"].append(float(pg.mean()))
+                stats["v"].append(float(v_loss))
+                stats["ent"].append(float(entropy.mean()))
+                stats["kl"].append(float(((ratio - 1) - ratio.log()).mean()))
+                stats["clip"].append(float(((ratio - 1).abs() > args.clip_coef).float().mean()))
+    return {k: float(np.mean(v)) for k, v in stats.items()}
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def greedy_actions(policy: SparsePolicy, vg: Any, rows: np.ndarray) -> np.ndarray:
+    """The policy's most likely legal action for each game of ``rows``."""
+    nnz = vg.obs_nnz[rows].astype(np.int64)
+    idx, val = sparse_rows(vg.obs_idx[rows], vg.obs_val[rows], nnz)
+    num_legal = vg.num_legal[rows].astype(np.int64)
+    legal, flat_rows = ragged_legal(vg.legal_ids[rows], num_legal)
+    with torch.no_grad():
+        h, _ = policy.state(SparseRows.of(idx, val, nnz))
+        r = torch.from_numpy(flat_rows)
+        logp = segment_log_softmax(policy.logits(h, r, torch.from_numpy(legal)), r, len(rows))
+    pos = sample_ragged(logp, flat_rows, num_legal, np.random.default_rng(0), greedy=True)
+    starts = np.concatenate(([0], np.cumsum(num_legal)[:-1]))
+    return legal[starts + pos]
+
+
+def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
+             seed: int) -> dict[str, float]:
+    """The policy's raw, greedy play against ``opponent`` in every other seat: ``games``
+    games, the policy's seat rotating (game ``g``: seat ``g % n``), seeds ``seed + g``. A win
+    shared by ``k`` seats counts ``1 / k``. Returns the win rate and its 95% Wilson interval."""
+    vg = vector_game(spec, num_games=games, seed=seed, observe="sparse", auto_reset=False)
+    n = vg.num_players
+    mine = np.arange(games) % n
+    agents = [make_opponent(opponent, seed + g, game=vg_game_name(spec)) for g in range(games)]
+    wins = np.zeros(games)
+    over = np.zeros(games, bool)
+    while not over.all():
+        seat = vg.current_seat
+        active = ~over
+        actions = np.zeros(games, np.int64)
+        learner = np.flatnonzero(active & (seat == mine))
+        if learner.size:
+            actions[learner] = greedy_actions(policy, vg, learner)
+        for g in np.flatnonzero(active & (seat != mine)).tolist():
+            actions[g] = agents[g].choose(vg.get_state(g))
+        vg.step(actions, active)
+        ended = np.flatnonzero(active & vg.terminated)
+        for g in ended.tolist():
+            r = vg.rewards[g]
+            best = np.flatnonzero(r >= r.max() - 1e-9)
+            wins[g] = 1.0 / len(best) if mine[g] in best else 0.0
+        over[ended] = True
+    low, high = wilson_interval(float(wins.sum()), games)
+    return {"win_rate": float(wins.mean()), "low": low, "high": high, "games": games}
+
+
+def vg_game_name(spec: str) -> str:
+    """The registered game's name of a spec text."""
+    return parse_game(spec).game
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def atomic_save(obj: Any, path: Path) -> None:
+    """``torch.save`` to a temporary file beside ``path``, then an atomic rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def model_record(policy: SparsePolicy, args: Args) -> dict[str, Any]:
+    """What ``model.pt`` holds: the game, the sizes and the weights (tensors and plain values
+    only: ``torch.load(..., weights_only=True)`` reads it)."""
+    return {
+        "format": "moonriver-env ppo 1",
+        "game": args.game,
+        "embed": args.embed,
+        "hidden": args.hidden,
+        "state_dict": policy.state_dict(),
+    }
+
+
+def load_model(path: str | Path) -> tuple[SparsePolicy, str]:
+    """A saved ``model.pt`` (or a checkpoint) as a policy, with its game spec text. Read with
+    ``weights_only=True``: the file cannot run code."""
+    rec = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(rec, dict) or rec.get("format") != "moonriver-env ppo 1":
+        raise ValueError(f"{path}: not a model of training.ppo.ppo")
+    vg = vector_game(rec["game"], num_games=1, seed=0, observe=False)
+    policy = SparsePolicy(vg.observation_size, vg.action_table, rec["embed"], rec["hidden"])
+    policy.load_state_dict(rec["state_dict"])
+    return policy, str(rec["game"])
+
+
+def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
+    """The run (module docstring); returns its summary (also ``summary.json``)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(True)  # tiny weights and gradients must not slow the CPU 10x
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    vg = vector_game(args.game, num_games=args.num_games, seed=args.seed * 2**32,
+                     observe="sparse", **({"dense_reward": args.dense_reward}
+                                          if args.dense_reward else {}))
+    policy = SparsePolicy(vg.observation_size, vg.action_table, args.embed, args.hidden)
+    opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+    step, update_i, spent = 0, 0, 0.0
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if resume:
+        ck = torch.load(latest, map_location="cpu", weights_only=False)
+        policy.load_state_dict(ck["model"]["state_dict"])
+        opt.load_state_dict(ck["optim"])
+        step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
+        rng.bit_generator.state = ck["rng"]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    writer = SummaryWriter(str(run_dir / "tb"))
+    ro = Rollout(args, vg.num_players)
+    per_update = args.num_games * args.num_steps
+    start = time.perf_counter() - spent
+    evals: list[dict[str, Any]] = []
+
+    def progress() -> float:
+        parts = []
+        if args.total_steps:
+            parts.append(step / args.total_steps)
+        if args.minutes:
+            parts.append((time.perf_counter() - start) / (60.0 * args.minutes))
+        return min(max(parts), 1.0) if parts else 1.0
+
+    def save() -> None:
+        atomic_save(
+            {"model": model_record(policy, args), "optim": opt.state_dict(), "step": step,
+             "update": update_i, "seconds": time.perf_counter() - start,
+             "rng": rng.bit_generator.state, "args": asdict(args)},
+            latest,
+        )
+
+    def run_eval() -> None:
+        t0 = time.perf_counter()
+        res = evaluate(policy, args.game, args.eval_opponent, args.eval_games, args.eval_seed)
+        res.update(step=step, seconds=time.perf_counter() - t0)
+        evals.append(res)
+        writer.add_scalar(f"eval/win_rate_vs_{args.eval_opponent}", res["win_rate"], step)
+        print(f"  eval vs {args.eval_opponent}: {res['win_rate']:.3f} "
+              f"[{res['low']:.3f}, {res['high']:.3f}] over {args.eval_games} games", flush=True)
+
+    while progress() < 1.0:
+        if args.anneal_lr:
+            opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
+        t0 = time.perf_counter()
+        collect(policy, vg, ro, rng)
+        adv, ret = advantages(ro, args, vg.num_players)
+        stats = update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
+        step += per_update
+        update_i += 1
+        rate = per_update / (time.perf_counter() - t0)
+        ended = ro.done.sum()
+        for k, v in stats.items():
+            writer.add_scalar(f"loss/{k}", v, step)
+        writer.add_scalar("perf/steps_per_second", rate, step)
+        writer.add_scalar("perf/games_ended", ended, step)
+        p = progress()
+        eta = (time.perf_counter() - start) * (1 - p) / max(p, 1e-9)
+        print(f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
+              f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
+              flush=True)
+        if args.save_every and update_i % args.save_every == 0:
+            save()
+        if args.eval_every and update_i % args.eval_every == 0:
+            run_eval()
+    save()
+    atomic_save(model_record(policy, args), run_dir / "model.pt")
+    run_eval()
+    summary = {"steps": step, "updates": update_i,
+               "seconds": time.perf_counter() - start, "evals": evals,
+               "steps_per_second": step / max(time.perf_counter() - start, 1e-9)}
+    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    writer.close()
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.ppo.ppo", description=__doc__)
+    add_game_arguments(parser)
+    parser.add_argument("--run-dir", required=True, type=Path)
+    parser.add_argument("--resume", action="store_true", help="continue --run-dir's run")
+    defaults = Args()
+    for f in fields(Args):
+        if f.name in ("game", "extra"):
+            continue
+        kind = type(getattr(defaults, f.name))
+        flag = "--" + f.name.replace("_", "-")
+        if kind is bool:
+            parser.add_argument(flag, type=lambda v: v.lower() in ("1", "true", "yes"),
+                                default=getattr(defaults, f.name))
+        else:
+            parser.add_argument(flag, type=kind, default=getattr(defaults, f.name))
+    ns = parser.parse_args(argv)
+    try:
+        spec = spec_from_args(ns)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if ns.resume:
+        path = ns.run_dir / "checkpoints" / "latest.pt"
+        if not path.is_file():
+            parser.error(f"--resume: no checkpoint at {path}")
+        saved = json.loads((ns.run_dir / "args.json").read_text())
+        args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
+    else:
+        if (ns.run_dir / "checkpoints" / "latest.pt").exists():
+            parser.error(f"--run-dir: {ns.run_dir} holds a run; --resume it or pick another")
+        values = {f.name: getattr(ns, f.name) for f in fields(Args) if f.name not in ("game", "extra")}
+        args = Args(game=spec.text, **values)
+    if not args.total_steps and not args.minutes:
+        parser.error("give --total-steps or --minutes (or both)")
+    summary = train(args, ns.run_dir, resume=ns.resume)
+    print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
