@@ -12,6 +12,21 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+MAX_FILE_BYTES = 64 << 20
+"""The most bytes a file the agents wrote is read from (a saved game or a move list is well
+under a megabyte): a larger one, or a device such as ``/dev/zero``, is refused before its
+text takes memory."""
+
+
+def _bounded_text(path: Path) -> str:
+    """The UTF-8 text at ``path``, read up to :data:`MAX_FILE_BYTES` (``OSError`` past it)."""
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise OSError(f"over {MAX_FILE_BYTES:,} bytes, not a file this project wrote")
+    return data.decode("utf-8")
+
+
 def read_parsed(
     path: str | os.PathLike[str],
     parse: Callable[[str], T],
@@ -23,9 +38,10 @@ def read_parsed(
     file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise error(f"{prefix}cannot read {str(p)!r} ({exc.strerror or exc})") from None
+        text = _bounded_text(p)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise error(f"{prefix}cannot read {str(p)!r} ({reason})") from None
     try:
         return parse(text)
     except error as exc:
@@ -34,9 +50,9 @@ def read_parsed(
 
 def read_text(path: Path, error: type[Exception]) -> str:
     """The UTF-8 text at ``path``; ``error("'<path>': cannot read it (<reason>)")`` if it
-    cannot be read (missing, a directory, not UTF-8)."""
+    cannot be read (missing, a directory, not UTF-8, over :data:`MAX_FILE_BYTES`)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return _bounded_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
         raise error(f"{str(path)!r}: cannot read it ({reason})") from None

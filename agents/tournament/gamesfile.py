@@ -25,7 +25,7 @@ from typing import IO, Any
 from moonriver_env.family.records import ScoreSheet
 
 from ..atomic import atomic_path, write_text
-from ..file_format import read_text
+from ..file_format import parse_json, read_text
 from .records import GameRecord, game_columns, game_rows, record_from_rows, win_share
 from .schedule import schedule
 
@@ -42,6 +42,21 @@ OUTPUT_FILES = (
     "timing.json",
     "summary.png",
 )
+
+
+def _read_arguments(path: Path) -> dict[str, Any]:
+    """The arguments a tournament saved in ``path`` (``tournament.json``); a ``ValueError``
+    naming the file when it is no JSON object (a list, deep nesting, damage, too large)."""
+    try:
+        saved = parse_json(read_text(path, ValueError), "tournament's arguments", ValueError)
+    except ValueError as exc:
+        raise ValueError(f"resume: {str(path)!r} is damaged ({exc})") from None
+    if not isinstance(saved, dict):
+        raise ValueError(
+            f"resume: {str(path)!r} is damaged (expected a JSON object of the tournament's "
+            f"arguments, got {type(saved).__name__})"
+        )
+    return saved
 
 
 class GamesFileError(ValueError):
@@ -102,14 +117,14 @@ class GamesFile:
         if resume:
             if not (path / CONFIG_FILE).exists():
                 raise ValueError(f"out: no tournament to resume in {str(path)!r} ({CONFIG_FILE})")
-            saved = json.loads((path / CONFIG_FILE).read_text(encoding="utf-8"))
+            saved = _read_arguments(path / CONFIG_FILE)
             changed = [k for k in config if saved.get(k) != config[k] and k not in cls.GROWS]
             if changed:
                 diff = ", ".join(f"{k}: {saved.get(k)!r} -> {config[k]!r}" for k in changed)
                 raise ValueError(
                     f"resume: {str(path)!r} holds a tournament with other arguments ({diff})"
                 )
-            saved_games = saved.get("games") if isinstance(saved, dict) else None
+            saved_games = saved.get("games")
             limit = (
                 len(schedule(len(labels), players, saved_games))
                 if isinstance(saved_games, int) and saved_games >= 1

@@ -82,6 +82,30 @@ def test_resume_drops_a_line_cut_off_and_refuses_other_arguments(tmp_path: Path)
     assert (out / "games.csv").read_bytes() == whole
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1, 2]", "expected a JSON object of the tournament's arguments, got list"),
+        ("[" * 100_000 + "]" * 100_000, "not JSON"),
+        ('{"games": 3', "not JSON"),
+        (b"\xff\xfe", "cannot read it"),
+    ],
+)
+def test_resume_with_a_damaged_arguments_file_is_a_named_error(
+    tmp_path: Path, text: str | bytes, message: str
+) -> None:
+    """A ``tournament.json`` that is a list, nested 100,000 deep, cut off or not UTF-8: the
+    resume is refused naming the file, nothing changed (issue 50)."""
+    out = tmp_path / "t"
+    run_tournament(SPECS, **ARGS, out=out).save(out, plot=False)
+    target = out / "tournament.json"
+    target.write_bytes(text if isinstance(text, bytes) else text.encode())
+    before = _files(out)
+    with pytest.raises(ValueError, match=rf"^resume: .*tournament.json.* is damaged \(.*{message}"):
+        run_tournament(SPECS, **ARGS, out=out, resume=True)
+    assert _files(out) == before
+
+
 def test_existing_or_unwritable_out_refused_before_any_game(tmp_path: Path) -> None:
     out = tmp_path / "t"
     run_tournament(SPECS, **ARGS, out=out).save(out, plot=False)

@@ -143,3 +143,30 @@ def test_generator_words_at_the_edges_load_in_python_and_in_the_core() -> None:
     vk = KingdominoVectorGame(num_games=1, config=kstate.config, seed=0)
     vk.set_state(0, kstate)
     assert vk.get_state(0).rng.bit_generator.state == kstate.rng.bit_generator.state
+
+
+@pytest.mark.parametrize("kind", ["saved game", "move list", "replay"])
+def test_files_the_agents_read_are_read_up_to_a_limit(kind: str) -> None:
+    """``/dev/zero`` (endless) given as a saved game (``agents.play --load``), a move list or
+    a replay's file: refused once past ``MAX_FILE_BYTES`` instead of reading gigabytes
+    (issue 50), with the file kind's own error naming it."""
+    from pathlib import Path
+
+    from agents.file_format import MAX_FILE_BYTES, read_text
+    from agents.move_list import MoveList, MoveListError
+    from agents.saved_game import SavedGame
+
+    zero = Path("/dev/zero")
+    if not zero.exists():
+        pytest.skip("no /dev/zero")
+    over = rf"over {MAX_FILE_BYTES:,} bytes"
+    with _within(10.0):
+        if kind == "saved game":
+            with pytest.raises(ValueError, match=rf"^load: cannot read '/dev/zero' \({over}"):
+                SavedGame.load(zero)
+        elif kind == "move list":
+            with pytest.raises(MoveListError, match=over):
+                MoveList.load(zero)
+        else:
+            with pytest.raises(ValueError, match=rf"'/dev/zero': cannot read it \({over}"):
+                read_text(zero, ValueError)
