@@ -3,6 +3,7 @@ in one or more processes or Ray actors (:func:`agents.jobs.run_jobs`), then summ
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -70,6 +71,11 @@ class _Table:
                 f"game {job.index} (seed {job.seed}; {lineup}) failed: {type(exc).__name__}: {exc}"
             ) from exc
         return record_game(job, outcome, self.sheet, None if moves is None else moves.actions)
+
+
+MAX_GAMES = 1_000_000
+"""The most games a tournament schedules (each game's lineup and job are made before the
+first is played: 10**12 took gigabytes before any game)."""
 
 
 def build_agent(factory: AgentFactory | None, spec: str, game: str) -> Agent:
@@ -173,6 +179,11 @@ def run_tournament(
         raise ValueError(f"players: expected 2, 3 or 4, got {players!r}")
     if games < 1:
         raise ValueError(f"games: expected at least 1, got {games!r}")
+    total = games * (max(1, math.comb(len(specs), 2)) if players == 2 else 1)
+    if total > MAX_GAMES:  # the schedule and its jobs are built before the first game
+        raise ValueError(
+            f"games: {games:,} makes {total:,} games; a tournament plays at most {MAX_GAMES:,}"
+        )
     if seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     if workers < 1:

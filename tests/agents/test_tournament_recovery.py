@@ -172,3 +172,21 @@ def test_wrong_game_agent_refused_before_any_game(tmp_path: Path) -> None:
             agent_factory=lambda spec, seed: _TwoPlayerOnly(seed),
         )
     assert not (tmp_path / "t").exists()
+
+
+def test_a_count_of_games_past_the_limit_is_refused_before_memory_is_taken(
+    tmp_path: Path,
+) -> None:
+    """``--games 10**12`` took gigabytes building its schedule before any game (issue 50):
+    refused at once naming the count, no file written."""
+    import time
+
+    from agents.tournament.games import MAX_GAMES
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=rf"^games: .* plays at most {MAX_GAMES:,}"):
+        run_tournament(SPECS, **{**ARGS, "games": 10**12}, out=tmp_path / "t")
+    with pytest.raises(ValueError, match="^games: "):  # 3 pairs: the total counts
+        run_tournament(["random"] * 3, **{**ARGS, "games": MAX_GAMES // 2}, out=tmp_path / "t")
+    assert time.perf_counter() - start < 5.0
+    assert not (tmp_path / "t").exists()
