@@ -45,6 +45,8 @@ are on when stdout is a terminal (and ``NO_COLOR`` is unset) unless ``--no-color
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
 import os
 import sys
 import time
@@ -103,6 +105,14 @@ def screen_of(game: str) -> PlayScreen:
     return screen
 
 
+def check_delay(delay: float) -> float:
+    """``delay`` (seconds between agent decisions) if it is finite and at least 0; a
+    ``ValueError`` naming it otherwise (``inf`` overflowed ``time.sleep``, NaN passed)."""
+    if not (isinstance(delay, int | float) and math.isfinite(delay) and delay >= 0):
+        raise ValueError(f"delay: expected finite seconds >= 0, got {delay!r}")
+    return float(delay)
+
+
 def seat_specs(opponents: Sequence[str], agent_seats: Sequence[int]) -> list[str]:
     """The agent spec of each agent seat: ``opponents`` repeated in order to fill them;
     ``ValueError`` if there are more specs than seats or none for a seat."""
@@ -152,8 +162,7 @@ class PlaySession:
                 raise ValueError(f"human: seat {h} is not a seat of a {players}-player game")
         agent_seats = [s for s in range(players) if s not in humans]
         specs = seat_specs(opponents, agent_seats)
-        if delay < 0:
-            raise ValueError(f"delay: expected seconds >= 0, got {delay!r}")
+        check_delay(delay)
         if seed is None:
             seed = int.from_bytes(os.urandom(4), "little")
         self.agents: dict[int, Agent] = {}
@@ -286,6 +295,11 @@ class PlaySession:
             return self._loop()
         except KeyboardInterrupt:
             return self._leave("interrupted", "\nInterrupted: leaving the game (unfinished).")
+        except Exception as exc:  # unexpected: the game is saved before the error is reported
+            self._out(f"\nUnexpected error ({type(exc).__name__}); saving the game first.")
+            with contextlib.suppress(Exception):  # the error reported is the first one
+                self._autosave()
+            raise
 
     def _loop(self) -> PlayResult:
         last_round = self.screen.round(self.state)
@@ -372,7 +386,10 @@ class PlaySession:
             elif low == "save" or low.startswith("save "):
                 self._save_command(cmd[4:].strip())
             else:
-                action, error = self.screen.parse_move(state, cmd)
+                try:
+                    action, error = self.screen.parse_move(state, cmd)
+                except (ValueError, OverflowError) as exc:  # a number of 5,000 digits, say
+                    action, error = None, f"not a move: {str(exc)[:200]}. Type 'moves' or 'help'."
                 if error is None:
                     assert action is not None
                     return action
@@ -384,7 +401,13 @@ class PlaySession:
             self._out("save: give a file name, e.g. 'save mygame.json'")
             return
         path = Path(name).expanduser()
-        if path.exists():
+        shown = repr(str(path)) if len(str(path)) <= 80 else repr(str(path)[:77] + "...")
+        try:
+            exists = path.exists()  # a name too long for the system raises here
+        except OSError as exc:
+            self._out(f"save: cannot write {shown}: {exc.strerror or exc}")
+            return
+        if exists:
             try:
                 answer = self.input_fn(f"{path} exists: replace it? [y/N] ")
             except EOFError:
@@ -395,7 +418,7 @@ class PlaySession:
         try:
             self.saved_game().save(path)
         except OSError as exc:
-            self._out(f"save: cannot write {str(path)!r}: {exc.strerror or exc}")
+            self._out(f"save: cannot write {shown}: {exc.strerror or exc}")
             return
         self._out(f"Game saved to {path}; resume it with: python -m agents.play --load {path}")
 
@@ -474,8 +497,11 @@ def main(
         "ignored by git)",
     )
     args = parser.parse_args(argv)
-    if args.delay is not None and args.delay < 0:
-        parser.error(f"--delay: expected seconds >= 0, got {args.delay}")
+    if args.delay is not None:
+        try:
+            check_delay(args.delay)
+        except ValueError as exc:
+            parser.error(f"--{exc}")
     color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     io: dict[str, Any] = {
         "color": color,

@@ -204,6 +204,66 @@ def test_save_asks_before_replacing_and_load_refuses_game_arguments(
     assert "missing from the saved game" in capsys.readouterr().err
 
 
+def test_every_input_is_guarded_and_the_game_goes_on(tmp_path: Path) -> None:
+    """A 5,000-digit number and a 5,000-character save name are answered on the screen (they
+    raised ValueError and OSError, the game lost); the game goes on and is saved on quit
+    (issue 50)."""
+    huge, long_name = "9" * 5000, "x" * 5000
+    session, out = _scripted(
+        [huge, f"save {tmp_path / long_name}", "<first>", "quit"], {"save_dir": tmp_path}
+    )
+    result = session.run()
+    text = "\n".join(out)
+    assert result.reason == "quit" and result.decisions >= 1
+    assert "not a move: " in text or "no action has id" in text
+    assert "save: cannot write" in text and "File name too long" in text
+    assert result.saved is not None and SavedGame.load(result.saved).decisions >= 1
+
+
+def test_an_unexpected_error_saves_the_game_before_it_is_reported(tmp_path: Path) -> None:
+    out: list[str] = []
+    calls = {"n": 0}
+
+    class Failing:
+        def __init__(self, seed: int) -> None:
+            pass
+
+        def reset(self, seed: int | None = None) -> None:
+            pass
+
+        def choose(self, state: GameState) -> int:
+            calls["n"] += 1
+            if calls["n"] > 3:
+                raise RuntimeError("the agent broke")
+            return state.legal_action_list()[0]
+
+    with pytest.raises(RuntimeError, match="the agent broke"):
+        play(
+            players=2,
+            opponents=["x"],
+            human_seats=[],
+            seed=1,
+            output_fn=out.append,
+            save_dir=tmp_path,
+            agent_factory=lambda spec, seed: Failing(seed),  # type: ignore[arg-type,return-value]
+        )
+    saved = [p for p in tmp_path.iterdir() if p.suffix == ".json"]
+    assert len(saved) == 1 and SavedGame.load(saved[0]).decisions == 3
+    assert "Unexpected error (RuntimeError); saving the game first." in "\n".join(out)
+
+
+@pytest.mark.parametrize("delay", ["inf", "nan", "-1"])
+def test_a_delay_that_is_not_finite_seconds_is_refused(
+    delay: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--watch --delay inf`` raised OverflowError in time.sleep (issue 50)."""
+    with pytest.raises(SystemExit):
+        main(["--watch", "--delay", delay])
+    assert "--delay: expected finite seconds >= 0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="^delay: expected finite seconds"):
+        PlaySession(players=2, opponents=["random"], human_seats=[], delay=float(delay))
+
+
 def test_ctrl_c_while_watching_saves_the_game(tmp_path: Path) -> None:
     out: list[str] = []
     calls = {"n": 0}
