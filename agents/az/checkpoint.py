@@ -17,6 +17,7 @@ is a :class:`CheckpointError` (a ``ValueError``) naming the path.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zipfile
 from collections.abc import Mapping
@@ -60,14 +61,15 @@ def save_checkpoint(
     a reader sees the old file or the new one, never a part. Weights a reader would refuse
     (:func:`check_weights`: not finite, or too large) are refused before anything is written,
     so the file at ``path`` stays as it was."""
-    check_weights(net.state_dict(), path, writing=True)
+    weights = net.state_dict()
+    check_weights(weights, path, writing=True)
     blob: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "shape": net.shape.to_dict(),
-        "state_dict": net.state_dict(),
+        "state_dict": weights,
         "search": dict(search),
-        "provenance": dict(provenance),
+        "provenance": {**provenance, DIGEST: weights_digest(weights)},
     }
     if extra:
         blob.update(extra)
@@ -138,6 +140,21 @@ def check_archive(path: Path) -> None:
             f"path: {str(path)!r} is corrupt: its member {bad!r} fails its CRC check (the file "
             "changed after it was written)"
         )
+
+
+DIGEST = "weights_sha256"
+"""The provenance entry holding :func:`weights_digest` of the file's weights (written by
+:func:`save_checkpoint`, verified at load when present: files written before it have none)."""
+
+
+def weights_digest(weights: Mapping[str, torch.Tensor]) -> str:
+    """SHA-256 of the weights: each tensor's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(weights):
+        t = weights[name].detach().cpu().contiguous()
+        h.update(f"{name}:{t.dtype}:{tuple(t.shape)};".encode())
+        h.update(t.numpy().tobytes())
+    return h.hexdigest()
 
 
 MAX_WEIGHT = 1e4
@@ -245,6 +262,13 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
     weights = state_dict_of(blob)
     check_sizes(shape, weights, path)
     check_weights(weights, path)
+    prov = blob.get("provenance")
+    recorded = prov.get(DIGEST) if isinstance(prov, Mapping) else None
+    if recorded is not None and recorded != weights_digest(blob["state_dict"]):
+        raise CheckpointError(
+            f"path: {str(path)!r}: its weights do not match the checksum in its provenance "
+            f"({DIGEST}): they changed after it was written"
+        )
     search = blob.get("search", {})
     try:
         if not isinstance(search, Mapping):

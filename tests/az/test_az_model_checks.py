@@ -232,3 +232,22 @@ def test_a_tournament_with_a_damaged_model_exits_with_a_named_error(
     err = capsys.readouterr().err
     assert message in err and str(bad) in err and "Traceback" not in err
     assert not (tmp_path / "results").exists()
+
+
+def test_the_weights_checksum_in_the_provenance_is_verified(model: Path, tmp_path: Path) -> None:
+    """A model file carries the SHA-256 of its weights in its provenance: weights changed
+    and the file re-zipped whole (its CRCs right) are refused; a file without the entry
+    (written before it) loads."""
+    meta = load_checkpoint(model)[1]
+    assert len(meta["provenance"]["weights_sha256"]) == 64
+
+    def change(blob: dict[str, Any]) -> None:
+        blob["state_dict"]["b1"][0] += 0.5
+
+    with pytest.raises(CheckpointError, match="do not match the checksum in its provenance"):
+        load_checkpoint(rewritten(model, tmp_path / "changed.pt", change))
+
+    def older(blob: dict[str, Any]) -> None:
+        del blob["provenance"]["weights_sha256"]
+
+    load_checkpoint(rewritten(model, tmp_path / "older.pt", older))

@@ -693,6 +693,7 @@ def test_an_old_model_without_the_input_scale_loads(
     the same numbers, and a run resumes from such a checkpoint."""
     blob = torch.load(models["mr2"], weights_only=True)
     del blob["state_dict"]["input_scale"]
+    del blob["provenance"]["weights_sha256"]  # written since: an old file has none
     torch.save(blob, tmp_path / "old.pt")
     old, _ = load_checkpoint(tmp_path / "old.pt")
     new, _ = load_checkpoint(models["mr2"])
@@ -702,6 +703,7 @@ def test_an_old_model_without_the_input_scale_loads(
     shutil.copytree(mr_run, rd)
     blob = torch.load(rd / "checkpoints" / "latest.pt", weights_only=True)
     del blob["state_dict"]["input_scale"]
+    del blob["provenance"]["weights_sha256"]
     torch.save(blob, rd / "checkpoints" / "latest.pt")
     run = Run(load_az_config(rd / "config.toml"), rd, "test", log=quiet)
     assert run.restore() and run.iteration == 2
