@@ -92,3 +92,16 @@ def test_a_run_dir_that_is_a_file_is_refused(
     assert az_main(["--config", str(TINY), "--run-dir", str(target)]) == 2
     assert "is a file, not a run directory" in capsys.readouterr().err
     assert target.read_text() == "mine"
+
+
+@pytest.mark.parametrize("where", ["under a file", "under /proc"])
+def test_a_run_dir_that_cannot_hold_a_run_is_refused(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run lock's folder cannot be made: a named error, exit status 2 (issue 50)."""
+    blocker = tmp_path / "file"
+    blocker.write_text("mine")
+    rd = blocker / "run" if where == "under a file" else Path("/proc/no-such-process/run")
+    assert az_main(["--config", str(TINY), "--run-dir", str(rd)]) == 2
+    assert f"--run-dir: {rd} cannot hold a run" in capsys.readouterr().err
+    assert blocker.read_text() == "mine"
