@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -220,33 +221,39 @@ def test_every_input_is_guarded_and_the_game_goes_on(tmp_path: Path) -> None:
     assert result.saved is not None and SavedGame.load(result.saved).decisions >= 1
 
 
-def test_an_unexpected_error_saves_the_game_before_it_is_reported(tmp_path: Path) -> None:
-    out: list[str] = []
+def _watch_until(tmp_path: Path, out: list[str], after: int, error: BaseException) -> Any:
+    """``play`` watching two agents that move first-legal and raise ``error`` at their
+    ``after + 1``-th decision (the result, or the error)."""
     calls = {"n": 0}
 
-    class Failing:
+    class Breaking:
         def __init__(self, seed: int) -> None:
-            pass
+            self.rng = np.random.default_rng(seed)
 
         def reset(self, seed: int | None = None) -> None:
             pass
 
         def choose(self, state: GameState) -> int:
             calls["n"] += 1
-            if calls["n"] > 3:
-                raise RuntimeError("the agent broke")
+            if calls["n"] > after:
+                raise error
             return state.legal_action_list()[0]
 
+    return play(
+        players=2,
+        opponents=["x"],
+        human_seats=[],
+        seed=1,
+        output_fn=out.append,
+        save_dir=tmp_path,
+        agent_factory=lambda spec, seed: Breaking(seed),  # type: ignore[arg-type,return-value]
+    )
+
+
+def test_an_unexpected_error_saves_the_game_before_it_is_reported(tmp_path: Path) -> None:
+    out: list[str] = []
     with pytest.raises(RuntimeError, match="the agent broke"):
-        play(
-            players=2,
-            opponents=["x"],
-            human_seats=[],
-            seed=1,
-            output_fn=out.append,
-            save_dir=tmp_path,
-            agent_factory=lambda spec, seed: Failing(seed),  # type: ignore[arg-type,return-value]
-        )
+        _watch_until(tmp_path, out, 3, RuntimeError("the agent broke"))
     saved = [p for p in tmp_path.iterdir() if p.suffix == ".json"]
     assert len(saved) == 1 and SavedGame.load(saved[0]).decisions == 3
     assert "Unexpected error (RuntimeError); saving the game first." in "\n".join(out)
@@ -266,30 +273,7 @@ def test_a_delay_that_is_not_finite_seconds_is_refused(
 
 def test_ctrl_c_while_watching_saves_the_game(tmp_path: Path) -> None:
     out: list[str] = []
-    calls = {"n": 0}
-
-    class Interrupting:
-        def __init__(self, seed: int) -> None:
-            self.rng = np.random.default_rng(seed)
-
-        def reset(self, seed: int | None = None) -> None:
-            pass
-
-        def choose(self, state: GameState) -> int:
-            calls["n"] += 1
-            if calls["n"] > 5:
-                raise KeyboardInterrupt
-            return state.legal_action_list()[0]
-
-    result = play(
-        players=2,
-        opponents=["x"],
-        human_seats=[],
-        seed=1,
-        output_fn=out.append,
-        save_dir=tmp_path,
-        agent_factory=lambda spec, seed: Interrupting(seed),  # type: ignore[arg-type,return-value]
-    )
+    result = _watch_until(tmp_path, out, 5, KeyboardInterrupt())
     assert result.reason == "interrupted" and result.decisions == 5
     assert result.saved is not None and SavedGame.load(result.saved).decisions == 5
     assert f"Game saved to {result.saved}" in "\n".join(out)

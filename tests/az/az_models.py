@@ -17,6 +17,7 @@ from agents.az.network import sparse_batch
 from moonriver_env.family.native import native
 from moonriver_env.games import GameSpec
 from training.az.config import settings_dict
+from training.az.selfplay import PlaySettings, Positions, native_template, play_games
 
 KD_STUDY = "harmony+middle_kingdom+must_place"
 SPECS = {
@@ -155,3 +156,13 @@ def turned(ns: Any, sym: int) -> Any:
         rec[name] = out.ravel()
     core = native.kd_state_from_record(_core_config(ns.config), rec.tobytes())
     return NativeKingdominoState(ns.config, _core=core)
+
+
+def teacher_positions(key: str, games: int = 6) -> Positions:
+    """Teacher games' positions of ``SPECS[key]``'s game, every decision kept, half the
+    actor's with afterstates."""
+    spec = SPECS[key]
+    weights = spec.entry.hook("az_teacher")()[1]
+    settings = PlaySettings(SearchSettings(k=0).as_tuple(), explore=0, lam=1.0, afterstates=0.5)
+    return play_games(native_template(spec), None, games, 1, settings, teacher=True,
+                      weights=weights)  # fmt: skip

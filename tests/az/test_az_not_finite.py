@@ -14,28 +14,18 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from az_models import SPECS, random_net
+from az_models import SPECS, random_net, teacher_positions
 
-from agents.az import CheckpointError, SearchSettings, load_checkpoint
+from agents.az import CheckpointError, load_checkpoint
 from training.az import learner
 from training.az.cli import main as az_main
 from training.az.config import load_az_config
 from training.az.learner import LossWeights, NotFinite, losses
 from training.az.run import Run, start_run
-from training.az.selfplay import PlaySettings, Positions, native_template, play_games
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "training" / "configs" / "az_tiny.toml"
 SMALL = ["net.hidden1=8", "net.hidden2=4", "eval.every=0", "eval.final=false"]
-
-
-def teacher_positions(key: str, games: int = 4) -> Positions:
-    """Teacher games' positions, every decision kept, half the actor's with afterstates."""
-    spec = SPECS[key]
-    weights = spec.entry.hook("az_teacher")()[1]
-    settings = PlaySettings(SearchSettings(k=0).as_tuple(), explore=0, lam=1.0, afterstates=0.5)
-    return play_games(native_template(spec), None, games, 1, settings, teacher=True,
-                      weights=weights)  # fmt: skip
 
 
 @pytest.mark.parametrize("key", ["mr2", "kd4"])

@@ -16,9 +16,17 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from az_models import KD_STUDY, SPECS, dense, native_state, random_net, torch_outputs
+from az_models import (
+    KD_STUDY,
+    SPECS,
+    dense,
+    native_state,
+    random_net,
+    teacher_positions,
+    torch_outputs,
+)
 
-from agents.az import AzAgent, AzNet, CheckpointError, SearchSettings, load_checkpoint
+from agents.az import AzAgent, AzNet, CheckpointError, load_checkpoint
 from agents.az.checkpoint import save_checkpoint
 from training.az.cli import export
 from training.az.cli import main as az_main
@@ -26,7 +34,6 @@ from training.az.config import load_az_config, search_settings, selfplay_setting
 from training.az.learner import LOSS_PARTS, LossWeights, loss_weights, losses, train_steps
 from training.az.replay import ReplayBuffer, list_shards, read_shard, shard_path
 from training.az.run import Run, start_run
-from training.az.selfplay import PlaySettings, Positions, native_template, play_games
 from training.common.config import ConfigError
 from training.common.outputs import OutputError, RunLock
 
@@ -609,15 +616,6 @@ def test_a_shipped_folder_re_exports_keeping_its_origin(mr_run: Path, tmp_path: 
     with pytest.raises(ValueError, match="nothing changes"):  # and a change of nothing is refused
         export(shipped, tmp_path / "none", play={"k": 2}, why="again")
     assert not (tmp_path / "none").exists()
-
-
-def teacher_positions(key: str, games: int = 6) -> Positions:
-    """Teacher games' positions, every decision kept, half the actor's with afterstates."""
-    spec = SPECS[key]
-    weights_ = spec.entry.hook("az_teacher")()[1]
-    settings = PlaySettings(SearchSettings(k=0).as_tuple(), explore=0, lam=1.0, afterstates=0.5)
-    return play_games(native_template(spec), None, games, 1, settings, teacher=True,
-                      weights=weights_)  # fmt: skip
 
 
 @pytest.mark.parametrize("key", ["mr2", "kd4"])
