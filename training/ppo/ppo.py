@@ -127,6 +127,16 @@ class SparseRows:
     def rows(self) -> int:
         return len(self.crow) - 1
 
+    def torch(self, columns: int | None = None) -> torch.Tensor:
+        """The rows as a torch sparse COO tensor (``columns`` wide, default: the largest
+        index + 1)."""
+        width = columns if columns is not None else int(self.idx.max(initial=-1)) + 1
+        rows = np.repeat(np.arange(self.rows), np.diff(self.crow))
+        return torch.sparse_coo_tensor(
+            torch.from_numpy(np.stack([rows, self.idx])), torch.from_numpy(self.val),
+            (self.rows, width), check_invariants=True,
+        )
+
 
 class _SparseLinear(torch.autograd.Function):
     """``x @ w`` for sparse rows ``x``, both ways in the native core (``sparse_matmul`` and,
@@ -136,6 +146,8 @@ class _SparseLinear(torch.autograd.Function):
     def forward(ctx: Any, w: torch.Tensor, x: SparseRows) -> torch.Tensor:
         ctx.x = x
         ctx.d, e = w.shape
+        if native is None:  # no core built: torch's CSR product (slower)
+            return x.torch() @ w.detach()
         out = np.empty((x.rows, e), np.float32)
         native.sparse_matmul(x.crow, x.idx, x.val, w.detach().numpy(), out, ctx.d, e)
         return torch.from_numpy(out)
@@ -143,6 +155,8 @@ class _SparseLinear(torch.autograd.Function):
     @staticmethod
     def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
         x: SparseRows = ctx.x
+        if native is None:
+            return x.torch(ctx.d).t() @ grad, None
         g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
         out = np.zeros((ctx.d, g.shape[1]), np.float32)
         native.sparse_matmul_t(x.crow, x.idx, x.val, g, out, ctx.d, g.shape[1])

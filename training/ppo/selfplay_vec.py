@@ -462,7 +462,7 @@ class SelfPlayPPO(MaskablePPO):
         return seats
 
     def bench_hooks(self) -> list[tuple[Any, str, str]]:
-        """Extra parts for ``training.ppo.bench``'s breakdown."""
+        """Extra parts for ``training.ppo.sb3_bench``'s breakdown."""
         env = self.env
         hooks: list[tuple[Any, str, str]] = [(SelfPlayGames, "legal_actions", "env step")]
         if isinstance(env, SelfPlayGames):
