@@ -1,0 +1,126 @@
+"""MaskablePPO through the batched core (:mod:`moonriver_env.vector.sb3`) beside MaskablePPO
+through the single-agent Gymnasium env (``gymnasium.make(entry.gymnasium_id)``), side by side.
+
+    python -m moonriver_env.bench_sb3                      # both games, 3 runs of each route
+    python -m moonriver_env.bench_sb3 --games 2p_base --runs 5 --steps 8192
+
+Both routes train sb3-contrib's ``MaskablePPO("MlpPolicy", ...)`` with the same network (SB3's
+default MLP), the same hyperparameters and the same samples per update: the single env with
+``n_steps`` (default 2048, SB3's), the vector route with ``num_envs`` games of
+``n_steps // num_envs`` steps each; ``batch_size`` 64 and ``n_epochs`` 10 (SB3's defaults) for
+both, random opponents for both. A run times ``learn(steps)`` (the model built beforehand)
+and reports learner steps per second, learning included; a row is the median of ``--runs``
+runs, the routes interleaved so that a change of the machine's load hits both. The last line
+per game is the ratio of the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+import gymnasium
+import torch
+from sb3_contrib import MaskablePPO
+
+from moonriver_env.games import parse_game
+from moonriver_env.vector.sb3 import make_sb3_vec_env
+
+__all__ = ["main", "time_route"]
+
+DEFAULT_GAMES = ("2p_base", "kingdomino_2p_base")
+
+
+def _single_env(game: str, seed: int) -> Any:
+    spec = parse_game(game)
+    settings = {name: getattr(spec, name) for name in spec.entry.settings}
+    env = gymnasium.make(
+        spec.entry.gymnasium_id, num_players=spec.num_players, mode=spec.mode, **settings
+    )
+    env.reset(seed=seed)
+    return env
+
+
+def time_route(
+    route: str,
+    game: str,
+    steps: int,
+    n_steps: int,
+    num_envs: int,
+    batch_size: int = 64,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Learner steps per second of one ``learn(steps)`` through ``route`` (``"single"`` or
+    ``"vector"``), learning included, and the share of the time spent in the updates."""
+    if route == "single":
+        env: Any = _single_env(game, seed)
+        per_env = n_steps
+    else:
+        env = make_sb3_vec_env(game, num_envs=num_envs, seed=seed)
+        per_env = max(1, n_steps // num_envs)
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=per_env, batch_size=batch_size, n_epochs=10, seed=seed
+    )
+    update = [0.0]
+    train = model.train
+
+    def timed_train() -> None:
+        t = time.perf_counter()
+        train()
+        update[0] += time.perf_counter() - t
+
+    model.train = timed_train  # type: ignore[method-assign]
+    start = time.perf_counter()
+    model.learn(steps)
+    elapsed = time.perf_counter() - start
+    env.close()
+    return model.num_timesteps / elapsed, update[0] / elapsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="+", default=list(DEFAULT_GAMES))
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=4096, help="learner steps per run")
+    parser.add_argument("--n-steps", type=int, default=2048, help="samples per update")
+    parser.add_argument("--batch-size", type=int, default=64, help="minibatch (both routes)")
+    parser.add_argument("--num-envs", type=int, default=16, help="games of the vector route")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    print(
+        f"MaskablePPO MlpPolicy, {args.n_steps} samples per update, batch {args.batch_size}, "
+        f"10 epochs, "
+        f"random opponents; {args.steps} steps per run, median of {args.runs} runs, "
+        f"torch threads {torch.get_num_threads()}"
+    )
+    for game in args.games:
+        rates: dict[str, list[float]] = {"single": [], "vector": []}
+        shares: dict[str, list[float]] = {"single": [], "vector": []}
+        for run in range(args.runs):
+            for route in rates:
+                rate, share = time_route(
+                    route, game, args.steps, args.n_steps, args.num_envs, args.batch_size, run
+                )
+                rates[route].append(rate)
+                shares[route].append(share)
+        single = statistics.median(rates["single"])
+        vector = statistics.median(rates["vector"])
+        us = statistics.median(shares["single"])
+        uv = statistics.median(shares["vector"])
+        print(
+            f"{game:24s} single env (gymnasium.make)      {single:9.0f} steps/s"
+            f"  (updates {us:.0%} of the time)"
+        )
+        print(
+            f"{game:24s} SB3VecEnv, {args.num_envs:3d} games            {vector:9.0f} steps/s"
+            f"  (updates {uv:.0%} of the time)"
+        )
+        print(f"{game:24s} ratio                            {vector / single:9.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""One Gymnasium ``VectorEnv`` for every game with a batched form (a native core), written once
+over the registry: the learner plays one seat per game, opponents play the others.
+
+    from moonriver_env.vector.gym_env import make_vector_env
+    env = make_vector_env("kingdomino_2p_base", num_envs=64, opponents="greedy", seed=0)
+    obs, infos = env.reset(seed=0)              # (64, observation size) float32
+    obs, rewards, terminated, truncated, infos = env.step(actions)   # (64,) ints
+    env.action_masks()                          # (64, num_actions) bool, the learner's
+
+:class:`GameVectorEnv` plays ``num_envs`` games of one :class:`~moonriver_env.games.GameSpec`
+in the game's batched form (:func:`~moonriver_env.vector.vector_game`, the entry's
+``vector_game`` hook: ``VectorGame``, ``KingdominoVectorGame``, any game's core). It names no
+game: the observation bounds come from the entry's ``encoder`` hook, the opponents from the
+agents' plug (:func:`~moonriver_env.opponents.make_opponent` with ``game=``).
+
+**Steps.** Every ``step`` takes the learner's action in every game, then plays the opponents
+(every seat but the learner's) until the learner is to act again; the reward is everything the
+learner's seat received meanwhile (its own move, the opponents' moves, the end of the game), as
+:class:`~moonriver_env.single_agent.SingleAgentEnv` credits it. The observation is the learner's
+flat observation (a ``Box`` with the encoder's bounds), ``infos["action_mask"]`` and
+:meth:`GameVectorEnv.action_masks` its legal actions, ``infos["learner_seat"]`` its seat.
+
+**Autoreset.** ``AutoresetMode.SAME_STEP``: a game that ends (on the learner's move or an
+opponent's) restarts within the same ``step``; ``terminated[i]`` is ``True``, ``rewards[i]``
+is the finished game's last reward, and ``obs[i]`` is already the next game's first
+observation. The finished game's last observation is not kept: a game only ends by its rules
+(terminated, never truncated), so nothing bootstraps from it. ``infos["scores"]`` holds the
+batched game's score rows of the games that ended in this step (rows of other games: zero).
+The next game's learner seat is drawn again when ``learner_seat="random"``, or rotates
+(seat ``k`` of game ``i``'s ``k``-th episode, offset by ``i``) with ``learner_seat="rotate"``.
+
+**Seeds.** ``reset(seed=s)`` deals game ``i`` as the game's env after ``reset(seed=s + i)``,
+and seeds the learner-seat draws, the ``random`` opponents and the agents' generators from
+``s``: the same seed and the same actions give the same games, decision for decision.
+``reset()`` without a seed continues (new deals drawn, generators running on).
+
+**Opponents** (``opponents=``): ``"random"`` (uniform over the legal ids, drawn in NumPy on the
+whole batch: the loop stays in the core), or any agent spec of the game (``"greedy"``,
+``"heuristic"``, ``"mc:sims=16"``, ``"ppo:PATH"``...). An agent decides for every game where an
+opponent is to act: through its ``choose_batch(vg, rows)`` when it has one (a batched decision
+on the core's arrays; Moon River's ``heuristic`` and ``greedy`` decide on the core's states),
+else through ``choose(vg.get_state(i))`` per game.
+
+**Illegal actions** raise the game's ``IllegalActionError`` (a ``ValueError`` naming the game,
+the action and the phase) and change nothing: not the games, the rewards or the seats.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from moonriver_env.env_checks import check_seat, check_seed
+from moonriver_env.games import GameSpec, parse_game
+from moonriver_env.opponents import make_opponent
+from moonriver_env.vector.dispatch import vector_game
+
+__all__ = ["LEARNER_SEATS", "GameVectorEnv", "make_vector_env"]
+
+LEARNER_SEATS = ("random", "rotate")
+"""The learner-seat rules besides a fixed seat: drawn per episode, or rotating."""
+
+
+class GameVectorEnv(VectorEnv):
+    """``num_envs`` single-agent games of one spec on its batched form (module docstring).
+
+    Args:
+        game: a :class:`~moonriver_env.games.GameSpec` or its text (``"2p_base"``,
+            ``"kingdomino_4p_base"``).
+        num_envs: games played together.
+        opponents: ``"random"`` or an agent spec of the game.
+        learner_seat: a seat, ``"random"`` (drawn per episode) or ``"rotate"``.
+        seed: the seed of the first deal (as ``reset(seed=seed)``); ``None`` draws one.
+        **kwargs: the batched game's other arguments (``reward``, ``dense_reward``,
+            ``backend``, ...; checked there).
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        game: GameSpec | str = "2p_base",
+        num_envs: int = 64,
+        opponents: str = "random",
+        learner_seat: int | str = "random",
+        seed: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        spec = parse_game(game) if isinstance(game, str) else game
+        if not isinstance(spec, GameSpec):
+            raise TypeError(f"game: expected a GameSpec or its text, got {type(game).__name__}")
+        for key in ("observe", "auto_reset", "num_games"):
+            if key in kwargs:
+                raise TypeError(f"{key}: set by the environment, not an argument")
+        vg = vector_game(spec, num_envs, seed=seed, observe=True, auto_reset=True, **kwargs)
+        self._setup(vg, spec, opponents, learner_seat, seed)
+
+    def _setup(
+        self, vg: Any, spec: GameSpec, opponents: str, learner_seat: int | str, seed: int | None
+    ) -> None:
+        """Everything but building the batched game ``vg`` (subclasses build their own)."""
+        self.vg = vg
+        self.game_spec = spec
+        self.num_envs = n_envs = int(vg.num_games)
+        n = int(vg.num_players)
+        self._learner_cfg: int | str
+        if learner_seat == "rotate":
+            self._learner_cfg = "rotate"
+        else:
+            self._learner_cfg = check_seat("learner_seat", learner_seat, n)
+        if not isinstance(opponents, str):
+            raise TypeError(f"opponents: expected 'random' or an agent spec, got {opponents!r}")
+        self.opponents = opponents
+        self._agent: Any = None
+        if opponents != "random":
+            self._agent = make_opponent(opponents, seed=seed, game=spec.entry.name)
+        encoder = spec.entry.hook("encoder")(vg.config)
+        high = np.concatenate([encoder.plane_high.ravel(), encoder.feature_high])
+        high = high.astype(np.float32)
+        self.single_observation_space = spaces.Box(np.zeros_like(high), high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(int(vg.num_actions))
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, n_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n_envs)
+        self._rng = np.random.default_rng(seed)
+        self._rows = np.arange(n_envs)
+        self._seats = np.zeros(n_envs, dtype=np.int32)
+        self._episodes = np.zeros(n_envs, dtype=np.int64)
+        self._carry = np.zeros(n_envs, dtype=np.float64)
+        self._scores = np.zeros_like(vg.scores)
+        self._started = False
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        seed = check_seed(seed)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            if self._agent is not None and hasattr(self._agent, "reset"):
+                self._agent.reset(seed)
+        self.vg.reset(seed=seed)
+        self._episodes[:] = 0
+        self._draw_seats(np.ones(self.num_envs, dtype=bool))
+        this, later, _ = self._play_opponents(np.zeros(self.num_envs, dtype=bool))
+        self._carry[:] = this + later
+        self._started = True
+        return self._obs(), self._infos()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("step: call reset() first")
+        vg = self.vg
+        vg.step(np.asarray(actions))  # checked there: refused as a whole, nothing changed
+        rewards = self._carry.copy()
+        self._carry[:] = 0.0
+        rewards += vg.rewards[self._rows, self._seats]
+        ended = vg.terminated.copy()
+        self._scores[...] = 0
+        self._scores[ended] = vg.scores[ended]
+        self._draw_seats(ended)
+        # Opponents play until the learner is to act; what a seat receives after its game
+        # ended in this step belongs to the next episode.
+        this, later, ended = self._play_opponents(ended)
+        rewards += this
+        self._carry += later
+        infos = self._infos()
+        infos["scores"] = self._scores.copy()
+        return self._obs(), rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every game, (N, A) bool (MaskablePPO's name)."""
+        return self.vg.action_mask.astype(bool)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _draw_seats(self, which: np.ndarray) -> None:
+        n = int(self.vg.num_players)
+        if self._learner_cfg == "random":
+            drawn = self._rng.integers(n, size=self.num_envs)
+        elif self._learner_cfg == "rotate":
+            self._episodes += which
+            drawn = (self._episodes - 1 + self._rows) % n
+        else:
+            drawn = np.full(self.num_envs, int(self._learner_cfg))
+        self._seats = np.where(which, drawn, self._seats).astype(np.int32)
+
+    def _play_opponents(self, ended: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Opponent moves until the learner is to act in every game. Returns the learner's
+        rewards for the episode of this step, those for the next (games that ended already),
+        and which games ended (``ended``, or on an opponent's move)."""
+        vg = self.vg
+        this = np.zeros(self.num_envs, dtype=np.float64)
+        later = np.zeros(self.num_envs, dtype=np.float64)
+        ended = ended.copy()
+        while True:
+            waiting = vg.current_seat != self._seats
+            if not waiting.any():
+                return this, later, ended
+            vg.step(self._opponent_actions(waiting), waiting)
+            got = np.where(waiting, vg.rewards[self._rows, self._seats], 0.0)
+            this += np.where(ended, 0.0, got)
+            later += np.where(ended, got, 0.0)
+            newly = waiting & vg.terminated
+            if newly.any():  # a game ended on an opponent's move: the next game's seat
+                self._scores[newly] = vg.scores[newly]
+                self._draw_seats(newly)
+                ended |= newly
+
+    def _opponent_actions(self, waiting: np.ndarray) -> np.ndarray:
+        vg = self.vg
+        if self._agent is None:
+            pick = (self._rng.random(self.num_envs) * vg.num_legal).astype(np.int64)
+            return vg.legal_ids[self._rows, pick].astype(np.int64)
+        rows = np.flatnonzero(waiting)
+        actions = np.zeros(self.num_envs, dtype=np.int64)
+        batch = getattr(self._agent, "choose_batch", None)
+        if batch is not None:
+            actions[rows] = batch(vg, rows)
+            return actions
+        for i in rows.tolist():
+            actions[i] = self._agent.choose(vg.get_state(i))
+        return actions
+
+    def _obs(self) -> np.ndarray:
+        assert self.vg.observation is not None
+        return np.array(self.vg.observation, dtype=np.float32)
+
+    def _infos(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "learner_seat": self._seats.copy()}
+
+
+def make_vector_env(
+    game: GameSpec | str = "2p_base",
+    num_envs: int = 64,
+    opponents: str = "random",
+    learner_seat: int | str = "random",
+    seed: int | None = None,
+    **kwargs: Any,
+) -> GameVectorEnv:
+    """The :class:`GameVectorEnv` of ``game`` (its text, ``"kingdomino_4p_base"``, or a
+    :class:`~moonriver_env.games.GameSpec`); :class:`~moonriver_env.vector.NoVectorGame` for a
+    game without a batched form."""
+    return GameVectorEnv(game, num_envs, opponents, learner_seat, seed, **kwargs)

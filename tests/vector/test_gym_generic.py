@@ -1,0 +1,162 @@
+"""The Gymnasium VectorEnv written once for every game with a batched form, and its SB3
+adapter (moonriver_env/vector/gym_env.py, moonriver_env/vector/sb3.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from moonriver_env.vector.gym_env import GameVectorEnv, make_vector_env
+
+GAMES = ("2p_base", "kingdomino_2p_base")
+
+
+def first_legal(env: GameVectorEnv) -> np.ndarray:
+    return np.asarray(env.vg.legal_ids[:, 0], dtype=np.int64)
+
+
+def random_legal(env: GameVectorEnv, rng: np.random.Generator) -> np.ndarray:
+    pick = (rng.random(env.num_envs) * env.vg.num_legal).astype(np.int64)
+    return np.asarray(env.vg.legal_ids[np.arange(env.num_envs), pick], dtype=np.int64)
+
+
+class SpyOpponent:
+    """Records the seat it is asked to play and the learner's seat of each game it plays (at
+    the moment of the call), and plays each game's first legal id."""
+
+    def __init__(self, env: GameVectorEnv) -> None:
+        self.env = env
+        self.calls: list[tuple[np.ndarray, np.ndarray]] = []
+
+    def choose_batch(self, vg: Any, rows: np.ndarray) -> np.ndarray:
+        acting = np.asarray(vg.current_seat)[rows].copy()
+        self.calls.append((acting, self.env._seats[rows].copy()))
+        return np.asarray(vg.legal_ids[rows, 0], dtype=np.int64)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_spaces_masks_and_the_learners_turn(game: str) -> None:
+    env = make_vector_env(game, num_envs=5, seed=3)
+    obs, infos = env.reset(seed=3)
+    assert obs.dtype == np.float32
+    assert obs.shape == (5, env.single_observation_space.shape[0])
+    assert env.single_action_space.n == env.vg.num_actions
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(400):
+        assert env.observation_space.contains(obs)
+        masks = env.action_masks()
+        assert masks.dtype == np.bool_ and masks.shape == (5, env.vg.num_actions)
+        assert (infos["action_mask"] == masks).all()
+        for i in range(5):  # the mask is the legal ids
+            legal = np.sort(env.vg.legal_ids[i, : env.vg.num_legal[i]])
+            assert (np.flatnonzero(masks[i]) == legal).all()
+        assert (env.vg.current_seat == infos["learner_seat"]).all()
+        obs, rewards, terminated, truncated, infos = env.step(random_legal(env, rng))
+        assert rewards.shape == (5,) and rewards.dtype == np.float64
+        assert not truncated.any()
+        assert (rewards[~terminated] == 0.0).all()  # win rewards: only at the end
+        assert set(np.unique(rewards[terminated])) <= {-1.0, 0.0, 1.0}
+        ended += int(terminated.sum())
+    assert ended >= 3
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("opponents", ["random", "greedy"])
+def test_the_same_seed_plays_the_same_games(game: str, opponents: str) -> None:
+    def play(seed: int) -> list[np.ndarray]:
+        env = make_vector_env(game, num_envs=3, opponents=opponents, seed=seed)
+        obs, infos = env.reset(seed=seed)
+        rng = np.random.default_rng(1)
+        out = [obs, infos["learner_seat"]]
+        for _ in range(30):
+            obs, rewards, terminated, _, infos = env.step(random_legal(env, rng))
+            out += [obs, rewards, terminated, infos["learner_seat"]]
+        return out
+
+    a, b, c = play(7), play(7), play(8)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_opponents_act_only_on_their_seats(game: str) -> None:
+    env = make_vector_env(game, num_envs=4, learner_seat="rotate", seed=0)
+    spy = SpyOpponent(env)
+    env._agent = spy
+    _, infos = env.reset(seed=0)
+    assert infos["learner_seat"].tolist() == [0, 1, 0, 1]  # rotating: offset by the game
+    episodes = np.zeros(4, dtype=int)
+    for _ in range(150):
+        assert (env.vg.current_seat == infos["learner_seat"]).all()
+        _, _, terminated, _, infos = env.step(first_legal(env))
+        episodes += terminated
+        # the next episode's seat rotates
+        assert (infos["learner_seat"] == (episodes + np.arange(4)) % 2).all()
+    assert spy.calls
+    for acting, learner in spy.calls:
+        assert (acting != learner).all()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_illegal_action_is_refused_and_changes_nothing(game: str) -> None:
+    env = make_vector_env(game, num_envs=3, seed=5)
+    twin = make_vector_env(game, num_envs=3, seed=5)
+    env.reset(seed=5)
+    twin.reset(seed=5)
+    actions = first_legal(env)
+    bad = actions.copy()
+    bad[1] = int(np.flatnonzero(~env.action_masks()[1])[0])
+    before = env.vg.observation.copy()
+    with pytest.raises(ValueError, match=rf"game 1\b.*{bad[1]}|{bad[1]}.*game 1\b"):
+        env.step(bad)
+    with pytest.raises(ValueError, match="actions"):
+        env.step(actions[:2])
+    assert (env.vg.observation == before).all()
+    got = env.step(actions)
+    want = twin.step(actions)
+    for x, y in zip(got[:4], want[:4], strict=True):
+        assert np.array_equal(x, y)
+
+
+def test_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="learner_seat"):
+        make_vector_env("2p_base", num_envs=2, learner_seat=2)
+    with pytest.raises(TypeError, match="observe"):
+        make_vector_env("2p_base", num_envs=2, observe=False)
+    with pytest.raises(RuntimeError, match="reset"):
+        make_vector_env("2p_base", num_envs=2).step([0, 0])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_maskable_ppo_learns_through_the_sb3_adapter(game: str) -> None:
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from moonriver_env.vector.sb3 import make_sb3_vec_env
+
+    venv = make_sb3_vec_env(game, num_envs=8, seed=0)
+    assert is_masking_supported(venv)
+    obs = venv.reset()
+    assert obs.shape == (8, venv.observation_space.shape[0])
+    masks = get_action_masks(venv)
+    assert masks.shape == (8, venv.action_space.n)
+    assert (masks == venv.env.action_masks()).all()
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0)
+    model.learn(256)
+    assert model.num_timesteps >= 256
+    # episodes are reported as SB3's Monitor does
+    venv.seed(0)
+    venv.reset()
+    done_infos: list[dict[str, Any]] = []
+    for _ in range(200):
+        acts = [int(np.flatnonzero(m)[0]) for m in get_action_masks(venv)]
+        _, rewards, dones, infos = venv.step(np.array(acts))
+        assert rewards.dtype == np.float32
+        done_infos += [infos[i] for i in np.flatnonzero(dones)]
+        if done_infos:
+            break
+    assert done_infos and {"r", "l", "t"} <= set(done_infos[0]["episode"])
