@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import shutil
 import sys
 from collections.abc import Sequence
@@ -36,7 +35,13 @@ from agents.az.checkpoint import MODEL_FILE, load_checkpoint
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
-from training.common.export import MANIFEST, build_folder, check_out
+from training.common.export import (
+    MANIFEST,
+    build_folder,
+    check_out,
+    export_provenance,
+    listed_files,
+)
 from training.common.outputs import OutputError, write_json, write_text
 
 from .evaluate import plot_curve
@@ -126,32 +131,17 @@ EXPORTED = (MODEL_FILE, "config.toml", "progress.csv", "eval.csv", "learning_cur
 
 
 def exported_files(folder: Path) -> frozenset[str] | None:
-    """The names of the files an az export wrote into ``folder`` (its provenance's
-    :data:`~training.common.export.MANIFEST`; :data:`EXPORTED` for one exported before the
-    list was kept); ``None`` when ``folder`` is no az export (no ``model.pt``, or no
+    """The names of the files an az export wrote into ``folder``
+    (:func:`~training.common.export.listed_files`: :data:`EXPORTED` for one exported before
+    the list was kept); ``None`` when ``folder`` is no az export (no ``model.pt``, or no
     provenance naming the run and model it came from)."""
-    prov = _export_provenance(folder)
-    if prov is None:
-        return None
-    listed = prov.get(MANIFEST, list(EXPORTED))
-    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
-        return None
-    return frozenset(listed)
+    return listed_files(_export_provenance(folder), EXPORTED)
 
 
 def _export_provenance(folder: Path) -> dict[str, Any] | None:
     """The ``provenance.json`` of the az model folder ``folder``; ``None`` when ``folder`` is
     no such folder (a run directory, say)."""
-    path = folder / "provenance.json"
-    if not (folder / MODEL_FILE).is_file() or not path.is_file():
-        return None
-    try:
-        prov = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(prov, dict) or not {"run_dir", "model"} <= prov.keys():
-        return None
-    return prov
+    return export_provenance(folder, MODEL_FILE, ("run_dir", "model"))
 
 
 def _fill(

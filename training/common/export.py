@@ -174,19 +174,33 @@ them: :data:`MANIFEST`)."""
 
 
 def exported_files(folder: Path) -> frozenset[str] | None:
-    """The names of the files :func:`export_checkpoint` wrote into ``folder`` (its
-    provenance's :data:`MANIFEST`, or :data:`EXPORTED` for one exported before the list was
-    kept); ``None`` when ``folder`` is no such export (no ``model.zip``, or no provenance
-    naming the model and the command that made it)."""
+    """The names of the files :func:`export_checkpoint` wrote into ``folder``
+    (:func:`listed_files`); ``None`` when ``folder`` is no such export (no ``model.zip``, or
+    no provenance naming the model and the command that made it)."""
+    return listed_files(export_provenance(folder, "model.zip", ("model", "command")), EXPORTED)
+
+
+def export_provenance(folder: Path, model: str, keys: Collection[str]) -> dict[str, Any] | None:
+    """The ``provenance.json`` of the model folder ``folder`` when it is an export: the model
+    file ``model`` beside it and a JSON object holding ``keys``; ``None`` otherwise (a run
+    directory, a damaged file)."""
+    path = folder / "provenance.json"
+    if not (folder / model).is_file() or not path.is_file():
+        return None
     try:
-        prov = json.loads((folder / "provenance.json").read_text(encoding="utf-8"))
+        prov = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not (folder / "model.zip").is_file() or not isinstance(prov, dict):
+    return prov if isinstance(prov, dict) and set(keys) <= prov.keys() else None
+
+
+def listed_files(prov: dict[str, Any] | None, before: Sequence[str]) -> frozenset[str] | None:
+    """The files an export's provenance ``prov`` lists as written (:data:`MANIFEST`; ``before``
+    for an export written before the list was kept); ``None`` for no export or a list that
+    is not one of names."""
+    if prov is None:
         return None
-    if not {"model", "command"} <= prov.keys():
-        return None
-    listed = prov.get(MANIFEST, list(EXPORTED))
+    listed = prov.get(MANIFEST, list(before))
     if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
         return None
     return frozenset(listed)
