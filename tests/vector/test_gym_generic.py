@@ -160,3 +160,31 @@ def test_maskable_ppo_learns_through_the_sb3_adapter(game: str) -> None:
         if done_infos:
             break
     assert done_infos and {"r", "l", "t"} <= set(done_infos[0]["episode"])
+
+
+def test_the_batched_heuristic_decides_as_the_agent_on_states() -> None:
+    from moonriver_env.opponents import make_opponent
+
+    env = make_vector_env("2p_base", num_envs=8, seed=2)
+    env.reset(seed=2)
+    batched = make_opponent("heuristic", seed=4, game="moonriver")
+    one_by_one = make_opponent("heuristic", seed=4, game="moonriver")
+    rng = np.random.default_rng(3)
+    rows = np.arange(8)
+    compared = 0
+    for _ in range(40):
+        got = batched.choose_batch(env.vg, rows)
+        want = [one_by_one.choose(env.vg.get_state(i)) for i in rows.tolist()]
+        assert got.tolist() == want
+        compared += int((env.vg.num_legal > 1).sum())
+        env.step(random_legal(env, rng))
+    assert compared > 100
+
+
+def test_heuristic_opponents_in_the_vector_env() -> None:
+    env = make_vector_env("2p_base", num_envs=4, opponents="heuristic", learner_seat=0, seed=1)
+    _, infos = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        assert (env.vg.current_seat == 0).all()
+        _, _, _, _, infos = env.step(random_legal(env, rng))

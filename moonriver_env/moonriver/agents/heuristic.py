@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from agents.base import Agent
 from moonriver_env.moonriver.rules import CLAIM_PHASES, GameState
 
@@ -56,6 +60,28 @@ class HeuristicAgent(Agent):
         if len(legal) == 1:
             return legal[0]
         return self.pick(legal, self.action_values(state))
+
+    def choose_batch(self, vg: Any, rows: np.ndarray) -> np.ndarray:
+        """:meth:`choose` for the acting seat of each game ``rows`` of the batched game ``vg``
+        (a :class:`~moonriver_env.moonriver.vector.VectorGame`; what the Gymnasium vector env
+        asks of an opponent): on the core's copy of each game (``vg.native_state(i)``), with no
+        :class:`GameState` built, the same decisions as ``choose(vg.get_state(i))`` in the same
+        order (``tests/vector/test_gym_generic.py``)."""
+        out = np.empty(len(rows), dtype=np.int64)
+        weights = self.evaluator.w.as_list()
+        for k, i in enumerate(np.asarray(rows).tolist()):
+            legal = vg.legal_ids[i, : int(vg.num_legal[i])].tolist()
+            if len(legal) == 1:
+                out[k] = legal[0]
+                continue
+            det = vg.native_state(i) if self.native else None
+            if det is None:
+                out[k] = self.choose(vg.get_state(i))
+                continue
+            det.determinize(self.rng)
+            values = det.action_values(legal, weights)
+            out[k] = self.pick(legal, dict(zip(legal, values, strict=True)))
+        return out
 
     def pick(self, legal: list[int], scores: dict[int, float]) -> int:
         """The move :meth:`choose` plays given the one-ply values ``scores`` of ``legal``: the

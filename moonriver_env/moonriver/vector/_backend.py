@@ -96,6 +96,11 @@ class NativeBackend:
     def set_state(self, i: int, state: GameState) -> None:
         self._batch.set_record(i, state_to_record(self._dtype, state))
 
+    def record(self, i: int) -> bytes | None:
+        """Game ``i``'s record in the core."""
+        record: bytes = self._batch.get_record(i)
+        return record
+
     def phase(self, i: int) -> int:
         return int(self._batch.phase(i))
 
@@ -206,6 +211,10 @@ class PythonBackend:
             rewards[:] = row
             self._publish(i)
         return -1
+
+    def record(self, i: int) -> bytes | None:
+        """``None``: the games are the engine's, not the core's."""
+        return None
 
     def get_state(self, i: int) -> GameState:
         return self._states[i].clone()

@@ -48,6 +48,7 @@ from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, GameState, IllegalActionError, Phase
 from moonriver_env.moonriver.vector._backend import NativeBackend, PythonBackend
+from moonriver_env.moonriver.vector.search import NativeState
 
 _SEED_LIMIT = 2**64
 
@@ -198,6 +199,13 @@ class VectorGame:
     def get_state(self, i: int) -> GameState:
         """Game ``i`` as a :class:`GameState` (a copy: changing it changes nothing here)."""
         return self._backend.get_state(self._index(i))
+
+    def native_state(self, i: int) -> NativeState | None:
+        """Game ``i`` in the core for search (a copy: a :class:`NativeState`, read from the
+        core's record with no :class:`GameState` in between); ``None`` on the Python backend.
+        The batched opponents decide on it (``HeuristicAgent.choose_batch``)."""
+        record = self._backend.record(self._index(i))
+        return None if record is None else NativeState.from_record(self.config, record)
 
     def set_state(self, i: int, state: GameState) -> None:
         """Game ``i`` plays on from ``state`` (a state of this config; checked first)."""

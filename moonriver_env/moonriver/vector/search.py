@@ -63,6 +63,14 @@ class NativeState(CoreState):
         self._core = _core
 
     @classmethod
+    def from_record(cls, config: GameConfig, record: bytes) -> NativeState:
+        """The game of the core's ``record`` of a ``config`` game (checked by the core): a
+        :class:`~moonriver_env.moonriver.vector.VectorGame` slot's
+        (:meth:`~moonriver_env.moonriver.vector.VectorGame.native_state`), with no
+        :class:`GameState` in between."""
+        return cls(config, _core=_extension().state_from_record(native_config(config), record))
+
+    @classmethod
     def from_state(cls, state: GameState) -> NativeState:
         """The game of ``state`` (checked by the core)."""
         dtype = record_dtype(_extension())
