@@ -26,6 +26,13 @@ GYMNASIUM_ENTRY_POINTS: dict[str, str] = {
 }
 """Each registered game's Gymnasium id and the entry point of its single-agent env, read from
 its registry entry."""
+GYMNASIUM_VECTOR_ENTRY_POINTS: dict[str, str] = {
+    entry.gymnasium_id: f"moonriver_env.vector.gym_env:vector_env_{entry.name}"
+    for entry in GAMES.values()
+    if entry.single_agent_entry_point is not None and "vector_game" in entry.hooks
+}
+"""The vector entry point of each id whose game has a batched form (``gymnasium.make_vec``
+builds :class:`moonriver_env.vector.gym_env.GameVectorEnv`)."""
 GYMNASIUM_ID = next(iter(GYMNASIUM_ENTRY_POINTS))
 """The default game's Gymnasium id (``MoonRiver-v0``)."""
 
@@ -33,7 +40,11 @@ GYMNASIUM_ID = next(iter(GYMNASIUM_ENTRY_POINTS))
 def _register_with_gymnasium(gymnasium: Any) -> None:
     for env_id, entry_point in GYMNASIUM_ENTRY_POINTS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=entry_point)
+            gymnasium.register(
+                id=env_id,
+                entry_point=entry_point,
+                vector_entry_point=GYMNASIUM_VECTOR_ENTRY_POINTS.get(env_id),
+            )
 
 
 class _RegisterOnImport(importlib.abc.MetaPathFinder):

@@ -41,12 +41,19 @@ opponent is to act: through its ``choose_batch(vg, rows)`` when it has one (a ba
 on the core's arrays; Moon River's ``heuristic`` and ``greedy`` decide on the core's states),
 else through ``choose(vg.get_state(i))`` per game.
 
+**Gymnasium's registry.** Every game with a batched form registers this env as its id's
+vector entry point (``moonriver_env/__init__.py``), so that ``gymnasium.make_vec(
+"Kingdomino-v0", num_envs=64, num_players=3, opponents="greedy")`` builds it (Gymnasium
+prefers a vector entry point; ``vectorization_mode="sync"`` still copies the single env).
+
 **Illegal actions** raise the game's ``IllegalActionError`` (a ``ValueError`` naming the game,
 the action and the phase) and change nothing: not the games, the rewards or the seats.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -55,11 +62,17 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from moonriver_env.env_checks import check_seat, check_seed
-from moonriver_env.games import GameSpec, parse_game
+from moonriver_env.games import GAMES, GameSpec, parse_game
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.dispatch import vector_game
 
-__all__ = ["LEARNER_SEATS", "GameVectorEnv", "make_vector_env"]
+__all__ = [
+    "LEARNER_SEATS",
+    "VECTOR_ENTRY_PREFIX",
+    "GameVectorEnv",
+    "gymnasium_vector_env",
+    "make_vector_env",
+]
 
 LEARNER_SEATS = ("random", "rotate")
 """The learner-seat rules besides a fixed seat: drawn per episode, or rotating."""
@@ -251,3 +264,27 @@ def make_vector_env(
     :class:`~moonriver_env.games.GameSpec`); :class:`~moonriver_env.vector.NoVectorGame` for a
     game without a batched form."""
     return GameVectorEnv(game, num_envs, opponents, learner_seat, seed, **kwargs)
+
+
+VECTOR_ENTRY_PREFIX = "vector_env_"
+"""``moonriver_env.vector.gym_env:vector_env_NAME`` is the registered game ``NAME``'s vector
+entry point for Gymnasium (:func:`gymnasium_vector_env` with the game given)."""
+
+
+def gymnasium_vector_env(game: str, num_envs: int = 64, **kwargs: Any) -> GameVectorEnv:
+    """``gymnasium.make_vec(id, num_envs=..., **kwargs)`` for the registered game ``game``:
+    ``num_players``, ``mode`` and the game's settings (``scenario``, ...) make its
+    :class:`~moonriver_env.games.GameSpec`; the other keywords are :func:`make_vector_env`'s
+    (``opponents``, ``learner_seat``, ``seed``, ``reward``, ...)."""
+    entry = GAMES[game]
+    names = ("num_players", "mode", *entry.settings)
+    fields = {name: kwargs.pop(name) for name in names if kwargs.get(name) is not None}
+    return GameVectorEnv(GameSpec(game=game, **fields), num_envs, **kwargs)
+
+
+def __getattr__(name: str) -> Callable[..., GameVectorEnv]:
+    """``vector_env_NAME``: the vector entry point of the registered game ``NAME``."""
+    game = name.removeprefix(VECTOR_ENTRY_PREFIX)
+    if name.startswith(VECTOR_ENTRY_PREFIX) and game in GAMES:
+        return functools.partial(gymnasium_vector_env, game)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

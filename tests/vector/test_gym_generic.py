@@ -188,3 +188,18 @@ def test_heuristic_opponents_in_the_vector_env() -> None:
     for _ in range(30):
         assert (env.vg.current_seat == 0).all()
         _, _, _, _, infos = env.step(random_legal(env, rng))
+
+
+def test_gymnasium_make_vec_builds_it_for_every_game_with_a_batched_form() -> None:
+    import gymnasium
+
+    import moonriver_env
+
+    assert set(moonriver_env.GYMNASIUM_VECTOR_ENTRY_POINTS) == {"MoonRiver-v0", "Kingdomino-v0"}
+    env = gymnasium.make_vec("Kingdomino-v0", num_envs=3, num_players=3, opponents="greedy")
+    assert isinstance(env, GameVectorEnv) and env.vg.num_players == 3
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (3, env.single_observation_space.shape[0])
+    env = gymnasium.make_vec("MoonRiver-v0", num_envs=2, learner_seat=1, seed=0)
+    _, infos = env.reset(seed=0)
+    assert isinstance(env, GameVectorEnv) and (infos["learner_seat"] == 1).all()
