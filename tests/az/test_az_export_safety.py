@@ -169,6 +169,14 @@ def test_damaged_records_are_named_errors(
     refused(["--export", str(run), "--out", str(tmp_path / "a")], tmp_path, capsys,
             "progress.csv is damaged")  # fmt: skip
     (run / "progress.csv").unlink()
+    good = (run / "eval.csv").read_text() if (run / "eval.csv").exists() else None
+    (run / "eval.csv").write_text("step,wall_time,opponent\n0,0.1,random\n")  # no win_rate
+    refused(["--export", str(run), "--out", str(tmp_path / "a")], tmp_path, capsys,
+            "eval.csv is damaged (its curve cannot be drawn")  # fmt: skip
+    if good is None:
+        (run / "eval.csv").unlink()
+    else:
+        (run / "eval.csv").write_text(good)
     folder = tmp_path / "folder"
     assert az_main(["--export", str(run), "--out", str(folder)]) == 0
     (folder / "provenance.json").write_text("{not json")

@@ -3,7 +3,8 @@ note): ``python tests/hardening/fuzz_count.py [--n 500] [--seed 0]`` from the re
 
 Each class starts from a valid input the project wrote itself (a state's JSON, a saved game, a
 replay move list, a tournament's ``games.csv``, a shipped model file, arguments of the native
-core's calls) and tries ``--n`` seeded mutations of it: a JSON value replaced by junk (huge,
+core's calls; since issue 50 the az pipeline's model files, configs, ``--resume`` checkpoint
+and ``--export`` records) and tries ``--n`` seeded mutations of it: a JSON value replaced by junk (huge,
 negative, wrong type, empty, NaN), a key dropped, bytes flipped, the file cut short, CSV cells
 changed, rows repeated or dropped. An input is *accepted* (no error: the mutation was still a
 valid input), answered with a *named error* (one of the project's error classes, or a
@@ -279,6 +280,173 @@ def model_files(n: int, seed: int, folder: Path) -> dict[str, Any]:
     return _count("model files", n, trial)
 
 
+TOML_JUNK = ("-1", "0", "1.5", "nan", "inf", "-inf", '""', '"zzz"', "[]", "[1, 2]", "{}",
+             "true", "9223372036854775807", "1e300", "[" * 50 + "]" * 50)  # fmt: skip
+"""Values a config line is given (TOML literals: wrong type, out of range, NaN, nested)."""
+
+
+def mutate_toml(text: str, rng: np.random.Generator) -> str:
+    """One mutation of a TOML config: a value replaced by junk, a line dropped, or the bytes
+    flipped or cut."""
+    lines = text.splitlines()
+    settings = [i for i, line in enumerate(lines) if "=" in line and not line.startswith("#")]
+    kind = rng.integers(4)
+    if kind == 0 and settings:
+        i = settings[int(rng.integers(len(settings)))]
+        lines[i] = lines[i].split("=")[0] + "= " + TOML_JUNK[int(rng.integers(len(TOML_JUNK)))]
+    elif kind == 1 and lines:
+        del lines[int(rng.integers(len(lines)))]
+    else:
+        return mutate_bytes(text.encode(), rng).decode("utf-8", "replace")
+    return "\n".join(lines) + "\n"
+
+
+AZ_SMALL = ["net.hidden1=8", "net.hidden2=4", "eval.every=0", "eval.final=false"]
+AZ_TINY = ROOT / "training" / "configs" / "az_tiny.toml"
+EVAL_CSV = (
+    "step,wall_time,opponent,win_rate,games,ci_low,ci_high,mean_score,opponent_score\n"
+    "8,0.2,random,0.5,2,0.0945,0.9055,53.0,89.5\n16,0.5,random,0.5,2,0.0945,0.9055,78.0,76.5\n"
+)
+
+
+def _az_run(folder: Path) -> Path:
+    """A run directory of the az pipeline as a finished iteration 0 leaves it (no games: the
+    network saved by the run itself, with its records), made in a moment."""
+    from training.az.config import load_az_config
+    from training.az.run import Run
+    from training.common.config import dumps
+
+    rd = folder / "az_run"
+    cfg = load_az_config(AZ_TINY, AZ_SMALL)
+    run = Run(cfg, rd, "fuzz", log=lambda _: None)
+    run.iteration, run.games = 0, 16
+    run.save()
+    (rd / "config.toml").write_text(dumps(cfg))
+    (rd / "progress.csv").write_text("iteration,wall_time,games,loss\n0,0.2,16,1.5\n")
+    (rd / "eval.csv").write_text(EVAL_CSV)
+    return rd
+
+
+def _junk_blob(blob: dict[str, Any], rng: np.random.Generator) -> None:
+    """An az model file's contents with one entry of its shape, play settings, provenance,
+    progress or optimizer state replaced by junk, or one weight poisoned."""
+    import torch
+
+    part = ("shape", "search", "provenance", "progress", "optimizer", "state_dict")[
+        int(rng.integers(6))
+    ]
+    junk = JUNK[int(rng.integers(len(JUNK)))]
+    table = blob.get(part)
+    if part == "state_dict" and isinstance(table, dict):
+        name = sorted(table)[int(rng.integers(len(table)))]
+        table[name] = (
+            table[name].clone().flatten()[: int(rng.integers(1, 4))]
+            * float((math.nan, math.inf, 3e38, -1e5)[int(rng.integers(4))])
+            if rng.integers(2)
+            else torch.full_like(table[name], 3e38)
+        )
+    elif isinstance(table, dict) and table and rng.integers(3):
+        table[sorted(table)[int(rng.integers(len(table)))]] = junk
+    else:
+        blob[part] = junk
+
+
+def az_model_files(n: int, seed: int, run: Path, folder: Path) -> dict[str, Any]:
+    """An az model file with bytes flipped or cut, or an entry of its contents replaced by
+    junk, loaded as ``az:path=`` loads it."""
+    import torch
+
+    from agents.az import load_checkpoint
+    from agents.az.checkpoint import read_blob
+
+    source = (run / "model.pt").read_bytes()
+    rng = np.random.default_rng(seed)
+
+    def trial(i: int) -> BaseException | None:
+        path = folder / "az_model.pt"
+        if i % 2:
+            path.write_bytes(mutate_bytes(source, rng))
+        else:
+            blob = read_blob(run / "model.pt")
+            _junk_blob(blob, rng)
+            torch.save(blob, path)
+        return _call(lambda: load_checkpoint(path))
+
+    return _count("az model files", n, trial)
+
+
+def az_configs(n: int, seed: int, folder: Path) -> dict[str, Any]:
+    """The az pipeline's config file mutated (``--config``), read and checked."""
+    from training.az.config import load_az_config
+
+    text = AZ_TINY.read_text()
+    rng = np.random.default_rng(seed)
+
+    def trial(i: int) -> BaseException | None:
+        path = folder / "az_config.toml"
+        path.write_text(mutate_toml(text, rng))
+        return _call(lambda: load_az_config(path))
+
+    return _count("az configs", n, trial)
+
+
+def az_resume(n: int, seed: int, run: Path, folder: Path) -> dict[str, Any]:
+    """A run's ``checkpoints/latest.pt`` damaged (bytes, or an entry of its contents: the
+    optimizer state, the counters, the shape, a weight), read back as ``--resume`` does."""
+    import torch
+
+    from agents.az.checkpoint import read_blob
+    from training.az.config import load_az_config
+    from training.az.run import Run
+
+    latest = run / "checkpoints" / "latest.pt"
+    source = latest.read_bytes()
+    cfg = load_az_config(AZ_TINY, AZ_SMALL)
+    rng = np.random.default_rng(seed)
+
+    def trial(i: int) -> BaseException | None:
+        rd = folder / "az_resume"
+        target = rd / "checkpoints" / "latest.pt"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if i % 2:
+            target.write_bytes(mutate_bytes(source, rng))
+        else:
+            blob = read_blob(latest)
+            _junk_blob(blob, rng)
+            torch.save(blob, target)
+        return _call(lambda: Run(cfg, rd, "fuzz", log=lambda _: None).restore())
+
+    return _count("az resume", n, trial)
+
+
+def az_export(n: int, seed: int, run: Path, folder: Path) -> dict[str, Any]:
+    """``--export`` of a run whose ``progress.csv`` or ``eval.csv`` is damaged, or of a model
+    folder whose ``provenance.json`` is, into a new folder."""
+    from training.az.cli import export
+
+    shipped = folder / "az_shipped"
+    export(run, shipped)
+    texts = {name: (run / name).read_text() for name in ("progress.csv", "eval.csv")} | {
+        "provenance.json": (shipped / "provenance.json").read_text()
+    }
+    rng = np.random.default_rng(seed)
+
+    def trial(i: int) -> BaseException | None:
+        name = ("progress.csv", "eval.csv", "provenance.json")[i % 3]
+        source = folder / f"az_export_source{i}"
+        shutil.copytree(shipped if name == "provenance.json" else run, source)
+        mutate = mutate_json if name == "provenance.json" else mutate_csv
+        (source / name).write_text(mutate(texts[name], rng))
+        out = folder / f"az_export_out{i}"
+        try:
+            return _call(lambda: export(source, out))
+        finally:
+            shutil.rmtree(source, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)
+
+    return _count("az export", n, trial)
+
+
 NATIVE_CHILD = """
 import json, sys
 import numpy as np
@@ -355,6 +523,20 @@ def native_calls(n: int, seed: int) -> dict[str, Any]:
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
+def _az_classes(n: int, seed: int, folder: Path) -> list[dict[str, Any]]:
+    """The az pipeline's inputs (issue 50): its model files, configs, resume and export."""
+    import torch
+
+    torch.set_num_threads(1)
+    run = _az_run(folder)
+    return [
+        az_model_files(n, seed, run, folder),
+        az_configs(n, seed, folder),
+        az_resume(n, seed, run, folder),
+        az_export(max(1, n // 4), seed, run, folder),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=500, help="inputs tried per class")
@@ -374,6 +556,7 @@ def main(argv: list[str] | None = None) -> int:
             games_csv(max(1, args.n // 4), args.seed, run, folder),
             model_files(args.n, args.seed, folder),
             native_calls(args.n, args.seed),
+            *_az_classes(args.n, args.seed, folder),
         ]
     total = {k: sum(r[k] for r in results) for k in ("tried", "accepted", "named", "crash")}
     columns = [("class", "input class"), "tried", "accepted", ("named", "named error"), "crash"]

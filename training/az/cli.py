@@ -166,7 +166,13 @@ def _fill(
         shutil.copyfile(run_dir / "config.toml", build / "config.toml")
     _rows_upto(run_dir / "progress.csv", "iteration", prov["iteration"], build)
     if _rows_upto(run_dir / "eval.csv", "step", prov["games"], build):
-        plot_curve(build / "eval.csv", build / "learning_curve.png")
+        try:
+            plot_curve(build / "eval.csv", build / "learning_curve.png")
+        except (KeyError, TypeError, ValueError) as exc:  # a column missing, a bad cell
+            raise ValueError(
+                f"--export: {run_dir / 'eval.csv'} is damaged (its curve cannot be drawn: "
+                f"{type(exc).__name__}: {exc})"
+            ) from None
     written = {p.name for p in build.iterdir()} | {"provenance.json"}
     origin: dict[str, Any] = {"run_dir": str(run_dir), "model": str(src)}
     kept: dict[str, Any] = {}
