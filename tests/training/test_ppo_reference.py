@@ -173,3 +173,27 @@ def test_kingdomino_trains_through_the_same_file(tmp_path: Path) -> None:
             "--eval-games", "2", "--embed", "8", "--hidden", "8", "--threads", "1"]
     assert ppo.main(argv) == 0
     assert json.loads((tmp_path / "kd" / "summary.json").read_text())["steps"] == 128
+
+
+def test_opponents_play_their_seats_and_leave_no_samples() -> None:
+    from moonriver_env.vector import vector_game
+
+    args = Args(num_games=8, num_steps=24, embed=8, hidden=8)
+    vg = vector_game("moonriver_2p_base", num_games=8, seed=5, observe="sparse")
+    policy = SparsePolicy(vg.observation_size, vg.action_table, 8, 8)
+    opponents = ppo.Opponents("random", 0.5, vg, seed=0)
+    ro = Rollout(args, 2)
+    ppo.collect(policy, vg, ro, np.random.default_rng(0), opponents)
+    theirs = ~ro.mine
+    slots = np.arange(8)
+    assert theirs.any() and ro.mine.any()
+    assert not theirs[:, slots >= 4].any(), "self-play slots are the policy's"
+    assert (ro.seat[theirs] != (np.nonzero(theirs)[1] % 2)).all(), "the agent plays only others"
+    assert (ro.nnz[theirs] == 0).all() and (ro.num_legal[theirs] == 0).all()
+    assert sum(len(x) for x in ro.legal) == int(ro.num_legal.sum())
+    adv, _ = ppo.advantages(ro, args, 2)
+    assert (adv[theirs] == 0).all()
+    batches = ppo.minibatches(ro, adv, adv + ro.value, args, np.random.default_rng(1))
+    assert sum(b.x.rows for b in batches) == int(ro.mine.sum())
+    ppo.update(policy, torch.optim.Adam(policy.parameters()), batches, args,
+               np.random.default_rng(2))

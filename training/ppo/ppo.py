@@ -79,6 +79,8 @@ class Args:
     seed: int = 1
     threads: int = 2
     save_every: int = 50  # updates between checkpoints
+    opponent: str = ""  # an agent spec playing the other seats in a share of the games
+    opponent_share: float = 0.0  # that share of the game slots (the rest: self-play)
     eval_every: int = 0  # updates between evaluations (0: only at the end)
     eval_opponent: str = "heuristic"
     eval_games: int = 100
@@ -260,6 +262,7 @@ class Rollout:
         self.logp = np.zeros((t, n), np.float32)
         self.value = np.zeros((t, n), np.float32)
         self.seat = np.zeros((t, n), np.int64)
+        self.mine = np.ones((t, n), bool)  # the policy decided (not an opponent)
         self.done = np.zeros((t, n), bool)
         self.reward = np.zeros((t, n, players), np.float32)
 
@@ -271,37 +274,91 @@ def sparse_rows(idx: np.ndarray, val: np.ndarray, nnz: np.ndarray) -> tuple[np.n
     return idx[:, :width][inside].astype(np.int64), val[:, :width][inside]
 
 
-def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator) -> None:
-    """Plays one rollout with the current policy (every seat), filling ``ro``."""
+class Opponents:
+    """The other seats of a share of the game slots, played by a baseline agent: slot ``i <
+    share * N`` keeps the policy on seat ``i % n`` and the agent on the others. The agent
+    decides for many games at once where it can (``choose_batch``), else game by game."""
+
+    def __init__(self, spec: str, share: float, vg: Any, seed: int) -> None:
+        n_games, n = vg.num_games, vg.num_players
+        self.slots = np.zeros(n_games, bool)
+        self.slots[: int(round(share * n_games))] = bool(spec)
+        self.learner_seat = np.arange(n_games) % n
+        self.agent = make_opponent(spec, seed, game=vg_game_name_of(vg)) if spec else None
+
+    def rows(self, seat: np.ndarray) -> np.ndarray:
+        """The games whose acting seat the agent plays."""
+        return np.flatnonzero(self.slots & (seat != self.learner_seat) & (seat >= 0))
+
+    def choose(self, vg: Any, rows: np.ndarray) -> np.ndarray:
+        agent = self.agent
+        batch = getattr(agent, "choose_batch", None)
+        if batch is not None:
+            return np.asarray(batch(vg, rows), dtype=np.int64)
+        return np.array([agent.choose(vg.get_state(int(i))) for i in rows], dtype=np.int64)
+
+
+def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator,
+            opponents: Opponents | None = None) -> None:
+    """Plays one rollout: the policy decides for every seat (self-play), but for the seats
+    ``opponents`` plays; fills ``ro`` (its ``mine`` marks the policy's decisions)."""
     ro.obs_idx, ro.obs_val, ro.legal = [], [], []
     with torch.no_grad():
         actions = policy.actions()  # the policy does not change during a rollout
+    n_games = ro.nnz.shape[1]
+    everyone = np.arange(n_games)
     for t in range(ro.nnz.shape[0]):
-        nnz = vg.obs_nnz.astype(np.int64)
-        idx, val = sparse_rows(vg.obs_idx, vg.obs_val, nnz)
-        num_legal = vg.num_legal.astype(np.int64)
-        legal, rows = ragged_legal(vg.legal_ids, num_legal)
+        seat = vg.current_seat.astype(np.int64)
+        step_actions = np.zeros(n_games, np.int64)
+        mine = np.ones(n_games, bool)
+        if opponents is not None and opponents.agent is not None:
+            theirs = opponents.rows(seat)
+            if theirs.size:
+                step_actions[theirs] = opponents.choose(vg, theirs)
+                mine[theirs] = False
+        rows_mine = everyone if mine.all() else np.flatnonzero(mine)
+        nnz = np.zeros(n_games, np.int64)
+        nnz[rows_mine] = vg.obs_nnz[rows_mine]
+        idx, val = sparse_rows(vg.obs_idx[rows_mine], vg.obs_val[rows_mine], nnz[rows_mine])
+        num_legal = np.zeros(n_games, np.int64)
+        num_legal[rows_mine] = vg.num_legal[rows_mine]
+        legal, rows = ragged_legal(vg.legal_ids[rows_mine], num_legal[rows_mine])
         with torch.no_grad():
-            h, value = policy.state(SparseRows.of(idx, val, nnz))
+            h, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
             rows_t = torch.from_numpy(rows)
             logp = segment_log_softmax(
                 policy.logits(h, rows_t, torch.from_numpy(legal), actions), rows_t,
-                len(num_legal),
+                len(rows_mine),
             )
-        pos = sample_ragged(logp, rows, num_legal, rng)
-        starts = np.concatenate(([0], np.cumsum(num_legal)[:-1]))
+        pos = sample_ragged(logp, rows, num_legal[rows_mine], rng)
+        starts = np.concatenate(([0], np.cumsum(num_legal[rows_mine])[:-1]))
+        step_actions[rows_mine] = legal[starts + pos]
         ro.obs_idx.append(idx)
         ro.obs_val.append(val)
         ro.nnz[t] = nnz
         ro.legal.append(legal)
         ro.num_legal[t] = num_legal
-        ro.choice[t] = pos
-        ro.logp[t] = logp.numpy()[starts + pos]
-        ro.value[t] = value.numpy()
-        ro.seat[t] = vg.current_seat
-        vg.step(legal[starts + pos])
+        ro.choice[t] = 0
+        ro.choice[t, rows_mine] = pos
+        ro.logp[t] = 0.0
+        ro.logp[t, rows_mine] = logp.numpy()[starts + pos]
+        ro.value[t] = 0.0
+        ro.value[t, rows_mine] = value.numpy()
+        ro.seat[t] = seat
+        ro.mine[t] = mine
+        vg.step(step_actions)
         ro.done[t] = vg.terminated
         ro.reward[t] = vg.rewards
+
+
+def vg_game_name_of(vg: Any) -> str:
+    """The registered game's name of a vector game (through the registry)."""
+    from moonriver_env.games import config_entry
+
+    entry = config_entry(vg.config)
+    if entry is None:
+        raise ValueError("the vector game's config belongs to no registered game")
+    return entry.name
 
 
 def advantages(ro: Rollout, args: Args, players: int) -> tuple[np.ndarray, np.ndarray]:
@@ -325,17 +382,18 @@ def advantages(ro: Rollout, args: Args, players: int) -> tuple[np.ndarray, np.nd
             next_adv[done] = 0.0
             pending[done] = ro.reward[t][done]
             ended[done] = True
-        s = ro.seat[t]
-        v = ro.value[t]
-        nv = next_value[games, s]
+        g = games[ro.mine[t]]  # the policy's decisions (an opponent's have no value)
+        s = ro.seat[t][g]
+        v = ro.value[t][g]
+        nv = next_value[g, s]
         nv = np.where(np.isnan(nv), v / args.gamma, nv)
-        delta = pending[games, s] + args.gamma * nv - v
-        a = delta + args.gamma * args.gae_lambda * np.where(ended[games, s], 0.0, next_adv[games, s])
-        adv[t] = a
-        next_value[games, s] = v
-        next_adv[games, s] = a
-        pending[games, s] = 0.0
-        ended[games, s] = False
+        delta = pending[g, s] + args.gamma * nv - v
+        a = delta + args.gamma * args.gae_lambda * np.where(ended[g, s], 0.0, next_adv[g, s])
+        adv[t, g] = a
+        next_value[g, s] = v
+        next_adv[g, s] = a
+        pending[g, s] = 0.0
+        ended[g, s] = False
     return adv, adv + ro.value
 
 
@@ -368,8 +426,9 @@ def minibatches(ro: Rollout, adv: np.ndarray, ret: np.ndarray, args: Args,
         idx = np.concatenate([ro.obs_idx[t] for t in group])
         val = np.concatenate([ro.obs_val[t] for t in group])
         legal = np.concatenate([ro.legal[t] for t in group])
-        nnz = ro.nnz[group].reshape(-1)
-        counts = ro.num_legal[group].reshape(-1)
+        mine = ro.mine[group].reshape(-1)
+        nnz = ro.nnz[group].reshape(-1)[mine]
+        counts = ro.num_legal[group].reshape(-1)[mine]
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         ids, where = np.unique(legal, return_inverse=True)
         out.append(
@@ -378,11 +437,11 @@ def minibatches(ro: Rollout, adv: np.ndarray, ret: np.ndarray, args: Args,
                 rows=torch.from_numpy(np.repeat(np.arange(len(nnz)), counts)),
                 ids=torch.from_numpy(ids),
                 legal=torch.from_numpy(where.reshape(-1)),
-                chosen=torch.from_numpy(starts + ro.choice[group].reshape(-1)),
-                old_logp=torch.from_numpy(ro.logp[group].reshape(-1)),
-                old_value=torch.from_numpy(ro.value[group].reshape(-1)),
-                adv=torch.from_numpy(adv[group].reshape(-1)),
-                ret=torch.from_numpy(ret[group].reshape(-1)),
+                chosen=torch.from_numpy(starts + ro.choice[group].reshape(-1)[mine]),
+                old_logp=torch.from_numpy(ro.logp[group].reshape(-1)[mine]),
+                old_value=torch.from_numpy(ro.value[group].reshape(-1)[mine]),
+                adv=torch.from_numpy(adv[group].reshape(-1)[mine]),
+                ret=torch.from_numpy(ret[group].reshape(-1)[mine]),
             )
         )
     return out
@@ -446,7 +505,8 @@ def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
     vg = vector_game(spec, num_games=games, seed=seed, observe="sparse", auto_reset=False)
     n = vg.num_players
     mine = np.arange(games) % n
-    agents = [make_opponent(opponent, seed + g, game=vg_game_name(spec)) for g in range(games)]
+    agent = make_opponent(opponent, seed, game=vg_game_name(spec))
+    batch = getattr(agent, "choose_batch", None)
     wins = np.zeros(games)
     over = np.zeros(games, bool)
     while not over.all():
@@ -456,8 +516,12 @@ def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
         learner = np.flatnonzero(active & (seat == mine))
         if learner.size:
             actions[learner] = greedy_actions(policy, vg, learner)
-        for g in np.flatnonzero(active & (seat != mine)).tolist():
-            actions[g] = agents[g].choose(vg.get_state(g))
+        theirs = np.flatnonzero(active & (seat != mine))
+        if theirs.size and batch is not None:
+            actions[theirs] = batch(vg, theirs)
+        else:
+            for g in theirs.tolist():
+                actions[g] = agent.choose(vg.get_state(g))
         vg.step(actions, active)
         ended = np.flatnonzero(active & vg.terminated)
         for g in ended.tolist():
@@ -534,6 +598,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
     writer = SummaryWriter(str(run_dir / "tb"))
     ro = Rollout(args, vg.num_players)
+    opponents = Opponents(args.opponent, args.opponent_share, vg, args.seed)
     per_update = args.num_games * args.num_steps
     start = time.perf_counter() - spent
     evals: list[dict[str, Any]] = []
@@ -567,7 +632,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         if args.anneal_lr:
             opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
         t0 = time.perf_counter()
-        collect(policy, vg, ro, rng)
+        collect(policy, vg, ro, rng, opponents)
         adv, ret = advantages(ro, args, vg.num_players)
         stats = update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
         step += per_update
