@@ -363,7 +363,13 @@ def test_export_refuses_an_existing_name_and_force_replaces_the_folder(
     args = ["--run-dir", str(run_dir), "--name", "m", "--command", "c", "--dest", str(tmp_path)]
     assert main([*args, "--model", "final"]) == 0
     dest = tmp_path / "m"
-    (dest / "evaluation.png").write_bytes(b"stale")  # from an older export
+    (dest / "evaluation.png").write_bytes(b"stale")
+    before = _digest(dest)
+    assert main([*args, "--model", "best", "--force"]) == 2  # not the export's: kept (issue 50)
+    assert _digest(dest) == before
+    prov = json.loads((dest / "provenance.json").read_text())  # as an older export wrote it:
+    prov["exported_files"].append("evaluation.png")  # listed among its files
+    (dest / "provenance.json").write_text(json.dumps(prov))
     before = _digest(dest)
     assert main([*args, "--model", "best"]) == 2
     assert _digest(dest) == before
