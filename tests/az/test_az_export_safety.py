@@ -80,6 +80,8 @@ def test_an_out_that_is_a_file_or_a_link_stays(
     refused(["--export", str(run), "--out", str(target), *flag], tmp_path, capsys,
             "is a file or a link")  # fmt: skip
     assert not list(tmp_path.glob(".notes.txt*"))  # not hidden aside either
+    refused(["--export", str(run), "--out", str(target / "sub"), *flag], tmp_path, capsys,
+            "cannot be written")  # fmt: skip
     link = tmp_path / "link"
     link.symlink_to(tmp_path / "work")
     refused(["--export", str(run), "--out", str(link), *flag], tmp_path, capsys,

@@ -155,8 +155,11 @@ def build_folder(out: Path, fill: Callable[[Path], object]) -> Path:
     fresh folder beside it, which then replaces ``out``
     (:func:`~training.common.outputs.replace_dir`: none of an old folder's files remain); a
     failure leaves the old folder and no build. Returns ``out``."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    build = Path(tempfile.mkdtemp(prefix=f".{out.name}.build", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix=f".{out.name}.build", dir=out.parent))
+    except OSError as exc:  # a file on the way, no permission
+        raise OutputError(f"{out}: cannot be written ({exc.strerror or exc})") from None
     try:
         fill(build)
         os.chmod(build, 0o755)  # mkdtemp makes it private
