@@ -121,3 +121,23 @@ def test_a_network_that_is_not_finite_is_never_saved(run_dir: Path) -> None:
     with pytest.raises(CheckpointError, match="refused to write .*model.pt"):
         run.save(model_only=True)
     assert saved(run_dir) == before
+
+
+def test_the_smallest_tau_trains(tmp_path: Path) -> None:
+    """The issue's repro at the range's new edge: the tiny run with the default network and
+    search.tau at its minimum learns with finite losses (0.001 made the warm start's loss NaN
+    and is now refused by the config)."""
+    from agents.az.search import MIN_TAU
+    from training.common.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^search\.tau: expected a number >= 0\.003"):
+        load_az_config(TINY, ["search.tau=0.001"])
+    rd = tmp_path / "run"
+    overrides = [f"search.tau={MIN_TAU}", "run.iterations=1", "eval.every=0", "eval.final=false"]
+    start_run(TINY, overrides, rd, resume=False, command="t", log=print)
+    rows = (rd / "progress.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    losses_ = [r.split(",")[header.index("loss")] for r in rows[1:]]
+    assert losses_ and all(math.isfinite(float(v)) for v in losses_ if v), losses_
+    net, _ = load_checkpoint(rd / "model.pt")
+    assert all(bool(torch.isfinite(t).all()) for t in net.state_dict().values())
