@@ -7,11 +7,14 @@ through the single-agent Gymnasium env (``gymnasium.make(entry.gymnasium_id)``),
 Both routes train sb3-contrib's ``MaskablePPO("MlpPolicy", ...)`` with the same network (SB3's
 default MLP), the same hyperparameters and the same samples per update: the single env with
 ``n_steps`` (default 2048, SB3's), the vector route with ``num_envs`` games of
-``n_steps // num_envs`` steps each; ``batch_size`` 64 and ``n_epochs`` 10 (SB3's defaults) for
-both, random opponents for both. A run times ``learn(steps)`` (the model built beforehand)
-and reports learner steps per second, learning included; a row is the median of ``--runs``
-runs, the routes interleaved so that a change of the machine's load hits both. The last line
-per game is the ratio of the medians.
+``n_steps // num_envs`` steps each; ``batch_size`` (default 64) and ``n_epochs`` 10 (SB3's
+defaults) for both, the same opponents for both (``--opponents``, default random), one torch
+thread (``--threads``; the machine is shared). A run times ``learn(steps)`` (the model built
+beforehand) and reports learner steps per second, learning included; a row is the median of
+``--runs`` runs, the routes interleaved so that a change of the machine's load hits both. The last line
+per game is the ratio of the medians. Each row also gives the share of its time spent in
+MaskablePPO's updates (SB3's own work, the same per sample on both routes: it bounds the ratio)
+and the rate of the rollouts alone (collection: the env and the policy's forward passes).
 """
 
 from __future__ import annotations
@@ -33,11 +36,15 @@ __all__ = ["main", "time_route"]
 DEFAULT_GAMES = ("2p_base", "kingdomino_2p_base")
 
 
-def _single_env(game: str, seed: int) -> Any:
+def _single_env(game: str, seed: int, opponents: str) -> Any:
     spec = parse_game(game)
     settings = {name: getattr(spec, name) for name in spec.entry.settings}
     env = gymnasium.make(
-        spec.entry.gymnasium_id, num_players=spec.num_players, mode=spec.mode, **settings
+        spec.entry.gymnasium_id,
+        num_players=spec.num_players,
+        mode=spec.mode,
+        opponents=None if opponents == "random" else opponents,
+        **settings,
     )
     env.reset(seed=seed)
     return env
@@ -51,14 +58,15 @@ def time_route(
     num_envs: int,
     batch_size: int = 64,
     seed: int = 0,
+    opponents: str = "random",
 ) -> tuple[float, float]:
     """Learner steps per second of one ``learn(steps)`` through ``route`` (``"single"`` or
     ``"vector"``), learning included, and the share of the time spent in the updates."""
     if route == "single":
-        env: Any = _single_env(game, seed)
+        env: Any = _single_env(game, seed, opponents)
         per_env = n_steps
     else:
-        env = make_sb3_vec_env(game, num_envs=num_envs, seed=seed)
+        env = make_sb3_vec_env(game, num_envs=num_envs, opponents=opponents, seed=seed)
         per_env = max(1, n_steps // num_envs)
     model = MaskablePPO(
         "MlpPolicy", env, n_steps=per_env, batch_size=batch_size, n_epochs=10, seed=seed
@@ -87,6 +95,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n-steps", type=int, default=2048, help="samples per update")
     parser.add_argument("--batch-size", type=int, default=64, help="minibatch (both routes)")
     parser.add_argument("--num-envs", type=int, default=16, help="games of the vector route")
+    parser.add_argument("--opponents", default="random", help="agent spec (both routes)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's)")
     args = parser.parse_args(argv)
     if args.threads:
@@ -94,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     print(
         f"MaskablePPO MlpPolicy, {args.n_steps} samples per update, batch {args.batch_size}, "
         f"10 epochs, "
-        f"random opponents; {args.steps} steps per run, median of {args.runs} runs, "
+        f"{args.opponents} opponents; {args.steps} steps per run, median of {args.runs} runs, "
         f"torch threads {torch.get_num_threads()}"
     )
     for game in args.games:
@@ -103,7 +112,14 @@ def main(argv: list[str] | None = None) -> None:
         for run in range(args.runs):
             for route in rates:
                 rate, share = time_route(
-                    route, game, args.steps, args.n_steps, args.num_envs, args.batch_size, run
+                    route,
+                    game,
+                    args.steps,
+                    args.n_steps,
+                    args.num_envs,
+                    args.batch_size,
+                    run,
+                    args.opponents,
                 )
                 rates[route].append(rate)
                 shares[route].append(share)
@@ -113,11 +129,11 @@ def main(argv: list[str] | None = None) -> None:
         uv = statistics.median(shares["vector"])
         print(
             f"{game:24s} single env (gymnasium.make)      {single:9.0f} steps/s"
-            f"  (updates {us:.0%} of the time)"
+            f"  (updates {us:.0%} of the time; rollouts alone {single / (1 - us):6.0f}/s)"
         )
         print(
             f"{game:24s} SB3VecEnv, {args.num_envs:3d} games            {vector:9.0f} steps/s"
-            f"  (updates {uv:.0%} of the time)"
+            f"  (updates {uv:.0%} of the time; rollouts alone {vector / (1 - uv):6.0f}/s)"
         )
         print(f"{game:24s} ratio                            {vector / single:9.2f}x")
 
