@@ -181,13 +181,22 @@ def test_the_batched_heuristic_decides_as_the_agent_on_states() -> None:
     assert compared > 100
 
 
-def test_heuristic_opponents_in_the_vector_env() -> None:
-    env = make_vector_env("2p_base", num_envs=4, opponents="heuristic", learner_seat=0, seed=1)
-    _, infos = env.reset(seed=1)
-    rng = np.random.default_rng(0)
-    for _ in range(30):
-        assert (env.vg.current_seat == 0).all()
-        _, _, _, _, infos = env.step(random_legal(env, rng))
+def test_heuristic_opponents_play_the_same_on_the_core_and_the_engine() -> None:
+    def play(backend: str) -> list[np.ndarray]:
+        env = make_vector_env(
+            "2p_base", num_envs=3, opponents="heuristic", learner_seat=0, seed=1, backend=backend
+        )
+        obs, _ = env.reset(seed=1)
+        rng = np.random.default_rng(0)
+        out = [obs]
+        for _ in range(12):
+            assert (env.vg.current_seat == 0).all()
+            obs, rewards, terminated, _, _ = env.step(random_legal(env, rng))
+            out += [obs, rewards, terminated]
+        return out
+
+    core, engine = play("native"), play("python")  # the engine: choose on GameState copies
+    assert all(np.array_equal(x, y) for x, y in zip(core, engine, strict=True))
 
 
 def test_gymnasium_make_vec_builds_it_for_every_game_with_a_batched_form() -> None:
