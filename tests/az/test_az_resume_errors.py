@@ -105,3 +105,27 @@ def test_a_run_dir_that_cannot_hold_a_run_is_refused(
     assert az_main(["--config", str(TINY), "--run-dir", str(rd)]) == 2
     assert f"--run-dir: {rd} cannot hold a run" in capsys.readouterr().err
     assert blocker.read_text() == "mine"
+
+
+def test_the_time_budget_holds_whatever_the_games_say(
+    one_iteration: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An iteration asked for many games under run.max_minutes plays them in parts and starts
+    none after the budget is spent (issue 50: selfplay.games = 10**9 ignored the budget);
+    without a budget the games are one part, as before."""
+    import time
+
+    from training.az import run as az_run
+    from training.az.config import load_az_config
+
+    monkeypatch.setattr(az_run, "SELFPLAY_PART_GAMES", 4)
+    rd = tmp_path / "run"
+    shutil.copytree(one_iteration, rd)
+    lines: list[str] = []
+    run = az_run.Run(load_az_config(rd / "config.toml"), rd, "t", log=lines.append)
+    assert run.restore()
+    shards = run.play(2, 10_000, deadline=time.perf_counter())
+    assert sum(p.games for p in shards) == 4  # the first part only
+    assert any("run.max_minutes spent after 4 of 10000 games" in line for line in lines)
+    shards = run.play(3, 6)
+    assert len(shards) == 1 and shards[0].games == 6

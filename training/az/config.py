@@ -32,10 +32,10 @@ def _search_check(name: str) -> Check:
     return checks.number(lo, hi, open_lo=open_lo)
 
 
-MAX_GAMES = 1_000_000
-"""The most games a config's phase may ask for (the shipped configs: 20,000): the games'
-seeds and records are taken before the first game, and the budget (``run.max_minutes``) is
-checked between iterations."""
+MAX_GAMES = 100_000
+"""The most games a config's phase may ask for (the shipped configs: 20,000): a phase's
+positions stay in memory (about 100 a game, 2 KB each: 20 GB at this bound); the budget
+(``run.max_minutes``) holds within a phase (``training.az.run.SELFPLAY_PART_GAMES``)."""
 MAX_WINDOW = 4_000_000
 """The most positions the replay window keeps (10 times the default; about 3 KB each)."""
 MAX_BATCH = 65_536

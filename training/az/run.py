@@ -83,6 +83,11 @@ TEACHER_SHARD_GAMES = 2000
 """Teacher games per replay shard (written when they are played): a run killed while playing
 them loses at most this many."""
 
+SELFPLAY_PART_GAMES = 1024
+"""Self-play games per shard when the run has a time budget (``run.max_minutes``): the budget
+is checked after each part, so an iteration of many games stops once it is spent (one part of
+the default 512 games: such iterations are played as before)."""
+
 PROGRESS_FIELDS = (
     "iteration", "wall_time", "games", "positions", "new_positions", "train_steps",
     *LOSS_PARTS, "selfplay_seconds", "train_seconds", "games_per_hour", "evals_per_second",
@@ -313,12 +318,14 @@ class Run:
         teacher: bool = False,
         flat: np.ndarray | None = None,
         add: bool = True,
+        deadline: float | None = None,
     ) -> list[Positions]:
         """Play ``games`` games of ``iteration`` (0: the teacher's, the warm start) in the core,
         over ``selfplay.threads`` threads, with a progress bar; their shards are written (the
         teacher's every :data:`TEACHER_SHARD_GAMES` games, so a killed run keeps them) and,
         with ``add``, put in the replay buffer. ``flat``: the weights that play (``AzNet.flat_weights``;
-        default the learner's now)."""
+        default the learner's now). ``deadline`` (a ``time.perf_counter`` value: where the
+        run's ``run.max_minutes`` is spent): no part of the games starts after it."""
         sp = self.cfg["selfplay"]
         if teacher:
             ws = self.cfg["warmstart"]
@@ -338,8 +345,14 @@ class Run:
         bar = phase(label, games, unit="game")
         shards: list[Positions] = []
         per = TEACHER_SHARD_GAMES if teacher else games
+        if deadline is not None and not teacher:
+            per = min(games, SELFPLAY_PART_GAMES)
         try:
             for part, first in enumerate(range(0, games, per)):
+                if part and deadline is not None and time.perf_counter() >= deadline:
+                    self.log(f"{label}: run.max_minutes spent after {first} of {games} games")
+                    bar.set_total(first)  # the bar ends at what was played
+                    break
                 seeds = [seed0 + g for g in range(first, min(games, first + per))]
                 if self.backend is None:  # threads in this process
                     positions = play_threads(
@@ -507,6 +520,8 @@ class Run:
         (:func:`~training.az.learner.overlapped`), so its own wait, as ``pending`` (kept in the
         checkpoint), for the next iteration or the run's end (:meth:`flush`)."""
         start = time.perf_counter()
+        budget = 60 * self.cfg["run"]["max_minutes"]
+        deadline = start + budget - self.seconds if budget else None
         shards: Sequence[Positions]
         overlap = iteration > 0 and self.cfg["train"]["overlap"]
         parts: dict[str, float] | None = None
@@ -514,7 +529,7 @@ class Run:
         if iteration == 0 and self.warm_steps:  # resumed while learning: the games are there
             shards = self.buffer.teacher.shards
         elif iteration == 0:
-            shards = self.play(0, self.cfg["warmstart"]["games"], teacher=True)
+            shards = self.play(0, self.cfg["warmstart"]["games"], teacher=True, deadline=deadline)
         elif overlap:
             pending, flat = self.pending, self.net.flat_weights()
             n_games = self.cfg["selfplay"]["games"]
@@ -525,13 +540,13 @@ class Run:
             self.set_rate(iteration - 1, self.seconds)  # the one before's: finished
 
             shards, parts, play_seconds, learn_seconds = overlapped(
-                lambda: self.play(iteration, n_games, flat=flat, add=False),
+                lambda: self.play(iteration, n_games, flat=flat, add=False, deadline=deadline),
                 learn if pending else None,
             )
             for shard in shards:
                 self.buffer.add(shard)
         else:
-            shards = self.play(iteration, self.cfg["selfplay"]["games"])
+            shards = self.play(iteration, self.cfg["selfplay"]["games"], deadline=deadline)
         games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
         scaled = self.init.get("features_added", 0 if not self.init else None)
         if self.train_steps == 0 and scaled is not None and shards:  # before the first step
