@@ -12,9 +12,11 @@ import pytest
 import torch
 
 import moonriver_env._native as native
+from agents.networks import sparse_policy as sp
+from agents.networks.sparse_policy import SparsePolicy, SparseRows
 from moonriver_env.games import parse_game
 from training.ppo import ppo
-from training.ppo.ppo import Args, Rollout, SparsePolicy, SparseRows
+from training.ppo.ppo import Args, Rollout
 
 
 def random_csr(rng: np.random.Generator, rows: int, d: int) -> tuple[SparseRows, np.ndarray]:
@@ -30,11 +32,11 @@ def random_csr(rng: np.random.Generator, rows: int, d: int) -> tuple[SparseRows,
 @pytest.mark.parametrize("core", [True, False])
 def test_sparse_linear_matches_dense_both_ways(core: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not core:  # the fallback without a built core: torch's sparse product
-        monkeypatch.setattr(ppo, "native", None)
+        monkeypatch.setattr(sp, "native", None)
     rng = np.random.default_rng(0)
     x, dense = random_csr(rng, 40, 70)
     w = torch.randn(70, 9, requires_grad=True)
-    out = ppo._SparseLinear.apply(w, x)
+    out = sp._SparseLinear.apply(w, x)
     ref_w = w.detach().clone().requires_grad_(True)
     ref = torch.from_numpy(dense) @ ref_w
     torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
@@ -90,17 +92,17 @@ def test_sparse_products_refuse_wrong_shapes_and_types() -> None:
 def test_ragged_softmax_and_sampling() -> None:
     logits = torch.tensor([0.0, 1.0, 2.0, 5.0, -1.0, 3.0])
     rows = torch.tensor([0, 0, 0, 1, 2, 2])
-    logp = ppo.segment_log_softmax(logits, rows, 3)
+    logp = sp.segment_log_softmax(logits, rows, 3)
     for r, part in ((0, [0.0, 1.0, 2.0]), (1, [5.0]), (2, [-1.0, 3.0])):
         ref = torch.log_softmax(torch.tensor(part), 0)
         torch.testing.assert_close(logp[rows == r], ref)
     num_legal = np.array([3, 1, 2])
     rng = np.random.default_rng(0)
-    picks = np.array([ppo.sample_ragged(logp, rows.numpy(), num_legal, rng) for _ in range(4000)])
+    picks = np.array([sp.sample_ragged(logp, rows.numpy(), num_legal, rng) for _ in range(4000)])
     assert ((picks >= 0) & (picks < num_legal)).all()
     freq0 = np.bincount(picks[:, 0], minlength=3) / len(picks)
     np.testing.assert_allclose(freq0, torch.softmax(torch.tensor([0.0, 1.0, 2.0]), 0), atol=0.03)
-    greedy = ppo.sample_ragged(logp, rows.numpy(), num_legal, rng, greedy=True)
+    greedy = sp.sample_ragged(logp, rows.numpy(), num_legal, rng, greedy=True)
     assert greedy.tolist() == [2, 0, 1]
 
 
@@ -159,12 +161,12 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(tmp_path: Path) 
     (run / "args.json").write_text(json.dumps(args_json))
     assert ppo.main([*more, "--resume"]) == 0
     assert json.loads((run / "summary.json").read_text())["steps"] == 384
-    policy, game = ppo.load_model(run / "model.pt")
+    policy, game = sp.load_model(run / "model.pt")
     assert parse_game(game) == parse_game("moonriver_2p_base")
     assert isinstance(policy, SparsePolicy)
     torch.save({"format": "something else"}, tmp_path / "other.pt")
     with pytest.raises(ValueError, match="not a model"):
-        ppo.load_model(tmp_path / "other.pt")
+        sp.load_model(tmp_path / "other.pt")
 
 
 def test_kingdomino_trains_through_the_same_file(tmp_path: Path) -> None:
@@ -197,3 +199,35 @@ def test_opponents_play_their_seats_and_leave_no_samples() -> None:
     assert sum(b.x.rows for b in batches) == int(ro.mine.sum())
     ppo.update(policy, torch.optim.Adam(policy.parameters()), batches, args,
                np.random.default_rng(2))
+
+
+def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path) -> None:
+    from agents.registry import make_agent
+    from moonriver_env.kingdomino import new_game as kd_new_game
+    from moonriver_env.moonriver.rules import GameConfig, new_game
+    from moonriver_env.vector import vector_game
+
+    for game, start in (("moonriver_2p_base", lambda: new_game(GameConfig(num_players=2), 3)),
+                        ("kingdomino_2p_base", None)):
+        vg = vector_game(game, num_games=1, seed=0, observe="sparse")
+        policy = SparsePolicy(vg.observation_size, vg.action_table, 8, 8)
+        path = tmp_path / f"{game}.pt"
+        torch.save(sp.model_record(policy, game, 8, 8), path)
+        name = parse_game(game).game
+        agent = make_agent(f"ppo:{path}", seed=0, game=name)
+        state = start() if start else kd_new_game(vg.config, 3)
+        moves = 0
+        while not state.is_terminal and moves < 30:  # the agent's move is legal and greedy
+            a = agent.choose(state)
+            assert state.is_legal(a)
+            state.apply(a)
+            moves += 1
+        other = "kingdomino_2p_base" if name == "moonriver" else "moonriver_2p_base"
+        with pytest.raises(ValueError, match="plays"):  # a model of another game is refused
+            agent.check_game(vector_game(other, num_games=1, seed=0).config)
+    bad = tmp_path / "bad.pt"
+    state_dict = dict(policy.state_dict())
+    state_dict["b1"] = torch.full_like(state_dict["b1"], float("nan"))
+    torch.save({**sp.model_record(policy, "kingdomino_2p_base", 8, 8), "state_dict": state_dict}, bad)
+    with pytest.raises(ValueError, match="not all finite"):
+        sp.load_model(bad)

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -46,10 +45,18 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.networks.sparse_policy import (
+    SparsePolicy,
+    SparseRows,
+    greedy_actions,
+    model_record,
+    ragged_legal,
+    sample_ragged,
+    segment_log_softmax,
+    sparse_rows,
+)
 from agents.ratings import wilson_interval
-from moonriver_env.family.native import native
-from moonriver_env.family.sparse import ActionTable
-from moonriver_env.games import add_game_arguments, parse_game, spec_from_args
+from moonriver_env.games import add_game_arguments, config_entry, parse_game, spec_from_args
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector import vector_game
 
@@ -88,161 +95,6 @@ class Args:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-# --------------------------------------------------------------------------- the network
-
-
-def action_parts(table: ActionTable) -> tuple[np.ndarray, int]:
-    """Each action id's parts as rows of ids into one embedding table: the segment, then
-    (segment, axis, value) for each component; ``-1`` entries become the padding id. Returns
-    ``(parts (A, 1 + K) int64, number of part ids)``."""
-    offsets: list[list[int]] = []
-    n_parts = len(table.segments)
-    for sizes in table.sizes:
-        offs = []
-        for size in sizes:
-            offs.append(n_parts)
-            n_parts += size
-        offsets.append(offs)
-    parts = np.full((table.num_actions, 1 + table.components.shape[1]), n_parts, np.int64)
-    parts[:, 0] = table.segment
-    for a in range(table.num_actions):
-        seg = int(table.segment[a])
-        for k, off in enumerate(offsets[seg]):
-            parts[a, 1 + k] = off + int(table.components[a, k])
-    return parts, n_parts
-
-
-@dataclass
-class SparseRows:
-    """A batch of sparse rows in CSR form: row ``r``'s entries are ``idx`` / ``val`` at
-    ``crow[r]:crow[r + 1]`` (int64, int64, float32 NumPy arrays)."""
-
-    crow: np.ndarray
-    idx: np.ndarray
-    val: np.ndarray
-
-    @classmethod
-    def of(cls, idx: np.ndarray, val: np.ndarray, nnz: np.ndarray) -> SparseRows:
-        return cls(np.concatenate(([0], np.cumsum(nnz))).astype(np.int64), idx, val)
-
-    @property
-    def rows(self) -> int:
-        return len(self.crow) - 1
-
-    def torch(self, columns: int | None = None) -> torch.Tensor:
-        """The rows as a torch sparse COO tensor (``columns`` wide, default: the largest
-        index + 1)."""
-        width = columns if columns is not None else int(self.idx.max(initial=-1)) + 1
-        rows = np.repeat(np.arange(self.rows), np.diff(self.crow))
-        return torch.sparse_coo_tensor(
-            torch.from_numpy(np.stack([rows, self.idx])), torch.from_numpy(self.val),
-            (self.rows, width), check_invariants=True,
-        )
-
-
-class _SparseLinear(torch.autograd.Function):
-    """``x @ w`` for sparse rows ``x``, both ways in the native core (``sparse_matmul`` and,
-    for the gradient of ``w``, ``sparse_matmul_t``): no transpose of ``x`` is ever built."""
-
-    @staticmethod
-    def forward(ctx: Any, w: torch.Tensor, x: SparseRows) -> torch.Tensor:
-        ctx.x = x
-        ctx.d, e = w.shape
-        if native is None:  # no core built: torch's CSR product (slower)
-            return x.torch() @ w.detach()
-        out = np.empty((x.rows, e), np.float32)
-        native.sparse_matmul(x.crow, x.idx, x.val, w.detach().numpy(), out, ctx.d, e)
-        return torch.from_numpy(out)
-
-    @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
-        x: SparseRows = ctx.x
-        if native is None:
-            return x.torch(ctx.d).t() @ grad, None
-        g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
-        out = np.zeros((ctx.d, g.shape[1]), np.float32)
-        native.sparse_matmul_t(x.crow, x.idx, x.val, g, out, ctx.d, g.shape[1])
-        return torch.from_numpy(out), None
-
-
-class SparsePolicy(nn.Module):
-    """State embedding from the sparse observation; value head; legal actions scored by a dot
-    product with their part embeddings (module docstring)."""
-
-    def __init__(self, obs_size: int, table: ActionTable, embed: int, hidden: int) -> None:
-        super().__init__()
-        self.obs_size = obs_size
-        # the sparse first layer: x @ w1 for sparse rows x (one row of w1 per observation entry)
-        self.w1 = nn.Parameter(torch.randn(obs_size, embed) / math.sqrt(64.0))
-        self.b1 = nn.Parameter(torch.zeros(embed))
-        self.trunk = nn.Sequential(
-            nn.ReLU(), nn.Linear(embed, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
-        )
-        self.value_head = nn.Linear(hidden, 1)
-        parts, n_parts = action_parts(table)
-        self.parts: torch.Tensor
-        self.register_buffer("parts", torch.as_tensor(parts))
-        self.part_embed = nn.EmbeddingBag(n_parts + 1, embed, mode="sum", padding_idx=n_parts)
-        self.action_mlp = nn.Sequential(nn.ReLU(), nn.Linear(embed, hidden))
-        nn.init.orthogonal_(self.value_head.weight, 1.0)
-
-    def state(self, x: SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
-        """The state embedding (B, hidden) and the value (B,) of sparse rows ``x``."""
-        h = self.trunk(_SparseLinear.apply(self.w1, x) + self.b1)
-        return h, self.value_head(h).squeeze(-1)
-
-    def actions(self, ids: torch.Tensor | None = None) -> torch.Tensor:
-        """The embeddings (n, hidden) of action ``ids`` (default: every id)."""
-        parts = self.parts if ids is None else self.parts[ids]
-        return self.action_mlp(self.part_embed(parts))
-
-    def logits(self, h: torch.Tensor, rows: torch.Tensor, legal: torch.Tensor,
-               actions: torch.Tensor | None = None) -> torch.Tensor:
-        """The logit of each legal action (flat), ``rows[j]`` its row, ``legal[j]`` its id
-        (``actions``: :meth:`actions`, when already computed)."""
-        emb = self.actions() if actions is None else actions
-        return (h[rows] * emb[legal]).sum(-1)
-
-
-def segment_log_softmax(logits: torch.Tensor, rows: torch.Tensor, n: int) -> torch.Tensor:
-    """Log-softmax within each row of a ragged list (``rows`` ascending, every row non-empty)."""
-    top = torch.full((n,), -torch.inf, dtype=logits.dtype).scatter_reduce(
-        0, rows, logits.detach(), "amax"
-    )
-    z = logits - top[rows]
-    total = torch.zeros(n, dtype=logits.dtype).index_add_(0, rows, z.exp())
-    return z - total.log()[rows]
-
-
-def ragged_legal(legal_ids: np.ndarray, num_legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The legal ids of each row as one flat list, and each entry's row."""
-    width = int(num_legal.max())
-    inside = np.arange(width)[None, :] < num_legal[:, None]
-    return legal_ids[:, :width][inside].astype(np.int64), np.repeat(
-        np.arange(len(num_legal)), num_legal
-    )
-
-
-def sample_ragged(logp: torch.Tensor, rows: np.ndarray, num_legal: np.ndarray,
-                  rng: np.random.Generator, greedy: bool = False) -> np.ndarray:
-    """Each row's chosen position in its legal list: sampled from ``exp(logp)`` (inverse CDF
-    over the flat list) or, with ``greedy``, its most likely action."""
-    p = logp.detach().exp().numpy().astype(np.float64)
-    starts = np.concatenate(([0], np.cumsum(num_legal)[:-1]))
-    if greedy:
-        best = np.full(len(num_legal), -1.0)
-        np.maximum.at(best, rows, p)
-        pos = np.flatnonzero(p >= best[rows] - 1e-12)
-        first = np.full(len(num_legal), -1)
-        first[rows[pos][::-1]] = pos[::-1]
-        return first - starts
-    cum = np.cumsum(p)
-    before = np.concatenate(([0.0], cum))[starts]
-    target = before + rng.random(len(num_legal)) * (cum[starts + num_legal - 1] - before)
-    pick = np.searchsorted(cum, target, side="right")
-    return np.clip(pick, starts, starts + num_legal - 1) - starts
-
-
 # --------------------------------------------------------------------------- the rollout
 
 
@@ -267,13 +119,6 @@ class Rollout:
         self.reward = np.zeros((t, n, players), np.float32)
 
 
-def sparse_rows(idx: np.ndarray, val: np.ndarray, nnz: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The entries of padded sparse rows, concatenated (CSR order)."""
-    width = int(nnz.max())
-    inside = np.arange(width)[None, :] < nnz[:, None]
-    return idx[:, :width][inside].astype(np.int64), val[:, :width][inside]
-
-
 class Opponents:
     """The other seats of a share of the game slots, played by a baseline agent: slot ``i <
     share * N`` keeps the policy on seat ``i % n`` and the agent on the others. The agent
@@ -292,6 +137,8 @@ class Opponents:
 
     def choose(self, vg: Any, rows: np.ndarray) -> np.ndarray:
         agent = self.agent
+        if agent is None:
+            raise ValueError("opponents: no agent (an empty spec) has no moves")
         batch = getattr(agent, "choose_batch", None)
         if batch is not None:
             return np.asarray(batch(vg, rows), dtype=np.int64)
@@ -353,8 +200,6 @@ def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator
 
 def vg_game_name_of(vg: Any) -> str:
     """The registered game's name of a vector game (through the registry)."""
-    from moonriver_env.games import config_entry
-
     entry = config_entry(vg.config)
     if entry is None:
         raise ValueError("the vector game's config belongs to no registered game")
@@ -482,21 +327,6 @@ def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minib
 # --------------------------------------------------------------------------- evaluation
 
 
-def greedy_actions(policy: SparsePolicy, vg: Any, rows: np.ndarray) -> np.ndarray:
-    """The policy's most likely legal action for each game of ``rows``."""
-    nnz = vg.obs_nnz[rows].astype(np.int64)
-    idx, val = sparse_rows(vg.obs_idx[rows], vg.obs_val[rows], nnz)
-    num_legal = vg.num_legal[rows].astype(np.int64)
-    legal, flat_rows = ragged_legal(vg.legal_ids[rows], num_legal)
-    with torch.no_grad():
-        h, _ = policy.state(SparseRows.of(idx, val, nnz))
-        r = torch.from_numpy(flat_rows)
-        logp = segment_log_softmax(policy.logits(h, r, torch.from_numpy(legal)), r, len(rows))
-    pos = sample_ragged(logp, flat_rows, num_legal, np.random.default_rng(0), greedy=True)
-    starts = np.concatenate(([0], np.cumsum(num_legal)[:-1]))
-    return legal[starts + pos]
-
-
 def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
              seed: int) -> dict[str, float]:
     """The policy's raw, greedy play against ``opponent`` in every other seat: ``games``
@@ -549,30 +379,6 @@ def atomic_save(obj: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def model_record(policy: SparsePolicy, args: Args) -> dict[str, Any]:
-    """What ``model.pt`` holds: the game, the sizes and the weights (tensors and plain values
-    only: ``torch.load(..., weights_only=True)`` reads it)."""
-    return {
-        "format": "moonriver-env ppo 1",
-        "game": args.game,
-        "embed": args.embed,
-        "hidden": args.hidden,
-        "state_dict": policy.state_dict(),
-    }
-
-
-def load_model(path: str | Path) -> tuple[SparsePolicy, str]:
-    """A saved ``model.pt`` (or a checkpoint) as a policy, with its game spec text. Read with
-    ``weights_only=True``: the file cannot run code."""
-    rec = torch.load(path, map_location="cpu", weights_only=True)
-    if not isinstance(rec, dict) or rec.get("format") != "moonriver-env ppo 1":
-        raise ValueError(f"{path}: not a model of training.ppo.ppo")
-    vg = vector_game(rec["game"], num_games=1, seed=0, observe=False)
-    policy = SparsePolicy(vg.observation_size, vg.action_table, rec["embed"], rec["hidden"])
-    policy.load_state_dict(rec["state_dict"])
-    return policy, str(rec["game"])
-
-
 def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     """The run (module docstring); returns its summary (also ``summary.json``)."""
     from torch.utils.tensorboard import SummaryWriter
@@ -613,7 +419,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
 
     def save() -> None:
         atomic_save(
-            {"model": model_record(policy, args), "optim": opt.state_dict(), "step": step,
+            {"model": model_record(policy, args.game, args.embed, args.hidden), "optim": opt.state_dict(), "step": step,
              "update": update_i, "seconds": time.perf_counter() - start,
              "rng": rng.bit_generator.state, "args": asdict(args)},
             latest,
@@ -653,7 +459,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         if args.eval_every and update_i % args.eval_every == 0:
             run_eval()
     save()
-    atomic_save(model_record(policy, args), run_dir / "model.pt")
+    atomic_save(model_record(policy, args.game, args.embed, args.hidden), run_dir / "model.pt")
     run_eval()
     summary = {"steps": step, "updates": update_i,
                "seconds": time.perf_counter() - start, "evals": evals,

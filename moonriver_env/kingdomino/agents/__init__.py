@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, AgentKind
+from agents.ppo_agent import SparsePPOAgent, is_sparse_ppo
 from agents.registry import make_agent
 from agents.spec_params import AZ_PARAMS
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
@@ -60,8 +61,17 @@ _SEARCH_PARAMS: dict[str, type] = {
 def _ppo_params(spec: str, rest: str) -> dict[str, Any]:
     """``ppo:PATH`` -> ``{"path": PATH}`` (a path is needed: no model is shipped)."""
     if not rest.strip():
-        raise ValueError("spec: expected ppo:PATH (a MaskablePPO zip trained on Kingdomino-v0)")
+        raise ValueError(
+            "spec: expected ppo:PATH (a model.pt of training.ppo.ppo, or a MaskablePPO zip "
+            "trained on Kingdomino-v0)"
+        )
     return {"path": rest.strip()}
+
+
+def _ppo(seed: int | None = None, path: str = "") -> Agent:
+    if is_sparse_ppo(path):  # a model of the reference PPO (training.ppo.ppo)
+        return SparsePPOAgent(path, seed=seed)
+    return PolicyKingdominoAgent(path, seed=seed)
 
 
 def _az(seed: int | None = None, **params: Any) -> Agent:
@@ -76,7 +86,7 @@ AGENTS: dict[str, AgentKind] = {
     "heuristic": AgentKind(HeuristicKingdominoAgent),
     "mc": AgentKind(MonteCarloKingdominoAgent, params={**_SEARCH_PARAMS, "engine": str}),
     "mcts": AgentKind(MCTSKingdominoAgent, params={**_SEARCH_PARAMS, "c": float}),
-    "ppo": AgentKind(PolicyKingdominoAgent, parse=_ppo_params, shown=("ppo:PATH",)),
+    "ppo": AgentKind(_ppo, parse=_ppo_params, shown=("ppo:PATH",)),
     "az": AgentKind(_az, params=AZ_PARAMS),
 }
 """Kingdomino's agents by spec name: the ``agents`` hook of its entry."""
