@@ -57,6 +57,18 @@ def test_a_changed_byte_is_refused_by_its_crc(model: Path, tmp_path: Path) -> No
         AzAgent(seed=0, path=bad).load_for(SPECS["mr2"].config())
 
 
+def test_a_zip_entry_of_an_unknown_version_is_refused(model: Path, tmp_path: Path) -> None:
+    """Found by the fuzz count: a member's "version needed" byte changed made zipfile raise
+    NotImplementedError (not caught); any failure of the archive is the named error."""
+    raw = bytearray(model.read_bytes())
+    at = raw.find(b"PK\x01\x02")  # the first central directory entry
+    raw[at + 6 : at + 8] = (148).to_bytes(2, "little")  # version 14.8 needed to extract
+    bad = tmp_path / "version.pt"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(CheckpointError, match="truncated or corrupt: not a whole zip"):
+        load_checkpoint(bad)
+
+
 def test_files_that_are_no_archive_or_too_large_are_refused(
     model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
