@@ -147,7 +147,24 @@ def record_to_state(config: KingdominoConfig, rec: Any) -> KingdominoState:
     return state
 
 
+_KINGDOMS: dict[tuple[int, bytes, bytes], Kingdom] = {}
+"""The kingdoms read from records, by their squares: a kingdom never changes, so states read
+from records share it, with its memo (an agent's derived values), as the engine's states do;
+read again for every decision of a batched game's opponents (``get_state``)."""
+_KINGDOMS_KEPT = 8192
+
+
 def _kingdom(board: Any, land: np.ndarray, crowns: np.ndarray) -> Kingdom:
+    key = (board.size, land[: board.cells].tobytes(), crowns[: board.cells].tobytes())
+    kingdom = _KINGDOMS.get(key)
+    if kingdom is None:
+        if len(_KINGDOMS) >= _KINGDOMS_KEPT:
+            _KINGDOMS.clear()
+        kingdom = _KINGDOMS[key] = _read_kingdom(board, land, crowns)
+    return kingdom
+
+
+def _read_kingdom(board: Any, land: np.ndarray, crowns: np.ndarray) -> Kingdom:
     masks = [0] * NUM_LANDSCAPES
     crown_masks = [0, 0, 0]
     occupied = 0
