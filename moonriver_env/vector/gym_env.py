@@ -35,11 +35,14 @@ and seeds the learner-seat draws, the ``random`` opponents and the agents' gener
 ``reset()`` without a seed continues (new deals drawn, generators running on).
 
 **Opponents** (``opponents=``): ``"random"`` (uniform over the legal ids, drawn in NumPy on the
-whole batch: the loop stays in the core), or any agent spec of the game (``"greedy"``,
-``"heuristic"``, ``"mc:sims=16"``, ``"ppo:PATH"``...). An agent decides for every game where an
-opponent is to act: through its ``choose_batch(vg, rows)`` when it has one (a batched decision
-on the core's arrays; Moon River's ``heuristic`` and ``greedy`` decide on the core's states),
-else through ``choose(vg.get_state(i))`` per game.
+whole batch: the loop stays in the core), any agent spec of the game (``"greedy"``,
+``"heuristic"``, ``"mc:sims=16"``, ``"az"``, ``"ppo:PATH"``...), or a batched policy: a callable
+``policy(observations, masks) -> actions`` given the acting opponents' own flat observations
+(k, observation size) and legal masks (k, A) of the k games where an opponent is to act, all
+at once (a snapshot of the learner: :func:`moonriver_env.vector.sb3.policy_opponent`). An agent
+decides for every game where an opponent is to act: through its ``choose_batch(vg, rows)``
+when it has one (a batched decision on the core's arrays; Moon River's ``heuristic`` decides on
+the core's copies of the games), else through ``choose(vg.get_state(i))`` per game.
 
 **Gymnasium's registry.** Every game with a batched form registers this env as its id's
 vector entry point (``moonriver_env/__init__.py``), so that ``gymnasium.make_vec(
@@ -68,11 +71,18 @@ from moonriver_env.vector.dispatch import vector_game
 
 __all__ = [
     "LEARNER_SEATS",
+    "BatchPolicy",
+    "Opponents",
     "VECTOR_ENTRY_PREFIX",
     "GameVectorEnv",
     "gymnasium_vector_env",
     "make_vector_env",
 ]
+
+BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
+"""A batched opponent: ``(observations (k, obs), masks (k, A) bool) -> k actions``."""
+Opponents = str | BatchPolicy
+"""What plays the seats beside the learner: ``"random"``, an agent spec, a batched policy."""
 
 LEARNER_SEATS = ("random", "rotate")
 """The learner-seat rules besides a fixed seat: drawn per episode, or rotating."""
@@ -85,7 +95,8 @@ class GameVectorEnv(VectorEnv):
         game: a :class:`~moonriver_env.games.GameSpec` or its text (``"2p_base"``,
             ``"kingdomino_4p_base"``).
         num_envs: games played together.
-        opponents: ``"random"`` or an agent spec of the game.
+        opponents: ``"random"``, an agent spec of the game, or a batched policy
+            ``(observations, masks) -> actions`` (module docstring).
         learner_seat: a seat, ``"random"`` (drawn per episode) or ``"rotate"``.
         seed: the seed of the first deal (as ``reset(seed=seed)``); ``None`` draws one.
         **kwargs: the batched game's other arguments (``reward``, ``dense_reward``,
@@ -98,7 +109,7 @@ class GameVectorEnv(VectorEnv):
         self,
         game: GameSpec | str = "2p_base",
         num_envs: int = 64,
-        opponents: str = "random",
+        opponents: Opponents = "random",
         learner_seat: int | str = "random",
         seed: int | None = None,
         **kwargs: Any,
@@ -113,7 +124,12 @@ class GameVectorEnv(VectorEnv):
         self._setup(vg, spec, opponents, learner_seat, seed)
 
     def _setup(
-        self, vg: Any, spec: GameSpec, opponents: str, learner_seat: int | str, seed: int | None
+        self,
+        vg: Any,
+        spec: GameSpec,
+        opponents: Opponents,
+        learner_seat: int | str,
+        seed: int | None,
     ) -> None:
         """Everything but building the batched game ``vg`` (subclasses build their own)."""
         self.vg = vg
@@ -125,11 +141,17 @@ class GameVectorEnv(VectorEnv):
             self._learner_cfg = "rotate"
         else:
             self._learner_cfg = check_seat("learner_seat", learner_seat, n)
-        if not isinstance(opponents, str):
-            raise TypeError(f"opponents: expected 'random' or an agent spec, got {opponents!r}")
         self.opponents = opponents
         self._agent: Any = None
-        if opponents != "random":
+        self._policy: BatchPolicy | None = None
+        if not isinstance(opponents, str):
+            if not callable(opponents):
+                raise TypeError(
+                    "opponents: expected 'random', an agent spec or a batched policy, "
+                    f"got {opponents!r}"
+                )
+            self._policy = opponents
+        elif opponents != "random":
             self._agent = make_opponent(opponents, seed=seed, game=spec.entry.name)
         encoder = spec.entry.hook("encoder")(vg.config)
         high = np.concatenate([encoder.plane_high.ravel(), encoder.feature_high])
@@ -231,6 +253,20 @@ class GameVectorEnv(VectorEnv):
 
     def _opponent_actions(self, waiting: np.ndarray) -> np.ndarray:
         vg = self.vg
+        if self._policy is not None:
+            rows = np.flatnonzero(waiting)
+            assert vg.observation is not None
+            chosen = np.asarray(
+                self._policy(vg.observation[rows], vg.action_mask[rows].astype(bool))
+            )
+            if chosen.shape != rows.shape:
+                raise ValueError(
+                    f"opponents: the policy gave actions of shape {chosen.shape}, "
+                    f"expected {rows.shape}"
+                )
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            actions[rows] = chosen
+            return actions
         if self._agent is None:
             pick = (self._rng.random(self.num_envs) * vg.num_legal).astype(np.int64)
             return vg.legal_ids[self._rows, pick].astype(np.int64)
@@ -255,7 +291,7 @@ class GameVectorEnv(VectorEnv):
 def make_vector_env(
     game: GameSpec | str = "2p_base",
     num_envs: int = 64,
-    opponents: str = "random",
+    opponents: Opponents = "random",
     learner_seat: int | str = "random",
     seed: int | None = None,
     **kwargs: Any,

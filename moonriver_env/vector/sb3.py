@@ -22,6 +22,11 @@ the adapter was built, as SB3's ``Monitor`` writes it, so ``ep_rew_mean`` is log
 step (SB3's autoreset); the returned observation is the next game's first. A game ends only
 by its rules, so ``"terminal_observation"`` is not given (SB3 reads it only for truncated
 episodes). Illegal actions raise the game's ``IllegalActionError`` and change nothing.
+
+Self-play against a snapshot of the learner: ``policy_opponent(model)`` is a batched opponent
+(the vector env's ``opponents=``) that plays an SB3 model's masked choices for the opponents'
+seats, each from its own observation; give it a frozen copy (``MaskablePPO.load(path)``) to
+play a snapshot, or the learning model itself to play against its current self.
 """
 
 from __future__ import annotations
@@ -36,9 +41,9 @@ from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
 from moonriver_env.games import GameSpec
-from moonriver_env.vector.gym_env import GameVectorEnv
+from moonriver_env.vector.gym_env import BatchPolicy, GameVectorEnv, Opponents
 
-__all__ = ["SB3VecEnv", "make_sb3_vec_env"]
+__all__ = ["SB3VecEnv", "make_sb3_vec_env", "policy_opponent"]
 
 
 class SB3VecEnv(VecEnv):
@@ -147,7 +152,7 @@ class SB3VecEnv(VecEnv):
 def make_sb3_vec_env(
     game: GameSpec | str = "2p_base",
     num_envs: int = 16,
-    opponents: str = "random",
+    opponents: Opponents = "random",
     learner_seat: int | str = "random",
     seed: int | None = None,
     **kwargs: Any,
@@ -158,3 +163,15 @@ def make_sb3_vec_env(
     if seed is not None:
         venv.seed(seed)
     return venv
+
+
+def policy_opponent(model: Any, deterministic: bool = False) -> BatchPolicy:
+    """A batched opponent (``opponents=`` of the vector env) that plays ``model`` (an SB3
+    model with ``predict``; MaskablePPO's takes ``action_masks``) from each acting opponent's
+    own observation and mask."""
+
+    def policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, _ = model.predict(observations, action_masks=masks, deterministic=deterministic)
+        return np.asarray(actions, dtype=np.int64)
+
+    return policy

@@ -121,7 +121,37 @@ def test_an_illegal_action_is_refused_and_changes_nothing(game: str) -> None:
         assert np.array_equal(x, y)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_batched_policy_plays_the_opponents_from_their_own_views(game: str) -> None:
+    seen: list[tuple[np.ndarray, np.ndarray]] = []
+    env: GameVectorEnv
+
+    def policy(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        rows = np.flatnonzero(env.vg.current_seat != env._seats)
+        assert len(rows) == len(observations) == len(masks)
+        for k, i in enumerate(rows.tolist()):
+            seat = int(env.vg.current_seat[i])
+            assert np.array_equal(observations[k], env.vg.observation_of(i, seat))
+            assert (
+                np.flatnonzero(masks[k]) == np.sort(env.vg.legal_ids[i, : env.vg.num_legal[i]])
+            ).all()
+        seen.append((observations, masks))
+        return np.array([np.flatnonzero(m)[-1] for m in masks])
+
+    env = make_vector_env(game, num_envs=3, opponents=policy, seed=0)
+    env.reset(seed=0)
+    for _ in range(20):
+        env.step(first_legal(env))
+    assert seen
+    with pytest.raises(ValueError, match="opponents: the policy gave actions of shape"):
+        make_vector_env(
+            game, num_envs=3, opponents=lambda o, m: np.zeros((len(o), 2)), seed=0
+        ).reset(seed=0)
+
+
 def test_arguments_are_checked() -> None:
+    with pytest.raises(TypeError, match="opponents"):
+        make_vector_env("2p_base", num_envs=2, opponents=3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="learner_seat"):
         make_vector_env("2p_base", num_envs=2, learner_seat=2)
     with pytest.raises(TypeError, match="observe"):
@@ -136,7 +166,7 @@ def test_maskable_ppo_learns_through_the_sb3_adapter(game: str) -> None:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from moonriver_env.vector.sb3 import make_sb3_vec_env
+    from moonriver_env.vector.sb3 import make_sb3_vec_env, policy_opponent
 
     venv = make_sb3_vec_env(game, num_envs=8, seed=0)
     assert is_masking_supported(venv)
@@ -148,6 +178,10 @@ def test_maskable_ppo_learns_through_the_sb3_adapter(game: str) -> None:
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=64, n_epochs=1, seed=0)
     model.learn(256)
     assert model.num_timesteps >= 256
+    # against a snapshot of itself: the model plays the opponents' seats
+    selfplay = make_sb3_vec_env(game, num_envs=8, opponents=policy_opponent(model), seed=1)
+    model.set_env(selfplay)
+    model.learn(64, reset_num_timesteps=False)
     # episodes are reported as SB3's Monitor does
     venv.seed(0)
     venv.reset()

@@ -15,7 +15,7 @@ from typing import Any
 
 from moonriver_env.games import GameSpec
 from moonriver_env.moonriver.vector.game import VectorGame
-from moonriver_env.vector.gym_env import GameVectorEnv
+from moonriver_env.vector.gym_env import GameVectorEnv, Opponents
 
 __all__ = ["MoonRiverVectorEnv"]
 
@@ -25,7 +25,7 @@ class MoonRiverVectorEnv(GameVectorEnv):
 
     Args:
         num_envs: games played together.
-        opponents: ``"random"`` or an agent spec of the ``agents`` package.
+        opponents: ``"random"``, an agent spec of the ``agents`` package or a batched policy.
         learner_seat: a seat, ``"random"`` (drawn per game from the seed) or ``"rotate"``.
         seed: the games of ``reset(seed=s)`` are VectorGame's (``env.reset(seed=s + i)``).
         **game: the game and reward arguments of ``moonriver_v0.env`` (checked there).
@@ -34,7 +34,7 @@ class MoonRiverVectorEnv(GameVectorEnv):
     def __init__(
         self,
         num_envs: int = 64,
-        opponents: str = "random",
+        opponents: Opponents = "random",
         learner_seat: int | str = "random",
         seed: int | None = None,
         **game: Any,
