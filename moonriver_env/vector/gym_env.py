@@ -26,8 +26,9 @@ is the finished game's last reward, and ``obs[i]`` is already the next game's fi
 observation. The finished game's last observation is not kept: a game only ends by its rules
 (terminated, never truncated), so nothing bootstraps from it. ``infos["scores"]`` holds the
 batched game's score rows of the games that ended in this step (rows of other games: zero).
-The next game's learner seat is drawn again when ``learner_seat="random"``, or rotates
-(seat ``k`` of game ``i``'s ``k``-th episode, offset by ``i``) with ``learner_seat="rotate"``.
+The next game's learner seat is drawn again when ``learner_seat="random"``, or rotates with
+``learner_seat="rotate"``: slot ``i``'s ``k``-th episode since the last ``reset`` (from 0) seats
+the learner at ``(k + i) % num_players``.
 
 **Seeds.** ``reset(seed=s)`` deals game ``i`` as the game's env after ``reset(seed=s + i)``,
 and seeds the learner-seat draws, the ``random`` opponents and the agents' generators from
