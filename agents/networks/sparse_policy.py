@@ -26,7 +26,7 @@ from torch import nn
 
 from moonriver_env.family.native import native
 from moonriver_env.family.sparse import ActionTable
-from moonriver_env.vector import vector_game
+from moonriver_env.vector.env_batch import batched_game
 
 MODEL_FORMAT = "moonriver-env ppo 1"
 """The ``format`` entry of a saved model of this network."""
@@ -249,7 +249,7 @@ def load_model(path: str | Path) -> tuple[SparsePolicy, str]:
         embed, hidden, game = int(rec["embed"]), int(rec["hidden"]), str(rec["game"])
         if not (1 <= embed <= 4096 and 1 <= hidden <= 4096):
             raise ValueError(f"sizes out of range: embed {embed}, hidden {hidden}")
-        vg = vector_game(game, num_games=1, seed=0, observe=False)
+        vg = batched_game(game, num_games=1, seed=0, observe=False)
         policy = SparsePolicy(vg.observation_size, vg.action_table, embed, hidden)
         policy.load_state_dict(rec["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
 from training.common.run import RunClock  # noqa: E402
-from training.ppo import bench as tbench  # noqa: E402
+from training.ppo import sb3_bench as tbench  # noqa: E402
 from training.ppo.config import ConfigError, load_config  # noqa: E402
 from training.ppo.model import build_model, make_vec_env  # noqa: E402
 from training.ppo.selfplay_vec import LEARNER, seat_advantages  # noqa: E402

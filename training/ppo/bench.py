@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from moonriver_env.bench import cpu_model
-from moonriver_env.vector import vector_game
+from moonriver_env.vector.env_batch import batched_game
 from training.ppo.ppo import (
     Args,
     Rollout,
@@ -47,7 +47,7 @@ def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(seed)
-    vg = vector_game(args.game, num_games=args.num_games, seed=seed, observe="sparse")
+    vg = batched_game(args.game, num_games=args.num_games, seed=seed, observe="sparse")
     policy = SparsePolicy(vg.observation_size, vg.action_table, args.embed, args.hidden)
     opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     ro = Rollout(args, vg.num_players)
@@ -68,7 +68,7 @@ def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
 
 def core_rate(game: str, num_games: int, seconds: float = 2.0) -> float:
     """The core alone: random legal moves with the sparse observation, steps per second."""
-    vg = vector_game(game, num_games=num_games, seed=0, observe="sparse")
+    vg = batched_game(game, num_games=num_games, seed=0, observe="sparse")
     rng = np.random.default_rng(0)
     rows = np.arange(num_games)
     done, start = 0, time.perf_counter()

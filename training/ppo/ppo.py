@@ -58,7 +58,7 @@ from agents.networks.sparse_policy import (
 from agents.ratings import wilson_interval
 from moonriver_env.games import add_game_arguments, config_entry, parse_game, spec_from_args
 from moonriver_env.opponents import make_opponent
-from moonriver_env.vector import vector_game
+from moonriver_env.vector.env_batch import batched_game
 
 
 @dataclass
@@ -72,6 +72,7 @@ class Args:
     minutes: float = 0.0  # wall-clock budget (0: until --total-steps)
     learning_rate: float = 1e-3
     anneal_lr: bool = True
+    reward: str = "win"  # the game's final reward: win (+1 / -1), score or score_diff
     dense_reward: float = 0.0  # reward per point a seat's score changes (0: the final reward only)
     gamma: float = 1.0
     gae_lambda: float = 0.95
@@ -332,7 +333,7 @@ def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
     """The policy's raw, greedy play against ``opponent`` in every other seat: ``games``
     games, the policy's seat rotating (game ``g``: seat ``g % n``), seeds ``seed + g``. A win
     shared by ``k`` seats counts ``1 / k``. Returns the win rate and its 95% Wilson interval."""
-    vg = vector_game(spec, num_games=games, seed=seed, observe="sparse", auto_reset=False)
+    vg = batched_game(spec, num_games=games, seed=seed, observe="sparse", auto_reset=False)
     n = vg.num_players
     mine = np.arange(games) % n
     agent = make_opponent(opponent, seed, game=vg_game_name(spec))
@@ -387,9 +388,9 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     torch.set_flush_denormal(True)  # tiny weights and gradients must not slow the CPU 10x
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    vg = vector_game(args.game, num_games=args.num_games, seed=args.seed * 2**32,
-                     observe="sparse", **({"dense_reward": args.dense_reward}
-                                          if args.dense_reward else {}))
+    vg = batched_game(args.game, num_games=args.num_games, seed=args.seed * 2**32,
+                      observe="sparse", reward=args.reward,
+                      **({"dense_reward": args.dense_reward} if args.dense_reward else {}))
     policy = SparsePolicy(vg.observation_size, vg.action_table, args.embed, args.hidden)
     opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     step, update_i, spent = 0, 0, 0.0
