@@ -1,0 +1,23 @@
+"""``python -m moonriver_env.bench_sb3`` runs, at a tiny size, and prints both routes and their
+ratio for a game (the benchmark itself is measured by hand, not in tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+
+def test_both_routes_and_the_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    from moonriver_env.bench_sb3 import main
+
+    main(
+        [
+            "--games", "kingdomino_2p_base", "--runs", "1", "--steps", "64",
+            "--n-steps", "64", "--num-envs", "4", "--batch-size", "32", "--threads", "0",
+        ]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert "single env (gymnasium.make)" in out
+    assert "SB3VecEnv,   4 games" in out
+    assert "ratio" in out
