@@ -120,6 +120,12 @@ def game_spec(cfg: Config) -> GameSpec:
         spec.config()
     except ValueError as exc:
         raise ConfigError(f"env: {exc}") from None
+    if spec.entry.hook("native_state") is None:
+        raise ConfigError(
+            f"env.game: {spec.entry.title} has no native core, and az searches and plays its "
+            "games in the core; train it with the reference PPO (python -m training.ppo.ppo "
+            f"--game {spec.text})"
+        )
     return spec
 
 
