@@ -69,12 +69,14 @@ class HeuristicAgent(Agent):
         order (``tests/vector/test_gym_generic.py``)."""
         out = np.empty(len(rows), dtype=np.int64)
         weights = self.evaluator.w.as_list()
+        # a batched game without the core's copies (another batched form) decides on states
+        native_state = getattr(vg, "native_state", None) if self.native else None
         for k, i in enumerate(np.asarray(rows).tolist()):
             legal = vg.legal_ids[i, : int(vg.num_legal[i])].tolist()
             if len(legal) == 1:
                 out[k] = legal[0]
                 continue
-            det = vg.native_state(i) if self.native else None
+            det = native_state(i) if native_state is not None else None
             if det is None:
                 out[k] = self.choose(vg.get_state(i))
                 continue
