@@ -74,7 +74,7 @@ class EnvVectorGame:
             {"action": (a,)},
         )
         self._dense = np.zeros((n_games, d), np.float32)
-        self._arrays = {
+        self._arrays: dict[str, np.ndarray] = {
             "mask": np.zeros((n_games, a), np.int8),
             "legal": np.zeros((n_games, a), np.int16),
             "num_legal": np.zeros(n_games, np.int32),

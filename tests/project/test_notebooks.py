@@ -60,7 +60,7 @@ def test_docs_list_every_notebook() -> None:
     assert page.startswith(f"# Notebooks\n\n{count.capitalize()} research notebooks")
     assert f"executes all {count} from" in page
     readme = (root / "README.md").read_text(encoding="utf-8")
-    assert f"| {count} research notebooks" in readme
+    assert f"{count} [notebooks](docs/notebooks.md)" in readme
 
 
 def output_kinds(cell: dict[str, Any]) -> list[str]:

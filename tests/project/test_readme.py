@@ -125,6 +125,8 @@ COVERED_BY = {
     "training.value.train": "tests/agents/test_trained.py",
     "training.value.timing": "test_value_timing_runs_small (below)",
     "training.az": "tests/az/test_az_pipeline.py",
+    "training.ppo.ppo": "tests/training/test_ppo_reference.py",
+    "training.ppo.bench": "tests/training/test_ppo_reference.py",
     "moonriver_env.bench": "test_bench_commands_run_small (below)",
     "moonriver_env.bench_env": "test_bench_commands_run_small (below)",
     "moonriver_env.examples.gymnasium_vector": "tests/env/test_integrations.py",

@@ -231,3 +231,14 @@ def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path) -> Non
     torch.save({**sp.model_record(policy, "kingdomino_2p_base", 8, 8), "state_dict": state_dict}, bad)
     with pytest.raises(ValueError, match="not all finite"):
         sp.load_model(bad)
+
+
+def test_the_bench_prints_steps_per_second(capsys: pytest.CaptureFixture[str]) -> None:
+    from training.ppo import bench
+
+    assert bench.main(["--runs", "2", "--updates", "1", "--num-games", "16", "--num-steps",
+                       "4", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "run 2: ppo" in out
+    line = [x for x in out.splitlines() if x.startswith("ppo: ")][0]
+    assert float(line.split()[1].replace(",", "")) > 0 and "the core alone" in line
