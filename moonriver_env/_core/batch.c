@@ -118,19 +118,12 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
     self->dense = dense;
     self->auto_reset = auto_reset;
     self->observe = arrays[OUT_OBS] != Py_None;
-    int given = (arrays[OUT_SIDX] != Py_None) + (arrays[OUT_SVAL] != Py_None) +
-                (arrays[OUT_SNNZ] != Py_None);
-    if (given != 0 && given != 3) {
-        PyErr_SetString(PyExc_ValueError,
-                        "Batch: sparse_idx, sparse_val and sparse_nnz go together");
+    int sparse = sparse_outputs("Batch", arrays[OUT_SIDX], arrays[OUT_SVAL], arrays[OUT_SNNZ],
+                                sparse_width, cfg->obs_size);
+    if (sparse < 0) {
         return -1;
     }
-    self->sparse = given == 3;
-    if (self->sparse && (sparse_width < 1 || sparse_width > cfg->obs_size)) {
-        PyErr_Format(PyExc_ValueError, "Batch: sparse_width must be in 1..%d, got %d",
-                     cfg->obs_size, sparse_width);
-        return -1;
-    }
+    self->sparse = sparse;
     if (self->sparse && (ranch_width < 1 || ranch_width > mr_block_size(cfg))) {
         PyErr_Format(PyExc_ValueError, "Batch: ranch_width must be in 1..%d, got %d",
                      mr_block_size(cfg), ranch_width);

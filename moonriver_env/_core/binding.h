@@ -102,6 +102,25 @@ int kd_add_to_module(PyObject *m);
 int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
                Py_ssize_t itemsize, Py_ssize_t count, int writable);
 
+/* Whether a batch's three sparse outputs (idx, val, nnz: Py_None when not given) are given,
+ * and width in 1..obs_size if they are: 1 (given), 0 (none), or -1 with ValueError naming
+ * who. */
+static inline int sparse_outputs(const char *who, PyObject *idx, PyObject *val, PyObject *nnz,
+                                 int width, int obs_size) {
+    int given = (idx != Py_None) + (val != Py_None) + (nnz != Py_None);
+    if (given != 0 && given != 3) {
+        PyErr_Format(PyExc_ValueError, "%s: sparse_idx, sparse_val and sparse_nnz go together",
+                     who);
+        return -1;
+    }
+    if (given && (width < 1 || width > obs_size)) {
+        PyErr_Format(PyExc_ValueError, "%s: sparse_width must be in 1..%d, got %d", who,
+                     obs_size, width);
+        return -1;
+    }
+    return given == 3;
+}
+
 /* The sparse form of one dense observation row (moonriver_env.family.sparse): its non-zero
  * entries in index order into idx/val (width entries), the rest of the row up to the *prev
  * entries it held before padded with index size and value 0; *prev becomes the new count.

@@ -112,18 +112,9 @@ static int KdBatch_setup(KdBatchObject *self, PyObject *config, Py_ssize_t N, Py
     const KdParams *p = self->p = &((KdConfigObject *)config)->p;
     self->num_games = N;
     Py_ssize_t A = p->num_actions, W = sparse_width;
-    int given = (arrays[KO_SIDX] != Py_None) + (arrays[KO_SVAL] != Py_None) +
-                (arrays[KO_SNNZ] != Py_None);
-    if (given != 0 && given != 3) {
-        PyErr_SetString(PyExc_ValueError,
-                        "KdBatch: sparse_idx, sparse_val and sparse_nnz go together");
-        return -1;
-    }
-    if (given && (sparse_width < 1 || sparse_width > p->obs_size)) {
-        PyErr_Format(PyExc_ValueError, "KdBatch: sparse_width must be in 1..%d, got %d",
-                     p->obs_size, sparse_width);
-        return -1;
-    }
+    int given = sparse_outputs("KdBatch", arrays[KO_SIDX], arrays[KO_SVAL], arrays[KO_SNNZ],
+                               sparse_width, p->obs_size);
+    if (given < 0) return -1;
     self->sparse_width = given ? sparse_width : 0;
     struct {
         const char *name, *format;

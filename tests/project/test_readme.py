@@ -115,7 +115,7 @@ COVERED_BY = {
     "agents.play": "tests/agents/test_agents.py",
     "agents.replay": "tests/replay/test_replay_page.py",
     "agents.animate": "tests/replay/test_animate.py",
-    "agents.serve": "tests/serve/test_api.py",
+    "agents.serve": "tests/serve/test_serve_api.py",
     "training.train": "tests/training/test_training.py",
     "training.evaluate": "tests/training/test_training.py",
     "training.export": "tests/training/test_training.py",
