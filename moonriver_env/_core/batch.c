@@ -20,6 +20,7 @@ typedef struct {
     mr_pcg64 *seeders;
     int16_t *legal;   /* [num_games][num_actions]: the private, trusted legal lists */
     int32_t *nlegal;  /* [num_games] */
+    int8_t *published; /* [num_games]: the mask row holds exactly legal's first nlegal ids */
     int32_t *totals;  /* [num_games][n]: ranch totals at the last step (dense reward) */
     float *blocks;    /* [num_games][n][block]: the encoder's cache of ranch blocks */
     int32_t *points;  /* [num_games][n][4]: and of their points */
@@ -49,6 +50,7 @@ static void Batch_clear(BatchObject *self) {
         }
     }
     void **blocks[] = {(void **)&self->states, (void **)&self->seeders, (void **)&self->legal,
+                       (void **)&self->published,
                        (void **)&self->nlegal, (void **)&self->totals, (void **)&self->blocks,
                        (void **)&self->points, (void **)&self->keys, (void **)&self->todo,
                        (void **)&self->sidx, (void **)&self->sval, (void **)&self->slen,
@@ -157,6 +159,7 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
     self->seeders = PyMem_Calloc((size_t)N, sizeof(mr_pcg64));
     self->legal = PyMem_Calloc((size_t)(N * A), sizeof(int16_t));
     self->nlegal = PyMem_Calloc((size_t)N, sizeof(int32_t));
+    self->published = PyMem_Calloc((size_t)N, 1);
     self->totals = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
     self->points = PyMem_Calloc((size_t)(N * n * 4), sizeof(int32_t));
     self->keys = PyMem_Calloc((size_t)(N * n), sizeof(uint32_t));
@@ -173,7 +176,8 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
         self->fscratch = PyMem_Calloc((size_t)cfg->num_features, sizeof(float));
         self->ftouched = PyMem_Calloc((size_t)(cfg->num_features + 63) / 64, sizeof(uint64_t));
     }
-    if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->totals ||
+    if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->published ||
+        !self->totals ||
         !self->points || !self->keys || !self->todo ||
         (self->observe && !self->blocks) ||
         (self->sparse && (!self->sidx || !self->sval || !self->slen || !self->sprev ||
@@ -193,10 +197,17 @@ static void publish(BatchObject *self, Py_ssize_t i) {
     Py_ssize_t A = cfg->num_actions;
     mr_state *st = &self->states[i];
     int16_t *legal = self->legal + i * A;
+    int8_t *mask = (int8_t *)self->out[OUT_MASK].buf + i * A;
+    if (self->published[i]) { /* clear only the ids the last publish marked */
+        for (int k = 0; k < self->nlegal[i]; k++) {
+            mask[legal[k]] = 0;
+        }
+    } else {
+        memset(mask, 0, (size_t)A);
+        self->published[i] = 1;
+    }
     int count = st->phase == PH_GAME_OVER ? 0 : mr_legal(cfg, st, legal);
     self->nlegal[i] = count;
-    int8_t *mask = (int8_t *)self->out[OUT_MASK].buf + i * A;
-    memset(mask, 0, (size_t)A);
     for (int k = 0; k < count; k++) {
         mask[legal[k]] = 1;
     }
