@@ -16,6 +16,8 @@ every game with a batched form, read from the sparse observation and the game's 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,9 +84,38 @@ class SparseRows:
         )
 
 
+def _chunks(x: SparseRows) -> list[tuple[int, int, SparseRows]]:
+    """``x`` cut into one run of rows per torch thread (``(first row, end row, rows)``), so
+    that the core's products, which release the GIL, run on every core at once."""
+    parts = max(1, min(torch.get_num_threads(), x.rows // 256))
+    bounds = np.linspace(0, x.rows, parts + 1).astype(np.int64)
+    out = []
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        lo, hi = int(x.crow[a]), int(x.crow[b])
+        out.append((int(a), int(b), SparseRows(x.crow[a : b + 1] - lo, x.idx[lo:hi],
+                                                x.val[lo:hi])))
+    return out
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _run(jobs: list[Callable[[], None]]) -> None:
+    """Runs ``jobs`` at once on a small thread pool (one alone runs here)."""
+    global _POOL
+    if len(jobs) == 1:
+        jobs[0]()
+        return
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="sparse")
+    for f in [_POOL.submit(job) for job in jobs]:
+        f.result()
+
+
 class _SparseLinear(torch.autograd.Function):
     """``x @ w`` for sparse rows ``x``, both ways in the native core (``sparse_matmul`` and,
-    for the gradient of ``w``, ``sparse_matmul_t``): no transpose of ``x`` is ever built."""
+    for the gradient of ``w``, ``sparse_matmul_t``): no transpose of ``x`` is ever built, and
+    the rows are shared out among the torch threads."""
 
     @staticmethod
     def forward(ctx: Any, w: torch.Tensor, x: SparseRows) -> torch.Tensor:
@@ -93,7 +124,13 @@ class _SparseLinear(torch.autograd.Function):
         if native is None:  # no core built: torch's CSR product (slower)
             return x.torch() @ w.detach()
         out = np.empty((x.rows, e), np.float32)
-        native.sparse_matmul(x.crow, x.idx, x.val, w.detach().numpy(), out, ctx.d, e)
+        wn = w.detach().numpy()
+        d = ctx.d
+
+        def job(a: int, b: int, part: SparseRows) -> Callable[[], None]:
+            return lambda: native.sparse_matmul(part.crow, part.idx, part.val, wn, out[a:b], d, e)
+
+        _run([job(a, b, part) for a, b, part in _chunks(x)])
         return torch.from_numpy(out)
 
     @staticmethod
@@ -102,9 +139,19 @@ class _SparseLinear(torch.autograd.Function):
         if native is None:
             return x.torch(ctx.d).t() @ grad, None
         g = np.ascontiguousarray(grad.numpy(), dtype=np.float32)
-        out = np.zeros((ctx.d, g.shape[1]), np.float32)
-        native.sparse_matmul_t(x.crow, x.idx, x.val, g, out, ctx.d, g.shape[1])
-        return torch.from_numpy(out), None
+        d, e = ctx.d, g.shape[1]
+        chunks = _chunks(x)
+        outs = [np.zeros((d, e), np.float32) for _ in chunks]
+
+        def job(k: int, a: int, b: int, part: SparseRows) -> Callable[[], None]:
+            return lambda: native.sparse_matmul_t(part.crow, part.idx, part.val, g[a:b],
+                                                  outs[k], d, e)
+
+        _run([job(k, a, b, part) for k, (a, b, part) in enumerate(chunks)])
+        total = outs[0]
+        for more in outs[1:]:
+            total += more
+        return torch.from_numpy(total), None
 
 
 class SparsePolicy(nn.Module):

@@ -29,18 +29,23 @@ def random_csr(rng: np.random.Generator, rows: int, d: int) -> tuple[SparseRows,
     return SparseRows(crow, idx, val), dense
 
 
-@pytest.mark.parametrize("core", [True, False])
-def test_sparse_linear_matches_dense_both_ways(core: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("core", "rows"), [(True, 40), (True, 1500), (False, 40)])
+def test_sparse_linear_matches_dense_both_ways(core: bool, rows: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     if not core:  # the fallback without a built core: torch's sparse product
         monkeypatch.setattr(sp, "native", None)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)  # 1,500 rows: shared out between two threads
     rng = np.random.default_rng(0)
-    x, dense = random_csr(rng, 40, 70)
+    x, dense = random_csr(rng, rows, 70)
+    assert len(sp._chunks(x)) == (2 if rows >= 512 else 1)
     w = torch.randn(70, 9, requires_grad=True)
     out = sp._SparseLinear.apply(w, x)
+    torch.set_num_threads(threads)
     ref_w = w.detach().clone().requires_grad_(True)
     ref = torch.from_numpy(dense) @ ref_w
     torch.testing.assert_close(out, ref, rtol=1e-5, atol=1e-5)
-    g = torch.randn(40, 9)
+    g = torch.randn(rows, 9)
     (out * g).sum().backward()
     (ref * g).sum().backward()
     torch.testing.assert_close(w.grad, ref_w.grad, rtol=1e-5, atol=1e-5)
