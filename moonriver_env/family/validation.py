@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+import numpy as np
+
 ROOT = "<root>"
 Bound = int | str | None
 """A limit: a number, the name of a limit in the ``limits`` mapping, or none."""
@@ -102,9 +104,11 @@ def check_int(
     expected: str | None = None,
     error: type[ValueError] = ValueError,
 ) -> int:
-    """``value`` if it is an int (not a bool) in ``lo..hi`` (either bound may be ``None``),
-    else ``error("name: expected <expected>, got <repr>")``; ``expected`` defaults to
-    ``an integer in lo..hi``."""
+    """``value`` if it is an int (not a bool; a NumPy integer counts, as a plain int) in
+    ``lo..hi`` (either bound may be ``None``), else ``error("name: expected <expected>, got
+    <repr>")``; ``expected`` defaults to ``an integer in lo..hi``."""
+    if isinstance(value, np.integer):
+        value = int(value)
     if (
         isinstance(value, bool)
         or not isinstance(value, int)

@@ -231,3 +231,16 @@ def test_observe_any_seat_equals_the_encoder(backend: str) -> None:
         assert np.array_equal(vg.observation_of(1, seat), enc.encode_flat(vg.get_state(1), seat))
     with pytest.raises(ValueError, match="seat"):
         vg.observation_of(0, 4)
+
+
+def test_numpy_integers_are_indices_too() -> None:
+    """NumPy integers (what indexing an array gives) name a game and a seat like ints; bools
+    and floats are still refused."""
+    vg = VectorGame(num_games=2, num_players=2, seed=0)
+    assert vg.get_state(np.int64(1)).to_json() == vg.get_state(1).to_json()
+    np.testing.assert_array_equal(vg.observation_of(np.int32(1), np.int64(0)),
+                                  vg.observation_of(1, 0))
+    vg.reset_game(np.int64(1), seed=np.uint64(5))
+    for bad in (np.bool_(True), True, 1.0, np.float64(1.0)):
+        with pytest.raises(ValueError, match="i: expected an integer"):
+            vg.get_state(bad)  # type: ignore[arg-type]
