@@ -165,12 +165,14 @@ def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator
                 step_actions[theirs] = opponents.choose(vg, theirs)
                 mine[theirs] = False
         rows_mine = everyone if mine.all() else np.flatnonzero(mine)
+        # every game the policy's: the arrays as they are (a fancy index copies megabytes)
+        pick: Any = slice(None) if rows_mine is everyone else rows_mine
         nnz = np.zeros(n_games, np.int64)
-        nnz[rows_mine] = vg.obs_nnz[rows_mine]
-        idx, val = sparse_rows(vg.obs_idx[rows_mine], vg.obs_val[rows_mine], nnz[rows_mine])
+        nnz[pick] = vg.obs_nnz[pick]
+        idx, val = sparse_rows(vg.obs_idx[pick], vg.obs_val[pick], nnz[pick])
         num_legal = np.zeros(n_games, np.int64)
-        num_legal[rows_mine] = vg.num_legal[rows_mine]
-        legal, rows = ragged_legal(vg.legal_ids[rows_mine], num_legal[rows_mine])
+        num_legal[pick] = vg.num_legal[pick]
+        legal, rows = ragged_legal(vg.legal_ids[pick], num_legal[pick])
         with torch.no_grad():
             h, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
             rows_t = torch.from_numpy(rows)
