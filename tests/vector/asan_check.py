@@ -152,6 +152,47 @@ def kingdomino() -> None:
             )
 
 
+def sparse() -> None:
+    """The sparse observation of both games stepped against the dense one, a ranch width too
+    small for its rows, and the sparse products with good and out-of-range input."""
+    from moonriver_env.family.native import native
+    from moonriver_env.family.sparse import unpack_rows
+    from moonriver_env.moonriver.vector._backend import native_config
+    from moonriver_env.vector import KingdominoVectorGame, VectorGame
+
+    rng = np.random.default_rng(0)
+    for vg in (VectorGame(num_games=8, num_players=4, mode="legends", seed=1, observe="both"),
+               KingdominoVectorGame(num_games=8, num_players=2, seed=1, observe="both")):
+        rows = np.arange(8)
+        for _ in range(200):
+            dense = unpack_rows(vg.obs_idx, vg.obs_val, vg.observation_size)
+            assert np.array_equal(dense, vg.observation)
+            pick = (rng.random(8) * vg.num_legal).astype(np.int64)
+            vg.step(vg.legal_ids[rows, pick].astype(np.int64))
+    vg = VectorGame(num_games=2, num_players=2, seed=0, observe=False)
+    a, w = vg.num_actions, 8
+    nnz = np.zeros(2, np.int32)
+    batch = native.Batch(
+        native_config(vg.config), 2, 0, 0.0, True, None, np.zeros((2, a), np.int8),
+        np.zeros((2, a), np.int16), np.zeros(2, np.int32), np.zeros(2, np.int32),
+        np.zeros((2, 2)), np.zeros(2, np.bool_), np.zeros((2, 2, 7), np.int32),
+        sparse_idx=np.zeros((2, w), np.int32), sparse_val=np.zeros((2, w), np.float32),
+        sparse_nnz=nnz, sparse_width=w, ranch_width=4,
+    )
+    batch.reset(np.arange(2, dtype=np.uint64))
+    assert (nnz == -1).all()
+    crow = np.array([0, 3, 5], np.int64)
+    weights = rng.random((10, 4)).astype(np.float32)
+    for idx in (np.array([1, 2, 9, 0, 4], np.int64), np.array([1, 2, 10, 0, -1], np.int64)):
+        val = np.ones(5, np.float32)
+        try:
+            native.sparse_matmul(crow, idx, val, weights, np.zeros((2, 4), np.float32), 10, 4)
+            native.sparse_matmul_t(crow, idx, val, np.ones((2, 4), np.float32),
+                                   np.zeros((10, 4), np.float32), 10, 4)
+        except ValueError:
+            assert idx.max() >= 10 or idx.min() < 0
+
+
 if __name__ == "__main__":
     load(sys.argv[1])
     from moonriver_env.family.native import native as used
@@ -162,6 +203,7 @@ if __name__ == "__main__":
     search()
     value_leaves()
     kingdomino()
+    sparse()
     from test_core_safety import run_all
 
     run_all(scale=0.25)
