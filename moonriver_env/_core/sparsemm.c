@@ -77,86 +77,59 @@ static int row_bounds(const volatile int64_t *crow, Py_ssize_t r, Py_ssize_t nnz
     return *lo >= 0 && *lo <= *hi && *hi <= nnz;
 }
 
-/* sparse_matmul(crow, idx, val, w, out, d, e): out (B x e) = x @ w, w (d x e). */
-PyObject *sparse_matmul(PyObject *self, PyObject *args) {
-    (void)self;
+/* The one loop of both products: for each entry (row r, column j, value v) of x, adds
+ * v * dense[transposed ? r : j] to out[transposed ? j : r]. None, or NULL with ValueError naming
+ * name when a row bound or an index is out of range (that entry or row skipped). */
+static PyObject *product(PyObject *args, int transposed, const char *name) {
     sparse_args a;
-    if (parse(args, &a, 1) < 0) {
+    if (parse(args, &a, !transposed) < 0) {
         return NULL;
     }
     const volatile int64_t *crow = a.crow.buf, *idx = a.idx.buf;
-    const float *val = a.val.buf, *w = a.dense.buf;
+    const float *val = a.val.buf, *dense = a.dense.buf;
     float *out = a.out.buf;
     Py_ssize_t e = a.e, bad = 0;
     Py_BEGIN_ALLOW_THREADS;
-    memset(out, 0, sizeof(float) * (size_t)(a.rows * e));
+    if (!transposed) { /* x @ w is written whole; x^T @ g adds to the caller's gradient */
+        memset(out, 0, sizeof(float) * (size_t)(a.rows * e));
+    }
     for (Py_ssize_t r = 0; r < a.rows; r++) {
         int64_t lo, hi;
         if (!row_bounds(crow, r, a.nnz, &lo, &hi)) {
             bad = 1;
             continue;
         }
-        float *o = out + r * e;
         for (int64_t k = lo; k < hi; k++) {
             int64_t j = idx[k];
             if (j < 0 || j >= a.d) {
                 bad = 1;
                 continue;
             }
-            const float *row = w + j * e;
+            float *o = out + (transposed ? j : r) * e;
+            const float *src = dense + (transposed ? r : j) * e;
             float v = val[k];
             for (Py_ssize_t c = 0; c < e; c++) {
-                o[c] += v * row[c];
+                o[c] += v * src[c];
             }
         }
     }
     Py_END_ALLOW_THREADS;
     release(&a, 5);
     if (bad) {
-        PyErr_SetString(PyExc_ValueError, "sparse_matmul: a row bound or an index is out of range");
+        PyErr_Format(PyExc_ValueError, "%s: a row bound or an index is out of range", name);
         return NULL;
     }
     Py_RETURN_NONE;
 }
 
+/* sparse_matmul(crow, idx, val, w, out, d, e): out (B x e) = x @ w, w (d x e). */
+PyObject *sparse_matmul(PyObject *self, PyObject *args) {
+    (void)self;
+    return product(args, 0, "sparse_matmul");
+}
+
 /* sparse_matmul_t(crow, idx, val, g, out, d, e): out (d x e) += x^T @ g, g (B x e). */
 PyObject *sparse_matmul_t(PyObject *self, PyObject *args) {
     (void)self;
-    sparse_args a;
-    if (parse(args, &a, 0) < 0) {
-        return NULL;
-    }
-    const volatile int64_t *crow = a.crow.buf, *idx = a.idx.buf;
-    const float *val = a.val.buf, *g = a.dense.buf;
-    float *out = a.out.buf;
-    Py_ssize_t e = a.e, bad = 0;
-    Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t r = 0; r < a.rows; r++) {
-        int64_t lo, hi;
-        if (!row_bounds(crow, r, a.nnz, &lo, &hi)) {
-            bad = 1;
-            continue;
-        }
-        const float *gr = g + r * e;
-        for (int64_t k = lo; k < hi; k++) {
-            int64_t j = idx[k];
-            if (j < 0 || j >= a.d) {
-                bad = 1;
-                continue;
-            }
-            float *o = out + j * e;
-            float v = val[k];
-            for (Py_ssize_t c = 0; c < e; c++) {
-                o[c] += v * gr[c];
-            }
-        }
-    }
-    Py_END_ALLOW_THREADS;
-    release(&a, 5);
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError,
-                        "sparse_matmul_t: a row bound or an index is out of range");
-        return NULL;
-    }
-    Py_RETURN_NONE;
+    return product(args, 1, "sparse_matmul_t");
 }
