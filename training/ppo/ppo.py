@@ -56,7 +56,7 @@ from agents.networks.sparse_policy import (
     sparse_rows,
 )
 from agents.ratings import wilson_interval
-from moonriver_env.games import add_game_arguments, config_entry, parse_game, spec_from_args
+from moonriver_env.games import add_game_arguments, config_entry, spec_from_args
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
 
@@ -338,7 +338,7 @@ def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
     vg = batched_game(spec, num_games=games, seed=seed, observe="sparse", auto_reset=False)
     n = vg.num_players
     mine = np.arange(games) % n
-    agent = make_opponent(opponent, seed, game=vg_game_name(spec))
+    agent = make_opponent(opponent, seed, game=vg_game_name_of(vg))
     batch = getattr(agent, "choose_batch", None)
     wins = np.zeros(games)
     over = np.zeros(games, bool)
@@ -364,11 +364,6 @@ def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
         over[ended] = True
     low, high = wilson_interval(float(wins.sum()), games)
     return {"win_rate": float(wins.mean()), "low": low, "high": high, "games": games}
-
-
-def vg_game_name(spec: str) -> str:
-    """The registered game's name of a spec text."""
-    return parse_game(spec).game
 
 
 # --------------------------------------------------------------------------- the run
