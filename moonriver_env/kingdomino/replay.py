@@ -13,11 +13,11 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from moonriver_env.family.colours import hex_colour, seat_hex
 from moonriver_env.family.replay import Replay, Scores, assemble_replay, walk_frames
 from moonriver_env.kingdomino import Kingdom, KingdominoState
 from moonriver_env.kingdomino.render import LANDSCAPE_COLOURS
 from moonriver_env.kingdomino.rules.state import DOMINOES
-from moonriver_env.moonriver.render.svg import seat_hex
 
 CATEGORIES = ("territories", "harmony", "middle kingdom")
 """Kingdomino's score categories (the score pad's territories and the two bonuses)."""
@@ -31,12 +31,7 @@ LANDSCAPES = ("wheat field", "forest", "lake", "grassland", "swamp", "mine")
 """The landscapes, in the engine's order (the colours' order)."""
 
 
-def _hex(rgb: object) -> str:
-    r, g, b = (int(v) for v in rgb)  # type: ignore[attr-defined]
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-FILL = tuple(_hex(c) for c in LANDSCAPE_COLOURS)
+FILL = tuple(hex_colour(c) for c in LANDSCAPE_COLOURS)
 
 
 def _square(x: int, y: int, land: int, crowns: int) -> str:

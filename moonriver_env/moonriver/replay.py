@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from moonriver_env.family.colours import seat_hex
 from moonriver_env.family.replay import Replay, Scores, assemble_replay, walk_frames
-from moonriver_env.moonriver.render.svg import SvgDefs, legend_svg, ranch_svg, seat_hex, table_svg
+from moonriver_env.moonriver.render.svg import SvgDefs, legend_svg, ranch_svg, table_svg
 from moonriver_env.moonriver.render.view import table_view
 from moonriver_env.moonriver.rules import GameState
 from moonriver_env.moonriver.rules.scoring import ScoreBreakdown

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import check_seed
+from moonriver_env.family.batch import readonly
 from moonriver_env.family.sparse import (
     ActionTable,
     action_table,
@@ -83,8 +84,8 @@ class EnvVectorGame:
             "terminated": np.zeros(n_games, bool),
             **(sparse_arrays(n_games, d, d) if self.sparse else {}),
         }
-        view = {k: _readonly(v) for k, v in self._arrays.items()}
-        self.observation = _readonly(self._dense) if self.observe else None
+        view = {k: readonly(v) for k, v in self._arrays.items()}
+        self.observation = readonly(self._dense) if self.observe else None
         self.action_mask, self.legal_ids = view["mask"], view["legal"]
         self.num_legal, self.current_seat = view["num_legal"], view["seat"]
         self.rewards, self.terminated = view["rewards"], view["terminated"]
@@ -146,9 +147,3 @@ class EnvVectorGame:
     def get_state(self, i: int) -> Any:
         """Game ``i``'s engine state (a copy)."""
         return self._envs[check_int("i", i, 0, self.num_games - 1)].state.clone()
-
-
-def _readonly(arr: np.ndarray) -> np.ndarray:
-    view = arr.view()
-    view.flags.writeable = False
-    return view

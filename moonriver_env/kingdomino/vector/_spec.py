@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.family.batch import fields_dtype
+from moonriver_env.family.rng import put_generator, record_generator
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 from moonriver_env.kingdomino.rules.actions import action_layout
@@ -25,7 +27,6 @@ from moonriver_env.kingdomino.rules.components import NUM_DOMINOES
 from moonriver_env.kingdomino.rules.kingdom import NUM_LANDSCAPES, Kingdom
 from moonriver_env.kingdomino.rules.scoring import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS
 from moonriver_env.kingdomino.rules.state import DOMINOES
-from moonriver_env.moonriver.vector._spec import fields_dtype, put_generator, record_generator
 
 __all__ = ["core_config", "kd_record_dtype", "record_to_state", "state_to_record"]
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import REWARD_MODES, check_seed
+from moonriver_env.family.batch import readonly, step_arrays
 from moonriver_env.family.native import GAME_SEED_HIGH, choose_backend, native
 from moonriver_env.family.sparse import observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_choice, check_int
@@ -43,7 +44,6 @@ from moonriver_env.kingdomino.rules.actions import action_layout
 from moonriver_env.kingdomino.rules.core import IllegalActionError, StateFormatError
 from moonriver_env.kingdomino.rules.invariants import check_state
 from moonriver_env.kingdomino.vector._backend import KdNativeBackend, KdPythonBackend
-from moonriver_env.moonriver.vector.game import readonly, step_arrays
 
 __all__ = ["KingdominoVectorGame", "UnsupportedKingdominoConfig"]
 

@@ -29,6 +29,7 @@ import numpy as np
 from moonriver_env.family.core_state import CoreState, check_seed64
 from moonriver_env.family.native import IMPORT_ERROR
 from moonriver_env.family.native import native as _maybe_native
+from moonriver_env.family.rng import generator_words, set_generator_words
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
 from moonriver_env.kingdomino.rules.core import IllegalActionError
 from moonriver_env.kingdomino.rules.scoring import rank_winners
@@ -38,7 +39,6 @@ from moonriver_env.kingdomino.vector._spec import (
     record_to_state,
     state_to_record,
 )
-from moonriver_env.moonriver.vector._spec import generator_words, set_generator_words
 
 __all__ = ["NativeKingdominoState"]
 

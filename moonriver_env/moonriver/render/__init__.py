@@ -23,9 +23,10 @@ Cell codes of the text view (4 characters, see :data:`ANSI_LEGEND`)::
     M2d$    landscape M (meadow), 2 cows, a Desperado (specialist side), a gold symbol
 """
 
+from moonriver_env.family.colours import SEAT_RGB
 from moonriver_env.moonriver.render.display import can_display, show_human
 from moonriver_env.moonriver.render.glyphs import LANDSCAPE_RGB, RGB
-from moonriver_env.moonriver.render.picture import SEAT_RGB, render_rgb
+from moonriver_env.moonriver.render.picture import render_rgb
 from moonriver_env.moonriver.render.svg import render_svg
 from moonriver_env.moonriver.render.text import ANSI_LEGEND, render_ansi, score_table
 from moonriver_env.moonriver.render.view import (

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from moonriver_env.family.colours import seat_rgb
 from moonriver_env.family.geometry import COLUMN_LETTERS
 from moonriver_env.family.validation import check_int
 from moonriver_env.moonriver.render.glyphs import (
@@ -56,9 +57,6 @@ def check_scale(scale: object, name: str = "scale") -> int:
         return DEFAULT_SCALE
     return check_int(name, scale, 1, MAX_SCALE)
 
-
-# Okabe-Ito colours for the seats (claim markers, labels).
-SEAT_RGB: tuple[RGB, ...] = ((213, 94, 0), (0, 114, 178), (0, 158, 115), (204, 121, 167))
 
 _MUTED: RGB = (110, 110, 110)
 _BG: RGB = (250, 248, 242)
@@ -155,7 +153,7 @@ def _info_box(view: TableView) -> _Box:
             ty = y + 20 + i * 14
             tx = x
             if seat >= 0:
-                pen.rect((x, ty + 1, x + 8, ty + 10), fill=_seat_rgb(seat), outline=BLACK)
+                pen.rect((x, ty + 1, x + 8, ty + 10), fill=seat_rgb(seat), outline=BLACK)
                 tx += 12
             pen.text(tx, ty, pen.fit(text, FONT, _INFO_W - (tx - x)), INK, FONT)
 
@@ -194,7 +192,7 @@ def _column_box(view: TableView, now: bool) -> _Box:
                 draw_face(pen, fx, top, _FACE, face, back=True)
             if seat >= 0:  # the claiming ranchero
                 cx, cy = fx + _FACE / 2, top + _FACE + 8
-                pen.disc(cx, cy, 7, _seat_rgb(seat), BLACK)
+                pen.disc(cx, cy, 7, seat_rgb(seat), BLACK)
                 pen.center_text(cx, cy, str(seat), WHITE, SMALL)
 
     return _Box(len(column.plots) * step, _GROUP_H, draw)
@@ -274,10 +272,6 @@ def _legend_item(
     return draw
 
 
-def _seat_rgb(seat: int) -> RGB:
-    return SEAT_RGB[seat % len(SEAT_RGB)]
-
-
 def _draw_ranch(pen: Pen, view: TableView, seat: int, x0: float, y0: float) -> None:
     ranch = view.ranches[seat]
     rows, cols = view.rows, view.cols
@@ -292,7 +286,7 @@ def _draw_ranch(pen: Pen, view: TableView, seat: int, x0: float, y0: float) -> N
     x = x0 + _RANCH_PAD
     y = y0 + _RANCH_PAD
     # Label: seat colour tag, name, board; the score so far by category.
-    pen.rect((x, y + 1, x + 8, y + 11), fill=_seat_rgb(seat), outline=BLACK)
+    pen.rect((x, y + 1, x + 8, y + 11), fill=seat_rgb(seat), outline=BLACK)
     title = ("> " if acting else "") + f"{ranch.label} - {ranch.board}"
     room = ranch_w - 2 * _RANCH_PAD - 12 - (80 if ranch.winner else 0)
     w = pen.text(x + 12, y + 1, pen.fit(title, FONT + 1, room), INK, FONT + 1)

@@ -18,6 +18,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from moonriver_env.family.colours import seat_hex
 from moonriver_env.family.geometry import COLUMN_LETTERS
 from moonriver_env.moonriver.render.glyphs import (
     _PARTNER_RGB,
@@ -28,7 +29,6 @@ from moonriver_env.moonriver.render.glyphs import (
     STAR,
     darker,
 )
-from moonriver_env.moonriver.render.picture import SEAT_RGB
 from moonriver_env.moonriver.render.view import (
     PARTNER_LETTERS,
     PARTNER_NAMES,
@@ -309,11 +309,6 @@ class SvgDefs:
     def defs(self) -> str:
         """The symbols as a ``<defs>`` block (inside a standalone SVG document)."""
         return f"<defs>{''.join(self._bodies)}</defs>"
-
-
-def seat_hex(seat: int) -> str:
-    """A seat's colour (the picture painter's) as ``#rrggbb``."""
-    return _hex(SEAT_RGB[seat % len(SEAT_RGB)])
 
 
 def ranch_size(rows: int) -> tuple[int, int]:

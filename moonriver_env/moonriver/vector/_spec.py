@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.family.batch import fields_dtype
+from moonriver_env.family.rng import put_generator, record_generator
 from moonriver_env.moonriver.encoding import BOARD_NAMES, RANCH_CHANNEL_NAMES, ObservationEncoder
 from moonriver_env.moonriver.rules import LEGENDS_BOARDS, SCENARIOS, GameConfig, GameState, Phase
 from moonriver_env.moonriver.rules.actions import SEGMENTS
 from moonriver_env.moonriver.rules.core import build_kind_table
-
-_TYPE_CODES = {"b": np.int8, "h": np.int16, "I": np.uint32, "Q": np.uint64}
 
 
 def build_spec(native: ModuleType, config: GameConfig) -> np.ndarray:
@@ -115,70 +115,6 @@ def _check_names(native: ModuleType) -> None:
 def record_dtype(native: ModuleType) -> np.dtype:
     """The NumPy dtype of one game record (``native.RECORD_SIZE`` bytes)."""
     return fields_dtype(native.state_fields(), native.RECORD_SIZE)
-
-
-def fields_dtype(fields: Any, itemsize: int) -> np.dtype:
-    """The NumPy dtype of a record whose fields the core lists as ``(name, byte offset, type
-    code, count)`` (``state_fields()``, ``KD_GAME_FIELDS``)."""
-    names, formats, offsets = [], [], []
-    for name, offset, code, count in fields:
-        names.append(name)
-        base = np.dtype(_TYPE_CODES[code])
-        formats.append(base if count == 1 else (base, (count,)))
-        offsets.append(offset)
-    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize})
-
-
-RNG_FIELDS = (
-    "rng_state_hi",
-    "rng_state_lo",
-    "rng_inc_hi",
-    "rng_inc_lo",
-    "rng_has_uint32",
-    "rng_uinteger",
-)
-"""A record's fields of the game's generator: NumPy's PCG64 state in the core's words."""
-_MASK64 = (1 << 64) - 1
-
-
-def generator_words(rng: np.random.Generator) -> tuple[int, int, int, int, int, int]:
-    """A PCG64 generator's state as the core's six words (:data:`RNG_FIELDS`)."""
-    raw = rng.bit_generator.state
-    if raw.get("bit_generator") != "PCG64":
-        raise ValueError(f"expected a PCG64 generator, got {raw.get('bit_generator')!r}")
-    state, inc = raw["state"]["state"], raw["state"]["inc"]
-    return (
-        state >> 64,
-        state & _MASK64,
-        inc >> 64,
-        inc & _MASK64,
-        int(raw["has_uint32"]),
-        int(raw["uinteger"]),
-    )
-
-
-def set_generator_words(rng: np.random.Generator, words: Any) -> None:
-    """Put the core's six words (:func:`generator_words`) into a PCG64 generator."""
-    w = [int(x) for x in words]
-    rng.bit_generator.state = {
-        "bit_generator": "PCG64",
-        "state": {"state": w[0] << 64 | w[1], "inc": w[2] << 64 | w[3]},
-        "has_uint32": w[4],
-        "uinteger": w[5],
-    }
-
-
-def record_generator(rec: Any) -> np.random.Generator:
-    """The generator a record holds (a new PCG64 generator in that state)."""
-    rng = np.random.Generator(np.random.PCG64(0))
-    set_generator_words(rng, [rec[name] for name in RNG_FIELDS])
-    return rng
-
-
-def put_generator(rec: Any, rng: np.random.Generator) -> None:
-    """Write ``rng``'s state into a record's :data:`RNG_FIELDS`."""
-    for name, word in zip(RNG_FIELDS, generator_words(rng), strict=True):
-        rec[name] = word
 
 
 def record_to_state(config: GameConfig, rec: np.void) -> GameState:
@@ -288,14 +224,8 @@ def state_to_record(dtype: np.dtype, state: GameState) -> bytes:
 
 __all__ = [
     "LEGENDS_BOARDS",
-    "RNG_FIELDS",
     "build_spec",
-    "fields_dtype",
-    "generator_words",
-    "put_generator",
     "record_dtype",
-    "record_generator",
     "record_to_state",
-    "set_generator_words",
     "state_to_record",
 ]

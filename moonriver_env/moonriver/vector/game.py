@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
+from moonriver_env.family.batch import readonly, step_arrays
 from moonriver_env.family.native import SCORE_WIDTH, choose_backend
 from moonriver_env.family.sparse import observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_int
@@ -236,36 +237,3 @@ class VectorGame:
             f"mode={cfg.mode!r}, backend={self.backend!r})"
         )
 
-
-def step_arrays(
-    num_games: int,
-    actions: Sequence[int] | np.ndarray,
-    active: np.ndarray | None,
-    illegal: type[ValueError],
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """A step's checked arguments: ``actions`` as contiguous int64 (N,) and ``active`` as
-    contiguous bool (N,) or ``None``; ``ValueError`` naming a wrong shape or dtype, ``illegal``
-    (the game's IllegalActionError) for an id no int64 holds."""
-    arr = np.asarray(actions)
-    if arr.shape != (num_games,):
-        raise ValueError(f"actions: expected shape ({num_games},), got {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"actions: expected an integer array, got dtype {arr.dtype}")
-    if arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
-        raise illegal(f"actions: id {int(arr.max())} is out of range")
-    if active is not None:
-        active = np.asarray(active)
-        if active.shape != (num_games,) or active.dtype != np.bool_:
-            raise ValueError(
-                f"active: expected a bool array of shape ({num_games},), "
-                f"got {active.dtype} {active.shape}"
-            )
-        active = np.ascontiguousarray(active)
-    return np.ascontiguousarray(arr, dtype=np.int64), active
-
-
-def readonly(arr: np.ndarray) -> np.ndarray:
-    """A read-only view of ``arr`` (the arrays a vector game shows)."""
-    view = arr.view()
-    view.flags.writeable = False
-    return view

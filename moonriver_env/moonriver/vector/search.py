@@ -20,16 +20,11 @@ import numpy as np
 from moonriver_env.family.core_state import CoreState, check_seed64
 from moonriver_env.family.native import IMPORT_ERROR
 from moonriver_env.family.native import native as _maybe_native
+from moonriver_env.family.rng import generator_words, set_generator_words
 from moonriver_env.moonriver.rules import GameConfig, GameState, IllegalActionError, Phase
 from moonriver_env.moonriver.rules.scoring import ScoreBreakdown, rank_winners
 from moonriver_env.moonriver.vector._backend import native_config
-from moonriver_env.moonriver.vector._spec import (
-    generator_words,
-    record_dtype,
-    record_to_state,
-    set_generator_words,
-    state_to_record,
-)
+from moonriver_env.moonriver.vector._spec import record_dtype, record_to_state, state_to_record
 
 
 def _extension() -> Any:
