@@ -1,4 +1,4 @@
-"""``python -m training.export``: the command of :mod:`training.common.export` (keeping a model in the repository), kept at its old name.
+"""``python -m training.export``: the command of :mod:`training.common.export` (keeping a reference PPO model in the repository), kept at its old name.
 
 The code lives in :mod:`training.common.export`; this module only runs its ``main``.
 """

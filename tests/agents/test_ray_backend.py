@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from fresh_python import run_python
 
@@ -35,7 +34,6 @@ from agents.tournament.gamesfile import GamesFile
 
 RAY = Backend("ray")
 SPECS = ["random", "greedy", "heuristic"]
-ENV_CFG = {"num_players": 2, "mode": "base", "reward": "win", "dense_reward": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -151,17 +149,6 @@ def test_evaluation_is_the_process_backends(local_ray: str) -> None:
     assert ray[0]["games"] == 2
 
 
-def test_teacher_games_are_the_process_backends(local_ray: str) -> None:
-    from training.ppo.pretrain import collect
-
-    process = collect("greedy", 3, 5, ENV_CFG, 0.9, explore=0.2, workers=1)
-    ray = collect("greedy", 3, 5, ENV_CFG, 0.9, explore=0.2, workers=2, backend=RAY)
-    assert set(process["game"].tolist()) == {0, 1, 2}
-    assert process.keys() == ray.keys()
-    for key in process:
-        np.testing.assert_array_equal(ray[key], process[key], err_msg=key)
-
-
 def test_a_failing_job_raises_its_own_error(local_ray: str) -> None:
     with pytest.raises(ZeroDivisionError):
         run_jobs([1, 0], int, (1,), operator.floordiv, workers=2, backend=RAY)
@@ -220,18 +207,17 @@ def test_ray_is_started_in_one_place() -> None:
 
 
 def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:
-    """A process-backend tournament and the training config load Ray at no point, even
+    """A process-backend tournament and the training modules load Ray at no point, even
     where an importable ``ray`` exists (a stub first on the path catches ``try: import``)."""
     (tmp_path / "ray").mkdir()
     (tmp_path / "ray" / "__init__.py").write_text("STUB = True\n")
     code = (
         "import json, sys\n"
-        "import moonriver_env, agents, agents.runner, agents.ray_backend, training.ppo.config\n"
-        "import training.ppo.pretrain\n"
+        "import moonriver_env, agents, agents.runner, agents.ray_backend\n"
+        "import training.common.ladder, training.value.collect\n"
         "from agents.tournament import main\n"
         "main(['--agents', 'random,greedy', '--games', '1', '--no-plot', '--no-progress',\n"
         f"      '--out', {str(tmp_path / 'out')!r}])\n"
-        "training.ppo.config.load_config()\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'ray')))\n"
     )
     out = run_python(code, timeout=120, paths=[str(tmp_path)])
@@ -241,8 +227,6 @@ def test_ray_is_imported_only_for_the_ray_backend(tmp_path: Path) -> None:
 def test_missing_ray_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from training.ppo.config import ConfigError, load_config
-
     monkeypatch.setitem(sys.modules, "ray", None)  # what an environment without Ray sees
     with pytest.raises(BackendError, match=r"pip install -e \.\[ray\]"):
         run_jobs([1], int, (), operator.add, backend=RAY)
@@ -253,19 +237,13 @@ def test_missing_ray_names_the_extra(
     assert exit_info.value.code == 2
     assert INSTALL_HINT in capsys.readouterr().err
     assert not (tmp_path / "t").exists()  # refused before anything was written
-    with pytest.raises(ConfigError, match=r"^pretrain\.backend: .*ray extra"):
-        load_config(overrides=["pretrain.backend=ray"])
 
 
 def test_address_needs_the_ray_backend(tmp_path: Path) -> None:
-    from training.ppo.config import ConfigError, load_config
-
     with pytest.raises(ValueError, match="^address: .*--backend ray"):
         Backend("process", "127.0.0.1:6379")
     with pytest.raises(SystemExit):
         main(["--agents", "random", "--games", "1", "--address", "127.0.0.1:6379"])
-    with pytest.raises(ConfigError, match=r"^pretrain\.address: "):
-        load_config(overrides=["pretrain.address='127.0.0.1:6379'"])
 
 
 def _closed_port() -> int:

@@ -81,7 +81,7 @@ def test_a_hostile_model_zip_runs_no_code(tmp_path: Path, load) -> None:
 
 @pytest.mark.parametrize("head", ["spatial", "mlp"])
 def test_a_model_zip_is_read_without_its_pickles(tmp_path: Path, head: str) -> None:
-    # a real model.save() zip of either policy head (training.ppo.train.policy_kwargs): the
+    # a real model.save() zip of either policy head (the shipped ppo_2p_base's MoonRiverPolicy or the MLP head): the
     # policy comes back the same, the pickled entries the loader does not need (here a
     # hostile _last_obs) are never unpickled
     from sb3_contrib import MaskablePPO
@@ -161,41 +161,3 @@ def test_an_rllib_checkpoint_needs_the_trust_opt_in(
     with pytest.raises(ValueError, match="trust: expected true or false"):
         make_agent(f"rllib:{run},trust=maybe")
     assert not marker.exists()
-
-
-def _tiny_model(seed: int) -> object:
-    from sb3_contrib import MaskablePPO
-
-    from agents.networks.policy import MoonRiverPolicy
-    from moonriver_env.single_agent import SingleAgentEnv
-
-    kwargs = {"cnn_channels": [4], "global_dim": 16, "pi": [8], "vf": [8]}
-    env = SingleAgentEnv(num_players=2)
-    return MaskablePPO(
-        MoonRiverPolicy, env, n_steps=8, policy_kwargs=kwargs, device="cpu", seed=seed
-    )
-
-
-@pytest.mark.parametrize("name", ["init.zip", "init.pth"])
-def test_the_ppo_warm_start_runs_no_code_from_its_file(tmp_path: Path, name: str) -> None:
-    """``pretrain.init_model`` (training.ppo.model.init_policy) reads the file as the agents
-    do: a hostile zip, whatever its name, is refused with a ConfigError naming the key."""
-    from training.common.config import ConfigError
-    from training.ppo.model import init_policy
-
-    marker = tmp_path / "marker"
-    evil = _evil_zip(tmp_path / name, marker)
-    model = _tiny_model(0)
-    with pytest.raises(ConfigError, match=r"^pretrain\.init_model: policy_class"):
-        init_policy(model, evil)
-    assert not marker.exists()
-
-
-def test_the_ppo_warm_start_copies_a_saved_policy(tmp_path: Path) -> None:
-    from training.ppo.model import init_policy
-
-    source, target = _tiny_model(1), _tiny_model(2)
-    source.save(tmp_path / "source.zip")
-    init_policy(target, tmp_path / "source.zip")
-    for key, value in source.policy.state_dict().items():
-        assert torch.equal(target.policy.state_dict()[key], value), key

@@ -353,7 +353,7 @@ def test_the_graph_is_read() -> None:
     assert "moonriver_env.moonriver.rules.state" in graph["moonriver_env.moonriver.rules"]
     assert "moonriver_env.moonriver.rules.core" in graph["moonriver_env.moonriver.rules.state"]
     assert "agents.tournament.report" in graph["agents.tournament.results"]
-    assert "agents.base" in graph["training.common.opponents"]
+    assert "agents.base" in graph["training.common.ladder"]
     assert any(e.lazy for e in edges)  # function-level imports are read too
     assert "torch" in needs["agents.networks.policy"]
     assert "torch" not in needs["moonriver_env.moonriver.rules"]
@@ -417,7 +417,7 @@ def test_every_module_is_on_a_floor_and_the_floors_are_ordered() -> None:
         < floor("moonriver_env.moonriver.agents.heuristic")
         < floor("agents.runner")
     )
-    assert floor("agents.tournament.games") < floor("training.ppo.train")
+    assert floor("agents.tournament.games") < floor("training.ppo.ppo")
 
 
 def test_the_alias_only_re_exports() -> None:

@@ -77,22 +77,6 @@ def test_without_a_budget_a_terminal_gets_a_count_bar() -> None:
     silent.close()
 
 
-def test_the_run_states_its_budget_and_what_varies() -> None:
-    from training.ppo.config import DEFAULT_CONFIG, load_config
-    from training.ppo.train import describe_budget
-
-    short = describe_budget(load_config(DEFAULT_CONFIG))
-    assert "100,000 heuristic games or 1.5 min of wall time" in short
-    assert "PPO 30,000 steps" in short and "depend on the machine's speed" in short
-    fixed = describe_budget(
-        load_config(
-            DEFAULT_CONFIG,
-            ["pretrain.collect_minutes=0", "pretrain.max_minutes=0", "run.time_limit_minutes=0"],
-        )
-    )
-    assert fixed.endswith("(fixed amounts of work)")
-
-
 def test_an_imported_ipykernel_is_not_a_notebook(monkeypatch: pytest.MonkeyPatch) -> None:
     """A process that merely imported ipykernel (a test worker, a script) still writes plain
     lines when piped; only a running kernel's shell counts as a notebook."""

@@ -167,21 +167,21 @@ def test_the_common_base_and_az_evaluate_without_sb3() -> None:
 
 
 def _ppo_run(root: Path) -> Path:
-    """A run folder as ``training.export`` reads it (its config and final model file)."""
+    """A run folder as ``training.export`` reads it (a reference PPO run's settings, summary
+    and model file)."""
     run = root / "run"
     run.mkdir(parents=True)
-    (run / "config.toml").write_text(
-        "[run]\ntime_limit_minutes = 1.0\ntotal_timesteps = 100\nn_envs = 1\n"
-    )
-    (run / "final_model.zip").write_bytes(b"weights")
+    (run / "args.json").write_text('{"game": "moonriver_2p_base", "total_steps": 100}')
+    (run / "summary.json").write_text('{"steps": 100}')
+    (run / "model.pt").write_bytes(b"weights")
     return run
 
 
 def test_the_ppo_export_replaces_only_its_own_folder(tmp_path: Path) -> None:
     """``training.export`` (issue 50): a folder that is no export, a file, the run or a folder
     holding it are refused even with --force and stay as they were; its export lists its
-    files, and --force replaces it while it holds nothing else. The shipped PPO folder is
-    recognised as an export of its files."""
+    files, and --force replaces it while it holds nothing else. The shipped MaskablePPO folder
+    is recognised as an export of its files."""
     from agents.shipped import CHECKPOINTS
     from training.common.export import EXPORTED, MANIFEST, export_checkpoint, exported_files
 
@@ -192,7 +192,7 @@ def test_the_ppo_export_replaces_only_its_own_folder(tmp_path: Path) -> None:
     (dest / "afile").write_text("a file")
 
     def export(name: str, root: Path = dest) -> Path:
-        return export_checkpoint(run, "final", name, "c", dest_root=root, commit="x", force=True)
+        return export_checkpoint(run, name, "c", dest_root=root, commit="x", force=True)
 
     with pytest.raises(OutputError, match="holds no model exported before"):
         export("mine")
@@ -204,7 +204,7 @@ def test_the_ppo_export_replaces_only_its_own_folder(tmp_path: Path) -> None:
         export(tmp_path.name, tmp_path.parent)
     assert (dest / "mine" / "notes.txt").read_text() == "mine"
     assert (dest / "afile").read_text() == "a file"
-    assert (run / "final_model.zip").read_bytes() == b"weights"
+    assert (run / "model.pt").read_bytes() == b"weights"
     out = export("new")
     listed = set(json.loads((out / "provenance.json").read_text())[MANIFEST])
     assert listed == {p.name for p in out.iterdir()} == exported_files(out)

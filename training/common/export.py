@@ -1,21 +1,23 @@
 """Keep a trained model in the repository, with where it came from.
 
-    python -m training.export --run-dir runs/full1 --model best --name ppo_2p_base \\
-        --command "python -m training.train --full --run-dir runs/full1" \\
-        --evaluation runs/full1/evaluation.json
+    python -m training.export --run-dir runs/ppo --name ppo_2p_sparse \\
+        --command "python -m training.ppo.ppo --game moonriver_2p_base --minutes 60 --run-dir runs/ppo"
 
-copies the run's model (``best``: ``best_model.zip``, ``final``: ``final_model.zip``, or a
-path) to ``agents/checkpoints/NAME/model.zip`` together with the run's ``config.toml`` (so
-``training.common.ladder.infer_game`` knows its game), ``eval.csv``, ``learning_curve.png`` and the
-evaluation's ``evaluation.png`` (when ``--evaluation`` names one beside it), and
-writes ``provenance.json``: the command and budget that produced it (the run's config and
-``summary.json``: steps, wall time, warm start), the git commit, the machine, the run's final
-evaluation and, with ``--evaluation``, a separate evaluation report (``training.common.ladder``'s
-``evaluation.json``). A model over ``--max-mb`` (default 5) is refused: the repository keeps
-small checkpoints only. An existing ``NAME`` is refused unless ``--force``, which replaces the
-whole folder at once (no stale file of the old export, e.g. its ``evaluation.png``, remains).
+copies the reference PPO run's model (``model.pt`` of :mod:`training.ppo.ppo`, or ``--model
+PATH``) to ``agents/checkpoints/NAME/model.pt`` together with the run's settings
+(``args.json``) and ``summary.json`` (steps, wall time, its evaluations with their Wilson
+intervals), and writes ``provenance.json``: the command, the budget, the git commit, the
+machine and, with ``--evaluation``, a separate evaluation report (``evaluation.json`` of
+``python -m training.evaluate``). The model then plays as the agent ``ppo:agents/checkpoints/
+NAME/model.pt``. A model over ``--max-mb`` (default 5) is refused: the repository keeps small
+checkpoints only. An existing ``NAME`` is refused unless ``--force``, which replaces the whole
+folder at once (no stale file of the old export remains).
 
-The shipped 2-player checkpoint is ``agents/checkpoints/ppo_2p_base`` (agent spec ``ppo``).
+The other pipelines export with their own commands (``python -m training.az --export``,
+``python -m training.value.train --export``) through the same :func:`check_out` and
+:func:`build_folder`. The shipped 2-player MaskablePPO model, ``agents/checkpoints/ppo_2p_base``
+(agent spec ``ppo``), was exported by the MaskablePPO pipeline this module served before
+(:data:`EXPORTED`: its files).
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import platform
 import shutil
 import sys
 import tempfile
-import tomllib
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,40 +43,46 @@ def _read_json(path: Path) -> Any:
     return json.loads(path.read_text()) if path.exists() else None
 
 
+RUN_FILES = ("model.pt", "args.json", "summary.json")
+"""What a finished run of :mod:`training.ppo.ppo` holds and an export copies."""
+
+
 def export_checkpoint(
     run_dir: Path,
-    model: str,
     name: str,
     command: str,
     *,
+    model: Path | None = None,
     dest_root: Path = CHECKPOINTS,
     evaluation: Path | None = None,
     max_mb: float = 5.0,
     commit: str | None = None,
     force: bool = False,
 ) -> Path:
-    """Copy a run's model and its records to ``dest_root/name``; return that folder. An
-    existing ``name`` is refused unless it is a model this wrote (:func:`exported_files`)
-    holding nothing else, and ``force`` is given (:func:`check_out`); then the whole folder is
-    replaced at once (built beside it, then swapped in: none of the old files remain)."""
-    if not (run_dir / "config.toml").is_file():
-        raise ValueError(f"run_dir: no training run (config.toml) in {str(run_dir)!r}")
-    source = {"best": run_dir / "best_model.zip", "final": run_dir / "final_model.zip"}.get(
-        model, Path(model)
-    )
-    if not source.exists():
+    """Copy a reference PPO run's model (``model``: default the run's ``model.pt``) and its
+    records to ``dest_root/name``; return that folder. An existing ``name`` is refused unless
+    it is a model this wrote (:func:`exported_files`) holding nothing else, and ``force`` is
+    given (:func:`check_out`); then the whole folder is replaced at once (built beside it,
+    then swapped in: none of the old files remain)."""
+    for needed in RUN_FILES[1:]:
+        if not (run_dir / needed).is_file():
+            raise ValueError(
+                f"run_dir: no finished run of training.ppo.ppo ({needed}) in {str(run_dir)!r}"
+            )
+    source = model if model is not None else run_dir / "model.pt"
+    if not source.is_file():
         raise ValueError(f"model: no file {str(source)!r}")
     size_mb = source.stat().st_size / 1e6
     if size_mb > max_mb:
         raise ValueError(f"model: {source} is {size_mb:.1f} MB, over the {max_mb} MB limit")
     if not name or "/" in name or name.startswith("."):
         raise ValueError(f"name: expected a folder name, got {name!r}")
-    if evaluation is not None and not evaluation.exists():
+    if evaluation is not None and not evaluation.is_file():
         raise ValueError(f"evaluation: no file {str(evaluation)!r}")
     final = dest_root / name
     check_out(final, run_dir, force, exported_files, flag="name")
     return build_folder(
-        final, lambda dest: _fill(dest, source, run_dir, model, command, evaluation, commit)
+        final, lambda dest: _fill(dest, source, run_dir, command, evaluation, commit)
     )
 
 
@@ -172,15 +179,19 @@ def build_folder(out: Path, fill: Callable[[Path], object]) -> Path:
 
 EXPORTED = ("model.zip", "config.toml", "eval.csv", "learning_curve.png", "evaluation.png",
             "provenance.json")  # fmt: skip
-"""The files :func:`export_checkpoint` writes (a folder exported before its provenance listed
-them: :data:`MANIFEST`)."""
+"""The files the MaskablePPO pipeline's export wrote (the shipped ``ppo_2p_base``), for a folder
+exported before its provenance listed them (:data:`MANIFEST`)."""
 
 
 def exported_files(folder: Path) -> frozenset[str] | None:
-    """The names of the files :func:`export_checkpoint` wrote into ``folder``
-    (:func:`listed_files`); ``None`` when ``folder`` is no such export (no ``model.zip``, or
-    no provenance naming the model and the command that made it)."""
-    return listed_files(export_provenance(folder, "model.zip", ("model", "command")), EXPORTED)
+    """The names of the files an export of this module wrote into ``folder``
+    (:func:`listed_files`); ``None`` when ``folder`` is no such export (no model file, or no
+    provenance naming the model and the command that made it)."""
+    for model in ("model.pt", "model.zip"):
+        prov = export_provenance(folder, model, ("model", "command"))
+        if prov is not None:
+            return listed_files(prov, EXPORTED)
+    return None
 
 
 def export_provenance(folder: Path, model: str, keys: Collection[str]) -> dict[str, Any] | None:
@@ -213,31 +224,20 @@ def _fill(
     dest: Path,
     source: Path,
     run_dir: Path,
-    model: str,
     command: str,
     evaluation: Path | None,
     commit: str | None,
 ) -> None:
     """Write the exported folder's files into ``dest``."""
-    shutil.copyfile(source, dest / "model.zip")
-    shutil.copyfile(run_dir / "config.toml", dest / "config.toml")
-    for extra in ("eval.csv", "learning_curve.png"):
-        if (run_dir / extra).exists():
-            shutil.copyfile(run_dir / extra, dest / extra)
-    if evaluation is not None and (evaluation.parent / "evaluation.png").exists():
-        shutil.copyfile(evaluation.parent / "evaluation.png", dest / "evaluation.png")
-    with (run_dir / "config.toml").open("rb") as f:
-        config = tomllib.load(f)
-    best = _read_json(run_dir / "best_model.json")
+    shutil.copyfile(source, dest / "model.pt")
+    for kept in RUN_FILES[1:]:
+        shutil.copyfile(run_dir / kept, dest / kept)
+    args = json.loads((run_dir / "args.json").read_text())
     provenance = {
-        "model": f"{model} ({source.name})",
-        "model_step": best.get("step") if model == "best" and best else None,
+        "model": str(source),
+        "game": args.get("game"),
         "command": command,
-        "budget": {
-            "time_limit_minutes": config["run"]["time_limit_minutes"],
-            "total_timesteps": config["run"]["total_timesteps"],
-            "n_envs": config["run"]["n_envs"],
-        },
+        "budget": {k: args.get(k) for k in ("minutes", "total_steps", "num_games", "num_steps")},
         "run_summary": _read_json(run_dir / "summary.json"),
         "git_commit": commit or git_commit(),
         "machine": {
@@ -245,7 +245,6 @@ def _fill(
             "cpu": cpu_model(),
             "cpus": os.cpu_count(),
         },
-        "final_eval": _read_json(run_dir / "final_eval.json"),
         "evaluation": _read_json(evaluation) if evaluation is not None else None,
     }
     provenance[MANIFEST] = sorted({p.name for p in dest.iterdir()} | {"provenance.json"})
@@ -256,8 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m training.export", description=__doc__.split("\n")[0]
     )
-    ap.add_argument("--run-dir", required=True, help="the training run's directory")
-    ap.add_argument("--model", default="best", help="best, final, or a model path")
+    ap.add_argument("--run-dir", required=True, help="the run folder of training.ppo.ppo")
+    ap.add_argument("--model", default=None, help="a model file (default: the run's model.pt)")
     ap.add_argument("--name", required=True, help="folder under agents/checkpoints/")
     ap.add_argument("--command", required=True, help="the command that produced the run")
     ap.add_argument("--evaluation", default=None, help="an evaluation.json to keep with it")
@@ -269,9 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         dest = export_checkpoint(
             Path(args.run_dir),
-            args.model,
             args.name,
             args.command,
+            model=Path(args.model) if args.model else None,
             dest_root=Path(args.dest),
             evaluation=Path(args.evaluation) if args.evaluation else None,
             max_mb=args.max_mb,

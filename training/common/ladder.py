@@ -3,8 +3,7 @@
 In training, a pipeline plays every few steps or iterations a few games against each ladder
 opponent (``random``, ``greedy``, ``heuristic``; configurable), seats alternated
 (:func:`evaluate_ladder`), and appends a row per opponent to ``<run_dir>/eval.csv``
-(:func:`append_csv`; the PPO pipeline's ``training.ppo.callbacks.LadderEvalCallback`` also logs
-``eval/win_rate_<opponent>`` and ``eval/score_<opponent>`` to TensorBoard)::
+(:func:`append_csv`)::
 
     step,wall_time,opponent,win_rate,games,ci_low,ci_high,mean_score,opponent_score
 
@@ -50,13 +49,13 @@ from agents.jobs import Backend, BackendError, add_backend_arguments, backend_fr
 from agents.networks.snapshots import load_policy
 from agents.policy_games import evaluate_policy
 from agents.ratings import wilson_interval
+from agents.registry import make_agent
 from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.games import DEFAULT_GAME, GameSpec, spec_from_args
 from moonriver_env.moonriver.rules.scoring import win_share
 from training.common.closing import error_bars, style_win_rate_axes
-from training.common.opponents import make_baseline
 from training.common.outputs import (
     OutputError,
     append_text,
@@ -110,7 +109,7 @@ class _Match:
         key = (opponent, seed)
         if key not in self.opponents:
             self.opponents[key] = [
-                make_baseline(opponent, seed=agent_seed(seed, 0, k)) for k in range(n - 1)
+                make_agent(opponent, seed=agent_seed(seed, 0, k)) for k in range(n - 1)
             ]
         seat = index % n
         agents: list[Any] = [self.learner] * n

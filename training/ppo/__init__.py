@@ -1,7 +1,3 @@
-"""The SB3 MaskablePPO pipeline (``python -m training.train``, ``make run``).
-
-Self-play training (:mod:`.train`), its opponents (:mod:`.selfplay`) and in-process self-play
-games (:mod:`.selfplay_vec`), the behaviour-cloning warm start (:mod:`.pretrain`) and its
-diagnosis (:mod:`.imitation`), the throughput benchmark (:mod:`.bench`); configs in
-``configs/``.
+"""The reference PPO (:mod:`.ppo`: ``python -m training.ppo.ppo``), one file for every game with a
+batched form, and its speed benchmark (:mod:`.bench`: ``python -m training.ppo.bench``).
 """

@@ -77,7 +77,6 @@ from training.common.outputs import (
 )
 from training.common.provenance import git_commit
 from training.common.run import RunClock, begin_run, budget_spent, iterate, resolve_config
-from training.ppo import config as ppo_config
 from training.rllib.config import RLLIB, RLLIB_DEFAULT, ROLES
 
 METRICS = (
@@ -481,26 +480,27 @@ def _timed_sample(runner: Any, steps: int) -> tuple[Any, float]:
 
 
 def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
-    """The same measurement for the SB3 trainer's learner (``MaskablePPO`` of
-    ``python -m training.train``) at the RLlib run's network size: an MLP policy with
-    ``model.hidden`` for the policy and the value (separate, as RLlib's), the same batch,
-    minibatch and epochs, on ``envs_per_env_runner`` self-play envs in this process
-    (``training.ppo.selfplay``; greedy opponents). Learner steps/s: batch x epochs / the time of
-    ``train()``; env steps/s: the rollouts' steps / the time outside ``train()``."""
+    """The same measurement for sb3-contrib's ``MaskablePPO`` at the RLlib run's network size:
+    an MLP policy with ``model.hidden`` for the policy and the value (separate, as RLlib's),
+    the same batch, minibatch and epochs, on ``envs_per_env_runner`` games of the documented
+    Gymnasium route (:func:`moonriver_env.vector.sb3.make_sb3_vec_env`: the run's game in the
+    core; greedy opponents). Learner steps/s: batch x epochs / the time of ``train()``; env
+    steps/s: the rollouts' steps / the time outside ``train()``."""
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.ppo.selfplay import make_selfplay_env
+    from moonriver_env.games import GameSpec
+    from moonriver_env.vector.sb3 import make_sb3_vec_env
 
     torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))
-    base = ppo_config.load_config()
-    env_cfg = {**base["env"], **{k: cfg["env"][k] for k in GameSetup.__dataclass_fields__}}
-    opp = {**base["opponents"], "random": 0.0, "greedy": 1.0, "heuristic": 0.0, "snapshot": 0.0}
+    setup = GameSetup.from_config(cfg["env"])
     n_envs = cfg["run"]["envs_per_env_runner"]
     ppo = cfg["ppo"]
-    venv = DummyVecEnv(
-        [lambda i=i: make_selfplay_env(env_cfg, opp, None, seed=i) for i in range(n_envs)]  # type: ignore[misc]
+    rewards: dict[str, Any] = {"reward": setup.reward}
+    if setup.dense_reward:
+        rewards["dense_reward"] = setup.dense_reward
+    venv = make_sb3_vec_env(
+        GameSpec.from_section(cfg["env"]), n_envs, "greedy", seed=cfg["run"]["seed"], **rewards
     )
     hidden = list(cfg["model"]["hidden"])
     model = MaskablePPO(
@@ -565,7 +565,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--sb3",
         action="store_true",
-        help="with --bench: measure the SB3 trainer's MaskablePPO at the same network size",
+        help="with --bench: measure MaskablePPO (the SB3 VecEnv on the core) at the same size",
     )
     return p.parse_args(argv)
 
