@@ -5,6 +5,10 @@ without running code."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +21,8 @@ from agents.networks.sparse_policy import SparsePolicy, SparseRows
 from moonriver_env.games import parse_game
 from training.ppo import ppo
 from training.ppo.ppo import Args, Rollout
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def random_csr(rng: np.random.Generator, rows: int, d: int) -> tuple[SparseRows, np.ndarray]:
@@ -160,10 +166,7 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(tmp_path: Path) 
         ppo.main(argv)
     ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
     assert ck["step"] == 256
-    more = [a if a != "256" else "384" for a in argv]
-    args_json = json.loads((run / "args.json").read_text())
-    args_json["total_steps"] = 384
-    (run / "args.json").write_text(json.dumps(args_json))
+    more = [a if a != "256" else "384" for a in argv]  # a larger budget: a flag --resume takes
     assert ppo.main([*more, "--resume"]) == 0
     assert json.loads((run / "summary.json").read_text())["steps"] == 384
     policy, game = sp.load_model(run / "model.pt")
@@ -247,3 +250,158 @@ def test_the_bench_prints_steps_per_second(capsys: pytest.CaptureFixture[str]) -
     assert "run 2: ppo" in out
     line = [x for x in out.splitlines() if x.startswith("ppo: ")][0]
     assert float(line.split()[1].replace(",", "")) > 0 and "the core alone" in line
+
+
+# -- the run's safety: bad flags, resume, the lock, Ctrl-C and kill -----------------------------
+TINY = ["--game", "moonriver_2p_base", "--num-games", "16", "--num-steps", "8",
+        "--eval-opponent", "random", "--eval-games", "2", "--embed", "8", "--hidden", "8",
+        "--threads", "1"]  # fmt: skip
+PER_UPDATE = 16 * 8
+
+
+def _digest(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--num-games", "0"], "--num-games: expected a positive integer"),
+        (["--learning-rate", "nan"], "--learning-rate: expected a finite number"),
+        (["--gamma", "1.5"], "--gamma: expected a finite number in [0.0, 1.0]"),
+        (["--opponent-share", "0.5"], "--opponent-share: needs --opponent"),
+        (["--opponent", "nosuch", "--opponent-share", "0.5"], "--opponent: "),
+        (["--eval-opponent", "grredy"], "--eval-opponent: "),
+        (["--num-minibatches", "9"], "--num-minibatches: at most --num-steps (8)"),
+        (["--total-steps", "0"], "--total-steps, --minutes: give one of them"),
+        (["--anneal-lr", "maybe"], "--anneal-lr: expected true or false, got 'maybe'"),
+        (["--players", "7"], "num_players"),
+        (["--num-steps", "many"], "--num-steps: invalid int value"),
+    ],
+)
+def test_a_bad_flag_is_a_named_error_with_exit_status_2_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], named: str
+) -> None:
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_info:
+        ppo.main([*TINY, "--run-dir", str(run), "--total-steps", "128", *flags])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err, err
+    assert not run.exists()
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("ppo") / "run"
+    assert ppo.main([*TINY, "--run-dir", str(run), "--total-steps", str(2 * PER_UPDATE)]) == 0
+    return run
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--embed", "16"], "--embed: cannot change on --resume (the run's is 8)"),
+        (["--learning-rate", "0.1"], "--learning-rate: cannot change on --resume"),
+        (["--game", "kingdomino_2p_base"], "--game: the run plays"),
+        (["--total-steps", "-1"], "--total-steps: expected 0 or more"),
+    ],
+)
+def test_resume_refuses_to_change_the_run_and_writes_nothing(
+    finished_run: Path, capsys: pytest.CaptureFixture[str], flags: list[str], named: str
+) -> None:
+    before = _digest(finished_run)
+    with pytest.raises(SystemExit) as exit_info:
+        ppo.main(["--run-dir", str(finished_run), "--resume", *flags])
+    assert exit_info.value.code == 2
+    assert named in capsys.readouterr().err
+    assert _digest(finished_run) == before
+
+
+def test_resume_without_a_run_is_a_named_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        ppo.main(["--run-dir", str(tmp_path / "none"), "--resume"])
+    assert exit_info.value.code == 2
+    assert "--resume: no checkpoint at" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+
+
+def test_a_locked_run_dir_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from training.common.outputs import RunLock
+
+    run = tmp_path / "run"
+    with RunLock(run):
+        code = ppo.main([*TINY, "--run-dir", str(run), "--total-steps", "128"])
+    assert code == 2 and f"pid {os.getpid()}" in capsys.readouterr().err
+    assert sorted(p.name for p in run.iterdir()) == [".lock"]
+
+
+def _checkpoint_step(path: Path) -> int:
+    try:
+        return int(torch.load(path, map_location="cpu", weights_only=False)["step"])
+    except (OSError, RuntimeError, EOFError, KeyError):
+        return -1
+
+
+def _start(argv: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "training.ppo.ppo", *argv], cwd=ROOT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _wait_for_checkpoint(proc: subprocess.Popen[str], latest: Path, step: int) -> int:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        found = _checkpoint_step(latest) if latest.exists() else -1
+        if found >= step:
+            return found
+        time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"no checkpoint at step {step} within 300 s")
+
+
+def test_ctrl_c_and_kill_keep_the_last_checkpoint_and_resume_continues(tmp_path: Path) -> None:
+    """A run on a minute budget is killed (SIGKILL) after its checkpoints began: the last one
+    is whole. Resumed, it is stopped with Ctrl-C (SIGINT): exit status 130, a message naming
+    --resume, the checkpoint whole and no temporary file. Resumed again with a step budget, it
+    continues from that checkpoint (step count, update count, the learning-rate schedule)."""
+    run = tmp_path / "run"
+    latest = run / "checkpoints" / "latest.pt"
+    first = _start([*TINY, "--run-dir", str(run), "--minutes", "30", "--save-every", "1"])
+    _wait_for_checkpoint(first, latest, 2 * PER_UPDATE)
+    first.send_signal(signal.SIGKILL)
+    first.wait(60)
+    killed_at = _checkpoint_step(latest)
+    assert killed_at >= 2 * PER_UPDATE  # whole: it loads
+    second = _start(["--run-dir", str(run), "--resume", "--save-every", "1"])
+    _wait_for_checkpoint(second, latest, killed_at + PER_UPDATE)
+    second.send_signal(signal.SIGINT)
+    _, err = second.communicate(timeout=120)
+    assert second.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err
+    stopped_at = _checkpoint_step(latest)
+    assert stopped_at > killed_at
+    assert [p.name for p in latest.parent.iterdir()] == ["latest.pt"]  # no temporary file
+    ck = torch.load(latest, map_location="cpu", weights_only=False)
+    budget = stopped_at + 2 * PER_UPDATE
+    assert ppo.main(["--run-dir", str(run), "--resume", "--total-steps", str(budget),
+                     "--minutes", "0"]) == 0  # fmt: skip
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] == budget and summary["updates"] == ck["update"] + 2
+    end = torch.load(latest, map_location="cpu", weights_only=False)
+    assert end["step"] == budget and end["args"]["total_steps"] == budget
+    # the optimiser continued: Adam's step count went on from the checkpoint's (2 updates of
+    # 4 minibatches x 2 epochs)
+    before = [float(s["step"]) for s in ck["optim"]["state"].values()]
+    after = [float(s["step"]) for s in end["optim"]["state"].values()]
+    assert after == [b + 2 * 4 * 2 for b in before] and before[0] > 0
+    assert json.loads((run / "args.json").read_text())["total_steps"] == budget

@@ -23,8 +23,11 @@ What it does, top to bottom:
   normalisation per minibatch, gradient clipping, a linearly annealed learning rate.
 * **A run**: a step or minute budget, TensorBoard scalars, ``checkpoints/latest.pt`` written
   atomically every ``--save-every`` updates and at the end (``--resume`` continues it, the
-  learning-rate schedule and step count included), evaluations against a baseline agent with a
-  Wilson interval (``--eval-every``), and the final model as ``model.pt``.
+  learning-rate schedule and step count included; it may raise the budget, not change the game,
+  the network or the optimisation), evaluations against a baseline agent with a Wilson interval
+  (``--eval-every``), and the final model as ``model.pt``. One run per folder (a lock); Ctrl-C
+  stops with exit status 130 and a kill at any moment leaves the last checkpoint whole; a bad
+  flag is an error naming it (exit status 2) before anything is written.
 
 Nothing here names a game: the game, its tables and its opponents come from the registry
 (:func:`moonriver_env.vector.vector_game`, the vector game's ``action_table``, and
@@ -35,9 +38,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
+import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.atomic import atomic_path, write_text
 from agents.networks.sparse_policy import (
     SparsePolicy,
     SparseRows,
@@ -56,9 +60,16 @@ from agents.networks.sparse_policy import (
     sparse_rows,
 )
 from agents.ratings import wilson_interval
-from moonriver_env.games import add_game_arguments, config_entry, spec_from_args
+from moonriver_env.games import (
+    DEFAULT_GAME,
+    add_game_arguments,
+    config_entry,
+    parse_game,
+    spec_from_args,
+)
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
+from training.common.outputs import OutputError, RunLock
 
 
 @dataclass
@@ -370,11 +381,11 @@ def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
 
 
 def atomic_save(obj: Any, path: Path) -> None:
-    """``torch.save`` to a temporary file beside ``path``, then an atomic rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    """``torch.save`` to a temporary file beside ``path``, then an atomic rename
+    (:func:`agents.atomic.atomic_path`): a crash, Ctrl-C or kill leaves the old file or the new
+    one, never a cut one, and no temporary file."""
+    with atomic_path(path) as tmp:
+        torch.save(obj, tmp)
 
 
 def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
@@ -398,8 +409,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         opt.load_state_dict(ck["optim"])
         step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
         rng.bit_generator.state = ck["rng"]
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    write_text(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     writer = SummaryWriter(str(run_dir / "tb"))
     ro = Rollout(args, vg.num_players)
     opponents = Opponents(args.opponent, args.opponent_share, vg, args.seed)
@@ -462,48 +472,143 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     summary = {"steps": step, "updates": update_i,
                "seconds": time.perf_counter() - start, "evals": evals,
                "steps_per_second": step / max(time.perf_counter() - start, 1e-9)}
-    (run_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+    write_text(run_dir / "summary.json", json.dumps(summary, indent=2))
     writer.close()
     return summary
 
 
+RESUMABLE = ("total_steps", "minutes", "threads", "save_every", "eval_every", "eval_opponent",
+             "eval_games")  # fmt: skip
+"""The settings a ``--resume`` may change (the budget and how the run reports); the others
+(the game, the network, the optimisation) are the run's."""
+
+
+def check_args(args: Args) -> None:
+    """``ValueError`` naming the flag of the first setting out of its range."""
+    positive = ("num_games", "num_steps", "num_minibatches", "update_epochs", "embed", "hidden",
+                "threads", "eval_games")  # fmt: skip
+    for name in positive:
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, "
+                             f"got {getattr(args, name)}")  # fmt: skip
+    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed"):
+        if getattr(args, name) < 0:
+            raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
+                             f"got {getattr(args, name)}")  # fmt: skip
+    bounds = {"learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
+              "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
+              "vf_coef": (0.0, None), "ent_coef": (0.0, None), "max_grad_norm": (0.0, None),
+              "opponent_share": (0.0, 1.0)}  # fmt: skip
+    for name, (low, high) in bounds.items():
+        v = float(getattr(args, name))
+        if not np.isfinite(v) or v < low or (high is not None and v > high):
+            span = f"in [{low}, {high}]" if high is not None else f">= {low}"
+            raise ValueError(f"--{name.replace('_', '-')}: expected a finite number {span}, got {v}")
+    if args.learning_rate <= 0:
+        raise ValueError(f"--learning-rate: expected a positive number, got {args.learning_rate}")
+    if args.num_minibatches > args.num_steps:
+        raise ValueError(f"--num-minibatches: at most --num-steps ({args.num_steps}) "
+                         f"(a minibatch is whole steps), got {args.num_minibatches}")  # fmt: skip
+    if not args.total_steps and not args.minutes:
+        raise ValueError("--total-steps, --minutes: give one of them (or both)")
+    if args.opponent_share and not args.opponent:
+        raise ValueError("--opponent-share: needs --opponent (the agent playing those seats)")
+    game = parse_game(args.game).game
+    for flag, spec in (("--opponent", args.opponent), ("--eval-opponent", args.eval_opponent)):
+        if spec:
+            try:
+                check_opponent(spec, game)
+            except ValueError as exc:
+                raise ValueError(f"{flag}: {exc}") from None
+    if not args.eval_opponent:
+        raise ValueError("--eval-opponent: expected an agent spec, got ''")
+
+
+def check_opponent(spec: str, game: str) -> None:
+    """``ValueError`` if ``spec`` names no agent of ``game`` (built once, with no game)."""
+    make_opponent(spec, 0, game=game)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.ppo.ppo", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m training.ppo.ppo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     add_game_arguments(parser)
     parser.add_argument("--run-dir", required=True, type=Path)
-    parser.add_argument("--resume", action="store_true", help="continue --run-dir's run")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue --run-dir's run from its last checkpoint; only "
+                        f"{', '.join('--' + n.replace('_', '-') for n in RESUMABLE)} may change")
     defaults = Args()
     for f in fields(Args):
         if f.name in ("game", "extra"):
             continue
         kind = type(getattr(defaults, f.name))
         flag = "--" + f.name.replace("_", "-")
+        # unset flags stay absent (SUPPRESS): a --resume tells what was asked from the defaults
+        helptext = f"(default {getattr(defaults, f.name)})"
         if kind is bool:
-            parser.add_argument(flag, type=lambda v: v.lower() in ("1", "true", "yes"),
-                                default=getattr(defaults, f.name))
+            parser.add_argument(flag, type=_boolean, default=argparse.SUPPRESS, help=helptext)
         else:
-            parser.add_argument(flag, type=kind, default=getattr(defaults, f.name))
+            parser.add_argument(flag, type=kind, default=argparse.SUPPRESS, help=helptext)
     ns = parser.parse_args(argv)
+    given = {f.name: getattr(ns, f.name) for f in fields(Args)
+             if f.name not in ("game", "extra") and hasattr(ns, f.name)}  # fmt: skip
     try:
         spec = spec_from_args(ns)
+        if ns.resume:
+            args = resumed_args(ns.run_dir, given, spec.text if _game_given(ns) else None)
+        else:
+            if (ns.run_dir / "checkpoints" / "latest.pt").exists():
+                raise ValueError(f"--run-dir: {ns.run_dir} holds a run; --resume it or pick another")
+            args = Args(game=spec.text, **given)
+        check_args(args)
     except ValueError as exc:
-        parser.error(str(exc))
-    if ns.resume:
-        path = ns.run_dir / "checkpoints" / "latest.pt"
-        if not path.is_file():
-            parser.error(f"--resume: no checkpoint at {path}")
-        saved = json.loads((ns.run_dir / "args.json").read_text())
-        args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
-    else:
-        if (ns.run_dir / "checkpoints" / "latest.pt").exists():
-            parser.error(f"--run-dir: {ns.run_dir} holds a run; --resume it or pick another")
-        values = {f.name: getattr(ns, f.name) for f in fields(Args) if f.name not in ("game", "extra")}
-        args = Args(game=spec.text, **values)
-    if not args.total_steps and not args.minutes:
-        parser.error("give --total-steps or --minutes (or both)")
-    summary = train(args, ns.run_dir, resume=ns.resume)
+        parser.error(str(exc))  # exit status 2, the flag named, nothing written
+    try:
+        with RunLock(ns.run_dir):
+            summary = train(args, ns.run_dir, resume=ns.resume)
+    except OutputError as exc:  # the run folder is another run's (locked) or cannot hold one
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"interrupted: {ns.run_dir / 'checkpoints' / 'latest.pt'} keeps the last "
+              f"checkpoint; continue with --run-dir {ns.run_dir} --resume", file=sys.stderr)
+        return 130
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
+
+
+def _boolean(text: str) -> bool:
+    if text.lower() in ("1", "true", "yes"):
+        return True
+    if text.lower() in ("0", "false", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def _game_given(ns: argparse.Namespace) -> bool:
+    return ns.game != DEFAULT_GAME or any(
+        getattr(ns, k, None) is not None for k in ("players", "mode", "scenario")
+    )
+
+
+def resumed_args(run_dir: Path, given: dict[str, Any], game: str | None) -> Args:
+    """The run's saved settings with the :data:`RESUMABLE` ones ``given`` on top; ``ValueError``
+    naming the flag for any other change, or naming what is missing or unreadable."""
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if not latest.is_file():
+        raise ValueError(f"--resume: no checkpoint at {latest}")
+    try:
+        saved = json.loads((run_dir / "args.json").read_text())
+        args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
+    except (OSError, ValueError, TypeError) as exc:
+        raise ValueError(f"--resume: {run_dir / 'args.json'} is unreadable ({exc})") from None
+    if game is not None and parse_game(game) != parse_game(args.game):
+        raise ValueError(f"--game: the run plays {args.game}; it cannot change on --resume")
+    for name, value in given.items():
+        if name not in RESUMABLE and value != getattr(args, name):
+            raise ValueError(f"--{name.replace('_', '-')}: cannot change on --resume "
+                             f"(the run's is {getattr(args, name)!r})")  # fmt: skip
+    return replace(args, **{k: v for k, v in given.items() if k in RESUMABLE})
 
 
 if __name__ == "__main__":
