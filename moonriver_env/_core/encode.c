@@ -211,24 +211,28 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
     int cells = cfg->cells, npk = cfg->num_plot_kinds;
     uint64_t bb[MR_NUM_CHANNELS] = {0};
     const int8_t *kinds = st->kinds[a], *cows = st->cows[a], *partners = st->partners[a];
-    for (int c = 0; c < cells; c++) {
+    /* The lands, cows, partners and empty cells from the state's own bitboards; the plots'
+     * symbols from each occupied cell's kind. */
+    uint64_t occ = st->occ[a];
+    bb[CH_EMPTY] = cfg->full & ~occ;
+    for (int l = 0; l < MR_NUM_LANDS; l++) {
+        bb[CH_LAND0 + l] = st->land_bb[a][l];
+    }
+    bb[CH_COWS] = st->cow_bb[a];
+    for (uint64_t m = st->partner_bb[a]; m; m &= m - 1) {
+        int c = __builtin_ctzll(m);
+        bb[CH_PARTNER0 + partners[c]] |= 1ull << c;
+    }
+    for (uint64_t m = occ; m; m &= m - 1) {
+        int c = __builtin_ctzll(m);
         uint64_t bit = 1ull << c;
         int k = kinds[c];
-        if (k < 0) {
-            bb[CH_EMPTY] |= bit;
-            continue;
-        }
-        bb[CH_LAND0 + cfg->land[k]] |= bit;
         bb[CH_GOLD] |= cfg->gold[k] ? bit : 0;
         bb[CH_BEAVER] |= cfg->beaver[k] ? bit : 0;
         bb[CH_CORN] |= cfg->corn[k] ? bit : 0;
         bb[CH_SKULL] |= cfg->skull[k] ? bit : 0;
         bb[CH_CIRCLE] |= cfg->circle[k] ? bit : 0;
         bb[CH_BONUS_TILE] |= k >= npk ? bit : 0;
-        if (partners[c] >= 0) {
-            bb[CH_PARTNER0 + partners[c]] |= bit;
-        }
-        bb[CH_COWS] |= cows[c] ? bit : 0;
     }
     bb[CH_PROTECTED] = mr_protected(cfg, st, a);
     bb[CH_RIVER] = cells < 5 ? cfg->full : 0x1full;
@@ -237,25 +241,21 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
     for (int pub = 0; pub < MR_NUM_CHANNELS; pub++) {
         int in = cfg->channel_of[pub];
         uint64_t m = bb[in];
+        if (!m) {
+            continue;
+        }
+        if (k + __builtin_popcountll(m) > cap) {
+            return -1;
+        }
         int base = pub * cells;
-        while (m) {
+        const int *count = in == CH_GOLD     ? cfg->gold
+                           : in == CH_BEAVER ? cfg->beaver
+                           : in == CH_CORN   ? cfg->corn
+                                             : NULL;
+        for (; m; m &= m - 1) {
             int c = __builtin_ctzll(m);
-            m &= m - 1;
-            float v = 1.0f;
-            if (in == CH_GOLD) {
-                v = (float)cfg->gold[kinds[c]];
-            } else if (in == CH_BEAVER) {
-                v = (float)cfg->beaver[kinds[c]];
-            } else if (in == CH_CORN) {
-                v = (float)cfg->corn[kinds[c]];
-            } else if (in == CH_COWS) {
-                v = (float)cows[c];
-            }
-            if (k >= cap) {
-                return -1;
-            }
             bi[k] = (int16_t)(base + c);
-            bv[k++] = v;
+            bv[k++] = count ? (float)count[kinds[c]] : in == CH_COWS ? (float)cows[c] : 1.0f;
         }
     }
     return k;
@@ -292,6 +292,17 @@ void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float 
     refresh_blocks(cfg, st, blocks, points, keys, NULL, NULL, NULL, 0);
     encode_planes(cfg, st, seat, blocks, out);
     encode_features(cfg, st, seat, points, out + cfg->plane_size, NULL);
+}
+
+/* Appends cnt cached entries at k, their indices shifted by base; returns the new count. */
+static inline int copy_shifted(int32_t *idx, float *val, int k, const int16_t *bi,
+                               const float *bv, int cnt, int base) {
+    int32_t *out = idx + k;
+    for (int j = 0; j < cnt; j++) {
+        out[j] = base + bi[j];
+    }
+    memcpy(val + k, bv, sizeof(float) * (size_t)cnt);
+    return k + cnt;
 }
 
 int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_sparse_cache *c,
@@ -337,27 +348,30 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
             return -1;
         }
         if (!ex) { /* the common case: a straight copy, shifted by the ranch's base */
-            int32_t *out = idx + k;
-            for (int j = 0; j < len; j++) {
-                out[j] = base + bi[j];
-            }
-            memcpy(val + k, bv, sizeof(float) * (size_t)len);
-            k += len;
+            k = copy_shifted(idx, val, k, bi, bv, len, base);
             continue;
         }
-        int e = 0;
-        for (int j = 0; j < len; j++) {
-            while (e < ex && extra[e] < bi[j]) {
+        /* The extra entries go in between runs of the cached list, each run copied whole:
+         * the first cached entry past the next extra one is found by bisection. */
+        int e = 0, j = 0;
+        while (e < ex) {
+            int lo = j, hi = len;
+            while (lo < hi) {
+                int mid = (lo + hi) >> 1;
+                if (bi[mid] < extra[e]) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            k = copy_shifted(idx, val, k, bi + j, bv + j, lo - j, base);
+            j = lo;
+            while (e < ex && (j == len || extra[e] < bi[j])) {
                 idx[k] = base + extra[e++];
                 val[k++] = 1.0f;
             }
-            idx[k] = base + bi[j];
-            val[k++] = bv[j];
         }
-        while (e < ex) {
-            idx[k] = base + extra[e++];
-            val[k++] = 1.0f;
-        }
+        k = copy_shifted(idx, val, k, bi + j, bv + j, len - j, base);
     }
     /* The features: the positions made non-zero, in index order from the bitset; the
      * scratch and the bitset are cleared there again. */
