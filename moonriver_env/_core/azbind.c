@@ -7,6 +7,8 @@
 #include "learn.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,6 +261,85 @@ static PyObject *floats(const float *v, int count) {
     return t;
 }
 
+/* --- Ctrl-C during a search or self-play --------------------------------------------------
+ * They run without the GIL, where Python's own SIGINT handler only notes the signal for later.
+ * While any of them runs (in any thread), SIGINT goes first to on_sigint, which counts an
+ * interrupt (lr_interrupt: every search and self-play running stops within one rollout
+ * decision) and then calls the handler it replaced (Python's: KeyboardInterrupt when the main
+ * thread next runs Python). The first call in installs it, the last one out puts the one before
+ * back. A SIGINT ignored (SIG_IGN: a worker process) or left to the system (SIG_DFL) is left
+ * as it is. */
+static pthread_mutex_t sigint_lock = PTHREAD_MUTEX_INITIALIZER;
+static int sigint_users;             /* calls between sigint_enter and sigint_leave */
+static int sigint_ours;              /* on_sigint is installed */
+static struct sigaction sigint_before; /* the handler on_sigint replaced (and calls) */
+
+static void on_sigint(int sig, siginfo_t *info, void *ctx) {
+    lr_interrupt();
+    if (sigint_before.sa_flags & SA_SIGINFO) {
+        sigint_before.sa_sigaction(sig, info, ctx);
+    } else if (sigint_before.sa_handler != SIG_DFL && sigint_before.sa_handler != SIG_IGN) {
+        sigint_before.sa_handler(sig);
+    }
+}
+
+/* Before a search or self-play (GIL held): on_sigint installed if SIGINT has a handler;
+ * returns the interrupts so far (the call's mark: a SIGINT after it stops the call). The caller
+ * then acts on a SIGINT Python noted before (PyErr_CheckSignals), and calls sigint_leave. */
+static unsigned sigint_enter(void) {
+    pthread_mutex_lock(&sigint_lock);
+    if (sigint_users++ == 0) {
+        struct sigaction now;
+        if (sigaction(SIGINT, NULL, &now) == 0 &&
+            ((now.sa_flags & SA_SIGINFO) ||
+             (now.sa_handler != SIG_DFL && now.sa_handler != SIG_IGN))) {
+            struct sigaction ours;
+            memset(&ours, 0, sizeof ours);
+            ours.sa_sigaction = on_sigint;
+            ours.sa_flags = SA_SIGINFO | (now.sa_flags & (SA_ONSTACK | SA_RESTART));
+            ours.sa_mask = now.sa_mask;
+            sigint_before = now;
+            sigint_ours = sigaction(SIGINT, &ours, NULL) == 0;
+        }
+    }
+    pthread_mutex_unlock(&sigint_lock);
+    return lr_interrupts();
+}
+
+/* After the call (GIL held): the handler before put back when this was the last call in (and
+ * nobody has installed another since). */
+static void sigint_leave(void) {
+    pthread_mutex_lock(&sigint_lock);
+    if (--sigint_users == 0 && sigint_ours) {
+        struct sigaction now;
+        if (sigaction(SIGINT, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+            now.sa_sigaction == on_sigint) {
+            sigaction(SIGINT, &sigint_before, NULL);
+        }
+        sigint_ours = 0;
+    }
+    pthread_mutex_unlock(&sigint_lock);
+}
+
+/* The exception of a call an interrupt stopped (GIL held): the one Python's handler raises
+ * (KeyboardInterrupt, in the main thread), else KeyboardInterrupt naming what stopped. */
+static PyObject *interrupted(const char *what) {
+    if (PyErr_CheckSignals() < 0) {
+        return NULL;
+    }
+    PyErr_Format(PyExc_KeyboardInterrupt, "%s: interrupted (SIGINT)", what);
+    return NULL;
+}
+
+/* az_interrupt(): every search and self-play running in this process, in any thread, stops
+ * (as at a SIGINT) and raises KeyboardInterrupt; later calls are not affected. */
+static PyObject *az_interrupt(PyObject *mod, PyObject *unused) {
+    (void)mod;
+    (void)unused;
+    lr_interrupt();
+    Py_RETURN_NONE;
+}
+
 /* az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, evals) */
 static PyObject *az_search(PyObject *mod, PyObject *args) {
     PyObject *state, *nobj, *sobj;
@@ -287,14 +368,28 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "az_search: the game is over");
         return NULL;
     }
+    w.mark = sigint_enter();
+    if (PyErr_CheckSignals() < 0) {
+        sigint_leave();
+        free(r);
+        lr_work_free(&w);
+        return NULL;
+    }
     PyObject *config = ((CoreStateHead *)state)->config;
     Py_INCREF(config);
     Py_INCREF(net);
     mr_pcg64 rng;
     mr_pcg64_seed(&rng, seed);
-    Py_BEGIN_ALLOW_THREADS lr_search(&g, &net->net, w.root, &s, sample, &rng, &w, r);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS rc = lr_search(&g, &net->net, w.root, &s, sample, &rng, &w, r);
     Py_END_ALLOW_THREADS Py_DECREF(net);
     Py_DECREF(config);
+    sigint_leave();
+    if (rc < 0) {
+        free(r);
+        lr_work_free(&w);
+        return interrupted("az_search");
+    }
     PyObject *legal = PyTuple_New(r->count);
     for (int i = 0; legal && i < r->count; i++) {
         PyTuple_SET_ITEM(legal, i, PyLong_FromLong(r->legal[i]));
@@ -367,6 +462,11 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     ss.search_share = search_share;
     lr_buffer b;
     memset(&b, 0, sizeof b);
+    ss.mark = sigint_enter();
+    if (PyErr_CheckSignals() < 0) {
+        sigint_leave();
+        return NULL;
+    }
     PyObject *config = ((CoreStateHead *)state)->config;
     Py_INCREF(config);
     Py_XINCREF(net);
@@ -374,9 +474,10 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS rc = lr_selfplay(&g, net ? &net->net : NULL, games, seed, &ss, weights, &b);
     Py_END_ALLOW_THREADS Py_XDECREF(net);
     Py_DECREF(config);
+    sigint_leave();
     if (rc < 0) {
         lr_buffer_free(&b);
-        return PyErr_NoMemory();
+        return rc == -2 ? interrupted("az_selfplay") : PyErr_NoMemory();
     }
     int64_t P = b.positions, A = b.aft.rows;
     PyObject *out = Py_BuildValue(
@@ -427,6 +528,9 @@ static PyMethodDef az_functions[] = {
     {"az_views", az_views, METH_VARARGS,
      "az_views(state[, features]) -> (views, int32 bytes: each view's image of every "
      "observation entry)"},
+    {"az_interrupt", az_interrupt, METH_NOARGS,
+     "az_interrupt(): stops every az_search and az_selfplay running now, in any thread (each "
+     "raises KeyboardInterrupt), as a SIGINT does"},
     {"az_search", az_search, METH_VARARGS,
      "az_search(state, net, settings, seed, sample) -> (action, legal, prior, q, pi, value, "
      "evals)"},

@@ -7,10 +7,28 @@
  * `depth` decisions after that reveal (the outcome when the game ended). Every choice and
  * every value comes from the network. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "learn.h"
+
+static atomic_uint interrupts; /* lr_interrupt's count (lock-free: safe in a signal handler) */
+
+void lr_interrupt(void) {
+    atomic_fetch_add_explicit(&interrupts, 1u, memory_order_relaxed);
+}
+
+unsigned lr_interrupts(void) {
+    return atomic_load_explicit(&interrupts, memory_order_relaxed);
+}
+
+int lr_stopped(lr_work *w) {
+    if (!w->stopped && lr_interrupts() != w->mark) {
+        w->stopped = 1;
+    }
+    return w->stopped;
+}
 
 /* A symmetry of a game as an index map (lr_layer1_mapped's). */
 typedef struct {
@@ -57,6 +75,7 @@ static void check_view_sums(const lr_net *net, const float *x,
 
 int lr_work_init(lr_work *w, const lr_game *g) {
     memset(w, 0, sizeof *w);
+    w->mark = lr_interrupts();
     w->root = malloc(g->state_size);
     w->det = malloc(g->state_size);
     w->sim = malloc(g->state_size);
@@ -337,6 +356,9 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
     }
     rollout_bases(g, net, w);
     for (int played = 0; played < s->max_depth && !g->over(sim); played++) {
+        if (lr_stopped(w)) {
+            return 0.0f; /* the search is abandoned (lr_search_listed) */
+        }
         if (after < 0 && g->reveals(sim) > reveals) {
             after = 0;
         }
@@ -359,14 +381,14 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
     return (float)((total + (double)(s->leaves - taken) * last) / s->leaves);
 }
 
-void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
-               int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
+int lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+              int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
     out->count = g->legal(g, st, out->legal);
-    lr_search_listed(g, net, st, s, sample, rng, w, out);
+    return lr_search_listed(g, net, st, s, sample, rng, w, out);
 }
 
-void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
-                      int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
+int lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+                     int sample, mr_pcg64 *rng, lr_work *w, lr_result *out) {
     int seat = g->seat(st);
     int count = out->count;
     memset(w->first, 0, sizeof w->first); /* the search's bases: none yet */
@@ -405,7 +427,7 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
         out->action = out->legal[i];
         /* the value of the move: its afterstate's (TD over afterstates), else the root's */
         out->chosen_q = s->policy == LR_POLICY_AFTERSTATE ? w->logits[i] * s->tau : out->value;
-        return;
+        return 0;
     }
     /* the k best by the prior (ties: the lower index) */
     int cand[LR_MAX_CANDS];
@@ -423,6 +445,9 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
     double sum[LR_MAX_CANDS] = {0};
     int reveals = g->reveals(st);
     for (int d = 0; d < s->r; d++) {
+        if (lr_stopped(w)) {
+            return -1;
+        }
         memcpy(w->det, st, g->state_size);
         g->redetermine(g, w->det, rng);
         uint64_t noise = mr_next_uint64(rng);
@@ -433,6 +458,9 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
             g->apply(g, w->sim, out->legal[cand[j]]);
             sum[j] += rollout(g, net, w->sim, seat, reveals, s, &crn, w, &out->evals);
         }
+    }
+    if (lr_stopped(w)) {
+        return -1;
     }
     out->searched = 1;
     float qmax = -2.0f;
@@ -471,4 +499,5 @@ void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const
     }
     out->action = out->legal[pick];
     out->chosen_q = out->q[pick];
+    return 0;
 }

@@ -260,6 +260,7 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
         free(none);
         return -1;
     }
+    w.mark = s->mark; /* an interrupt since the call began stops the games */
     for (int i = 0; i < LR_MAX_LEGAL; i++) {
         none[i] = NAN; /* no policy target: a row seen from another seat than the actor's */
     }
@@ -267,13 +268,17 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
     raw.k = 0;
     mr_pcg64 rng;
     mr_pcg64_seed(&rng, seed ^ 0x9e3779b97f4a7c15ull);
-    int failed = 0;
+    int failed = 0; /* 1: memory ran out; 2: interrupted */
     for (int game = 0; game < games && !failed; game++) {
         g->new_game(g, st, seed + (uint64_t)game);
         dec.count = 0;
         int decisions_played = 0;
         int capped = 0, searched = 0;
         while (!g->over(st)) {
+            if (lr_stopped(&w)) {
+                failed = 2;
+                break;
+            }
             int seat = g->seat(st);
             int32_t a;
             float q = NAN;
@@ -288,8 +293,11 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 /* below a share of 1, a decision draws whether it is searched (else raw) */
                 capped = s->search_share < 1.0f && s->search.k > 0;
                 int draw = !capped || mr_random(&rng) < s->search_share;
-                lr_search_listed(g, net, st, draw ? &s->search : &raw,
-                                 decisions_played < s->explore, &rng, &w, r);
+                if (lr_search_listed(g, net, st, draw ? &s->search : &raw,
+                                     decisions_played < s->explore, &rng, &w, r) < 0) {
+                    failed = 2;
+                    break;
+                }
                 searched = r->searched; /* r = 0 searches nothing, whatever k */
                 out->evals += r->evals;
                 a = r->action;
@@ -332,5 +340,5 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
     free(r);
     free(none);
     free(st);
-    return failed ? -1 : 0;
+    return failed ? -failed : 0;
 }

@@ -84,7 +84,21 @@ typedef struct {
     int views;
     float *view_base_h1;
     float view_h1[LR_MAX_H1], view_h2[LR_MAX_H2];
+    /* interruption: lr_interrupts() when the call began (set by the caller after
+     * lr_work_init); stopped once another interrupt has come (lr_stopped) */
+    unsigned mark;
+    int stopped;
 } lr_work;
+
+/* --- interruption (Ctrl-C) ------------------------------------------------------------------
+ * A count of the interrupts asked for. lr_interrupt adds one (async-signal-safe: the
+ * binding's SIGINT handler calls it); every search and self-play running, in any thread, whose
+ * work's mark is older stops within one rollout decision and says so (lr_search_listed's -1,
+ * lr_selfplay's -2). */
+void lr_interrupt(void);
+unsigned lr_interrupts(void);
+/* 1 once an interrupt has come since w->mark (and from then on), else 0. */
+int lr_stopped(lr_work *w);
 
 /* --- a game as operations ----------------------------------------------------------------- */
 /* Territory features (lr_game.features): per seat in the observer's order, per landscape, what
@@ -161,12 +175,13 @@ int lr_work_init(lr_work *w, const lr_game *g);
 void lr_work_free(lr_work *w);
 
 /* Searches st for its acting seat (st is not changed); sample: draw the move from pi (else
- * the best Q, or the prior's argmax without search). */
-void lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
-               int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
+ * the best Q, or the prior's argmax without search). 0, or -1 when an interrupt stopped it
+ * (lr_stopped: out holds no decision). */
+int lr_search(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+              int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
 /* lr_search where the caller has listed st's legal actions in out->legal and out->count. */
-void lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
-                      int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
+int lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const lr_settings *s,
+                     int sample, mr_pcg64 *rng, lr_work *w, lr_result *out);
 
 /* --- self-play ----------------------------------------------------------------------------- */
 /* Rows of sparse observations (CSR): row i's non-zero entries are idx/val[off[i] .. off[i+1]). */
@@ -215,10 +230,11 @@ typedef struct {
                            1 the others play the raw policy, and a searched decision is always
                            kept, seen by its actor, with its afterstates (its pi the target:
                            playout cap randomization) */
+    unsigned mark;      /* lr_interrupts() when the call began: a later interrupt stops it */
 } lr_selfplay_settings;
 
-/* Plays games games (game i set up with seed + i) and appends their positions to out; 0, or
- * -1 when memory ran out. */
+/* Plays games games (game i set up with seed + i) and appends their positions to out; 0, -1
+ * when memory ran out, or -2 when an interrupt stopped it (out then only to be freed). */
 int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 const lr_selfplay_settings *s, const double *teacher_weights, lr_buffer *out);
 

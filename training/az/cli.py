@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import shlex
 import shutil
 import sys
 from collections.abc import Sequence
@@ -259,6 +260,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, OutputError, BackendError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # a run's iteration in progress is dropped at --resume
+        if not args.run_dir or args.export is not None:
+            raise
+        print(
+            f"\ninterrupted: the finished iterations are kept in {args.run_dir}; continue "
+            f"with:\n  python -m training.az --run-dir {shlex.quote(args.run_dir)} --resume",
+            file=sys.stderr,
+        )
+        return 130
     print(closing_summary(run))
     return 0
 

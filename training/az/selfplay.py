@@ -315,10 +315,12 @@ def play_threads(
     lock = threading.Lock()
     nxt = [0]
 
+    stop = threading.Event()  # the caller was interrupted: no block is started
+
     def work() -> None:
         while True:
             with lock:
-                if nxt[0] >= len(blocks) or errors:
+                if nxt[0] >= len(blocks) or errors or stop.is_set():
                     return
                 i = nxt[0]
                 nxt[0] += 1
@@ -336,8 +338,17 @@ def play_threads(
     pool = [threading.Thread(target=work, daemon=True) for _ in range(max(1, threads))]
     for t in pool:
         t.start()
-    for t in pool:
-        t.join()
+    try:
+        for t in pool:
+            t.join()
+    except BaseException:  # Ctrl-C here: the threads' games stop too, before it goes on
+        stop.set()
+        while any(t.is_alive() for t in pool):  # again for a call begun since
+            if native is not None:
+                native.az_interrupt()  # every core game running in this process stops
+            for t in pool:
+                t.join(0.01)
+        raise
     if errors:
         raise errors[0]
     return Positions.concatenate([r for r in results if r is not None])
