@@ -36,7 +36,12 @@ def step_arrays(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """A step's checked arguments: ``actions`` as contiguous int64 (N,) and ``active`` as
     contiguous bool (N,) or ``None``; ``ValueError`` naming a wrong shape or dtype, ``illegal``
-    (the game's IllegalActionError) for an id no int64 holds."""
+    (the game's IllegalActionError) for an id no int64 holds. A bool is no action id, in an
+    array or in a list among integers (which NumPy would read as 0 and 1)."""
+    if not isinstance(actions, np.ndarray) and isinstance(actions, Sequence):
+        for i, a in enumerate(actions):
+            if isinstance(a, bool | np.bool_):
+                raise ValueError(f"actions: expected integers, got {a!r} at {i}")
     arr = np.asarray(actions)
     if arr.shape != (num_games,):
         raise ValueError(f"actions: expected shape ({num_games},), got {arr.shape}")

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import check_seed
-from moonriver_env.family.batch import readonly
+from moonriver_env.family.batch import readonly, step_arrays
 from moonriver_env.family.sparse import (
     ActionTable,
     action_table,
@@ -106,11 +106,8 @@ class EnvVectorGame:
     def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """One action per game (for its acting seat); ``ValueError`` naming the first illegal
         one, before any game changes."""
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_games,) or arr.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected {self.num_games} integers, got {arr.dtype} "
-                             f"{arr.shape}")
-        on = np.ones(self.num_games, bool) if active is None else np.asarray(active, bool)
+        arr, active = step_arrays(self.num_games, actions, active, ValueError)  # VectorGame's
+        on = np.ones(self.num_games, bool) if active is None else active
         playing = [i for i in np.flatnonzero(on).tolist() if self._envs[i].agents]
         for i in playing:
             if not self._envs[i].state.is_legal(int(arr[i])):

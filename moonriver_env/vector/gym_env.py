@@ -194,7 +194,7 @@ class GameVectorEnv(VectorEnv):
         if not self._started:
             raise RuntimeError("step: call reset() first")
         vg = self.vg
-        vg.step(np.asarray(actions))  # checked there: refused as a whole, nothing changed
+        vg.step(actions)  # checked there: refused as a whole, nothing changed
         rewards = self._carry.copy()
         self._carry[:] = 0.0
         rewards += vg.rewards[self._rows, self._seats]
