@@ -9,6 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,15 @@ static int Net_init(NetObject *self, PyObject *args, PyObject *kwds) {
         if (!isfinite(data[i])) {
             free(data);
             PyErr_Format(PyExc_ValueError, "Net: weight %zu is not finite", i);
+            return -1;
+        }
+        if (fabsf(data[i]) > LR_MAX_WEIGHT) {
+            char text[64]; /* PyErr_Format has no %g */
+            snprintf(text, sizeof text, "%g, over %g", (double)data[i], (double)LR_MAX_WEIGHT);
+            PyErr_Format(PyExc_ValueError,
+                         "Net: weight %zu is %s in magnitude (the network's sums could overflow)",
+                         i, text);
+            free(data);
             return -1;
         }
     }
@@ -550,6 +560,7 @@ int az_add_to_module(PyObject *m) {
         PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_LEAVES", LR_MAX_LEAVES) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_SYMMETRIES", LR_MAX_SYMMETRIES) < 0 ||
+        PyModule_AddObject(m, "AZ_MAX_WEIGHT", PyFloat_FromDouble(LR_MAX_WEIGHT)) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_HEAD", LR_POLICY_HEAD) < 0 ||
         PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0 ||
         PyModule_AddIntConstant(m, "AZ_FEATURES", LR_FEATURES) < 0) {

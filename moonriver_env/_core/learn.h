@@ -27,6 +27,12 @@
 #define LR_MAX_LEAVES 64 /* lr_settings.leaves */
 #define LR_MAX_SYMMETRIES 8 /* lr_settings.symmetries, lr_game.symmetries */
 #define LR_MAX_SEATS 4
+/* The largest magnitude of a weight Net takes: every sum of a network within it stays far
+ * inside float (a first layer of at most a few thousand entries of at most 100, then 512 and
+ * 256 wide: below 1e33), where weights of 3e38 overflowed to NaN priors and values. A model
+ * file's weights and input scales are each at most 1e4 (agents/az/checkpoint.py), their
+ * product in the first layer 1e8. */
+#define LR_MAX_WEIGHT 1e8f
 
 typedef struct {
     int in, h1, h2, actions;

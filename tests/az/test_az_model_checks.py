@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from az_models import FAST, SPECS, native_state, random_net, write_model
@@ -23,6 +24,7 @@ from agents.az import checkpoint as ckpt
 from agents.az.checkpoint import MAX_WEIGHT, read_blob, save_checkpoint
 from agents.az.search import MIN_TAU
 from agents.tournament import main as tournament_main
+from moonriver_env.family.native import native
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -113,6 +115,33 @@ def test_weights_at_the_limit_give_finite_searches() -> None:
                 r = native_search(net, state, settings, seed, True)
                 outputs = [*r.pi, *r.prior, *r.q, r.value]
                 assert all(math.isfinite(x) for x in outputs), (key, policy, seed)
+
+
+def test_the_core_refuses_weights_whose_sums_could_overflow() -> None:
+    """The core's own bound (a Net built from Python, past the model file's checks): a weight
+    of 3e38 is refused by name; every weight at the bound, all of one sign (the largest sums),
+    still gives finite priors, values and pi for both policies."""
+    assert native is not None
+    bound = float(native.AZ_MAX_WEIGHT)
+    assert bound >= MAX_WEIGHT * MAX_WEIGHT  # a model file's weight times its input's scale
+    for key in ("mr2", "kd4"):
+        tn = random_net(SPECS[key], 0, 512, 256)
+        s, size = tn.shape, len(tn.flat_weights())
+        for big in (3e38, -3e38, 2 * bound):
+            w = np.zeros(size, np.float32)
+            w[size // 2] = big
+            with pytest.raises(ValueError, match=rf"^Net: weight {size // 2} is .*, over 1e\+08"):
+                native.Net(s.inputs, s.hidden1, s.hidden2, s.actions, w)
+        for sign in (1.0, -1.0):
+            w = np.full(size, sign * bound, np.float32)
+            net = native.Net(s.inputs, s.hidden1, s.hidden2, s.actions, w)
+            for seed in range(2):
+                state = native_state(SPECS[key], seed)._core
+                for policy in ("afterstate", "head"):
+                    settings = replace(FAST, policy=policy, tau=MIN_TAU)
+                    r = native_search(net, state, settings, seed, True)
+                    outputs = [*r.pi, *r.prior, *r.q, r.value]
+                    assert all(math.isfinite(x) for x in outputs), (key, sign, policy, seed)
 
 
 def test_a_network_that_is_not_finite_is_never_written(model: Path, tmp_path: Path) -> None:
