@@ -151,7 +151,7 @@ def check_options(options: Any, constructor_args: Collection[str] = CONSTRUCTOR_
         raise ValueError(
             f"options: {', '.join(map(repr, misplaced))} is an argument of the environment's "
             f"constructor, not of reset() (allowed keys: {allowed}); build a new environment, "
-            f"e.g. moonriver_v0.env({misplaced[0]}=...)"
+            f"e.g. env({misplaced[0]}=...)"
         )
     if unknown:
         warnings.warn(
@@ -161,9 +161,12 @@ def check_options(options: Any, constructor_args: Collection[str] = CONSTRUCTOR_
         )
 
 
-def check_seat_roles(roles: Any, snapshot_slots: int) -> tuple[list[str], np.ndarray]:
-    """The RLlib env's ``opponents`` (``{role: weight}``, :data:`SEAT_ROLES` or agent specs):
-    the roles with a positive weight and their probabilities; ``ValueError`` naming the key."""
+def check_seat_roles(
+    roles: Any, snapshot_slots: int, game: str | None = None
+) -> tuple[list[str], np.ndarray]:
+    """The RLlib env's ``opponents`` (``{role: weight}``, :data:`SEAT_ROLES` or agent specs of
+    the registered game ``game``, ``None``: the default game): the roles with a positive weight
+    and their probabilities; ``ValueError`` naming the key."""
     if not isinstance(roles, Mapping) or not roles:
         raise ValueError(f"opponents: expected a non-empty {{role: weight}} mapping, got {roles!r}")
     kept, weights = [], []
@@ -183,7 +186,7 @@ def check_seat_roles(roles: Any, snapshot_slots: int) -> tuple[list[str], np.nda
         if role == SNAPSHOT and snapshot_slots == 0:
             raise ValueError("opponents['snapshot']: a positive weight needs snapshot_slots >= 1")
         if role not in (LEARNER, SNAPSHOT):
-            check_agent_spec(role)  # ValueError naming the bad field
+            check_agent_spec(role, game)  # ValueError naming the bad field
         kept.append(str(role))
         weights.append(float(w))
     if not kept:

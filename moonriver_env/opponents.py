@@ -41,11 +41,12 @@ class AgentFactory:
     Attributes:
         make: ``(spec, seed, game=NAME) -> agent`` (an object with ``act(observation, env)``
             and ``reset(seed)``) for the registered game ``NAME``.
-        check: ``spec -> None``, or ``ValueError`` naming the bad field of the spec.
+        check: ``(spec, game=NAME) -> None``, or ``ValueError`` naming the bad field of the
+            spec (without ``game``: the default game).
     """
 
     make: Callable[..., Any]
-    check: Callable[[str], object]
+    check: Callable[..., object]
 
 
 _factory: AgentFactory | None = None
@@ -82,6 +83,10 @@ def make_opponent(spec: str, seed: int | None = None, game: str | None = None) -
     return agent_factory().make(spec, seed, game=game)
 
 
-def check_agent_spec(spec: str) -> None:
-    """``ValueError`` naming the bad field if ``spec`` names no agent."""
-    agent_factory().check(spec)
+def check_agent_spec(spec: str, game: str | None = None) -> None:
+    """``ValueError`` naming the bad field if ``spec`` names no agent of the registered game
+    ``game`` (``None``: the default game)."""
+    if game is None:
+        agent_factory().check(spec)
+    else:
+        agent_factory().check(spec, game=game)

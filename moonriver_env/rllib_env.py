@@ -1,28 +1,31 @@
-"""Moon River for Ray RLlib (new API stack): a turn-based ``MultiAgentEnv`` (the ``ray``
-extra; nothing here is imported by ``import moonriver_env``). Its masking PPO ``RLModule`` is
-in :mod:`moonriver_env.rllib_module`; :mod:`moonriver_env.rllib` re-exports both.
+"""Every registered game for Ray RLlib (new API stack): a turn-based ``MultiAgentEnv`` (the
+``ray`` extra; nothing here is imported by ``import moonriver_env``). Its masking PPO
+``RLModule`` is in :mod:`moonriver_env.rllib_module`; :mod:`moonriver_env.rllib` re-exports
+both (and this env under its first name, ``MoonRiverMultiAgentEnv``).
 
-The environment (:class:`MoonRiverMultiAgentEnv`)
--------------------------------------------------
-RLlib's conventions, as in its ``TicTacToe`` and ``action_masking_rlm.py`` examples:
+The environment (:class:`GameMultiAgentEnv`)
+--------------------------------------------
+``env_config["game"]`` names the game (a registered game's name, :mod:`moonriver_env.games`;
+default the registry's default game); its PettingZoo ``raw_env`` checks the other game and
+reward arguments. RLlib's conventions, as in its ``TicTacToe`` and ``action_masking_rlm.py``
+examples:
 
 * **Turn-based**: each ``reset`` / ``step`` returns an observation for the one agent to act
   (RULES.md section 3, the turn order); ``step`` takes ``{agent: action}`` for that agent. At
   the end of the game every agent of the episode gets its last observation, its reward and
   ``terminated = True`` (``"__all__"`` too).
-* **Observations**: per agent ``Dict(observations=Box(float32, the encoder's flat observation
-  of the acting seat), action_mask=Box(0, 1, (num_actions,), float32))``, the keys RLlib's
-  action-masking module reads; the action space is the flat ``Discrete(num_actions)``
-  (:mod:`moonriver_env.moonriver_v0` has the layout).
-* **Rewards** are the PettingZoo env's (:class:`moonriver_env.moonriver.env.raw_env` checks
-  ``reward``, ``dense_reward`` and the game arguments, :mod:`moonriver_env.moonriver.args`): what a
-  seat received since its last observation is paid with its next one (or at the end), so
-  every reward reaches the seat that earned it.
-* **Engine**: the game runs in the native core (a one-game
-  :class:`~moonriver_env.vector.VectorGame`, the rules, mask and observation in C) when it is
-  built, else on the Python engine (``raw_env``); ``backend`` (``"native"`` or ``"python"``)
+* **Observations**: per agent ``Dict(observations=Box(float32, the PettingZoo env's flat
+  observation of the acting seat, with its bounds), action_mask=Box(0, 1, (num_actions,),
+  float32))``, the keys RLlib's action-masking module reads; the action space is the flat
+  ``Discrete(num_actions)`` (the game's environment card has the layout).
+* **Rewards** are the PettingZoo env's (its ``raw_env`` checks ``reward`` and the game
+  arguments): what a seat received since its last observation is paid with its next one (or at
+  the end), so every reward reaches the seat that earned it.
+* **Engine**: the game runs in the native core (a one-game vector game, the entry's
+  ``vector_game`` hook: the rules, mask and observation in C) when it is built and the game has
+  one, else on the Python engine (``raw_env``); ``backend`` (``"native"`` or ``"python"``)
   picks one. Both give the same observations, masks, rewards and games from the same seeds
-  (``tests/env/test_rllib.py``), as the VectorGame is the env's game decision for decision.
+  (``tests/env/test_rllib.py``), as the vector game is the env's game decision for decision.
 * **Seeds**: ``reset(seed=S)`` fixes the game, the seat roles and the embedded opponents'
   seeds of this and every later seedless reset.
 * **Illegal actions** (the mask forbids them; RLlib's environment pre-check plays one random
@@ -39,8 +42,8 @@ the ``opponents`` weights (:data:`ROLES`):
   ``"self"`` is read with a ``DeprecationWarning``);
 * ``"snapshot"``: a frozen copy of the learner, RLModule ``snapshot_<k>`` (``k`` uniform in
   ``0..snapshot_slots-1``); the trainer refreshes those weights periodically;
-* ``"random"``, ``"greedy"``, ``"heuristic"`` (any :func:`agents.make_agent` spec): an
-  *embedded* opponent, played inside ``step``; RLlib never sees its seat.
+* ``"random"``, ``"greedy"``, ``"heuristic"`` (any :func:`agents.make_agent` spec of the
+  game): an *embedded* opponent, played inside ``step``; RLlib never sees its seat.
 
 The agent id names the seat and who plays it: ``"player_2"`` is seat 2 played by the learner,
 ``"player_2@snapshot_1"`` seat 2 played by snapshot 1; :func:`module_for_agent` (the
@@ -50,10 +53,11 @@ its seed.
 Example::
 
     from ray.rllib.algorithms.ppo import PPOConfig
-    from moonriver_env.rllib import MoonRiverMultiAgentEnv, rl_module_spec, module_for_agent
-    config = (PPOConfig().environment(MoonRiverMultiAgentEnv, env_config={"num_players": 3})
+    from moonriver_env.rllib import GameMultiAgentEnv, rl_module_spec, module_for_agent
+    env_config = {"game": "kingdomino", "num_players": 3}
+    config = (PPOConfig().environment(GameMultiAgentEnv, env_config=env_config)
               .multi_agent(policies={"learner"}, policy_mapping_fn=module_for_agent)
-              .rl_module(rl_module_spec=rl_module_spec(MoonRiverMultiAgentEnv({"num_players": 3}))))
+              .rl_module(rl_module_spec=rl_module_spec(GameMultiAgentEnv(env_config))))
 """
 
 from __future__ import annotations
@@ -66,22 +70,21 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from moonriver_env.env_checks import SEAT_ROLES, check_options, check_seat_roles, check_seed
+from moonriver_env.family.native import NATIVE
+from moonriver_env.family.records import win_share
 from moonriver_env.family.validation import check_finite, check_int
-from moonriver_env.moonriver.env import raw_env, win_share
-from moonriver_env.moonriver.rules import GameState
-from moonriver_env.moonriver.rules.scoring import ScoreBreakdown, rank_winners
-from moonriver_env.moonriver.vector.slot import SlotEnv
+from moonriver_env.games import DEFAULT_GAME, game_entry
 from moonriver_env.opponents import LEARNER as OPPONENTS_LEARNER
 from moonriver_env.opponents import SNAPSHOT, make_opponent
 from moonriver_env.seat_rewards import SeatRewards
-from moonriver_env.vector import NATIVE, VectorGame
+from moonriver_env.vector.slot import SlotEnv
 
 __all__ = [
     "LEARNER",
     "MASK_KEY",
     "OBS_KEY",
     "ROLES",
-    "MoonRiverMultiAgentEnv",
+    "GameMultiAgentEnv",
     "module_for_agent",
     "snapshot_module",
 ]
@@ -94,8 +97,8 @@ ROLES = SEAT_ROLES
 taken as :func:`agents.make_agent` specs played embedded."""
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
-# The env's own arguments (everything else goes to raw_env, which checks it).
-_OWN_ARGS = ("opponents", "snapshot_slots", "illegal_penalty", "seed", "backend")
+# The env's own arguments (everything else goes to the game's raw_env, which checks it).
+_OWN_ARGS = ("game", "opponents", "snapshot_slots", "illegal_penalty", "seed", "backend")
 BACKENDS = ("native", "python")
 """Where the game runs: the native core (the default when it is built) or the Python engine."""
 
@@ -112,12 +115,13 @@ def module_for_agent(agent_id: str, episode: Any = None, **kwargs: Any) -> str:
     return module if at else LEARNER
 
 
-class MoonRiverMultiAgentEnv(MultiAgentEnv):
-    """Moon River as an RLlib ``MultiAgentEnv`` (module docstring).
+class GameMultiAgentEnv(MultiAgentEnv):
+    """A registered game as an RLlib ``MultiAgentEnv`` (module docstring).
 
-    ``config`` (RLlib's ``env_config``, a mapping): the game and reward arguments of
-    :class:`moonriver_env.moonriver.env.raw_env` (``num_players``, ``mode``, ``scenario``,
-    ``auto_resolve``, ``reward``, ``dense_reward``, ...), plus
+    ``config`` (RLlib's ``env_config``, a mapping): ``game`` (a registered game's name;
+    default the registry's default game), the game and reward arguments of its ``raw_env``
+    (``num_players``, ``mode``, ``reward``, the game's own such as ``scenario`` or
+    ``dense_reward``, ...), plus
 
     * ``opponents``: ``{role: weight}`` for the seats other than the learner's (default
       ``{"learner": 1.0}``: pure self-play);
@@ -125,50 +129,51 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
       ``"snapshot"`` weight);
     * ``illegal_penalty``: reward of an illegal action (default ``-1.0``);
     * ``seed``: seed of the first reset when RLlib gives none;
-    * ``backend``: ``"native"`` (default when the core is built) or ``"python"`` (module
-      docstring).
+    * ``backend``: ``"native"`` (default when the core is built and the game has a batched
+      form) or ``"python"`` (module docstring).
     """
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         cfg = dict(config or {})
         own = {k: cfg.pop(k) for k in _OWN_ARGS if k in cfg}
-        self.aec = raw_env(**cfg, obs_type="dict")
+        self.game_entry = entry = game_entry(own.get("game", DEFAULT_GAME))
+        """The registered game played."""
+        self.aec = entry.env_factory()(**cfg, obs_type="dict")
         game = self.aec.config
         self.num_players = game.num_players
         self.snapshot_slots = check_int("snapshot_slots", own.get("snapshot_slots", 0), 0)
         self.roles, self.weights = check_seat_roles(
-            own.get("opponents", {LEARNER: 1.0}), self.snapshot_slots
+            own.get("opponents", {LEARNER: 1.0}), self.snapshot_slots, entry.name
         )
         self.illegal_penalty = check_finite("illegal_penalty", own.get("illegal_penalty", -1.0))
         self._rng = np.random.default_rng(check_seed(own.get("seed")))
-        backend = own.get("backend", "native" if NATIVE else "python")
+        vector_game = entry.hook("vector_game")
+        backend = own.get("backend", "native" if NATIVE and vector_game is not None else "python")
         if backend not in BACKENDS:
             raise ValueError(f"backend: expected one of {BACKENDS}, got {backend!r}")
+        if backend == "native" and vector_game is None:
+            raise ValueError(f"backend: {entry.title} has no native core; use 'python'")
         self.backend = backend
-        # native: the game lives in slot 0 of a one-game VectorGame, played through `_table`
+        # native: the game lives in slot 0 of a one-game vector game, played through `_table`
         # (the env surface agents read); python: `aec` plays it.
-        self._games: VectorGame | None = None
+        self._games: Any = None
         self._table: Any = self.aec
         if backend == "native":
             aec = self.aec
-            self._games = VectorGame(
-                num_games=1,
-                config=game,
-                reward=aec.reward_mode,
-                dense_reward=aec.dense_reward,
-                seed=0,
-                auto_reset=False,
-                backend="native",
+            rewards: dict[str, Any] = {"reward": aec.reward_mode}
+            if getattr(aec, "dense_reward", 0.0):  # only a game whose env shapes its rewards
+                rewards["dense_reward"] = aec.dense_reward
+            self._games = vector_game(
+                num_games=1, config=game, seed=0, auto_reset=False, backend="native", **rewards
             )
             self._table = SlotEnv(self._games, 0, aec.possible_agents)
-        enc = self.aec.encoder
-        high = np.concatenate([enc.plane_high.ravel(), enc.feature_high]).astype(np.float32)
+        box = self.aec.observation_spaces[self.aec.possible_agents[0]]["observation"]
         n_actions = game.num_actions
         space = gym.spaces.Dict(
             {
                 MASK_KEY: gym.spaces.Box(0.0, 1.0, (n_actions,), np.float32),
-                OBS_KEY: gym.spaces.Box(np.zeros_like(high), high, dtype=np.float32),
+                OBS_KEY: gym.spaces.Box(box.low, box.high, dtype=np.float32),
             }
         )
         seats = range(self.num_players)
@@ -212,7 +217,7 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
             else:
                 agent = self._embedded.get((role, seat))
                 if agent is None:
-                    agent = self._embedded[(role, seat)] = _make_agent(role)
+                    agent = self._embedded[(role, seat)] = _make_agent(role, self.game_entry.name)
                 agent.reset(int(rng.integers(2**63 - 1)))
                 self._seat_policy[seat] = agent
         self.agents = [a for a in self._seat_agent if a is not None]
@@ -259,8 +264,8 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         return self.aec.render()
 
     @property
-    def state(self) -> GameState:
-        """The game as a :class:`~moonriver_env.moonriver.rules.GameState` (on the native core, a copy)."""
+    def state(self) -> Any:
+        """The game's engine state (on the native core, a copy)."""
         state = self._table.state
         if state is None:
             raise RuntimeError("call reset() before using the environment")
@@ -282,12 +287,6 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
         if games is None:
             return self.state.is_legal(action)
         return 0 <= action < games.num_actions and bool(games.action_mask[0, action])
-
-    def _scores(self) -> list[ScoreBreakdown]:
-        """Every seat's score breakdown of the finished game."""
-        if self._games is None:
-            return self.state.scores()
-        return [ScoreBreakdown(*row) for row in self._games.scores[0].tolist()]
 
     def _acting(self) -> str:
         agent = self._seat_agent[self._seat()]
@@ -334,10 +333,9 @@ class MoonRiverMultiAgentEnv(MultiAgentEnv):
 
     def _final_info(self, agent: str) -> dict[str, Any]:
         seat = self._seat_agent.index(agent)
-        scores = self._scores()
-        winners = np.zeros(self.num_players, dtype=np.int8)
-        winners[rank_winners(scores)] = 1
-        return {"win_share": win_share(winners, seat), "score": float(scores[seat].total)}
+        state = self.state  # the finished game (the engine's winners and score breakdowns)
+        total = state.scores()[seat].total
+        return {"win_share": win_share(state.winners(), seat), "score": float(total)}
 
     def _illegal(self, agent: str) -> tuple[Any, ...]:
         """End the game: ``illegal_penalty`` for ``agent``, the banked rewards for the others."""
@@ -360,7 +358,7 @@ def _is_int(action: Any) -> bool:
     return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
 
 
-def _make_agent(spec: str) -> Any:
-    """An embedded opponent built from an agent spec through the agents' plug
-    (:mod:`moonriver_env.opponents`)."""
-    return make_opponent(spec)
+def _make_agent(spec: str, game: str) -> Any:
+    """An embedded opponent of the registered game ``game`` built from an agent spec through
+    the agents' plug (:mod:`moonriver_env.opponents`)."""
+    return make_opponent(spec, game=game)

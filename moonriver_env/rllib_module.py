@@ -1,5 +1,5 @@
-"""The masking PPO ``RLModule`` of Moon River's RLlib runs (new API stack; the ``ray`` extra),
-for the observations of :class:`~moonriver_env.rllib_env.MoonRiverMultiAgentEnv`.
+"""The masking PPO ``RLModule`` of the RLlib runs (new API stack; the ``ray`` extra), for the
+observations of :class:`~moonriver_env.rllib_env.GameMultiAgentEnv` (every registered game).
 
 RLlib's default PPO torch module (encoder MLP, policy and value heads) on the ``observations``
 part; the mask turns the logits of illegal actions into ``FLOAT_MIN`` in the inference,
@@ -27,7 +27,7 @@ from moonriver_env.rllib_env import (
     LEARNER,
     MASK_KEY,
     OBS_KEY,
-    MoonRiverMultiAgentEnv,
+    GameMultiAgentEnv,
     snapshot_module,
 )
 
@@ -90,7 +90,7 @@ def _masked(out: dict[str, Any], mask: Any) -> dict[str, Any]:
 
 
 def rl_module_spec(
-    env: MoonRiverMultiAgentEnv, hidden: tuple[int, ...] = (256, 256), activation: str = "relu"
+    env: GameMultiAgentEnv, hidden: tuple[int, ...] = (256, 256), activation: str = "relu"
 ) -> MultiRLModuleSpec:
     """The modules of a run on ``env``: the learner (:data:`LEARNER`) and the env's frozen
     snapshot slots, all :class:`MaskedPPOTorchRLModule` with an MLP of ``hidden`` units."""

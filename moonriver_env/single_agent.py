@@ -1,4 +1,4 @@
-"""A single-agent Gymnasium view of the multi-agent game, for stable-baselines3 / MaskablePPO.
+"""A single-agent Gymnasium view of any registered game, for stable-baselines3 / MaskablePPO.
 
 ``SingleAgentEnv`` plays one *learner* seat against opponent policies. Opponent moves happen
 inside ``step``; the reward returned is everything the learner's seat received in the
@@ -6,21 +6,27 @@ meantime (its own action, every opponent action, the end of the game), so each r
 credited to the seat that earned it, whichever seat acted last (the known pitfall of the
 PettingZoo tutorial wrapper, which hands the final reward to the wrong agent).
 
+The game is a registered game's name (``game=``, :mod:`moonriver_env.games`; default the
+registry's default game): the env plays that game's PettingZoo ``raw_env`` (its entry's
+``env_entry_point``), and every other keyword argument goes to it. ``import moonriver_env``
+registers each game's Gymnasium id (its entry's ``gymnasium_id``, e.g. ``MoonRiver-v0``,
+``Kingdomino-v0``; keyword arguments pass through: ``gymnasium.make("MoonRiver-v0",
+num_players=3, opponents="heuristic")``).
+
 An opponent is any callable ``policy(observation, env) -> action`` taking the PettingZoo
 observation dict (``"observation"``, ``"action_mask"``) and the raw AEC environment (agents
-from the ``agents`` package pass their ``act`` method), or an agent spec (``"heuristic"``,
-``"mcts:sims=50"``), built through the agents' plug (:mod:`moonriver_env.opponents`). ``import moonriver_env`` registers this class with Gymnasium as ``MoonRiver-v0``
-(keyword arguments pass through: ``gymnasium.make("MoonRiver-v0", num_players=3,
-opponents="heuristic")``).
+from the ``agents`` package pass their ``act`` method), or an agent spec of the game
+(``"heuristic"``, ``"mcts:sims=50"``), built through the agents' plug
+(:mod:`moonriver_env.opponents`).
 
 Illegal actions: ``illegal_action="penalty"`` (default) ends the episode with reward
 ``illegal_penalty`` (default ``-1``) and ``info["illegal_action"] = True``, leaving the game
 unchanged; ``"raise"`` raises the engine's ``IllegalActionError``. ``action_masks()`` gives the
 legal actions (MaskablePPO reads it), also in ``info["action_mask"]``.
 
-``info`` has the same keys after every ``reset`` and ``step``: the learner's AEC infos
-(``phase``, ``score``, ``scores``, ``winners``; :mod:`moonriver_env.moonriver_v0`), plus
-``action_mask``, ``learner_seat`` and ``illegal_action``.
+``info`` has the same keys after every ``reset`` and ``step``: the learner's AEC infos (the
+game's own, e.g. ``phase``, ``score``, ``scores``, ``winners``; see its environment card),
+plus ``action_mask``, ``learner_seat`` and ``illegal_action``.
 """
 
 from __future__ import annotations
@@ -33,14 +39,14 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from moonriver_env.aec_base import ResetNeeded
 from moonriver_env.env_checks import check_options, check_seat, check_seed
 from moonriver_env.family.validation import check_choice, check_finite
-from moonriver_env.moonriver.env import ResetNeeded, raw_env
-from moonriver_env.moonriver.rules import IllegalActionError
+from moonriver_env.games import DEFAULT_GAME, GameEntry, config_entry, game_entry
 from moonriver_env.opponents import make_opponent
 from moonriver_env.seat_rewards import SeatRewards
 
-Policy = Callable[[dict[str, Any], raw_env], int]
+Policy = Callable[[dict[str, Any], Any], int]
 OpponentSpec = Policy | str
 ILLEGAL_MODES = ("penalty", "raise")
 SINGLE_AGENT_OBS_TYPES = ("flat", "planes")
@@ -75,16 +81,18 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
             is read with a ``DeprecationWarning``).
         illegal_action: ``"penalty"`` or ``"raise"`` (see the module docstring).
         illegal_penalty: reward of an illegal action in ``"penalty"`` mode.
-        **env_kwargs: passed to :class:`moonriver_env.moonriver.env.raw_env`, which checks them
-            (``num_players`` defaults to 2; ``mode``, ``scenario``, ``reward``,
-            ``dense_reward``, ``render_mode``, ``config``, ...).
+        game: a registered game's name (``None``: the class's :attr:`aec_class`, else the
+            registry's default game); ``ValueError`` naming the known games.
+        **env_kwargs: passed to the game's ``raw_env``, which checks them (``num_players``
+            defaults to 2; ``mode``, ``reward``, ``render_mode``, the game's own settings such
+            as ``scenario``, ...).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
-    # The AEC env of the game played (a subclass for another game sets its own, e.g.
-    # ``moonriver_env.kingdomino_v0.SingleAgentEnv``).
-    aec_class: Any = raw_env
+    aec_class: Any = None
+    """A subclass's fixed AEC env class (a game's own single-agent class may set it); ``None``:
+    the ``raw_env`` of the game named by ``game=`` (the registry's entry point)."""
 
     def __init__(
         self,
@@ -93,6 +101,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         obs_type: str = "flat",
         illegal_action: str = "penalty",
         illegal_penalty: float = -1.0,
+        game: str | None = None,
         **env_kwargs: Any,
     ) -> None:
         if "obs_type" in env_kwargs:
@@ -108,7 +117,19 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         check_choice("obs_type", obs_type, SINGLE_AGENT_OBS_TYPES)
         check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
         check_finite("illegal_penalty", illegal_penalty)
-        self.aec = self.aec_class(**env_kwargs, obs_type="dict")
+        aec_class = self.aec_class
+        if game is not None or aec_class is None:
+            entry = game_entry(DEFAULT_GAME if game is None else game)
+            if aec_class is not None and aec_class is not entry.env_factory():
+                raise ValueError(
+                    f"game: {type(self).__name__} plays its own environment, not {entry.title}'s"
+                )
+            aec_class = entry.env_factory()
+        self.aec = aec_class(**env_kwargs, obs_type="dict")
+        self.game_entry: GameEntry | None = config_entry(self.aec.config)
+        """The registered game played (``None``: an environment of no registered game)."""
+        if obs_type == "planes" and not hasattr(self.aec.encoder, "plane_high"):
+            raise ValueError(f"obs_type: {self._title()}'s observation has no planes; use 'flat'")
         n = self.aec.config.num_players
         check_seat("learner_seat", learner_seat, n)
         if opponents is None:
@@ -186,7 +207,7 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         if not (_is_int(action) and state.is_legal(int(action))):
             if self.illegal_action == "raise":
                 state.apply(action)  # raises the engine's precise IllegalActionError
-                raise IllegalActionError(f"illegal action {action!r}")  # unreachable
+                raise ValueError(f"action: illegal action {action!r}")  # unreachable
             self._done = True
             return self._observation(), self.illegal_penalty, True, False, self._info(True)
         aec = self.aec
@@ -211,8 +232,15 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
 
     # -- helpers -----------------------------------------------------------------------------
     def _make_opponent(self, spec: str, index: int) -> Policy:
-        """An opponent from an agent spec (the game's agents, through the plug)."""
-        return _agent_from_spec(spec, index)
+        """An opponent from an agent spec (the game's agents, through the plug;
+        ``reset(seed=...)`` reseeds it)."""
+        entry = self.game_entry
+        policy: Policy = make_opponent(spec, seed=index, game=None if entry is None else entry.name)
+        return policy
+
+    def _title(self) -> str:
+        entry = self.game_entry
+        return type(self.aec).__name__ if entry is None else entry.title
 
     def _play_opponents(self) -> float:
         """Play opponents until the learner is to act or the game ends; return the reward the
@@ -246,12 +274,6 @@ class SingleAgentEnv(gymnasium.Env[Any, np.int64]):
         info["learner_seat"] = self.learner_seat
         info["illegal_action"] = illegal_action
         return info
-
-
-def _agent_from_spec(spec: str, index: int) -> Policy:
-    """An opponent built from an agent spec through the agents' plug
-    (:mod:`moonriver_env.opponents`; ``reset(seed=...)`` reseeds it)."""
-    return make_opponent(spec, seed=index)
 
 
 def _is_int(action: Any) -> bool:

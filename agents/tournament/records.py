@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from moonriver_env.family.records import ScoreSheet
+from moonriver_env.family.records import ScoreSheet, win_share
 from moonriver_env.games import GameSpec
 
 from ..ratings import competition_ranks
@@ -41,11 +41,6 @@ def game_columns(sheet: ScoreSheet) -> tuple[str, ...]:
         "win_share",
         "decisions",
     )
-
-
-def win_share(winners: Sequence[int] | set[int], seat: int) -> float:
-    """``seat``'s share of the win: 1/k for each of the k winners, 0 for the others."""
-    return 1.0 / len(winners) if seat in winners else 0.0
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ seat: ``game``, ``seed``, the game's text columns, ``seat``, the seat's text col
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ScoreSheet", "SeatSheet"]
+__all__ = ["ScoreSheet", "SeatSheet", "win_share"]
 
 
 @dataclass(frozen=True)
@@ -54,3 +54,9 @@ class ScoreSheet:
         missing = [c for c in self.categories if c not in self.score_columns]
         if missing:
             raise ValueError(f"categories: not score columns: {missing!r}")
+
+
+def win_share(winners: Collection[int], seat: int) -> float:
+    """``seat``'s share of the win when the seats ``winners`` win: 1/k for each of the k
+    winners (a shared win), 0 for the others and when there is no winner yet."""
+    return 1.0 / len(winners) if seat in winners else 0.0

@@ -95,7 +95,6 @@ from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, n
 from moonriver_env.kingdomino.args import game_config, rank_rewards
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 from moonriver_env.kingdomino.render import render_rgb, render_text
-from moonriver_env.opponents import make_opponent  # the agents' plug: the env never imports agents
 from moonriver_env.single_agent import SingleAgentEnv as _SingleAgentEnvBase
 
 __all__ = ["PHASE_NAMES", "ResetNeeded", "SingleAgentEnv", "env", "raw_env", "rank_rewards"]
@@ -192,12 +191,9 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
 
 
 class SingleAgentEnv(_SingleAgentEnvBase):
-    """``Kingdomino-v0``: one learner seat against opponent policies (Moon River's
-    :class:`moonriver_env.single_agent.SingleAgentEnv`, built on this module's ``raw_env``;
-    opponent specs are Kingdomino agents, e.g. ``opponents="greedy"``). MaskablePPO trains
-    through it (``action_masks()``)."""
+    """``Kingdomino-v0``: one learner seat against opponent policies (the generic
+    :class:`moonriver_env.single_agent.SingleAgentEnv` on this module's ``raw_env``, the same
+    as ``SingleAgentEnv(game="kingdomino")``; opponent specs are Kingdomino agents, e.g.
+    ``opponents="greedy"``). MaskablePPO trains through it (``action_masks()``)."""
 
     aec_class = raw_env
-
-    def _make_opponent(self, spec: str, index: int) -> Any:
-        return make_opponent(spec, index, game="kingdomino")
