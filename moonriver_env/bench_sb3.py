@@ -28,12 +28,18 @@ import gymnasium
 import torch
 from sb3_contrib import MaskablePPO
 
-from moonriver_env.games import parse_game
+from moonriver_env.games import GAMES, GameSpec, parse_game
 from moonriver_env.vector.sb3 import make_sb3_vec_env
 
 __all__ = ["main", "time_route"]
 
-DEFAULT_GAMES = ("2p_base", "kingdomino_2p_base")
+DEFAULT_GAMES = tuple(
+    GameSpec(game=entry.name).text
+    for entry in GAMES.values()
+    if entry.single_agent_entry_point is not None and "vector_game" in entry.hooks
+)
+"""Each registered game with both routes (a Gymnasium id and a batched form), in its
+default spelling: ``2p_base`` and ``kingdomino_2p_base``."""
 
 
 def _single_env(game: str, seed: int, opponents: str) -> Any:

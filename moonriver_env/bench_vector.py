@@ -61,10 +61,11 @@ from moonriver_env.bench import (
     players_of,
 )
 from moonriver_env.bench_env import run_loop
+from moonriver_env.family.native import NATIVE
 from moonriver_env.games import DEFAULT_GAME, GAMES, GameSpec, parse_game
 from moonriver_env.opponents import make_opponent
 from moonriver_env.text_table import format_columns
-from moonriver_env.vector import NATIVE, vector_game
+from moonriver_env.vector.dispatch import vector_game
 
 Runner = Callable[[float], float]
 """Plays for about ``seconds`` and returns decisions per second."""

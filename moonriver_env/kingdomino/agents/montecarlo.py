@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from agents.search import Budget
+from moonriver_env.family.native import NATIVE
 from moonriver_env.kingdomino import KingdominoState
 from moonriver_env.kingdomino.vector.search import NativeKingdominoState
-from moonriver_env.vector import NATIVE
 
 from .search import SearchKingdominoAgent, outcome, playout
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from moonriver_env.family.native import NATIVE
 from moonriver_env.moonriver.rules import GameState
 from moonriver_env.moonriver.vector.search import NativeState
-from moonriver_env.vector import NATIVE
 
 __all__ = ["determinize", "native_root"]
 
