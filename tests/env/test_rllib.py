@@ -35,6 +35,7 @@ from agents.ray_backend import start_local  # noqa: E402
 from agents.rllib_agent import RLlibAgent, list_checkpoints  # noqa: E402
 from moonriver_env.rllib import (  # noqa: E402
     LEARNER,
+    GameMultiAgentEnv,
     MoonRiverMultiAgentEnv,
     module_for_agent,
     rl_module_spec,
@@ -137,6 +138,27 @@ def test_native_and_python_backends_play_the_same_games(game: dict) -> None:
     assert record(native, 3, 2) == record(python, 3, 2)
     with pytest.raises(ValueError, match="backend"):
         MoonRiverMultiAgentEnv({"backend": "c"})
+
+
+def test_kingdomino_through_the_same_env_on_both_backends() -> None:
+    """The env is every registered game's (``env_config["game"]``): Kingdomino plays on its own
+    core and on the Python engine the same games, with its own agents embedded."""
+    cfg = {
+        "game": "kingdomino",
+        "num_players": 3,
+        "opponents": {"learner": 1.0, "snapshot": 1.0, "random": 1.0, "greedy": 1.0},
+        "snapshot_slots": 2,
+        "render_mode": "ansi",
+    }
+    native = GameMultiAgentEnv({**cfg, "backend": "native"})
+    python = GameMultiAgentEnv({**cfg, "backend": "python"})
+    assert native._games is not None and python._games is None
+    assert native.game_entry.title == "Kingdomino"
+    assert native.action_spaces["player_0"].n == python.aec.config.num_actions
+    assert record(native, 3, 2) == record(python, 3, 2)
+    assert MoonRiverMultiAgentEnv is GameMultiAgentEnv  # the first name, kept
+    with pytest.raises(ValueError, match="^game: expected one of"):
+        GameMultiAgentEnv({"game": "chess"})
 
 
 def test_env_passes_rllib_check_without_warnings(caplog: pytest.LogCaptureFixture) -> None:
