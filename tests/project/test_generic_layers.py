@@ -1,8 +1,9 @@
 """The generic layers name no game, and no game's package imports another game's (STYLE.md:
 one home per fact; docs/architecture.md, "One folder per game").
 
-Read from the source with :mod:`ast`, every import counted wherever it stands (module level,
-inside a function, under ``TYPE_CHECKING``):
+Read from the source with :mod:`ast` (the import graph's reading of ``test_architecture.py``),
+every import counted wherever it stands (module level, inside a function, under
+``TYPE_CHECKING``):
 
 * **The generic layers**: ``moonriver_env/family/``, ``moonriver_env/vector/`` and the modules
   at the package's top (``single_agent.py``, ``rllib_env.py``, ``play_random.py``, the
@@ -28,11 +29,11 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator, Mapping
-from pathlib import Path
+
+from test_architecture import _targets, _with, project_sources
 
 from moonriver_env.games import BUILTIN_GAMES, GAMES
 
-REPO = Path(__file__).resolve().parents[2]
 PACKAGE = "moonriver_env"
 
 GAME_PACKAGES: dict[str, str] = {
@@ -65,39 +66,15 @@ def game_words() -> re.Pattern[str]:
 GAME_WORDS = game_words()
 
 
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def package_sources() -> dict[str, tuple[str, bool]]:
-    """Every module of the package: name -> (source, is a package's ``__init__``)."""
-    paths = sorted((REPO / PACKAGE).rglob("*.py"))
-    return {module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in paths}
-
-
 def imports(name: str, source: str, is_package: bool) -> Iterator[tuple[str, int]]:
     """Each module ``name`` imports (and each name imported from one, as ``module.name``),
-    with its line; relative imports resolved."""
+    with its line; relative imports resolved (:func:`test_architecture._targets`)."""
     package = name if is_package else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                stem = ".".join([*base, node.module] if node.module else base)
-            else:
-                stem = node.module or ""
-            if stem == "__future__":
-                continue
-            yield stem, node.lineno
-            for alias in node.names:
-                yield f"{stem}.{alias.name}", node.lineno
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in _targets(node, package):
+                if target != "__future__" and not target.startswith("__future__."):
+                    yield target, node.lineno
 
 
 def game_of(module: str) -> str | None:
@@ -135,7 +112,9 @@ def generic_modules(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
     out = []
     for name in sources:
         parts = name.split(".")
-        top = len(parts) == 2 or name == PACKAGE
+        if parts[0] != PACKAGE:
+            continue
+        top = len(parts) <= 2
         layer = len(parts) >= 2 and parts[1] in ("family", "vector")
         if (top or layer) and game_of(name) is None and name not in aliases and name not in KEPT:
             out.append(name)
@@ -218,7 +197,7 @@ def cross_game_imports(sources: Mapping[str, tuple[str, bool]]) -> list[str]:
 
 
 def test_the_scan_sees_the_layers_and_the_public_paths() -> None:
-    sources = package_sources()
+    sources = project_sources()
     generic = generic_modules(sources)
     for expected in (
         "moonriver_env.single_agent",
@@ -239,20 +218,13 @@ def test_the_scan_sees_the_layers_and_the_public_paths() -> None:
 
 
 def test_the_generic_layers_name_no_game() -> None:
-    found = generic_breaches(package_sources())
+    found = generic_breaches(project_sources())
     assert not found, "\n".join(found)
 
 
 def test_no_game_imports_another_game() -> None:
-    found = cross_game_imports(package_sources())
+    found = cross_game_imports(project_sources())
     assert not found, "\n".join(found)
-
-
-def _with(extra: dict[str, str]) -> dict[str, tuple[str, bool]]:
-    sources = dict(package_sources())
-    for name, text in extra.items():
-        sources[name] = (text, False)
-    return sources
 
 
 def test_a_generic_module_that_names_or_imports_a_game_fails() -> None:
