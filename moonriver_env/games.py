@@ -80,7 +80,11 @@ class GameEntry:
             :class:`~moonriver_env.family.contract.EncoderLike`), ``agents`` (a mapping of its
             own agent spec names to :class:`agents.base.AgentKind`), ``records`` (score columns and
             the points of a finished state), ``replay`` (its replay frames), ``play`` (its
-            terminal screen) and ``openspiel`` (the module that registers its OpenSpiel game).
+            terminal screen), ``board`` (where its moves are clicked on the replay's
+            pictures: :class:`~moonriver_env.family.board.BoardView`) and ``openspiel`` (the
+            module that registers its OpenSpiel game). ``strongest``: the agent specs seated
+            by default (the web app's set-up), strongest first; the first that plays a table
+            is seated there (a model agent plays only the tables its models were trained on).
             Further hooks: ``new_game`` (configuration, ``seed=`` -> a new state),
             ``native_state`` (its core's search state class, ``(config, seed=)``), and the
             benchmarks' facts: ``bench_modes`` (the spelled games :mod:`moonriver_env.bench`

@@ -7,9 +7,10 @@ its own :class:`~agents.serve.session.WebGame`; two sessions never share a game.
 ``GET /``                      the page (``static/index.html``); ``/static/...`` its assets
 ``GET /api/games``             the registered games: players, modes, agents
 ``GET /api/default-agent``     the agent seated by default at a table (``?game=&players=&mode=``)
+                               and a note saying why where it is not the game's strongest
 ``GET /api/state``             what the page shows of this browser's game
-``POST /api/new``              ``{"game", "seats": ["human", "az", ...], "mode", "seed",
-                               "candidates"}``: a new game
+``POST /api/new``              ``{"game", "seats": ["human", "az", "", ...], "mode", "seed",
+                               "candidates"}``: a new game (``""``: the default agent)
 ``POST /api/move``             ``{"action": id}``: the human's move
 ``POST /api/step``             one agent decision (timed)
 ``POST /api/undo``             take back the humans' last move
@@ -177,15 +178,19 @@ def create_app(
 
     async def default(request: Request) -> Response:
         q = request.query_params
-        try:
-            spec = GameSpec(
-                game=q.get("game", ""),
-                num_players=int(q.get("players", "2")),
-                mode=q.get("mode", "base"),
-            )
-        except ValueError as exc:
-            raise GameError("bad_setup", str(exc)) from None
-        return JSONResponse({"agent": await run_in_threadpool(default_agent, spec)})
+
+        def find() -> Any:
+            try:
+                spec = GameSpec(
+                    game=q.get("game", ""),
+                    num_players=int(q.get("players", "2")),
+                    mode=q.get("mode", "base"),
+                )
+                return default_agent(spec).as_json()
+            except ValueError as exc:
+                raise GameError("bad_setup", str(exc)) from None
+
+        return JSONResponse(await run_in_threadpool(find))
 
     async def state(request: Request) -> Response:
         sid, game, new = session_of(request)

@@ -6,8 +6,8 @@ app answers requests instead: :meth:`WebGame.play_human` plays the move a browse
 weighed), :meth:`WebGame.undo` takes back the humans' last move while nothing was revealed
 since, and :meth:`WebGame.view` says what the page shows. Every game is reached through the
 registry: its pictures and score categories from its ``replay`` hook, its move words from its
-``play`` hook, the places to click from its click map (:mod:`agents.serve.boards`); nothing
-here names a game.
+``play`` hook, the places to click from its ``board`` hook
+(:class:`~moonriver_env.family.board.BoardView`); nothing here names a game.
 
 Only what every seat may see leaves the server: the pictures (the public table), the scores,
 the moves played in words and the acting human's legal moves. The engine's state, whose
@@ -33,7 +33,6 @@ from ..move_list import deal
 from ..play import PlaySession
 from ..registry import make_agent
 from ..saved_game import free_path
-from .boards import click_map
 
 __all__ = [
     "HUMAN",
@@ -45,10 +44,9 @@ __all__ = [
 
 HUMAN = "human"
 """The seat spec of a human player."""
-DEFAULT_AGENT = "az"
-"""The agent seated by default where the table has a model for it."""
-FALLBACK_AGENT = "heuristic"
-"""The agent seated by default where it has none."""
+LAST_RESORT = "random"
+"""The agent seated by default where none of the game's ``strongest`` plays the table (every
+game offers it)."""
 TOP_CANDIDATES = 5
 """How many of the moves a search weighed the page shows."""
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_. -]{0,79}")
@@ -64,26 +62,61 @@ class GameError(ValueError):
         self.status = status
 
 
-_DEFAULTS: dict[str, str] = {}
+@dataclass(frozen=True)
+class DefaultAgent:
+    """The agent seated by default at a table: ``spec``, and ``note`` saying why when it is
+    not the game's strongest (empty otherwise)."""
+
+    spec: str
+    note: str = ""
+
+    def as_json(self) -> dict[str, str]:
+        return {"agent": self.spec, "note": self.note}
+
+
+_DEFAULTS: dict[str, DefaultAgent] = {}
 _DEFAULTS_LOCK = threading.Lock()
 
 
-def default_agent(spec: GameSpec) -> str:
-    """The agent seated by default at the table ``spec``: ``az`` where it can play it (a
-    shipped model), else :data:`FALLBACK_AGENT`."""
+def default_agent(spec: GameSpec) -> DefaultAgent:
+    """The agent seated by default at the table ``spec``: the first of the game's ``strongest``
+    hook (strongest first) that plays it (a model agent plays only the tables it has a model
+    for), else :data:`LAST_RESORT`; with a note naming the stronger agents passed over and
+    why. ``ValueError`` for a table the game refuses."""
     key = spec.text
     with _DEFAULTS_LOCK:
         known = _DEFAULTS.get(key)
-    if known is None:
-        known = FALLBACK_AGENT
+    if known is not None:
+        return known
+    config = spec.config()  # a table the game refuses: its ValueError
+    choices = [*(spec.entry.hook("strongest") or ()), LAST_RESORT]
+    passed: list[str] = []
+    known = DefaultAgent(LAST_RESORT)
+    for choice in choices:
         try:
-            check_game(make_agent(DEFAULT_AGENT, seed=0, game=spec.game), spec.config())
-            known = DEFAULT_AGENT
-        except (ValueError, RuntimeError, ImportError):
-            pass
-        with _DEFAULTS_LOCK:
-            _DEFAULTS[key] = known
+            check_game(make_agent(choice, seed=0, game=spec.game), config)
+        except (ValueError, RuntimeError, ImportError) as exc:
+            passed.append(f"{choice}: {_reason(exc)}")
+            continue
+        note = ""
+        if passed:
+            note = (
+                f"{'; '.join(passed)}. The seats default to {choice}, the strongest agent "
+                "that plays this table."
+            )
+        known = DefaultAgent(choice, note)
+        break
+    with _DEFAULTS_LOCK:
+        _DEFAULTS[key] = known
     return known
+
+
+def _reason(exc: BaseException) -> str:
+    """An agent's refusal in short: ``no shipped az model for 3p_base`` of ``game: no shipped
+    az model for 3p_base (looked for ...); give one ...``."""
+    text = str(exc).split(" (", 1)[0].split("; ", 1)[0]
+    field, sep, rest = text.partition(": ")
+    return rest if sep and " " not in field else text
 
 
 def save_path(folder: str | os.PathLike[str], name: Any) -> Path:
@@ -189,16 +222,21 @@ class WebGame(PlaySession):
         seed: int | None = None,
         **kwargs: Any,
     ) -> WebGame:
-        """A new game: ``seats`` holds ``"human"`` or an agent spec per seat (a
-        :class:`GameError` ``bad_setup`` naming what is wrong)."""
+        """A new game: ``seats`` holds ``"human"``, an agent spec, or ``""`` (the table's
+        :func:`default_agent`) per seat (a :class:`GameError` ``bad_setup`` naming what is
+        wrong)."""
         try:
             game_entry(game)
         except ValueError as exc:
             raise GameError("unknown_game", str(exc)) from None
         specs = [str(s).strip() for s in seats]
         humans = [s for s, spec in enumerate(specs) if spec.lower() == HUMAN]
-        opponents = [spec for spec in specs if spec.lower() != HUMAN]
         try:
+            if "" in specs:
+                table = GameSpec(game=game, num_players=len(specs), mode=mode, scenario=scenario)
+                fallback = default_agent(table).spec
+                specs = [spec or fallback for spec in specs]
+            opponents = [spec for spec in specs if spec.lower() != HUMAN]
             return cls(
                 players=len(specs),
                 opponents=opponents,
@@ -393,14 +431,17 @@ class WebGame(PlaySession):
         return out
 
     def _moves(self, state: Any) -> list[dict[str, Any]]:
+        """The human's legal moves: id, words, and the click paths of the game's ``board``
+        hook (none for a game without one: its moves are picked from the buttons)."""
         legal = [int(a) for a in state.legal_action_list()]
         words = [self.screen.move_words(state, a).split() for a in legal]
-        clicks = click_map(self.game.game)
-        marks = (
-            [[None] * len(w) for w in words]
-            if clicks is None
-            else clicks.targets(state, list(zip(legal, words, strict=True)))
+        board = self.game.entry.hook("board")
+        paths = (
+            [[] for _ in legal]
+            if board is None
+            else board.paths(state, list(zip(legal, words, strict=True)))
         )
         return [
-            {"id": a, "words": w, "marks": m} for a, w, m in zip(legal, words, marks, strict=True)
+            {"id": a, "words": w, "paths": [[t.as_json() for t in path] for path in p]}
+            for a, w, p in zip(legal, words, paths, strict=True)
         ]

@@ -77,9 +77,11 @@ ENTRY = register_game(
             "records": "moonriver_env.kingdomino.records:RECORDS",
             "play": "moonriver_env.kingdomino.play:SCREEN",
             "replay": "moonriver_env.kingdomino.replay:REPLAY",
+            "board": "moonriver_env.kingdomino.board:BOARD",
             "encoder": "moonriver_env.kingdomino.encoding:KingdominoEncoder",
             "az_teacher": "moonriver_env.kingdomino.agents.greedy:core_teacher",
             "agents": "moonriver_env.kingdomino.agents:AGENTS",
+            "strongest": "moonriver_env.kingdomino.agents:STRONGEST",
         },
     )
 )

@@ -67,8 +67,10 @@ ENTRY = register_game(
             "records": "moonriver_env.moonriver.records:RECORDS",
             "play": "moonriver_env.moonriver.play:SCREEN",
             "replay": "moonriver_env.moonriver.replay:REPLAY",
+            "board": "moonriver_env.moonriver.board:BOARD",
             "encoder": "moonriver_env.moonriver.encoding:ObservationEncoder",
             "agents": "moonriver_env.moonriver.agents:AGENTS",
+            "strongest": "moonriver_env.moonriver.agents:STRONGEST",
             "az_teacher": "moonriver_env.moonriver.agents.heuristic:core_teacher",
         },
     )

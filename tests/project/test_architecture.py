@@ -67,6 +67,7 @@ GAME_ROLES: dict[str, int] = {
     "vector": 2,
     "agents": 3,
     "replay": 4,
+    "board": 4,
     "play": 4,
     "paper": 4,
 }

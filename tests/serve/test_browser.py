@@ -1,8 +1,8 @@
-"""The web app in a real browser (issue 49): headless Chromium, driven by Selenium, plays
-whole games of each registered game by clicking on the board and on the move buttons against
-``random``, and checks the final scores against the engine (the moves replayed from the
-deal), that a click off the legal places and an illegal move sent to the server are refused,
-undo, save and resume in another browser, and two browsers playing at once."""
+"""The web app in a real browser: headless Chromium, driven by Selenium, plays whole games of
+each game by clicks on the board against ``random`` (a button only for a pass), and checks,
+for each game, the final scores against the engine (the moves replayed from the deal), that a
+click off the legal places and an illegal move sent to the server are refused, undo, save and
+resume in another browser, and two browsers playing at once."""
 
 from __future__ import annotations
 
@@ -76,29 +76,47 @@ def _start(driver: Any, game: str, seats: list[str], seed: int, mode: str = "") 
     _wait(driver, lambda d: _turn(d) in ("human", "over"))
 
 
-def _click_once(driver: Any, rng: random.Random) -> bool:
-    """One click of a legal move's place or word once a human is to play; ``False`` once
-    the game is over."""
+PASSES = {"stop", "cowboy stop", "desperado skip", "thief skip", "discard"}
+"""The moves with nothing to click on the board (passes): picked from the buttons."""
+
+
+def _click_once(driver: Any, rng: random.Random, pressed: list[str] | None = None) -> bool:
+    """One click once a human is to play: on a highlighted place of the board when there is
+    one, else on a move's button (``pressed`` collects their words); ``False`` once the game
+    is over."""
     _wait(driver, lambda d: _turn(d) in ("human", "over"))
     if _turn(driver) == "over":
         return False
-    targets = driver.find_elements("css selector", "#board .target")
-    words = driver.find_elements("css selector", "#options button.word")
-    if targets and (rng.random() < 0.85 or not words):
+    targets = driver.find_elements("css selector", "#board .target:not(.chosen)")
+    if targets:
         driver.execute_script(
             "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))",
             rng.choice(targets),
         )
-    else:
-        rng.choice(words).click()
+        return True
+    button = rng.choice(driver.find_elements("css selector", "#options button.word"))
+    if pressed is not None:
+        pressed.append(str(button.get_attribute("data-words")))
+    button.click()
     return True
 
 
-def _play_out(driver: Any, rng: random.Random, limit: int = 3000) -> None:
+def _play_out(driver: Any, rng: random.Random, limit: int = 3000) -> list[str]:
+    """Play the game out by clicks on the board; the buttons pressed (passes only)."""
+    pressed: list[str] = []
     for _ in range(limit):
-        if not _click_once(driver, rng):
-            return
+        if not _click_once(driver, rng, pressed):
+            assert set(pressed) <= PASSES, pressed
+            return pressed
     raise AssertionError("the game did not end")
+
+
+def _moves_of(driver: Any, seat: int) -> list[str]:
+    """The words of the moves ``seat`` played, from the page's list."""
+    return [
+        str(li.get_attribute("data-words"))
+        for li in driver.find_elements("css selector", f"#log li[data-seat='{seat}']")
+    ]
 
 
 def _saved_name(driver: Any) -> str:
@@ -127,9 +145,14 @@ def _check_final_scores(driver: Any, save_dir: Path) -> SavedGame:
     return saved
 
 
+KINDS = {"moonriver": {"claim", "place", "recruit"}, "kingdomino": {"pick", "place"}}
+"""Moves of each game that a whole game surely holds, each made by clicks on the board."""
+
+
 def test_two_browsers_play_both_games_by_clicks_at_once(server: Any, browsers: Any) -> None:
-    """Moon River in one browser and Kingdomino in another, against random, clicked in turn:
-    each game to its end, the final scores the engine's, neither game touching the other."""
+    """Moon River in one browser and Kingdomino in another, against random, clicked in turn
+    on the board (a button only for a pass): each game to its end, the final scores the
+    engine's, neither game touching the other."""
     a, b = browsers(), browsers()
     _open(a, server.url)
     _open(b, server.url)
@@ -137,28 +160,40 @@ def test_two_browsers_play_both_games_by_clicks_at_once(server: Any, browsers: A
     _start(a, "moonriver", ["human", "random"], seed=5)
     _start(b, "kingdomino", ["random", "human"], seed=6)
     rng = random.Random(0)
-    live = {"a": a, "b": b}
-    for _ in range(4000):
+    live = {"moonriver": a, "kingdomino": b}
+    pressed: list[str] = []
+    for _ in range(6000):
         if not live:
             break
         for key in list(live):
-            if not _click_once(live[key], rng):
+            if not _click_once(live[key], rng, pressed):
                 del live[key]
     assert not live, "a game did not end"
-    for driver, game in ((a, "moonriver"), (b, "kingdomino")):
+    assert set(pressed) <= PASSES, pressed
+    for driver, game, human in ((a, "moonriver", 0), (b, "kingdomino", 1)):
         assert _errors(driver) == []
         saved = _check_final_scores(driver, server.save_dir)
-        assert saved.game == game and saved.agents == {1 - saved.humans[0]: "random"}
+        assert saved.game == game and saved.agents == {1 - human: "random"}
+        played = _moves_of(driver, human)
+        assert KINDS[game] <= {m.split()[0] for m in played}, played
     # the replay page of a finished game
     a.get(server.url + "/replay")
     _wait(a, lambda d: d.execute_script("return document.body.dataset.ready") == "1")
     assert a.find_elements("css selector", "#final-scores tbody tr")
 
 
-def test_illegal_clicks_are_refused(server: Any, browsers: Any) -> None:
+def _board_and_log(driver: Any) -> tuple[str, int]:
+    return (
+        driver.find_element("id", "board").get_attribute("innerHTML"),
+        len(driver.find_elements("css selector", "#log li")),
+    )
+
+
+@pytest.mark.parametrize("game", ["moonriver", "kingdomino"])
+def test_illegal_clicks_are_refused(server: Any, browsers: Any, game: str) -> None:
     driver = browsers()
     _open(driver, server.url)
-    _start(driver, "moonriver", ["human", "random"], seed=2)
+    _start(driver, game, ["human", "random"], seed=2)
     before = _decisions(driver)
     board = driver.find_element("id", "board").get_attribute("innerHTML")
     # a click on the board off the highlighted places
@@ -184,20 +219,18 @@ def test_illegal_clicks_are_refused(server: Any, browsers: Any) -> None:
     assert driver.find_element("id", "board").get_attribute("innerHTML") == board
 
 
-def test_undo_takes_back_the_last_move(server: Any, browsers: Any) -> None:
+@pytest.mark.parametrize("game", ["moonriver", "kingdomino"])
+def test_undo_takes_back_the_last_move(server: Any, browsers: Any, game: str) -> None:
     driver = browsers()
     _open(driver, server.url)
-    _start(driver, "moonriver", ["human", "random"], seed=3)
+    _start(driver, game, ["human", "random"], seed=3)
     rng = random.Random(3)
     seen: dict[int, tuple[str, int]] = {}
-    for _ in range(400):
+    for _ in range(600):
         _wait(driver, lambda d: _turn(d) in ("human", "over"))
         decisions = _decisions(driver)
-        if decisions not in seen:
-            seen[decisions] = (
-                driver.find_element("id", "board").get_attribute("innerHTML"),
-                len(driver.find_elements("css selector", "#log li")),
-            )
+        if decisions not in seen and not driver.find_element("id", "cancel").is_displayed():
+            seen[decisions] = _board_and_log(driver)
         if driver.find_element("id", "undo").is_enabled() and len(seen) > 1:
             break
         assert _click_once(driver, rng)
@@ -207,27 +240,29 @@ def test_undo_takes_back_the_last_move(server: Any, browsers: Any) -> None:
     earlier = max(d for d in seen if d < now)
     driver.find_element("id", "undo").click()
     _wait(driver, lambda d: _decisions(d) == earlier and _turn(d) == "human")
-    board, moves = seen[earlier]
-    assert driver.find_element("id", "board").get_attribute("innerHTML") == board
-    assert len(driver.find_elements("css selector", "#log li")) == moves
+    assert _board_and_log(driver) == seen[earlier]
     assert "taken back" in driver.find_element("id", "message").text
     assert _errors(driver) == []
 
 
-def test_save_and_resume_in_another_browser(server: Any, browsers: Any) -> None:
+@pytest.mark.parametrize("game", ["moonriver", "kingdomino"])
+def test_save_and_resume_in_another_browser(server: Any, browsers: Any, game: str) -> None:
     first = browsers()
     _open(first, server.url)
-    _start(first, "kingdomino", ["human", "random"], seed=11)
+    _start(first, game, ["human", "random"], seed=11)
     rng = random.Random(11)
     for _ in range(12):
         assert _click_once(first, rng)
     _wait(first, lambda d: _turn(d) == "human")
+    if first.find_element("id", "cancel").is_displayed():
+        first.find_element("id", "cancel").click()  # a move half clicked is not saved
     board = first.find_element("id", "board").get_attribute("innerHTML")
     decisions = _decisions(first)
-    first.find_element("id", "save-name").send_keys("half game")
+    name = f"half {game}"
+    first.find_element("id", "save-name").send_keys(name)
     first.find_element("id", "save").click()
-    _wait(first, lambda d: "Saved as half game.json" in d.find_element("id", "message").text)
-    raw = json.loads((server.save_dir / "half game.json").read_text())
+    _wait(first, lambda d: f"Saved as {name}.json" in d.find_element("id", "message").text)
+    raw = json.loads((server.save_dir / f"{name}.json").read_text())
     assert raw["format"] == "moonriver-play" and raw["decisions"] == decisions
     # a save name that would leave the save folder is refused
     field = first.find_element("id", "save-name")
@@ -242,8 +277,8 @@ def test_save_and_resume_in_another_browser(server: Any, browsers: Any) -> None:
     from selenium.webdriver.support.ui import Select
 
     Select(second.find_element("id", "delay")).select_by_value("0")
-    _wait(second, lambda d: "half game.json" in d.find_element("id", "saves").text)
-    Select(second.find_element("id", "saves")).select_by_value("half game.json")
+    _wait(second, lambda d: f"{name}.json" in d.find_element("id", "saves").text)
+    Select(second.find_element("id", "saves")).select_by_value(f"{name}.json")
     second.find_element("id", "load").click()
     _wait(second, lambda d: _turn(d) == "human" and _decisions(d) == decisions)
     assert second.find_element("id", "board").get_attribute("innerHTML") == board

@@ -31,7 +31,8 @@ with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; httpx still wo
 from agents.saved_game import SavedGame  # noqa: E402
 from agents.serve.app import MAX_BODY, create_app  # noqa: E402
 from agents.serve.session import WebGame  # noqa: E402
-from moonriver_env.games import GAMES  # noqa: E402
+from agents.shipped import CHECKPOINTS  # noqa: E402
+from moonriver_env.games import GAMES, GameSpec, parse_game  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,25 +66,72 @@ def _play_out(client: TestClient, rng: random.Random) -> Any:
     return state
 
 
-def test_every_table_can_be_set_up(tmp_path: Path) -> None:
+def _tables() -> list[tuple[str, int, str]]:
+    """Every table: each game at each player count in each mode, and the modes of the shipped
+    ``az`` models (Kingdomino's variants combined)."""
+    shipped = {p.name for p in CHECKPOINTS.glob("az_*") if (p / "model.pt").is_file()}
+    out = []
+    for name, entry in GAMES.items():
+        modes = list(entry.modes)
+        for folder in shipped:
+            try:
+                spec = parse_game(folder[len("az_") :])
+            except ValueError:  # a model kept beside the shipped one (az_2p_zero)
+                continue
+            if spec.game == name and spec.mode not in modes:
+                modes.append(spec.mode)
+        out += [(name, players, mode) for players in entry.player_counts for mode in modes]
+    return out
+
+
+def test_every_table_can_be_set_up_and_played_to_the_end(tmp_path: Path) -> None:
+    """Every table: the agent seated by default is ``az`` exactly where a model ships for it,
+    else the next strongest with a note saying so; every seat left empty gets it and it plays;
+    and a game against non-human seats is played to its end. A table the game refuses is a
+    named ``bad_setup``."""
     client = _client(tmp_path)
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
     assert set(listed) == set(GAMES)
-    for name, entry in GAMES.items():
-        assert listed[name]["players"] == list(entry.player_counts)
-        for players in entry.player_counts:
-            for mode in entry.modes:
-                seats = ["human"] + ["random"] * (players - 1)
-                r = client.post(
-                    "/api/new", json={"game": name, "seats": seats, "mode": mode, "seed": 3}
-                )
-                if r.status_code != 200:  # a mode this player count refuses: named
-                    assert r.json()["error"] == "bad_setup", r.text
-                    continue
-                state = r.json()
-                assert len(state["pieces"]) == players + 1
-                assert len(state["scores"]) == players
-                assert "state" not in state  # the engine's state (hidden pile) never leaves
+    played = 0
+    for name, players, mode in _tables():
+        assert listed[name]["players"] == list(GAMES[name].player_counts)
+        r = client.get(
+            "/api/default-agent", params={"game": name, "players": players, "mode": mode}
+        )
+        seats = ["human"] + [""] * (players - 1)
+        made = client.post("/api/new", json={"game": name, "seats": seats, "mode": mode, "seed": 3})
+        if r.status_code != 200:  # a mode this player count refuses: named, and no game
+            assert r.json()["error"] == "bad_setup", r.text
+            assert made.status_code == 400 and made.json()["error"] == "bad_setup", made.text
+            continue
+        default = r.json()
+        text = GameSpec(game=name, num_players=players, mode=mode).text
+        has_model = (CHECKPOINTS / f"az_{text}" / "model.pt").is_file()
+        assert (default["agent"] == "az") == has_model, (text, default)
+        assert bool(default["note"]) == (not has_model), (text, default)
+        if not has_model:
+            assert default["note"].startswith("az: ") and default["agent"] in default["note"]
+        state = made.json()
+        assert len(state["pieces"]) == players + 1 and len(state["scores"]) == players
+        assert "state" not in state  # the engine's state (hidden pile) never leaves
+        assert all(default["agent"] in seat for seat in state["seats"][1:]), state["seats"]
+        rng = random.Random(players)
+        moved: set[int] = set()
+        while len(moved) < players - 1 and not state["finished"]:  # each default agent plays
+            if state["human_turn"]:
+                move = rng.choice(state["moves"])
+                state = client.post("/api/move", json={"action": move["id"]}).json()["state"]
+            else:
+                step = client.post("/api/step", json={}).json()
+                moved.add(step["move"]["seat"])
+                state = step["state"]
+        # a whole game against non-human seats
+        seats = ["human"] + ["random"] * (players - 1)
+        client.post("/api/new", json={"game": name, "seats": seats, "mode": mode, "seed": 3})
+        state = _play_out(client, rng)
+        assert state["finished"] and state["winners"] and state["saved_to"]
+        played += 1
+    assert played >= 20
 
 
 def test_every_asset_is_served_from_here(tmp_path: Path) -> None:
@@ -327,14 +375,65 @@ def test_undo_goes_back_until_something_is_revealed(tmp_path: Path) -> None:
     assert undone and refused
 
 
-@pytest.mark.parametrize("game", ["moonriver", "kingdomino"])
-def test_click_maps_point_at_the_squares_a_move_fills(tmp_path: Path, game: str) -> None:
-    """Every placement's two highlighted squares are where the engine puts it (read back
-    from the picture's cell rectangles)."""
-    from agents.serve.boards import click_map
+PASSES = {("stop",), ("cowboy", "stop"), ("desperado", "skip"), ("thief", "skip"), ("discard",)}
+"""The moves picked from the buttons only: passes (nothing on the board to click)."""
 
-    clicks = click_map(game)
-    assert clicks is not None
+
+def _key(target: dict[str, Any]) -> tuple[Any, ...]:
+    return (target["piece"], *target["box"])
+
+
+def _size(markup: str) -> tuple[float, float, float, float]:
+    """A picture's viewBox (``x y width height``)."""
+    found = re.search(r'viewBox="([-\d. ]+)"', markup)
+    assert found is not None
+    x, y, w, h = (float(v) for v in found.group(1).split())
+    return x, y, w, h
+
+
+@pytest.mark.parametrize("game", ["moonriver", "kingdomino"])
+def test_every_move_is_clicked_on_the_board(tmp_path: Path, game: str) -> None:
+    """Through the game's ``board`` hook, every legal move but a pass has a click path; each
+    click lies on its picture; no two moves share a path or one's path starts another's
+    (so the clicks always tell the moves apart); over whole games at every table and mode."""
+    entry = GAMES[game]
+    seen: set[str] = set()
+    for players in entry.player_counts:
+        for mode in entry.modes:
+            try:
+                web = WebGame.new(game, ["human"] * players, mode=mode, seed=1, save_dir=tmp_path)
+            except Exception:  # a mode this player count refuses (test_every_table_...)
+                continue
+            rng = random.Random(players)
+            while not web.state.is_terminal:
+                view = web.view()
+                frames = [_size(p) for p in view["pieces"]]
+                paths: dict[tuple[Any, ...], int] = {}
+                for move in view["moves"]:
+                    words = tuple(move["words"])
+                    assert bool(move["paths"]) == (words not in PASSES), words
+                    for path in move["paths"]:
+                        seen.add(words[0])
+                        for t in path:
+                            x0, y0, w, h = frames[t["piece"]]
+                            x, y, tw, th = t["box"]
+                            assert x0 <= x and x + tw <= x0 + w and y0 <= y and y + th <= y0 + h
+                        key = tuple(_key(t) for t in path)
+                        assert paths.setdefault(key, move["id"]) == move["id"], words
+                for key, action in paths.items():
+                    for n in range(1, len(key)):
+                        assert paths.get(key[:n], action) == action, key
+                web.play_human(rng.choice(view["moves"])["id"])
+    kinds = {"moonriver": {"claim", "place", "recruit", "skull", "move", "steal", "bonus"},
+             "kingdomino": {"pick", "place"}}[game]  # fmt: skip
+    assert kinds <= seen, kinds - seen
+
+
+@pytest.mark.parametrize("game", ["moonriver", "kingdomino"])
+def test_the_clicks_are_where_the_move_goes(tmp_path: Path, game: str) -> None:
+    """A placement's last two clicks are the squares the engine fills; in Moon River its first
+    two are the held plots that land on them, in that order, and a recruit's last click is the
+    cell that takes the partner. The squares are read back from the painters' layout."""
     checked = 0
     for seed in range(2):
         web = WebGame.new(game, ["human", "human"], seed=seed, save_dir=tmp_path)
@@ -342,47 +441,77 @@ def test_click_maps_point_at_the_squares_a_move_fills(tmp_path: Path, game: str)
         state = web.state
         while not state.is_terminal:
             moves = web.view()["moves"]
+            seat = state.current_seat
+            board = _Board(state, seat)
             for move in moves:
-                if move["words"][0] != "place":
+                if move["words"][0] not in ("place", "recruit"):
                     continue
                 after = state.clone()
                 after.apply(move["id"])
-                filled = _filled(after, state.current_seat) - _filled(state, state.current_seat)
-                marks = move["marks"][-2:]
-                assert all(m is not None and m[0] == state.current_seat for m in marks)
-                assert {(round(m[1]), round(m[2])) for m in marks} == {
-                    _cell_xy(web, state, c) for c in filled
-                }, move["words"]
-                checked += 1
+                then = _Board(after, seat)
+                for path in move["paths"]:
+                    if move["words"][0] == "recruit":
+                        cell = board.cell_at(path[-1])
+                        assert then.partner(cell) >= 0 > board.partner(cell)
+                        continue
+                    first, second = (board.cell_at(t) for t in path[-2:])
+                    assert {first, second} == then.filled() - board.filled()
+                    if game == "moonriver":
+                        plots = [board.held(t) for t in path[:2]]
+                        assert plots == [then.face(first), then.face(second)]
+                    checked += 1
             web.play_human(rng.choice(moves)["id"])
     assert checked > 100
 
 
-def _filled(state: Any, seat: int) -> set[int]:
-    if hasattr(state, "kingdoms"):
-        k = state.kingdoms[seat]
-        return {c for c in range(k.board.cells) if k.square(c) is not None}
-    from moonriver_env.moonriver.render.view import table_view
+class _Board:
+    """One seat's squares as the painters draw them (their layout constants), read back."""
 
-    return {i for i, c in enumerate(table_view(state).ranches[seat].cells) if c.face is not None}
+    def __init__(self, state: Any, seat: int) -> None:
+        self.seat = seat
+        if hasattr(state, "kingdoms"):
+            from moonriver_env.kingdomino.replay import CELL
 
+            k = state.kingdoms[seat]
+            side = k.board.side
+            self.ranch = None
+            self.squares = [k.square(c) for c in range(k.board.cells)]
+            self.corner = {
+                (q * CELL, r * CELL): r * side + q for r in range(side) for q in range(side)
+            }
+            return
+        from moonriver_env.moonriver.render import svg
+        from moonriver_env.moonriver.render.view import table_view
 
-def _cell_xy(web: WebGame, state: Any, cell: int) -> tuple[int, int]:
-    """Where the painter draws ``cell`` (its top-left corner), from the painters' layout."""
-    if hasattr(state, "kingdoms"):
-        from moonriver_env.kingdomino.replay import CELL
+        view = table_view(state)
+        self.ranch = view.ranches[seat]
+        self.squares = [c.face for c in self.ranch.cells]
+        gx = svg._PAD + svg._ROW_LABEL
+        gy = svg._PAD + svg._LABEL_H + svg._LETTERS_H
+        self.corner = {
+            (gx + col * svg.CELL, gy + (view.rows - 1 - row) * svg.CELL): row * view.cols + col
+            for row in range(view.rows)
+            for col in range(view.cols)
+        }
+        self.reserve = {svg._PAD + i * (svg._MINI + 4): i for i in range(len(self.ranch.held))}
 
-        side = state.kingdoms[0].board.side
-        r, q = divmod(cell, side)
-        return q * CELL, r * CELL
-    from moonriver_env.moonriver.render import svg
-    from moonriver_env.moonriver.render.view import table_view
+    def cell_at(self, target: dict[str, Any]) -> int:
+        assert target["piece"] == self.seat
+        return self.corner[tuple(round(v) for v in target["box"][:2])]
 
-    view = table_view(state)
-    row, col = divmod(cell, view.cols)
-    gx = svg._PAD + svg._ROW_LABEL
-    gy = svg._PAD + svg._LABEL_H + svg._LETTERS_H
-    return gx + col * svg.CELL, gy + (view.rows - 1 - row) * svg.CELL
+    def filled(self) -> set[int]:
+        return {c for c, sq in enumerate(self.squares) if sq is not None}
+
+    def face(self, cell: int) -> Any:
+        return self.squares[cell]
+
+    def held(self, target: dict[str, Any]) -> Any:
+        assert target["piece"] == self.seat and self.ranch is not None
+        return self.ranch.held[self.reserve[round(target["box"][0])]]
+
+    def partner(self, cell: int) -> int:
+        assert self.ranch is not None
+        return int(self.ranch.cells[cell].partner)
 
 
 def _http(opener: Any, url: str, body: Any = None) -> Any:

@@ -110,10 +110,16 @@
     }
     var query = "?game=" + encodeURIComponent(g.name) + "&players=" + n +
       "&mode=" + encodeURIComponent(modeText());
+    var note = $("seat-note");
+    note.textContent = "";
     api("GET", "/api/default-agent" + query).then(function (d) {
       inputs.forEach(function (input) { if (!input.value) input.value = d.agent; });
-    }).catch(function () {
-      inputs.forEach(function (input) { if (!input.value) input.value = "heuristic"; });
+      note.textContent = d.note || "";
+      message("");
+    }).catch(function (err) {
+      // left empty, a seat gets the table's default agent; a table the game refuses is said
+      inputs.forEach(function (input) { input.placeholder = "the default agent"; });
+      fail(err);
     });
   }
 
@@ -127,7 +133,7 @@
     event.preventDefault();
     var seats = [];
     var inputs = document.querySelectorAll(".seat-spec");
-    for (var i = 0; i < inputs.length; i++) seats.push(inputs[i].value.trim() || "random");
+    for (var i = 0; i < inputs.length; i++) seats.push(inputs[i].value.trim());
     var body = {
       game: currentGame().name, mode: modeText(), seats: seats,
       candidates: $("candidates").checked
@@ -193,8 +199,7 @@
     if (state.human_turn) {
       document.body.dataset.turn = "human";
       turn.textContent = who + ": your move";
-      candidates = state.moves.slice();
-      picker(candidates);
+      resetPicker();
     } else {
       document.body.dataset.turn = "agent";
       turn.textContent = who + " is thinking...";
@@ -229,6 +234,8 @@
     state.log.forEach(function (m) {
       var li = document.createElement("li");
       li.textContent = state.seats[m.seat] + ": " + m.words;
+      li.dataset.seat = m.seat;
+      li.dataset.words = m.words;
       if (m.think_ms !== undefined) {
         var t = document.createElement("span");
         t.className = "think";
@@ -268,6 +275,25 @@
   }
 
   // ------------------------------------------------------------------------- clicking a move
+  //
+  // Each legal move comes with its click paths (the game's board view): sequences of places on
+  // the pictures. The page keeps the moves still possible and the places clicked so far; it
+  // highlights the places that can come next, and plays a move once the clicks (or the buttons,
+  // the same moves in words) leave only it.
+
+  var clicked = [];       // the places clicked so far: {key, target}
+  var history = [];       // the picker's earlier steps (for taking a click back)
+
+  function keyOf(t) { return t.piece + ":" + t.box.join(","); }
+
+  function matching(move) {
+    // the move's paths that start with the clicks so far
+    return (move.paths || []).filter(function (p) {
+      if (p.length < clicked.length) return false;
+      for (var i = 0; i < clicked.length; i++) if (keyOf(p[i]) !== clicked[i].key) return false;
+      return true;
+    });
+  }
 
   function differing(moves) {
     // the word positions where the moves still differ, in order
@@ -282,27 +308,26 @@
     return out;
   }
 
-  function markOf(move, positions) {
-    for (var i = 0; i < positions.length; i++) {
-      var mark = move.marks[positions[i]];
-      if (mark) return mark;
-    }
-    return null;
-  }
-
   function clearTargets() {
-    var old = document.querySelectorAll("#board .target");
+    var old = document.querySelectorAll("#board .target, #board .chip-art");
     for (var i = 0; i < old.length; i++) old[i].parentNode.removeChild(old[i]);
   }
 
-  function target(mark, label, onClick) {
-    var slot = document.querySelector("#board .slot[data-piece='" + mark[0] + "'] svg");
+  function target(t, label, cls, onClick) {
+    var slot = document.querySelector("#board .slot[data-piece='" + t.piece + "'] svg");
     if (!slot) return;
+    if (t.chip) {
+      var art = document.createElementNS(SVG, "g");
+      art.setAttribute("class", "chip-art");
+      art.innerHTML = t.chip;
+      slot.appendChild(art);
+    }
     var rect = document.createElementNS(SVG, "rect");
-    rect.setAttribute("class", "target");
-    rect.setAttribute("x", mark[1]); rect.setAttribute("y", mark[2]);
-    rect.setAttribute("width", mark[3]); rect.setAttribute("height", mark[4]);
+    rect.setAttribute("class", "target" + (cls ? " " + cls : "") + (t.chip ? " chip" : ""));
+    rect.setAttribute("x", t.box[0]); rect.setAttribute("y", t.box[1]);
+    rect.setAttribute("width", t.box[2]); rect.setAttribute("height", t.box[3]);
     rect.setAttribute("data-words", label);
+    rect.setAttribute("data-key", keyOf(t));
     var title = document.createElementNS(SVG, "title");
     title.textContent = label;
     rect.appendChild(title);
@@ -320,10 +345,28 @@
     return words;
   }
 
-  function choose(moves) {
-    if (moves.length === 1) { play(moves[0]); return; }
+  function resetPicker() {
+    clicked = [];
+    history = [];
+    candidates = view && view.moves ? view.moves.slice() : [];
+    picker(candidates);
+  }
+
+  function narrow(moves, click) {
+    // a button or a click leaves ``moves``: play the one left, or show what can come next
+    history.push({ moves: candidates, clicked: clicked.slice() });
+    if (click) clicked.push(click);
     candidates = moves;
+    if (moves.length === 1) { play(moves[0]); return; }
     picker(moves);
+  }
+
+  function back() {
+    var last = history.pop();
+    if (!last) return;
+    clicked = last.clicked;
+    candidates = last.moves;
+    picker(candidates);
   }
 
   function picker(moves) {
@@ -331,45 +374,50 @@
     var options = $("options");
     options.innerHTML = "";
     $("chosen").textContent = "";
-    $("cancel").hidden = !view || !view.moves || moves.length === 0 || moves.length === view.moves.length;
+    $("cancel").hidden = !history.length;
+    document.body.dataset.targets = "0";
     if (!moves.length) return;
+    // the places clicked so far; the last one clicked again takes it back
+    clicked.forEach(function (c, i) {
+      target(c.target, "chosen", "chosen", i === clicked.length - 1 ? back : function () {});
+    });
     if (moves.length === 1) {
       var only = moves[0];
       $("chosen").textContent = "Your only choice here:";
       button(only.words.join(" "), function () { play(only); });
-      var mark = markOf(only, only.words.map(function (_, k) { return k; }));
-      if (mark) target(mark, only.words.join(" "), function () { play(only); });
-      return;
+    } else {
+      var sofar = common(moves);
+      $("chosen").textContent = sofar.length ? sofar.join(" ") + " ..." : "Pick a move:";
+      // buttons: the words at the first position where the moves differ
+      var k0 = differing(moves)[0];
+      var byWord = {}, order = [];
+      moves.forEach(function (m) {
+        var w = m.words[k0] === undefined ? "(end)" : m.words[k0];
+        if (!byWord[w]) { byWord[w] = []; order.push(w); }
+        byWord[w].push(m);
+      });
+      order.forEach(function (w) {
+        button(w, function () { narrow(byWord[w], null); });
+      });
     }
-    var positions = differing(moves);
-    var sofar = common(moves);
-    $("chosen").textContent = sofar.length ? sofar.join(" ") + " ..." : "Pick a move:";
-    // buttons: the words at the first position where the moves differ
-    var k0 = positions[0];
-    var byWord = {}, order = [];
-    moves.forEach(function (m) {
-      var w = m.words[k0] === undefined ? "(end)" : m.words[k0];
-      if (!byWord[w]) { byWord[w] = []; order.push(w); }
-      byWord[w].push(m);
-    });
-    order.forEach(function (w) {
-      button(w, function () { choose(byWord[w]); });
-    });
-    // highlighted places: the first place that tells the moves apart
+    // highlighted places: those that can come next, each standing for the moves through it
     var groups = {}, keys = [];
     moves.forEach(function (m) {
-      var mark = markOf(m, positions);
-      if (!mark) return;
-      var key = mark.join(",");
-      if (!groups[key]) { groups[key] = { mark: mark, moves: [] }; keys.push(key); }
-      groups[key].moves.push(m);
+      matching(m).forEach(function (p) {
+        if (p.length <= clicked.length) return;
+        var t = p[clicked.length], key = keyOf(t);
+        if (!groups[key]) { groups[key] = { target: t, moves: [] }; keys.push(key); }
+        if (groups[key].moves.indexOf(m) < 0) groups[key].moves.push(m);
+      });
     });
     keys.forEach(function (key) {
       var g = groups[key];
-      if (g.moves.length === moves.length) return;  // tells nothing apart
-      var label = common(g.moves).join(" ");
-      target(g.mark, label, function () { choose(g.moves); });
+      var label = common(g.moves).join(" ") || g.moves[0].words.join(" ");
+      target(g.target, label, "", function () {
+        narrow(g.moves, { key: key, target: g.target });
+      });
     });
+    document.body.dataset.targets = String(keys.length);
   }
 
   function button(label, onClick) {
@@ -385,6 +433,8 @@
   function play(move) {
     clearTargets();
     $("options").innerHTML = "";
+    clicked = [];
+    history = [];
     document.body.dataset.turn = "sending";
     api("POST", "/api/move", { action: move.id }).then(function (d) {
       message("");
@@ -398,9 +448,7 @@
       message("Not a legal move there: click a highlighted place or a move below.", true);
     }
   });
-  $("cancel").addEventListener("click", function () {
-    if (view && view.moves) { candidates = view.moves.slice(); picker(candidates); }
-  });
+  $("cancel").addEventListener("click", resetPicker);
 
   // ------------------------------------------------------------------------- buttons
 

@@ -129,3 +129,9 @@ AGENTS: dict[str, AgentKind] = {
     ),
 }
 """Moon River's agents by spec name (module docstring): the ``agents`` hook of its entry."""
+
+STRONGEST = ("az", "mc:sims=64")
+"""The agents seated by default, strongest first (the ``strongest`` hook of its entry): ``az``
+where a model ships for the table (2 players and 4 players, base game), else flat Monte Carlo,
+which beats the heuristic agent (0.665 [0.617, 0.709] over 400 games, 2 players, base game;
+docs/results.md) and plays every table."""
