@@ -339,8 +339,9 @@ def test_a_locked_run_dir_is_refused_before_anything_is_written(
     run = tmp_path / "run"
     with RunLock(run):
         code = ppo.main([*TINY, "--run-dir", str(run), "--total-steps", "128"])
+        assert sorted(p.name for p in run.iterdir()) == [".lock"]
     assert code == 2 and f"pid {os.getpid()}" in capsys.readouterr().err
-    assert sorted(p.name for p in run.iterdir()) == [".lock"]
+    assert not run.exists()  # the holder wrote nothing either: its lock and folder went
 
 
 def _checkpoint_step(path: Path) -> int:

@@ -76,13 +76,18 @@ class RunLock:
 
     A second holder is refused with :class:`OutputError` naming the holder (pid, host, start
     time). A lock file left by a killed run (no process holds the ``flock`` any more) is taken
-    over with a message."""
+    over with a message. A run that wrote nothing (a bad config refused under the lock, say)
+    leaves nothing: the lock file and the folders the lock made go again."""
 
     def __init__(self, run_dir: str | Path) -> None:
         self.path = Path(run_dir) / ".lock"
         self._fd: int | None = None
+        self._fresh = False  # acquire made the lock file
+        self._made: list[Path] = []  # and these folders, deepest first
 
     def acquire(self) -> None:
+        made = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
+        fresh = not self.path.exists()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -110,14 +115,24 @@ class RunLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, (json.dumps(me) + "\n").encode(), 0)
         self._fd = fd
+        self._fresh, self._made = fresh, made
 
     def release(self) -> None:
         if self._fd is None:
             return
         os.ftruncate(self._fd, 0)  # empty: the next run sees a clean release, not a stale lock
+        alone = [p.name for p in self.path.parent.iterdir()] == [self.path.name]
+        if self._fresh and alone:
+            self.path.unlink()  # nothing written: the lock's own file goes, and its folders
         fcntl.flock(self._fd, fcntl.LOCK_UN)
         os.close(self._fd)
         self._fd = None
+        for p in self._made if self._fresh and alone else ():
+            try:
+                p.rmdir()  # only while empty
+            except OSError:
+                break
+        self._made = []
 
     def __enter__(self) -> RunLock:
         self.acquire()
