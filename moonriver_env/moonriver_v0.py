@@ -176,12 +176,12 @@ Version history
 ---------------
 * v0 (moonriver-env 0.1.0): initial release. (Speed-ups since, with no change to any
   observation, mask, reward or info: faster ``env()`` wrappers and observation encoder.)
-* v0, infos made batchable (issue 13; observations, masks and rewards unchanged): ``phase``
+* v0, infos made batchable (observations, masks and rewards unchanged): ``phase``
   is the integer code (was the name); ``score`` / ``scores`` are int64 arrays with columns
   ``SCORE_COLUMNS`` (were dicts) and ``winners`` a 0/1 mask over seats (was a list of agent
   names), all three present from the first step (zeros until the end); in flat mode every
   agent's infos carry ``action_mask`` (PettingZoo's ``TerminateIllegalWrapper`` needs it on
-  the final dead steps; ``api_test`` failed before). Argument checks (issue 12): ``seed``,
+  the final dead steps; ``api_test`` failed before). Argument checks: ``seed``,
   ``options``, non-finite ``dense_reward``, game arguments contradicting ``config``;
   ``ResetNeeded`` for steps before ``reset`` or after the game. ``import moonriver_env``
   registers the single-agent env with Gymnasium as ``MoonRiver-v0``.

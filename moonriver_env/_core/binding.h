@@ -9,7 +9,7 @@
 
 #include "moonriver.h"
 
-/* --- what every native object shares (issue 32: safe from any Python caller) ---------------
+/* --- what every native object shares (safe from any Python caller) ------------------------
  * A config object (Config, KdConfig) starts with this head: ready is set once its __init__
  * has succeeded, and never again (a second __init__ is refused: batches and states read the
  * parameters without the GIL). */

@@ -1,4 +1,4 @@
-/* The learned agent's core (issue 33): a small network evaluated in C (nnue.c), the game
+/* The learned agent's core: a small network evaluated in C (nnue.c), the game
  * operations both games share (azgames.c), the search that looks past the next reveal and the
  * self-play loop (azsearch.c). Nothing here knows a rule: a game is a table of operations.
  *

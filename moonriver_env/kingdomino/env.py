@@ -77,7 +77,7 @@ kingdoms stand), ``winners`` (int8 ``(n,)``, zero until the end), and in flat mo
 
 Version history
 ---------------
-* v0 (issue 22): initial release.
+* v0: initial release.
 """
 
 from __future__ import annotations

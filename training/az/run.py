@@ -170,7 +170,7 @@ class Run:
         self.flushed = False  # model.pt has learned them (flush), the checkpoint not
         self.pending = 0  # positions played but not yet learned ([train] overlap: the last
         # iteration's, learned while the next one plays)
-        self.seconds = 0.0  # wall time of the finished iterations, over every session
+        self.seconds = 0.0  # wall time of the finished iterations, over every start
         self.starts: list[dict[str, Any]] = []
         self.init: dict[str, Any] = {}  # the model the network started from (warmstart.init)
         self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])

@@ -150,7 +150,7 @@ def iterate(
     step: Callable[[], int], done: Callable[[], bool], periodic: Sequence[Periodic] = ()
 ) -> None:
     """The loop of a run: while not ``done()``, ``step()`` (one iteration; it returns the
-    iteration's number, counted over every session of the run), then the ``periodic`` actions
+    iteration's number, counted over every start of the run), then the ``periodic`` actions
     due after it, in order."""
     while not done():
         iteration = step()
