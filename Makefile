@@ -66,8 +66,9 @@ test: install
 	$(BIN)/mypy moonriver_env agents training || status=1; \
 	exit $$status
 
-# Headless Chromium for the browser tests of the replays (tests/replay): Debian's chromium and
-# chromium-driver. Idempotent; apt-get needs root (CI runs as root), else sudo is used.
+# Headless Chromium for the browser tests of the replays and of the web app (tests/replay,
+# tests/serve): Debian's chromium and chromium-driver. Idempotent; apt-get needs root (CI runs
+# as root), else sudo is used.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:
 	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then \
