@@ -477,6 +477,8 @@ def native_trials(n: int, seed: int) -> dict[str, Any]:
         lambda k: np.zeros(k, dtype=np.int8)[::-1],
         lambda k: np.array([True] * k),
         lambda k: np.zeros(0, dtype=np.int64),
+        lambda k: [True] + [0] * (k - 1),  # a bool among ints (NumPy would read it as 1)
+        lambda k: [0.5] * k,
     ]
 
     def trial(i: int) -> BaseException | None:
