@@ -107,14 +107,19 @@ def test_weights_at_the_limit_give_finite_searches() -> None:
             for p in tn.parameters():
                 p.copy_(torch.sign(torch.randn_like(p)) * MAX_WEIGHT)
             tn.input_scale.fill_(MAX_WEIGHT)
-        net = tn.native()
-        for seed in range(4):
-            state = native_state(SPECS[key], seed)._core
-            for policy in ("afterstate", "head"):
-                settings = replace(FAST, policy=policy, tau=MIN_TAU)
-                r = native_search(net, state, settings, seed, True)
-                outputs = [*r.pi, *r.prior, *r.q, r.value]
-                assert all(math.isfinite(x) for x in outputs), (key, policy, seed)
+        assert_finite_searches(tn.native(), key, seeds=4)
+
+
+def assert_finite_searches(net: Any, key: str, seeds: int) -> None:
+    """Searches of ``net`` at ``tau``'s minimum from ``seeds`` new games of ``key``, with either
+    policy: their priors, values and pi are finite."""
+    for seed in range(seeds):
+        state = native_state(SPECS[key], seed)._core
+        for policy in ("afterstate", "head"):
+            settings = replace(FAST, policy=policy, tau=MIN_TAU)
+            r = native_search(net, state, settings, seed, True)
+            outputs = [*r.pi, *r.prior, *r.q, r.value]
+            assert all(math.isfinite(x) for x in outputs), (key, policy, seed)
 
 
 def test_the_core_refuses_weights_whose_sums_could_overflow() -> None:
@@ -135,13 +140,7 @@ def test_the_core_refuses_weights_whose_sums_could_overflow() -> None:
         for sign in (1.0, -1.0):
             w = np.full(size, sign * bound, np.float32)
             net = native.Net(s.inputs, s.hidden1, s.hidden2, s.actions, w)
-            for seed in range(2):
-                state = native_state(SPECS[key], seed)._core
-                for policy in ("afterstate", "head"):
-                    settings = replace(FAST, policy=policy, tau=MIN_TAU)
-                    r = native_search(net, state, settings, seed, True)
-                    outputs = [*r.pi, *r.prior, *r.q, r.value]
-                    assert all(math.isfinite(x) for x in outputs), (key, sign, policy, seed)
+            assert_finite_searches(net, key, seeds=2)
 
 
 def test_a_network_that_is_not_finite_is_never_written(model: Path, tmp_path: Path) -> None:
