@@ -163,6 +163,22 @@ def test_ctrl_c_ends_a_tournament_keeping_its_finished_games(tmp_path: Path) -> 
     assert sorted({line.split(",")[0] for line in lines[1:]}) == ["0", "1", "2"]
 
 
+def test_ctrl_c_on_the_play_screen_saves_the_game_within_a_second(tmp_path: Path) -> None:
+    """Watching the issue's model think: SIGINT leaves the game within a second and saves it
+    (the play screen never loses a game), a file ``--load`` reads back."""
+    from agents.saved_game import SavedGame
+
+    slow = write_model(tmp_path / "slow.pt", SPECS["mr2"], settings=SLOW)
+    saves = tmp_path / "games"
+    cmd = [sys.executable, "-m", "agents.play", "--opponents", f"az:path={slow}", "--watch",
+           "--delay", "0", "--no-color", "--save-dir", str(saves)]  # fmt: skip
+    out = interrupt(cmd, lambda text: "hold 0/3" in text, said="Interrupted: leaving the game")
+    assert out.stopped < STOP_S, out
+    files = list(saves.iterdir())
+    assert len(files) == 1 and f"--load {files[0]}" in out.stdout
+    SavedGame.load(files[0])  # a whole saved game, not a file cut short
+
+
 def test_ctrl_c_ends_a_training_run_keeping_its_iterations(tmp_path: Path) -> None:
     """A training run interrupted in the self-play of iteration 1 (its search the issue's) stops
     within a second with iteration 0 kept (rc 130); --resume then goes on
