@@ -45,7 +45,8 @@ def test_ppo_trains_the_third_game_through_the_fallback(tmp_path: Path) -> None:
     policy, game = load_model(run / "model.pt")
     assert game == "minidraft_2p_base"
     result = ppo.evaluate(policy, game, "random", 40, 777)
-    assert result["games"] == 40 and 0.0 <= result["low"] <= result["win_rate"] <= result["high"]
+    assert result["games"] == 40
+    assert 0.0 <= result["ci_low"] <= result["win_rate"] <= result["ci_high"]
     vg = batched_game(game, 8, seed=1, observe="sparse")
     for _ in range(20):  # the policy's greedy moves are legal in every game
         moves = ppo.greedy_actions(policy, vg, np.arange(8))

@@ -22,10 +22,11 @@ pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
 from agents.networks.snapshots import load_policy  # noqa: E402
+from agents.ratings import wilson_interval  # noqa: E402
 from agents.shipped import CHECKPOINTS  # noqa: E402
 from moonriver_env.family.validation import Checker  # noqa: E402
 from training.common import outputs  # noqa: E402
-from training.common.ladder import evaluate_ladder, play_games, wilson_interval  # noqa: E402
+from training.common.ladder import evaluate_ladder, play_games  # noqa: E402
 from training.common.outputs import OutputError, RunLock, atomic_path, write_json  # noqa: E402
 
 SHIPPED = CHECKPOINTS / "ppo_2p_base"

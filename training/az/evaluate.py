@@ -1,7 +1,7 @@
-"""The az run's evaluation: the model against each opponent in the generic tournament runner
-(:func:`agents.tournament.games.run_tournament`, any registered game; seats rotated; a shared
-win counts 1/k), its win rate with a 95% Wilson interval; ``eval.csv`` and a learning curve
-against the games the run has played."""
+"""The az run's evaluation: the model against each opponent through the one evaluator of the
+pipelines (:func:`training.common.evaluation.evaluate_agent`: any registered game, seats
+rotated, a shared win counts 1/k, the win rate with its 95% Wilson interval); ``eval.csv`` and
+a learning curve against the games the run has played."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.tournament.games import run_tournament
 from moonriver_env.games import GameSpec
 from training.common.closing import plot_win_rates
-from training.common.ladder import append_csv, format_table
+from training.common.evaluation import append_csv, evaluate_agent, format_table
 
 
 def evaluate_model(
@@ -25,28 +24,11 @@ def evaluate_model(
     sims: int | None = None,
     progress: bool = True,
 ) -> list[dict[str, Any]]:
-    """One row per opponent: the model (``az:path=MODEL``, ``sims`` its k) in one seat, the
-    opponent in the others, ``games`` games (2 players: seats alternated; more: rotated)."""
+    """One row per opponent (:func:`training.common.evaluation.evaluate_agent`): the model
+    (``az:path=MODEL``, ``sims`` its k) in one seat, the opponent in the others, ``games``
+    games (2 players: seats alternated; more: rotated)."""
     az = f"az:path={model}" + ("" if sims is None else f",sims={sims}")
-    rows = []
-    for opp in opponents:
-        result = run_tournament(
-            [az] + [opp] * (spec.num_players - 1), players=spec.num_players, games=games,
-            seed=seed, game=spec.game, mode=spec.mode, progress=progress,
-        )  # fmt: skip
-        me, others = result.summaries[0], result.summaries[1:]
-        rows.append(
-            {
-                "opponent": opp,
-                "games": me.games,
-                "win_rate": me.win_rate,
-                "ci_low": me.win_rate_low,
-                "ci_high": me.win_rate_high,
-                "mean_score": me.score_mean,
-                "opponent_score": sum(o.score_mean for o in others) / len(others),
-            }
-        )
-    return rows
+    return evaluate_agent(az, spec, opponents, games, seed, progress=progress)
 
 
 def write_evaluation(

@@ -1,11 +1,13 @@
-"""Evaluation of a learned policy against the baseline ladder.
+"""A saved policy file against the baseline ladder: ``python -m training.evaluate``.
 
-In training, a pipeline plays every few steps or iterations a few games against each ladder
-opponent (``random``, ``greedy``, ``heuristic``; configurable), seats alternated
-(:func:`evaluate_ladder`), and appends a row per opponent to ``<run_dir>/eval.csv``
-(:func:`append_csv`)::
+The pipelines evaluate through the one evaluator, :mod:`training.common.evaluation` (its rows,
+its ``eval.csv``, its Wilson interval); this module plays a policy *file* of the Moon River
+pipelines (a MaskablePPO zip such as the shipped ``ppo_2p_base``, a ``.pt`` policy, an RLlib
+checkpoint) through the game runner with its own seeds, so that the figures recorded with it
+stay reproducible, and summarises each opponent's games with
+:func:`training.common.evaluation.summarize`. Its rows are the evaluator's::
 
-    step,wall_time,opponent,win_rate,games,ci_low,ci_high,mean_score,opponent_score
+    opponent, games, wins, win_rate, ci_low, ci_high, mean_score, opponent_score
 
 From the command line::
 
@@ -43,12 +45,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.atomic import csv_text
 from agents.base import PolicyAgent
 from agents.jobs import Backend, BackendError, add_backend_arguments, backend_from_args, run_jobs
 from agents.networks.snapshots import load_policy
 from agents.policy_games import evaluate_policy
-from agents.ratings import wilson_interval
 from agents.registry import make_agent
 from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
 from agents.runner import GameRunner, GameSetup
@@ -56,27 +56,15 @@ from agents.seeds import agent_seed, derive_seed, game_seed
 from moonriver_env.games import DEFAULT_GAME, GameSpec, spec_from_args
 from moonriver_env.moonriver.rules.scoring import win_share
 from training.common.closing import error_bars, style_win_rate_axes
+from training.common.evaluation import format_table, summarize
 from training.common.outputs import (
     OutputError,
-    append_text,
     atomic_path,
     check_writable,
     is_committed,
     write_json,
 )
 from training.common.progress import progress
-
-CSV_FIELDS = (
-    "step",
-    "wall_time",
-    "opponent",
-    "win_rate",
-    "games",
-    "ci_low",
-    "ci_high",
-    "mean_score",
-    "opponent_score",
-)
 
 
 def env_kwargs_from_config(env_cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -183,24 +171,6 @@ def play_games(
     return [match.play(opponent, i, seed) for i in game_ids]
 
 
-def summarize(opponent: str, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    games = len(results)
-    wins = float(sum(r["outcome"] for r in results))
-    lo, hi = wilson_interval(wins, games)
-    return {
-        "opponent": opponent,
-        "games": games,
-        "wins": wins,
-        "win_rate": wins / games if games else float("nan"),
-        "ci_low": lo,
-        "ci_high": hi,
-        "mean_score": float(np.mean([r["score"] for r in results])) if games else float("nan"),
-        "opponent_score": float(np.mean([r["opponent_score"] for r in results]))
-        if games
-        else float("nan"),
-    }
-
-
 def evaluate_ladder(
     policy: Any,
     opponents: Sequence[str],
@@ -236,45 +206,17 @@ def evaluate_ladder(
             results = run_jobs(jobs, _Match, args, _play, on_result=lambda _: bar.update())
     finally:
         bar.close()
-    return [summarize(opp, results[k * games : (k + 1) * games]) for k, opp in enumerate(opponents)]
+    return [_summary(opp, results[k * games : (k + 1) * games]) for k, opp in enumerate(opponents)]
 
 
-def append_csv(
-    path: str | Path, step: int, wall_time: float, rows: Sequence[Mapping[str, Any]]
-) -> None:
-    """Append one row per opponent to ``path`` (header first in a new file), atomically: a
-    crash leaves the file with all of this evaluation's rows or none."""
-    p = Path(path)
-    lines = [
-        {
-            "step": int(step),
-            "wall_time": round(float(wall_time), 1),
-            "opponent": r["opponent"],
-            "win_rate": round(r["win_rate"], 4),
-            "games": r["games"],
-            "ci_low": round(r["ci_low"], 4),
-            "ci_high": round(r["ci_high"], 4),
-            "mean_score": round(r["mean_score"], 2),
-            "opponent_score": round(r["opponent_score"], 2),
-        }
-        for r in rows
-    ]
-    append_text(p, csv_text(lines, CSV_FIELDS, header=not p.exists()))
-
-
-# -- reporting ---------------------------------------------------------------------------------
-def format_table(rows: Sequence[Mapping[str, Any]]) -> str:
-    head = (
-        f"{'opponent':<12}{'games':>7}{'win rate':>10}{'95% CI':>18}{'score':>9}{'opp. score':>12}"
+def _summary(opponent: str, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The opponent's row (:func:`training.common.evaluation.summarize`) from its games."""
+    return summarize(
+        opponent,
+        [r["outcome"] for r in results],
+        [r["score"] for r in results],
+        [r["opponent_score"] for r in results],
     )
-    lines = [head, "-" * len(head)]
-    for r in rows:
-        ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"
-        lines.append(
-            f"{r['opponent']:<12}{r['games']:>7}{r['win_rate']:>10.3f}{ci:>18}"
-            f"{r['mean_score']:>9.1f}{r['opponent_score']:>12.1f}"
-        )
-    return "\n".join(lines)
 
 
 def plot_learning_curve(

@@ -59,16 +59,15 @@ from agents.networks.sparse_policy import (
     segment_log_softmax,
     sparse_rows,
 )
-from agents.ratings import wilson_interval
 from moonriver_env.games import (
     DEFAULT_GAME,
     add_game_arguments,
-    config_entry,
     parse_game,
     spec_from_args,
 )
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
+from training.common.evaluation import evaluate_batched, vg_game_name_of
 from training.common.outputs import OutputError, RunLock
 
 
@@ -212,14 +211,6 @@ def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator
         ro.reward[t] = vg.rewards
 
 
-def vg_game_name_of(vg: Any) -> str:
-    """The registered game's name of a vector game (through the registry)."""
-    entry = config_entry(vg.config)
-    if entry is None:
-        raise ValueError("the vector game's config belongs to no registered game")
-    return entry.name
-
-
 def advantages(ro: Rollout, args: Args, players: int) -> tuple[np.ndarray, np.ndarray]:
     """GAE per (game, seat) trajectory (module docstring), backwards over the rollout: a
     decision earns every reward its seat receives until its next decision (the final reward,
@@ -342,39 +333,14 @@ def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minib
 
 
 def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
-             seed: int) -> dict[str, float]:
-    """The policy's raw, greedy play against ``opponent`` in every other seat: ``games``
-    games, the policy's seat rotating (game ``g``: seat ``g % n``), seeds ``seed + g``. A win
-    shared by ``k`` seats counts ``1 / k``. Returns the win rate and its 95% Wilson interval."""
-    vg = batched_game(spec, num_games=games, seed=seed, observe="sparse", auto_reset=False)
-    n = vg.num_players
-    mine = np.arange(games) % n
-    agent = make_opponent(opponent, seed, game=vg_game_name_of(vg))
-    batch = getattr(agent, "choose_batch", None)
-    wins = np.zeros(games)
-    over = np.zeros(games, bool)
-    while not over.all():
-        seat = vg.current_seat
-        active = ~over
-        actions = np.zeros(games, np.int64)
-        learner = np.flatnonzero(active & (seat == mine))
-        if learner.size:
-            actions[learner] = greedy_actions(policy, vg, learner)
-        theirs = np.flatnonzero(active & (seat != mine))
-        if theirs.size and batch is not None:
-            actions[theirs] = batch(vg, theirs)
-        else:
-            for g in theirs.tolist():
-                actions[g] = agent.choose(vg.get_state(g))
-        vg.step(actions, active)
-        ended = np.flatnonzero(active & vg.terminated)
-        for g in ended.tolist():
-            r = vg.rewards[g]
-            best = np.flatnonzero(r >= r.max() - 1e-9)
-            wins[g] = 1.0 / len(best) if mine[g] in best else 0.0
-        over[ended] = True
-    low, high = wilson_interval(float(wins.sum()), games)
-    return {"win_rate": float(wins.mean()), "low": low, "high": high, "games": games}
+             seed: int) -> dict[str, Any]:
+    """The policy's raw, greedy play against ``opponent`` in every other seat, through the one
+    evaluator of the pipelines (:func:`training.common.evaluation.evaluate_batched`): ``games``
+    games played together, the policy's seat rotating (game ``g``: seat ``g % n``), a win
+    shared by ``k`` seats counted ``1 / k``. Returns the row: the win rate and its 95% Wilson
+    interval (``ci_low``, ``ci_high``), the mean scores."""
+    return evaluate_batched(lambda vg, rows: greedy_actions(policy, vg, rows), spec, opponent,
+                            games, seed)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- the run
@@ -440,7 +406,8 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         evals.append(res)
         writer.add_scalar(f"eval/win_rate_vs_{args.eval_opponent}", res["win_rate"], step)
         print(f"  eval vs {args.eval_opponent}: {res['win_rate']:.3f} "
-              f"[{res['low']:.3f}, {res['high']:.3f}] over {args.eval_games} games", flush=True)
+              f"[{res['ci_low']:.3f}, {res['ci_high']:.3f}] over {args.eval_games} games",
+              flush=True)  # fmt: skip
 
     while progress() < 1.0:
         if args.anneal_lr:
@@ -468,7 +435,8 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             run_eval()
     save()
     atomic_save(model_record(policy, args.game, args.embed, args.hidden), run_dir / "model.pt")
-    run_eval()
+    if not evals or evals[-1]["step"] != step:  # the final model, unless just evaluated
+        run_eval()
     summary = {"steps": step, "updates": update_i,
                "seconds": time.perf_counter() - start, "evals": evals,
                "steps_per_second": step / max(time.perf_counter() - start, 1e-9)}

@@ -31,7 +31,7 @@ The run directory (locked while a run uses it, :class:`training.common.outputs.R
 ``checkpoints/iter_<N>/`` (RLlib algorithm checkpoints, written beside and renamed into place
 with their ``moonriver.json``; the last ``checkpoint.keep`` kept; layout:
 :mod:`agents.rllib_agent`), ``metrics.csv`` (one row per iteration), ``tb/`` (TensorBoard),
-``eval.csv`` (ladder evaluations: :func:`training.common.ladder.append_csv` rows) and
+``eval.csv`` (ladder evaluations: :func:`training.common.evaluation.append_csv` rows) and
 ``final_eval.json``. The result plays as the agent ``rllib:DIR``.
 """
 
@@ -47,13 +47,13 @@ import statistics
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.atomic import csv_text
+from agents.base import PolicyAgent
 from agents.ray_backend import check_address, connect, start_local
 from agents.rllib_agent import (
     CHECKPOINT_DIR,
@@ -65,9 +65,10 @@ from agents.rllib_agent import (
 )
 from agents.runner import GameSetup
 from agents.workers import BackendError
+from moonriver_env.games import GameSpec
 from moonriver_env.opponents import LEARNER
 from training.common.config import Config, ConfigError
-from training.common.ladder import append_csv, evaluate_ladder, format_table
+from training.common.evaluation import append_csv, evaluate_agent, format_table
 from training.common.outputs import (
     OutputError,
     RunLock,
@@ -281,13 +282,19 @@ def append_metrics(path: Path, row: Mapping[str, Any]) -> None:
 
 
 def evaluate(algo: Any, cfg: Config, games: int) -> list[dict[str, Any]]:
-    """The learner against each ``eval.opponents`` agent (:func:`training.common.ladder.evaluate_ladder`:
-    the games of :mod:`agents.runner`, seats alternated, the same seeds every time)."""
+    """The learner against each ``eval.opponents`` agent (the one evaluator,
+    :func:`training.common.evaluation.evaluate_agent`: the tournament runner's games, seats
+    rotated, the same seeds every time)."""
     ev = cfg["eval"]
-    module = algo.get_module(LEARNER)
-    policy = ModulePolicy(module, sample=not ev["deterministic"])
-    setup = asdict(GameSetup.from_config(cfg["env"]))
-    return evaluate_ladder(policy, ev["opponents"], games, seed=ev["seed"], env_kwargs=setup)
+    policy = ModulePolicy(algo.get_module(LEARNER), sample=not ev["deterministic"])
+
+    def learner(_spec: str, seed: int) -> PolicyAgent:
+        return PolicyAgent(
+            policy, seed=seed, deterministic=ev["deterministic"], name=LEARNER, repair=False
+        )
+
+    spec = GameSpec.from_section(cfg["env"])
+    return evaluate_agent(LEARNER, spec, ev["opponents"], games, ev["seed"], agent_factory=learner)
 
 
 # -- the run -----------------------------------------------------------------------------------
@@ -489,7 +496,6 @@ def bench_sb3(cfg: Config, repeats: int) -> dict[str, Any]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from moonriver_env.games import GameSpec
     from moonriver_env.vector.sb3 import make_sb3_vec_env
 
     torch.set_num_threads(max(1, cfg["run"]["torch_threads"]))

@@ -118,33 +118,24 @@ def plot_curve(curve: list[dict[str, Any]], path: Path, title: str) -> None:
 
 def evaluate(cfg: Config, run_dir: Path, backend: Backend | None = None) -> dict[str, Any]:
     """Seat-rotated games of the run's model against ``eval.opponent`` (2 players: one each;
-    more: one model against opponents in every other seat)."""
-    from agents.tournament import run_tournament
+    more: one model against opponents in every other seat), through the one evaluator of the
+    pipelines (:func:`training.common.evaluation.evaluate_agent`)."""
+    from training.common.evaluation import evaluate_agent
 
-    n, games = cfg["env"]["num_players"], cfg["eval"]["games"]
+    n = cfg["env"]["num_players"]
     opp = cfg["eval"]["opponent"]
     me = f"trained:{run_dir / MODEL_FILE}"
-    specs = [me, opp] if n == 2 else [me] + [opp] * (n - 1)
-    res = run_tournament(
-        specs,
-        players=n,
-        games=games,
-        seed=cfg["run"]["seed"] + 1,
-        workers=cfg["run"]["workers"],
-        mode=cfg["env"]["mode"],
-        backend=backend,
-    )
-    me_row = res.summaries[0]
-    seats = [s for rec in res.records for s in rec.seats if s.entry == 0]
-    think = sum(s.think_seconds for s in seats)
-    decisions = sum(s.decisions for s in seats)
+    [row] = evaluate_agent(
+        me, GameSpec.from_section(cfg["env"]), [opp], cfg["eval"]["games"],
+        cfg["run"]["seed"] + 1, workers=cfg["run"]["workers"], backend=backend,
+    )  # fmt: skip
     return {
-        "agents": specs,
-        "games": me_row.games,
-        "wins": me_row.wins,
-        "win_rate": me_row.win_rate,
-        "wilson95": [me_row.win_rate_low, me_row.win_rate_high],
-        "ms_per_decision": 1000 * think / max(decisions, 1),
+        "agents": [me] + [opp] * (n - 1),
+        "games": row["games"],
+        "wins": row["wins"],
+        "win_rate": row["win_rate"],
+        "wilson95": [row["ci_low"], row["ci_high"]],
+        "ms_per_decision": row["ms_per_decision"],
         "seed": cfg["run"]["seed"] + 1,
     }
 
