@@ -50,9 +50,9 @@ install-all: $(VENV_STAMP)
 # in the native core as the warm start, then self-play in the core until the 10-minute budget
 # is spent; its result depends on how much the machine plays and learns in that budget), then
 # the evaluation of the model it ends with against the baseline ladder (random, greedy,
-# heuristic; 40 games each: table printed, learning_curve.png in the run dir). The MaskablePPO
-# short run it replaced is `python -m training.train` (docs/az.md). `make run FULL=1`: the
-# 2-player recipe (training/configs/az_2p.toml) within a 60-minute budget.
+# heuristic; 40 games each: table printed, learning_curve.png in the run dir). PPO trains with
+# `python -m training.ppo.ppo` (docs/training.md). `make run FULL=1`: the 2-player recipe
+# (training/configs/az_2p.toml) within a 60-minute budget.
 RUN_STAMP := $(shell date +%Y%m%d-%H%M%S)
 run: install
 	$(PY) -m training.az --config training/configs/$(if $(FULL),az_2p,az_short).toml --run-dir runs/az-$(if $(FULL),full,short)-$(RUN_STAMP)$(if $(FULL), --set run.max_minutes=60 --set eval.every=4)

@@ -1,8 +1,7 @@
 """The one game loop: agents in seats, a seeded game, a per-game record.
 
-Tournaments (:mod:`agents.tournament`), the ladder evaluation of a learned policy
-(:mod:`training.common.ladder`) and the teacher games of behaviour cloning (:mod:`training.ppo.pretrain`)
-all play their games through :class:`GameRunner` (the seeds: :mod:`agents.seeds`; the fan-out
+Tournaments (:mod:`agents.tournament`) and the ladder evaluation of a learned policy
+(:mod:`training.common.ladder`) play their games through :class:`GameRunner` (the seeds: :mod:`agents.seeds`; the fan-out
 to worker processes or Ray: :mod:`agents.jobs`); the game's and rewards' arguments live in
 :class:`GameSetup`.
 

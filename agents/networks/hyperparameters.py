@@ -1,10 +1,10 @@
-"""The hyper-parameters of the PPO policy's network, listed once: :data:`NETWORK`.
+"""The hyper-parameters of the MaskablePPO policy's network, listed once: :data:`NETWORK`.
 
 :class:`~agents.networks.policy.MoonRiverPolicy` takes them as keyword arguments (with the
-defaults below; a saved model stores them as its constructor arguments), the PPO pipeline's
-``[policy]`` section holds them (its schema, ``training/ppo/config.py``, checks each by its
-kind and minimum) and ``training.ppo.model.policy_kwargs`` passes them on. This module needs no
-torch, so the config schema can read it.
+defaults below; a saved model, such as the shipped ``ppo_2p_base``, stores them as its
+constructor arguments). The MaskablePPO pipeline that set them from its ``[policy]`` section
+is retired (docs/training-ppo-experiments.md); what reads them now loads saved models. This
+module needs no torch.
 """
 
 from __future__ import annotations

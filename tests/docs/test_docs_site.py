@@ -117,8 +117,8 @@ def test_links_to_repository_files_become_paths() -> None:
         file = _File()
 
     text = (
-        "see [the config](training/ppo/configs/default.toml) and [Rules](rules.md), [x](no/such.md)"
+        "see [the config](training/rllib/configs/default.toml) and [Rules](rules.md), [x](no/such.md)"
     )
     out = hooks.on_page_markdown(text, _Page(), {}, None)
-    assert "the config (`training/ppo/configs/default.toml`)" in out
+    assert "the config (`training/rllib/configs/default.toml`)" in out
     assert "[Rules](rules.md)" in out and "[x](no/such.md)" in out

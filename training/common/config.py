@@ -6,18 +6,19 @@ configs with a :class:`Schema` (the checks of its keys, the TOML file that is th
 its defaults and documents every key, its cross-key checks, the sections a resumed run cannot
 change) and reads them with its methods::
 
-    TRAIN = Schema(KEYS, CONFIG_DIR / "default.toml", cross_check)   # training/ppo/config.py
-    cfg = TRAIN.load("training/ppo/configs/full.toml", ["ppo.learning_rate=1e-3"])
+    RLLIB = Schema(KEYS, CONFIG_DIR / "default.toml", cross_check)   # training/rllib/config.py
+    cfg = RLLIB.load("training/rllib/configs/smoke.toml", ["ppo.learning_rate=1e-3"])
 
 A partial config file sets only its keys, the rest come from the defaults file
 (:meth:`Schema.diff` lists what differs). Any key not in the schema is an error, so a typo never
 silently falls back to a default. Errors are :class:`ConfigError` (a ``ValueError``) whose
 message starts with the dotted key, e.g. ``ppo.batch_size: expected an integer >= 2, got 0``.
 
-The pipelines' schemas: ``training.ppo.config.TRAIN``, ``training.rllib.config.RLLIB``,
-``training.az.config.AZ``; ``training.value.config`` uses the checks and :func:`dumps`. The
-sections two pipelines share live here: :data:`ENV_KEYS` (the Moon River env of the PPO and
-RLlib pipelines) and :data:`EVAL_KEYS` (the ladder evaluation, :mod:`training.common.ladder`).
+The pipelines' schemas: ``training.rllib.config.RLLIB``, ``training.az.config.AZ``;
+``training.value.config`` uses the checks and :func:`dumps` (the reference PPO,
+``training.ppo.ppo``, takes flags). The sections shared across pipelines live here:
+:data:`ENV_KEYS` (the Moon River env of the RLlib pipeline) and :data:`EVAL_KEYS` (the ladder
+evaluation, :mod:`training.common.ladder`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import parse_spec
-from moonriver_env.env_checks import check_seat
 from moonriver_env.family.validation import Checker, Wording
 
 Config = dict[str, dict[str, Any]]
@@ -95,10 +95,6 @@ def agent_list(v: Any, path: str) -> list[str]:
     return list(v)
 
 
-def seat(v: Any, path: str) -> int | str:
-    return check_seat(path, v, error=ConfigError)
-
-
 # -- sections shared by pipelines ----------------------------------------------------------------
 ENV_KEYS: dict[str, Check] = {
     "num_players": integer(2, 4),
@@ -107,10 +103,9 @@ ENV_KEYS: dict[str, Check] = {
     "reward": choice("win", "score", "score_diff"),
     "dense_reward": number(0.0),
     "auto_resolve": flag,
-    "learner_seat": seat,
     "illegal_penalty": number(),
 }
-"""``[env]``: the Moon River game and its rewards, as the PPO and RLlib pipelines read them."""
+"""``[env]``: the Moon River game and its rewards, as the RLlib pipeline reads them."""
 
 EVAL_KEYS: dict[str, Check] = {
     "every": integer(0),

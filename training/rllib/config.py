@@ -41,8 +41,8 @@ KEYS = {
         "torch_threads": checks.integer(0, 64),
         "log_every": checks.integer(1),
     },
-    # the shared game and reward keys; no learner_seat (the env draws it every game)
-    "env": {k: check for k, check in ENV_KEYS.items() if k != "learner_seat"},
+    # the shared game and reward keys (the env draws the learner's seat every game)
+    "env": dict(ENV_KEYS),
     "ppo": {
         "learning_rate": checks.number(0.0, open_lo=True),
         "train_batch_size": checks.integer(2),
