@@ -3,15 +3,17 @@ tests/vector/test_sanitizers.py): loads that build as ``moonriver_env._native``,
 differential check, a fuzz of raw records and actions, and the safety scenarios of
 test_core_safety.py (threads stepping one batch of either game, a thread writing the actions
 during a step, half-initialised objects, sequences changed by their items) and those of
-tests/az/test_az_safety.py (the az agent's Net, search and self-play). Not a test
-module."""
+tests/az/test_az_safety.py (the az agent's Net, search and self-play), then searches and
+self-play stopped as Ctrl-C stops them (az_interrupts). Not a test module."""
 
 from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -152,6 +154,62 @@ def kingdomino() -> None:
             )
 
 
+def az_interrupts() -> None:
+    """Searches and self-play games in three threads, stopped by ``az_interrupt()`` (what
+    Ctrl-C does) at once or after a moment, again and again in both games: every early exit
+    frees what it took and reads nothing out of bounds; a search made afterwards runs whole."""
+    from test_az_safety import native, net_of, spec, state_of
+
+    from agents.az.search import SearchSettings
+
+    core = native()
+    slow = SearchSettings(k=8, r=4096, depth=64, max_depth=100_000, leaves=4).as_tuple()
+    fast = SearchSettings(k=2, r=1, depth=1, max_depth=4).as_tuple()
+    for game, players in (("moonriver", 2), ("kingdomino", 4)):
+        gs = spec(game, players)
+        net, state = net_of(gs), state_of(gs, 1)._core
+        for turn in range(6):
+            ended = _interrupted_calls(core, state, net, slow, turn)
+            assert ended == ["stopped"] * 3, ended
+        action, legal = core.az_search(state, net, fast, 0, False)[:2]
+        assert action in legal
+
+
+def _interrupted_calls(
+    core: Any, state: Any, net: Any, settings: tuple[Any, ...], seed: int
+) -> list[str]:
+    """Two searches and a self-play call of ``settings`` in threads, ``az_interrupt()`` after
+    ``seed`` x 20 ms and again until all three have ended: how each ended."""
+    import threading
+    import time
+
+    ended: list[str] = []
+    calls = [
+        lambda: core.az_search(state, net, settings, seed, seed % 2 == 1),
+        lambda: core.az_search(state, net, settings, seed + 1, False),
+        lambda: core.az_selfplay(
+            state, net, 2, seed, settings, False, 2, 0.5, 0.8, 0.5, None, False, 0.0
+        ),
+    ]
+
+    def run(call: Callable[[], Any]) -> None:
+        try:
+            call()
+            ended.append("finished")
+        except KeyboardInterrupt:
+            ended.append("stopped")
+
+    pool = [threading.Thread(target=run, args=(c,)) for c in calls]
+    for t in pool:
+        t.start()
+    time.sleep(0.02 * seed)
+    while any(t.is_alive() for t in pool):  # again for a call that began since
+        core.az_interrupt()
+        for t in pool:
+            t.join(0.05)
+    return ended
+
+
 def sparse() -> None:
     """The sparse observation of both games stepped against the dense one, a ranch width too
     small for its rows, and the sparse products with good and out-of-range input."""
@@ -211,4 +269,5 @@ if __name__ == "__main__":
     from test_az_safety import run_all as run_az_scenarios  # the learned agent's core (issue 33)
 
     run_az_scenarios(scale=0.25)
+    az_interrupts()
     sys.exit(main(["--games", sys.argv[2]]))
