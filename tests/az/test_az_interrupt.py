@@ -90,7 +90,7 @@ def interrupt(
 
 
 SEARCH = """
-import sys, threading
+import sys, threading, time
 from az_models import SPECS, native_state
 from agents.az import AzAgent
 path, threads = sys.argv[1], int(sys.argv[2])
@@ -116,8 +116,8 @@ try:
     else:
         agents[0].choose(state)
 except KeyboardInterrupt:
-    for t in pool:  # not daemons: the process waits for them
-        t.join()
+    while len(ended) < len(pool):  # they end by themselves (a join Ctrl-C cut short can
+        time.sleep(0.001)  # leave a live thread marked as ended: counted instead)
     print("stopped", ended, flush=True)
     sys.exit(130)
 """

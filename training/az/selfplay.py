@@ -24,6 +24,7 @@ Nothing here imports torch: a worker process needs only NumPy and the core.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -317,7 +318,9 @@ def play_threads(
 
     stop = threading.Event()  # the caller was interrupted: no block is started
 
-    def work() -> None:
+    working = [max(1, threads)]  # threads that have not returned (counted: see below)
+
+    def blocks_played() -> None:
         while True:
             with lock:
                 if nxt[0] >= len(blocks) or errors or stop.is_set():
@@ -335,7 +338,14 @@ def play_threads(
                 with lock:
                     on_chunk(len(block))
 
-    pool = [threading.Thread(target=work, daemon=True) for _ in range(max(1, threads))]
+    def work() -> None:
+        try:
+            blocks_played()
+        finally:
+            with lock:
+                working[0] -= 1
+
+    pool = [threading.Thread(target=work, daemon=True) for _ in range(working[0])]
     for t in pool:
         t.start()
     try:
@@ -343,11 +353,16 @@ def play_threads(
             t.join()
     except BaseException:  # Ctrl-C here: the threads' games stop too, before it goes on
         stop.set()
-        while any(t.is_alive() for t in pool):  # again for a call begun since
+        # every core game running in this process stops, again until the threads have all
+        # returned (a call may have begun since); counted, not is_alive(): a join that Ctrl-C
+        # cut short can leave a live thread marked as ended (seen on CPython 3.11)
+        while True:
+            with lock:
+                if not working[0]:
+                    break
             if native is not None:
-                native.az_interrupt()  # every core game running in this process stops
-            for t in pool:
-                t.join(0.01)
+                native.az_interrupt()
+            time.sleep(0.01)
         raise
     if errors:
         raise errors[0]
