@@ -11,9 +11,8 @@ TIME_OFF = ("none", "0", "0.0", "off")
 """The spellings of ``time=`` that switch the time budget off."""
 
 AZ_PARAMS: dict[str, type] = {
-    "sims": int, "k": int, "r": int, "depth": int, "leaves": int, "symmetries": int,
-    "move_symmetries": int, "path": str, "sample": str, "rollout_temp": str,
-    "opponent_temp": str,
+    "sims": int, "k": int, "r": int, "depth": int, "leaves": int, "path": str, "sample": str,
+    "rollout_temp": str, "opponent_temp": str,
 }  # fmt: skip
 """The ``az`` agent's spec parameters (:class:`agents.az.AzAgent`), in every game."""
 

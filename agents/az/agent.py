@@ -7,13 +7,10 @@ the first move, naming both games); ``az:path=FILE`` plays a saved model (a trai
 ``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
 ``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
 (determinizations), ``depth`` (decisions after the next reveal), ``leaves`` (values averaged
-along a rollout, every ``depth`` decisions), ``symmetries`` (views the root's and each leaf's
-value average: Kingdomino's kingdoms turned and mirrored, up to 8; 1 for Moon River),
-``move_symmetries`` (views each move's afterstate value averages, in the prior and the
-rollouts), ``rollout_temp`` (the rollouts' policy temperature; 0: its argmax),
-``opponent_temp`` (the other seats' temperature in the rollouts; negative: ``rollout_temp``'s),
-``sample=1``
-(draw the move: from the policy with ``sims=0``, else from the improved policy).
+along a rollout, every ``depth`` decisions), ``rollout_temp`` (the rollouts' policy
+temperature; 0: its argmax), ``opponent_temp`` (the other seats' temperature in the rollouts;
+negative: ``rollout_temp``'s), ``sample=1`` (draw the move: from the policy with ``sims=0``,
+else from the improved policy).
 
 At play time the agent uses only the network and the rules (to list and apply actions,
 re-deal hidden pieces and score a finished game): no hand-written evaluation, heuristic or
@@ -60,10 +57,9 @@ class AzAgent(Agent):
     Args:
         seed: seeds the determinizations and the rollouts' noise.
         path: a model file (default: the shipped model of the game played).
-        sims, k, r, depth, leaves, symmetries, move_symmetries, rollout_temp, opponent_temp,
-            sample: override
-            the model's search settings (``sims=0``: the raw policy; any other ``sims``: the
-            search with that many candidates, ``k`` when ``k`` is not given).
+        sims, k, r, depth, leaves, rollout_temp, opponent_temp, sample: override the model's
+            search settings (``sims=0``: the raw policy; any other ``sims``: the search with
+            that many candidates, ``k`` when ``k`` is not given).
     """
 
     name = "az"
@@ -77,18 +73,13 @@ class AzAgent(Agent):
         r: int | None = None,
         depth: int | None = None,
         leaves: int | None = None,
-        symmetries: int | None = None,
-        move_symmetries: int | None = None,
         sample: bool | str | int | None = None,
         rollout_temp: float | str | None = None,
         opponent_temp: float | str | None = None,
     ) -> None:
         super().__init__(seed)
         self.overrides: dict[str, Any] = {}
-        for name, value in (
-            ("k", k), ("r", r), ("depth", depth), ("leaves", leaves), ("symmetries", symmetries),
-            ("move_symmetries", move_symmetries),
-        ):  # fmt: skip
+        for name, value in (("k", k), ("r", r), ("depth", depth), ("leaves", leaves)):
             if value is not None:
                 self.overrides[name] = _integer(name, value)
         for name, text in (("rollout_temp", rollout_temp), ("opponent_temp", opponent_temp)):

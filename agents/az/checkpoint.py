@@ -239,10 +239,18 @@ def check_sizes(shape: NetShape, weights: Any, path: str | os.PathLike[str]) -> 
         )
 
 
+RETIRED_WEIGHTS = ("wp.weight", "bp")
+"""The policy head's weights, which files written before the network lost it carry (the shipped
+models among them): read past, since no search reads them (docs/az-experiments.md)."""
+
+
 def state_dict_of(blob: Mapping[str, Any]) -> Any:
-    """A file's weights; one written before the network had its input scale (the same
-    version, saved before the scale was added) gets the scale of 1 it was trained with."""
+    """A file's weights, without the :data:`RETIRED_WEIGHTS` of the old policy head; one
+    written before the network had its input scale (the same version, saved before the scale
+    was added) gets the scale of 1 it was trained with."""
     weights = blob["state_dict"]
+    if isinstance(weights, Mapping) and any(k in weights for k in RETIRED_WEIGHTS):
+        weights = {k: v for k, v in weights.items() if k not in RETIRED_WEIGHTS}
     if isinstance(weights, Mapping) and "input_scale" not in weights:
         w1 = weights.get("w1")
         if isinstance(w1, torch.Tensor) and w1.dim() == 2:

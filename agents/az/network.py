@@ -6,13 +6,17 @@ the non-zero entries (a CSR sparse matrix product here, a row loop in C)::
     h1 = relu(b1 + sum_i x_i W1[i])          (inputs -> hidden1)
     h2 = relu(W2 h1 + b2)                    (hidden1 -> hidden2)
     value    = tanh(wv . h2 + bv)            the seat's outcome, -1 (a loss) .. +1 (a sole win)
-    logit[a] = Wp[a] . h2 + bp[a]            the policy over the legal actions
+
+A move's prior is the value of its afterstate (:mod:`.search`): the network has no policy
+head. (Model files written before it was removed carry one, ``wp.weight`` and ``bp``, which
+:func:`agents.az.checkpoint.state_dict_of` leaves out.)
 
 :meth:`AzNet.flat_weights` writes the weights in the core's order (W1, b1, W2 as hidden1 x
-hidden2, b2, wv, bv, Wp, bp); :meth:`AzNet.native` builds the core's ``Net`` from them, which
+hidden2, b2, wv, bv); :meth:`AzNet.native` builds the core's ``Net`` from them, which
 the search and self-play evaluate (the same numbers to float rounding:
 ``tests/az/test_az_network.py``). One network for any game of the family: the shape
-names the game, its observation size and its action count.
+names the game, its observation size and its action count (which the core checks a game
+against).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ class NetShape:
     inputs: int
     """The game's flat observation size."""
     actions: int
-    """The game's action count."""
+    """The game's action count (the network has no layer of that width: a game check)."""
     hidden1: int
     hidden2: int
     features: bool = False
@@ -84,14 +88,11 @@ class NetShape:
 @dataclass
 class SparseBatch:
     """``B`` positions for the network: the observations' non-zero entries (``idx`` and
-    ``val`` flat, position ``b``'s from ``crow[b]`` to ``crow[b + 1]``: a CSR matrix), the
-    legal actions padded to the batch's widest (``legal``; ``legal_mask`` false on padding)."""
+    ``val`` flat, position ``b``'s from ``crow[b]`` to ``crow[b + 1]``: a CSR matrix)."""
 
     idx: torch.Tensor
     val: torch.Tensor
     crow: torch.Tensor
-    legal: torch.Tensor
-    legal_mask: torch.Tensor
 
 
 class AzNet(nn.Module):
@@ -110,10 +111,7 @@ class AzNet(nn.Module):
         self.b1 = nn.Parameter(torch.zeros(shape.hidden1))
         self.l2 = nn.Linear(shape.hidden1, shape.hidden2)
         self.value = nn.Linear(shape.hidden2, 1)
-        self.wp = nn.Embedding(shape.actions, shape.hidden2)
-        self.bp = nn.Parameter(torch.zeros(shape.actions))
         with torch.no_grad():
-            nn.init.normal_(self.wp.weight, std=0.05)
             self.value.weight.mul_(0.1)
 
     def hidden(self, batch: SparseBatch) -> torch.Tensor:
@@ -152,7 +150,7 @@ class AzNet(nn.Module):
         it: the core's territory features appended to its inputs (their first-layer rows zero)
         and/or wider layers (the new first-layer units' weights drawn as a new network's, from
         ``seed``, with zero weights out of them; the new second-layer units likewise, zero into
-        the value and the policy). ``ValueError`` unless ``shape`` is this shape grown so: the
+        the value). ``ValueError`` unless ``shape`` is this shape grown so: the
         same game, the features added or kept, neither layer narrower, something changed."""
         s = self.shape
         same = replace(s, inputs=shape.inputs, hidden1=shape.hidden1, hidden2=shape.hidden2,
@@ -188,21 +186,15 @@ class AzNet(nn.Module):
             grown.value.weight[:, :h2] = self.value.weight
             grown.value.weight[:, h2:] = 0.0  # nothing from the new second-layer units
             grown.value.bias.copy_(self.value.bias)
-            grown.wp.weight[:, :h2] = self.wp.weight
-            grown.wp.weight[:, h2:] = 0.0
-            grown.bp.copy_(self.bp)
         return grown
 
     def value_of(self, batch: SparseBatch) -> torch.Tensor:
-        """The value alone (B,): what the afterstate search reads."""
+        """The value (B,) of each position for its seat: what the search reads."""
         return torch.tanh(self.value(self.hidden(batch))).squeeze(-1)
 
-    def forward(self, batch: SparseBatch) -> tuple[torch.Tensor, torch.Tensor]:
-        """(value (B,), logits of the legal actions (B, L), ``-inf`` on padding)."""
-        h2 = self.hidden(batch)
-        value = torch.tanh(self.value(h2)).squeeze(-1)
-        logits = (self.wp(batch.legal) * h2[:, None, :]).sum(-1) + self.bp[batch.legal]
-        return value, logits.masked_fill(~batch.legal_mask, float("-inf"))
+    def forward(self, batch: SparseBatch) -> torch.Tensor:
+        """The value (B,): :meth:`value_of`."""
+        return self.value_of(batch)
 
     def flat_weights(self) -> np.ndarray:
         """The weights as one float32 vector in the core's order (module docstring)."""
@@ -213,8 +205,6 @@ class AzNet(nn.Module):
             self.l2.bias,
             self.value.weight[0],
             self.value.bias,
-            self.wp.weight,
-            self.bp,
         ]
         with torch.no_grad():
             flat = torch.cat([p.detach().float().cpu().contiguous().reshape(-1) for p in parts])
@@ -267,26 +257,13 @@ def sparse_batch(
     obs_idx: np.ndarray,
     obs_val: np.ndarray,
     obs_counts: np.ndarray,
-    legal_ids: np.ndarray,
-    legal_counts: np.ndarray,
     device: torch.device | str = "cpu",
 ) -> SparseBatch:
     """A :class:`SparseBatch` from flat arrays: position ``b`` has ``obs_counts[b]`` non-zero
-    entries and ``legal_counts[b]`` legal actions, in order."""
-    counts = np.asarray(legal_counts, dtype=np.int64)
-    width = max(int(counts.max()) if counts.size else 1, 1)
-    rows = np.repeat(np.arange(counts.size), counts)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    cols = np.arange(int(counts.sum())) - np.repeat(starts, counts)
-    legal = np.zeros((counts.size, width), dtype=np.int64)
-    mask = np.zeros((counts.size, width), dtype=bool)
-    legal[rows, cols] = legal_ids
-    mask[rows, cols] = True
+    entries, in order."""
     crow = np.concatenate([[0], np.cumsum(obs_counts)]).astype(np.int64)
     return SparseBatch(
         idx=torch.as_tensor(np.asarray(obs_idx, dtype=np.int64), device=device),
         val=torch.as_tensor(np.asarray(obs_val, dtype=np.float32), device=device),
         crow=torch.as_tensor(crow, device=device),
-        legal=torch.as_tensor(legal, device=device),
-        legal_mask=torch.as_tensor(mask, device=device),
     )

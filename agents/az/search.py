@@ -1,9 +1,8 @@
 """The ``az`` agent's search, run in the native core (``moonriver_env/_core/azsearch.c``).
 
-A decision: the network's prior over the legal actions (``policy = "afterstate"``, the
-default: softmax of each move's afterstate value for the deciding seat over ``tau``, on one
-determinization, TD-Gammon's move choice; ``"head"``: the policy head); its ``k`` best candidates are each
-played through ``r`` determinizations (the hidden pieces dealt again; the same deals and the
+A decision: the network's prior over the legal actions (softmax of each move's afterstate
+value for the deciding seat over ``tau``, on one determinization, TD-Gammon's move choice; the
+network has no policy head); its ``k`` best candidates are each played through ``r`` determinizations (the hidden pieces dealt again; the same deals and the
 same rollout noise for every candidate), every seat then moving by the network's policy
 (sampled at ``rollout_temp``; 0: its argmax) until ``leaves`` x ``depth`` decisions after the
 next reveal (at most ``max_depth`` decisions); the rollout's score is the mean of the network's
@@ -13,12 +12,6 @@ after that reveal (``leaves = 1``: the one value at ``depth``). Where the game e
 Averaging estimates along a path is TD(lambda)'s way of smoothing the value's error, which a
 single leaf carries whole. The move played is the candidate with the best mean value; the improved policy ``pi = softmax(log prior + (Q - max Q) / tau)`` over the
 candidates is the self-play target. ``k = 0`` (``az:sims=0``) plays the raw policy.
-
-``symmetries = S`` makes the root's and each leaf's value the mean over the game's first S
-views of the position (Kingdomino: its kingdoms turned about their castles and mirrored, 8
-views; Moon River has none but the identity, and more than one view is refused there);
-``move_symmetries = M`` does the same for each move's afterstate value (the prior and the
-rollouts' moves), at about M times the search's time.
 
 ``opponent_temp = T`` samples the rollouts' moves of every seat but the deciding one from the
 network's policy at temperature T (0: their argmax), while the deciding seat keeps
@@ -37,19 +30,11 @@ from typing import Any
 
 from moonriver_env.family.native import native
 
-POLICIES = {"head": 0, "afterstate": 1}
-"""Where the search's moves come from (the core's codes): the policy head's logits, or the
-network's value of each move's afterstate for the seat that moves, divided by ``tau``."""
-
-
 MAX_CANDIDATES = 32 if native is None else int(native.AZ_MAX_CANDIDATES)
 """The most candidates a search takes (the core's ``AZ_MAX_CANDIDATES``)."""
 
 MAX_LEAVES = 64 if native is None else int(native.AZ_MAX_LEAVES)
 """The most leaf values a rollout averages (the core's ``AZ_MAX_LEAVES``)."""
-
-MAX_SYMMETRIES = 8 if native is None else int(native.AZ_MAX_SYMMETRIES)
-"""The most views a leaf value averages (the core's ``AZ_MAX_SYMMETRIES``)."""
 
 MIN_TAU = 0.003
 """The smallest ``tau``: the core's ``pi`` weighs each candidate by its prior (a float, at
@@ -65,14 +50,21 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "leaves": (1, MAX_LEAVES, False),
     "rollout_temp": (0.0, 100.0, False),
     "tau": (MIN_TAU, 100.0, False),
-    "symmetries": (1, MAX_SYMMETRIES, False),
-    "move_symmetries": (1, MAX_SYMMETRIES, False),
     "opponent_temp": (-1.0, 100.0, False),
 }
 """Each numeric setting's range ``(low, high, low excluded)``: the one home, read by
 :class:`SearchSettings` and by the az pipeline's config schema (``[search]``, ``[selfplay]``);
 the core checks its own (the safety net for direct calls)."""
-INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves", "symmetries", "move_symmetries")
+INTEGER_SETTINGS = ("k", "r", "depth", "max_depth", "leaves")
+
+RETIRED: dict[str, Any] = {
+    "policy": "afterstate",
+    "symmetries": 1,
+    "move_symmetries": 1,
+}
+"""Play settings the search no longer has, each with the one value it now always plays
+(docs/az-experiments.md says what each measured): a model file that stores one at that value
+loads as before; any other value is refused by name (:meth:`SearchSettings.from_mapping`)."""
 
 
 @dataclass(frozen=True)
@@ -86,14 +78,9 @@ class SearchSettings:
     leaves: int = 1
     rollout_temp: float = 0.0
     tau: float = 0.1
-    policy: str = "afterstate"
-    symmetries: int = 1
-    move_symmetries: int = 1
     opponent_temp: float = -1.0
 
     def __post_init__(self) -> None:
-        if self.policy not in POLICIES:
-            raise ValueError(f"policy: expected one of {list(POLICIES)}, got {self.policy!r}")
         for name, (lo, hi, open_lo) in BOUNDS.items():
             v = getattr(self, name)
             if name in INTEGER_SETTINGS:
@@ -110,14 +97,22 @@ class SearchSettings:
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The core's settings tuple."""
-        return tuple(
-            POLICIES[v] if f.name == "policy" else v
-            for f, v in zip(fields(self), astuple(self), strict=True)
-        )
+        return astuple(self)
 
     @classmethod
     def from_mapping(cls, values: dict[str, Any]) -> SearchSettings:
-        """Settings from a mapping of some of the fields (others: the defaults)."""
+        """Settings from a mapping of some of the fields (others: the defaults); a
+        :data:`RETIRED` setting at the value the search plays is dropped, at any other it is a
+        ``ValueError`` naming it."""
+        values = dict(values)
+        for name, kept in RETIRED.items():
+            value = values.pop(name, kept)
+            if value != kept or isinstance(value, bool):
+                raise ValueError(
+                    f"{name}: the search no longer has this setting (it plays {name} = "
+                    f"{kept!r} only; docs/az-experiments.md); this model or config asks for "
+                    "another value"
+                )
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - names)
         if unknown:

@@ -24,7 +24,8 @@ static void Net_dealloc(NetObject *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Net(inputs, hidden1, hidden2, actions, weights float32 (lr_net_size,)) */
+/* Net(inputs, hidden1, hidden2, actions, weights float32 (lr_net_size,)): actions is the
+ * game's action count (a net is refused by another game), not a layer */
 static int Net_init(NetObject *self, PyObject *args, PyObject *kwds) {
     int in, h1, h2, actions;
     PyObject *wobj;
@@ -44,7 +45,7 @@ static int Net_init(NetObject *self, PyObject *args, PyObject *kwds) {
                      LR_MAX_INPUT, LR_MAX_H1, LR_MAX_H2, LR_MAX_ACTIONS, in, h1, h2, actions);
         return -1;
     }
-    size_t size = lr_net_size(in, h1, h2, actions);
+    size_t size = lr_net_size(in, h1, h2);
     Py_buffer view;
     if (get_buffer(wobj, &view, "weights", "f", sizeof(float), (Py_ssize_t)size, 0) < 0) {
         return -1;
@@ -87,28 +88,12 @@ static int net_ready(PyObject *obj) {
     return 0;
 }
 
-/* evaluate(obs float32 (inputs,), legal) -> (value, tuple of the legal actions' logits) */
+/* evaluate(obs float32 (inputs,)) -> the value */
 static PyObject *Net_evaluate(NetObject *self, PyObject *args) {
-    PyObject *obs, *lobj;
-    if (net_ready((PyObject *)self) < 0 || !PyArg_ParseTuple(args, "OO", &obs, &lobj)) {
+    PyObject *obs;
+    if (net_ready((PyObject *)self) < 0 || !PyArg_ParseTuple(args, "O", &obs)) {
         return NULL;
     }
-    Py_ssize_t count;
-    int *ids = read_action_ids(lobj, "legal", LR_MAX_LEGAL, &count);
-    if (!ids) {
-        return NULL;
-    }
-    int32_t legal[LR_MAX_LEGAL];
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (ids[i] < 0 || ids[i] >= self->net.actions) {
-            PyErr_Format(PyExc_ValueError, "legal: action %d out of range 0..%d", ids[i],
-                         self->net.actions - 1);
-            PyMem_Free(ids);
-            return NULL;
-        }
-        legal[i] = ids[i];
-    }
-    PyMem_Free(ids);
     Py_buffer view;
     if (get_buffer(obs, &view, "obs", "f", sizeof(float), self->net.in, 0) < 0) {
         return NULL;
@@ -120,18 +105,10 @@ static PyObject *Net_evaluate(NetObject *self, PyObject *args) {
     }
     memcpy(x, view.buf, sizeof(float) * (size_t)self->net.in);
     PyBuffer_Release(&view);
-    float h2[LR_MAX_H2], logits[LR_MAX_LEGAL];
+    float h2[LR_MAX_H2];
     float v = lr_forward(&self->net, x, h2);
     free(x);
-    lr_logits(&self->net, h2, legal, (int)count, logits);
-    PyObject *lt = PyTuple_New(count);
-    if (!lt) {
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        PyTuple_SET_ITEM(lt, i, PyFloat_FromDouble(logits[i]));
-    }
-    return Py_BuildValue("(dN)", (double)v, lt);
+    return PyFloat_FromDouble((double)v);
 }
 
 static PyObject *Net_sizes(NetObject *self, void *unused) {
@@ -142,8 +119,7 @@ static PyObject *Net_sizes(NetObject *self, void *unused) {
 }
 
 static PyMethodDef Net_methods[] = {
-    {"evaluate", (PyCFunction)Net_evaluate, METH_VARARGS,
-     "evaluate(obs, legal) -> (value, logits of legal)"},
+    {"evaluate", (PyCFunction)Net_evaluate, METH_VARARGS, "evaluate(obs) -> the value"},
     {NULL}};
 static PyGetSetDef Net_getset[] = {
     {"sizes", (getter)Net_sizes, NULL, "(inputs, hidden1, hidden2, actions)", NULL}, {NULL}};
@@ -208,30 +184,23 @@ static NetObject *as_net(PyObject *obj, int optional) {
 
 #define SETTINGS_RANGES                                                                            \
     "settings: k 0..%d, r 0..4096, depth and max_depth 0..100000, leaves 1..%d, rollout_temp "     \
-    "0..100, tau > 0 (up to 100), policy 0 (the policy head) or 1 (afterstate values), "          \
-    "symmetries and move_symmetries 1..%d, opponent_temp up to 100 (negative: rollout_temp's)"
+    "0..100, tau > 0 (up to 100), opponent_temp up to 100 (negative: rollout_temp's)"
 
-/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, policy, symmetries,
- * move_symmetries[, opponent_temp]) (without opponent_temp: -1, rollout_temp's); anything else
+/* settings: (k, r, depth, max_depth, leaves, rollout_temp, tau, opponent_temp); anything else
  * is a TypeError naming them (PyArg_ParseTuple alone raises SystemError for a list or None),
  * an integer too large for C a ValueError with the ranges. */
 static int read_settings(PyObject *obj, lr_settings *s) {
-    s->opponent_temp = -1.0f;
     if (!PyTuple_Check(obj) ||
-        !PyArg_ParseTuple(obj, "iiiiiffiii|f", &s->k, &s->r, &s->depth, &s->max_depth,
-                          &s->leaves, &s->rollout_temp, &s->tau, &s->policy, &s->symmetries,
-                          &s->move_symmetries, &s->opponent_temp)) {
+        !PyArg_ParseTuple(obj, "iiiiifff", &s->k, &s->r, &s->depth, &s->max_depth, &s->leaves,
+                          &s->rollout_temp, &s->tau, &s->opponent_temp)) {
         if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_OverflowError)) {
             PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
-                         LR_MAX_SYMMETRIES);
+            PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES);
         } else {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError,
                          "settings: expected a tuple (k, r, depth, max_depth, leaves, "
-                         "rollout_temp, tau, policy, symmetries, move_symmetries[, "
-                         "opponent_temp]) of 5 integers, 2 numbers, 3 integers and a number, "
-                         "got %s",
+                         "rollout_temp, tau, opponent_temp) of 5 integers and 3 numbers, got %s",
                          Py_TYPE(obj)->tp_name);
         }
         return -1;
@@ -240,24 +209,8 @@ static int read_settings(PyObject *obj, lr_settings *s) {
         s->depth > 100000 || s->max_depth < 0 || s->max_depth > 100000 || s->leaves < 1 ||
         s->leaves > LR_MAX_LEAVES ||
         !(s->rollout_temp >= 0.0f && s->rollout_temp <= 100.0f) ||
-        !(s->tau > 0.0f && s->tau <= 100.0f) ||
-        (s->policy != LR_POLICY_HEAD && s->policy != LR_POLICY_AFTERSTATE) ||
-        s->symmetries < 1 || s->symmetries > LR_MAX_SYMMETRIES || s->move_symmetries < 1 ||
-        s->move_symmetries > LR_MAX_SYMMETRIES || !(s->opponent_temp <= 100.0f)) {
-        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES,
-                         LR_MAX_SYMMETRIES);
-        return -1;
-    }
-    return 0;
-}
-
-/* The settings for this game: no more symmetries than it has. */
-static int check_for_game(const lr_settings *s, const lr_game *g) {
-    if (s->symmetries > g->symmetries || s->move_symmetries > g->symmetries) {
-        PyErr_Format(PyExc_ValueError,
-                     "settings: symmetries %d and move_symmetries %d, but this game's "
-                     "observation has %d (1: none used)",
-                     s->symmetries, s->move_symmetries, g->symmetries);
+        !(s->tau > 0.0f && s->tau <= 100.0f) || !(s->opponent_temp <= 100.0f)) {
+        PyErr_Format(PyExc_ValueError, SETTINGS_RANGES, LR_MAX_CANDS, LR_MAX_LEAVES);
         return -1;
     }
     return 0;
@@ -361,8 +314,7 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
         return NULL;
     }
     NetObject *net = as_net(nobj, 0);
-    if (!net || game_of(state, net, 0, &g) < 0 || read_settings(sobj, &s) < 0 ||
-        check_for_game(&s, &g) < 0) {
+    if (!net || game_of(state, net, 0, &g) < 0 || read_settings(sobj, &s) < 0) {
         return NULL;
     }
     lr_work w;
@@ -416,11 +368,12 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 #define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
 
 /* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, keep,
- * afterstates, weights or None[, features[, teacher_temp[, search_share]]]): search_share < 1
- * searches that share of the decisions (lr_selfplay_settings); features (with no net: teacher
- * games) appends the territory features to the recorded observations; teacher_temp > 0: the
- * teacher's policy target is the softmax of its values / teacher_temp (0: its move); a net decides by its inputs -> dict of the positions' arrays as bytes (training/az/selfplay.py reads them). state:
- * a State or KdState of the game to play (its position is not used). */
+ * afterstates, weights or None[, features[, teacher_temp]]): features (with no net: teacher
+ * games) appends the territory features to the recorded observations (a net decides by its
+ * inputs); teacher_temp > 0: the teacher's policy target is the softmax of its values /
+ * teacher_temp (0: its move) -> dict of the positions' arrays as bytes
+ * (training/az/selfplay.py reads them). state: a State or KdState of the game to play (its
+ * position is not used). */
 static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     PyObject *state, *nobj, *sobj, *wobj;
     int games, teacher, explore;
@@ -430,24 +383,23 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     lr_game g;
     double weights[11] = {0};
     int features = 0;
-    float teacher_temp = 0.0f, search_share = 1.0f;
-    if (!PyArg_ParseTuple(args, "OOiKOpifffO|pff", &state, &nobj, &games, &seed, &sobj, &teacher,
+    float teacher_temp = 0.0f;
+    if (!PyArg_ParseTuple(args, "OOiKOpifffO|pf", &state, &nobj, &games, &seed, &sobj, &teacher,
                           &explore, &lambda, &keep, &afterstates, &wobj, &features,
-                          &teacher_temp, &search_share)) {
+                          &teacher_temp)) {
         return NULL;
     }
     NetObject *net = as_net(nobj, teacher);
     if ((!net && PyErr_Occurred()) || game_of(state, net, features, &g) < 0 ||
-        read_settings(sobj, &ss.search) < 0 || check_for_game(&ss.search, &g) < 0) {
+        read_settings(sobj, &ss.search) < 0) {
         return NULL;
     }
     if (games < 1 || games > 1000000 || explore < 0 || !(lambda >= 0.0f && lambda <= 1.0f) ||
         !(keep > 0.0f && keep <= 1.0f) || !(afterstates >= 0.0f && afterstates <= 1.0f) ||
-        !(teacher_temp >= 0.0f && teacher_temp <= 1000.0f) ||
-        !(search_share > 0.0f && search_share <= 1.0f)) {
+        !(teacher_temp >= 0.0f && teacher_temp <= 1000.0f)) {
         PyErr_SetString(PyExc_ValueError, "az_selfplay: games 1..1000000, explore >= 0, lambda "
                                           "0..1, keep (0, 1], afterstates 0..1, teacher_temp "
-                                          "0..1000, search_share (0, 1]");
+                                          "0..1000");
         return NULL;
     }
     if (teacher && PyObject_TypeCheck(state, &StateType) &&
@@ -469,7 +421,6 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     ss.keep = keep;
     ss.afterstates = afterstates;
     ss.teacher_temp = teacher_temp;
-    ss.search_share = search_share;
     lr_buffer b;
     memset(&b, 0, sizeof b);
     ss.mark = sigint_enter();
@@ -506,38 +457,7 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     return out;
 }
 
-/* az_views(state[, features]) -> (views, bytes): the image of every observation entry in each
- * of the game's views (int32, views x the observation's size; view 0 the identity): the
- * symmetries the search averages (lr_game.sym_index), for training on turned positions. */
-static PyObject *az_views(PyObject *mod, PyObject *args) {
-    (void)mod;
-    PyObject *state;
-    int features = 0;
-    lr_game g;
-    if (!PyArg_ParseTuple(args, "O|p", &state, &features) ||
-        game_of(state, NULL, features, &g) < 0) {
-        return NULL;
-    }
-    size_t size = (size_t)g.symmetries * (size_t)g.obs_size;
-    int32_t *table = malloc(sizeof(int32_t) * size);
-    if (!table) {
-        return PyErr_NoMemory();
-    }
-    for (int v = 0; v < g.symmetries; v++) {
-        for (int i = 0; i < g.obs_size; i++) {
-            table[(size_t)v * (size_t)g.obs_size + (size_t)i] =
-                v > 0 && g.sym_index ? g.sym_index(&g, v, i) : i;
-        }
-    }
-    PyObject *out = Py_BuildValue("(iN)", g.symmetries, BYTES(table, size, int32_t));
-    free(table);
-    return out;
-}
-
 static PyMethodDef az_functions[] = {
-    {"az_views", az_views, METH_VARARGS,
-     "az_views(state[, features]) -> (views, int32 bytes: each view's image of every "
-     "observation entry)"},
     {"az_interrupt", az_interrupt, METH_NOARGS,
      "az_interrupt(): stops every az_search and az_selfplay running now, in any thread (each "
      "raises KeyboardInterrupt), as a SIGINT does"},
@@ -559,10 +479,7 @@ int az_add_to_module(PyObject *m) {
         PyModule_AddObject(m, "Net", (PyObject *)&NetType) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_CANDIDATES", LR_MAX_CANDS) < 0 ||
         PyModule_AddIntConstant(m, "AZ_MAX_LEAVES", LR_MAX_LEAVES) < 0 ||
-        PyModule_AddIntConstant(m, "AZ_MAX_SYMMETRIES", LR_MAX_SYMMETRIES) < 0 ||
         PyModule_AddObject(m, "AZ_MAX_WEIGHT", PyFloat_FromDouble(LR_MAX_WEIGHT)) < 0 ||
-        PyModule_AddIntConstant(m, "AZ_POLICY_HEAD", LR_POLICY_HEAD) < 0 ||
-        PyModule_AddIntConstant(m, "AZ_POLICY_AFTERSTATE", LR_POLICY_AFTERSTATE) < 0 ||
         PyModule_AddIntConstant(m, "AZ_FEATURES", LR_FEATURES) < 0) {
         return -1;
     }

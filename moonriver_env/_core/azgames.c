@@ -11,7 +11,6 @@
 #include "kingdomino.h"
 #include "learn.h"
 
-_Static_assert(KD_SYMMETRIES <= LR_MAX_SYMMETRIES, "the search's view buffers hold every view");
 _Static_assert(LR_MAX_LEGAL >= MR_MAX_ACTIONS && LR_MAX_LEGAL >= KD_MAX_LEGAL,
                "a game's legal list must fit the search's buffers");
 
@@ -165,11 +164,9 @@ static int32_t mr_op_teacher(const lr_game *g, const void *st, const int32_t *le
     return legal[ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0]];
 }
 
-/* No symmetry of the ranch's observation is used: the identity only. */
 void lr_moonriver(lr_game *g, const mr_config *cfg, int features) {
     *g = (lr_game){.params = cfg, .n = cfg->n, .num_actions = cfg->num_actions,
-                   .state_size = sizeof(mr_state), GAME_TABLE(mr, cfg->obs_size, features),
-                   .symmetries = 1, .sym_index = NULL};
+                   .state_size = sizeof(mr_state), GAME_TABLE(mr, cfg->obs_size, features)};
 }
 
 /* --- Kingdomino ---------------------------------------------------------------------------- */
@@ -253,21 +250,8 @@ static int32_t kd_op_teacher(const lr_game *g, const void *st, const int32_t *le
     return kd_greedy_action(KD_P(g), (const KdGame *)st, legal, count, rng, w->values);
 }
 
-/* A kingdom's planes turn with its grid (kd_sym_cell: every rule is the same on the turned
- * grid, the castle at its centre); the entries after the planes (the lines, the unseen
- * dominoes, the points, the territory features) are the same in every view. */
-static int32_t kd_op_sym_index(const lr_game *g, int sym, int32_t i) {
-    const KdParams *p = KD_P(g);
-    int cells = p->cells;
-    if (i < 0 || i >= p->n * KD_CHANNELS * cells) {
-        return i;
-    }
-    return i - i % cells + kd_sym_cell(p, sym, i % cells);
-}
-
 void lr_kingdomino(lr_game *g, const void *kd_params, int features) {
     const KdParams *p = kd_params;
     *g = (lr_game){.params = p, .n = p->n, .num_actions = p->num_actions,
-                   .state_size = sizeof(KdGame), GAME_TABLE(kd, p->obs_size, features),
-                   .symmetries = KD_SYMMETRIES, .sym_index = kd_op_sym_index};
+                   .state_size = sizeof(KdGame), GAME_TABLE(kd, p->obs_size, features)};
 }

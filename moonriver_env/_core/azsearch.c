@@ -1,5 +1,5 @@
 /* The learned agent's search and self-play (learn.h). A decision: the network's prior over
- * the legal actions; its k best candidates are each played on r determinizations (the hidden
+ * the legal actions (softmax of each move's afterstate value / tau); its k best candidates are each played on r determinizations (the hidden
  * pieces re-dealt, the same r deals and rollout noise for every candidate), every seat then
  * moving by the network's policy (the other seats at their own temperature when
  * opponent_temp is set) until `leaves` x `depth` decisions after the next reveal (at
@@ -30,17 +30,6 @@ int lr_stopped(lr_work *w) {
     return w->stopped;
 }
 
-/* A symmetry of a game as an index map (lr_layer1_mapped's). */
-typedef struct {
-    const lr_game *g;
-    int sym;
-} sym_view;
-
-static int32_t sym_map(const void *ctx, int32_t i) {
-    const sym_view *v = ctx;
-    return v->g->sym_index(v->g, v->sym, i);
-}
-
 /* With LR_CHECK_SUMS (the sanitizer build of tests/vector/test_sanitizers.py), every first
  * layer the search computes incrementally is checked against the full computation: a base that
  * is not the observation its sums belong to aborts. */
@@ -61,16 +50,8 @@ static void check_sums(const lr_net *net, const float *x, const float *h1) {
     lr_layer1(net, x, full);
     sums_agree(net, full, h1, "sum");
 }
-static void check_view_sums(const lr_net *net, const float *x,
-                            int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
-                            const float *h1) {
-    float full[LR_MAX_H1];
-    lr_layer1_mapped(net, x, map, ctx, full);
-    sums_agree(net, full, h1, "view sum");
-}
 #else
 #define check_sums(net, x, h1) ((void)0)
-#define check_view_sums(net, x, map, ctx, h1) ((void)0)
 #endif
 
 int lr_work_init(lr_work *w, const lr_game *g) {
@@ -83,9 +64,7 @@ int lr_work_init(lr_work *w, const lr_game *g) {
     w->obs = malloc(sizeof(float) * (size_t)g->obs_size);
     w->base = malloc(sizeof(float) * (size_t)g->obs_size);
     w->best = malloc(sizeof(float) * (size_t)g->obs_size);
-    w->view_base_h1 = malloc(sizeof(float) * LR_MAX_SYMMETRIES * LR_MAX_H1);
-    int ok = w->root && w->det && w->sim && w->after && w->obs && w->base && w->best &&
-             w->view_base_h1;
+    int ok = w->root && w->det && w->sim && w->after && w->obs && w->base && w->best;
     for (int p = 0; p < LR_MAX_SEATS; p++) {
         w->seen_obs[p] = malloc(sizeof(float) * (size_t)g->obs_size);
         w->first_obs[p] = malloc(sizeof(float) * (size_t)g->obs_size);
@@ -106,7 +85,6 @@ void lr_work_free(lr_work *w) {
     free(w->obs);
     free(w->base);
     free(w->best);
-    free(w->view_base_h1);
     for (int p = 0; p < LR_MAX_SEATS; p++) {
         free(w->seen_obs[p]);
         free(w->first_obs[p]);
@@ -145,38 +123,6 @@ static int argmax(const float *v, int count) {
     return best;
 }
 
-/* The views a value averages when the settings ask for wanted (1: the one view). */
-static int views_of(int wanted, const lr_game *g) {
-    int views = wanted < g->symmetries ? wanted : g->symmetries;
-    views = views < LR_MAX_SYMMETRIES ? views : LR_MAX_SYMMETRIES; /* view_base_h1's rows */
-    return views > 1 && g->sym_index ? views : 1;
-}
-
-/* The mean of first (the value of observation x in its own view) and x's values in views 1 ..
- * views - 1, their sums in full (an evaluation each). */
-static float mean_of_views(const lr_game *g, const lr_net *net, const float *x, int views,
-                           float first, lr_work *w, int64_t *evals) {
-    double total = first;
-    for (int sym = 1; sym < views; sym++) {
-        sym_view v = {g, sym};
-        lr_layer1_mapped(net, x, sym_map, &v, w->view_h1);
-        total += lr_head(net, w->view_h1, w->view_h2);
-        (*evals)++;
-    }
-    return (float)(total / views);
-}
-
-/* Readies afterstate_value for the afterstates of observation base: the views to average and
- * base's sums in each view after the first. */
-static void view_bases(const lr_game *g, const lr_net *net, const float *base,
-                       const lr_settings *s, lr_work *w) {
-    w->views = views_of(s->move_symmetries, g);
-    for (int sym = 1; sym < w->views; sym++) {
-        sym_view v = {g, sym};
-        lr_layer1_mapped(net, base, sym_map, &v, w->view_base_h1 + (size_t)sym * LR_MAX_H1);
-    }
-}
-
 /* The value for seat of st after action a (st a determinization): the outcome when the game
  * ends there (kept = 0), else the network's, its first layer from the observation base of
  * seat with sums h1_base; the afterstate's observation and sums stay in w->obs and w->h1
@@ -197,49 +143,22 @@ static float afterstate_value(const lr_game *g, const lr_net *net, const void *s
     check_sums(net, w->obs, w->h1);
     (*evals)++;
     *kept = 1;
-    float value = lr_head(net, w->h1, w->h2);
-    if (w->views <= 1) {
-        return value;
-    }
-    double total = value; /* the other views (view_bases), each from base's sums in that view */
-    for (int sym = 1; sym < w->views; sym++) {
-        sym_view v = {g, sym};
-        lr_layer1_delta_mapped(net, base, w->view_base_h1 + (size_t)sym * LR_MAX_H1, w->obs,
-                               sym_map, &v, w->view_h1);
-        check_view_sums(net, w->obs, sym_map, &v, w->view_h1);
-        total += lr_head(net, w->view_h1, w->view_h2);
-        (*evals)++;
-    }
-    return (float)(total / w->views);
+    return lr_head(net, w->h1, w->h2);
 }
 
-/* The network's logits of the count legal actions (in legal) of st for its acting seat:
- * the policy head's, or each afterstate's value for that seat / tau (st must be a
- * determinization: applying a move may turn up hidden pieces). Counts evaluations. The
- * afterstates' first-layer sums are updated from w->base's (w->h1_base): with base_ready the
- * caller has put an observation for that seat there (any serves: every entry that differs is
- * added), else st's is computed (not an evaluation). */
+/* The network's logits of the count legal actions (in legal) of st for its acting seat: each
+ * afterstate's value for that seat / tau (st must be a determinization: applying a move may
+ * turn up hidden pieces). Counts evaluations. The afterstates' first-layer sums are updated
+ * from the observation for that seat the caller has put in w->base (w->h1_base its sums; any
+ * observation of the seat serves: every entry that differs is added). */
 static void move_logits(const lr_game *g, const lr_net *net, const void *st, const int32_t *legal,
-                        int count, const lr_settings *s, lr_work *w, float *out, int64_t *evals,
-                        int base_ready) {
+                        int count, const lr_settings *s, lr_work *w, float *out, int64_t *evals) {
     int seat = g->seat(st);
-    if (s->policy == LR_POLICY_AFTERSTATE) {
-        if (!base_ready) {
-            g->encode(g, st, seat, w->base);
-            lr_layer1(net, w->base, w->h1_base);
-        }
-        view_bases(g, net, w->base, s, w);
-        for (int i = 0; i < count; i++) {
-            int kept;
-            out[i] = afterstate_value(g, net, st, legal[i], seat, w->base, w->h1_base, w, evals,
-                                      &kept) / s->tau;
-        }
-        return;
+    for (int i = 0; i < count; i++) {
+        int kept;
+        out[i] = afterstate_value(g, net, st, legal[i], seat, w->base, w->h1_base, w, evals,
+                                  &kept) / s->tau;
     }
-    g->encode(g, st, seat, w->obs);
-    lr_forward(net, w->obs, w->h2);
-    (*evals)++;
-    lr_logits(net, w->h2, legal, count, out);
 }
 
 /* The first-layer sums of observation x for seat into h1, from the rollout's base of that seat
@@ -276,25 +195,18 @@ static void rollout_bases(const lr_game *g, const lr_net *net, lr_work *w) {
 }
 
 /* The network's move for st's acting seat among its count legal actions (in w->legal), in a
- * rollout. With afterstate values each afterstate's sums come from the seat's rollout base (not
- * from st's own observation: one encoding and one full first layer fewer a decision); with the
- * argmax the afterstate played becomes the seat's base (the next decision's afterstates differ
- * from it in a few entries). */
+ * rollout. Each afterstate's sums come from the seat's rollout base (not from st's own
+ * observation: one encoding and one full first layer fewer a decision); with the argmax the
+ * afterstate played becomes the seat's base (the next decision's afterstates differ from it in
+ * a few entries). */
 static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, int count,
                            const lr_settings *s, mr_pcg64 *rng, lr_work *w, int64_t *evals) {
     float temp = s->rollout_temp;
-    if (s->policy != LR_POLICY_AFTERSTATE) {
-        move_logits(g, net, st, w->legal, count, s, w, w->logits, evals, 0);
-        int i = temp > 0.0f ? sample_softmax(w->logits, count, temp, rng)
-                            : argmax(w->logits, count);
-        return w->legal[i];
-    }
     int seat = g->seat(st);
     if (!w->seen[seat]) {
         g->encode(g, st, seat, w->obs);
         rollout_layer1(g, net, seat, w->obs, w->h1, w);
     }
-    view_bases(g, net, w->seen_obs[seat], s, w);
     int lead = -1, lead_kept = 0; /* the argmax so far; whether w->best holds its afterstate */
     for (int i = 0; i < count; i++) {
         int kept;
@@ -324,11 +236,9 @@ static int32_t policy_move(const lr_game *g, const lr_net *net, const void *st, 
     return w->legal[lead];
 }
 
-/* The value of sim for seat: the outcome when the game has ended, else the network's, the mean
- * over the first s->symmetries views of the observation (the ones after the first from
- * scratch: a turned board shares no first-layer rows with the rollout's bases). */
+/* The value of sim for seat: the outcome when the game has ended, else the network's. */
 static float leaf_value(const lr_game *g, const lr_net *net, const void *sim, int seat,
-                        const lr_settings *s, lr_work *w, int64_t *evals) {
+                        lr_work *w, int64_t *evals) {
     if (g->over(sim)) {
         double out[LR_MAX_SEATS];
         g->outcome(g, sim, out);
@@ -337,9 +247,7 @@ static float leaf_value(const lr_game *g, const lr_net *net, const void *sim, in
     g->encode(g, sim, seat, w->obs);
     (*evals)++;
     rollout_layer1(g, net, seat, w->obs, w->h1, w);
-    float value = lr_head(net, w->h1, w->h2);
-    int views = views_of(s->symmetries, g);
-    return views > 1 ? mean_of_views(g, net, w->obs, views, value, w, evals) : value;
+    return lr_head(net, w->h1, w->h2);
 }
 
 /* Plays sim on by the network's policy; returns its value for seat, the mean of the values at
@@ -363,7 +271,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
             after = 0;
         }
         while (after >= 0 && taken < s->leaves && after >= s->depth * (taken + 1)) {
-            total += leaf_value(g, net, sim, seat, s, w, evals);
+            total += leaf_value(g, net, sim, seat, w, evals);
             taken++;
         }
         if (taken == s->leaves) {
@@ -377,7 +285,7 @@ static float rollout(const lr_game *g, const lr_net *net, void *sim, int seat, i
         }
         g->apply(g, sim, a);
     }
-    float last = leaf_value(g, net, sim, seat, s, w, evals);
+    float last = leaf_value(g, net, sim, seat, w, evals);
     return (float)((total + (double)(s->leaves - taken) * last) / s->leaves);
 }
 
@@ -397,17 +305,9 @@ int lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const 
     g->encode(g, st, seat, w->base); /* the root's sums: its value and the afterstates' base */
     lr_layer1(net, w->base, w->h1_base);
     out->value = lr_head(net, w->h1_base, w->h2);
-    int views = views_of(s->symmetries, g);
-    if (views > 1) { /* w->h2 stays the root's own view's (the policy head reads it) */
-        out->value = mean_of_views(g, net, w->base, views, out->value, w, &out->evals);
-    }
-    if (s->policy == LR_POLICY_AFTERSTATE) { /* on one determinization: nothing leaks */
-        memcpy(w->det, st, g->state_size);
-        g->redetermine(g, w->det, rng);
-        move_logits(g, net, w->det, out->legal, count, s, w, w->logits, &out->evals, 1);
-    } else {
-        lr_logits(net, w->h2, out->legal, count, w->logits);
-    }
+    memcpy(w->det, st, g->state_size); /* the prior on one determinization: nothing leaks */
+    g->redetermine(g, w->det, rng);
+    move_logits(g, net, w->det, out->legal, count, s, w, w->logits, &out->evals);
     float top = w->logits[argmax(w->logits, count)];
     double total = 0.0;
     for (int i = 0; i < count; i++) {
@@ -425,8 +325,7 @@ int lr_search_listed(const lr_game *g, const lr_net *net, const void *st, const 
     if (count == 1 || k <= 0 || s->r <= 0) {
         int i = sample ? sample_softmax(w->logits, count, 1.0f, rng) : argmax(w->logits, count);
         out->action = out->legal[i];
-        /* the value of the move: its afterstate's (TD over afterstates), else the root's */
-        out->chosen_q = s->policy == LR_POLICY_AFTERSTATE ? w->logits[i] * s->tau : out->value;
+        out->chosen_q = w->logits[i] * s->tau; /* its afterstate's value (TD over afterstates) */
         return 0;
     }
     /* the k best by the prior (ties: the lower index) */

@@ -264,8 +264,6 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
     for (int i = 0; i < LR_MAX_LEGAL; i++) {
         none[i] = NAN; /* no policy target: a row seen from another seat than the actor's */
     }
-    lr_settings raw = s->search; /* the raw policy: the decisions a share below 1 leaves */
-    raw.k = 0;
     mr_pcg64 rng;
     mr_pcg64_seed(&rng, seed ^ 0x9e3779b97f4a7c15ull);
     int failed = 0; /* 1: memory ran out; 2: interrupted */
@@ -273,7 +271,6 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
         g->new_game(g, st, seed + (uint64_t)game);
         dec.count = 0;
         int decisions_played = 0;
-        int capped = 0, searched = 0;
         while (!g->over(st)) {
             if (lr_stopped(&w)) {
                 failed = 2;
@@ -290,28 +287,20 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
             } else if (r->count == 1) {
                 a = r->legal[0]; /* a forced move: nothing to search, nothing kept */
             } else {
-                /* below a share of 1, a decision draws whether it is searched (else raw) */
-                capped = s->search_share < 1.0f && s->search.k > 0;
-                int draw = !capped || mr_random(&rng) < s->search_share;
-                if (lr_search_listed(g, net, st, draw ? &s->search : &raw,
-                                     decisions_played < s->explore, &rng, &w, r) < 0) {
+                if (lr_search_listed(g, net, st, &s->search, decisions_played < s->explore, &rng,
+                                     &w, r) < 0) {
                     failed = 2;
                     break;
                 }
-                searched = r->searched; /* r = 0 searches nothing, whatever k */
                 out->evals += r->evals;
                 a = r->action;
                 q = r->chosen_q;
             }
             int64_t row = -1;
-            if (capped && searched && r->count > 1) { /* the search's pi: always a target */
-                row = out->positions;
-                failed = keep(g, out, (int)(g0 + game), seat, st, r, q, r->pi, 1, &rng, &w) < 0;
-            } else if (r->count > 1 && mr_random(&rng) < s->keep) {
+            if (r->count > 1 && mr_random(&rng) < s->keep) {
                 int o = observer(seat, g->n, &rng);
-                int with_after = o == seat && !capped && mr_random(&rng) < s->afterstates;
-                /* under the cap a raw move's pi is its own prior: no target */
-                const float *pi = o == seat && !capped ? r->pi : none;
+                int with_after = o == seat && mr_random(&rng) < s->afterstates;
+                const float *pi = o == seat ? r->pi : none;
                 row = out->positions;
                 failed = keep(g, out, (int)(g0 + game), o, st, r, q, pi, with_after, &rng, &w) < 0;
             }

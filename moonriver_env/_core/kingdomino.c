@@ -339,19 +339,6 @@ static int touches(const KdParams *p, const KdGame *g, int s, int cell, int land
     return 0;
 }
 
-int kd_sym_cell(const KdParams *p, int sym, int cell) {
-    int side = p->side, r = cell / side, c = cell % side;
-    for (int turn = 0; turn < sym % 4; turn++) {
-        int t = r;
-        r = c;
-        c = side - 1 - t;
-    }
-    if (sym >= 4) {
-        c = side - 1 - c;
-    }
-    return r * side + c;
-}
-
 /* The second half's cell in direction dir (S, E, N, W), or -1 off the board. */
 int kd_other_cell(const KdParams *p, int cell, int dir) {
     int side = p->side, r = cell / side, c = cell % side;

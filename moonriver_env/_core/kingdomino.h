@@ -87,10 +87,6 @@ int kd_territories(const KdParams *p, const KdGame *g, int s, Territories *t);
 int kd_centred(const KdParams *p, const KdGame *g, int s);
 /* The second half's cell in direction dir (S, E, N, W), or -1 off the board. */
 int kd_other_cell(const KdParams *p, int cell, int dir);
-/* The image of cell under symmetry sym (0..KD_SYMMETRIES-1) of the square grid about its centre
- * (the castle's square): sym % 4 quarter turns, then a mirror for sym >= 4 (0: the cell). */
-#define KD_SYMMETRIES 8
-int kd_sym_cell(const KdParams *p, int sym, int cell);
 /* The placements of domino d in seat s's kingdom (placement_ids), ascending; their count. */
 int kd_placements(const KdParams *p, const KdGame *g, int s, int d, int32_t *out);
 

@@ -7,9 +7,9 @@
  *   h1 = relu(b1 + sum_i x_i W1[i])            (W1: in x h1, read row by row for non-zeros)
  *   h2 = relu(b2 + W2 h1)                      (W2: h2 x h1)
  *   value  = tanh(bv + wv . h2)                (the seat's expected outcome, -1 .. 1)
- *   logit[a] = bp[a] + Wp[a] . h2              (Wp: actions x h2; only legal rows are read)
- * The flat weights are in that order: W1, b1, W2, b2, wv, bv, Wp, bp (agents/az/network.py
- * writes them from torch, net_size gives their count). */
+ * The flat weights are in that order: W1, b1, W2, b2, wv, bv (agents/az/network.py writes
+ * them from torch, net_size gives their count). A move's prior is the value of its afterstate:
+ * the network has no policy head. */
 #ifndef MOONRIVER_LEARN_H
 #define MOONRIVER_LEARN_H
 
@@ -25,7 +25,6 @@
 #define LR_MAX_LEGAL 8192 /* at least MR_MAX_ACTIONS and KD_MAX_LEGAL: any legal list fits */
 #define LR_MAX_CANDS 32
 #define LR_MAX_LEAVES 64 /* lr_settings.leaves */
-#define LR_MAX_SYMMETRIES 8 /* lr_settings.symmetries, lr_game.symmetries */
 #define LR_MAX_SEATS 4
 /* The largest magnitude of a weight Net takes: every sum of a network within it stays far
  * inside float (a first layer of at most a few thousand entries of at most 100, then 512 and
@@ -35,16 +34,17 @@
 #define LR_MAX_WEIGHT 1e8f
 
 typedef struct {
-    int in, h1, h2, actions;
-    const float *w1, *b1, *w2, *b2, *wv, *bv, *wp, *bp;
+    int in, h1, h2;
+    int actions; /* the game's action count (a net of another game is refused); no weights */
+    const float *w1, *b1, *w2, *b2, *wv, *bv;
 } lr_net;
 
 /* The number of floats of a network of these sizes. */
-size_t lr_net_size(int in, int h1, int h2, int actions);
+size_t lr_net_size(int in, int h1, int h2);
 /* Points net's layers into data (lr_net_size floats, kept by the caller). */
 void lr_net_bind(lr_net *net, int in, int h1, int h2, int actions, const float *data);
 /* The value of observation x (net->in floats) for its seat; h2 (net->h2 floats) keeps the last
- * hidden layer for lr_logits. */
+ * hidden layer. */
 float lr_forward(const lr_net *net, const float *x, float *h2);
 /* lr_forward in two steps: the first layer's sums before its relu (net->h1 floats) ... */
 void lr_layer1(const lr_net *net, const float *x, float *h1);
@@ -52,19 +52,8 @@ void lr_layer1(const lr_net *net, const float *x, float *h1);
  * that differ added, NNUE's incremental update: an afterstate from its parent's) ... */
 void lr_layer1_delta(const lr_net *net, const float *base, const float *h1_base, const float *x,
                      float *h1);
-/* ... or the sums of x seen through a symmetry of its game: entry i read as entry
- * map(ctx, i) (an image outside 0 .. net->in - 1 is skipped) ... */
-void lr_layer1_mapped(const lr_net *net, const float *x,
-                      int32_t (*map)(const void *ctx, int32_t i), const void *ctx, float *h1);
-/* ... or lr_layer1_delta with both observations seen through that map (h1_base: the mapped
- * sums of base) ... */
-void lr_layer1_delta_mapped(const lr_net *net, const float *base, const float *h1_base,
-                            const float *x, int32_t (*map)(const void *ctx, int32_t i),
-                            const void *ctx, float *h1);
 /* ... then the value and h2 from the sums. */
 float lr_head(const lr_net *net, const float *h1, float *h2);
-/* The logits of the count actions in legal into out, from h2. */
-void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out);
 
 /* Scratch for one thread: four game states and two observations. */
 typedef struct {
@@ -83,13 +72,6 @@ typedef struct {
     float logits[LR_MAX_LEGAL];
     int32_t legal[LR_MAX_LEGAL];
     double values[LR_MAX_LEGAL];
-    /* the views an afterstate value averages (lr_settings.move_symmetries, at most the
-     * game's), and for views 1 .. views - 1 the sums of the observation base of the
-     * afterstates being valued seen through each (view_base_h1: LR_MAX_SYMMETRIES x LR_MAX_H1
-     * floats) */
-    int views;
-    float *view_base_h1;
-    float view_h1[LR_MAX_H1], view_h2[LR_MAX_H2];
     /* interruption: lr_interrupts() when the call began (set by the caller after
      * lr_work_init); stopped once another interrupt has come (lr_stopped) */
     unsigned mark;
@@ -123,11 +105,6 @@ typedef struct lr_game {
     int (*seat)(const void *st);   /* the acting seat */
     int (*over)(const void *st);   /* the game is finished */
     int (*reveals)(const void *st); /* grows by one each time hidden pieces are turned up */
-    /* the observation's symmetries (1: none but the identity) and the image of entry i under
-     * symmetry sym (1 .. symmetries - 1): the observation of the state turned by sym (its
-     * boards turned or mirrored; every rule, and so the value, is the same) */
-    int symmetries;
-    int32_t (*sym_index)(const struct lr_game *g, int sym, int32_t i);
     void (*encode)(const struct lr_game *g, const void *st, int seat, float *out);
     /* each seat's outcome of a finished game, -1 .. 1 (azgames.c: half the win, half the
      * points margin) */
@@ -146,27 +123,19 @@ void lr_kingdomino(lr_game *g, const void *kd_params, int features);
 
 /* --- the search -------------------------------------------------------------------------- */
 typedef struct {
-    int k;             /* candidates (the k best by the policy); 0: the raw policy */
+    int k;             /* candidates (the k best by the prior); 0: the raw policy */
     int r;             /* determinizations a candidate is played through */
     int depth;         /* decisions played after the next reveal before the leaf value */
     int max_depth;     /* at most this many decisions in a rollout */
     int leaves;        /* values averaged along a rollout: at depth, 2 depth, ... leaves x depth
                           decisions after the next reveal (1: the one leaf at depth) */
     float rollout_temp; /* the rollouts' policy: 0 its argmax, else sampled at this temperature */
-    float tau;         /* the improved policy: softmax(log prior + (Q - max Q) / tau) */
-    int policy;        /* where moves come from: LR_POLICY_HEAD (the logits) or
-                          LR_POLICY_AFTERSTATE (the value of each move's afterstate / tau) */
-    int symmetries;    /* the root's value and each leaf's: the mean over the game's first
-                          symmetries views of the position (1: the one view; at most the game's
-                          lr_game.symmetries) */
-    int move_symmetries; /* each move's afterstate value (the prior, the rollouts' moves): the
-                            mean over that many views (each costs about one more search) */
+    float tau;         /* the prior: softmax(the value of each move's afterstate / tau); the
+                          improved policy: softmax(log prior + (Q - max Q) / tau) */
     float opponent_temp; /* the rollouts' moves of the seats other than the deciding one:
                             sampled at this temperature (0: their argmax); negative: at
                             rollout_temp, as the deciding seat's */
 } lr_settings;
-
-enum { LR_POLICY_HEAD = 0, LR_POLICY_AFTERSTATE = 1 };
 
 typedef struct {
     int count, action, searched; /* searched: 0 when one legal action or the raw policy */
@@ -232,10 +201,6 @@ typedef struct {
     float afterstates; /* share of the actor's recorded positions that keep their afterstates */
     float teacher_temp; /* the teacher's policy target: 0 its move (one-hot), else the softmax
                            of its values / teacher_temp */
-    float search_share; /* with search.k > 0: the share of decisions searched (1: all); below
-                           1 the others play the raw policy, and a searched decision is always
-                           kept, seen by its actor, with its afterstates (its pi the target:
-                           playout cap randomization) */
     unsigned mark;      /* lr_interrupts() when the call began: a later interrupt stops it */
 } lr_selfplay_settings;
 

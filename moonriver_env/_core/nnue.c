@@ -1,14 +1,14 @@
 /* The learned evaluation (learn.h): a sparse first layer read row by row for the observation's
  * non-zero entries (or, as NNUE does, updated from a parent's sums for the entries an afterstate
- * changed), two small dense layers, a value and the legal actions' logits. */
+ * changed), two small dense layers and a value. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "learn.h"
 
-size_t lr_net_size(int in, int h1, int h2, int actions) {
-    return (size_t)in * h1 + h1 + (size_t)h2 * h1 + h2 + h2 + 1 + (size_t)actions * h2 + actions;
+size_t lr_net_size(int in, int h1, int h2) {
+    return (size_t)in * h1 + h1 + (size_t)h2 * h1 + h2 + h2 + 1;
 }
 
 void lr_net_bind(lr_net *net, int in, int h1, int h2, int actions, const float *data) {
@@ -27,10 +27,6 @@ void lr_net_bind(lr_net *net, int in, int h1, int h2, int actions, const float *
     net->wv = data;
     data += h2;
     net->bv = data;
-    data += 1;
-    net->wp = data;
-    data += (size_t)actions * h2;
-    net->bp = data;
 }
 
 static inline void add_row(float *restrict acc, const float *restrict row, float x, int n) {
@@ -81,21 +77,6 @@ LR_CLONES void lr_layer1(const lr_net *net, const float *x, float *h1) {
     }
 }
 
-LR_CLONES void lr_layer1_mapped(const lr_net *net, const float *x,
-                                int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
-                                float *h1) {
-    int n1 = net->h1;
-    memcpy(h1, net->b1, sizeof(float) * (size_t)n1);
-    for (int i = 0; i < net->in; i++) {
-        if (x[i] != 0.0f) {
-            int32_t j = map(ctx, i);
-            if (j >= 0 && j < net->in) {
-                add_row(h1, net->w1 + (size_t)j * n1, x[i], n1);
-            }
-        }
-    }
-}
-
 /* Blocks of LR_BLOCK entries are compared at once, as bits (an entry whose bits differ while
  * its value does not, 0 and -0, adds a zero row); only a block that differs is read entry by
  * entry (an afterstate's observation differs from its parent's in a few blocks). */
@@ -130,28 +111,6 @@ LR_CLONES void lr_layer1_delta(const lr_net *net, const float *base, const float
     add_changed(net, base, x, h1, i0, in); /* the last, shorter block */
 }
 
-LR_CLONES void lr_layer1_delta_mapped(const lr_net *net, const float *base,
-                                      const float *h1_base, const float *x,
-                                      int32_t (*map)(const void *ctx, int32_t i), const void *ctx,
-                                      float *h1) {
-    int n1 = net->h1, in = net->in;
-    memcpy(h1, h1_base, sizeof(float) * (size_t)n1);
-    const lr_bits *xb = (const lr_bits *)x, *bb = (const lr_bits *)base;
-    for (int i0 = 0; i0 < in; i0 += LR_BLOCK) {
-        int end = i0 + LR_BLOCK < in ? i0 + LR_BLOCK : in;
-        uint32_t differ = 0;
-        for (int i = i0; i < end; i++) {
-            differ |= xb[i] ^ bb[i];
-        }
-        for (int i = i0; differ && i < end; i++) {
-            int32_t j = x[i] != base[i] ? map(ctx, i) : -1;
-            if (j >= 0 && j < in) {
-                add_row(h1, net->w1 + (size_t)j * n1, x[i] - base[i], n1);
-            }
-        }
-    }
-}
-
 LR_CLONES float lr_head(const lr_net *net, const float *h1, float *h2) {
     float acc[LR_MAX_H2];
     int n1 = net->h1, n2 = net->h2;
@@ -171,11 +130,4 @@ float lr_forward(const lr_net *net, const float *x, float *h2) {
     float h1[LR_MAX_H1];
     lr_layer1(net, x, h1);
     return lr_head(net, h1, h2);
-}
-
-void lr_logits(const lr_net *net, const float *h2, const int32_t *legal, int count, float *out) {
-    for (int i = 0; i < count; i++) {
-        int a = legal[i];
-        out[i] = net->bp[a] + dot(net->wp + (size_t)a * net->h2, h2, net->h2);
-    }
 }

@@ -5,7 +5,6 @@ Nothing here reads a shipped model."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import torch
 
 from agents.az import AzNet, NetShape, SearchSettings, save_checkpoint
 from agents.az.network import sparse_batch
-from moonriver_env.family.native import native
 from moonriver_env.games import GameSpec
 from training.az.config import settings_dict
 from training.az.selfplay import PlaySettings, Positions, native_template, play_games
@@ -29,11 +27,7 @@ SPECS = {
 with the study's rules."""
 HIDDEN1, HIDDEN2 = 8, 4
 FAST = SearchSettings(k=3, r=2, depth=1, max_depth=12, rollout_temp=1.0, tau=0.1)
-"""A cheap search (milliseconds a decision on these networks), moving by the afterstate
-values (the default policy)."""
-FAST_HEAD = replace(FAST, policy="head")
-"""The same search moving by the policy head."""
-POLICIES = {"afterstate": FAST, "head": FAST_HEAD}
+"""A cheap search (milliseconds a decision on these networks)."""
 
 
 def random_net(
@@ -61,17 +55,12 @@ def write_model(path: Path, spec: GameSpec, seed: int = 0, settings: SearchSetti
     return save_checkpoint(path, net, settings_dict(settings), {"command": "tests/az fixture"})
 
 
-def torch_outputs(
-    net: AzNet, obs: np.ndarray, legal: list[list[int]]
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The torch network's values and legal logits of a batch of dense observations."""
+def torch_values(net: AzNet, obs: np.ndarray) -> np.ndarray:
+    """The torch network's values of a batch of dense observations."""
     rows, cols = np.nonzero(obs)
     counts = np.bincount(rows, minlength=obs.shape[0])
-    ids = np.concatenate([np.asarray(a, dtype=np.int64) for a in legal])
-    batch = sparse_batch(cols, obs[rows, cols], counts, ids, [len(a) for a in legal])
     with torch.no_grad():
-        value, logits = net(batch)
-    return value.numpy(), [logits[i, : len(a)].numpy() for i, a in enumerate(legal)]
+        return net(sparse_batch(cols, obs[rows, cols], counts)).numpy()
 
 
 def native_state(spec: GameSpec, seed: int) -> Any:
@@ -133,29 +122,6 @@ def dense(idx: np.ndarray, val: np.ndarray, ptr: np.ndarray, row: int, size: int
     lo, hi = int(ptr[row]), int(ptr[row + 1])
     out[idx[lo:hi]] = val[lo:hi]
     return out
-
-
-def turned(ns: Any, sym: int) -> Any:
-    """The Kingdomino game ``ns`` with every kingdom turned ``sym % 4`` quarter turns about its
-    castle, then mirrored for ``sym >= 4`` (through its record: the core checks it)."""
-    from moonriver_env.kingdomino.vector._spec import kd_record_dtype
-    from moonriver_env.kingdomino.vector.search import NativeKingdominoState, _core_config
-
-    side = ns.config.side
-    r, c = np.divmod(np.arange(side * side), side)
-    for _ in range(sym % 4):
-        r, c = c, side - 1 - r
-    if sym >= 4:
-        c = side - 1 - c
-    image = r * side + c
-    rec = np.frombuffer(ns._core.record(), dtype=kd_record_dtype(native))[0].copy()
-    for name in ("land", "crowns"):
-        grid = rec[name].reshape(ns.config.num_players, -1).copy()
-        out = grid.copy()
-        out[:, image] = grid[:, : side * side]
-        rec[name] = out.ravel()
-    core = native.kd_state_from_record(_core_config(ns.config), rec.tobytes())
-    return NativeKingdominoState(ns.config, _core=core)
 
 
 def teacher_positions(key: str, games: int = 6) -> Positions:

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from az_models import FAST_HEAD, KD_STUDY, SPECS, native_state, write_model
+from az_models import KD_STUDY, SPECS, native_state
 
 from agents import make_agent
 from agents.az import AzAgent, CheckpointError, policy_probabilities
@@ -53,17 +53,12 @@ def test_same_seed_same_moves(key: str, models: dict[str, Path]) -> None:
     assert sampled[0] != sampled[1]  # sample=1 draws from pi with the agent's seed
 
 
-@pytest.mark.parametrize("policy", ["afterstate", "head"])
 @pytest.mark.parametrize("key", SPECS)
-def test_sims0_is_the_raw_policy(
-    key: str, policy: str, models: dict[str, Path], tmp_path: Path
-) -> None:
+def test_sims0_is_the_raw_policy(key: str, models: dict[str, Path]) -> None:
     """``az:sims=0``: no search, the prior's argmax (pi = prior), for one network evaluation
-    a decision with the model's policy head, one more per legal move with its afterstate
-    values (the model's ``policy``); the search (the model's settings) spends more."""
+    a decision for the root and one more per legal move (its afterstate); the search (the
+    model's settings) spends more."""
     path = models[key]
-    if policy == "head":
-        path = write_model(tmp_path / "head.pt", SPECS[key], seed=3, settings=FAST_HEAD)
     raw = AzAgent(seed=0, path=path, sims=0)
     searched = AzAgent(seed=0, path=path)
     state = native_state(SPECS[key], 5).to_state()
@@ -74,7 +69,7 @@ def test_sims0_is_the_raw_policy(
         assert raw.last is not None
         if len(legal) > 1:
             multi += 1
-            assert raw.last.evals == (1 if policy == "head" else 1 + len(legal))
+            assert raw.last.evals == 1 + len(legal)
             assert raw.last.pi == raw.last.prior
             probs = policy_probabilities(raw, state)
             assert probs[a] == max(probs.values())
@@ -82,7 +77,6 @@ def test_sims0_is_the_raw_policy(
             assert searched.last is not None and searched.last.evals > raw.last.evals
         state.apply(a)
     assert multi == 12 and raw.settings is not None and raw.settings.k == 0
-    assert raw.settings.policy == searched.settings.policy == policy
 
 
 def test_sims_sets_the_candidates(models: dict[str, Path]) -> None:
@@ -171,6 +165,9 @@ def test_bad_parameters_name_the_key(spec: str, key: str, models: dict[str, Path
             make_agent(f"{spec},path={models[model]}", game=game)
     with pytest.raises(ValueError, match="colour"):
         make_agent("az:colour=red")
+    for removed in ("symmetries", "move_symmetries"):  # settings the search no longer has
+        with pytest.raises(ValueError, match=rf"^{removed}: not a parameter of agent 'az'"):
+            make_agent(f"az:{removed}=1")
 
 
 def test_opponent_temp_in_the_spec_reaches_the_settings(models: dict[str, Path]) -> None:

@@ -100,7 +100,7 @@ def test_non_finite_or_huge_weights_are_refused(
 
 def test_weights_at_the_limit_give_finite_searches() -> None:
     """The limit's reason: every weight (input scales too) at +-MAX_WEIGHT still gives finite
-    priors, values and pi in the core, for both policies."""
+    priors, values and pi in the core."""
     for key in ("mr2", "kd4"):
         tn = random_net(SPECS[key], 0, 64, 32)
         with torch.no_grad():
@@ -111,15 +111,15 @@ def test_weights_at_the_limit_give_finite_searches() -> None:
 
 
 def assert_finite_searches(net: Any, key: str, seeds: int) -> None:
-    """Searches of ``net`` at ``tau``'s minimum from ``seeds`` new games of ``key``, with either
-    policy: their priors, values and pi are finite."""
+    """Searches of ``net`` at ``tau``'s minimum from ``seeds`` new games of ``key``, the
+    rollouts argmax and sampled: their priors, values and pi are finite."""
     for seed in range(seeds):
         state = native_state(SPECS[key], seed)._core
-        for policy in ("afterstate", "head"):
-            settings = replace(FAST, policy=policy, tau=MIN_TAU)
+        for temp in (0.0, 1.0):
+            settings = replace(FAST, rollout_temp=temp, tau=MIN_TAU)
             r = native_search(net, state, settings, seed, True)
             outputs = [*r.pi, *r.prior, *r.q, r.value]
-            assert all(math.isfinite(x) for x in outputs), (key, policy, seed)
+            assert all(math.isfinite(x) for x in outputs), (key, temp, seed)
 
 
 def test_the_core_refuses_weights_whose_sums_could_overflow() -> None:

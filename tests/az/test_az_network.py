@@ -1,6 +1,6 @@
 """The network in the core (nnue.c, ``_native.Net``) is the torch network
-(agents/az/network.py): the same value and legal logits, to float rounding, on real
-observations of every game; the flat weights are in the core's order and of its size; a model
+(agents/az/network.py): the same value, to float rounding, on real observations of every
+game; the flat weights are in the core's order and of its size; a model
 file round-trips."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from az_models import HIDDEN1, HIDDEN2, SPECS, encoder, random_net, torch_outputs
+from az_models import HIDDEN1, HIDDEN2, SPECS, encoder, random_net, torch_values
 
 from agents.az import (
     AzNet,
@@ -21,6 +21,7 @@ from agents.az import (
     native_search,
     save_checkpoint,
 )
+from agents.az.checkpoint import DIGEST, weights_digest
 from agents.az.network import sparse_batch
 from agents.az.search import SearchSettings
 from moonriver_env.family.native import native
@@ -61,47 +62,38 @@ def positions(key: str, games: int = 6, steps: int = 60, every: int = 5) -> list
 
 @pytest.mark.parametrize("key", SPECS)
 def test_core_net_equals_torch_net(key: str) -> None:
-    """``Net.evaluate`` and AzNet's forward agree to 1e-5 (value and every legal logit) on
-    observations of real games, all parameters random (biases included)."""
+    """``Net.evaluate`` and AzNet's forward agree to 1e-5 on observations of real games, all
+    parameters random (biases included)."""
     net = random_net(SPECS[key], seed=5)
     core = net.native()
     data = positions(key)
     assert len(data) >= 40
     obs = np.stack([o for o, _, _ in data])
-    values, logits = torch_outputs(net, obs, [legal for _, legal, _ in data])
+    values = torch_values(net, obs)
     assert np.abs(values).max() < 0.999  # not saturated: the comparison means something
-    spread = []
-    for (o, legal, _), v, lg in zip(data, values, logits, strict=True):
-        cv, cl = core.evaluate(o, legal)
-        assert cv == pytest.approx(float(v), abs=1e-5)
-        assert np.allclose(cl, lg, atol=1e-5), (legal, cl, lg)
-        spread.append(float(np.ptp(lg)))
-    assert max(spread) > 0.1
+    assert np.ptp(values) > 0.1  # nor the same for every position
+    for o, v in zip(obs, values, strict=True):
+        assert core.evaluate(o) == pytest.approx(float(v), abs=1e-5)
 
 
 @pytest.mark.parametrize("key", SPECS)
 def test_the_search_encodes_what_python_encodes(key: str) -> None:
-    """The search's root (the game's encoder in C, then the network) gives the value and, in
-    head mode, the prior of the torch network on the Python engine's observation of the same
-    state, for one evaluation."""
+    """The search's root (the game's encoder in C, then the network) gives the value of the
+    torch network on the Python engine's observation of the same state."""
     net = random_net(SPECS[key], seed=6)
     core = net.native()
     data = positions(key, games=3, steps=45, every=9)
     wrap = NativeKingdominoState if SPECS[key].game == "kingdomino" else NativeState
-    obs = np.stack([o for o, _, _ in data])
-    values, logits = torch_outputs(net, obs, [legal for _, legal, _ in data])
-    for (_, legal, state), v, lg in zip(data, values, logits, strict=True):
-        res = native_search(core, wrap.from_state(state)._core, HEAD, 0)
+    values = torch_values(net, np.stack([o for o, _, _ in data]))
+    for (_, legal, state), v in zip(data, values, strict=True):
+        res = native_search(core, wrap.from_state(state)._core, SearchSettings(k=0), 0)
         assert list(res.legal) == legal
         assert res.value == pytest.approx(float(v), abs=1e-5)
-        p = np.exp(lg - lg.max())
-        assert np.allclose(res.prior, p / p.sum(), atol=1e-5)
-        assert res.evals == 1
 
 
 @pytest.mark.parametrize("key", SPECS)
 def test_the_afterstate_prior_is_the_softmax_of_afterstate_values(key: str) -> None:
-    """In afterstate mode the prior is softmax(value of each legal move's afterstate for the
+    """The prior is softmax(value of each legal move's afterstate for the
     acting seat / tau): the torch network on the Python engine's afterstates (where no move
     turns up hidden pieces, so the determinization does not matter), one evaluation per move
     plus the root's; the value is still the root's."""
@@ -118,7 +110,7 @@ def test_the_afterstate_prior_is_the_softmax_of_afterstate_values(key: str) -> N
         res = native_search(core, wrap.from_state(state)._core, settings, 0)
         assert res.evals == 1 + len(legal)  # no move ends the game this early
         seat = state.current_seat
-        root = torch_outputs(net, obs[None], [legal])[0][0]
+        root = torch_values(net, obs[None])[0]
         assert res.value == pytest.approx(float(root), abs=1e-5)
         afters = []
         for a in legal:
@@ -128,7 +120,7 @@ def test_the_afterstate_prior_is_the_softmax_of_afterstate_values(key: str) -> N
         if any(len(x.pile) != len(state.pile) for x in afters):
             continue  # a move turns up pieces of the search's determinization
         dense = np.stack([enc(x, seat) for x in afters])
-        v = torch_outputs(net, dense, [[0]] * len(afters))[0] / settings.tau
+        v = torch_values(net, dense) / settings.tau
         p = np.exp(v - v.max())
         assert np.allclose(res.prior, p / p.sum(), atol=1e-4), (legal, res.prior, p / p.sum())
         assert np.ptp(res.prior) > 1e-3  # the values differ: the comparison means something
@@ -138,16 +130,17 @@ def test_the_afterstate_prior_is_the_softmax_of_afterstate_values(key: str) -> N
 
 @pytest.mark.parametrize("key", SPECS)
 def test_flat_weights_have_the_cores_order_and_size(key: str) -> None:
-    """``flat_weights`` is W1, b1, W2 (hidden1 x hidden2), b2, wv, bv, Wp, bp, and the core's
-    Net takes exactly that many floats (one fewer or one more is refused)."""
+    """``flat_weights`` is W1, b1, W2 (hidden1 x hidden2), b2, wv, bv, and the core's Net
+    takes exactly that many floats (one fewer or one more is refused; so is a network with the
+    removed policy head's weights after them)."""
     shape = NetShape.for_game(SPECS[key], HIDDEN1, HIDDEN2)
     net = random_net(SPECS[key], seed=1)
     flat = net.flat_weights()
     i, h1, h2, a = shape.inputs, shape.hidden1, shape.hidden2, shape.actions
-    size = i * h1 + h1 + h1 * h2 + h2 + h2 + 1 + a * h2 + a  # learn.h's lr_net_size
+    size = i * h1 + h1 + h1 * h2 + h2 + h2 + 1  # learn.h's lr_net_size
     assert flat.dtype == np.float32 and flat.shape == (size,)
     parts = [net.w1, net.b1, net.l2.weight.t(), net.l2.bias, net.value.weight[0],
-             net.value.bias, net.wp.weight, net.bp]  # fmt: skip
+             net.value.bias]  # fmt: skip
     start = 0
     for p in parts:
         block = p.detach().numpy().reshape(-1)
@@ -155,12 +148,11 @@ def test_flat_weights_have_the_cores_order_and_size(key: str) -> None:
         start += block.size
     assert start == size
     assert native.Net(i, h1, h2, a, flat).sizes == (i, h1, h2, a)
-    for bad in (flat[:-1], np.concatenate([flat, [0.0]]).astype(np.float32)):
+    head = np.zeros(a * h2 + a, np.float32)
+    for bad in (flat[:-1], np.concatenate([flat, [0.0]]).astype(np.float32),
+                np.concatenate([flat, head])):  # fmt: skip
         with pytest.raises(ValueError, match="weights"):
             native.Net(i, h1, h2, a, bad)
-
-
-HEAD = SearchSettings(k=0, policy="head")
 
 
 @pytest.mark.parametrize("key", SPECS)
@@ -172,8 +164,7 @@ def test_the_input_scale_is_folded_into_the_cores_weights(key: str, tmp_path: Pa
     net = random_net(SPECS[key], seed=9)
     data = positions(key, games=3, steps=30, every=3)
     obs = np.stack([o for o, _, _ in data])
-    legal = [lg for _, lg, _ in data]
-    before = torch_outputs(net, obs, legal)
+    before = torch_values(net, obs)
     rows, cols = np.nonzero(obs)
     net.set_input_scale(cols, obs[rows, cols], obs.shape[0])
     scale = net.input_scale.numpy()
@@ -181,8 +172,8 @@ def test_the_input_scale_is_folded_into_the_cores_weights(key: str, tmp_path: Pa
     seen = std > 0
     assert np.allclose(scale[seen], 1.0 / np.maximum(std[seen], 1.0 / 50.0), rtol=1e-4)
     assert np.all(scale[~seen] == 1.0) and scale.max() > 2.0
-    after = torch_outputs(net, obs, legal)
-    assert np.allclose(after[0], before[0], atol=1e-5)
+    after = torch_values(net, obs)
+    assert np.allclose(after, before, atol=1e-5)
     flat = net.flat_weights()
     w1 = (net.w1 * net.input_scale[:, None]).detach().numpy().reshape(-1)
     assert np.array_equal(flat[: w1.size], w1)
@@ -191,12 +182,10 @@ def test_the_input_scale_is_folded_into_the_cores_weights(key: str, tmp_path: Pa
     with torch.no_grad():
         net.w1.mul_(1.5)  # training after the scale was set: the core must see w1 x scale
     core = net.native()
-    values, logits = torch_outputs(net, obs, legal)
-    assert np.abs(values - after[0]).max() > 1e-3
-    for o, lg, v, tl in zip(obs, legal, values, logits, strict=True):
-        cv, cl = core.evaluate(o, lg)
-        assert cv == pytest.approx(float(v), abs=1e-5)
-        assert np.allclose(cl, tl, atol=1e-5)
+    values = torch_values(net, obs)
+    assert np.abs(values - after).max() > 1e-3
+    for o, v in zip(obs, values, strict=True):
+        assert core.evaluate(o) == pytest.approx(float(v), abs=1e-5)
     save_checkpoint(tmp_path / "m.pt", net, {}, {})
     again, _ = load_checkpoint(tmp_path / "m.pt")
     assert torch.equal(again.input_scale, net.input_scale)
@@ -219,13 +208,10 @@ def test_a_network_grows_features_and_width(key: str, growth: str) -> None:
     assert grown.shape == shape
     found = positions(key, games=3, steps=30)
     obs = np.stack([o for o, _, _ in found])
-    legal = [a for _, a, _ in found]
     extra = np.random.default_rng(0).uniform(0.5, 3.0, (len(obs), shape.inputs - obs.shape[1]))
-    v0, l0 = torch_outputs(net, obs, legal)
-    v1, l1 = torch_outputs(grown, np.hstack([obs, extra]).astype(np.float32), legal)
+    v0 = torch_values(net, obs)
+    v1 = torch_values(grown, np.hstack([obs, extra]).astype(np.float32))
     np.testing.assert_allclose(v1, v0, rtol=1e-6, atol=1e-6)
-    for a, b in zip(l1, l0, strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
     if wide:  # the new first-layer units are alive: not all their activations are zero
         assert torch.count_nonzero(grown.w1[:, HIDDEN1:]) > 0
         assert torch.count_nonzero(grown.l2.weight[:HIDDEN2, HIDDEN1:]) == 0
@@ -245,16 +231,33 @@ def test_a_network_grows_features_and_width(key: str, growth: str) -> None:
             grown.grown(replace(shape, features=False, inputs=net.shape.inputs))
 
 
-def test_value_of_is_the_forward_value(models: dict[str, Path]) -> None:
-    net, _ = load_checkpoint(models["kd4"])
-    data = positions("kd4", games=2, steps=20, every=4)
-    obs = np.stack([o for o, _, _ in data])
-    rows, cols = np.nonzero(obs)
-    counts = np.bincount(rows, minlength=obs.shape[0])
-    batch = sparse_batch(cols, obs[rows, cols], counts, np.zeros(len(data), np.int64),
-                         np.ones(len(data), np.int64))  # fmt: skip
-    with torch.no_grad():
-        assert torch.allclose(net.value_of(batch), net(batch)[0])
+@pytest.mark.parametrize("key", SPECS)
+def test_a_file_with_the_removed_policy_head_loads_without_it(
+    key: str, models: dict[str, Path], tmp_path: Path
+) -> None:
+    """A model file written while the network had its policy head (``wp.weight``, ``bp``, as
+    the shipped models' files are; its checksum over every weight) loads as the same network
+    without the head: the same weights in torch and in the core. A file saved from it has no
+    head. The head's weights are checked for nothing (no search reads them); every other weight
+    still is."""
+    net, _ = load_checkpoint(models[key])
+    blob = torch.load(models[key], weights_only=True)
+    a, h2 = net.shape.actions, net.shape.hidden2
+    blob["state_dict"]["wp.weight"] = torch.randn(a, h2)
+    blob["state_dict"]["bp"] = torch.full((a,), float("nan"))
+    blob["provenance"][DIGEST] = weights_digest(blob["state_dict"])
+    torch.save(blob, tmp_path / "with_head.pt")
+    old, meta = load_checkpoint(tmp_path / "with_head.pt")
+    assert set(old.state_dict()) == set(net.state_dict()) and "wp.weight" not in old.state_dict()
+    assert np.array_equal(old.flat_weights(), net.flat_weights())
+    assert old.native().sizes == net.native().sizes and meta["search"] == blob["search"]
+    save_checkpoint(tmp_path / "again.pt", old, meta["search"], {})
+    assert "wp.weight" not in torch.load(tmp_path / "again.pt", weights_only=True)["state_dict"]
+    blob["state_dict"]["b1"][0] = float("nan")  # a weight the network has: still checked
+    blob["provenance"][DIGEST] = weights_digest(blob["state_dict"])
+    torch.save(blob, tmp_path / "bad.pt")
+    with pytest.raises(CheckpointError, match="weight 'b1'"):
+        load_checkpoint(tmp_path / "bad.pt")
 
 
 def test_a_model_file_round_trips(models: dict[str, Path]) -> None:
@@ -299,7 +302,7 @@ def test_the_first_layers_gradient_is_the_dense_one(key: str) -> None:
     counts = rng.integers(1, 40, size=9)
     idx = np.concatenate([rng.choice(n, c, replace=False) for c in counts])
     val = rng.uniform(0.1, 2.0, idx.size).astype(np.float32)
-    batch = sparse_batch(idx, val, counts, np.zeros(9, np.int64), np.ones(9, np.int64))
+    batch = sparse_batch(idx, val, counts)
     target = torch.as_tensor(rng.uniform(-1, 1, 9), dtype=torch.float32)
     ((net.value_of(batch) - target) ** 2).sum().backward()
     got = {k: p.grad.clone() for k, p in net.named_parameters() if p.grad is not None}

@@ -37,7 +37,7 @@ def test_the_afterstate_loss_is_finite_at_a_small_tau(key: str, tau: float) -> N
     torch.manual_seed(0)
     net = random_net(SPECS[key], 0, 128, 64).train()
     positions = teacher_positions(key)
-    weights = LossWeights(afterstate_weight=1.0, policy_weight=0.0, tau=tau)
+    weights = LossWeights(afterstate_weight=1.0, tau=tau)
     loss, parts = losses(net, positions, weights)
     assert math.isfinite(parts["afterstate"]) and parts["afterstate"] > 0
     loss.backward()

@@ -23,15 +23,15 @@ from az_models import (
     native_state,
     random_net,
     teacher_positions,
-    torch_outputs,
+    torch_values,
 )
 
 from agents.az import AzAgent, AzNet, CheckpointError, load_checkpoint
 from agents.az.checkpoint import save_checkpoint
 from training.az.cli import export
 from training.az.cli import main as az_main
-from training.az.config import load_az_config, search_settings, selfplay_settings
-from training.az.learner import LOSS_PARTS, LossWeights, loss_weights, losses, train_steps
+from training.az.config import load_az_config
+from training.az.learner import LOSS_PARTS, LossWeights, losses, train_steps
 from training.az.replay import ReplayBuffer, list_shards, read_shard, shard_path
 from training.az.run import Run, start_run
 from training.common.config import ConfigError
@@ -41,9 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TINY = ROOT / "training" / "configs" / "az_tiny.toml"
 SMALL = ["net.hidden1=8", "net.hidden2=4"]
 KD = [*SMALL, 'env.game="kingdomino"', "env.num_players=4", f'env.mode="{KD_STUDY}"',
-      'eval.opponents=["greedy"]', "warmstart.games=8", "selfplay.games=4",
-      "train.symmetries=8"]  # fmt: skip
-"""Kingdomino's tiny run learns its positions in views of the kingdoms drawn at random."""
+      'eval.opponents=["greedy"]', "warmstart.games=8", "selfplay.games=4"]  # fmt: skip
 
 
 def quiet(_: str) -> None:
@@ -88,7 +86,7 @@ def check_run(rd: Path, key: str, opponent: str) -> None:
     assert float(progress[0]["loss"]) > 0 and float(progress[2]["loss"]) > 0
     assert progress[1]["loss"] == ""  # nothing learned: no loss recorded
     # the warm start keeps afterstates (warmstart.afterstates), self-play none (k = 0)
-    assert float(progress[0]["afterstate"]) > 0 and float(progress[0]["policy"]) == 0.0
+    assert float(progress[0]["afterstate"]) > 0 and "policy" not in progress[0]
     assert all(float(r["afterstate"] or 0) == 0.0 for r in progress[1:])
     cfg = load_az_config(rd / "config.toml")
     assert int(progress[-1]["games"]) == cfg["warmstart"]["games"] + 2 * cfg["selfplay"]["games"]
@@ -139,7 +137,6 @@ def test_tensorboard_scalars_are_written(mr_run: Path) -> None:
     tags = set(acc.Tags()["scalars"])
     assert {
         "train/loss",
-        "train/policy",
         "train/afterstate",
         "train/value",
         "selfplay/games",
@@ -359,16 +356,16 @@ def test_checkpoints_are_atomic(
      ("env.num_players=5", "env.num_players"), ('env.game="chess"', "env.game"),
      ('env.mode="nonsense"', "env"), ("selfplay.lam=2", "selfplay.lam"), ("colour.red=1", "colour"),
      ("run.iterations=0", "run.iterations"), ('run.device="tpu"', "run.device"),
-     ('search.policy="tree"', "search.policy"), ("selfplay.afterstates=1.5", "selfplay.afterstates"),
+     ("selfplay.afterstates=1.5", "selfplay.afterstates"),
      ("warmstart.afterstates=-1", "warmstart.afterstates"), ("selfplay.keep=0", "selfplay.keep"),
-     ("train.policy_weight=-1", "train.policy_weight"),
      ("train.final_share=1.5", "train.final_share"), ("train.final_share=0", "train.final_share"),
      ("train.final_learning_rate=-0.1", "train.final_learning_rate"),
-     ("selfplay.search_share=0", "selfplay.search_share"), ("train.overlap=2", "train.overlap"),
-     ("selfplay.search_share=0.5", "selfplay.search_share"),  # with selfplay.k = 0
-     ("train.symmetries=0", "train.symmetries"), ("train.symmetries=9", "train.symmetries"),
-     ("train.symmetries=2", "train.symmetries"),  # with a policy_weight (the override below)
-     ('search.policy="head"', "train.policy_weight"),
+     ("train.overlap=2", "train.overlap"),
+     # keys removed from the pipeline, at any value but the one they now always take
+     ('search.policy="head"', "search.policy"), ('search.policy="tree"', "search.policy"),
+     ("search.symmetries=8", "search.symmetries"), ("search.move_symmetries=2", "search.move_symmetries"),
+     ("train.symmetries=8", "train.symmetries"), ("train.policy_weight=0.5", "train.policy_weight"),
+     ("selfplay.search_share=0.5", "selfplay.search_share"),
      # issue 50: a tau whose pi can be NaN; sizes that took gigabytes before any check
      ("search.tau=0.001", "search.tau"), ("train.batch_size=1000000000000", "train.batch_size"),
      ("selfplay.games=1000000000", "selfplay.games"), ("warmstart.games=10000000", "warmstart.games"),
@@ -376,33 +373,50 @@ def test_checkpoints_are_atomic(
 )  # fmt: skip
 def test_bad_config_names_the_key(override: str, key: str) -> None:
     more = ["run.max_minutes=0"] if "iterations" in key else []
-    if override == "train.symmetries=2":
-        more = ["train.policy_weight=0.5"]
     with pytest.raises(ConfigError, match=rf"^{re.escape(key)}"):
         load_az_config(TINY, [*SMALL, override, *more])
 
 
-def test_the_policy_head_needs_its_loss() -> None:
-    """``search.policy = "head"`` plays the policy head, which only ``train.policy_weight``
-    trains: refused at 0 (the default), accepted above; the afterstate default needs none."""
-    with pytest.raises(ConfigError, match=r"^train\.policy_weight: search\.policy 'head'"):
-        load_az_config(TINY, [*SMALL, 'search.policy="head"'])
-    cfg = load_az_config(TINY, [*SMALL, 'search.policy="head"', "train.policy_weight=0.5"])
-    assert search_settings(cfg).policy == "head" and selfplay_settings(cfg).policy == "head"
-    assert loss_weights(cfg) == LossWeights(1.0, 0.0, 0.5, 1.0, cfg["search"]["tau"])
-    cfg = load_az_config(TINY, SMALL)
-    assert cfg["search"]["policy"] == "afterstate" and cfg["train"]["policy_weight"] == 0.0
-    assert selfplay_settings(cfg).k == 0 and cfg["run"]["torch_threads"] == 1
+REMOVED = {"search.policy": ('"afterstate"', '"head"'), "search.symmetries": ("1", "8"),
+           "search.move_symmetries": ("1", "2"), "train.symmetries": ("1", "8"),
+           "train.policy_weight": ("0.0", "0.5"), "selfplay.search_share": ("1.0", "0.25")}  # fmt: skip
+"""The keys removed from the pipeline: the value each now always takes, and another."""
 
 
-def test_more_training_views_than_the_game_has_are_refused(tmp_path: Path) -> None:
-    """``train.symmetries`` or ``[search]``'s views above the game's (Moon River has the
-    identity alone) are a ConfigError naming the key, before anything is written."""
-    for key in ("train.symmetries", "search.symmetries", "search.move_symmetries"):
-        with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: 2, but 2p_base's .* 1 view"):
-            start_run(TINY, [*SMALL, f"{key}=2"], tmp_path / "run", resume=False,
-                      command="test", log=quiet)  # fmt: skip
-        assert not (tmp_path / "run" / "config.toml").exists()  # no run begun (its lock only)
+@pytest.mark.parametrize("dotted", REMOVED)
+def test_a_removed_key_reads_past_at_its_value_and_is_refused_at_another(
+    dotted: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key the pipeline no longer has, in a config file (a run's config.toml written before,
+    the shipped models' among them) or in ``--set``: at the value it now always takes, read
+    past (the config is the one without it); at another, a ConfigError naming the key and
+    saying it was removed, before anything is written (the CLI: exit 2)."""
+    section, key = dotted.split(".")
+    kept, other = REMOVED[dotted]
+    plain = load_az_config(None, SMALL)
+    for value, refused in ((kept, False), (other, True)):
+        path = tmp_path / f"{key}_{refused}.toml"
+        path.write_text(f"[{section}]\n{key} = {value}\n")
+        for source in ((path, SMALL), (None, [*SMALL, f"{dotted}={value}"])):
+            if not refused:
+                assert load_az_config(*source) == plain
+                continue
+            with pytest.raises(ConfigError, match=rf"^{re.escape(dotted)}: removed from the az"):
+                load_az_config(*source)
+    rc = az_main(["--config", str(TINY), "--run-dir", str(tmp_path / "r"), "--set",
+                  f"{dotted}={other}"])  # fmt: skip
+    assert rc == 2 and f"{dotted}: removed" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "config.toml").exists()
+
+
+def test_the_shipped_models_configs_read() -> None:
+    """Every shipped az model's config.toml (written with keys since removed, at the value
+    each now always takes) reads as a config of its game."""
+    folders = sorted((ROOT / "agents" / "checkpoints").glob("az_*/config.toml"))
+    assert len(folders) >= 4
+    for path in folders:
+        cfg = load_az_config(path)
+        assert "policy" not in cfg["search"] and "symmetries" not in cfg["train"], path
 
 
 def test_cli_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -577,8 +591,8 @@ def test_export_can_change_play_settings_with_a_reason(
                          (["--play", "k=two", "--why", "x"], "k: expected an integer"),
                          (["--play", "k=999", "--why", "x"], "k: expected an integer in"),
                          (["--play", "k=3"], "--why"),
-                         (["--play", "symmetries=2", "--why", "x"], "observation has 1 view"),
-                         (["--play", "move_symmetries=8", "--why", "x"], "2p_base's")):  # fmt: skip
+                         (["--play", "symmetries=1", "--why", "x"], "KEY one of"),  # removed
+                         (["--play", "policy=head", "--why", "x"], "KEY one of")):  # fmt: skip
         rc = az_main(["--export", str(mr_run), "--out", str(tmp_path / "bad"), *bad])
         assert rc == 2 and message in capsys.readouterr().err
         assert not (tmp_path / "bad").exists()
@@ -620,9 +634,9 @@ def test_a_shipped_folder_re_exports_keeping_its_origin(mr_run: Path, tmp_path: 
 
 @pytest.mark.parametrize("key", ["mr2", "kd4"])
 def test_learning_lowers_the_loss(key: str) -> None:
-    """Teacher positions learned for 60 steps (the input scale set from them first, as a run
-    does): the policy loss (policy_weight > 0), the afterstate loss (the value's ranking of
-    the moves against the teacher's) and the value loss all fall well below their start."""
+    """Teacher positions learned for 120 steps (the input scale set from them first, as a run
+    does): the afterstate loss (the value's ranking of the moves against the teacher's) and
+    the value loss both fall well below their start."""
     buf = ReplayBuffer(10_000)
     positions = teacher_positions(key)
     buf.add(positions, teacher=True)
@@ -631,56 +645,49 @@ def test_learning_lowers_the_loss(key: str) -> None:
     net.set_input_scale(positions.obs_idx.astype(np.int64), positions.obs_val, len(positions))
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3)
     fixed = buf.sample(np.random.default_rng(0), 256)
-    w = LossWeights(policy_weight=1.0)
+    w = LossWeights()
     before = losses(net, fixed, w)[1]
-    train_steps(net, opt, buf, 60, 64, np.random.default_rng(1), w)
+    train_steps(net, opt, buf, 120, 64, np.random.default_rng(1), w)
     after = losses(net, fixed, w)[1]
-    assert after["policy"] < 0.8 * before["policy"]
     assert after["afterstate"] < 0.85 * before["afterstate"]
     assert after["value"] < 0.5 * before["value"]
 
 
 def test_the_loss_parts_are_what_they_say() -> None:
     """The loss parts against a direct computation: the value's squared error to the mixed
-    target over every row; the policy's cross-entropy over the rows with a target only (pi is
-    NaN on rows seen by another seat than the actor's); the afterstate loss the cross-entropy
-    of pi with softmax(value of each move's afterstate / tau) over the rows with
-    afterstates; the total their weighted sum. ``policy_weight`` 0 skips the head."""
+    target over every row; the afterstate loss the cross-entropy of pi with softmax(value of
+    each move's afterstate / tau) over the rows with afterstates (pi is NaN on rows seen by
+    another seat than the actor's: none there); the total their weighted sum."""
     pos = teacher_positions("kd4", games=2)
     has_pi = ~np.isnan(pos.pi[pos.legal_ptr[:-1]])
     aft_rows = np.flatnonzero(np.diff(pos.aft_ptr))
     assert 0 < has_pi.sum() < len(pos) and aft_rows.size > 0 and np.all(has_pi[aft_rows])
     net = random_net(SPECS["kd4"], seed=2)
-    w = LossWeights(value_weight=0.7, outcome_mix=0.25, policy_weight=0.3,
-                    afterstate_weight=2.0, tau=0.2)  # fmt: skip
+    w = LossWeights(value_weight=0.7, outcome_mix=0.25, afterstate_weight=2.0, tau=0.2)
     loss, parts = losses(net, pos, w)
     size = SPECS["kd4"].observation_size
     obs = np.stack([dense(pos.obs_idx, pos.obs_val, pos.obs_ptr, i, size) for i in range(len(pos))])
-    legal = [pos.legal[pos.legal_ptr[i] : pos.legal_ptr[i + 1]].tolist() for i in range(len(pos))]
-    values, logits = torch_outputs(net, obs, legal)
+    values = torch_values(net, obs)
     target = 0.25 * pos.z + 0.75 * pos.target
     value = float(np.mean((values - target) ** 2))
-    policy = []
-    for i in np.flatnonzero(has_pi):
-        pi = pos.pi[pos.legal_ptr[i] : pos.legal_ptr[i + 1]]
-        policy.append(-np.sum(pi * (logits[i] - np.logaddexp.reduce(logits[i]))))
     after = []
     for i in aft_rows:
         a0, a1 = pos.aft_ptr[i], pos.aft_ptr[i + 1]
         rows_ = np.stack([dense(pos.aft_idx, pos.aft_val, pos.aft_obs_ptr, j, size)
                           for j in range(a0, a1)])  # fmt: skip
-        v = torch_outputs(net, rows_, [[0]] * (a1 - a0))[0] / 0.2
+        v = torch_values(net, rows_) / 0.2
         pi = pos.pi[pos.legal_ptr[i] : pos.legal_ptr[i + 1]]
         after.append(-np.sum(pi * (v - np.logaddexp.reduce(v))))
     assert parts["value"] == pytest.approx(value, rel=1e-4)
-    assert parts["policy"] == pytest.approx(float(np.mean(policy)), rel=1e-4)
     assert parts["afterstate"] == pytest.approx(float(np.mean(after)), rel=1e-4)
-    total = 0.3 * parts["policy"] + 0.7 * parts["value"] + 2.0 * parts["afterstate"]
+    total = 0.7 * parts["value"] + 2.0 * parts["afterstate"]
     assert float(loss.detach()) == pytest.approx(total, rel=1e-4)
     assert set(parts) == set(LOSS_PARTS)
-    _, head_off = losses(net, pos, LossWeights(afterstate_weight=0.0))
-    assert head_off["policy"] == 0.0 and head_off["afterstate"] == 0.0
-    assert head_off["value"] == pytest.approx(float(np.mean((values - pos.target) ** 2)), rel=1e-4)
+    _, value_only = losses(net, pos, LossWeights(afterstate_weight=0.0))
+    assert value_only["afterstate"] == 0.0 and value_only["loss"] == value_only["value"]
+    assert value_only["value"] == pytest.approx(
+        float(np.mean((values - pos.target) ** 2)), rel=1e-4
+    )
 
 
 def test_an_old_model_without_the_input_scale_loads(

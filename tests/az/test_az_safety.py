@@ -25,11 +25,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # tests/: fresh_python, also when run as a script
 import fresh_python  # noqa: E402
 
-SETTINGS = (3, 2, 1, 12, 1, 1.0, 0.1, 0, 1, 1)
-"""A cheap search moving by the policy head (the last field: 0; 1 moves by the afterstate
-values, what the shared-search scenarios also run)."""
-AFTERSTATE = (2, 1, 1, 6, 1, 1.0, 0.1, 1, 1, 1)
-ARGMAX = (2, 2, 2, 12, 1, 0.0, 0.1, 1, 1, 1)
+SETTINGS = (3, 2, 1, 12, 1, 1.0, 0.1, -1.0)
+"""A cheap search (the core's tuple: k, r, depth, max_depth, leaves, rollout_temp, tau,
+opponent_temp)."""
+AFTERSTATE = (2, 1, 1, 6, 1, 1.0, 0.1, -1.0)
+ARGMAX = (2, 2, 2, 12, 1, 0.0, 0.1, -1.0)
 """Afterstate values with argmax rollouts: the rollouts' incremental first layer from each
 seat's last move (azsearch.c; the sanitizer build checks every such sum against the full one)."""
 KD_STUDY = "harmony+middle_kingdom+must_place"
@@ -53,7 +53,7 @@ def spec(game: str, players: int) -> Any:
 def net_of(game_spec: Any, h1: int = 8, h2: int = 4, seed: int = 0) -> Any:
     """A core Net of the game's sizes with random weights (learn.h's order and count)."""
     i, a = game_spec.observation_size, game_spec.num_actions
-    size = i * h1 + h1 + h1 * h2 + h2 + h2 + 1 + a * h2 + a
+    size = i * h1 + h1 + h1 * h2 + h2 + h2 + 1
     w = np.random.default_rng(seed).normal(0.0, 0.3, size).astype(np.float32)
     return native().Net(i, h1, h2, a, w)
 
@@ -123,13 +123,13 @@ def net_lifecycle() -> None:
     core = native()
     mr = spec("moonriver", 2)
     i, a = mr.observation_size, mr.num_actions
-    size = i * 8 + 8 + 8 * 4 + 4 + 4 + 1 + a * 4 + a
+    size = i * 8 + 8 + 8 * 4 + 4 + 4 + 1
     good = np.random.default_rng(1).normal(0, 0.3, size).astype(np.float32)
     state = state_of(mr, 1)._core
     obs = np.zeros(i, np.float32)
     blank = core.Net.__new__(core.Net)
     for attempt in range(2):  # before __init__, then after a failed one
-        raises(RuntimeError, "Net is not initialised", blank.evaluate, obs, [0])
+        raises(RuntimeError, "Net is not initialised", blank.evaluate, obs)
         raises(RuntimeError, "Net is not initialised", lambda: blank.sizes)
         raises(
             RuntimeError, "Net is not initialised", core.az_search, state, blank, SETTINGS, 0, False
@@ -171,23 +171,19 @@ def net_lifecycle() -> None:
         except (TypeError, ValueError, BufferError):
             continue
         raise AssertionError(f"Net accepted weights of type {type(buffer).__name__}")
+    # the weights of a network with the removed policy head (a x 4 + a more) are refused
+    with_head = np.concatenate([good, np.zeros(a * 4 + a, np.float32)])
+    raises(ValueError, "weights", core.Net, i, 8, 4, a, with_head)
     net = core.Net(i, 8, 4, a, good)
-    value, logits = net.evaluate(obs, [0, 1, a - 1])
-    assert -1.0 <= value <= 1.0 and len(logits) == 3
-    for legal in ([-1], [a], [2**40], [0] * 8193):  # learn.h's LR_MAX_LEGAL is 8192
-        try:
-            net.evaluate(obs, legal)
-        except (ValueError, OverflowError):
-            continue
-        raise AssertionError(f"evaluate accepted legal {legal[:3]}...")
+    value = net.evaluate(obs)
+    assert isinstance(value, float) and -1.0 <= value <= 1.0
     for o in (obs[:-1], np.zeros(i + 1, np.float32), obs.astype(np.float64), "obs"):
         try:
-            net.evaluate(o, [0])
+            net.evaluate(o)
         except (TypeError, ValueError, BufferError):
             continue
         raise AssertionError("evaluate accepted a wrong observation buffer")
-    want = net.evaluate(obs, [0, 1, 2])
-    assert net.evaluate(obs, shrinking([0, 1, 2])) == want
+    raises(TypeError, "", net.evaluate, obs, [0])  # the legal actions went with the head
 
 
 def bad_teacher_weights() -> None:
@@ -232,14 +228,11 @@ def bad_teacher_weights() -> None:
 def shared_search(game: str, players: int, searches: int = 150) -> None:
     """Two threads search one state object with one Net while a third plays random moves on
     that state (and starts it again when it ends) and a fourth plays self-play games with the
-    same Net: no crash, and every move a search returns is legal in the position it read
-    (Kingdomino's argmax searches and afterstate self-play average the eight views of its
-    kingdoms at the leaves and four for each move: ``symmetries = 8, move_symmetries = 4``;
-    a quarter of the searches sample the other seats' rollout moves, ``opponent_temp = 1``)."""
+    same Net: no crash, and every move a search returns is legal in the position it read (a
+    quarter of the searches sample the other seats' rollout moves, ``opponent_temp = 1``)."""
     core = native()
-    views = (8, 4) if game == "kingdomino" else (1, 1)  # symmetries, move_symmetries
-    argmax, afterstate = (*ARGMAX[:8], *views), (*AFTERSTATE[:8], *views)
-    sampled_others = (*argmax, 1.0)  # the deciding seat's argmax, the others' moves sampled
+    argmax, afterstate = ARGMAX, AFTERSTATE
+    sampled_others = (*argmax[:7], 1.0)  # the deciding seat's argmax, the others' moves sampled
     gs = spec(game, players)
     net = net_of(gs)
     ns = state_of(gs, 1)
@@ -283,9 +276,8 @@ def shared_search(game: str, players: int, searches: int = 150) -> None:
     def selfplay() -> None:
         for seed in range(4):
             settings = afterstate if seed >= 2 else SETTINGS
-            share = 0.3 if seed == 3 else 1.0  # 3: a share of the decisions searched
             out = core.az_selfplay(
-                ns._core, net, 1, seed, settings, False, 2, 0.5, 0.8, 0.5, None, False, 0.0, share
+                ns._core, net, 1, seed, settings, False, 2, 0.5, 0.8, 0.5, None, False, 0.0
             )
             assert out["positions"] > 0 and len(out["aft_obs_off"]) > 0
 

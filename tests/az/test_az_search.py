@@ -1,7 +1,6 @@
-"""The search in the core (azsearch.c, ``_native.az_search``) on both games and with both
-move policies (the policy head; the afterstate values): a legal move, the prior and pi as
-distributions (pi on the k candidates only), the raw policy at k = 0, determinism, the
-caller's state untouched, and named refusals."""
+"""The search in the core (azsearch.c, ``_native.az_search``) on both games: a legal move, the
+prior (the afterstate values) and pi as distributions (pi on the k candidates only), the raw
+policy at k = 0, determinism, the caller's state untouched, and named refusals."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from az_models import FAST, POLICIES, SPECS, midgame, native_state, random_net, turned
+from az_models import FAST, SPECS, midgame, native_state, random_net
 
 from agents.az import SearchSettings, native_search
 from moonriver_env.family.native import native
@@ -29,16 +28,15 @@ def busy(key: str, seed: int) -> object:
     return ns
 
 
-@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("key", SPECS)
-def test_search_results_are_consistent(key: str, policy: str, nets: dict[str, object]) -> None:
+def test_search_results_are_consistent(key: str, nets: dict[str, object]) -> None:
     """The move is legal; the prior and pi sum to 1; pi is 0 outside the k candidates (the
     k best by the prior), the move is the candidate with the best Q; evaluations were spent
     on the rollouts."""
     for seed in range(3):
         ns = busy(key, seed)
         for k in (1, 3, 5):
-            settings = SearchSettings(k=k, r=2, depth=1, max_depth=8, policy=policy)
+            settings = SearchSettings(k=k, r=2, depth=1, max_depth=8)
             res = native_search(nets[key], ns._core, settings, seed)
             legal = ns.legal_action_list()
             assert list(res.legal) == legal and res.action in legal
@@ -58,8 +56,8 @@ def test_search_results_are_consistent(key: str, policy: str, nets: dict[str, ob
 @pytest.mark.parametrize("key", SPECS)
 def test_opponent_temp_moves_the_other_seats_only(key: str, nets: dict[str, object]) -> None:
     """``opponent_temp``: the rollouts' moves of the other seats sampled at that temperature,
-    the deciding seat's at ``rollout_temp``. Set to ``rollout_temp`` (or negative, the default,
-    or left out of the core's tuple) the search is the one without it; another temperature
+    the deciding seat's at ``rollout_temp``. Set to ``rollout_temp`` (or negative, the default)
+    the search is the one without it; another temperature
     changes the Qs; sampled opponents with the deciding seat's argmax are neither the all-argmax
     nor the all-sampled search (each seat moves in these rollouts)."""
     net = nets[key]
@@ -71,65 +69,32 @@ def test_opponent_temp_moves_the_other_seats_only(key: str, nets: dict[str, obje
             q[temp] = native_search(net, ns._core, base, 7).q
             assert native_search(net, ns._core, replace(base, opponent_temp=temp), 7).q == q[temp]
             assert native_search(net, ns._core, replace(base, opponent_temp=-0.5), 7).q == q[temp]
-            short = native.az_search(ns._core, net, base.as_tuple()[:10], 7, False)
-            assert short[3] == q[temp]  # the core's default: rollout_temp's
         mixed = SearchSettings(k=4, r=3, depth=6, max_depth=24, rollout_temp=0.0, opponent_temp=1.0)
         got = native_search(net, ns._core, mixed, 7).q
         assert got != q[0.0] and got != q[1.0], (got, q)
         assert native_search(net, ns._core, mixed, 7).q == got  # seeded: the same again
 
 
-@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("key", SPECS)
-def test_k0_plays_the_priors_argmax(key: str, policy: str, nets: dict[str, object]) -> None:
+def test_k0_plays_the_priors_argmax(key: str, nets: dict[str, object]) -> None:
     """Without candidates (or determinizations) the search is the raw policy: its argmax,
-    pi = prior, Q the root's value; one evaluation with the policy head, one more per legal
-    move with the afterstate values (no move ends the game this early)."""
+    pi = prior, Q the root's value; one evaluation for the root, one more per legal move (its
+    afterstate; no move ends the game this early)."""
     for seed in range(4):
         ns = busy(key, seed)
         count = len(ns.legal_action_list())
-        for settings in (
-            SearchSettings(k=0, policy=policy),
-            SearchSettings(k=4, r=0, policy=policy),
-        ):
+        for settings in (SearchSettings(k=0), SearchSettings(k=4, r=0)):
             res = native_search(nets[key], ns._core, settings, seed)
             assert res.action == res.legal[int(np.argmax(res.prior))]
             assert res.pi == res.prior and res.q == (res.value,) * count
-            assert res.evals == (1 if policy == "head" else 1 + count)
+            assert res.evals == 1 + count
 
 
-@pytest.mark.parametrize("key", SPECS)
-def test_the_policy_setting_reaches_the_core(key: str, nets: dict[str, object]) -> None:
-    """``policy`` picks where the moves come from: the two priors differ, the head's does
-    not depend on the seed (no determinization), and an afterstate search's rollouts spend an
-    evaluation per legal move at each of their decisions (many more than the head's)."""
-    ns = busy(key, 1)
-    head = [
-        native_search(nets[key], ns._core, SearchSettings(k=0, policy="head"), s) for s in (0, 1)
-    ]
-    after = native_search(nets[key], ns._core, SearchSettings(k=0), 0)
-    assert head[0].prior == head[1].prior and head[0].value == after.value
-    assert not np.allclose(head[0].prior, after.prior, atol=1e-3)
-    evals = {
-        p: native_search(nets[key], ns._core, replace(FAST, max_depth=6, policy=p), 3).evals
-        for p in POLICIES
-    }
-    assert evals["afterstate"] > 2 * evals["head"], evals
-    assert SearchSettings(policy="head").as_tuple()[7] == native.AZ_POLICY_HEAD
-    assert SearchSettings().as_tuple()[7] == native.AZ_POLICY_AFTERSTATE
-    assert SearchSettings().as_tuple() == (
-        6,
-        4,
-        4,
-        48,
-        1,
-        0.0,
-        0.1,
-        1,
-        1,
-        1,
-        -1.0,
-    )  # argmax rollouts
+def test_the_core_reads_the_settings_in_their_order() -> None:
+    """The core's settings tuple is the fields in order (its parser reads them by place)."""
+    assert SearchSettings().as_tuple() == (6, 4, 4, 48, 1, 0.0, 0.1, -1.0)
+    assert SearchSettings(k=2, r=3, depth=5, max_depth=7, leaves=2, rollout_temp=0.5, tau=0.2,
+                          opponent_temp=1.5).as_tuple() == (2, 3, 5, 7, 2, 0.5, 0.2, 1.5)  # fmt: skip
 
 
 @pytest.mark.parametrize("rollout_temp", (0.0, 1.0))
@@ -160,65 +125,6 @@ def test_leaves_average_the_values_along_each_rollout(
     assert native_search(nets[key], ns._core, replace(far, leaves=4), 5).q == q1
 
 
-def test_symmetries_average_the_turned_kingdoms(nets: dict[str, object]) -> None:
-    """Kingdomino's values with ``symmetries = 8`` are the means over the eight views of the
-    kingdoms (turned, mirrored): a game and the same game with its kingdoms turned or mirrored
-    get the same leaf values for their moves (Q with ``max_depth = 0``: each move's afterstate
-    at the leaf, every move a candidate), the same prior (``move_symmetries``: each move's
-    afterstate value) and the same root value, where one view's differ; with 4 views (the
-    quarter turns) the same holds under a quarter turn, not under a mirror."""
-    net = nets["kd4"]
-
-    def values(state: object, views: int) -> np.ndarray:
-        search = SearchSettings(k=32, r=1, depth=0, max_depth=0, symmetries=views)
-        return np.sort(native_search(net, state._core, search, 3).q)
-
-    def prior(state: object, views: int) -> tuple[np.ndarray, float]:
-        """The raw policy's prior (each move's afterstate value in ``move_symmetries`` views)
-        and the root's value (in ``symmetries`` views)."""
-        search = SearchSettings(k=0, symmetries=views, move_symmetries=views)
-        res = native_search(net, state._core, search, 3)
-        return np.sort(res.prior), res.value
-
-    checked, root_gaps = 0, []  # one view's root values of a game and its turned copy
-    for seed in range(12):
-        ns = midgame(SPECS["kd4"], seed, moves=8 + 4 * seed, min_legal=3)
-        if ns is None or len(ns.legal_action_list()) > 32:
-            continue
-        for sym, views in ((1, 4), (3, 4), (2, 8), (4, 8), (7, 8)):
-            other = turned(ns, sym)
-            assert sorted(other.legal_action_list()) != [] and len(
-                other.legal_action_list()
-            ) == len(ns.legal_action_list())
-            assert np.allclose(values(ns, views), values(other, views), atol=1e-5)
-            assert not np.allclose(values(ns, 1), values(other, 1), atol=1e-4)
-            (p, v), (p_other, v_other) = prior(ns, views), prior(other, views)
-            assert np.allclose(p, p_other, atol=1e-5) and v == pytest.approx(v_other, abs=1e-5)
-            (p, v), (p_other, v_other) = prior(ns, 1), prior(other, 1)
-            assert not np.allclose(p, p_other, atol=1e-4)
-            root_gaps.append(abs(v - v_other))
-        assert not np.allclose(values(ns, 4), values(turned(ns, 4), 4), atol=1e-4)
-        for views, moves in ((1, 1), (8, 1), (3, 5)):  # an evaluation per view of each value
-            raw = SearchSettings(k=0, symmetries=views, move_symmetries=moves)
-            count = len(ns.legal_action_list())
-            assert native_search(net, ns._core, raw, 3).evals == views + moves * count
-        checked += 1
-    assert checked >= 4 and max(root_gaps) > 1e-3
-
-
-def test_symmetries_beyond_the_games_are_refused(nets: dict[str, object]) -> None:
-    """Moon River's observation has no symmetry the search uses: more than one view is
-    refused by the search and by self-play, naming the setting."""
-    ns = busy("mr2", 0)
-    for views in ({"symmetries": 2}, {"move_symmetries": 3}):
-        settings = replace(FAST, **views).as_tuple()
-        text = r"settings: symmetries \d and move_symmetries \d, but this game's .* has 1"
-        with pytest.raises(ValueError, match=text):
-            native.az_search(ns._core, nets["mr2"], settings, 0, False)
-        with pytest.raises(ValueError, match=text):
-            native.az_selfplay(ns._core, nets["mr2"], 1, 0, settings, False, 0, 0.5, 1.0, 0.0, None)
-
-
 @pytest.mark.parametrize("key", SPECS)
 def test_the_afterstate_prior_sharpens_as_tau_falls(key: str, nets: dict[str, object]) -> None:
     """The afterstate prior is softmax(value / tau): on the same determinization (same seed),
@@ -233,7 +139,7 @@ def test_the_afterstate_prior_sharpens_as_tau_falls(key: str, nets: dict[str, ob
 @pytest.mark.parametrize("key", SPECS)
 def test_sampling_draws_from_the_prior(key: str, nets: dict[str, object]) -> None:
     ns = busy(key, 1)
-    settings = SearchSettings(k=0, policy="head")
+    settings = SearchSettings(k=0)
     res = [native_search(nets[key], ns._core, settings, s, True) for s in range(60)]
     assert len({r.action for r in res}) > 1
     assert {r.action for r in res} <= set(ns.legal_action_list())
@@ -245,13 +151,13 @@ def test_same_seed_same_search_and_the_state_is_unchanged(
 ) -> None:
     ns = busy(key, 2)
     record = bytes(ns._core.record())
-    for settings in (SETTINGS, replace(FAST, max_depth=6, policy="head").as_tuple()):
+    for settings in (SETTINGS, replace(FAST, max_depth=6, rollout_temp=0.0).as_tuple()):
         a = native.az_search(ns._core, nets[key], settings, 77, False)
         b = native.az_search(ns._core, nets[key], settings, 77, False)
         assert a == b
     assert bytes(ns._core.record()) == record  # the search played on copies
     others = {
-        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1, 1.0, 0.1, 0, 1, 1), s, False)[3]
+        native.az_search(ns._core, nets[key], (5, 3, 1, 12, 1, 1.0, 0.1, -1.0), s, False)[3]
         for s in range(6)
     }
     assert len(others) > 1  # the seed drives the determinizations and the rollouts
@@ -270,25 +176,21 @@ def test_a_finished_game_is_refused(key: str, nets: dict[str, object]) -> None:
 
 @pytest.mark.parametrize(
     "settings",
-    [(-1, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1), (33, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1),
-     (3, -1, 1, 12, 1, 1.0, 0.1, 1, 1, 1), (3, 5000, 1, 12, 1, 1.0, 0.1, 1, 1, 1),
-     (3, 2, -1, 12, 1, 1.0, 0.1, 1, 1, 1), (3, 2, 1, -1, 1, 1.0, 0.1, 1, 1, 1),
-     (3, 2, 1, 12, 0, 1.0, 0.1, 1, 1, 1), (3, 2, 1, 12, 65, 1.0, 0.1, 1, 1, 1),
-     (3, 2, 1, 12, 1, -0.5, 0.1, 1, 1, 1), (3, 2, 1, 12, 1, float("nan"), 0.1, 1, 1, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.0, 1, 1, 1), (3, 2, 1, 12, 1, 1.0, float("inf"), 0, 1, 1),
-     (2**40, 2, 1, 12, 1, 1.0, 0.1, 0, 1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2, 1, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.1, -1, 1, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 2**40, 1, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 0, 1), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 9, 1),
-     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 0), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 9),
-     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1, float("nan")), (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1, 101.0),
-     (3, 2, 1, 12, 1, 1.0, 0.1, 1, 1, 1, float("inf"))],
+    [(-1, 2, 1, 12, 1, 1.0, 0.1, -1.0), (33, 2, 1, 12, 1, 1.0, 0.1, -1.0),
+     (3, -1, 1, 12, 1, 1.0, 0.1, -1.0), (3, 5000, 1, 12, 1, 1.0, 0.1, -1.0),
+     (3, 2, -1, 12, 1, 1.0, 0.1, -1.0), (3, 2, 1, -1, 1, 1.0, 0.1, -1.0),
+     (3, 2, 1, 12, 0, 1.0, 0.1, -1.0), (3, 2, 1, 12, 65, 1.0, 0.1, -1.0),
+     (3, 2, 1, 12, 1, -0.5, 0.1, -1.0), (3, 2, 1, 12, 1, float("nan"), 0.1, -1.0),
+     (3, 2, 1, 12, 1, 1.0, 0.0, -1.0), (3, 2, 1, 12, 1, 1.0, float("inf"), -1.0),
+     (2**40, 2, 1, 12, 1, 1.0, 0.1, -1.0), (3, 2, 1, 12, 1, 1.0, 0.1, float("nan")),
+     (3, 2, 1, 12, 1, 1.0, 0.1, 101.0), (3, 2, 1, 12, 1, 1.0, 0.1, float("inf"))],
 )  # fmt: skip
 def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, object]) -> None:
     ns = busy("mr2", 0)
     with pytest.raises(
         ValueError,
-        match=r"settings: k 0\.\.32, r 0\.\.4096.*leaves 1\.\.64.*policy 0 .* or 1.*"
-        r"symmetries and move_symmetries 1\.\.8, opponent_temp up to 100",
+        match=r"settings: k 0\.\.32, r 0\.\.4096.*leaves 1\.\.64.*tau > 0.*"
+        r"opponent_temp up to 100",
     ):
         native.az_search(ns._core, nets["mr2"], settings, 0, False)
 
@@ -296,17 +198,28 @@ def test_settings_out_of_range_are_refused(settings: tuple, nets: dict[str, obje
 def test_settings_are_checked_by_name_in_python() -> None:
     for name, value in (("k", -1), ("k", 33), ("r", 1.5), ("depth", True), ("tau", 0.0),
                         ("rollout_temp", "1"), ("max_depth", -2), ("leaves", 0),
-                        ("leaves", 65), ("leaves", 2.0), ("symmetries", 0),
-                        ("symmetries", 9), ("symmetries", 2.0), ("move_symmetries", 0),
-                        ("move_symmetries", 9), ("opponent_temp", -1.5),
+                        ("leaves", 65), ("leaves", 2.0), ("opponent_temp", -1.5),
                         ("opponent_temp", 101.0), ("opponent_temp", "1"),
                         ("opponent_temp", float("nan"))):  # fmt: skip
         with pytest.raises(ValueError, match=rf"^{name}: expected"):
             SearchSettings(**{name: value})
-    with pytest.raises(ValueError, match=r"^policy: expected one of \['head', 'afterstate'\]"):
-        SearchSettings(policy="tree")
     with pytest.raises(ValueError, match=r"unknown settings \['sims'\]"):
         SearchSettings.from_mapping({"sims": 4})
+
+
+def test_retired_settings_load_at_their_value_and_are_refused_at_another() -> None:
+    """A model file's ``policy``, ``symmetries`` and ``move_symmetries`` (settings the search
+    no longer has): at the value it always plays, read past (the same settings as without
+    them); at any other, a ``ValueError`` naming the setting; not fields any more."""
+    own = {"k": 5, "rollout_temp": 0.5}
+    at_value = {"policy": "afterstate", "symmetries": 1, "move_symmetries": 1}
+    assert SearchSettings.from_mapping({**own, **at_value}) == SearchSettings(k=5, rollout_temp=0.5)
+    for name, value in (("policy", "head"), ("symmetries", 8), ("move_symmetries", 2),
+                        ("symmetries", True), ("policy", 1)):  # fmt: skip
+        with pytest.raises(ValueError, match=rf"^{name}: the search no longer has this setting"):
+            SearchSettings.from_mapping({**own, name: value})
+        with pytest.raises(TypeError):
+            SearchSettings(**{name: value})
 
 
 def test_a_net_of_another_game_is_refused(nets: dict[str, object]) -> None:
@@ -336,12 +249,15 @@ def test_wrong_types_are_refused(nets: dict[str, object]) -> None:
         ("net: expected a Net", (ns._core, None, SETTINGS, 0, False)),
         ("settings: expected a tuple", (ns._core, net, (1, 2, 3), 0, False)),
         ("settings: expected a tuple", (ns._core, net, ("a", *SETTINGS[1:]), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, SETTINGS[:9], 0, False)),  # one short
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], "head", 1, 1), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:8], 8.0, 1), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:9], "8"), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:10], "1"), 0, False)),
-        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:11], 1.0), 0, False)),
+        ("settings: expected a tuple", (ns._core, net, SETTINGS[:7], 0, False)),  # one short
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS, 1.0), 0, False)),  # one more
+        (
+            "settings: expected a tuple",
+            (ns._core, net, (*SETTINGS[:4], 1.0, *SETTINGS[5:]), 0, False),
+        ),  # fmt: skip
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], "1"), 0, False)),
+        # the tuple before the policy, symmetries and move_symmetries were removed
+        ("settings: expected a tuple", (ns._core, net, (*SETTINGS[:7], 1, 1, 1, -1.0), 0, False)),
         ("settings: expected a tuple .* got list", (ns._core, net, list(SETTINGS), 0, False)),
         ("settings: expected a tuple .* got NoneType", (ns._core, net, None, 0, False)),
     ]

@@ -8,6 +8,7 @@ not change the result."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,17 +16,13 @@ import numpy as np
 import pytest
 from az_models import (
     FAST,
-    FAST_HEAD,
-    POLICIES,
     SPECS,
     dense,
     encoder,
     final_points,
-    midgame,
     native_state,
     outcome_of,
     random_net,
-    turned,
 )
 
 from agents.az import SearchSettings
@@ -41,15 +38,13 @@ from training.az.selfplay import (
     play_games,
     play_threads,
     run_job,
-    view_table,
 )
-from training.az.selfplay import turned as turned_positions
 
-SETTINGS = CHEAP = FAST_HEAD.as_tuple()
-"""The search most tests play with: moving by the policy head (an afterstate search costs an
-evaluation per legal move at every decision of its rollouts; its own tests pick it)."""
-RAW_HEAD = SearchSettings(k=0, policy="head").as_tuple()
-"""No search, the policy head's argmax (explore 0): moves Python can recompute from the net."""
+SETTINGS = CHEAP = replace(FAST, max_depth=6, rollout_temp=0.0).as_tuple()
+"""The search most tests play with (an afterstate search costs an evaluation per legal move at
+every decision of its rollouts: short rollouts keep it cheap)."""
+RAW = SearchSettings(k=0).as_tuple()
+"""No search: each move the best afterstate value (explore 0)."""
 
 
 @pytest.fixture(scope="module")
@@ -213,11 +208,9 @@ def td_targets(a: dict[str, np.ndarray], played: list[list[tuple[int, int]]], n:
     return want
 
 
-@pytest.mark.parametrize("policy", ["afterstate", "head"])
 @pytest.mark.parametrize("key", SPECS)
-def test_selfplay_arrays_are_consistent(key: str, policy: str, nets: dict[str, Any]) -> None:
-    settings = POLICIES[policy].as_tuple()
-    out = selfplay(key, nets[key], games=2, afterstates=0.5, settings=settings)
+def test_selfplay_arrays_are_consistent(key: str, nets: dict[str, Any]) -> None:
+    out = selfplay(key, nets[key], games=2, afterstates=0.5, settings=FAST.as_tuple())
     a = check_consistent(SPECS[key], out, 2)
     assert out["evals"] > out["positions"] * (1 + FAST.k)  # the root and a rollout per candidate
     assert np.all(np.abs(a["q"]) <= 1.0) and np.all(np.abs(a["target"]) <= 1.0)
@@ -234,30 +227,50 @@ def test_selfplay_arrays_are_consistent(key: str, policy: str, nets: dict[str, A
 
 @pytest.mark.parametrize("key", SPECS)
 def test_raw_policy_games_replay_on_the_engine(key: str, nets: dict[str, Any]) -> None:
-    """Self-play without search (the policy head's argmax, explore 0) replayed in Python, the
-    moves recomputed from the network: every row checks out (:func:`replay`), the observer is
-    the actor half the time and every other seat otherwise, pi is the policy on the actor's
-    rows, q is the actor's root value (k = 0 in head mode) and the targets are TD(lambda) over
-    each observer's own decisions."""
+    """Self-play without search (each move the best afterstate value, explore 0) replayed in
+    Python: each move is the one that leads to the next row (its observer's observation and
+    legal actions) or, at a game's last row, to the game's outcomes; every row checks out
+    (:func:`replay`), the observer is the actor half the time and every other seat otherwise,
+    on the actor's rows pi is the prior with the move its argmax, q (the chosen afterstate's
+    value, whoever observes) is a value, and the targets are TD(lambda) over each observer's
+    own decisions."""
     spec, net = SPECS[key], nets[key]
     games, seed, lam = 2, 30, 0.6
-    out = selfplay(key, net, games, seed, explore=0, lam=lam, afterstates=1.0,
-                   settings=RAW_HEAD)  # fmt: skip
+    out = selfplay(key, net, games, seed, explore=0, lam=lam, afterstates=1.0, settings=RAW)
     a = check_consistent(spec, out, games)
+    enc, size, n = encoder(spec), spec.observation_size, spec.num_players
+    outcomes = a["outcomes"].reshape(games, n)
+
+    def leads_to(p: int, after: Any) -> bool:
+        """Whether the state ``after`` (the move of row ``p`` played) is row ``p + 1``'s
+        decision, or the end of row ``p``'s game with its outcomes."""
+        while not after.is_terminal and len(after.legal_action_list()) == 1:
+            after.apply(after.legal_action_list()[0])
+        g = int(a["game"][p])
+        if p + 1 == a["seat"].size or a["game"][p + 1] != g:
+            if not after.is_terminal:
+                return False
+            final = after.to_state()
+            return bool(np.allclose(outcomes[g], outcome_of(final.winners(), final_points(final))))
+        lo, hi = a["legal_off"][p + 1], a["legal_off"][p + 2]
+        if after.is_terminal or after.legal_action_list() != a["legal_id"][lo:hi].tolist():
+            return False
+        seen = dense(a["obs_idx"], a["obs_val"], a["obs_off"], p + 1, size)
+        return bool(np.array_equal(enc(after.to_state(), int(a["seat"][p + 1])), seen))
 
     def move_of(p: int, ns: Any, legal: list[int], actor: int) -> int:
-        value, logits = net.evaluate(encoder_of(ns, actor), legal)
-        assert a["q"][p] == np.float32(value)  # the actor's value, whoever observes
+        moves = []
+        for move in legal:
+            after = ns.clone()
+            after.apply(move)
+            if leads_to(p, after):
+                moves.append(move)
+        assert moves, p
         lo, hi = a["legal_off"][p], a["legal_off"][p + 1]
-        if a["seat"][p] == actor:
-            x = np.exp(np.array(logits) - max(logits))
-            assert np.allclose(a["pi"][lo:hi], x / x.sum(), atol=1e-6)
-        return legal[int(np.argmax(logits))]
-
-    enc = encoder(spec)
-
-    def encoder_of(ns: Any, seat: int) -> np.ndarray:
-        return enc(ns.to_state(), seat)
+        assert -1.0 <= a["q"][p] <= 1.0  # the move's afterstate value, whoever observes
+        if a["seat"][p] == actor:  # the prior's argmax is the move played
+            assert legal[int(np.argmax(a["pi"][lo:hi]))] in moves, p
+        return moves[0]
 
     actors, played = replay(spec, a, games, seed, move_of)
     n = spec.num_players
@@ -267,8 +280,10 @@ def test_raw_policy_games_replay_on_the_engine(key: str, nets: dict[str, Any]) -
     aft = np.diff(a["aft_off"]) > 0
     assert np.array_equal(aft, offset == 0)  # afterstates = 1: every actor row, no other
     assert np.allclose(a["target"], td_targets(a, played, n, lam), atol=1e-6)
-    # one root a decision with a choice (keep = 1: each is a row); a forced move is not searched
-    assert out["evals"] == out["positions"] < a["lengths"].sum()
+    # the root and an afterstate per legal move (less those that end the game) a decision with
+    # a choice (keep = 1: each is a row); a forced move is not searched
+    legal = np.diff(a["legal_off"])
+    assert out["positions"] < out["evals"] <= legal.sum() + out["positions"]
 
 
 @pytest.mark.parametrize("key", SPECS)
@@ -289,7 +304,7 @@ def test_afterstate_moves_value_the_chosen_afterstate(key: str, nets: dict[str, 
     for p in rows:
         a0, a1 = a["aft_off"][p], a["aft_off"][p + 1]
         values = [
-            net.evaluate(dense(a["aft_idx"], a["aft_val"], a["aft_obs_off"], i, size), [0])[0]
+            net.evaluate(dense(a["aft_idx"], a["aft_val"], a["aft_obs_off"], i, size))
             for i in range(a0, a1)
         ]  # fmt: skip
         hits += abs(a["q"][p] - max(values)) < 1e-5
@@ -461,65 +476,6 @@ def test_take_and_concatenate_keep_the_afterstates(nets: dict[str, Any]) -> None
     assert np.diff(part.aft_ptr).sum() > 0
 
 
-def test_views_are_the_observations_of_the_turned_kingdoms() -> None:
-    """``view_table`` (the core's ``az_views``): row 0 the identity, each row a permutation of
-    the observation's entries, 8 for Kingdomino and 1 for Moon River; Kingdomino's row ``v``
-    moves a game's observation (every seat's) to the observation of the same game with its
-    kingdoms turned by ``v`` (the Python engine's encoder on the turned game)."""
-    spec = SPECS["kd4"]
-    table = view_table(native_template(spec))
-    size = spec.observation_size
-    assert table.shape == (8, size) and view_table(native_template(SPECS["mr2"])).shape[0] == 1
-    assert np.array_equal(table[0], np.arange(size))
-    assert all(np.array_equal(np.sort(row), np.arange(size)) for row in table)
-    with_features = view_table(native_template(spec), True)  # the features: every view's own
-    assert with_features.shape == (8, size + native.AZ_FEATURES)
-    assert np.array_equal(with_features[:, :size], table)
-    assert np.all(with_features[:, size:] == np.arange(size, size + native.AZ_FEATURES))
-    encode = encoder(spec)
-    for seed in range(3):
-        ns = midgame(spec, seed, moves=12 + 9 * seed)
-        assert ns is not None
-        for seat in range(spec.num_players):
-            x = encode(ns.to_state(), seat)
-            for v in range(1, 8):
-                want = np.zeros_like(x)
-                want[table[v]] = x
-                assert np.array_equal(encode(turned(ns, v).to_state(), seat), want)
-                assert not np.array_equal(want, x)  # the kingdoms are not symmetric yet
-
-
-def test_training_positions_are_seen_in_a_drawn_view(nets: dict[str, Any]) -> None:
-    """``turned`` (``train.symmetries``): each position's observation and its afterstates'
-    moved by one view of the table, drawn (several views among the positions), each row's
-    entries still ascending; every array but the observations' is unchanged."""
-    template = native_template(SPECS["kd4"])
-    table = view_table(template)
-    settings = PlaySettings(SETTINGS, explore=2, lam=0.5, afterstates=1.0)
-    pos = play_games(template, nets["kd4"], 2, 3, settings)
-    out = turned_positions(pos, table, np.random.default_rng(0))
-    out.check()
-    size = SPECS["kd4"].observation_size
-    drawn = set()
-    for i in range(len(pos)):
-        x = dense(pos.obs_idx, pos.obs_val, pos.obs_ptr, i, size)
-        got = dense(out.obs_idx, out.obs_val, out.obs_ptr, i, size)
-        views = [v for v in range(8) if np.array_equal(got[table[v]], x)]
-        assert views, i
-        drawn.add(views[0])
-        for r in range(int(pos.aft_ptr[i]), int(pos.aft_ptr[i + 1])):
-            a = dense(pos.aft_idx, pos.aft_val, pos.aft_obs_ptr, r, size)
-            b = dense(out.aft_idx, out.aft_val, out.aft_obs_ptr, r, size)
-            assert any(np.array_equal(b[table[v]], a) for v in views)
-    assert len(drawn) >= 4
-    for ptr, idx in ((out.obs_ptr, out.obs_idx), (out.aft_obs_ptr, out.aft_idx)):
-        rows = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-        assert np.all((np.diff(idx) > 0) | (np.diff(rows) > 0))  # ascending within each row
-    for k, v in pos.arrays().items():
-        if k not in ("obs_idx", "obs_val", "aft_idx", "aft_val"):
-            assert np.array_equal(out.arrays()[k], v, equal_nan=True), k
-
-
 def test_job_workers_play_what_the_threads_play(
     torch_nets: dict[str, Any], nets: dict[str, Any]
 ) -> None:
@@ -564,7 +520,7 @@ def test_bad_selfplay_arguments_are_refused(nets: dict[str, Any]) -> None:
             nets["kd4"],
             1,
             0,
-            (40, 1, 1, 1, 1, 1.0, 0.1, 1, 1, 1),
+            (40, 1, 1, 1, 1, 1.0, 0.1, -1.0),
             False,
             0,
             0.5,
@@ -574,10 +530,13 @@ def test_bad_selfplay_arguments_are_refused(nets: dict[str, Any]) -> None:
         )
     with pytest.raises(ValueError, match="settings: k 0..32"):
         native.az_selfplay(
-            kd, nets["kd4"], 1, 0, (3, 1, 1, 1, 1, 1.0, 0.1, 2, 1, 1), False, 0, 0.5, 1.0, 0.0, None
+            kd, nets["kd4"], 1, 0, (3, 1, 1, 1, 1, 1.0, 0.0, -1.0), False, 0, 0.5, 1.0, 0.0, None
         )
     with pytest.raises(TypeError, match="settings: expected a tuple"):
         native.az_selfplay(kd, nets["kd4"], 1, 0, SETTINGS[:6], False, 0, 0.5, 1.0, 0.0, None)
+    with pytest.raises(TypeError):  # the search_share after teacher_temp, removed
+        native.az_selfplay(kd, nets["kd4"], 1, 0, SETTINGS, False, 0, 0.5, 1.0, 0.0, None, False,
+                           0.0, 0.5)  # fmt: skip
     with pytest.raises(ValueError):  # 11 weights
         native.az_selfplay(mr, None, 1, 0, SETTINGS, True, 0, 0.5, 1.0, 0.0, [1.0, 2.0])
     for temp in (-0.5, float("nan"), 1001.0):
@@ -633,39 +592,3 @@ def test_job_workers_play_teacher_games_with_the_territory_features() -> None:
     assert int(got.obs_idx.max()) >= spec.observation_size  # the features are there
     for k, v in want.arrays().items():
         assert np.array_equal(v, got.arrays()[k], equal_nan=True), k
-
-
-def test_a_search_share_searches_that_share_and_keeps_every_search(nets: dict[str, Any]) -> None:
-    """``search_share`` below 1 (playout cap randomization): about that share of the decisions
-    are searched, each kept from its actor with its afterstates and the search's pi (a
-    distribution over its legal moves); the other decisions play the raw policy and keep no
-    afterstates. A share of 1 is the search at every decision, as before."""
-    template = native_template(SPECS["mr2"])
-    net = nets["mr2"]
-    full = play_games(template, net, 6, 3, PlaySettings(SETTINGS, explore=4, lam=0.5, keep=0.5))
-    same = play_games(
-        template, net, 6, 3, PlaySettings(SETTINGS, explore=4, lam=0.5, keep=0.5, search_share=1.0)
-    )
-    for k, v in full.arrays().items():
-        assert np.array_equal(v, same.arrays()[k], equal_nan=True), k
-    capped = PlaySettings(SETTINGS, explore=4, lam=0.5, keep=0.5, search_share=0.25)
-    part = play_games(template, net, 6, 3, capped)
-    part.check()
-    again = play_games(template, net, 6, 3, capped)
-    for k, v in part.arrays().items():
-        assert np.array_equal(v, again.arrays()[k], equal_nan=True), k
-    searched = np.flatnonzero(np.diff(part.aft_ptr) > 0)
-    assert 0.12 < searched.size / part.decisions < 0.3  # forced moves are never searched
-    assert part.evals < 0.5 * full.evals and full.aft_ptr[-1] == 0
-    raw = np.setdiff1d(np.arange(len(part)), searched)
-    assert raw.size > 0 and all(np.isnan(part.pi[part.legal_ptr[r]]) for r in raw)  # no target
-    for row in searched:
-        lo, hi = part.legal_ptr[row], part.legal_ptr[row + 1]
-        assert part.aft_ptr[row + 1] - part.aft_ptr[row] == hi - lo  # one per legal move
-        pi = part.pi[lo:hi]
-        assert np.all(np.isfinite(pi)) and abs(float(pi.sum()) - 1.0) < 1e-5
-    for share in (0.0, 1.5, float("nan")):
-        with pytest.raises(ValueError, match="search_share \\(0, 1\\]"):
-            native.az_selfplay(
-                template, net, 1, 0, SETTINGS, False, 0, 0.5, 1.0, 0.0, None, False, 0.0, share
-            )

@@ -12,9 +12,7 @@ run directory after its last checkpoint (``--config`` may then be left out; keys
 and ``[net]`` cannot change). ``--export`` copies a run's ``model.pt`` with its provenance,
 curves and config into a model folder (what ``az`` ships); ``--play KEY=VALUE`` changes a play
 setting of the exported model (the search's ``k``, ``r``, ``depth``, ``max_depth``,
-``leaves``, ``symmetries``, ``move_symmetries``, ``rollout_temp``, ``opponent_temp``,
-``tau``; training is not
-affected) and needs ``--why``: the change and the reason are kept in its provenance
+``leaves``, ``rollout_temp``, ``opponent_temp``, ``tau``; training is not affected) and needs ``--why``: the change and the reason are kept in its provenance
 (``play_settings``), the run's config stays as trained.
 """
 
@@ -32,7 +30,7 @@ from typing import Any
 import torch
 
 from agents.atomic import csv_text
-from agents.az.checkpoint import MODEL_FILE, load_checkpoint
+from agents.az.checkpoint import MODEL_FILE, load_checkpoint, read_blob
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
@@ -47,7 +45,6 @@ from training.common.outputs import OutputError, write_json, write_text
 
 from .evaluate import plot_curve
 from .run import start_run
-from .selfplay import checked_views
 
 
 def play_changes(pairs: Sequence[str]) -> dict[str, int | float]:
@@ -89,7 +86,7 @@ def export(
         run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
     else:
         src, run_dir = source / "model.pt", source
-    net, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
+    _, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
     blob = None
     if play:
         reason = (why or "").strip()
@@ -100,18 +97,14 @@ def export(
             after = SearchSettings.from_mapping({**meta["search"], **play})  # the ranges
         except ValueError as exc:
             raise ValueError(f"--play: {exc}") from None
-        wanted = {k: getattr(after, k) for k in ("symmetries", "move_symmetries")}
-        try:
-            checked_views(net.shape.spec, net.shape.features, wanted)
-        except ValueError as exc:
-            raise ValueError(f"--play: {exc}") from None
         moved = [k for k in play if getattr(before, k) != getattr(after, k)]
         if not moved:
             raise ValueError(f"--play: the model already plays {play} (nothing changes)")
         changed = ", ".join(
             f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in moved
         )
-        blob = {**meta, "state_dict": net.state_dict(), "search": {**meta["search"], **play}}
+        weights = read_blob(src)["state_dict"]  # the file's own, kept whole (its checksum)
+        blob = {**meta, "state_dict": weights, "search": {**meta["search"], **play}}
         note = f"play settings changed at export: {changed} ({reason})"
         earlier = blob["provenance"].get("play_settings")  # a change before: both are kept
         blob["provenance"] = {

@@ -2,6 +2,9 @@
 defaults, every key documented there) <- a config file <- ``--set section.key=value``;
 validated by the shared machinery of :mod:`training.common.config` (the :data:`AZ` schema), so an
 unknown key or a bad value is a :class:`~training.common.config.ConfigError` naming the dotted key.
+A key the pipeline no longer has (:data:`RETIRED_KEYS`) is read past at the one value it now
+always takes (a run's ``config.toml`` written before lists every key) and refused by name at
+any other.
 """
 
 from __future__ import annotations
@@ -11,10 +14,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from agents.az.search import BOUNDS, INTEGER_SETTINGS, MAX_SYMMETRIES, POLICIES, SearchSettings
+from agents.az.search import BOUNDS, INTEGER_SETTINGS, RETIRED, SearchSettings
 from moonriver_env.games import BUILTIN_GAMES, GameSpec
 from training.common import config as checks
-from training.common.config import Check, Config, ConfigError, Schema, check_agent_specs
+from training.common.config import (
+    Check,
+    Config,
+    ConfigError,
+    Schema,
+    check_agent_specs,
+    parse_override,
+    read_toml,
+)
 
 from .selfplay import PlaySettings
 
@@ -52,10 +63,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "hidden2": checks.integer(1, 256),
         "features": checks.flag,
     },
-    "search": {
-        **{name: _search_check(name) for name in BOUNDS},
-        "policy": checks.choice(*POLICIES),
-    },
+    "search": {name: _search_check(name) for name in BOUNDS},
     "selfplay": {
         "games": checks.integer(1, MAX_GAMES),
         "threads": checks.integer(1, 64),
@@ -64,7 +72,6 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "lam": checks.number(0.0, 1.0),
         "keep": checks.number(0.0, 1.0, open_lo=True),
         "afterstates": checks.number(0.0, 1.0),
-        "search_share": checks.number(0.0, 1.0, open_lo=True),
     },
     "warmstart": {
         "games": checks.integer(0, MAX_GAMES),
@@ -88,10 +95,8 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "sample_reuse": checks.number(0.0, open_lo=True),
         "value_weight": checks.number(0.0),
         "outcome_mix": checks.number(0.0, 1.0),
-        "policy_weight": checks.number(0.0),
         "afterstate_weight": checks.number(0.0),
         "overlap": checks.flag,
-        "symmetries": checks.integer(1, MAX_SYMMETRIES),
     },
     "run": {
         "seed": checks.integer(0),
@@ -141,22 +146,6 @@ def _cross_check(cfg: Config) -> None:
         selfplay_settings(cfg)
     except ValueError as exc:
         raise ConfigError(f"search: {exc}") from None
-    sp = cfg["selfplay"]
-    if sp["search_share"] < 1 and (sp["k"] == 0 or sp["r"] == 0):
-        raise ConfigError(
-            "selfplay.search_share: below 1 it is the share of decisions searched, which needs "
-            f"selfplay.k and selfplay.r above 0 (got k = {sp['k']}, r = {sp['r']})"
-        )
-    if cfg["train"]["symmetries"] > 1 and cfg["train"]["policy_weight"] > 0:
-        raise ConfigError(
-            "train.symmetries: a turned position's moves are other actions, which the policy "
-            "head's target does not follow; with train.policy_weight above 0 keep it at 1"
-        )
-    if cfg["search"]["policy"] == "head" and cfg["train"]["policy_weight"] == 0:
-        raise ConfigError(
-            "train.policy_weight: search.policy 'head' plays the policy head, which a "
-            "policy_weight of 0 never trains; set it above 0"
-        )
     if not cfg["eval"]["opponents"] and (cfg["eval"]["every"] or cfg["eval"]["final"]):
         raise ConfigError(
             "eval.opponents: expected at least one opponent (or eval.every = 0 and "
@@ -165,14 +154,62 @@ def _cross_check(cfg: Config) -> None:
     check_agent_specs("eval.opponents", cfg["eval"]["opponents"])
 
 
-AZ = Schema(SCHEMA, DEFAULT_FILE, _cross_check, fixed_on_resume=("env", "net"))
+RETIRED_KEYS: dict[str, Any] = {
+    **{f"search.{name}": value for name, value in RETIRED.items()},
+    "selfplay.search_share": 1.0,
+    "train.policy_weight": 0.0,
+    "train.symmetries": 1,
+}
+"""Keys the pipeline no longer has, each with the one value it now always takes: the policy
+head (``search.policy``, ``train.policy_weight``), the symmetric views (``search.symmetries``,
+``search.move_symmetries``, ``train.symmetries``) and the playout cap
+(``selfplay.search_share``). docs/az-experiments.md keeps what each measured."""
+
+
+def _retired(dotted: str, value: Any, source: str) -> bool:
+    """Whether ``dotted`` is a :data:`RETIRED_KEYS` key at the value it now always takes (so
+    read past); ``ConfigError`` naming it at another value."""
+    if dotted not in RETIRED_KEYS:
+        return False
+    kept = RETIRED_KEYS[dotted]
+    if value == kept and not isinstance(value, bool):
+        return True
+    raise ConfigError(
+        f"{dotted}: removed from the az pipeline (it now always plays {dotted} = {kept!r}; "
+        f"docs/az-experiments.md has what it measured); {source} sets {value!r}: drop the key"
+    )
+
+
+def read_az_toml(path: Path) -> Config:
+    """An az config file (:func:`~training.common.config.read_toml`) without its
+    :data:`RETIRED_KEYS` (``ConfigError`` naming one set to another value)."""
+    doc = read_toml(path)
+    for section, values in doc.items():
+        if isinstance(values, dict):
+            for key in [k for k in values if _retired(f"{section}.{k}", values[k], str(path))]:
+                del values[key]
+    return doc
+
+
+AZ = Schema(SCHEMA, DEFAULT_FILE, _cross_check, fixed_on_resume=("env", "net"), read=read_az_toml)
 """The az pipeline's configs (``python -m training.az``)."""
 
 
 def load_az_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> Config:
     """Defaults <- the file at ``path`` <- ``overrides``, validated (``ConfigError`` naming
     the key)."""
-    return AZ.load(path, overrides)
+    return AZ.load(path, retired_overrides(overrides))
+
+
+def retired_overrides(overrides: Iterable[str]) -> list[str]:
+    """``--set`` overrides without those of :data:`RETIRED_KEYS` at the value they now always
+    take (``ConfigError`` naming one at another value)."""
+    kept = []
+    for item in overrides:
+        section, key, value = parse_override(item)
+        if not _retired(f"{section}.{key}", value, "--set"):
+            kept.append(item)
+    return kept
 
 
 def search_settings(cfg: Config) -> SearchSettings:
@@ -196,6 +233,5 @@ def selfplay_play_settings(cfg: Config) -> PlaySettings:
     :func:`selfplay_settings`)."""
     sp = cfg["selfplay"]
     return PlaySettings(
-        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"],
-        sp["afterstates"], search_share=sp["search_share"],
-    )  # fmt: skip
+        selfplay_settings(cfg).as_tuple(), sp["explore"], sp["lam"], sp["keep"], sp["afterstates"]
+    )

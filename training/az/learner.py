@@ -1,6 +1,7 @@
-"""The learning step: the policy towards the policy target (cross-entropy over the legal
-actions: the search's improved policy, or the teacher's move), the value towards the TD(lambda)
-target (the search's values along the seat's game, ending in its outcome)."""
+"""The learning step: the value towards the TD(lambda) target (the search's values along the
+seat's game, ending in its outcome), and its ranking of each position's moves (the softmax of
+their afterstates' values) towards the policy target (the search's improved policy, or the
+teacher's move)."""
 
 from __future__ import annotations
 
@@ -14,27 +15,25 @@ from typing import Any, TypeVar
 import numpy as np
 import torch
 
-from agents.az.network import AzNet, SparseBatch, sparse_batch
+from agents.az.network import AzNet, sparse_batch
 
 from .replay import ReplayBuffer
-from .selfplay import Positions, turned
+from .selfplay import Positions
 
 T = TypeVar("T")
 U = TypeVar("U")
 
-LOSS_PARTS = ("loss", "policy", "policy_kl", "value", "afterstate")
+LOSS_PARTS = ("loss", "value", "afterstate")
 """What :func:`losses` reports (``progress.csv``'s loss columns)."""
 
 
 @dataclass(frozen=True)
 class LossWeights:
-    """``loss = policy_weight x policy + value_weight x value``; ``outcome_mix``: the value
-    target is ``outcome_mix x z + (1 - outcome_mix) x target`` (1: the outcome alone). With
-    ``policy_weight`` 0 the policy head is not computed (the afterstate search needs none)."""
+    """``loss = value_weight x value + afterstate_weight x afterstate``; ``outcome_mix``: the
+    value target is ``outcome_mix x z + (1 - outcome_mix) x target`` (1: the outcome alone)."""
 
     value_weight: float = 1.0
     outcome_mix: float = 0.0
-    policy_weight: float = 0.0
     afterstate_weight: float = 1.0
     tau: float = 0.1
 
@@ -43,9 +42,8 @@ def loss_weights(cfg: Mapping[str, Any]) -> LossWeights:
     """The loss weights of a config's ``[train]``."""
     t = cfg["train"]
     return LossWeights(
-        t["value_weight"], t["outcome_mix"], t["policy_weight"], t["afterstate_weight"],
-        cfg["search"]["tau"],
-    )  # fmt: skip
+        t["value_weight"], t["outcome_mix"], t["afterstate_weight"], cfg["search"]["tau"]
+    )
 
 
 def steps_for(positions: int, passes: float, batch_size: int) -> int:
@@ -69,7 +67,7 @@ def load_optimizer(optimizer: torch.optim.Optimizer, state: Mapping[str, Any]) -
     state saved before the fused kernel would switch it off)."""
     kept = ("lr", "weight_decay", "fused", "foreach")
     own = [{k: g.get(k) for k in kept} for g in optimizer.param_groups]
-    optimizer.load_state_dict(dict(state))
+    optimizer.load_state_dict(without_policy_head(state, optimizer))
     for g, settings in zip(optimizer.param_groups, own, strict=True):
         g.update(settings)
         for p in g["params"]:  # the fused kernel reads each step count beside its parameter
@@ -78,50 +76,58 @@ def load_optimizer(optimizer: torch.optim.Optimizer, state: Mapping[str, Any]) -
                 st["step"] = st["step"].to(device=p.device, dtype=torch.float32)
 
 
+def without_policy_head(
+    state: Mapping[str, Any], optimizer: torch.optim.Optimizer
+) -> dict[str, Any]:
+    """A saved optimizer state of a network with the policy head (a run begun before it was
+    removed: its two parameters, ``wp.weight`` (actions x hidden2) and ``bp`` (actions), came
+    last) without their entries, so that the run resumes; any other state as it is (one that
+    does not fit is refused by ``load_state_dict``)."""
+    groups, saved = optimizer.param_groups, state.get("param_groups")
+    moments = state.get("state")
+    if not (
+        isinstance(saved, list) and len(saved) == len(groups) == 1 and isinstance(moments, Mapping)
+    ):
+        return dict(state)
+    ids, own = saved[0].get("params"), groups[0]["params"]
+    if not isinstance(ids, list) or len(ids) != len(own) + 2:
+        return dict(state)
+    head = [moments.get(i, {}).get("exp_avg") for i in ids[-2:]]
+    hidden2 = own[-2].shape[-1]  # value.weight: 1 x hidden2
+    if not (
+        all(torch.is_tensor(t) for t in head)
+        and head[0].dim() == 2 and head[0].shape[1] == hidden2
+        and head[1].shape == head[0].shape[:1]
+    ):  # fmt: skip
+        return dict(state)
+    dropped = set(ids[-2:])
+    return {
+        **state,
+        "state": {k: v for k, v in moments.items() if k not in dropped},
+        "param_groups": [{**saved[0], "params": ids[:-2]}],
+    }
+
+
 def losses(net: AzNet, p: Positions, weights: LossWeights) -> tuple[torch.Tensor, dict[str, float]]:
     """The total loss of a batch and its parts (floats, for the logs)."""
     device = next(net.parameters()).device
-    counts = np.diff(p.legal_ptr)
-    batch = sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr), p.legal, counts, device=device)
-    if weights.policy_weight > 0:
-        value, logits = net(batch)
-        policy, entropy = _policy_loss(p, batch, logits, device)
-    else:
-        value = net.value_of(batch)
-        policy = entropy = torch.zeros((), device=device)
+    value = net.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr), device=device))
     z = torch.as_tensor(p.z, device=device)
     target = weights.outcome_mix * z + (1.0 - weights.outcome_mix) * torch.as_tensor(
         p.target, device=device
     )
     v = torch.mean((value - target) ** 2)
-    loss = weights.policy_weight * policy + weights.value_weight * v
+    loss = weights.value_weight * v
     after = torch.zeros((), device=device)
     if weights.afterstate_weight > 0 and int(p.aft_ptr[-1]) > 0:
         after = _afterstate_loss(net, p, weights.tau, device)
         loss = loss + weights.afterstate_weight * after
     parts = {
         "loss": float(loss.detach()),
-        "policy": float(policy.detach()),
-        "policy_kl": float((policy - entropy).detach()),
         "value": float(v.detach()),
         "afterstate": float(after.detach()),
     }
     return loss, parts
-
-
-def _policy_loss(
-    p: Positions, batch: SparseBatch, logits: torch.Tensor, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The policy's cross-entropy with its target and the target's entropy, over the rows
-    that have one (rows seen from another seat than the actor's: pi NaN, none)."""
-    pi = torch.zeros(logits.shape, dtype=torch.float32, device=device)
-    pi[batch.legal_mask] = torch.as_tensor(np.nan_to_num(p.pi, nan=0.0), device=device)
-    has_pi = torch.as_tensor(~np.isnan(p.pi[p.legal_ptr[:-1]]), device=device)
-    rows = has_pi.float().sum().clamp_min(1.0)
-    logp = torch.log_softmax(logits, dim=-1).masked_fill(~batch.legal_mask, 0.0)
-    policy = -((pi * logp).sum(-1) * has_pi).sum() / rows
-    entropy = -((pi * torch.log(pi.clamp_min(1e-12))).sum(-1) * has_pi).sum() / rows
-    return policy, entropy
 
 
 def _afterstate_loss(net: AzNet, p: Positions, tau: float, device: torch.device) -> torch.Tensor:
@@ -131,10 +137,7 @@ def _afterstate_loss(net: AzNet, p: Positions, tau: float, device: torch.device)
     rows = np.flatnonzero(counts)
     starts = p.legal_ptr[rows]
     ids = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts[rows], strict=True)])
-    ones = np.ones(ids.size, dtype=np.int64)
-    batch = sparse_batch(
-        p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr), np.zeros(ids.size, np.int64), ones, device
-    )
+    batch = sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr), device)
     logits = net.value_of(batch) / tau
     group = torch.as_tensor(np.repeat(np.arange(rows.size), counts[rows]), device=device)
     # log-sum-exp within each position: shifted by its own best move, each exp is at most 1
@@ -173,17 +176,13 @@ def train_steps(
     rng: np.random.Generator,
     weights: LossWeights,
     on_step: Callable[[int], object] | None = None,
-    views: np.ndarray | None = None,
 ) -> dict[str, float]:
     """``steps`` gradient steps on batches drawn from ``buffer``; the mean loss parts.
-    ``on_step(1)`` after each step (a progress bar's ``update``); ``views`` (a
-    :func:`~training.az.selfplay.view_table`): each position seen in one of them, drawn."""
+    ``on_step(1)`` after each step (a progress bar's ``update``)."""
     net.train()
     sums = dict.fromkeys(LOSS_PARTS, 0.0)
     for _ in range(steps):
         batch = buffer.sample(rng, batch_size)
-        if views is not None:
-            batch = turned(batch, views, rng)
         loss, parts = losses(net, batch, weights)
         if not math.isfinite(parts["loss"]):
             raise NotFinite(_not_finite("the loss", parts))

@@ -51,6 +51,7 @@ from training.common.run import begin_run, budget_fraction, budget_spent, iterat
 from .config import (
     AZ,
     game_spec,
+    retired_overrides,
     search_settings,
     selfplay_play_settings,
     selfplay_settings,
@@ -72,7 +73,6 @@ from .selfplay import (
     JobWorker,
     PlaySettings,
     Positions,
-    checked_views,
     native_net,
     native_template,
     play_threads,
@@ -94,20 +94,15 @@ PROGRESS_FIELDS = (
 )  # fmt: skip
 
 
-def training_views(cfg: Config) -> np.ndarray | None:
-    """The views each training position is seen in (``train.symmetries``; None: its own);
-    ``ConfigError`` for more views than the game has, there or in ``[search]``."""
-    search, train = cfg["search"], cfg["train"]
-    wanted = {
-        "train.symmetries": train["symmetries"],
-        "search.symmetries": search["symmetries"],
-        "search.move_symmetries": search["move_symmetries"],
-    }
-    try:
-        table = checked_views(game_spec(cfg), cfg["net"]["features"], wanted)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    return None if train["symmetries"] == 1 else table[: train["symmetries"]]
+def progress_columns(path: Path) -> tuple[str, ...]:
+    """The columns of a run's ``progress.csv``: :data:`PROGRESS_FIELDS` for a new file, the
+    file's own header when it has one (a run begun with other columns, such as the policy head's
+    loss, keeps its file's shape: a column it no longer fills stays empty)."""
+    if not path.is_file():
+        return PROGRESS_FIELDS
+    with path.open(encoding="utf-8", errors="replace") as f:
+        header = tuple(f.readline().strip().split(","))
+    return header if "iteration" in header else PROGRESS_FIELDS
 
 
 def net_shape(cfg: Config) -> NetShape:
@@ -177,7 +172,6 @@ class Run:
         self.weights = loss_weights(cfg)
         self.spec = game_spec(cfg)
         self.template = native_template(self.spec)
-        self.views = training_views(cfg)
         self._writer: Any = None
 
     # ---------------------------------------------------------------- checkpoints
@@ -380,8 +374,9 @@ class Run:
 
     def record(self, row: Mapping[str, Any]) -> None:
         path = self.run_dir / "progress.csv"
-        line = {k: row.get(k, "") for k in PROGRESS_FIELDS}
-        append_text(path, csv_text([line], PROGRESS_FIELDS, header=not path.exists()))
+        columns = progress_columns(path)
+        line = {k: row.get(k, "") for k in columns}
+        append_text(path, csv_text([line], columns, header=not path.exists()))
         tb = self.writer()
         for k in LOSS_PARTS:
             if row.get(k, "") != "":  # none when nothing was learned
@@ -441,7 +436,7 @@ class Run:
         rng = np.random.default_rng(derive_seed(self.cfg["run"]["seed"], iteration, 5))
         out = train_steps(
             self.net, self.optimizer, self.buffer, steps, t["batch_size"], rng, self.weights,
-            on_step=on_step, views=self.views,
+            on_step=on_step,
         )  # fmt: skip
         self.train_steps += steps
         out["train_steps"] = steps
@@ -584,8 +579,8 @@ class Run:
         }  # fmt: skip
         self.record(row)
         loss = (
-            f"loss {parts['loss']:.3f} (policy KL {parts['policy_kl']:.3f}, value "
-            f"{parts['value']:.3f})"
+            f"loss {parts['loss']:.3f} (value {parts['value']:.3f}, ranking "
+            f"{parts['afterstate']:.3f})"
             if "loss" in parts
             else "nothing learned yet (the next iteration learns these)"
         )
@@ -678,13 +673,13 @@ def start_run(
                 "or choose another --run-dir"
             )
     with RunLock(rd):
-        cfg = resolve_config(AZ, rd, resume, config, overrides, config_on_resume=True, log=log)
+        sets = retired_overrides(overrides)
+        cfg = resolve_config(AZ, rd, resume, config, sets, config_on_resume=True, log=log)
 
         def prepare(old: Config | None) -> None:
             if old is not None and not latest_checkpoint(rd).is_file():
                 drop_after(rd, -1)  # killed before its first checkpoint: start again
 
-        training_views(cfg)  # refused before a file is written
         # az's log says where a run resumes instead of what its config changes
         begin_run(AZ, rd, cfg, resume, prepare=prepare, log=_quiet)
         run = Run(cfg, rd, cmd, backend, log)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -173,7 +173,7 @@ class PlaySettings:
     first ``explore`` decisions of a game drawn from the improved policy, TD(``lam``),
     ``keep``, the share of decisions recorded (drawn at random in the core), and
     ``afterstates``, the share of the actor's recorded positions that also keep every legal
-    move's afterstate (the value's policy loss reads them); in teacher games ``teacher_temp``
+    move's afterstate (the value's ranking loss reads them); in teacher games ``teacher_temp``
     > 0 makes the policy target the softmax of the teacher's values / ``teacher_temp`` (0: the
     teacher's move)."""
 
@@ -183,7 +183,6 @@ class PlaySettings:
     keep: float = 1.0
     afterstates: float = 0.0
     teacher_temp: float = 0.0
-    search_share: float = 1.0
 
 
 def native_template(spec: GameSpec) -> Any:
@@ -192,52 +191,6 @@ def native_template(spec: GameSpec) -> Any:
         raise RuntimeError("az self-play runs in the native core; it is not built")
     cls = spec.entry.hook("native_state")
     return cls(spec.config(), 0)._core
-
-
-def view_table(template: Any, features: bool = False) -> np.ndarray:
-    """The image of every observation entry in each of the game's views (views x inputs, row
-    0 the identity): the symmetries the search averages (``az_views``; Kingdomino 8 views of
-    its kingdoms, Moon River the identity alone)."""
-    if native is None:
-        raise RuntimeError("az self-play runs in the native core; it is not built")
-    views, data = native.az_views(template, features)
-    return np.frombuffer(data, np.int32).reshape(views, -1)
-
-
-def checked_views(spec: GameSpec, features: bool, wanted: Mapping[str, int]) -> np.ndarray:
-    """``spec``'s :func:`view_table`; ``ValueError`` naming the first of ``wanted`` (a
-    setting's name: the views it asks for) above the game's views."""
-    table = view_table(native_template(spec), features)
-    for key, views in wanted.items():
-        if views > table.shape[0]:
-            raise ValueError(
-                f"{key}: {views}, but {spec.text}'s observation has {table.shape[0]} view(s)"
-            )
-    return table
-
-
-def turned(p: Positions, table: np.ndarray, rng: np.random.Generator) -> Positions:
-    """``p`` with each position seen in a view drawn at random from ``table``'s rows (its
-    afterstates in the same view): the same positions, their kingdoms turned or mirrored. The
-    value targets and the afterstates' ranking stay (the rules are the same in each view); the
-    legal actions and ``pi`` do not follow the turn (a placement is a square and a direction),
-    so the config refuses ``train.symmetries`` with the policy head's loss. Each row's entries
-    stay in ascending order."""
-    views = rng.integers(table.shape[0], size=len(p))
-    obs_idx, obs_val = _mapped(table, views, p.obs_ptr, p.obs_idx, p.obs_val)
-    aft_views = np.repeat(views, np.diff(p.aft_ptr))
-    aft_idx, aft_val = _mapped(table, aft_views, p.aft_obs_ptr, p.aft_idx, p.aft_val)
-    return replace(p, obs_idx=obs_idx, obs_val=obs_val, aft_idx=aft_idx, aft_val=aft_val)
-
-
-def _mapped(
-    table: np.ndarray, views: np.ndarray, ptr: np.ndarray, idx: np.ndarray, val: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """CSR rows' entries through ``table[views[row]]``, re-sorted within each row."""
-    rows = np.repeat(np.arange(views.size), np.diff(ptr))
-    new = table[views[rows], idx]
-    order = np.lexsort((new, rows))
-    return new[order].astype(np.int16), val[order]
 
 
 def native_net(shape: Mapping[str, Any], weights: np.ndarray | bytes) -> Any:
@@ -267,7 +220,6 @@ def play_games(
         template, None if teacher else net, games, seed, settings.search, teacher,
         settings.explore, settings.lam, settings.keep, settings.afterstates,
         None if weights is None else list(weights), features, settings.teacher_temp,
-        settings.search_share,
     )  # fmt: skip
     arrays: dict[str, Any] = {
         "obs_ptr": np.frombuffer(out["obs_off"], np.int64),
