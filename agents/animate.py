@@ -9,9 +9,9 @@ Usage::
 The agents (specs as in :func:`agents.make_agent`, one per seat, the list repeated to fill the
 seats) play one game: the environment reset with ``--seed``, the agent in seat ``s`` reset with
 ``agents.runner.agent_seed(SEED, 0, s)`` (as the play CLI seeds them), so the same command
-makes the same game. The frames are the environment's ``rgb_array`` pictures
-(:func:`moonriver_env.moonriver.render.render_rgb`, with the agents' names on the ranches): one at the
-start, one at the end of each turn (``--every turn``, the default) or every N decisions, and
+makes the same game. The frames are the game's pictures (its registry entry's ``render`` hook,
+Moon River's :func:`moonriver_env.moonriver.render.render_rgb`, the environment's ``rgb_array``
+pictures, with the agents' names on the ranches): one at the start, one at the end of each turn (``--every turn``, the default) or every N decisions, and
 the last one held for two seconds. ``--moves FILE`` also writes the game's move list
 (:mod:`agents.move_list`), so the same game can be replayed in the browser
 (``python -m agents.replay FILE``). The file is written atomically (the suffix picks the
@@ -27,8 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from moonriver_env.games import add_table_arguments, check_table_arguments
-from moonriver_env.moonriver.render import render_rgb
+from moonriver_env.games import add_table_arguments, check_table_arguments, game_entry
 
 from .atomic import atomic_path
 from .move_list import MoveList
@@ -76,15 +75,20 @@ def play_game(
 
 
 def frames(moves: MoveList, every: int | None = None) -> list[np.ndarray]:
-    """The ``rgb_array`` pictures of the game: the start, then after each turn (``every``
-    ``None``: when the acting seat changes) or every ``every`` decisions, and the end."""
+    """The pictures of the game (its ``render`` hook): the start, then after each turn
+    (``every`` ``None``: when the acting seat changes) or every ``every`` decisions, and the
+    end. ``ValueError`` naming the game when it has no pictures."""
+    entry = game_entry(moves.game)
+    render = entry.hook("render")
+    if render is None:
+        raise ValueError(f"game: {entry.title} has no picture to animate (no render hook)")
     shown: list[np.ndarray] = []
     previous = None
     for done, (state, action) in enumerate(moves.states()):  # ``done`` moves made
         seat = state.current_seat
         turn_over = seat != previous if every is None else done % every == 0
         if done == 0 or action is None or turn_over:
-            shown.append(render_rgb(state, seat_names=moves.seats))
+            shown.append(render(state, seat_names=moves.seats))
         previous = seat
     return shown
 

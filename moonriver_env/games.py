@@ -85,7 +85,9 @@ class GameEntry:
             module that registers its OpenSpiel game). ``strongest``: the agent specs seated
             by default (the web app's set-up), strongest first; the first that plays a table
             is seated there (a model agent plays only the tables its models were trained on).
-            Further hooks: ``new_game`` (configuration, ``seed=`` -> a new state),
+            Further hooks: ``new_game`` (configuration, ``seed=`` -> a new state), ``render``
+            (a state's picture for an animation, ``(state, seat_names=)`` -> uint8 RGB
+            ``(H, W, 3)``: :mod:`agents.animate`),
             ``native_state`` (its core's search state class, ``(config, seed=)``), and the
             benchmarks' facts: ``bench_modes`` (the spelled games :mod:`moonriver_env.bench`
             times by default; without it, every player count and mode), ``bench_playouts``

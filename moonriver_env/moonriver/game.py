@@ -67,6 +67,7 @@ ENTRY = register_game(
             "records": "moonriver_env.moonriver.records:RECORDS",
             "play": "moonriver_env.moonriver.play:SCREEN",
             "replay": "moonriver_env.moonriver.replay:REPLAY",
+            "render": "moonriver_env.moonriver.render:render_rgb",
             "board": "moonriver_env.moonriver.board:BOARD",
             "encoder": "moonriver_env.moonriver.encoding:ObservationEncoder",
             "agents": "moonriver_env.moonriver.agents:AGENTS",

@@ -370,3 +370,5 @@ def test_algo_config_maps_the_run_keys() -> None:
     assert config.num_env_runners == 5
     assert set(config.policies) == {LEARNER, "snapshot_0", "snapshot_1"}
     assert config.env_config["opponents"]["snapshot"] == cfg["opponents"]["snapshot"]
+    # the env is the generic one, told the game by its registered name
+    assert config.env is GameMultiAgentEnv and config.env_config["game"] == "moonriver"

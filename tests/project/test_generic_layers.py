@@ -263,3 +263,26 @@ def test_a_game_importing_another_game_fails_also_through_a_shared_path() -> Non
     assert f"{second}.bad_direct:1 imports {first}.rules, which is {names[0]}'s" in found
     assert f"{second}.bad_shared:2 imports moonriver_env.vector, which is {names[0]}'s" in found
     assert not [f for f in found if f.startswith(f"{second}.fine")]
+
+
+TOOLS = ("training.common.ladder", "agents.animate", "training.rllib.train")
+"""Modules over the games that once imported Moon River's own (its ``win_share``, its picture,
+its env's first name): they read those from the family's kit and the registry."""
+
+
+def test_the_tools_over_the_games_import_no_games_package() -> None:
+    """``training.common.ladder`` (``win_share`` from ``family/records.py``), ``agents.animate``
+    (the game's ``render`` hook) and ``training.rllib.train`` (``GameMultiAgentEnv`` with the
+    run's ``game``) import no game's package or public path; a game's import put into one of
+    them is found."""
+    sources = project_sources()
+    aliases = public_paths(sources)
+
+    def games_of(name: str, source: str) -> set[str]:
+        found = {game_of(t) or aliases.get(t) for t, _ in imports(name, source, False)}
+        return {g for g in found if g is not None}
+
+    for name in TOOLS:
+        assert games_of(name, sources[name][0]) == set(), name
+    bad = sources[TOOLS[0]][0] + "\nfrom moonriver_env.moonriver.rules.scoring import win_share\n"
+    assert games_of(TOOLS[0], bad) == {"moonriver"}

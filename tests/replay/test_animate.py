@@ -59,3 +59,16 @@ def test_webp_and_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[st
         main(["--agents", "greedy,random,mc", "-o", str(tmp_path / "x.gif")])
     assert "3 agent specs for 2 agent seat" in capsys.readouterr().err
     assert not (tmp_path / "x.gif").exists()
+
+
+def test_the_pictures_come_from_the_games_render_hook() -> None:
+    """The frames are drawn by the game's registry entry (its ``render`` hook): a game without
+    one is refused by name before any picture is drawn."""
+    from moonriver_env.games import game_entry
+
+    assert game_entry("moonriver").hook("render") is not None
+    assert game_entry("kingdomino").hook("render") is None
+    moves = MoveList(players=4, mode="base", scenario=None, seed=1, seats=("random",) * 4,
+                     actions=(), game="kingdomino")  # fmt: skip
+    with pytest.raises(ValueError, match="^game: Kingdomino has no picture to animate"):
+        frames(moves)

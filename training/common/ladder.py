@@ -53,8 +53,8 @@ from agents.registry import make_agent
 from agents.rllib_agent import CHECKPOINT_META, ModulePolicy, list_checkpoints, load_module
 from agents.runner import GameRunner, GameSetup
 from agents.seeds import agent_seed, derive_seed, game_seed
+from moonriver_env.family.records import win_share
 from moonriver_env.games import DEFAULT_GAME, GameSpec, spec_from_args
-from moonriver_env.moonriver.rules.scoring import win_share
 from training.common.closing import error_bars, style_win_rate_axes
 from training.common.evaluation import format_table, summarize
 from training.common.outputs import (

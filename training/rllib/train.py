@@ -100,9 +100,11 @@ METRICS = (
 
 # -- building ----------------------------------------------------------------------------------
 def env_config(cfg: Config) -> dict[str, Any]:
-    """``MoonRiverMultiAgentEnv``'s ``env_config`` from a run config."""
+    """:class:`~moonriver_env.rllib.GameMultiAgentEnv`'s ``env_config`` from a run config: the
+    game by its registered name (``game``), its arguments, the opponents."""
     env, opp = cfg["env"], cfg["opponents"]
     return {
+        "game": GameSpec.from_section(env).game,
         **GameSetup.from_config(env).env_kwargs(),
         "illegal_penalty": env["illegal_penalty"],
         "opponents": {role: opp[role] for role in ROLES},
@@ -117,21 +119,19 @@ def algo_config(cfg: Config, iteration: int = 0) -> Any:
 
     from moonriver_env.rllib import (
         LEARNER,
-        MoonRiverMultiAgentEnv,
+        GameMultiAgentEnv,
         module_for_agent,
         rl_module_spec,
     )
 
     run, ppo, model = cfg["run"], cfg["ppo"], cfg["model"]
     env_cfg = env_config(cfg)
-    spec = rl_module_spec(
-        MoonRiverMultiAgentEnv(env_cfg), tuple(model["hidden"]), model["activation"]
-    )
+    spec = rl_module_spec(GameMultiAgentEnv(env_cfg), tuple(model["hidden"]), model["activation"])
     return (
         PPOConfig()
-        # The env pre-check steps one unmasked random action; MoonRiverMultiAgentEnv answers an
+        # The env pre-check steps one unmasked random action; GameMultiAgentEnv answers an
         # illegal action by ending the game with the penalty, silently, so the check stays on.
-        .environment(MoonRiverMultiAgentEnv, env_config=env_cfg)
+        .environment(GameMultiAgentEnv, env_config=env_cfg)
         .env_runners(
             num_env_runners=run["num_env_runners"],
             num_envs_per_env_runner=run["envs_per_env_runner"],
