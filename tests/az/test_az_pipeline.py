@@ -27,7 +27,7 @@ from az_models import (
 )
 
 from agents.az import AzAgent, AzNet, CheckpointError, load_checkpoint
-from agents.az.checkpoint import save_checkpoint
+from agents.az.checkpoint import save_checkpoint, weights_digest
 from training.az.cli import export
 from training.az.cli import main as az_main
 from training.az.config import load_az_config
@@ -713,6 +713,53 @@ def test_an_old_model_without_the_input_scale_loads(
     run = Run(load_az_config(rd / "config.toml"), rd, "test", log=quiet)
     assert run.restore() and run.iteration == 2
     assert torch.equal(run.net.input_scale, torch.ones(run.shape.inputs))
+
+
+def test_a_run_begun_with_the_policy_head_resumes(mr_run: Path, tmp_path: Path) -> None:
+    """A run made while the network had its policy head (its checkpoint's weights and optimizer
+    state with the head's two parameters last, its config.toml with the removed keys at their
+    values, its progress.csv with the head's loss columns) resumes: the head is read past, the
+    optimizer keeps every other moment, and the new rows keep the file's columns."""
+    rd = tmp_path / "run"
+    shutil.copytree(mr_run, rd)
+    latest = rd / "checkpoints" / "latest.pt"
+    blob = torch.load(latest, weights_only=True)
+    net = load_checkpoint(latest)[0]
+    a, h2 = net.shape.actions, net.shape.hidden2
+    blob["state_dict"] = {
+        **blob["state_dict"],
+        "wp.weight": torch.randn(a, h2),
+        "bp": torch.zeros(a),
+    }
+    blob["provenance"]["weights_sha256"] = weights_digest(blob["state_dict"])
+    opt = blob["optimizer"]
+    ids = opt["param_groups"][0]["params"]
+    step = opt["state"][ids[0]]["step"]
+    for i, shape in ((len(ids), (a, h2)), (len(ids) + 1, (a,))):
+        opt["state"][i] = {"step": step.clone(), "exp_avg": torch.ones(shape),
+                           "exp_avg_sq": torch.ones(shape)}  # fmt: skip
+    opt["param_groups"][0]["params"] = [*ids, len(ids), len(ids) + 1]
+    torch.save(blob, latest)
+    moments = {k: v["exp_avg"].clone() for k, v in opt["state"].items() if k in ids}
+    config = (rd / "config.toml").read_text()
+    (rd / "config.toml").write_text(
+        config.replace("[train]\n", "[train]\npolicy_weight = 0.0\nsymmetries = 1\n").replace(
+            "[search]\n", '[search]\npolicy = "afterstate"\nsymmetries = 1\nmove_symmetries = 1\n'
+        )
+    )
+    progress = (rd / "progress.csv").read_text().splitlines()
+    old = [progress[0].replace(",loss,", ",loss,policy,policy_kl,")]
+    old += [",".join(r.split(",")[:7] + ["", ""] + r.split(",")[7:]) for r in progress[1:]]
+    (rd / "progress.csv").write_text("\n".join(old) + "\n")
+    run = Run(load_az_config(rd / "config.toml"), rd, "test", log=quiet)
+    assert run.restore() and run.iteration == 2
+    state = run.optimizer.state_dict()["state"]
+    assert len(state) == len(ids) and all(torch.equal(state[k]["exp_avg"], moments[k]) for k in ids)
+    start_run(None, ["run.iterations=3"], rd, resume=True, command="test", log=quiet)
+    after = rows(rd / "progress.csv")
+    assert [int(r["iteration"]) for r in after] == [0, 1, 2, 3]
+    assert after[-1]["policy"] == "" and float(after[-1]["value"]) > 0
+    assert (rd / "progress.csv").read_text().splitlines()[0] == old[0]
 
 
 def test_workers_sets_the_selfplay_threads(
