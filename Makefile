@@ -47,10 +47,10 @@ install-all: $(VENV_STAMP)
 	$(MAKE) install EXTRAS=all
 
 # The main job: the short az run (training/configs/az_short.toml: 6,000 heuristic games played
-# in the native core as the warm start, then self-play in the core until the 10-minute budget
-# is spent; its result depends on how much the machine plays and learns in that budget), then
-# the evaluation of the model it ends with against the baseline ladder (random, greedy,
-# heuristic; 40 games each: table printed, learning_curve.png in the run dir). PPO trains with
+# in the native core as the warm start, then 160 iterations of 512 self-play games in the core:
+# a fixed amount of work, so its model does not hang on the machine's load), then the
+# evaluation of the model it ends with against the baseline ladder (random, greedy, heuristic;
+# 100 games each: table printed, learning_curve.png in the run dir). PPO trains with
 # `python -m training.ppo.ppo` (docs/training.md). `make run FULL=1`: the 2-player recipe
 # (training/configs/az_2p.toml) within a 60-minute budget.
 RUN_STAMP := $(shell date +%Y%m%d-%H%M%S)
