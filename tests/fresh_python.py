@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def as_from_a_terminal() -> None:
+    """A child's ``preexec_fn``: SIGINT back to the system's default, as a shell starts a
+    command. A process inherits an ignored SIGINT (from a test worker or a library that set
+    SIG_IGN), and Python then leaves Ctrl-C ignored; the Ctrl-C tests need the terminal's."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_python(

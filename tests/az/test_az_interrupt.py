@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from az_models import SPECS, native_state, random_net, write_model
+from fresh_python import as_from_a_terminal
 
 from agents.az import SearchSettings
 from moonriver_env.family.native import native
@@ -55,8 +56,9 @@ def interrupt(
     ``said``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "az")]))
     p = subprocess.Popen(
-        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+        cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=as_from_a_terminal,
+    )  # fmt: skip
     lines: list[tuple[float, str, str]] = []
 
     def read(stream: Any, name: str) -> None:
@@ -253,7 +255,11 @@ def test_the_core_catches_sigint_only_while_it_searches(ignored: bool) -> None:
     spec = SPECS["mr2"]
     net = random_net(spec).native()
     state = native_state(spec, 3)._core
-    before = signal.signal(signal.SIGINT, signal.SIG_IGN) if ignored else None
+    # Python's own handler (a terminal's process), or ignored (a worker's), whatever this
+    # test process was left with
+    before = signal.signal(
+        signal.SIGINT, signal.SIG_IGN if ignored else signal.default_int_handler
+    )
     try:
         idle = _sigint_handler()
 
@@ -275,5 +281,4 @@ def test_the_core_catches_sigint_only_while_it_searches(ignored: bool) -> None:
         action, legal = native.az_search(state, net, fast, 1, False)[:2]
         assert action in legal
     finally:
-        if before is not None:
-            signal.signal(signal.SIGINT, before)
+        signal.signal(signal.SIGINT, before)

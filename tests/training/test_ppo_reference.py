@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from fresh_python import as_from_a_terminal
 
 import moonriver_env._native as native
 from agents.networks import sparse_policy as sp
@@ -354,7 +355,7 @@ def _checkpoint_step(path: Path) -> int:
 def _start(argv: list[str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "training.ppo.ppo", *argv], cwd=ROOT, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal,
     )  # fmt: skip
 
 
