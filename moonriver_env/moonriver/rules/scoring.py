@@ -6,10 +6,11 @@ ranches (the rulebook's worked example) without playing a game.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from moonriver_env.family.geometry import Grid, bit_indices
+from moonriver_env.family.records import win_share  # noqa: F401 (ruling R18's shared win: 1/k)
 from moonriver_env.moonriver.rules.components import Landscape, PartnerKind
 
 CORN = int(Landscape.CORNFIELD)
@@ -250,8 +251,3 @@ def rank_winners(scores: Sequence[ScoreBreakdown]) -> list[int]:
     return [i for i, s in enumerate(scores) if s.rank_key == best]
 
 
-def win_share(winners: Collection[int], seat: int) -> float:
-    """``seat``'s share of the win when ``winners`` (seats, :func:`rank_winners`) win:
-    1 for a sole winner, 1/k for each of k winners sharing it (RULES.md section 5, ruling
-    R18), 0 for the others and when there is no winner yet."""
-    return 1.0 / len(winners) if seat in winners else 0.0
