@@ -1,9 +1,11 @@
 """The ``az`` agent: the learned network with its search in the native core (:mod:`.search`).
 
-``az`` plays the shipped model of the game seated in (``agents/checkpoints/az_<game>/model.pt``,
-``<game>`` as :attr:`moonriver_env.games.GameSpec.text` spells it: ``2p_base``,
-``kingdomino_4p_harmony+middle_kingdom+must_place``; a model of another game is refused before
-the first move, naming both games); ``az:path=FILE`` plays a saved model (a training run's
+``az`` plays the shipped model of the table seated at: the table's own where one ships
+(``agents/checkpoints/az_<table>/model.pt``, ``<table>`` as
+:attr:`moonriver_env.games.GameSpec.text` spells it: ``2p_base``,
+``kingdomino_4p_harmony+middle_kingdom+must_place``), else the game's model of every table
+(``agents/checkpoints/az_<game>/model.pt``: ``az_moonriver``, ``az_kingdomino``; :mod:`.tables`).
+A model of another game is refused before the first move, naming both games; ``az:path=FILE`` plays a saved model (a training run's
 ``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
 ``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
 (determinizations), ``depth`` (decisions after the next reveal), ``leaves`` (values averaged
@@ -34,6 +36,7 @@ from .checkpoint import (
     load_checkpoint,
     net_shape,
     read_blob,
+    shipped_model,
     shipped_path,
 )
 from .network import AzNet
@@ -108,11 +111,13 @@ class AzAgent(Agent):
         """The model file for ``config``: the one given, or the game's shipped model."""
         if self.path is not None:
             return self.path
-        game = game_text(config)
-        p = shipped_path(game)
-        if not p.is_file():
+        spec = GameSpec.from_config(config)
+        p = shipped_model(spec)
+        if p is None:
             raise CheckpointError(
-                f"game: no shipped az model for {game} (looked for {p}); give one with az:path=FILE"
+                f"game: no shipped az model for {spec.text} (looked for "
+                f"{shipped_path(spec.text)} and {shipped_path(spec.game)}); give one with "
+                "az:path=FILE"
             )
         return p
 
@@ -129,7 +134,8 @@ class AzAgent(Agent):
         if self.raw:
             settings = replace(settings, k=0)
         native_state = GameSpec.from_config(config).entry.hook("native_state")
-        self._loaded = (key, net, net.native(), settings, native_state)
+        core = net.native(GameSpec.from_config(config) if net.shape.tables else None)
+        self._loaded = (key, net, core, settings, native_state)
         return net, self._loaded[2], settings
 
     @property

@@ -45,9 +45,19 @@ class CheckpointError(ValueError):
 
 
 def shipped_path(game: str) -> Path:
-    """Where the shipped model of a game (its :attr:`GameSpec.text`, ``"2p_base"``) lives:
+    """Where the shipped model of a table (its :attr:`GameSpec.text`, ``"2p_base"``) or of
+    every table of a game (its name, ``"moonriver"``) lives:
     ``agents/checkpoints/az_<game>/model.pt``."""
     return CHECKPOINTS / f"az_{game}" / MODEL_FILE
+
+
+def shipped_model(spec: GameSpec) -> Path | None:
+    """The shipped model that plays ``spec``'s table: the table's own where one ships, else
+    the game's model of every table (:mod:`.tables`); ``None`` when neither ships."""
+    for p in (shipped_path(spec.text), shipped_path(spec.game)):
+        if p.is_file():
+            return p
+    return None
 
 
 def save_checkpoint(
@@ -194,7 +204,7 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
     """The :class:`NetShape` a model file declares."""
     raw = blob.get("shape")
     names = {f.name for f in fields(NetShape)}
-    optional = {"features"}  # written only since it exists: absent means False
+    optional = {"features", "tables"}  # written only since they exist: absent means False
     if not isinstance(raw, Mapping) or not names - optional <= set(raw) <= names:
         raise CheckpointError(f"path: {str(path)!r} declares no valid network shape: {raw!r}")
     try:
@@ -203,7 +213,7 @@ def net_shape(blob: Mapping[str, Any], path: str | os.PathLike[str] = "?") -> Ne
         raise CheckpointError(f"path: {str(path)!r}: bad network shape ({exc})") from None
     for f in fields(NetShape):
         v = getattr(shape, f.name)
-        kind = {"game": str, "mode": str, "features": bool}.get(f.name, int)
+        kind = {"game": str, "mode": str, "features": bool, "tables": bool}.get(f.name, int)
         if kind is int and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
             raise CheckpointError(
                 f"path: {str(path)!r}: bad network shape: {f.name} must be a whole number of "
@@ -315,14 +325,29 @@ def game_text(config: Any) -> str:
 
 
 def model_game(shape: NetShape) -> str:
-    """The spelling of a model's game (``"2p_base"``)."""
+    """The spelling of a model's game (``"2p_base"``; a model of every table: the game's
+    name and ``"(every table)"``)."""
+    if shape.tables:
+        return f"{shape.game} (every table)"
     return shape.spec.text
 
 
 def check_game(shape: NetShape, config: Any, path: str | os.PathLike[str]) -> None:
     """``CheckpointError`` naming both games if the model was made for another game than
-    ``config`` (another game, player count or mode)."""
+    ``config`` (another game, player count or mode; a model of every table: another game,
+    or a table its input layout lacks)."""
     asked = game_text(config)
+    if shape.tables:
+        from .tables import input_layout
+
+        try:
+            spec = GameSpec.from_config(config)
+        except ValueError:
+            spec = None
+        if spec is not None and spec.game == shape.game:
+            layout = input_layout(shape.game)
+            if layout.width(shape.features) == shape.inputs and layout.covers(spec):
+                return
     if asked != model_game(shape):
         raise CheckpointError(
             f"game: the game is {asked} but the az model {str(path)!r} was trained for "

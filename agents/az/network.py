@@ -52,6 +52,10 @@ class NetShape:
     features: bool = False
     """Whether the inputs end with the core's territory features (``moonriver_env/_core/
     azgames.c``: per seat and landscape, what the scoring counts), after the observation."""
+    tables: bool = False
+    """Whether the network reads every table of its game (:mod:`.tables`: its inputs are the
+    game's :class:`~agents.az.tables.InputLayout`; ``num_players`` and ``mode`` then name the
+    table its training run started from, ``actions`` that table's action count)."""
 
     def to_dict(self) -> dict[str, int | str]:
         """The fields as a plain dict (what a checkpoint stores)."""
@@ -64,10 +68,22 @@ class NetShape:
 
     @classmethod
     def for_game(
-        cls, spec: GameSpec, hidden1: int, hidden2: int, features: bool = False
+        cls, spec: GameSpec, hidden1: int, hidden2: int, features: bool = False,
+        tables: bool = False,
     ) -> NetShape:
         """The shape of a network for ``spec``'s game (``features``: with the core's
-        territory features after the observation)."""
+        territory features after the observation; ``tables``: for every table of the game)."""
+        if tables:
+            from .tables import input_layout
+
+            layout = input_layout(spec.game)
+            if features and not layout.territory:
+                raise RuntimeError("the territory features are computed in the native core")
+            return cls(
+                game=spec.game, num_players=spec.num_players, mode=spec.mode,
+                inputs=layout.width(features), actions=spec.num_actions, hidden1=hidden1,
+                hidden2=hidden2, features=features, tables=True,
+            )  # fmt: skip
         extra = 0
         if features:
             if native is None:
@@ -128,18 +144,26 @@ class AzNet(nn.Module):
         return torch.relu(self.l2(torch.relu(h1 + self.b1)))
 
     def set_input_scale(
-        self, idx: np.ndarray, val: np.ndarray, rows: int, cap: float = 50.0, first: int = 0
+        self,
+        idx: np.ndarray,
+        val: np.ndarray,
+        rows: int,
+        cap: float = 50.0,
+        first: int = 0,
+        keep: np.ndarray | None = None,
     ) -> None:
         """Scale each input from ``first`` on by 1 / its standard deviation over ``rows``
         observations (their non-zero entries ``idx``, ``val``), at most ``cap``; inputs never
-        seen keep 1, inputs before ``first`` their scale. The network's function is kept: w1 is
-        divided by the new scale."""
+        seen keep 1, inputs before ``first`` (and the inputs ``keep``) their scale. The
+        network's function is kept: w1 is divided by the new scale."""
         n = self.shape.inputs
         mean = np.bincount(idx, weights=val, minlength=n) / max(rows, 1)
         sq = np.bincount(idx, weights=np.square(val, dtype=np.float64), minlength=n) / max(rows, 1)
         std = np.sqrt(np.maximum(sq - mean**2, 0.0))
         scale = np.where(std > 0, 1.0 / np.maximum(std, 1.0 / cap), 1.0)
         scale[:first] = self.input_scale[:first].cpu().numpy()
+        if keep is not None:
+            scale[keep] = self.input_scale[torch.as_tensor(keep)].cpu().numpy()
         with torch.no_grad():
             new = torch.as_tensor(scale, dtype=torch.float32, device=self.w1.device)
             self.w1.mul_((self.input_scale / new)[:, None])
@@ -196,11 +220,37 @@ class AzNet(nn.Module):
         """The value (B,): :meth:`value_of`."""
         return self.value_of(batch)
 
-    def flat_weights(self) -> np.ndarray:
-        """The weights as one float32 vector in the core's order (module docstring)."""
+    def table_rows(self, spec: GameSpec | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """For a network of every table (``shape.tables``), ``spec``'s rows of the first layer
+        in the table's input order and the rows of its table inputs
+        (:class:`~agents.az.tables.InputLayout`); ``None`` for a one-table network.
+        ``ValueError`` for a table the network does not read (or none named)."""
+        if not self.shape.tables:
+            return None
+        if spec is None:
+            raise ValueError("table: a network of every table needs the table it plays")
+        from .tables import input_layout
+
+        layout = input_layout(self.shape.game)
+        if layout.width(self.shape.features) != self.shape.inputs:
+            raise ValueError(
+                f"table: the network has {self.shape.inputs} inputs; this install lays out "
+                f"{layout.width(self.shape.features)} for {self.shape.game} (another version)"
+            )
+        return layout.remap(spec, self.shape.features), layout.token_rows(spec, self.shape.features)
+
+    def flat_weights(self, spec: GameSpec | None = None) -> np.ndarray:
+        """The weights as one float32 vector in the core's order (module docstring); for a
+        network of every table, those of ``spec``'s table: its rows of the first layer, its
+        table inputs (always 1 there) added to the first bias."""
+        w1, b1 = self.w1 * self.input_scale[:, None], self.b1
+        rows = self.table_rows(spec)
+        if rows is not None:
+            remap, tokens = (torch.as_tensor(r, device=w1.device) for r in rows)
+            w1, b1 = w1[remap], b1 + w1[tokens].sum(0)
         parts = [
-            self.w1 * self.input_scale[:, None],
-            self.b1,
+            w1,
+            b1,
             self.l2.weight.t(),
             self.l2.bias,
             self.value.weight[0],
@@ -210,12 +260,17 @@ class AzNet(nn.Module):
             flat = torch.cat([p.detach().float().cpu().contiguous().reshape(-1) for p in parts])
         return flat.numpy().astype(np.float32, copy=False)
 
-    def native(self) -> Any:
-        """The core's ``Net`` with these weights (a copy: later training does not change it)."""
+    def native(self, spec: GameSpec | None = None) -> Any:
+        """The core's ``Net`` with these weights (a copy: later training does not change it);
+        for a network of every table, ``spec``'s table's (:meth:`flat_weights`)."""
         if native is None:
             raise RuntimeError("the az network runs in the native core; it is not built")
         s = self.shape
-        return native.Net(s.inputs, s.hidden1, s.hidden2, s.actions, self.flat_weights())
+        inputs, actions = s.inputs, s.actions
+        rows = self.table_rows(spec)
+        if rows is not None and spec is not None:
+            inputs, actions = int(rows[0].size), spec.num_actions
+        return native.Net(inputs, s.hidden1, s.hidden2, actions, self.flat_weights(spec))
 
 
 def _csr(crow: torch.Tensor, idx: torch.Tensor, val: torch.Tensor, size: tuple[int, int]) -> Any:

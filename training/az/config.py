@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.az.search import BOUNDS, INTEGER_SETTINGS, RETIRED, SearchSettings
-from moonriver_env.games import BUILTIN_GAMES, GameSpec
+from moonriver_env.games import BUILTIN_GAMES, GameSpec, parse_game
 from training.common import config as checks
 from training.common.config import (
     Check,
@@ -57,6 +57,7 @@ SCHEMA: dict[str, dict[str, Check]] = {
         "game": checks.choice(*BUILTIN_GAMES),
         "num_players": checks.integer(2, 4),
         "mode": checks.string,
+        "tables": checks.string_list,
     },
     "net": {
         "hidden1": checks.integer(1, 512),
@@ -134,13 +135,39 @@ def game_spec(cfg: Config) -> GameSpec:
     return spec
 
 
+def table_specs(cfg: Config) -> list[GameSpec]:
+    """The tables a run plays: ``env.tables`` (a network of every table of the game), or the
+    one table of ``[env]``. ``ConfigError`` naming ``env.tables`` for a table of another game,
+    one the game refuses, or one named twice."""
+    spec = game_spec(cfg)
+    names = cfg["env"]["tables"]
+    if not names:
+        return [spec]
+    out = []
+    for name in names:
+        try:
+            table = parse_game(name)
+            table.config()
+        except ValueError as exc:
+            raise ConfigError(f"env.tables: {name!r}: {exc}") from None
+        if table.game != spec.game:
+            raise ConfigError(
+                f"env.tables: {name!r} is a table of {table.entry.title}; the run's game is "
+                f"{spec.entry.title} (env.game)"
+            )
+        if table in out:
+            raise ConfigError(f"env.tables: {name!r} is named twice")
+        out.append(table)
+    return out
+
+
 def _cross_check(cfg: Config) -> None:
     """Keys that constrain each other."""
     if cfg["run"]["iterations"] == 0 and cfg["run"]["max_minutes"] == 0:
         raise ConfigError(
             "run.iterations: 0 (no limit) needs a run.max_minutes budget; set one of them"
         )
-    game_spec(cfg)
+    table_specs(cfg)
     try:
         search_settings(cfg)
         selfplay_settings(cfg)

@@ -22,6 +22,7 @@ iteration in progress is lost (its shards are deleted and it is played again).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import platform
 import sys
@@ -40,6 +41,8 @@ from agents.az.checkpoint import (
     save_checkpoint,
 )
 from agents.az.network import AzNet, NetShape
+from agents.az.tables import spread, to_layout
+from moonriver_env.games import GameSpec, parse_game
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
 from training.common.config import Config, ConfigError, dumps
@@ -56,6 +59,7 @@ from .config import (
     selfplay_play_settings,
     selfplay_settings,
     settings_dict,
+    table_specs,
 )
 from .evaluate import evaluate_model, write_evaluation
 from .learner import (
@@ -108,7 +112,9 @@ def progress_columns(path: Path) -> tuple[str, ...]:
 def net_shape(cfg: Config) -> NetShape:
     """The network shape of a config's game and ``[net]``."""
     net = cfg["net"]
-    return NetShape.for_game(game_spec(cfg), net["hidden1"], net["hidden2"], net["features"])
+    return NetShape.for_game(
+        game_spec(cfg), net["hidden1"], net["hidden2"], net["features"], bool(cfg["env"]["tables"])
+    )
 
 
 def play_settings(cfg: Config) -> dict[str, Any]:
@@ -171,7 +177,9 @@ class Run:
         self.buffer = ReplayBuffer(cfg["replay"]["window"], cfg["replay"]["teacher_fraction"])
         self.weights = loss_weights(cfg)
         self.spec = game_spec(cfg)
-        self.template = native_template(self.spec)
+        self.tables = table_specs(cfg)  # the tables played ([env]'s alone, or env.tables)
+        self.templates = {t.text: native_template(t) for t in self.tables}
+        self._rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._writer: Any = None
 
     # ---------------------------------------------------------------- checkpoints
@@ -279,6 +287,12 @@ class Run:
         except CheckpointError as exc:
             raise ConfigError(f"warmstart.init: {exc}") from None
         grown: dict[str, Any] = {}
+        if self.shape.tables and not net.shape.tables:  # a table's model, into every table's
+            grown["spread_from"] = net.shape.spec.text
+            try:
+                net = spread(net, self.shape)
+            except ValueError as exc:
+                raise ConfigError(f"warmstart.init: {path!r}: {exc}") from None
         if net.shape != self.shape:  # the territory features added, or wider layers
             with contextlib.suppress(ValueError):  # (else refused below, naming both shapes)
                 old = net.shape
@@ -310,14 +324,14 @@ class Run:
         iteration: int,
         games: int,
         teacher: bool = False,
-        flat: np.ndarray | None = None,
+        flat: Mapping[str, np.ndarray] | None = None,
         add: bool = True,
         deadline: float | None = None,
     ) -> list[Positions]:
         """Play ``games`` games of ``iteration`` (0: the teacher's, the warm start) in the core,
         over ``selfplay.threads`` threads, with a progress bar; their shards are written (the
         teacher's every :data:`TEACHER_SHARD_GAMES` games, so a killed run keeps them) and,
-        with ``add``, put in the replay buffer. ``flat``: the weights that play (``AzNet.flat_weights``;
+        with ``add``, put in the replay buffer. ``flat``: the weights that play, per table (:meth:`flats`;
         default the learner's now). ``deadline`` (a ``time.perf_counter`` value: where the
         run's ``run.max_minutes`` is spent): no part of the games starts after it."""
         sp = self.cfg["selfplay"]
@@ -328,12 +342,10 @@ class Run:
                 search, 0, sp["lam"], ws["keep"], ws["afterstates"], ws["teacher_temp"]
             )
             _, weights = self.spec.entry.hook("az_teacher")()
-            net = None
         else:
             settings = selfplay_play_settings(self.cfg)
             weights = None
-            flat = self.net.flat_weights() if flat is None else flat
-            net = native_net(self.shape.to_dict(), flat)
+            flat = self.flats() if flat is None else flat
         seed0 = derive_seed(self.cfg["run"]["seed"], iteration, 7) >> 24  # room for + game
         label = "teacher games" if teacher else f"self-play games (iteration {iteration})"
         bar = phase(label, games, unit="game")
@@ -341,29 +353,80 @@ class Run:
         per = TEACHER_SHARD_GAMES if teacher else games
         if deadline is not None and not teacher:
             per = min(games, SELFPLAY_PART_GAMES)
+        n = len(self.tables)  # the games split evenly over the tables, in their order
+        counts = [games // n + (i < games % n) for i in range(n)]
+        part = first = 0
         try:
-            for part, first in enumerate(range(0, games, per)):
-                if part and deadline is not None and time.perf_counter() >= deadline:
-                    self.log(f"{label}: run.max_minutes spent after {first} of {games} games")
-                    bar.set_total(first)  # the bar ends at what was played
-                    break
-                seeds = [seed0 + g for g in range(first, min(games, first + per))]
-                if self.backend is None:  # threads in this process
-                    positions = play_threads(
-                        self.template, net, seeds, settings, sp["threads"], chunk=8,
-                        teacher=teacher, weights=weights, on_chunk=bar.update,
-                        features=self.shape.features,
-                    )  # fmt: skip
-                else:
-                    blob = b"" if flat is None else flat.tobytes()
-                    positions = self._play_jobs(seeds, settings, teacher, weights, blob, bar)
-                write_shard(self.run_dir, iteration, part, positions)
-                if add:
-                    self.buffer.add(positions, teacher=teacher)
-                shards.append(positions)
+            for table, count in zip(self.tables, counts, strict=True):
+                shape = self.table_shape(table)
+                net = None if flat is None else native_net(shape, flat[table.text])
+                for begin in range(first, first + count, per):
+                    if part and deadline is not None and time.perf_counter() >= deadline:
+                        self.log(f"{label}: run.max_minutes spent after {begin} of {games} games")
+                        bar.set_total(begin)  # the bar ends at what was played
+                        return shards
+                    seeds = [seed0 + g for g in range(begin, min(first + count, begin + per))]
+                    if self.backend is None:  # threads in this process
+                        positions = play_threads(
+                            self.templates[table.text], net, seeds, settings, sp["threads"],
+                            chunk=8, teacher=teacher, weights=weights, on_chunk=bar.update,
+                            features=self.shape.features,
+                        )  # fmt: skip
+                    else:
+                        blob = b"" if flat is None else flat[table.text].tobytes()
+                        positions = self._play_jobs(
+                            table, shape, seeds, settings, teacher, weights, blob, bar
+                        )
+                    positions = self.in_layout(table, positions)
+                    write_shard(self.run_dir, iteration, part, positions)
+                    if add:
+                        self.buffer.add(positions, teacher=teacher)
+                    shards.append(positions)
+                    part += 1
+                first += count
         finally:
             bar.close()
         return shards
+
+    def flats(self) -> dict[str, np.ndarray]:
+        """The network's weights as each table's core reads them (``AzNet.flat_weights``)."""
+        return {
+            t.text: self.net.flat_weights(t if self.shape.tables else None) for t in self.tables
+        }
+
+    def table_shape(self, table: GameSpec) -> dict[str, Any]:
+        """The core network's shape at ``table`` (a network of every table: the table's own
+        inputs and actions)."""
+        shape = self.shape.to_dict()
+        if self.shape.tables:
+            shape["inputs"] = int(self.table_rows(table)[0].size)
+            shape["actions"] = table.num_actions
+        return shape
+
+    def table_rows(self, table: GameSpec) -> tuple[np.ndarray, np.ndarray]:
+        """``AzNet.table_rows`` of ``table`` (kept: the layout is fixed for the run)."""
+        if table.text not in self._rows:
+            rows = self.net.table_rows(table)
+            assert rows is not None
+            self._rows[table.text] = rows
+        return self._rows[table.text]
+
+    def in_layout(self, table: GameSpec, p: Positions) -> Positions:
+        """``table``'s positions with the network's inputs (a network of every table: each
+        observation's entries as its inputs, the table's inputs added; else as they are)."""
+        if not self.shape.tables:
+            return p
+        remap, tokens = self.table_rows(table)
+        obs_ptr, obs_idx, obs_val = to_layout(p.obs_ptr, p.obs_idx, p.obs_val, remap, tokens)
+        aft_obs_ptr, aft_idx, aft_val = to_layout(
+            p.aft_obs_ptr, p.aft_idx, p.aft_val, remap, tokens
+        )
+        out = dataclasses.replace(
+            p, obs_ptr=obs_ptr, obs_idx=obs_idx, obs_val=obs_val, aft_obs_ptr=aft_obs_ptr,
+            aft_idx=aft_idx, aft_val=aft_val,
+        )  # fmt: skip
+        out.check()
+        return out
 
     def writer(self) -> Any:
         if self._writer is None:
@@ -387,6 +450,8 @@ class Run:
 
     def _play_jobs(
         self,
+        table: GameSpec,
+        shape: Mapping[str, Any],
         seeds: list[int],
         settings: PlaySettings,
         teacher: bool,
@@ -403,7 +468,7 @@ class Run:
             for i in range(0, len(seeds), 16)
         ]  # fmt: skip
         parts = run_jobs(
-            jobs, JobWorker, (self.spec.text, self.shape.to_dict()), run_job,
+            jobs, JobWorker, (table.text, dict(shape)), run_job,
             workers=self.cfg["selfplay"]["threads"], on_result=lambda p: bar.update(p.games),
             backend=self.backend,
         )  # fmt: skip
@@ -526,7 +591,7 @@ class Run:
         elif iteration == 0:
             shards = self.play(0, self.cfg["warmstart"]["games"], teacher=True, deadline=deadline)
         elif overlap:
-            pending, flat = self.pending, self.net.flat_weights()
+            pending, flat = self.pending, self.flats()
             n_games = self.cfg["selfplay"]["games"]
 
             def learn(stop: Any) -> dict[str, float]:
@@ -544,10 +609,15 @@ class Run:
             shards = self.play(iteration, self.cfg["selfplay"]["games"], deadline=deadline)
         games, positions = sum(p.games for p in shards), sum(len(p) for p in shards)
         scaled = self.init.get("features_added", 0 if not self.init else None)
-        if self.train_steps == 0 and scaled is not None and shards:  # before the first step
-            first = Positions.concatenate(list(shards))  # (an init's own inputs keep theirs)
+        spread_from = self.init.get("spread_from")
+        if self.train_steps == 0 and (scaled is not None or spread_from) and shards:
+            # before the first step (an init's own inputs keep their scale)
+            first = Positions.concatenate(list(shards))
             obs = first.obs_idx.astype(np.int64)
-            self.net.set_input_scale(obs, first.obs_val, len(first), first=scaled)
+            keep = None if not spread_from else self.net.table_rows(parse_game(spread_from))[0]
+            self.net.set_input_scale(
+                obs, first.obs_val, len(first), first=scaled or 0, keep=keep
+            )
         played = time.perf_counter()
         counted = 0.0
         if iteration == 0:

@@ -87,6 +87,12 @@ def string(v: Any, path: str) -> str:
     return _CHECK.string(v, path)
 
 
+def string_list(v: Any, path: str) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        _CHECK.fail(path, f"expected a list of names, got {v!r}")
+    return list(v)
+
+
 def agent_list(v: Any, path: str) -> list[str]:
     if isinstance(v, str):
         v = [s.strip() for s in v.split(",") if s.strip()]
