@@ -115,13 +115,15 @@ class DecisionHook(Protocol):
 @dataclass(frozen=True)
 class GameOutcome:
     """A finished game: its final engine state and per seat the decisions taken and the
-    seconds spent deciding (wall time, not reproducible)."""
+    seconds spent deciding (wall time, and the deciding thread's CPU time: neither
+    reproducible)."""
 
     state: Any
     """The game's final state (a :class:`~moonriver_env.family.contract.GameStateLike`)."""
     decisions: tuple[int, ...]
     think_seconds: tuple[float, ...]
     seconds: float
+    think_cpu_seconds: tuple[float, ...] = ()
 
 
 def _asks_choose(agent: Any) -> bool:
@@ -166,17 +168,19 @@ class GameRunner:
         assert state is not None
         decisions = [0] * n
         think = [0.0] * n
+        cpu = [0.0] * n
         engine = [_asks_choose(ag) for ag in agents]
         while not state.is_terminal:
             seat = state.current_seat
             assert seat is not None
             ag = agents[seat]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             if engine[seat]:
                 action = int(ag.choose(state))  # Agent.act, minus the observation
             else:
                 action = int(ag.act(env.observe(env.possible_agents[seat]), env))
             think[seat] += time.perf_counter() - t0
+            cpu[seat] += time.thread_time() - c0
             if not state.is_legal(action):
                 name = names[seat] if names is not None else repr(ag)
                 raise RuntimeError(
@@ -194,4 +198,5 @@ class GameRunner:
             decisions=tuple(decisions),
             think_seconds=tuple(think),
             seconds=time.perf_counter() - start,
+            think_cpu_seconds=tuple(cpu),
         )

@@ -88,8 +88,9 @@ class GameEntry:
             Further hooks: ``new_game`` (configuration, ``seed=`` -> a new state), ``render``
             (a state's picture for an animation, ``(state, seat_names=)`` -> uint8 RGB
             ``(H, W, 3)``: :mod:`agents.animate`),
-            ``native_state`` (its core's search state class, ``(config, seed=)``), and the
-            benchmarks' facts: ``bench_modes`` (the spelled games :mod:`moonriver_env.bench`
+            ``native_state`` (its core's search state class, ``(config, seed=)``),
+            ``scenarios`` (the names a ``scenario`` setting takes, for a game that has them),
+            and the benchmarks' facts: ``bench_modes`` (the spelled games :mod:`moonriver_env.bench`
             times by default; without it, every player count and mode), ``bench_playouts``
             (the native playout policies :mod:`moonriver_env.bench_vector` times) and
             ``bench_mc_agent`` (the agent spec whose native and Python simulations it times).

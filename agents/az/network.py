@@ -68,7 +68,11 @@ class NetShape:
 
     @classmethod
     def for_game(
-        cls, spec: GameSpec, hidden1: int, hidden2: int, features: bool = False,
+        cls,
+        spec: GameSpec,
+        hidden1: int,
+        hidden2: int,
+        features: bool = False,
         tables: bool = False,
     ) -> NetShape:
         """The shape of a network for ``spec``'s game (``features``: with the core's
@@ -243,7 +247,8 @@ class AzNet(nn.Module):
         """The weights as one float32 vector in the core's order (module docstring); for a
         network of every table, those of ``spec``'s table: its rows of the first layer, its
         table inputs (always 1 there) added to the first bias."""
-        w1, b1 = self.w1 * self.input_scale[:, None], self.b1
+        w1: torch.Tensor = self.w1 * self.input_scale[:, None]
+        b1: torch.Tensor = self.b1
         rows = self.table_rows(spec)
         if rows is not None:
             remap, tokens = (torch.as_tensor(r, device=w1.device) for r in rows)

@@ -56,7 +56,8 @@ class GameJob:
 
 @dataclass(frozen=True)
 class SeatResult:
-    """One seat's result in one game (``think_seconds`` is wall time, not reproducible);
+    """One seat's result in one game (``think_seconds`` is wall time, ``think_cpu_seconds``
+    the deciding thread's CPU time: neither reproducible);
     ``text`` and ``score``: the game's seat columns and score columns."""
 
     seat: int
@@ -68,6 +69,7 @@ class SeatResult:
     win_share: float
     decisions: int
     think_seconds: float
+    think_cpu_seconds: float = 0.0
 
     @property
     def total(self) -> int:
@@ -145,6 +147,7 @@ def record_game(
             win_share=win_share(winners, s),
             decisions=outcome.decisions[s],
             think_seconds=outcome.think_seconds[s],
+            think_cpu_seconds=(outcome.think_cpu_seconds or outcome.think_seconds)[s],
         )
         for s, sh in enumerate(sheets)
     )

@@ -105,7 +105,10 @@ def format_table(result: TournamentResult) -> str:
 def format_timing(result: TournamentResult) -> str:
     """One line: games, decisions, wall time and milliseconds per decision per entry."""
     t = result.timing_dict()
-    per = ", ".join(f"{label} {v['ms_per_decision']} ms" for label, v in t["agents"].items())
+    per = ", ".join(
+        f"{label} {v['ms_per_decision']} ms (CPU {v['cpu_ms_per_decision']} ms)"
+        for label, v in t["agents"].items()
+    )
     return (
         f"{t['games']} games, {t['decisions']} decisions in {t['wall_seconds']:.1f} s with "
         f"{t['workers']} worker(s): {t['decisions_per_second']} decisions/s "

@@ -112,11 +112,14 @@ class TournamentResult:
         for i, label in enumerate(self.labels):
             n = sum(s.decisions for rec in self.records for s in rec.seats if s.entry == i)
             t = sum(s.think_seconds for rec in self.records for s in rec.seats if s.entry == i)
+            c = sum(s.think_cpu_seconds for rec in self.records for s in rec.seats if s.entry == i)
             per_agent[label] = {
                 "decisions": n,
                 "think_seconds": round(t, 4),
                 "decisions_per_second": round(n / t, 1) if t > 0 else None,
                 "ms_per_decision": round(1000 * t / n, 4) if n else None,
+                # the CPU time of the deciding thread (what sharing the cores does not change)
+                "cpu_ms_per_decision": round(1000 * c / n, 4) if n else None,
             }
         game_seconds = sum(rec.seconds for rec in self.records)
         return {

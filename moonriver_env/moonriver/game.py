@@ -73,6 +73,7 @@ ENTRY = register_game(
             "agents": "moonriver_env.moonriver.agents:AGENTS",
             "strongest": "moonriver_env.moonriver.agents:STRONGEST",
             "az_teacher": "moonriver_env.moonriver.agents.heuristic:core_teacher",
+            "scenarios": "moonriver_env.moonriver.rules.config:SCENARIOS",
         },
     )
 )

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from az_models import FAST, HIDDEN1, HIDDEN2, midgame, random_net
+from az_models import FAST, HIDDEN1, HIDDEN2, random_net
 
-from agents.az import AzAgent, CheckpointError, NetShape, native_search, save_checkpoint
+from agents.az import AzAgent, CheckpointError, NetShape, save_checkpoint
 from agents.az.network import AzNet, sparse_batch
 from agents.az.tables import input_layout, spread, table_tokens, to_layout
 from moonriver_env.games import GAMES, GameSpec, parse_game

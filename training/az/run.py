@@ -42,9 +42,9 @@ from agents.az.checkpoint import (
 )
 from agents.az.network import AzNet, NetShape
 from agents.az.tables import spread, to_layout
-from moonriver_env.games import GameSpec, parse_game
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
+from moonriver_env.games import GameSpec, parse_game
 from training.common.config import Config, ConfigError, dumps
 from training.common.outputs import OutputError, RunLock, append_text
 from training.common.progress import phase
@@ -614,10 +614,8 @@ class Run:
             # before the first step (an init's own inputs keep their scale)
             first = Positions.concatenate(list(shards))
             obs = first.obs_idx.astype(np.int64)
-            keep = None if not spread_from else self.net.table_rows(parse_game(spread_from))[0]
-            self.net.set_input_scale(
-                obs, first.obs_val, len(first), first=scaled or 0, keep=keep
-            )
+            keep = None if not spread_from else self.table_rows(parse_game(spread_from))[0]
+            self.net.set_input_scale(obs, first.obs_val, len(first), first=scaled or 0, keep=keep)
         played = time.perf_counter()
         counted = 0.0
         if iteration == 0:
