@@ -374,7 +374,7 @@ def _wait_for_checkpoint(proc: subprocess.Popen[str], latest: Path, step: int) -
 def test_ctrl_c_and_kill_keep_the_last_checkpoint_and_resume_continues(tmp_path: Path) -> None:
     """A run on a minute budget is killed (SIGKILL) after its checkpoints began: the last one
     is whole. Resumed, it is stopped with Ctrl-C (SIGINT): exit status 130, a message naming
-    --resume, the checkpoint whole and no temporary file. Resumed again with a step budget, it
+    --resume, the checkpoint whole, no temporary file, and its TensorBoard events on disk. Resumed again with a step budget, it
     continues from that checkpoint (step count, update count, the learning-rate schedule)."""
     run = tmp_path / "run"
     latest = run / "checkpoints" / "latest.pt"
@@ -393,6 +393,13 @@ def test_ctrl_c_and_kill_keep_the_last_checkpoint_and_resume_continues(tmp_path:
     stopped_at = _checkpoint_step(latest)
     assert stopped_at > killed_at
     assert [p.name for p in latest.parent.iterdir()] == ["latest.pt"]  # no temporary file
+    # the interrupted start's TensorBoard events reached the disk (the writer closed on Ctrl-C)
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = sorted((run / "tb").glob("events.*"), key=lambda p: p.stat().st_mtime)
+    acc = EventAccumulator(str(events[-1]))
+    acc.Reload()
+    assert [e.step for e in acc.Scalars("perf/steps_per_second")][-1] > killed_at
     ck = torch.load(latest, map_location="cpu", weights_only=False)
     budget = stopped_at + 2 * PER_UPDATE
     assert ppo.main(["--run-dir", str(run), "--resume", "--total-steps", str(budget),

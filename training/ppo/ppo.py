@@ -59,6 +59,7 @@ from agents.networks.sparse_policy import (
     segment_log_softmax,
     sparse_rows,
 )
+from moonriver_env.exit_status import INTERRUPTED, exit_with
 from moonriver_env.games import (
     DEFAULT_GAME,
     add_game_arguments,
@@ -409,39 +410,41 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
               f"[{res['ci_low']:.3f}, {res['ci_high']:.3f}] over {args.eval_games} games",
               flush=True)  # fmt: skip
 
-    while progress() < 1.0:
-        if args.anneal_lr:
-            opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
-        t0 = time.perf_counter()
-        collect(policy, vg, ro, rng, opponents)
-        adv, ret = advantages(ro, args, vg.num_players)
-        stats = update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
-        step += per_update
-        update_i += 1
-        rate = per_update / (time.perf_counter() - t0)
-        ended = ro.done.sum()
-        for k, v in stats.items():
-            writer.add_scalar(f"loss/{k}", v, step)
-        writer.add_scalar("perf/steps_per_second", rate, step)
-        writer.add_scalar("perf/games_ended", ended, step)
-        p = progress()
-        eta = (time.perf_counter() - start) * (1 - p) / max(p, 1e-9)
-        print(f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
-              f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
-              flush=True)
-        if args.save_every and update_i % args.save_every == 0:
-            save()
-        if args.eval_every and update_i % args.eval_every == 0:
+    try:  # the TensorBoard events written so far reach the disk however the run ends
+        while progress() < 1.0:
+            if args.anneal_lr:
+                opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
+            t0 = time.perf_counter()
+            collect(policy, vg, ro, rng, opponents)
+            adv, ret = advantages(ro, args, vg.num_players)
+            stats = update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
+            step += per_update
+            update_i += 1
+            rate = per_update / (time.perf_counter() - t0)
+            ended = ro.done.sum()
+            for k, v in stats.items():
+                writer.add_scalar(f"loss/{k}", v, step)
+            writer.add_scalar("perf/steps_per_second", rate, step)
+            writer.add_scalar("perf/games_ended", ended, step)
+            p = progress()
+            eta = (time.perf_counter() - start) * (1 - p) / max(p, 1e-9)
+            print(f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
+                  f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
+                  flush=True)
+            if args.save_every and update_i % args.save_every == 0:
+                save()
+            if args.eval_every and update_i % args.eval_every == 0:
+                run_eval()
+        save()
+        atomic_save(model_record(policy, args.game, args.embed, args.hidden), run_dir / "model.pt")
+        if not evals or evals[-1]["step"] != step:  # the final model, unless just evaluated
             run_eval()
-    save()
-    atomic_save(model_record(policy, args.game, args.embed, args.hidden), run_dir / "model.pt")
-    if not evals or evals[-1]["step"] != step:  # the final model, unless just evaluated
-        run_eval()
-    summary = {"steps": step, "updates": update_i,
-               "seconds": time.perf_counter() - start, "evals": evals,
-               "steps_per_second": step / max(time.perf_counter() - start, 1e-9)}
-    write_text(run_dir / "summary.json", json.dumps(summary, indent=2))
-    writer.close()
+        summary = {"steps": step, "updates": update_i,
+                   "seconds": time.perf_counter() - start, "evals": evals,
+                   "steps_per_second": step / max(time.perf_counter() - start, 1e-9)}
+        write_text(run_dir / "summary.json", json.dumps(summary, indent=2))
+    finally:
+        writer.close()
     return summary
 
 
@@ -540,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"interrupted: {ns.run_dir / 'checkpoints' / 'latest.pt'} keeps the last "
               f"checkpoint; continue with --run-dir {ns.run_dir} --resume", file=sys.stderr)
-        return 130
+        return exit_with(INTERRUPTED)
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
 
