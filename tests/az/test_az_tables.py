@@ -226,3 +226,18 @@ def test_a_tiny_run_of_every_table(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="env.tables"):
         start_run(tiny, [*sets, 'env.tables=["kingdomino_2p_base"]'], tmp_path / "r2",
                   resume=False, command="test", log=lambda _: None)  # fmt: skip
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_az_plays_every_table_with_the_shipped_models(game: str) -> None:
+    """No table of either game is without a shipped model: ``az`` sits at every one (its own
+    model where one ships, else the game's) and chooses a legal move."""
+    from agents.az.checkpoint import shipped_model
+
+    for spec in every_table(game):
+        path = shipped_model(spec)
+        assert path is not None, spec.text
+        agent = AzAgent(seed=0, sims=0)
+        agent.check_game(spec.config())
+        state = spec.entry.hook("new_game")(spec.config(), seed=1)
+        assert agent.choose(state) in state.legal_actions()
