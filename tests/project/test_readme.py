@@ -111,6 +111,7 @@ def test_one_quickstart_and_one_import_path() -> None:
 # runs `make test` itself.
 COVERED_BY = {
     "training.az.bench": "tests/az/test_az_pipeline.py",
+    "training.az.bars": "tests/training/test_az_bars.py",
     "agents.tournament": "tests/agents/test_tournament.py",
     "agents.play": "tests/agents/test_agents.py",
     "agents.replay": "tests/replay/test_replay_page.py",

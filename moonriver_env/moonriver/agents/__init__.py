@@ -131,7 +131,8 @@ AGENTS: dict[str, AgentKind] = {
 """Moon River's agents by spec name (module docstring): the ``agents`` hook of its entry."""
 
 STRONGEST = ("az", "mc:sims=64")
-"""The agents seated by default, strongest first (the ``strongest`` hook of its entry): ``az``
-where a model ships for the table (2 players and 4 players, base game), else flat Monte Carlo,
+"""The agents seated by default, strongest first (the ``strongest`` hook of its entry): ``az``,
+which plays every table (the 2- and 4-player base game's own models, the model of every table
+``az_moonriver`` elsewhere); flat Monte Carlo where no model plays (a missing or damaged file),
 which beats the heuristic agent (0.665 [0.617, 0.709] over 400 games, 2 players, base game;
 docs/results.md) and plays every table."""
