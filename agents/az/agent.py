@@ -133,8 +133,9 @@ class AzAgent(Agent):
         settings = replace(SearchSettings.from_mapping(meta.get("search", {})), **self.overrides)
         if self.raw:
             settings = replace(settings, k=0)
-        native_state = GameSpec.from_config(config).entry.hook("native_state")
-        core = net.native(GameSpec.from_config(config) if net.shape.tables else None)
+        spec = GameSpec.from_config(config)
+        core = net.native(spec if net.shape.tables else None)
+        native_state = spec.entry.hook("native_state")
         self._loaded = (key, net, core, settings, native_state)
         return net, self._loaded[2], settings
 

@@ -31,14 +31,19 @@ FAST = SearchSettings(k=3, r=2, depth=1, max_depth=12, rollout_temp=1.0, tau=0.1
 
 
 def random_net(
-    spec: GameSpec, seed: int = 0, hidden1: int = HIDDEN1, hidden2: int = HIDDEN2
+    spec: GameSpec,
+    seed: int = 0,
+    hidden1: int = HIDDEN1,
+    hidden2: int = HIDDEN2,
+    features: bool = False,
+    tables: bool = False,
 ) -> AzNet:
     """A network of ``spec``'s game with every parameter random (the default init leaves the
     biases at zero, which would hide a bias read from the wrong slice). The hidden biases
     lean positive and the second layer's weights are small, so that few units are dead (a
     dead second layer makes the value a constant) and the value is rarely saturated."""
     torch.manual_seed(seed)
-    net = AzNet(NetShape.for_game(spec, hidden1, hidden2))
+    net = AzNet(NetShape.for_game(spec, hidden1, hidden2, features, tables))
     with torch.no_grad():
         for name, p in net.named_parameters():
             if name != "w1":  # the default: a first layer of moderate sums

@@ -53,16 +53,7 @@ def every_table(game: str) -> list[GameSpec]:
 
 def tables_net(spec: GameSpec, seed: int, features: bool = False) -> AzNet:
     """A random network of every table of ``spec``'s game (every parameter drawn)."""
-    torch.manual_seed(seed)
-    net = AzNet(NetShape.for_game(spec, HIDDEN1, HIDDEN2, features, tables=True))
-    with torch.no_grad():
-        for name, p in net.named_parameters():
-            if name != "w1":
-                p.normal_(0.0, 0.4)
-        net.b1.abs_()
-        net.l2.weight.mul_(0.3)
-        net.l2.bias.abs_().add_(0.3)
-    return net.eval()
+    return random_net(spec, seed, features=features, tables=True)
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
