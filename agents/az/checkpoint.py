@@ -33,6 +33,7 @@ from moonriver_env.games import GameSpec
 
 from .network import AzNet, NetShape
 from .search import SearchSettings
+from .tables import input_layout
 
 FORMAT = "moonriver-az"
 VERSION = 2
@@ -338,8 +339,6 @@ def check_game(shape: NetShape, config: Any, path: str | os.PathLike[str]) -> No
     or a table its input layout lacks)."""
     asked = game_text(config)
     if shape.tables:
-        from .tables import input_layout
-
         try:
             spec = GameSpec.from_config(config)
         except ValueError:

@@ -32,6 +32,8 @@ from torch import nn
 from moonriver_env.family.native import native
 from moonriver_env.games import GameSpec
 
+from .tables import input_layout
+
 
 @dataclass(frozen=True)
 class NetShape:
@@ -78,8 +80,6 @@ class NetShape:
         """The shape of a network for ``spec``'s game (``features``: with the core's
         territory features after the observation; ``tables``: for every table of the game)."""
         if tables:
-            from .tables import input_layout
-
             layout = input_layout(spec.game)
             if features and not layout.territory:
                 raise RuntimeError("the territory features are computed in the native core")
@@ -233,8 +233,6 @@ class AzNet(nn.Module):
             return None
         if spec is None:
             raise ValueError("table: a network of every table needs the table it plays")
-        from .tables import input_layout
-
         layout = input_layout(self.shape.game)
         if layout.width(self.shape.features) != self.shape.inputs:
             raise ValueError(
@@ -327,3 +325,37 @@ def sparse_batch(
         val=torch.as_tensor(np.asarray(obs_val, dtype=np.float32), device=device),
         crow=torch.as_tensor(crow, device=device),
     )
+
+
+def spread(net: AzNet, shape: NetShape) -> AzNet:
+    """A one-table network as a network of every table of its game (``shape``): its rows of
+    the first layer where its table's inputs are, every other input's row zero (the table
+    inputs' too), the other weights as they are, so at its own table it computes what it did.
+    ``ValueError`` unless ``shape`` is the same game's and layers, reading every table, with
+    the territory features if the network has them."""
+    old = net.shape
+    layout = input_layout(shape.game)
+    if (
+        old.tables
+        or not shape.tables
+        or old.game != shape.game
+        or (old.hidden1, old.hidden2) != (shape.hidden1, shape.hidden2)
+        or (old.features and not shape.features)
+        or layout.width(shape.features) != shape.inputs
+    ):
+        raise ValueError(
+            f"a network of shape {old} spreads only into the same game's network of every "
+            f"table with the same layers (and its territory features, if it has them), not "
+            f"{shape}"
+        )
+    remap = torch.as_tensor(layout.remap(old.spec, old.features))
+    out = AzNet(shape)
+    with torch.no_grad():
+        out.w1.zero_()
+        out.w1[remap] = net.w1
+        out.input_scale.fill_(1.0)
+        out.input_scale[remap] = net.input_scale
+        out.b1.copy_(net.b1)
+        out.l2.load_state_dict(net.l2.state_dict())
+        out.value.load_state_dict(net.value.state_dict())
+    return out

@@ -33,12 +33,9 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 
 from moonriver_env.family.native import native
 from moonriver_env.games import DEFAULT_MODE, GameSpec, game_entry
-
-from .network import AzNet, NetShape
 
 MODE_SEPARATOR = "+"
 """How a game's combined modes are spelt (Kingdomino's ``harmony+middle_kingdom``)."""
@@ -190,37 +187,3 @@ def to_layout(
         new_idx[tok_at] = np.tile(tokens, rows)
         new_val[tok_at] = 1.0
     return new_ptr, new_idx, new_val
-
-
-def spread(net: AzNet, shape: NetShape) -> AzNet:
-    """A one-table network as a network of every table of its game (``shape``): its rows of
-    the first layer where its table's inputs are, every other input's row zero (the table
-    inputs' too), the other weights as they are, so at its own table it computes what it did.
-    ``ValueError`` unless ``shape`` is the same game's and layers, reading every table, with
-    the territory features if the network has them."""
-    old = net.shape
-    layout = input_layout(shape.game)
-    if (
-        old.tables
-        or not shape.tables
-        or old.game != shape.game
-        or (old.hidden1, old.hidden2) != (shape.hidden1, shape.hidden2)
-        or (old.features and not shape.features)
-        or layout.width(shape.features) != shape.inputs
-    ):
-        raise ValueError(
-            f"a network of shape {old} spreads only into the same game's network of every "
-            f"table with the same layers (and its territory features, if it has them), not "
-            f"{shape}"
-        )
-    remap = torch.as_tensor(layout.remap(old.spec, old.features))
-    out = AzNet(shape)
-    with torch.no_grad():
-        out.w1.zero_()
-        out.w1[remap] = net.w1
-        out.input_scale.fill_(1.0)
-        out.input_scale[remap] = net.input_scale
-        out.b1.copy_(net.b1)
-        out.l2.load_state_dict(net.l2.state_dict())
-        out.value.load_state_dict(net.value.state_dict())
-    return out

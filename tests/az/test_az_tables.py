@@ -14,8 +14,8 @@ import torch
 from az_models import FAST, HIDDEN1, HIDDEN2, random_net
 
 from agents.az import AzAgent, CheckpointError, NetShape, save_checkpoint
-from agents.az.network import AzNet, sparse_batch
-from agents.az.tables import input_layout, spread, table_tokens, to_layout
+from agents.az.network import AzNet, sparse_batch, spread
+from agents.az.tables import input_layout, table_tokens, to_layout
 from moonriver_env.games import GAMES, GameSpec, parse_game
 from moonriver_env.moonriver.rules.config import SCENARIOS
 from training.az.config import settings_dict

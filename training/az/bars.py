@@ -33,10 +33,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.ratings import wilson_interval
 from agents.tournament.games import run_tournament
 from moonriver_env.games import GameSpec, parse_game
 from training.common.config import read_toml
+from training.common.evaluation import row as result_row
 
 BARS_FILE = Path(__file__).resolve().parents[1] / "configs" / "az_bars.toml"
 OUT = Path("runs") / "bars"
@@ -137,12 +137,13 @@ def run_row(
             if n:
                 times[entry][0] += ms * n
                 times[entry][1] += n
-    low, high = wilson_interval(wins, int(played))
+    rate = result_row(agents[1], int(played), wins, float("nan"), float("nan"))
+    low = rate["ci_low"]
     per = {e: (t / n if n else float("nan")) for e, (t, n) in times.items()}
     res: dict[str, Any] = {
         "row": name, "table": row["table"], "agents": agents, "games": int(played),
-        "win_rate": round(wins / played, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
-        "bar": row["bar"], "met": low >= row["bar"],
+        "win_rate": round(rate["win_rate"], 4), "ci_low": round(low, 4),
+        "ci_high": round(rate["ci_high"], 4), "bar": row["bar"], "met": low >= row["bar"],
         "point_met": wins / played >= row["bar"], "az_cpu_ms": round(per[0], 2),
         "opponent_cpu_ms": round(per[1], 2), "az_mean_score": round(sum(points) / len(points), 1),
         "seed": seed, "seconds": round(time.perf_counter() - start, 1),

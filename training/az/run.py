@@ -40,8 +40,8 @@ from agents.az.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from agents.az.network import AzNet, NetShape
-from agents.az.tables import spread, to_layout
+from agents.az.network import AzNet, NetShape, spread
+from agents.az.tables import to_layout
 from agents.jobs import Backend, run_jobs
 from agents.seeds import derive_seed
 from moonriver_env.games import GameSpec, parse_game
