@@ -367,6 +367,129 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 
 #define BYTES(ptr, n, type) PyBytes_FromStringAndSize((const char *)(ptr), (Py_ssize_t)(n) * (Py_ssize_t)sizeof(type))
 
+
+/* The body of Batch.afterstates and KdBatch.afterstates (binding.h): args (rows, seed,
+ * features); rows: int64 game indices as bytes, each game still being played. For each row in
+ * order: the game's state redetermined once (one generator seeded with seed, drawn in row
+ * order: the hidden pieces as the seat to act could imagine them), then each of its legal
+ * moves (ascending) applied to that determinization and the result encoded for the seat that
+ * moved (with features: the territory features appended). -> (legal int32, counts int32 per
+ * row, off int64 rows+1 over the moves, idx int16, val float32), each as bytes. Nothing of the
+ * batch changes. */
+PyObject *batch_afterstates(int kind, const void *params, const char *states, size_t stride,
+                            Py_ssize_t num_games, PyObject *args) {
+    Py_buffer rb;
+    unsigned long long seed;
+    int features;
+    if (!PyArg_ParseTuple(args, "y*Kp", &rb, &seed, &features)) {
+        return NULL;
+    }
+    if (rb.len % (Py_ssize_t)sizeof(int64_t)) {
+        PyBuffer_Release(&rb);
+        PyErr_SetString(PyExc_ValueError, "rows: not a vector of int64 (its length is not a multiple of 8)");
+        return NULL;
+    }
+    Py_ssize_t count = rb.len / (Py_ssize_t)sizeof(int64_t);
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(count ? count : 1));
+    if (!rows) {
+        PyBuffer_Release(&rb);
+        return PyErr_NoMemory();
+    }
+    if (count) memcpy(rows, rb.buf, sizeof(int64_t) * (size_t)count); /* checked, then used */
+    PyBuffer_Release(&rb);
+    lr_game g;
+    if (kind == 0) {
+        lr_moonriver(&g, params, features);
+    } else {
+        lr_kingdomino(&g, params, features);
+    }
+    if (g.state_size != stride || g.obs_size > LR_MAX_INPUT) { /* (idx is int16) */
+        free(rows);
+        PyErr_SetString(PyExc_RuntimeError, "afterstates: the batch's states are not the game's, "
+                                            "or its observation is larger than they allow");
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < count; j++) {
+        if (rows[j] < 0 || rows[j] >= num_games) {
+            PyErr_Format(PyExc_IndexError, "rows: game %lld is not in 0..%zd", (long long)rows[j],
+                         num_games - 1);
+            free(rows);
+            return NULL;
+        }
+        if (g.over(states + (size_t)rows[j] * stride)) {
+            PyErr_Format(PyExc_ValueError, "rows: game %lld is over (it has no moves)",
+                         (long long)rows[j]);
+            free(rows);
+            return NULL;
+        }
+    }
+    int room = g.num_actions + KD_MAX_LEGAL;
+    int32_t *legal = malloc(sizeof(int32_t) * (size_t)room);
+    int32_t *counts = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
+    float *obs = malloc(sizeof(float) * (size_t)g.obs_size);
+    char *det = malloc(stride), *after = malloc(stride);
+    int32_t *ids = NULL;
+    int64_t total = 0, cap = 0;
+    lr_sparse out;
+    memset(&out, 0, sizeof out);
+    int failed = !legal || !counts || !obs || !det || !after;
+    mr_pcg64 rng;
+    mr_pcg64_seed(&rng, seed);
+    for (Py_ssize_t j = 0; !failed && j < count; j++) {
+        const char *st = states + (size_t)rows[j] * stride;
+        int seat = g.seat(st);
+        int n = g.legal(&g, st, legal);
+        counts[j] = n;
+        if (total + n > cap) {
+            int64_t c = cap ? cap : 4096;
+            while (c < total + n) c *= 2;
+            int32_t *more = realloc(ids, sizeof(int32_t) * (size_t)c);
+            if (!more) {
+                failed = 1;
+                break;
+            }
+            ids = more;
+            cap = c;
+        }
+        memcpy(det, st, stride);
+        g.redetermine(&g, det, &rng);
+        for (int i = 0; i < n; i++) {
+            ids[total++] = legal[i];
+            memcpy(after, det, stride);
+            g.apply(&g, after, legal[i]);
+            g.encode(&g, after, seat, obs);
+            if (lr_sparse_add_row(&out, obs, g.obs_size) < 0) {
+                failed = 1;
+                break;
+            }
+        }
+    }
+    PyObject *res = NULL;
+    if (failed) {
+        PyErr_NoMemory();
+    } else {
+        if (out.rows == 0) { /* no move at all: off is the one 0 */
+            out.off = malloc(sizeof(int64_t));
+            if (out.off) out.off[0] = 0;
+        }
+        res = out.off ? Py_BuildValue("(NNNNN)", BYTES(ids, total, int32_t),
+                                      BYTES(counts, count, int32_t),
+                                      BYTES(out.off, out.rows + 1, int64_t),
+                                      BYTES(out.idx, out.nnz, int16_t),
+                                      BYTES(out.val, out.nnz, float))
+                      : PyErr_NoMemory();
+    }
+    free(rows);
+    free(legal);
+    free(counts);
+    free(obs);
+    free(det);
+    free(after);
+    free(ids);
+    lr_sparse_free(&out);
+    return res;
+}
+
 /* az_selfplay(state, net or None, games, seed, settings, teacher, explore, lambda, keep,
  * afterstates, weights or None[, features[, teacher_temp]]): features (with no net: teacher
  * games) appends the territory features to the recorded observations (a net decides by its

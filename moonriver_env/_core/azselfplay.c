@@ -9,7 +9,7 @@
 
 #include "learn.h"
 
-static void sparse_free(lr_sparse *m) {
+void lr_sparse_free(lr_sparse *m) {
     free(m->off);
     free(m->idx);
     free(m->val);
@@ -18,7 +18,7 @@ static void sparse_free(lr_sparse *m) {
 void lr_buffer_free(lr_buffer *b) {
     free(b->game);
     free(b->seat);
-    sparse_free(&b->obs);
+    lr_sparse_free(&b->obs);
     free(b->legal_off);
     free(b->legal_id);
     free(b->pi);
@@ -26,7 +26,7 @@ void lr_buffer_free(lr_buffer *b) {
     free(b->z);
     free(b->target);
     free(b->aft_off);
-    sparse_free(&b->aft);
+    lr_sparse_free(&b->aft);
     free(b->outcomes);
     free(b->lengths);
     memset(b, 0, sizeof *b);
@@ -50,8 +50,7 @@ static int64_t doubled(int64_t cap, int64_t need, int64_t first) {
     return c;
 }
 
-/* Appends obs's non-zero entries as a row of m; 0, or -1 when memory ran out. */
-static int add_row(lr_sparse *m, const float *obs, int size) {
+int lr_sparse_add_row(lr_sparse *m, const float *obs, int size) {
     int nnz = 0;
     for (int i = 0; i < size; i++) {
         nnz += obs[i] != 0.0f;
@@ -126,7 +125,7 @@ static int keep(const lr_game *g, lr_buffer *b, int game, int seat, const void *
         b->aft_off[0] = b->aft.rows;
     }
     g->encode(g, st, seat, w->obs);
-    if (add_row(&b->obs, w->obs, g->obs_size) < 0) {
+    if (lr_sparse_add_row(&b->obs, w->obs, g->obs_size) < 0) {
         return -1;
     }
     b->game[p] = game;
@@ -147,7 +146,7 @@ static int keep(const lr_game *g, lr_buffer *b, int game, int seat, const void *
             memcpy(w->after, w->det, g->state_size);
             g->apply(g, w->after, r->legal[i]);
             g->encode(g, w->after, seat, w->obs);
-            if (add_row(&b->aft, w->obs, g->obs_size) < 0) {
+            if (lr_sparse_add_row(&b->aft, w->obs, g->obs_size) < 0) {
                 return -1;
             }
         }

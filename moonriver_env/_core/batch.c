@@ -512,6 +512,12 @@ static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
     return PyLong_FromLong(self->states[i].phase);
 }
 
+/* afterstates(rows, seed, features) -> (legal, counts, off, idx, val): batch_afterstates. */
+static PyObject *Batch_afterstates(BatchObject *self, PyObject *args) {
+    return batch_afterstates(0, self->cfg, (const char *)self->states, sizeof(mr_state),
+                             self->num_games, args);
+}
+
 /* Every method runs through batch_call (binding.h): one call at a time on a ready Batch. */
 #define BATCH_LIST(X, P) \
     X(P, reset, "reset(seeds or None)") \
@@ -520,7 +526,8 @@ static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
     X(P, get_record, "get_record(i) -> bytes") \
     X(P, set_record, "set_record(i, bytes)") \
     X(P, phase, "phase(i) -> phase code") \
-    X(P, observe, "observe(i, seat, out)")
+    X(P, observe, "observe(i, seat, out)") \
+    X(P, afterstates, "afterstates(rows, seed, features) -> the legal moves' afterstates")
 BATCH_METHODS(BATCH_LIST, Batch)
 
 PyTypeObject BatchType = {NATIVE_BATCH_TYPE(

@@ -223,4 +223,9 @@ PyObject *item_double(const void *data, Py_ssize_t i);
 PyObject *item_name(const void *data, Py_ssize_t i);  /* const char *[] */
 PyObject *item_field(const void *data, Py_ssize_t i); /* mr_field[]: (name, offset, type, count) */
 
+/* Batch.afterstates and KdBatch.afterstates (azbind.c): kind 0 Moon River (params an
+ * mr_config), 1 Kingdomino (KdParams); num_games states of stride bytes from states. */
+PyObject *batch_afterstates(int kind, const void *params, const char *states, size_t stride,
+                            Py_ssize_t num_games, PyObject *args);
+
 #endif

@@ -311,6 +311,12 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* afterstates(rows, seed, features) -> (legal, counts, off, idx, val): batch_afterstates. */
+static PyObject *KdBatch_afterstates(KdBatchObject *self, PyObject *args) {
+    return batch_afterstates(1, self->p, (const char *)self->games, sizeof(KdGame),
+                             self->num_games, args);
+}
+
 /* Every method runs through batch_call (binding.h): one call at a time on a ready KdBatch. */
 #define KDBATCH_LIST(X, P) \
     X(P, new_game, "new_game(i, seed)") \
@@ -318,7 +324,8 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     X(P, observe, "observe(i, seat, out)") \
     X(P, scores, "scores(i) -> ((points, largest), ...)") \
     X(P, get_record, "get_record(i) -> bytes") \
-    X(P, set_record, "set_record(i, bytes)")
+    X(P, set_record, "set_record(i, bytes)") \
+    X(P, afterstates, "afterstates(rows, seed, features) -> the legal moves' afterstates")
 BATCH_METHODS(KDBATCH_LIST, KdBatch)
 
 static PyTypeObject KdBatchType = {NATIVE_BATCH_TYPE(

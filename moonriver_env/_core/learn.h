@@ -167,6 +167,11 @@ typedef struct {
     float *val;   /* nnz */
 } lr_sparse;
 
+/* Appends obs's non-zero entries (of size) as a row of m; 0, or -1 when memory ran out. */
+int lr_sparse_add_row(lr_sparse *m, const float *obs, int size);
+/* Frees m's arrays (m itself is the caller's). */
+void lr_sparse_free(lr_sparse *m);
+
 /* Growing arrays of positions: decisions with more than one legal action, each kept with
  * probability keep and seen from one seat (seat[]: the actor half the time, else another
  * seat; pi is NaN then: no policy target). A position seen by its actor may also keep the

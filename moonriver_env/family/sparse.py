@@ -21,7 +21,9 @@ The native core writes these arrays itself; the Python engine packs its dense ro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -134,3 +136,63 @@ def action_table(located: list[tuple[str, tuple[int, ...]]], order: list[str],
         segment=seg,
         components=comp,
     )
+
+
+@dataclass(frozen=True)
+class Afterstates:
+    """The afterstates of the acting seat's legal moves in some games of a batched game
+    (``VectorGame.afterstates``): row ``j`` of the games asked for has ``counts[j]`` moves, its
+    entries in ``legal`` (ascending, as ``legal_ids`` lists them) one after another; move ``m``'s
+    afterstate, seen by the seat that moved, is the sparse row ``idx`` / ``val`` at
+    ``off[m]:off[m + 1]``. Each game's hidden pieces are redetermined once before its moves (the
+    seat to act cannot know them), so an afterstate reveals nothing that seat does not see."""
+
+    legal: np.ndarray  # (M,) int32
+    counts: np.ndarray  # (R,) int32
+    off: np.ndarray  # (M + 1,) int64
+    idx: np.ndarray  # (nnz,) int16
+    val: np.ndarray  # (nnz,) float32
+
+
+def afterstates_of(batch: object, num_games: int, rows: object, seed: object,
+                   features: bool) -> Afterstates:
+    """:class:`Afterstates` of games ``rows`` of a core batch (``Batch``, ``KdBatch``) holding
+    ``num_games`` games (``features``: each row with the core's territory features appended);
+    ``ValueError`` for rows that are not integers in range or a game that is over,
+    ``TypeError`` for a seed that is not an integer, ``NotImplementedError`` with no core batch
+    (``None``: the games play on the Python engine). The one body of every vector game's
+    ``afterstates``."""
+    if batch is None:
+        raise NotImplementedError(
+            "afterstates: computed in the native core; this vector game plays on the Python engine"
+        )
+    arr = np.asarray(rows)
+    if arr.ndim != 1 or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+        raise ValueError("rows: expected a 1-d sequence of game indices (integers)")
+    if arr.size and (arr.min() < 0 or arr.max() >= num_games):
+        raise ValueError(f"rows: every game index must be in 0..{num_games - 1}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise TypeError("seed: expected an integer in 0..2**64 - 1")
+    legal, counts, off, idx, val = batch.afterstates(  # type: ignore[attr-defined]
+        arr.astype(np.int64).tobytes(), int(seed), bool(features)
+    )
+    return Afterstates(np.frombuffer(legal, np.int32), np.frombuffer(counts, np.int32),
+                       np.frombuffer(off, np.int64), np.frombuffer(idx, np.int16),
+                       np.frombuffer(val, np.float32))  # fmt: skip
+
+
+class AfterstatesOf:
+    """The ``afterstates`` method of a vector game (``VectorGame``, ``KingdominoVectorGame``)
+    whose games, on the native backend, live in a core batch (``_backend._batch``)."""
+
+    num_games: int
+    _backend: Any
+
+    def afterstates(self, rows: Sequence[int] | np.ndarray, seed: int = 0, *,
+                    features: bool = False) -> Afterstates:
+        """The afterstates of the legal moves of games ``rows``, each seen by the seat that
+        moves, on one redetermination of the game drawn from ``seed`` (:class:`Afterstates`;
+        ``features``: the core's territory features appended). The games do not change.
+        Native core only (``NotImplementedError`` on the Python engine)."""
+        return afterstates_of(getattr(self._backend, "_batch", None), self.num_games, rows,
+                              seed, features)  # fmt: skip

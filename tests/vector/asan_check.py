@@ -211,8 +211,9 @@ def _interrupted_calls(
 
 
 def sparse() -> None:
-    """The sparse observation of both games stepped against the dense one, a ranch width too
-    small for its rows, and the sparse products with good and out-of-range input."""
+    """The sparse observation of both games stepped against the dense one (with every legal
+    move's afterstate), a ranch width too small for its rows, the sparse products and the
+    afterstates with good and out-of-range input."""
     from moonriver_env.family.native import native
     from moonriver_env.family.sparse import unpack_rows
     from moonriver_env.moonriver.vector._backend import native_config
@@ -222,9 +223,11 @@ def sparse() -> None:
     for vg in (VectorGame(num_games=8, num_players=4, mode="legends", seed=1, observe="both"),
                KingdominoVectorGame(num_games=8, num_players=2, seed=1, observe="both")):
         rows = np.arange(8)
-        for _ in range(200):
+        for step in range(200):
             dense = unpack_rows(vg.obs_idx, vg.obs_val, vg.observation_size)
             assert np.array_equal(dense, vg.observation)
+            aft = vg.afterstates(rows, seed=step, features=bool(step % 2))  # every legal move
+            assert aft.legal.size == int(vg.num_legal.sum()) == aft.off.size - 1
             pick = (rng.random(8) * vg.num_legal).astype(np.int64)
             vg.step(vg.legal_ids[rows, pick].astype(np.int64))
     vg = VectorGame(num_games=2, num_players=2, seed=0, observe=False)
@@ -239,6 +242,14 @@ def sparse() -> None:
     )
     batch.reset(np.arange(2, dtype=np.uint64))
     assert (nnz == -1).all()
+    for rows in (b"\x01" * 7, np.array([2], np.int64).tobytes(), np.array([-1], np.int64).tobytes(),
+                 np.array([2**62], np.int64).tobytes()):  # fmt: skip
+        try:
+            batch.afterstates(rows, 0, False)
+        except (ValueError, IndexError):
+            pass
+        else:
+            raise AssertionError("afterstates took rows out of range")
     crow = np.array([0, 3, 5], np.int64)
     weights = rng.random((10, 4)).astype(np.float32)
     for idx in (np.array([1, 2, 9, 0, 4], np.int64), np.array([1, 2, 10, 0, -1], np.int64)):

@@ -35,7 +35,7 @@ import numpy as np
 from moonriver_env.env_checks import REWARD_MODES, check_seed
 from moonriver_env.family.batch import readonly, step_arrays
 from moonriver_env.family.native import GAME_SEED_HIGH, choose_backend, native
-from moonriver_env.family.sparse import observe_forms, sparse_arrays
+from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_choice, check_int
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
 from moonriver_env.kingdomino.args import game_config, rank_rewards
@@ -57,7 +57,7 @@ class UnsupportedKingdominoConfig(ValueError):
     """A Kingdomino config the native core does not play."""
 
 
-class KingdominoVectorGame:
+class KingdominoVectorGame(AfterstatesOf):
     """``num_games`` Kingdomino games of one config, one action per game per :meth:`step`.
 
     Args:

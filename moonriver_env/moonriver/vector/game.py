@@ -43,7 +43,7 @@ import numpy as np
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
 from moonriver_env.family.batch import readonly, step_arrays
 from moonriver_env.family.native import SCORE_WIDTH, choose_backend
-from moonriver_env.family.sparse import observe_forms, sparse_arrays
+from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_int
 from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
@@ -54,7 +54,7 @@ from moonriver_env.moonriver.vector.search import NativeState
 _SEED_LIMIT = 2**64
 
 
-class VectorGame:
+class VectorGame(AfterstatesOf):
     """``num_games`` games of one config, one action per game per :meth:`step`.
 
     Args:
