@@ -3,7 +3,8 @@
 
 :class:`SparsePPOAgent` plays the reference PPO's raw policy: for the acting seat's flat
 observation (the game's ``encoder`` hook, its non-zero entries) it takes the most likely legal
-action. It names no game: the model file names its game, and the registry gives its encoder.
+action; a model with the afterstate head scores each legal move's afterstate (the game set into
+a one-game vector game in the core). It names no game: the model file names its game, and the registry gives its encoder.
 """
 
 from __future__ import annotations
@@ -50,8 +51,18 @@ class SparsePPOAgent(Agent):
         seen, encoder = self._encoder
         if seen is not config:
             self.check_game(config)
-            encoder = self.game.entry.hook("encoder")(config)
+            if self.policy.head == "afterstate":  # the afterstates come from the core
+                from moonriver_env.vector.env_batch import batched_game
+
+                encoder = batched_game(self.game.text, num_games=1, seed=0, observe=False)
+            else:
+                encoder = self.game.entry.hook("encoder")(config)
             self._encoder = (config, encoder)
+        if self.policy.head == "afterstate":
+            from agents.networks.sparse_policy import greedy_actions
+
+            encoder.set_state(0, state)
+            return int(greedy_actions(self.policy, encoder, np.zeros(1, np.int64))[0])
         obs = encoder.encode_flat(state, state.current_seat)
         idx = np.flatnonzero(obs)
         x = SparseRows(np.array([0, idx.size], np.int64), idx.astype(np.int64), obs[idx])

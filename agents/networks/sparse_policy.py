@@ -27,11 +27,20 @@ import torch
 from torch import nn
 
 from moonriver_env.family.native import native
-from moonriver_env.family.sparse import ActionTable
+from moonriver_env.family.sparse import ActionTable, Afterstates
 from moonriver_env.vector.env_batch import batched_game
 
 MODEL_FORMAT = "moonriver-env ppo 1"
 """The ``format`` entry of a saved model of this network."""
+
+HEADS = ("action", "afterstate")
+"""How the policy scores a legal move: ``action``, the state's embedding against the move's
+part embeddings (any game with a batched form); ``afterstate``, the move's afterstate through
+the trunk (a game with a native core: ``VectorGame.afterstates``)."""
+
+AFTERSTATE_TAU = 0.1
+"""The afterstate head's logits are its scores / this (az's prior, TD-Gammon's choice): the
+afterstates of one position differ in a few entries, so their scores start close together."""
 
 
 
@@ -158,27 +167,47 @@ class SparsePolicy(nn.Module):
     """State embedding from the sparse observation; value head; legal actions scored by a dot
     product with their part embeddings (module docstring)."""
 
-    def __init__(self, obs_size: int, table: ActionTable, embed: int, hidden: int) -> None:
+    def __init__(self, obs_size: int, table: ActionTable, embed: int, hidden: int,
+                 head: str = "action", features: bool = False) -> None:
         super().__init__()
+        if head not in HEADS:
+            raise ValueError(f"head: expected one of {', '.join(HEADS)}, got {head!r}")
+        if features and (head != "afterstate" or native is None):
+            raise ValueError("features: the core's territory features come with the afterstate "
+                             "head, from the native core")
         self.obs_size = obs_size
-        # the sparse first layer: x @ w1 for sparse rows x (one row of w1 per observation entry)
-        self.w1 = nn.Parameter(torch.randn(obs_size, embed) / math.sqrt(64.0))
+        self.head = head
+        self.features = features  # the afterstates carry the core's territory features
+        inputs = obs_size + (int(native.AZ_FEATURES) if features and native is not None else 0)
+        # the sparse first layer: x @ w1 for sparse rows x (one row of w1 per observation entry;
+        # with features, the rows after obs_size read the afterstates' territory features)
+        self.w1 = nn.Parameter(torch.randn(inputs, embed) / math.sqrt(64.0))
         self.b1 = nn.Parameter(torch.zeros(embed))
         self.trunk = nn.Sequential(
             nn.ReLU(), nn.Linear(embed, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
         )
         self.value_head = nn.Linear(hidden, 1)
+        nn.init.orthogonal_(self.value_head.weight, 1.0)
+        if head == "afterstate":  # a legal move's logit: its afterstate through the same trunk
+            self.score_head = nn.Linear(hidden, 1)
+            nn.init.orthogonal_(self.score_head.weight, 1.0)
+            return
         parts, n_parts = action_parts(table)
         self.parts: torch.Tensor
         self.register_buffer("parts", torch.as_tensor(parts))
         self.part_embed = nn.EmbeddingBag(n_parts + 1, embed, mode="sum", padding_idx=n_parts)
         self.action_mlp = nn.Sequential(nn.ReLU(), nn.Linear(embed, hidden))
-        nn.init.orthogonal_(self.value_head.weight, 1.0)
 
     def state(self, x: SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         """The state embedding (B, hidden) and the value (B,) of sparse rows ``x``."""
         h = self.trunk(_SparseLinear.apply(self.w1, x) + self.b1)
         return h, self.value_head(h).squeeze(-1)
+
+    def afterstate_logits(self, after: SparseRows) -> torch.Tensor:
+        """The logit of each legal move (flat) from its afterstate's sparse row (``after``, one
+        row per move, as :meth:`~moonriver_env.family.sparse.Afterstates` lists them)."""
+        h = self.trunk(_SparseLinear.apply(self.w1, after) + self.b1)
+        return self.score_head(h).squeeze(-1) / AFTERSTATE_TAU
 
     def actions(self, ids: torch.Tensor | None = None) -> torch.Tensor:
         """The embeddings (n, hidden) of action ``ids`` (default: every id)."""
@@ -232,9 +261,26 @@ def sample_ragged(logp: torch.Tensor, rows: np.ndarray, num_legal: np.ndarray,
     return np.clip(pick, starts, starts + num_legal - 1) - starts
 
 
+def afterstate_rows(aft: Afterstates) -> tuple[SparseRows, np.ndarray, np.ndarray]:
+    """The afterstates' rows as :class:`SparseRows`, each move's row (the index of its game in
+    the list asked for) and each game's number of moves."""
+    counts = aft.counts.astype(np.int64)
+    x = SparseRows(aft.off, aft.idx.astype(np.int64), aft.val)
+    return x, np.repeat(np.arange(counts.size), counts), counts
+
+
 def greedy_actions(policy: SparsePolicy, vg: Any, rows: np.ndarray) -> np.ndarray:
     """The policy's most likely legal action for each game ``rows`` of a vector game with the
-    sparse observation."""
+    sparse observation (the afterstate head: of a vector game in the core; its games'
+    redeterminations drawn from seed 0, which cannot change which move is most likely)."""
+    if policy.head == "afterstate":
+        aft = vg.afterstates(np.asarray(rows, np.int64), seed=0, features=policy.features)
+        x, flat_rows, counts = afterstate_rows(aft)
+        with torch.no_grad():
+            r = torch.from_numpy(flat_rows)
+            logp = segment_log_softmax(policy.afterstate_logits(x), r, counts.size)
+        pos = sample_ragged(logp, flat_rows, counts, np.random.default_rng(0), greedy=True)
+        return aft.legal[np.concatenate(([0], np.cumsum(counts)[:-1])) + pos].astype(np.int64)
     nnz = vg.obs_nnz[rows].astype(np.int64)
     idx, val = sparse_rows(vg.obs_idx[rows], vg.obs_val[rows], nnz)
     num_legal = vg.num_legal[rows].astype(np.int64)
@@ -269,6 +315,8 @@ def model_record(policy: SparsePolicy, game: str, embed: int, hidden: int) -> di
         "game": game,
         "embed": embed,
         "hidden": hidden,
+        "head": policy.head,
+        "features": policy.features,
         "state_dict": policy.state_dict(),
     }
 
@@ -296,8 +344,11 @@ def load_model(path: str | Path) -> tuple[SparsePolicy, str]:
         embed, hidden, game = int(rec["embed"]), int(rec["hidden"]), str(rec["game"])
         if not (1 <= embed <= 4096 and 1 <= hidden <= 4096):
             raise ValueError(f"sizes out of range: embed {embed}, hidden {hidden}")
+        head = str(rec.get("head", "action"))  # (files from before the afterstate head)
+        features = rec.get("features", False) is True
         vg = batched_game(game, num_games=1, seed=0, observe=False)
-        policy = SparsePolicy(vg.observation_size, vg.action_table, embed, hidden)
+        policy = SparsePolicy(vg.observation_size, vg.action_table, embed, hidden, head,
+                              features)
         policy.load_state_dict(rec["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:
         raise ValueError(f"{path}: a damaged model file ({exc})") from None

@@ -178,6 +178,23 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(tmp_path: Path) 
         sp.load_model(tmp_path / "other.pt")
 
 
+def test_a_run_from_before_the_afterstate_head_resumes_with_its_action_head(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "old"
+    argv = ["--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "128",
+            "--num-games", "16", "--num-steps", "8", "--eval-opponent", "random",
+            "--eval-games", "2", "--embed", "8", "--hidden", "8", "--threads", "1"]
+    assert ppo.main([*argv, "--head", "action"]) == 0
+    saved = json.loads((run / "args.json").read_text())
+    del saved["head"], saved["features"], saved["afterstate_value"]  # as such a run wrote it
+    (run / "args.json").write_text(json.dumps(saved))
+    more = [a if a != "128" else "256" for a in argv]
+    assert ppo.main([*more, "--resume"]) == 0
+    assert sp.load_model(run / "model.pt")[0].head == "action"
+    assert json.loads((run / "args.json").read_text())["head"] == "action"
+
+
 def test_kingdomino_trains_through_the_same_file(tmp_path: Path) -> None:
     argv = ["--game", "kingdomino_2p_base", "--run-dir", str(tmp_path / "kd"), "--total-steps",
             "128", "--num-games", "16", "--num-steps", "8", "--eval-opponent", "random",
@@ -210,7 +227,9 @@ def test_opponents_play_their_seats_and_leave_no_samples() -> None:
                np.random.default_rng(2))
 
 
-def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("head", "features"), [("action", False), ("afterstate", True)])
+def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path, head: str,
+                                                          features: bool) -> None:
     from agents.registry import make_agent
     from moonriver_env.kingdomino import new_game as kd_new_game
     from moonriver_env.moonriver.rules import GameConfig, new_game
@@ -219,16 +238,20 @@ def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path) -> Non
     for game, start in (("moonriver_2p_base", lambda: new_game(GameConfig(num_players=2), 3)),
                         ("kingdomino_2p_base", None)):
         vg = vector_game(game, num_games=1, seed=0, observe="sparse")
-        policy = SparsePolicy(vg.observation_size, vg.action_table, 8, 8)
+        policy = SparsePolicy(vg.observation_size, vg.action_table, 8, 8, head, features)
         path = tmp_path / f"{game}.pt"
         torch.save(sp.model_record(policy, game, 8, 8), path)
         name = parse_game(game).game
         agent = make_agent(f"ppo:{path}", seed=0, game=name)
         state = start() if start else kd_new_game(vg.config, 3)
         moves = 0
+        assert agent.policy.head == head and agent.policy.features == features
         while not state.is_terminal and moves < 30:  # the agent's move is legal and greedy
             a = agent.choose(state)
             assert state.is_legal(a)
+            if head == "afterstate" and len(state.legal_action_list()) > 1:  # the batched form's
+                vg.set_state(0, state)
+                assert a == int(sp.greedy_actions(agent.policy, vg, np.zeros(1, np.int64))[0])
             state.apply(a)
             moves += 1
         other = "kingdomino_2p_base" if name == "moonriver" else "moonriver_2p_base"
@@ -240,6 +263,40 @@ def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path) -> Non
     torch.save({**sp.model_record(policy, "kingdomino_2p_base", 8, 8), "state_dict": state_dict}, bad)
     with pytest.raises(ValueError, match="not all finite"):
         sp.load_model(bad)
+
+
+@pytest.mark.parametrize("features", [False, True])
+def test_the_afterstate_head_learns_on_the_moves_it_scored(features: bool) -> None:
+    """The afterstate head: each decision's logits come from its legal moves' afterstates, in
+    the order of its legal list; a minibatch rebuilds the very logits the rollout sampled from
+    (ratio 1 before the first step), and an update changes them."""
+    from moonriver_env.vector import vector_game
+
+    for game in ("moonriver_2p_base", "kingdomino_4p_base"):
+        args = Args(num_games=6, num_steps=20, embed=8, hidden=8, num_minibatches=2)
+        vg = vector_game(game, num_games=6, seed=5, observe="sparse")
+        policy = SparsePolicy(vg.observation_size, vg.action_table, 8, 8, "afterstate", features)
+        ro = Rollout(args, vg.num_players)
+        ppo.collect(policy, vg, ro, np.random.default_rng(0),
+                    ppo.Opponents("random", 0.5, vg, seed=0))  # fmt: skip
+        for t in range(args.num_steps):
+            assert len(ro.aft_nnz[t]) == int(ro.num_legal[t].sum())  # one row per legal move
+        adv, ret = ppo.advantages(ro, args, vg.num_players)
+        batches = ppo.minibatches(ro, adv, ret, args, np.random.default_rng(1))
+        before = []
+        with torch.no_grad():
+            for b in batches:
+                assert b.after is not None and b.after.rows == len(b.rows)
+                logits = policy.afterstate_logits(b.after)
+                logp = sp.segment_log_softmax(logits, b.rows, b.x.rows)[b.chosen]
+                torch.testing.assert_close(logp, b.old_logp, atol=1e-5, rtol=1e-5)
+                before.append(logits)
+        stats = ppo.update(policy, torch.optim.Adam(policy.parameters(), lr=1e-2), batches,
+                           args, np.random.default_rng(2))  # fmt: skip
+        assert np.isfinite(list(stats.values())).all() and stats["after_v"] > 0
+        with torch.no_grad():
+            after = policy.afterstate_logits(batches[0].after)
+        assert not torch.allclose(after, before[0])
 
 
 def test_the_bench_prints_steps_per_second(capsys: pytest.CaptureFixture[str]) -> None:
@@ -279,6 +336,8 @@ def _digest(folder: Path) -> dict[str, bytes]:
         (["--anneal-lr", "maybe"], "--anneal-lr: expected true or false, got 'maybe'"),
         (["--players", "7"], "num_players"),
         (["--num-steps", "many"], "--num-steps: invalid int value"),
+        (["--head", "sideways"], "--head: expected auto, action or afterstate"),
+        (["--afterstate-value", "-1"], "--afterstate-value: expected a finite number"),
     ],
 )
 def test_a_bad_flag_is_a_named_error_with_exit_status_2_and_writes_nothing(

@@ -31,11 +31,12 @@ import torch
 from moonriver_env.bench import cpu_model
 from moonriver_env.vector.env_batch import batched_game
 from training.ppo.ppo import (
+    HEADS,
     Args,
     Rollout,
-    SparsePolicy,
     advantages,
     collect,
+    make_policy,
     minibatches,
     update,
 )
@@ -48,7 +49,7 @@ def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
     torch.set_flush_denormal(True)
     rng = np.random.default_rng(seed)
     vg = batched_game(args.game, num_games=args.num_games, seed=seed, observe="sparse")
-    policy = SparsePolicy(vg.observation_size, vg.action_table, args.embed, args.hidden)
+    policy = make_policy(args, vg)
     opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     ro = Rollout(args, vg.num_players)
 
@@ -89,14 +90,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--num-games", type=int, default=defaults.num_games)
     parser.add_argument("--num-steps", type=int, default=defaults.num_steps)
+    parser.add_argument("--head", choices=("auto", *HEADS), default=defaults.head,
+                        help="the network's head, as training.ppo.ppo's --head")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     ns = parser.parse_args(argv)
     if min(ns.runs, ns.updates, ns.threads, ns.num_games, ns.num_steps) < 1:
         parser.error("--runs, --updates, --threads, --num-games and --num-steps must be >= 1")
     args = replace(defaults, game=ns.game, threads=ns.threads, num_games=ns.num_games,
-                   num_steps=ns.num_steps)
+                   num_steps=ns.num_steps, head=ns.head)
     print(f"training.ppo bench: {args.game}, {args.num_games} games x {args.num_steps} steps "
-          f"an update, {args.update_epochs} epochs, {args.threads} threads; CPU {cpu_model()}, "
+          f"an update, {args.update_epochs} epochs, {args.threads} threads, head "
+          f"{make_policy(args, batched_game(args.game, num_games=1, seed=0)).head}; "
+          f"CPU {cpu_model()}, "
           f"{os.cpu_count()} logical CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
     rates, cpus, anchors = [], [], []
     for r in range(ns.runs):
@@ -116,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             "game": args.game, "ppo_steps_per_second": rates, "core_steps_per_second": anchors,
             "cpu_seconds_per_1000_steps": cpus, "median": med, "core_median": anchor,
             "threads": args.threads, "num_games": args.num_games, "num_steps": args.num_steps,
+            "head": args.head,
             "cpu_model": cpu_model(),
         }, indent=2))
     return 0

@@ -50,8 +50,11 @@ from torch import nn
 
 from agents.atomic import atomic_path, write_text
 from agents.networks.sparse_policy import (
+    AFTERSTATE_TAU,
+    HEADS,
     SparsePolicy,
     SparseRows,
+    afterstate_rows,
     greedy_actions,
     model_record,
     ragged_legal,
@@ -85,6 +88,7 @@ class Args:
     anneal_lr: bool = True
     reward: str = "win"  # the game's final reward: win (+1 / -1), score or score_diff
     dense_reward: float = 0.0  # reward per point a seat's score changes (0: the final reward only)
+    reward_scale: float = 1.0  # every reward times this (score rewards are in points)
     gamma: float = 1.0
     gae_lambda: float = 0.95
     num_minibatches: int = 4
@@ -92,7 +96,15 @@ class Args:
     clip_coef: float = 0.2
     vf_coef: float = 0.5
     ent_coef: float = 0.01
+    afterstate_value: float = 1.0  # the afterstate head: weight of the chosen afterstate's score
+    # regressed on the decision's return (its score, times the head's tau, as a value: TD(lambda)
+    # as az learns its afterstate values, so every decision teaches the scores, not only its
+    # advantage's sign)
     max_grad_norm: float = 0.5
+    head: str = "auto"  # how a legal move is scored: "afterstate" (its afterstate through the
+    # trunk; a game played in the native core), "action" (the state against the move's parts;
+    # any game) or "auto" (afterstate where the core plays the game, else action)
+    features: bool = True  # the afterstate head: the core's territory features as inputs too
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -121,6 +133,9 @@ class Rollout:
         self.obs_val: list[np.ndarray] = []
         self.nnz = np.zeros((t, n), np.int64)
         self.legal: list[np.ndarray] = []
+        self.aft_idx: list[np.ndarray] = []  # the afterstate head: each step's afterstates
+        self.aft_val: list[np.ndarray] = []
+        self.aft_nnz: list[np.ndarray] = []
         self.num_legal = np.zeros((t, n), np.int64)
         self.choice = np.zeros((t, n), np.int64)
         self.logp = np.zeros((t, n), np.float32)
@@ -157,13 +172,19 @@ class Opponents:
         return np.array([agent.choose(vg.get_state(int(i))) for i in rows], dtype=np.int64)
 
 
-def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator,
-            opponents: Opponents | None = None) -> None:
+def collect(
+    policy: SparsePolicy,
+    vg: Any,
+    ro: Rollout,
+    rng: np.random.Generator,
+    opponents: Opponents | None = None,
+) -> None:
     """Plays one rollout: the policy decides for every seat (self-play), but for the seats
     ``opponents`` plays; fills ``ro`` (its ``mine`` marks the policy's decisions)."""
     ro.obs_idx, ro.obs_val, ro.legal = [], [], []
-    with torch.no_grad():
-        actions = policy.actions()  # the policy does not change during a rollout
+    ro.aft_idx, ro.aft_val, ro.aft_nnz = [], [], []
+    with torch.no_grad():  # the policy does not change during a rollout
+        actions = policy.actions() if policy.head == "action" else None
     n_games = ro.nnz.shape[1]
     everyone = np.arange(n_games)
     for t in range(ro.nnz.shape[0]):
@@ -183,14 +204,23 @@ def collect(policy: SparsePolicy, vg: Any, ro: Rollout, rng: np.random.Generator
         idx, val = sparse_rows(vg.obs_idx[pick], vg.obs_val[pick], nnz[pick])
         num_legal = np.zeros(n_games, np.int64)
         num_legal[pick] = vg.num_legal[pick]
-        legal, rows = ragged_legal(vg.legal_ids[pick], num_legal[pick])
-        with torch.no_grad():
-            h, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
-            rows_t = torch.from_numpy(rows)
-            logp = segment_log_softmax(
-                policy.logits(h, rows_t, torch.from_numpy(legal), actions), rows_t,
-                len(rows_mine),
-            )
+        if policy.head == "afterstate":
+            aft = vg.afterstates(rows_mine, seed=int(rng.integers(2**63)), features=policy.features)
+            after, rows, _ = afterstate_rows(aft)
+            legal = aft.legal.astype(np.int64)
+            with torch.no_grad():
+                _, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
+                logits = policy.afterstate_logits(after)
+            ro.aft_idx.append(aft.idx)
+            ro.aft_val.append(aft.val)
+            ro.aft_nnz.append(np.diff(aft.off))
+        else:
+            legal, rows = ragged_legal(vg.legal_ids[pick], num_legal[pick])
+            with torch.no_grad():
+                h, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
+                logits = policy.logits(h, torch.from_numpy(rows), torch.from_numpy(legal),
+                                       actions)  # fmt: skip
+        logp = segment_log_softmax(logits, torch.from_numpy(rows), len(rows_mine))
         pos = sample_ragged(logp, rows, num_legal[rows_mine], rng)
         starts = np.concatenate(([0], np.cumsum(num_legal[rows_mine])[:-1]))
         step_actions[rows_mine] = legal[starts + pos]
@@ -261,10 +291,12 @@ class Minibatch:
     old_value: torch.Tensor
     adv: torch.Tensor
     ret: torch.Tensor
+    after: SparseRows | None  # the afterstate head: each legal move's afterstate
 
 
-def minibatches(ro: Rollout, adv: np.ndarray, ret: np.ndarray, args: Args,
-                rng: np.random.Generator) -> list[Minibatch]:
+def minibatches(
+    ro: Rollout, adv: np.ndarray, ret: np.ndarray, args: Args, rng: np.random.Generator
+) -> list[Minibatch]:
     """The rollout cut into ``num_minibatches`` minibatches of whole steps (every game of a
     step together; the steps drawn at random)."""
     t_len = ro.value.shape[0]
@@ -293,22 +325,41 @@ def minibatches(ro: Rollout, adv: np.ndarray, ret: np.ndarray, args: Args,
                 old_value=torch.from_numpy(ro.value[group].reshape(-1)[mine]),
                 adv=torch.from_numpy(adv[group].reshape(-1)[mine]),
                 ret=torch.from_numpy(ret[group].reshape(-1)[mine]),
+                after=SparseRows.of(
+                    np.concatenate([ro.aft_idx[t] for t in group]).astype(np.int64),
+                    np.concatenate([ro.aft_val[t] for t in group]),
+                    np.concatenate([ro.aft_nnz[t] for t in group]),
+                )
+                if ro.aft_nnz
+                else None,
             )
         )
     return out
 
 
-def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minibatch],
-           args: Args, rng: np.random.Generator) -> dict[str, float]:
+def update(
+    policy: SparsePolicy,
+    opt: torch.optim.Optimizer,
+    batches: list[Minibatch],
+    args: Args,
+    rng: np.random.Generator,
+) -> dict[str, float]:
     """``update_epochs`` passes of PPO over the prepared minibatches (in a new order each)."""
-    stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "ent", "kl", "clip")}
+    stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip")}
     for _ in range(args.update_epochs):
         for m in rng.permutation(len(batches)):
             b = batches[m]
             n = b.x.rows
             h, value = policy.state(b.x)
-            logits = policy.logits(h, b.rows, b.legal, policy.actions(b.ids))
+            if b.after is not None:
+                logits = policy.afterstate_logits(b.after)
+            else:
+                logits = policy.logits(h, b.rows, b.legal, policy.actions(b.ids))
             logp_all = segment_log_softmax(logits, b.rows, n)
+            after_loss = torch.zeros(())
+            if b.after is not None and args.afterstate_value:
+                chosen_value = logits[b.chosen] * AFTERSTATE_TAU
+                after_loss = 0.5 * ((chosen_value - b.ret) ** 2).mean()
             logp = logp_all[b.chosen]
             entropy = -torch.zeros(n).index_add_(0, b.rows, logp_all.exp() * logp_all)
             ratio = (logp - b.old_logp).exp()
@@ -316,7 +367,12 @@ def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minib
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef))
             v_clipped = b.old_value + (value - b.old_value).clamp(-args.clip_coef, args.clip_coef)
             v_loss = 0.5 * torch.max((value - b.ret) ** 2, (v_clipped - b.ret) ** 2).mean()
-            loss = pg.mean() + args.vf_coef * v_loss - args.ent_coef * entropy.mean()
+            loss = (
+                pg.mean()
+                + args.vf_coef * v_loss
+                - args.ent_coef * entropy.mean()
+                + args.afterstate_value * after_loss
+            )
             opt.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(policy.parameters(), args.max_grad_norm)
@@ -324,6 +380,7 @@ def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minib
             with torch.no_grad():
                 stats["pg"].append(float(pg.mean()))
                 stats["v"].append(float(v_loss))
+                stats["after_v"].append(float(after_loss))
                 stats["ent"].append(float(entropy.mean()))
                 stats["kl"].append(float(((ratio - 1) - ratio.log()).mean()))
                 stats["clip"].append(float(((ratio - 1).abs() > args.clip_coef).float().mean()))
@@ -333,8 +390,9 @@ def update(policy: SparsePolicy, opt: torch.optim.Optimizer, batches: list[Minib
 # --------------------------------------------------------------------------- evaluation
 
 
-def evaluate(policy: SparsePolicy, spec: str, opponent: str, games: int,
-             seed: int) -> dict[str, Any]:
+def evaluate(
+    policy: SparsePolicy, spec: str, opponent: str, games: int, seed: int
+) -> dict[str, Any]:
     """The policy's raw, greedy play against ``opponent`` in every other seat, through the one
     evaluator of the pipelines (:func:`training.common.evaluation.evaluate_batched`): ``games``
     games played together, the policy's seat rotating (game ``g``: seat ``g % n``), a win
@@ -363,10 +421,15 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     torch.set_flush_denormal(True)  # tiny weights and gradients must not slow the CPU 10x
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    vg = batched_game(args.game, num_games=args.num_games, seed=args.seed * 2**32,
-                      observe="sparse", reward=args.reward,
-                      **({"dense_reward": args.dense_reward} if args.dense_reward else {}))
-    policy = SparsePolicy(vg.observation_size, vg.action_table, args.embed, args.hidden)
+    vg = batched_game(
+        args.game,
+        num_games=args.num_games,
+        seed=args.seed * 2**32,
+        observe="sparse",
+        reward=args.reward,
+        **({"dense_reward": args.dense_reward} if args.dense_reward else {}),
+    )
+    policy = make_policy(args, vg)
     opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     step, update_i, spent = 0, 0, 0.0
     latest = run_dir / "checkpoints" / "latest.pt"
@@ -394,9 +457,15 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
 
     def save() -> None:
         atomic_save(
-            {"model": model_record(policy, args.game, args.embed, args.hidden), "optim": opt.state_dict(), "step": step,
-             "update": update_i, "seconds": time.perf_counter() - start,
-             "rng": rng.bit_generator.state, "args": asdict(args)},
+            {
+                "model": model_record(policy, args.game, args.embed, args.hidden),
+                "optim": opt.state_dict(),
+                "step": step,
+                "update": update_i,
+                "seconds": time.perf_counter() - start,
+                "rng": rng.bit_generator.state,
+                "args": asdict(args),
+            },
             latest,
         )
 
@@ -416,6 +485,8 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
                 opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
             t0 = time.perf_counter()
             collect(policy, vg, ro, rng, opponents)
+            if args.reward_scale != 1.0:
+                ro.reward *= args.reward_scale
             adv, ret = advantages(ro, args, vg.num_players)
             stats = update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
             step += per_update
@@ -428,9 +499,11 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             writer.add_scalar("perf/games_ended", ended, step)
             p = progress()
             eta = (time.perf_counter() - start) * (1 - p) / max(p, 1e-9)
-            print(f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
-                  f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
-                  flush=True)
+            print(
+                f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
+                f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
+                flush=True,
+            )
             if args.save_every and update_i % args.save_every == 0:
                 save()
             if args.eval_every and update_i % args.eval_every == 0:
@@ -439,9 +512,13 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         atomic_save(model_record(policy, args.game, args.embed, args.hidden), run_dir / "model.pt")
         if not evals or evals[-1]["step"] != step:  # the final model, unless just evaluated
             run_eval()
-        summary = {"steps": step, "updates": update_i,
-                   "seconds": time.perf_counter() - start, "evals": evals,
-                   "steps_per_second": step / max(time.perf_counter() - start, 1e-9)}
+        summary = {
+            "steps": step,
+            "updates": update_i,
+            "seconds": time.perf_counter() - start,
+            "evals": evals,
+            "steps_per_second": step / max(time.perf_counter() - start, 1e-9),
+        }
         write_text(run_dir / "summary.json", json.dumps(summary, indent=2))
     finally:
         writer.close()
@@ -468,13 +545,16 @@ def check_args(args: Args) -> None:
                              f"got {getattr(args, name)}")  # fmt: skip
     bounds = {"learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
-              "vf_coef": (0.0, None), "ent_coef": (0.0, None), "max_grad_norm": (0.0, None),
+              "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
+              "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
               "opponent_share": (0.0, 1.0)}  # fmt: skip
     for name, (low, high) in bounds.items():
         v = float(getattr(args, name))
         if not np.isfinite(v) or v < low or (high is not None and v > high):
             span = f"in [{low}, {high}]" if high is not None else f">= {low}"
-            raise ValueError(f"--{name.replace('_', '-')}: expected a finite number {span}, got {v}")
+            raise ValueError(
+                f"--{name.replace('_', '-')}: expected a finite number {span}, got {v}"
+            )
     if args.learning_rate <= 0:
         raise ValueError(f"--learning-rate: expected a positive number, got {args.learning_rate}")
     if args.num_minibatches > args.num_steps:
@@ -493,6 +573,27 @@ def check_args(args: Args) -> None:
                 raise ValueError(f"{flag}: {exc}") from None
     if not args.eval_opponent:
         raise ValueError("--eval-opponent: expected an agent spec, got ''")
+    if args.head not in ("auto", *HEADS):
+        raise ValueError(f"--head: expected auto, {' or '.join(HEADS)}, got {args.head!r}")
+    if args.head == "afterstate" and not in_core(batched_game(args.game, num_games=1, seed=0)):
+        raise ValueError(f"--head afterstate: {args.game} is not played in the native core "
+                         f"(its afterstates come from there); use --head action")  # fmt: skip
+
+
+def make_policy(args: Args, vg: Any) -> SparsePolicy:
+    """The run's network for the vector game ``vg`` (``--head auto``: the afterstate head where
+    the core plays the game, else the action head; the territory features with the afterstate
+    head when ``--features``)."""
+    head = args.head
+    if head == "auto":
+        head = "afterstate" if in_core(vg) else "action"
+    return SparsePolicy(vg.observation_size, vg.action_table, args.embed, args.hidden, head,
+                        args.features and head == "afterstate")  # fmt: skip
+
+
+def in_core(vg: Any) -> bool:
+    """Whether the vector game ``vg`` plays in the native core (which gives afterstates)."""
+    return getattr(vg, "backend", None) == "native" and hasattr(vg, "afterstates")
 
 
 def check_opponent(spec: str, game: str) -> None:
@@ -501,13 +602,19 @@ def check_opponent(spec: str, game: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.ppo.ppo", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training.ppo.ppo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_game_arguments(parser)
     parser.add_argument("--run-dir", required=True, type=Path)
-    parser.add_argument("--resume", action="store_true",
-                        help="continue --run-dir's run from its last checkpoint; only "
-                        f"{', '.join('--' + n.replace('_', '-') for n in RESUMABLE)} may change")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue --run-dir's run from its last checkpoint; only "
+        f"{', '.join('--' + n.replace('_', '-') for n in RESUMABLE)} may change",
+    )
     defaults = Args()
     for f in fields(Args):
         if f.name in ("game", "extra"):
@@ -529,7 +636,9 @@ def main(argv: list[str] | None = None) -> int:
             args = resumed_args(ns.run_dir, given, spec.text if _game_given(ns) else None)
         else:
             if (ns.run_dir / "checkpoints" / "latest.pt").exists():
-                raise ValueError(f"--run-dir: {ns.run_dir} holds a run; --resume it or pick another")
+                raise ValueError(
+                    f"--run-dir: {ns.run_dir} holds a run; --resume it or pick another"
+                )
             args = Args(game=spec.text, **given)
         check_args(args)
     except ValueError as exc:
@@ -541,8 +650,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"interrupted: {ns.run_dir / 'checkpoints' / 'latest.pt'} keeps the last "
-              f"checkpoint; continue with --run-dir {ns.run_dir} --resume", file=sys.stderr)
+        print(
+            f"interrupted: {ns.run_dir / 'checkpoints' / 'latest.pt'} keeps the last "
+            f"checkpoint; continue with --run-dir {ns.run_dir} --resume",
+            file=sys.stderr,
+        )
         return exit_with(INTERRUPTED)
     print(json.dumps({k: v for k, v in summary.items() if k != "evals"}))
     return 0
@@ -570,6 +682,7 @@ def resumed_args(run_dir: Path, given: dict[str, Any], game: str | None) -> Args
         raise ValueError(f"--resume: no checkpoint at {latest}")
     try:
         saved = json.loads((run_dir / "args.json").read_text())
+        saved.setdefault("head", "action")  # a run from before the afterstate head had none
         args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"--resume: {run_dir / 'args.json'} is unreadable ({exc})") from None
