@@ -4,6 +4,7 @@ core's batched game (:mod:`moonriver_env.kingdomino.vector.game`), which must no
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from moonriver_env.kingdomino import KingdominoConfig
@@ -32,3 +33,9 @@ def game_config(
             "give the game either by config or by variants, not both"
         )
     return config
+
+
+def dense_gains(points: Sequence[int], before: Sequence[int]) -> list[int]:
+    """Each seat's change of points since ``before``: what ``dense_reward`` weighs, in the env
+    and the vector game alike."""
+    return [int(p) - int(b) for p, b in zip(points, before, strict=True)]

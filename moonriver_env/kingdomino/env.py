@@ -19,13 +19,16 @@ OpenSpiel           ``python_kingdomino`` (:mod:`moonriver_env.kingdomino.opensp
 Arguments
 ---------
 ``kingdomino_v0.env(num_players=None, variants=None, reward="win", obs_type="dict",
-render_mode=None, config=None)``
+render_mode=None, config=None, dense_reward=0.0)``
 
 * ``num_players``: 2, 3 or 4 (``None``: 2, the project's default).
 * ``variants``: any combination of ``"must_place"``, ``"harmony"``, ``"middle_kingdom"``,
   ``"mighty_duel"`` (2 players) and ``"dynasty"``, as a tuple or one comma-separated string
   (``"must_place,harmony,middle_kingdom"`` is the rule set of the CIG 2018 study).
 * ``reward``: ``"win"`` (default), ``"score"`` or ``"score_diff"`` (below).
+* ``dense_reward``: a weight (a finite number, default 0: none); after each move every seat
+  also receives this times the change of its points (the mover's kingdom is the one that
+  changes), as ``moonriver_v0``'s ``dense_reward`` does with its ranch totals.
 * ``obs_type``: ``"dict"`` or ``"flat"`` (the observation alone, the mask in
   ``infos[agent]["action_mask"]``).
 * ``render_mode``: ``"ansi"`` (text), ``"rgb_array"`` (a picture of the kingdoms and lines),
@@ -89,10 +92,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from moonriver_env.aec_base import GameAECEnv, ResetNeeded, env_metadata, wrap
-from moonriver_env.env_checks import OBS_TYPES, RENDER_MODES, REWARD_MODES
-from moonriver_env.family.validation import check_choice
+from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, OBS_TYPES, RENDER_MODES, REWARD_MODES
+from moonriver_env.family.validation import check_choice, check_finite
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
-from moonriver_env.kingdomino.args import game_config, rank_rewards
+from moonriver_env.kingdomino.args import dense_gains, game_config, rank_rewards
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 from moonriver_env.kingdomino.render import render_rgb, render_text
 from moonriver_env.single_agent import SingleAgentEnv as _SingleAgentEnvBase
@@ -121,6 +124,7 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
         obs_type: str = "dict",
         render_mode: str | None = None,
         config: KingdominoConfig | None = None,
+        dense_reward: float = DEFAULT_DENSE_REWARD,
     ) -> None:
         self._record_arguments(locals())
         if mode is not None:  # the game's one-word spelling (moonriver_env.games)
@@ -128,6 +132,8 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
                 raise ValueError("mode: names the variants too; give mode or variants, not both")
             variants = "" if mode == "base" else str(mode).replace("+", ",")
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
+        self.dense_reward = check_finite("dense_reward", dense_reward)
+        self._dense_points: list[int] = []  # each seat's points after the last move
         self.obs_type = check_choice("obs_type", obs_type, OBS_TYPES)
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
@@ -152,6 +158,16 @@ class raw_env(GameAECEnv):  # noqa: N801 (PettingZoo's naming)
     def _observation(self, state: KingdominoState, seat: int) -> np.ndarray:
         obs: np.ndarray = self.encoder.encode_flat(state, seat, self._points)
         return obs
+
+    def _start_game(self, state: KingdominoState) -> None:
+        self._dense_points = state.points()
+
+    def _add_dense_rewards(self, state: KingdominoState, rewards: dict[str, float]) -> None:
+        points = state.points()
+        for a, gain in zip(self.possible_agents, dense_gains(points, self._dense_points),
+                           strict=True):  # fmt: skip
+            rewards[a] += self.dense_reward * gain
+        self._dense_points = points
 
     def _win_rewards(self, state: KingdominoState) -> list[float]:
         return rank_rewards(state.rank_keys())

@@ -58,6 +58,7 @@ def compare(
     games: int,
     kind: str,
     backend: str = "native",
+    dense: float = 0.0,
 ) -> int:
     """Play ``games`` games on the core (or the Python backend) and in the env side by side;
     the decisions compared, and the state's JSON every few decisions."""
@@ -68,10 +69,12 @@ def compare(
         seed=seed,
         auto_reset=False,
         backend=backend,
+        dense_reward=dense,
     )
     envs = []
     for i in range(games):
-        env = kingdomino_v0.env(num_players=num_players, variants=variants, obs_type="flat")
+        env = kingdomino_v0.env(num_players=num_players, variants=variants, obs_type="flat",
+                                dense_reward=dense)  # fmt: skip
         env.reset(seed=seed + i)
         envs.append(env)
     rng = np.random.default_rng(seed)
@@ -111,6 +114,9 @@ def compare(
             env.step(int(actions[i]))
             decisions += 1
             state = env.unwrapped.state
+            want = [env.unwrapped.rewards[a] for a in env.possible_agents]
+            if not np.allclose(vg.rewards[i], want, rtol=0, atol=1e-12):  # every step's
+                raise Mismatch(f"game {i}: rewards {vg.rewards[i]} vs {want}")
             if state.is_terminal:
                 done[i] = True
                 if not vg.terminated[i]:
@@ -132,6 +138,30 @@ def compare(
 def test_core_equals_engine(num_players: int, variants: tuple[str, ...], kind: str) -> None:
     decisions = compare(num_players, variants, seed=11, games=3, kind=kind)
     assert decisions > 0
+
+
+@pytest.mark.parametrize("backend", ["native", "python"])
+def test_dense_rewards_equal_the_envs_at_every_step(backend: str) -> None:
+    """``dense_reward``: every seat's change of points, weighted, at each step, then the final
+    reward on top; the vector game gives exactly what the env gives."""
+    assert compare(4, ("harmony", "middle_kingdom"), seed=5, games=2, kind="random",
+                   backend=backend, dense=0.25) > 0  # fmt: skip
+    vg = KingdominoVectorGame(num_games=2, num_players=2, seed=1, dense_reward=0.5)
+    total = np.zeros((2, 2))
+    while not vg.terminated.any():
+        vg.step(vg.legal_ids[:, 0].astype(np.int64))
+        total += vg.rewards
+    from moonriver_env.kingdomino.args import rank_rewards
+
+    for i in np.flatnonzero(vg.terminated).tolist():  # a whole game: its points, then its place
+        keys = [tuple(int(v) for v in k) for k in vg.scores[i]]
+        want = 0.5 * np.array([p for p, _ in keys]) + np.array(rank_rewards(keys))
+        np.testing.assert_allclose(total[i], want, atol=1e-9)
+    for bad in (float("nan"), float("inf"), "1"):
+        with pytest.raises((ValueError, TypeError), match="dense_reward"):
+            KingdominoVectorGame(num_games=1, dense_reward=bad)  # type: ignore[arg-type]
+        with pytest.raises((ValueError, TypeError), match="dense_reward"):
+            kingdomino_v0.env(dense_reward=bad)
 
 
 @pytest.mark.parametrize(("num_players", "variants"), CONFIGS[::3])

@@ -32,13 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from moonriver_env.env_checks import REWARD_MODES, check_seed
+from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, REWARD_MODES, check_seed
 from moonriver_env.family.batch import readonly, step_arrays
 from moonriver_env.family.native import GAME_SEED_HIGH, choose_backend, native
 from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
-from moonriver_env.family.validation import check_choice, check_int
+from moonriver_env.family.validation import check_choice, check_finite, check_int
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
-from moonriver_env.kingdomino.args import game_config, rank_rewards
+from moonriver_env.kingdomino.args import dense_gains, game_config, rank_rewards
 from moonriver_env.kingdomino.encoding import KingdominoEncoder
 from moonriver_env.kingdomino.rules.actions import action_layout
 from moonriver_env.kingdomino.rules.core import IllegalActionError, StateFormatError
@@ -62,7 +62,9 @@ class KingdominoVectorGame(AfterstatesOf):
 
     Args:
         num_games: how many games (N).
-        num_players, variants, mode, config, reward: as for ``kingdomino_v0.env``.
+        num_players, variants, mode, config, reward, dense_reward: as for
+            ``kingdomino_v0.env`` (``dense_reward``: each seat also gets this times the change
+            of its points at every step).
         seed: game ``i`` is the env's game after ``reset(seed=seed + i)``; ``None`` draws one.
         observe: which observation to write (as for ``VectorGame``): ``True`` or ``"dense"``,
             ``"sparse"`` (``obs_idx``, ``obs_val``, ``obs_nnz``), ``"both"``, or ``False``
@@ -84,12 +86,15 @@ class KingdominoVectorGame(AfterstatesOf):
         observe: bool | str = True,
         auto_reset: bool = True,
         backend: str | None = None,
+        dense_reward: float | None = None,
     ) -> None:
         if mode is not None:
             if variants is not None:
                 raise ValueError("mode: names the variants too; give mode or variants, not both")
             variants = "" if mode == "base" else str(mode).replace("+", ",")
         self.reward_mode = check_choice("reward", reward, REWARD_MODES)
+        self.dense_reward = (DEFAULT_DENSE_REWARD if dense_reward is None
+                             else check_finite("dense_reward", dense_reward))  # fmt: skip
         self.config = cfg = game_config(num_players, variants, config)
         self.num_games = n_games = check_int("num_games", num_games, 1, 1 << 24)
         forms = observe_forms(observe)
@@ -123,6 +128,7 @@ class KingdominoVectorGame(AfterstatesOf):
         if self.sparse:
             self._arrays.update(sparse_arrays(n_games, self.sparse_width, self.observation_size))
         self._rewards = np.zeros((n_games, n), dtype=np.float64)
+        self._dense_points = np.zeros((n_games, n), dtype=np.int64)  # points after the last step
         self._terminated = np.zeros(n_games, dtype=np.bool_)
         self._scores = np.zeros((n_games, n, 2), dtype=np.int32)
         self._seed_rngs: list[np.random.Generator | None] = [None] * n_games
@@ -184,6 +190,12 @@ class KingdominoVectorGame(AfterstatesOf):
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
         over = phase == int(Phase.GAME_OVER)
         self._rewards[on] = 0.0
+        if self.dense_reward:
+            for i in np.flatnonzero(moving).tolist():
+                points = [p for p, _ in self._backend.rank_keys(i)]
+                gains = dense_gains(points, self._dense_points[i].tolist())
+                self._rewards[i] = self.dense_reward * np.array(gains, dtype=np.float64)
+                self._dense_points[i] = points
         self._scores[moving] = 0
         self._terminated[moving] = over[moving]
         for i in np.flatnonzero(moving & over).tolist():
@@ -221,6 +233,7 @@ class KingdominoVectorGame(AfterstatesOf):
             raise StateFormatError("phase: no legal action in a game that is not over")
         self._backend.set_state(i, state)
         self._clear(i)
+        self._note_points(i)
 
     # -- helpers -----------------------------------------------------------------------------
     def _index(self, i: int) -> int:
@@ -236,11 +249,17 @@ class KingdominoVectorGame(AfterstatesOf):
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
         self._backend.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
+        self._note_points(i)
+
+    def _note_points(self, i: int) -> None:
+        """Game ``i``'s points as they stand: what the next step's ``dense_reward`` starts from."""
+        if self.dense_reward:
+            self._dense_points[i] = [p for p, _ in self._backend.rank_keys(i)]
 
     def _game_over(self, i: int) -> None:
         keys = self.points(i)
         self._scores[i] = keys
-        self._rewards[i] = self._final_rewards(keys)
+        self._rewards[i] += self._final_rewards(keys)
         if self.auto_reset:
             self._new_game(i, None)
 
