@@ -54,7 +54,8 @@ class SparsePPOAgent(Agent):
             if self.policy.head == "afterstate":  # the afterstates come from the core
                 from moonriver_env.vector.env_batch import batched_game
 
-                encoder = batched_game(self.game.text, num_games=1, seed=0, observe=False)
+                encoder = batched_game(self.game.text, num_games=1, seed=0, observe=False,
+                                       config=config)  # fmt: skip
             else:
                 encoder = self.game.entry.hook("encoder")(config)
             self._encoder = (config, encoder)

@@ -187,16 +187,17 @@ class SparsePolicy(nn.Module):
             nn.ReLU(), nn.Linear(embed, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
         )
         self.value_head = nn.Linear(hidden, 1)
-        nn.init.orthogonal_(self.value_head.weight, 1.0)
         if head == "afterstate":  # a legal move's logit: its afterstate through the same trunk
             self.score_head = nn.Linear(hidden, 1)
             nn.init.orthogonal_(self.score_head.weight, 1.0)
-            return
-        parts, n_parts = action_parts(table)
-        self.parts: torch.Tensor
-        self.register_buffer("parts", torch.as_tensor(parts))
-        self.part_embed = nn.EmbeddingBag(n_parts + 1, embed, mode="sum", padding_idx=n_parts)
-        self.action_mlp = nn.Sequential(nn.ReLU(), nn.Linear(embed, hidden))
+        else:
+            parts, n_parts = action_parts(table)
+            self.parts: torch.Tensor
+            self.register_buffer("parts", torch.as_tensor(parts))
+            self.part_embed = nn.EmbeddingBag(n_parts + 1, embed, mode="sum",
+                                              padding_idx=n_parts)  # fmt: skip
+            self.action_mlp = nn.Sequential(nn.ReLU(), nn.Linear(embed, hidden))
+        nn.init.orthogonal_(self.value_head.weight, 1.0)  # (last: the action head's draws as before)
 
     def state(self, x: SparseRows) -> tuple[torch.Tensor, torch.Tensor]:
         """The state embedding (B, hidden) and the value (B,) of sparse rows ``x``."""
@@ -271,8 +272,9 @@ def afterstate_rows(aft: Afterstates) -> tuple[SparseRows, np.ndarray, np.ndarra
 
 def greedy_actions(policy: SparsePolicy, vg: Any, rows: np.ndarray) -> np.ndarray:
     """The policy's most likely legal action for each game ``rows`` of a vector game with the
-    sparse observation (the afterstate head: of a vector game in the core; its games'
-    redeterminations drawn from seed 0, which cannot change which move is most likely)."""
+    sparse observation (the afterstate head: of a vector game in the core, each game's hidden
+    pieces redetermined from seed 0 and the game's index, so a game's move does not depend on
+    the other games asked about; a move that turns up a piece is scored on that one draw)."""
     if policy.head == "afterstate":
         aft = vg.afterstates(np.asarray(rows, np.int64), seed=0, features=policy.features)
         x, flat_rows, counts = afterstate_rows(aft)
@@ -345,6 +347,9 @@ def load_model(path: str | Path) -> tuple[SparsePolicy, str]:
         if not (1 <= embed <= 4096 and 1 <= hidden <= 4096):
             raise ValueError(f"sizes out of range: embed {embed}, hidden {hidden}")
         head = str(rec.get("head", "action"))  # (files from before the afterstate head)
+        if head == "afterstate" and native is None:
+            raise ValueError(f"{path}: a model of the afterstate head plays through the native "
+                             f"core, which is not built here")  # fmt: skip
         features = rec.get("features", False) is True
         vg = batched_game(game, num_games=1, seed=0, observe=False)
         policy = SparsePolicy(vg.observation_size, vg.action_table, embed, hidden, head,

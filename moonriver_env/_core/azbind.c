@@ -370,8 +370,9 @@ static PyObject *az_search(PyObject *mod, PyObject *args) {
 
 /* The body of Batch.afterstates and KdBatch.afterstates (binding.h): args (rows, seed,
  * features); rows: int64 game indices as bytes, each game still being played. For each row in
- * order: the game's state redetermined once (one generator seeded with seed, drawn in row
- * order: the hidden pieces as the seat to act could imagine them), then each of its legal
+ * order: the game's state redetermined once (a generator seeded from seed and the game's
+ * index, so a game's draw does not depend on the other rows: the hidden pieces as the seat to
+ * act could imagine them), then each of its legal
  * moves (ascending) applied to that determinization and the result encoded for the seat that
  * moved (with features: the territory features appended). -> (legal int32, counts int32 per
  * row, off int64 rows+1 over the moves, idx int16, val float32), each as bytes. Nothing of the
@@ -434,9 +435,9 @@ PyObject *batch_afterstates(int kind, const void *params, const char *states, si
     memset(&out, 0, sizeof out);
     int failed = !legal || !counts || !obs || !det || !after;
     mr_pcg64 rng;
-    mr_pcg64_seed(&rng, seed);
     for (Py_ssize_t j = 0; !failed && j < count; j++) {
         const char *st = states + (size_t)rows[j] * stride;
+        mr_pcg64_seed(&rng, seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(rows[j] + 1)));
         int seat = g.seat(st);
         int n = g.legal(&g, st, legal);
         counts[j] = n;

@@ -145,7 +145,8 @@ class Afterstates:
     entries in ``legal`` (ascending, as ``legal_ids`` lists them) one after another; move ``m``'s
     afterstate, seen by the seat that moved, is the sparse row ``idx`` / ``val`` at
     ``off[m]:off[m + 1]``. Each game's hidden pieces are redetermined once before its moves (the
-    seat to act cannot know them), so an afterstate reveals nothing that seat does not see."""
+    seat to act cannot know them), from the seed and the game's index (not the other rows
+    asked for), so an afterstate reveals nothing that seat does not see."""
 
     legal: np.ndarray  # (M,) int32
     counts: np.ndarray  # (R,) int32

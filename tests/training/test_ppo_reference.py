@@ -152,7 +152,9 @@ def test_advantages_credit_dense_rewards_to_the_seat_that_received_them() -> Non
     np.testing.assert_allclose(ret[:, 0], [0.25, 0.5, 0.0, 0.0])
 
 
-def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(tmp_path: Path) -> None:
+def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run = tmp_path / "run"
     argv = ["--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "256",
             "--num-games", "16", "--num-steps", "8", "--eval-opponent", "random",
@@ -161,6 +163,7 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(tmp_path: Path) 
     assert ppo.main(argv) == 0
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == 256 and summary["updates"] == 2
+    assert json.loads((run / "args.json").read_text())["head"] == "afterstate"  # auto, resolved
     assert len(summary["evals"]) == 1 and 0.0 <= summary["evals"][0]["win_rate"] <= 1.0
     assert (run / "tb").is_dir() and any((run / "tb").iterdir())
     with pytest.raises(SystemExit):  # the folder holds a run: a new one is refused
@@ -173,6 +176,10 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(tmp_path: Path) 
     policy, game = sp.load_model(run / "model.pt")
     assert parse_game(game) == parse_game("moonriver_2p_base")
     assert isinstance(policy, SparsePolicy)
+    monkeypatch.setattr(sp, "native", None)  # an afterstate model where no core is built
+    with pytest.raises(ValueError, match="plays through the native core"):
+        sp.load_model(run / "model.pt")
+    monkeypatch.undo()
     torch.save({"format": "something else"}, tmp_path / "other.pt")
     with pytest.raises(ValueError, match="not a model"):
         sp.load_model(tmp_path / "other.pt")

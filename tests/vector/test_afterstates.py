@@ -97,6 +97,17 @@ def test_the_same_seed_gives_the_same_afterstates_and_features_widen_the_rows() 
         f = vg.afterstates(rows, seed=7, features=True)
         np.testing.assert_array_equal(f.legal, a.legal)
         assert a.idx.max() < vg.observation_size <= f.idx.max()  # the features come after
+    for name in ("mr-2p", "kd-2p-duel"):  # a game's draw is its own: other rows change nothing
+        vg = make(name, 3)
+        rng = np.random.default_rng(4)
+        for _ in range(40):
+            alone, joint = vg.afterstates([1], seed=9), vg.afterstates([0, 1, 2], seed=9)
+            m0, m1 = int(joint.counts[0]), int(joint.counts[0] + joint.counts[1])
+            np.testing.assert_array_equal(alone.off - alone.off[0],
+                                          joint.off[m0 : m1 + 1] - joint.off[m0])  # fmt: skip
+            np.testing.assert_array_equal(alone.idx, joint.idx[joint.off[m0] : joint.off[m1]])
+            pick = (rng.random(3) * vg.num_legal).astype(np.int64)
+            vg.step(vg.legal_ids[np.arange(3), pick].astype(np.int64))
     empty = make("mr-2p", 2).afterstates(np.zeros(0, np.int64))
     assert empty.legal.size == empty.counts.size == 0 and empty.off.tolist() == [0]
 

@@ -430,6 +430,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         **({"dense_reward": args.dense_reward} if args.dense_reward else {}),
     )
     policy = make_policy(args, vg)
+    args = replace(args, head=policy.head)  # "auto" as resolved: a resume builds the same network
     opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
     step, update_i, spent = 0, 0, 0.0
     latest = run_dir / "checkpoints" / "latest.pt"
