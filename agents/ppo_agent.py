@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.base import Agent
 from moonriver_env.games import GameSpec, parse_game
+from moonriver_env.vector.env_batch import batched_game
 
 
 class SparsePPOAgent(Agent):
@@ -52,8 +53,6 @@ class SparsePPOAgent(Agent):
         if seen is not config:
             self.check_game(config)
             if self.policy.head == "afterstate":  # the afterstates come from the core
-                from moonriver_env.vector.env_batch import batched_game
-
                 encoder = batched_game(self.game.text, num_games=1, seed=0, observe=False,
                                        config=config)  # fmt: skip
             else:
