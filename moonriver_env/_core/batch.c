@@ -35,8 +35,6 @@ typedef struct {
     float *sval;      /* [num_games][n][ranch_width] */
     int32_t *slen;    /* [num_games][n] */
     int32_t *sprev;   /* [num_games]: entries the row held before (padding to rewrite) */
-    float *fscratch;  /* [num_features]: the features of one observation (0 between calls) */
-    uint64_t *ftouched; /* a bitset of num_features bits (0 between calls) */
     Py_buffer out[NUM_OUT];
     int have_out[NUM_OUT];
 } BatchObject;
@@ -54,8 +52,7 @@ static void Batch_clear(BatchObject *self) {
                        (void **)&self->nlegal, (void **)&self->totals, (void **)&self->blocks,
                        (void **)&self->points, (void **)&self->keys, (void **)&self->todo,
                        (void **)&self->sidx, (void **)&self->sval, (void **)&self->slen,
-                       (void **)&self->sprev, (void **)&self->fscratch,
-                       (void **)&self->ftouched};
+                       (void **)&self->sprev};
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
         PyMem_Free(*blocks[b]);
         *blocks[b] = NULL;
@@ -173,15 +170,12 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
         self->sval = PyMem_Calloc((size_t)(N * n * ranch_width), sizeof(float));
         self->slen = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
         self->sprev = PyMem_Calloc((size_t)N, sizeof(int32_t));
-        self->fscratch = PyMem_Calloc((size_t)cfg->num_features, sizeof(float));
-        self->ftouched = PyMem_Calloc((size_t)(cfg->num_features + 63) / 64, sizeof(uint64_t));
     }
     if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->published ||
         !self->totals ||
         !self->points || !self->keys || !self->todo ||
         (self->observe && !self->blocks) ||
-        (self->sparse && (!self->sidx || !self->sval || !self->slen || !self->sprev ||
-                          !self->fscratch || !self->ftouched))) {
+        (self->sparse && (!self->sidx || !self->sval || !self->slen || !self->sprev))) {
         PyErr_NoMemory();
         return -1;
     }
@@ -224,7 +218,7 @@ static void publish(BatchObject *self, Py_ssize_t i) {
                              self->points + i * n * 4,
                              self->keys + i * n, self->sidx + i * n * self->ranch_width,
                              self->sval + i * n * self->ranch_width, self->slen + i * n,
-                             self->ranch_width, self->fscratch, self->ftouched};
+                             self->ranch_width};
         int k = mr_encode_sparse(cfg, st, seat, &c, idx, val, (int)W);
         /* The widths are the encoder's bounds; should a row still not fit, nothing is
          * written past them: the row is left all padding and its count says -1. */

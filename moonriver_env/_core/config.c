@@ -142,6 +142,14 @@ const char *mr_config_init(mr_config *cfg, const int64_t *spec, size_t len) {
     MANY(cfg->skull, nc, 0, 1);
     MANY(cfg->circle, nc, 0, 1);
     MANY(cfg->back, nc, 0, 100);
+    for (int k = 0; k < nc; k++) { /* the encoder's symbol channels, a bit each (SYM_*) */
+        cfg->symbols[k] = (uint8_t)((cfg->gold[k] ? 1 << SYM_GOLD : 0) |
+                                    (cfg->beaver[k] ? 1 << SYM_BEAVER : 0) |
+                                    (cfg->corn[k] ? 1 << SYM_CORN : 0) |
+                                    (cfg->skull[k] ? 1 << SYM_SKULL : 0) |
+                                    (cfg->circle[k] ? 1 << SYM_CIRCLE : 0) |
+                                    (k >= cfg->num_plot_kinds ? 1 << SYM_BONUS_TILE : 0));
+    }
     ONE(num_plots, 1, MR_MAX_PLOTS);
     MANY(cfg->plot_list, cfg->num_plots, 0, cfg->num_plot_kinds - 1);
     ONE(num_partners, 0, MR_MAX_PARTNERS);

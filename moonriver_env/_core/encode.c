@@ -99,108 +99,172 @@ static void encode_planes(const mr_config *cfg, const mr_state *st, int observer
     }
 }
 
-/* The features are written through put and add1: with a tracker (the sparse form), into a
- * scratch that is all zeros on entry, each position made non-zero marked in a bitset; without
- * one (the dense form), into the observation (zeroed first). */
+/* The features go to a sink in ascending index order: dense, every position written (into
+ * an observation zeroed first); sparse, the non-zero ones appended as (idx, val) while they
+ * fit in width (k counts them all: past width the caller refuses the row). Entries that sum
+ * (the held plots, the unseen ones) are counted per kind first. */
 typedef struct {
-    uint64_t *bits;
-} tracker;
+    float *dense;
+    int32_t *idx;
+    float *val;
+    int k, width, off, pad; /* pad: the padding index (the observation's size) */
+} sink;
 
-static inline void put(float *f, tracker *t, int i, float v) {
-    if (t && v != 0.0f) {
-        t->bits[i >> 6] |= 1ull << (i & 63);
-    }
-    f[i] = v;
-}
-
-static inline void add1(float *f, tracker *t, int i) {
-    if (t) {
-        t->bits[i >> 6] |= 1ull << (i & 63);
-    }
-    f[i] += 1.0f;
-}
-
-static void write_column(const mr_config *cfg, const int8_t *col, const int8_t *claim,
-                         int observer, float *f, tracker *t, int cols, int claims) {
-    int k1 = cfg->num_plot_kinds + 1, n = cfg->n;
-    for (int p = 0; p < cfg->column_size; p++) {
-        int kind = col[p];
-        put(f, t, cols + p * k1 + (kind >= 0 ? kind : k1 - 1), 1.0f);
-        if (claim[p] >= 0) {
-            put(f, t, claims + p * n + rel(claim[p], observer, n), 1.0f);
+static inline void emit(sink *o, int i, float v) {
+    if (o->dense) {
+        o->dense[i] = v;
+    } else if (v != 0.0f) {
+        if (o->k < o->width) {
+            o->idx[o->k] = o->off + i;
+            o->val[o->k] = v;
         }
+        o->k++;
+    }
+}
+
+/* Emits the counts of the kinds in list (len entries, each in [0, kinds)) at base + kind:
+ * a short list sorted, a long one counted per kind. */
+static void emit_counts(sink *o, int base, const int8_t *list, int len, int kinds) {
+    if (len > 8) {
+        uint8_t count[MR_MAX_CONTENTS];
+        memset(count, 0, (size_t)kinds);
+        for (int i = 0; i < len; i++) {
+            if ((unsigned)list[i] < (unsigned)kinds) {
+                count[list[i]]++;
+            }
+        }
+        if (o->dense || o->k + kinds > o->width) {
+            for (int i = 0; i < kinds; i++) {
+                emit(o, base + i, (float)count[i]);
+            }
+            return;
+        }
+        int32_t *idx = o->idx;
+        float *val = o->val;
+        int k = o->k, at = o->off + base;
+        for (int i = 0; i < kinds; i++) { /* branchless: a slot written for each kind */
+            idx[k] = at + i;
+            val[k] = (float)count[i];
+            k += count[i] != 0;
+        }
+        if (k < o->width) { /* the one slot past the last entry may hold a zero count */
+            idx[k] = o->pad;
+            val[k] = 0.0f;
+        }
+        o->k = k;
+        return;
+    }
+    int8_t sorted[8];
+    for (int i = 0; i < len; i++) { /* insertion sort: a handful of entries */
+        int8_t x = list[i];
+        int j = i - 1;
+        while (j >= 0 && sorted[j] > x) {
+            sorted[j + 1] = sorted[j];
+            j--;
+        }
+        sorted[j + 1] = x;
+    }
+    for (int i = 0; i < len;) {
+        int j = i + 1;
+        while (j < len && sorted[j] == sorted[i]) {
+            j++;
+        }
+        emit(o, base + sorted[i], (float)(j - i));
+        i = j;
     }
 }
 
 static void encode_features(const mr_config *cfg, const mr_state *st, int observer,
-                            const int32_t *points, float *f, tracker *t) {
-    if (!t) {
-        memset(f, 0, sizeof(float) * (size_t)cfg->num_features);
+                            const int32_t *points, sink *o) {
+    if (o->dense) {
+        memset(o->dense, 0, sizeof(float) * (size_t)cfg->num_features);
     }
-    const int *o = cfg->feature;
-    int n = cfg->n, k = cfg->num_plot_kinds;
+    const int *f = cfg->feature;
+    int n = cfg->n, k = cfg->num_plot_kinds, k1 = k + 1;
     int over = st->phase == PH_GAME_OVER;
-    put(f, t, o[F_PHASE] + st->phase, 1.0f);
+    int seat_of[MR_MAX_PLAYERS]; /* relative position r -> seat */
+    for (int r = 0; r < n; r++) {
+        seat_of[r] = (observer + r) % n;
+    }
+    emit(o, f[F_PHASE] + st->phase, 1.0f);
     if (!over) {
-        put(f, t, o[F_ACTOR] + rel(st->seat, observer, n), 1.0f);
-        if (st->final_turn) {
-            put(f, t, o[F_FINAL_TURN], 1.0f);
-        }
-    }
-    if (st->final_round) {
-        put(f, t, o[F_FINAL_ROUND], 1.0f);
-    }
-    for (int i = 0; i < st->circles_len; i++) {
-        put(f, t, o[F_PENDING_CIRCLES] + st->circles[i], 1.0f);
-    }
-    for (int i = 0; i < cfg->num_tiles && i < 2; i++) {
-        if (st->tiles[i]) {
-            put(f, t, o[F_BONUS_TILES_AVAILABLE] + i, 1.0f);
-        }
+        emit(o, f[F_ACTOR] + rel(st->seat, observer, n), 1.0f);
     }
     double rnd = st->round / 24.0;
-    put(f, t, o[F_ROUND], (float)(rnd < 1.0 ? rnd : 1.0));
-    put(f, t, o[F_DOMINOES], (float)(st->dominoes / 2.0));
-    put(f, t, o[F_STACK_SIZE],
-        cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners) : 0.0f);
-    put(f, t, o[F_COW_SUPPLY],
-        (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)));
-    put(f, t, o[F_PENDING_SKULLS], (float)st->skulls_len);
-    put(f, t, o[F_COWBOY_MOVES_LEFT],
-        st->phase == PH_COWBOY ? (float)(st->cowboy_moves / 3.0) : 0.0f);
-    for (int s = 0; s < n; s++) {
-        int r = rel(s, observer, n);
-        int held = o[F_HELD] + r * k;
-        for (int i = 0; i < st->held_len[s]; i++) {
-            add1(f, t, held + st->held[s][i]);
-        }
-        put(f, t, o[F_HELD_COUNT] + r, (float)st->held_len[s]);
-        put(f, t, o[F_BOARD] + r * MR_NUM_BOARDS + st->boards[s], 1.0f);
-        put(f, t, o[F_RESERVE_SLOTS] + r, (float)(st->slots[s] / 4.0));
-        if (st->bonus_done[s]) {
-            put(f, t, o[F_BONUS_TILE_TAKEN] + r, 1.0f);
-        }
-        const int32_t *p = points + 4 * s; /* the tie-break keys are not shown */
-        int scores = o[F_SCORES] + r * 5;
-        put(f, t, scores, (float)(p[0] / 100.0));
-        put(f, t, scores + 1, (float)(p[1] / 100.0));
-        put(f, t, scores + 2, (float)(p[2] / 100.0));
-        put(f, t, scores + 3, (float)(p[3] / 100.0));
-        put(f, t, scores + 4, (float)((p[0] + p[1] + p[2] + p[3]) / 100.0));
+    emit(o, f[F_ROUND], (float)(rnd < 1.0 ? rnd : 1.0));
+    emit(o, f[F_FINAL_ROUND], st->final_round ? 1.0f : 0.0f);
+    emit(o, f[F_FINAL_TURN], !over && st->final_turn ? 1.0f : 0.0f);
+    emit(o, f[F_DOMINOES], (float)(st->dominoes / 2.0));
+    for (int r = 0; r < n; r++) {
+        int s = seat_of[r];
+        emit_counts(o, f[F_HELD] + r * k, st->held[s], st->held_len[s], k);
     }
-    write_column(cfg, st->cur_col, st->cur_claim, observer, f, t, o[F_CURRENT_COLUMN],
-                 o[F_CURRENT_CLAIMS]);
-    write_column(cfg, st->next_col, st->next_claim, observer, f, t, o[F_NEXT_COLUMN],
-                 o[F_NEXT_CLAIMS]);
+    for (int r = 0; r < n; r++) {
+        emit(o, f[F_HELD_COUNT] + r, (float)st->held_len[seat_of[r]]);
+    }
+    for (int r = 0; r < n; r++) {
+        emit(o, f[F_RESERVE_SLOTS] + r, (float)(st->slots[seat_of[r]] / 4.0));
+    }
+    for (int r = 0; r < n; r++) {
+        emit(o, f[F_BOARD] + r * MR_NUM_BOARDS + st->boards[seat_of[r]], 1.0f);
+    }
+    const int8_t *cols[2] = {st->cur_col, st->next_col}, *claims[2] = {st->cur_claim,
+                                                                          st->next_claim};
+    for (int c = 0; c < 2; c++) {
+        int col = f[c ? F_NEXT_COLUMN : F_CURRENT_COLUMN];
+        int claim = f[c ? F_NEXT_CLAIMS : F_CURRENT_CLAIMS];
+        for (int p = 0; p < cfg->column_size; p++) {
+            int kind = cols[c][p];
+            emit(o, col + p * k1 + (kind >= 0 ? kind : k1 - 1), 1.0f);
+        }
+        for (int p = 0; p < cfg->column_size; p++) {
+            if (claims[c][p] >= 0) {
+                emit(o, claim + p * n + rel(claims[c][p], observer, n), 1.0f);
+            }
+        }
+    }
     for (int i = 0; i < cfg->saloon_size; i++) {
         if (st->saloon[i] >= 0) {
-            put(f, t, o[F_SALOON] + i * MR_NUM_PARTNER_KINDS + st->saloon[i], 1.0f);
+            emit(o, f[F_SALOON] + i * MR_NUM_PARTNER_KINDS + st->saloon[i], 1.0f);
         }
     }
-    for (int i = 0; i < st->pile_len; i++) {
-        add1(f, t, o[F_UNSEEN_PLOTS] + st->pile[i]);
+    emit(o, f[F_STACK_SIZE],
+         cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners) : 0.0f);
+    emit(o, f[F_COW_SUPPLY],
+         (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)));
+    emit_counts(o, f[F_UNSEEN_PLOTS], st->pile, st->pile_len, k);
+    for (int r = 0; r < n; r++) {
+        const int32_t *p = points + 4 * seat_of[r]; /* the tie-break keys are not shown */
+        int scores = f[F_SCORES] + r * 5;
+        emit(o, scores, (float)(p[0] / 100.0));
+        emit(o, scores + 1, (float)(p[1] / 100.0));
+        emit(o, scores + 2, (float)(p[2] / 100.0));
+        emit(o, scores + 3, (float)(p[3] / 100.0));
+        emit(o, scores + 4, (float)((p[0] + p[1] + p[2] + p[3]) / 100.0));
     }
-    put(f, t, o[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario), 1.0f);
+    emit(o, f[F_PENDING_SKULLS], (float)st->skulls_len);
+    int c0 = st->circles_len > 0 ? st->circles[0] : -1;
+    int c1 = st->circles_len > 1 ? st->circles[1] : -1;
+    if (c0 >= 0 && c1 >= 0 && c1 < c0) {
+        int t = c0;
+        c0 = c1;
+        c1 = t;
+    }
+    if (c0 >= 0) {
+        emit(o, f[F_PENDING_CIRCLES] + c0, 1.0f);
+    }
+    if (c1 >= 0 && c1 != c0) {
+        emit(o, f[F_PENDING_CIRCLES] + c1, 1.0f);
+    }
+    emit(o, f[F_COWBOY_MOVES_LEFT],
+         st->phase == PH_COWBOY ? (float)(st->cowboy_moves / 3.0) : 0.0f);
+    for (int i = 0; i < cfg->num_tiles && i < 2; i++) {
+        emit(o, f[F_BONUS_TILES_AVAILABLE] + i, st->tiles[i] ? 1.0f : 0.0f);
+    }
+    for (int r = 0; r < n; r++) {
+        emit(o, f[F_BONUS_TILE_TAKEN] + r, st->bonus_done[seat_of[r]] ? 1.0f : 0.0f);
+    }
+    emit(o, f[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario), 1.0f);
 }
 
 /* One ranch's non-zero entries (all channels but piece and skull_target), ascending
@@ -208,7 +272,7 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
  * public order, each one's cells in order. Returns the count, or -1 past cap entries. */
 static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t *bi,
                         float *bv, int cap) {
-    int cells = cfg->cells, npk = cfg->num_plot_kinds;
+    int cells = cfg->cells;
     uint64_t bb[MR_NUM_CHANNELS] = {0};
     const int8_t *kinds = st->kinds[a], *cows = st->cows[a], *partners = st->partners[a];
     /* The lands, cows, partners and empty cells from the state's own bitboards; the plots'
@@ -223,39 +287,50 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
         int c = __builtin_ctzll(m);
         bb[CH_PARTNER0 + partners[c]] |= 1ull << c;
     }
+    static const int sym_channel[MR_NUM_SYMBOLS] = {CH_GOLD,   CH_BEAVER, CH_CORN,
+                                                    CH_SKULL, CH_CIRCLE, CH_BONUS_TILE};
     for (uint64_t m = occ; m; m &= m - 1) {
         int c = __builtin_ctzll(m);
-        uint64_t bit = 1ull << c;
-        int k = kinds[c];
-        bb[CH_GOLD] |= cfg->gold[k] ? bit : 0;
-        bb[CH_BEAVER] |= cfg->beaver[k] ? bit : 0;
-        bb[CH_CORN] |= cfg->corn[k] ? bit : 0;
-        bb[CH_SKULL] |= cfg->skull[k] ? bit : 0;
-        bb[CH_CIRCLE] |= cfg->circle[k] ? bit : 0;
-        bb[CH_BONUS_TILE] |= k >= npk ? bit : 0;
+        for (unsigned s = cfg->symbols[kinds[c]]; s; s &= s - 1) {
+            bb[sym_channel[__builtin_ctz(s)]] |= 1ull << c;
+        }
     }
     bb[CH_PROTECTED] = mr_protected(cfg, st, a);
     bb[CH_RIVER] = cells < 5 ? cfg->full : 0x1full;
     bb[CH_BRIDGE] = st->bridges[a];
+    int total = 0;
+    for (int ch = 0; ch < MR_NUM_CHANNELS; ch++) {
+        total += __builtin_popcountll(bb[ch]);
+    }
+    if (total > cap) {
+        return -1;
+    }
     int k = 0;
     for (int pub = 0; pub < MR_NUM_CHANNELS; pub++) {
         int in = cfg->channel_of[pub];
         uint64_t m = bb[in];
-        if (!m) {
-            continue;
-        }
-        if (k + __builtin_popcountll(m) > cap) {
-            return -1;
-        }
         int base = pub * cells;
         const int *count = in == CH_GOLD     ? cfg->gold
                            : in == CH_BEAVER ? cfg->beaver
                            : in == CH_CORN   ? cfg->corn
                                              : NULL;
-        for (; m; m &= m - 1) {
-            int c = __builtin_ctzll(m);
-            bi[k] = (int16_t)(base + c);
-            bv[k++] = count ? (float)count[kinds[c]] : in == CH_COWS ? (float)cows[c] : 1.0f;
+        if (count) { /* a symbol's count on the plot */
+            for (; m; m &= m - 1) {
+                int c = __builtin_ctzll(m);
+                bi[k] = (int16_t)(base + c);
+                bv[k++] = (float)count[kinds[c]];
+            }
+        } else if (in == CH_COWS) {
+            for (; m; m &= m - 1) {
+                int c = __builtin_ctzll(m);
+                bi[k] = (int16_t)(base + c);
+                bv[k++] = (float)cows[c];
+            }
+        } else {
+            for (; m; m &= m - 1) {
+                bi[k] = (int16_t)(base + __builtin_ctzll(m));
+                bv[k++] = 1.0f;
+            }
         }
     }
     return k;
@@ -291,7 +366,8 @@ void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float 
                       float *blocks, int32_t *points, uint32_t *keys) {
     refresh_blocks(cfg, st, blocks, points, keys, NULL, NULL, NULL, 0);
     encode_planes(cfg, st, seat, blocks, out);
-    encode_features(cfg, st, seat, points, out + cfg->plane_size, NULL);
+    sink o = {out + cfg->plane_size, NULL, NULL, 0, 0, 0, 0};
+    encode_features(cfg, st, seat, points, &o);
 }
 
 /* Appends cnt cached entries at k, their indices shifted by base; returns the new count. */
@@ -373,33 +449,10 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
         }
         k = copy_shifted(idx, val, k, bi + j, bv + j, len - j, base);
     }
-    /* The features: the positions made non-zero, in index order from the bitset; the
-     * scratch and the bitset are cleared there again. */
-    float *f = c->features;
-    tracker t = {c->touched};
-    encode_features(cfg, st, seat, c->points, f, &t);
-    int off = cfg->plane_size, words = (cfg->num_features + 63) / 64, fit = 1;
-    for (int w = 0; w < words; w++) {
-        uint64_t m = t.bits[w];
-        t.bits[w] = 0;
-        while (m) {
-            int i = 64 * w + __builtin_ctzll(m);
-            m &= m - 1;
-            if (f[i] != 0.0f) {
-                if (k >= width) {
-                    fit = 0;
-                } else {
-                    idx[k] = off + i;
-                    val[k++] = f[i];
-                }
-            }
-            f[i] = 0.0f;
-        }
-    }
-    if (!fit) {
-        return -1;
-    }
-    return k;
+    /* The features, appended in index order. */
+    sink o = {NULL, idx, val, k, width, cfg->plane_size, cfg->obs_size};
+    encode_features(cfg, st, seat, c->points, &o);
+    return o.k > width ? -1 : o.k;
 }
 
 void mr_encode(const mr_config *cfg, const mr_state *st, int seat, float *out) {

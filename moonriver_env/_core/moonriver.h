@@ -111,6 +111,9 @@ typedef struct {
     uint32_t version[MR_MAX_PLAYERS];
 } mr_state;
 
+/* The symbol channels of a plot kind (mr_config.symbols), in the encoder's order. */
+enum { SYM_GOLD, SYM_BEAVER, SYM_CORN, SYM_SKULL, SYM_CIRCLE, SYM_BONUS_TILE, MR_NUM_SYMBOLS };
+
 /* Per-config tables (read from the spec by mr_config_init; never changed afterwards). */
 typedef struct {
     int n, rows, cells, legends, auto_resolve;
@@ -121,6 +124,7 @@ typedef struct {
     int land[MR_MAX_CONTENTS], gold[MR_MAX_CONTENTS], beaver[MR_MAX_CONTENTS];
     int corn[MR_MAX_CONTENTS], cowsym[MR_MAX_CONTENTS], skull[MR_MAX_CONTENTS];
     int circle[MR_MAX_CONTENTS], back[MR_MAX_CONTENTS];
+    uint8_t symbols[MR_MAX_CONTENTS]; /* derived: each kind's symbol channels (SYM_* bits) */
     int num_plots, plot_list[MR_MAX_PLOTS];
     int num_partners, partner_list[MR_MAX_PARTNERS];
     int board_bridges[MR_NUM_BOARDS], board_slots[MR_NUM_BOARDS];
@@ -324,7 +328,7 @@ void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float 
                       float *blocks, int32_t *points, uint32_t *keys);
 /* One game's caches for the sparse observation: the ranch blocks of mr_encode_cached (blocks,
  * NULL where no dense observation is kept; points, keys: n entries each), each ranch's
- * non-zero entries (sidx/sval: n x ranch_width, slen: n) and the features' scratch. */
+ * non-zero entries (sidx/sval: n x ranch_width, slen: n). */
 typedef struct {
     float *blocks;
     int32_t *points;
@@ -333,8 +337,6 @@ typedef struct {
     float *sval;
     int32_t *slen; /* -1: the ranch had more entries than ranch_width */
     int ranch_width;
-    float *features;  /* num_features floats, all 0 between calls */
-    uint64_t *touched; /* (num_features + 63) / 64 words, all 0 between calls */
 } mr_sparse_cache;
 /* The non-zero entries of mr_encode's observation in ascending index order (idx, val);
  * returns their count, or -1 (the outputs partly written) if there are more than width. */
