@@ -124,7 +124,9 @@ static inline void emit(sink *o, int i, float v) {
 
 /* Emits the counts of the kinds in list (len entries, each in [0, kinds)) at base + kind:
  * a short list sorted, a long one counted per kind. */
-static void emit_counts(sink *o, int base, const int8_t *list, int len, int kinds) {
+static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
+                                                             const int8_t *list, int len,
+                                                             int kinds) {
     if (len > 8) {
         uint8_t count[MR_MAX_CONTENTS];
         memset(count, 0, (size_t)kinds);
@@ -175,7 +177,8 @@ static void emit_counts(sink *o, int base, const int8_t *list, int len, int kind
 }
 
 static void encode_features(const mr_config *cfg, const mr_state *st, int observer,
-                            const int32_t *points, sink *o) {
+                            const int32_t *points, sink *out) {
+    sink local = *out, *o = &local; /* a local copy: its count stays in a register */
     if (o->dense) {
         memset(o->dense, 0, sizeof(float) * (size_t)cfg->num_features);
     }
@@ -265,6 +268,7 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
         emit(o, f[F_BONUS_TILE_TAKEN] + r, st->bonus_done[seat_of[r]] ? 1.0f : 0.0f);
     }
     emit(o, f[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario), 1.0f);
+    out->k = local.k;
 }
 
 /* One ranch's non-zero entries (all channels but piece and skull_target), ascending
