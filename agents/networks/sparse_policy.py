@@ -270,6 +270,16 @@ def afterstate_rows(aft: Afterstates) -> tuple[SparseRows, np.ndarray, np.ndarra
     return x, np.repeat(np.arange(counts.size), counts), counts
 
 
+def afterstate_log_probs(policy: SparsePolicy,
+                         aft: Afterstates) -> tuple[torch.Tensor, np.ndarray, np.ndarray]:
+    """The afterstate head's log-probabilities of each game's legal moves (flat, in
+    ``aft.legal``'s order), each move's row and each game's number of moves."""
+    x, flat_rows, counts = afterstate_rows(aft)
+    with torch.no_grad():
+        logits = policy.afterstate_logits(x)
+    return segment_log_softmax(logits, torch.from_numpy(flat_rows), counts.size), flat_rows, counts
+
+
 def greedy_actions(policy: SparsePolicy, vg: Any, rows: np.ndarray) -> np.ndarray:
     """The policy's most likely legal action for each game ``rows`` of a vector game with the
     sparse observation (the afterstate head: of a vector game in the core, each game's hidden
@@ -277,10 +287,7 @@ def greedy_actions(policy: SparsePolicy, vg: Any, rows: np.ndarray) -> np.ndarra
     the other games asked about; a move that turns up a piece is scored on that one draw)."""
     if policy.head == "afterstate":
         aft = vg.afterstates(np.asarray(rows, np.int64), seed=0, features=policy.features)
-        x, flat_rows, counts = afterstate_rows(aft)
-        with torch.no_grad():
-            r = torch.from_numpy(flat_rows)
-            logp = segment_log_softmax(policy.afterstate_logits(x), r, counts.size)
+        logp, flat_rows, counts = afterstate_log_probs(policy, aft)
         pos = sample_ragged(logp, flat_rows, counts, np.random.default_rng(0), greedy=True)
         return aft.legal[np.concatenate(([0], np.cumsum(counts)[:-1])) + pos].astype(np.int64)
     nnz = vg.obs_nnz[rows].astype(np.int64)

@@ -54,7 +54,7 @@ from agents.networks.sparse_policy import (
     HEADS,
     SparsePolicy,
     SparseRows,
-    afterstate_rows,
+    afterstate_log_probs,
     greedy_actions,
     model_record,
     ragged_legal,
@@ -206,11 +206,10 @@ def collect(
         num_legal[pick] = vg.num_legal[pick]
         if policy.head == "afterstate":
             aft = vg.afterstates(rows_mine, seed=int(rng.integers(2**63)), features=policy.features)
-            after, rows, _ = afterstate_rows(aft)
+            logp, rows, _ = afterstate_log_probs(policy, aft)
             legal = aft.legal.astype(np.int64)
             with torch.no_grad():
                 _, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
-                logits = policy.afterstate_logits(after)
             ro.aft_idx.append(aft.idx)
             ro.aft_val.append(aft.val)
             ro.aft_nnz.append(np.diff(aft.off))
@@ -220,7 +219,7 @@ def collect(
                 h, value = policy.state(SparseRows.of(idx, val, nnz[rows_mine]))
                 logits = policy.logits(h, torch.from_numpy(rows), torch.from_numpy(legal),
                                        actions)  # fmt: skip
-        logp = segment_log_softmax(logits, torch.from_numpy(rows), len(rows_mine))
+            logp = segment_log_softmax(logits, torch.from_numpy(rows), len(rows_mine))
         pos = sample_ragged(logp, rows, num_legal[rows_mine], rng)
         starts = np.concatenate(([0], np.cumsum(num_legal[rows_mine])[:-1]))
         step_actions[rows_mine] = legal[starts + pos]
@@ -284,8 +283,8 @@ class Minibatch:
 
     x: SparseRows
     rows: torch.Tensor
-    ids: torch.Tensor  # the distinct legal ids of the minibatch
-    legal: torch.Tensor  # each legal action's position in ids
+    ids: torch.Tensor  # the action head: the distinct legal ids of the minibatch
+    legal: torch.Tensor  # the action head: each legal action's position in ids
     chosen: torch.Tensor
     old_logp: torch.Tensor
     old_value: torch.Tensor
@@ -308,12 +307,15 @@ def minibatches(
             continue
         idx = np.concatenate([ro.obs_idx[t] for t in group])
         val = np.concatenate([ro.obs_val[t] for t in group])
-        legal = np.concatenate([ro.legal[t] for t in group])
         mine = ro.mine[group].reshape(-1)
         nnz = ro.nnz[group].reshape(-1)[mine]
         counts = ro.num_legal[group].reshape(-1)[mine]
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-        ids, where = np.unique(legal, return_inverse=True)
+        if ro.aft_nnz:  # the afterstate head scores the moves' afterstates, not their ids
+            ids = where = np.zeros(0, np.int64)
+        else:
+            legal = np.concatenate([ro.legal[t] for t in group])
+            ids, where = np.unique(legal, return_inverse=True)
         out.append(
             Minibatch(
                 x=SparseRows.of(idx, val, nnz),
