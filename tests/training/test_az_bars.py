@@ -73,6 +73,16 @@ bar = 0.5
     assert bars.main(["--file", str(f), "legends"]) == 0
     again = json.loads(capsys.readouterr().out.splitlines()[0])
     assert again["win_rate"] == legends["win_rate"] and again["games"] == 4
+    # a begun timed row goes on at its recorded sims, not at a new calibration's
+    def no_calibration(*args: object) -> int:
+        raise AssertionError("calibrated again")
+
+    monkeypatch.setattr(bars, "calibrate", no_calibration)
+    assert bars.main(["--file", str(f), "timed"]) == 0
+    resumed = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert resumed["mc_sims"] == timed["mc_sims"] and resumed["win_rate"] == timed["win_rate"]
+    with pytest.raises(AssertionError, match="calibrated again"):
+        bars.main(["--file", str(f), "--force", "timed"])
     with pytest.raises(SystemExit):
         bars.main(["--file", str(f), "nope"])
     assert "unknown rows" in capsys.readouterr().err

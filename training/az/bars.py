@@ -15,6 +15,7 @@ games. A row whose opponent is ``mc`` at ``time = x`` times az's gets its ``sims
 calibration first (a few games on another seed: az's and mc's time a decision at
 ``calibrate_sims``, mc's time taken as proportional to its simulations, plus a margin); the
 row then reports both times from its own games, and whether mc's was at least ``x`` times az's.
+A row already begun goes on at the ``sims`` its games were played at (``--force``: sized again).
 
 Each part's games go to ``runs/bars/<row>/<part>/games.csv`` as they finish: a command stopped
 by Ctrl-C resumes where it was (``--resume`` is implied; ``--force`` starts a row over).
@@ -105,6 +106,17 @@ def calibrate(row: Mapping[str, Any], settings: Mapping[str, Any], workers: int)
     return max(1, math.ceil(probe * want / mc_ms))
 
 
+def recorded_sims(name: str, opponent: str) -> int | None:
+    """The ``sims`` a begun part of row ``name`` plays ``opponent`` at (its tournament.json),
+    or None where no part has begun."""
+    for record in sorted((OUT / name).glob("*/tournament.json")):
+        agents = json.loads(record.read_text()).get("agents", [])
+        prefix = f"{opponent},sims="
+        if len(agents) > 1 and str(agents[1]).startswith(prefix):
+            return int(str(agents[1])[len(prefix):])
+    return None
+
+
 def run_row(
     name: str, row: Mapping[str, Any], settings: Mapping[str, Any], workers: int, force: bool
 ) -> dict[str, Any]:
@@ -112,14 +124,17 @@ def run_row(
     start = time.perf_counter()
     agents = list(row["agents"])
     sims = None
+    if force and (OUT / name).exists():
+        shutil.rmtree(OUT / name)
     if "time" in row:
-        sims = calibrate(row, settings, workers)
+        # a row already begun goes on at the sims it was sized to (a calibration varies)
+        sims = recorded_sims(name, agents[1])
+        if sims is None:
+            sims = calibrate(row, settings, workers)
         agents[1] = f"{agents[1]},sims={sims}"
     tables = tables_of(row["table"])
     games = int(row.get("games", settings.get("games", 400)))
     seed = int(settings["seed"])
-    if force and (OUT / name).exists():
-        shutil.rmtree(OUT / name)
     wins = played = 0.0
     times: dict[int, list[float]] = {0: [0.0, 0.0], 1: [0.0, 0.0]}
     points: list[float] = []
