@@ -345,7 +345,7 @@ def check_game(shape: NetShape, config: Any, path: str | os.PathLike[str]) -> No
             spec = None
         if spec is not None and spec.game == shape.game:
             layout = input_layout(shape.game)
-            if layout.width(shape.features) == shape.inputs and layout.covers(spec):
+            if layout.fits(shape.inputs, shape.features) and layout.covers(spec):
                 return
     if asked != model_game(shape):
         raise CheckpointError(

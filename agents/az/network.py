@@ -234,12 +234,12 @@ class AzNet(nn.Module):
         if spec is None:
             raise ValueError("table: a network of every table needs the table it plays")
         layout = input_layout(self.shape.game)
-        if layout.width(self.shape.features) != self.shape.inputs:
+        if not layout.fits(self.shape.inputs, self.shape.features):
             raise ValueError(
                 f"table: the network has {self.shape.inputs} inputs; this install lays out "
                 f"{layout.width(self.shape.features)} for {self.shape.game} (another version)"
             )
-        return layout.remap(spec, self.shape.features), layout.token_rows(spec, self.shape.features)
+        return layout.rows(spec, self.shape.features)
 
     def flat_weights(self, spec: GameSpec | None = None) -> np.ndarray:
         """The weights as one float32 vector in the core's order (module docstring); for a

@@ -108,6 +108,11 @@ class InputLayout:
         """The network's input count (``features``: with the territory features)."""
         return len(self.keys) + (self.territory if features else 0) + len(self.tokens)
 
+    def fits(self, inputs: int, features: bool) -> bool:
+        """Whether a network of ``inputs`` inputs was laid out by this layout (another
+        install's version of the game lays out another count)."""
+        return self.width(features) == inputs
+
     @functools.cached_property
     def _index(self) -> dict[Hashable, int]:
         return {k: i for i, k in enumerate(self.keys)}
@@ -127,6 +132,21 @@ class InputLayout:
             base = len(self.keys)
             rows += range(base, base + self.territory)
         return np.asarray(rows, dtype=np.int64)
+
+    @functools.cached_property
+    def _rows(self) -> dict[tuple[str, bool], tuple[np.ndarray, np.ndarray]]:
+        return {}
+
+    def rows(self, spec: GameSpec, features: bool) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`remap` and :meth:`token_rows` of ``spec``'s table, worked out once per
+        layout (read-only arrays)."""
+        key = (spec.text, features)
+        if key not in self._rows:
+            found = (self.remap(spec, features), self.token_rows(spec, features))
+            for arr in found:
+                arr.flags.writeable = False
+            self._rows[key] = found
+        return self._rows[key]
 
     def token_rows(self, spec: GameSpec, features: bool) -> np.ndarray:
         """The network's inputs that are 1 at ``spec``'s table (its table inputs)."""

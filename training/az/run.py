@@ -179,7 +179,6 @@ class Run:
         self.spec = game_spec(cfg)
         self.tables = table_specs(cfg)  # the tables played ([env]'s alone, or env.tables)
         self.templates = {t.text: native_template(t) for t in self.tables}
-        self._rows: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._writer: Any = None
 
     # ---------------------------------------------------------------- checkpoints
@@ -404,12 +403,10 @@ class Run:
         return shape
 
     def table_rows(self, table: GameSpec) -> tuple[np.ndarray, np.ndarray]:
-        """``AzNet.table_rows`` of ``table`` (kept: the layout is fixed for the run)."""
-        if table.text not in self._rows:
-            rows = self.net.table_rows(table)
-            assert rows is not None
-            self._rows[table.text] = rows
-        return self._rows[table.text]
+        """``AzNet.table_rows`` of ``table`` (the run's network reads every table)."""
+        rows = self.net.table_rows(table)
+        assert rows is not None
+        return rows
 
     def in_layout(self, table: GameSpec, p: Positions) -> Positions:
         """``table``'s positions with the network's inputs (a network of every table: each
