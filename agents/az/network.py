@@ -249,7 +249,7 @@ class AzNet(nn.Module):
         b1: torch.Tensor = self.b1
         rows = self.table_rows(spec)
         if rows is not None:
-            remap, tokens = (torch.as_tensor(r, device=w1.device) for r in rows)
+            remap, tokens = (torch.tensor(r, device=w1.device) for r in rows)  # copies
             w1, b1 = w1[remap], b1 + w1[tokens].sum(0)
         parts = [
             w1,
