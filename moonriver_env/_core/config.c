@@ -198,6 +198,26 @@ const char *mr_config_init(mr_config *cfg, const int64_t *spec, size_t len) {
         }
     }
     NEED(cfg->seg_start[SEG_CLAIM] == 0, "seg_start", cfg->seg_start[SEG_CLAIM]);
+    {
+        /* The features' slices one after another in the encoder's order (encoding.py's
+         * layout): the encoder writes each slice within its size, in ascending index order. */
+        int n = cfg->n, k = cfg->num_plot_kinds, col = cfg->column_size;
+        int sizes[MR_NUM_FEATURE_SLICES] = {
+            [F_PHASE] = MR_NUM_PHASES, [F_ACTOR] = n, [F_ROUND] = 1, [F_FINAL_ROUND] = 1,
+            [F_FINAL_TURN] = 1, [F_DOMINOES] = 1, [F_HELD] = n * k, [F_HELD_COUNT] = n,
+            [F_RESERVE_SLOTS] = n, [F_BOARD] = n * MR_NUM_BOARDS, [F_CURRENT_COLUMN] = col * (k + 1),
+            [F_CURRENT_CLAIMS] = col * n, [F_NEXT_COLUMN] = col * (k + 1), [F_NEXT_CLAIMS] = col * n,
+            [F_SALOON] = cfg->saloon_size * MR_NUM_PARTNER_KINDS, [F_STACK_SIZE] = 1,
+            [F_COW_SUPPLY] = 1, [F_UNSEEN_PLOTS] = k, [F_SCORES] = n * 5, [F_PENDING_SKULLS] = 1,
+            [F_PENDING_CIRCLES] = 2, [F_COWBOY_MOVES_LEFT] = 1, [F_BONUS_TILES_AVAILABLE] = 2,
+            [F_BONUS_TILE_TAKEN] = n, [F_SCENARIO] = 1 + MR_NUM_SCENARIOS};
+        int next = 0;
+        for (int f = 0; f < MR_NUM_FEATURE_SLICES; f++) {
+            NEED(cfg->feature[f] == next, "features", cfg->feature[f]);
+            next += sizes[f];
+        }
+        NEED(next == cfg->num_features, "num_features", cfg->num_features);
+    }
     /* The channels are a permutation: channel_of inverts it (public index -> channel). */
     for (int c = 0; c < MR_NUM_CHANNELS; c++) {
         cfg->channel_of[c] = -1;

@@ -173,6 +173,7 @@ def test_the_core_refuses_bad_records_and_specs() -> None:
         ("land", 0, 6),
         ("pair_j", 0, 0),  # a pair (0, 0)
         ("board_slots", 0, 9),
+        ("features", 1, 0),  # a feature slice over the one before it (in range, out of order)
     ):
         bad = spec.copy()
         bad[offsets[name] + index] = value
