@@ -223,7 +223,8 @@ static void publish(BatchObject *self, Py_ssize_t i) {
         /* The widths are the encoder's bounds; should a row still not fit, nothing is
          * written past them: the row is left all padding and its count says -1. */
         int count = k < 0 ? 0 : k;
-        for (int j = count; j < self->sprev[i]; j++) {
+        int upto = k < 0 ? (int)W : self->sprev[i]; /* a refused row may hold partial entries */
+        for (int j = count; j < upto; j++) {
             idx[j] = cfg->obs_size;
             val[j] = 0.0f;
         }

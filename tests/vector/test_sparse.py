@@ -132,6 +132,25 @@ def test_the_core_never_writes_past_the_width() -> None:
     assert (nnz == -1).all()
     assert guard[0] == guard[-1] == -7 and vguard[0] == vguard[-1] == -7.0
     assert (guard[1:-1] == vg.observation_size).all() and (vguard[1:-1] == 0).all()
+    # a width the ranches fit but the features do not: the entries written before the
+    # overflow are padded away as well
+    full = VectorGame(num_games=2, num_players=2, seed=0, observe="sparse")
+    plane_size = int(np.prod(full.plane_shape))
+    width = int((full.obs_idx[:, : int(full.obs_nnz.max())] < plane_size).sum(1).max()) + 3
+    guard = np.full(2 * width + 2, -7, dtype=np.int32)
+    vguard = np.full(2 * width + 2, -7.0, dtype=np.float32)
+    batch = _native.Batch(
+        cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
+        np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros((2, n)), np.zeros(2, np.bool_),
+        np.zeros((2, n, 7), np.int32), sparse_idx=guard[1:-1], sparse_val=vguard[1:-1],
+        sparse_nnz=nnz, sparse_width=width, ranch_width=full.sparse_width,
+    )
+    batch.reset(np.arange(2, dtype=np.uint64))
+    for _ in range(2):  # the first publish, then one after a move
+        assert (nnz == -1).all()
+        assert guard[0] == guard[-1] == -7 and vguard[0] == vguard[-1] == -7.0
+        assert (guard[1:-1] == vg.observation_size).all() and (vguard[1:-1] == 0).all()
+        batch.step(np.zeros(2, np.int64))  # the first claim
     with pytest.raises(ValueError, match="go together"):
         _native.Batch(
             cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
