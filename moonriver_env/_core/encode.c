@@ -157,15 +157,8 @@ static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
         return;
     }
     int8_t sorted[8];
-    for (int i = 0; i < len; i++) { /* insertion sort: a handful of entries */
-        int8_t x = list[i];
-        int j = i - 1;
-        while (j >= 0 && sorted[j] > x) {
-            sorted[j + 1] = sorted[j];
-            j--;
-        }
-        sorted[j + 1] = x;
-    }
+    memcpy(sorted, list, (size_t)len);
+    mr_sort8(sorted, len);
     for (int i = 0; i < len;) {
         int j = i + 1;
         while (j < len && sorted[j] == sorted[i]) {
