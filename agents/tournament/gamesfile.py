@@ -44,7 +44,7 @@ OUTPUT_FILES = (
 )
 
 
-def _read_arguments(path: Path) -> dict[str, Any]:
+def read_arguments(path: Path) -> dict[str, Any]:
     """The arguments a tournament saved in ``path`` (``tournament.json``); a ``ValueError``
     naming the file when it is no JSON object (a list, deep nesting, damage, too large)."""
     try:
@@ -117,7 +117,7 @@ class GamesFile:
         if resume:
             if not (path / CONFIG_FILE).exists():
                 raise ValueError(f"out: no tournament to resume in {str(path)!r} ({CONFIG_FILE})")
-            saved = _read_arguments(path / CONFIG_FILE)
+            saved = read_arguments(path / CONFIG_FILE)
             changed = [k for k in config if saved.get(k) != config[k] and k not in cls.GROWS]
             if changed:
                 diff = ", ".join(f"{k}: {saved.get(k)!r} -> {config[k]!r}" for k in changed)

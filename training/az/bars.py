@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.tournament.games import run_tournament
+from agents.tournament.gamesfile import CONFIG_FILE, read_arguments
 from moonriver_env.games import GameSpec, parse_game
 from training.common.config import read_toml
 from training.common.evaluation import row as result_row
@@ -109,8 +110,8 @@ def calibrate(row: Mapping[str, Any], settings: Mapping[str, Any], workers: int)
 def recorded_sims(name: str, opponent: str) -> int | None:
     """The ``sims`` a begun part of row ``name`` plays ``opponent`` at (its tournament.json),
     or None where no part has begun."""
-    for record in sorted((OUT / name).glob("*/tournament.json")):
-        agents = json.loads(record.read_text()).get("agents", [])
+    for record in sorted((OUT / name).glob(f"*/{CONFIG_FILE}")):
+        agents = read_arguments(record).get("agents", [])
         prefix = f"{opponent},sims="
         if len(agents) > 1 and str(agents[1]).startswith(prefix):
             return int(str(agents[1])[len(prefix):])
