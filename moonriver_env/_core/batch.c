@@ -32,9 +32,10 @@ typedef struct {
     /* The sparse observation (optional): width entries a row, padded with index obs_size. */
     int sparse, sparse_width, ranch_width;
     int16_t *sidx;    /* [num_games][n][ranch_width]: each ranch's non-zero entries */
-    float *sval;      /* [num_games][n][ranch_width] */
+    uint8_t *sval;    /* [num_games][n][ranch_width] */
     int32_t *slen;    /* [num_games][n] */
     int32_t *sprev;   /* [num_games]: entries the row held before (padding to rewrite) */
+    mr_sparse_prefix *prefix; /* [num_games]: what each row's ranch part was written from */
     Py_buffer out[NUM_OUT];
     int have_out[NUM_OUT];
 } BatchObject;
@@ -52,7 +53,7 @@ static void Batch_clear(BatchObject *self) {
                        (void **)&self->nlegal, (void **)&self->totals, (void **)&self->blocks,
                        (void **)&self->points, (void **)&self->keys, (void **)&self->todo,
                        (void **)&self->sidx, (void **)&self->sval, (void **)&self->slen,
-                       (void **)&self->sprev};
+                       (void **)&self->sprev, (void **)&self->prefix};
     for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; b++) {
         PyMem_Free(*blocks[b]);
         *blocks[b] = NULL;
@@ -167,20 +168,23 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
     }
     if (self->sparse) {
         self->sidx = PyMem_Calloc((size_t)(N * n * ranch_width), sizeof(int16_t));
-        self->sval = PyMem_Calloc((size_t)(N * n * ranch_width), sizeof(float));
+        self->sval = PyMem_Calloc((size_t)(N * n * ranch_width), sizeof(uint8_t));
         self->slen = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
         self->sprev = PyMem_Calloc((size_t)N, sizeof(int32_t));
+        self->prefix = PyMem_Calloc((size_t)N, sizeof(mr_sparse_prefix));
     }
     if (!self->states || !self->seeders || !self->legal || !self->nlegal || !self->published ||
         !self->totals ||
         !self->points || !self->keys || !self->todo ||
         (self->observe && !self->blocks) ||
-        (self->sparse && (!self->sidx || !self->sval || !self->slen || !self->sprev))) {
+        (self->sparse && (!self->sidx || !self->sval || !self->slen || !self->sprev ||
+                          !self->prefix))) {
         PyErr_NoMemory();
         return -1;
     }
     for (Py_ssize_t i = 0; self->sparse && i < N; i++) {
         self->sprev[i] = sparse_width; /* the first publish pads the whole row */
+        self->prefix[i].len = self->prefix[i].unseen_len = -1;
     }
     return 0;
 }
@@ -218,7 +222,7 @@ static void publish(BatchObject *self, Py_ssize_t i) {
                              self->points + i * n * 4,
                              self->keys + i * n, self->sidx + i * n * self->ranch_width,
                              self->sval + i * n * self->ranch_width, self->slen + i * n,
-                             self->ranch_width};
+                             self->ranch_width, self->prefix + i};
         int k = mr_encode_sparse(cfg, st, seat, &c, idx, val, (int)W);
         /* The widths are the encoder's bounds; should a row still not fit, nothing is
          * written past them: the row is left all padding and its count says -1. */
@@ -242,6 +246,10 @@ static void publish(BatchObject *self, Py_ssize_t i) {
 static void forget_blocks(BatchObject *self, Py_ssize_t i) {
     for (int s = 0; s < self->cfg->n; s++) {
         self->keys[i * self->cfg->n + s] = MR_NO_KEY;
+    }
+    if (self->prefix) {
+        /* the ranch versions and the pile's length may repeat in the new state */
+        self->prefix[i].len = self->prefix[i].unseen_len = -1;
     }
 }
 

@@ -102,17 +102,29 @@ static void encode_planes(const mr_config *cfg, const mr_state *st, int observer
 /* The features go to a sink in ascending index order: dense, every position written (into
  * an observation zeroed first); sparse, the non-zero ones appended as (idx, val) while they
  * fit in width (k counts them all: past width the caller refuses the row). Entries that sum
- * (the held plots, the unseen ones) are counted per kind first. */
+ * (the held plots, the unseen ones) are counted per kind first. The mode is a constant at
+ * each call, so every mode gets its own copy of the code: SINK_SPARSE checks the width at
+ * each entry; SINK_ROOMY, taken when the row has room for every feature (each feature
+ * position is written at most once), writes each position's slot unconditionally and counts
+ * it only when non-zero (no branch on the value); the one slot past the last entry is reset
+ * to padding at the end. */
 typedef struct {
     float *dense;
     int32_t *idx;
     float *val;
     int k, width, off, pad; /* pad: the padding index (the observation's size) */
+    const uint8_t *unseen;  /* the pile's count of each kind, where known (else NULL) */
 } sink;
 
-static inline void emit(sink *o, int i, float v) {
-    if (o->dense) {
+enum { SINK_DENSE, SINK_SPARSE, SINK_ROOMY };
+
+static inline __attribute__((always_inline)) void emit(sink *o, int i, float v, int mode) {
+    if (mode == SINK_DENSE) {
         o->dense[i] = v;
+    } else if (mode == SINK_ROOMY) {
+        o->idx[o->k] = o->off + i;
+        o->val[o->k] = v;
+        o->k += v != 0.0f;
     } else if (v != 0.0f) {
         if (o->k < o->width) {
             o->idx[o->k] = o->off + i;
@@ -126,7 +138,7 @@ static inline void emit(sink *o, int i, float v) {
  * a short list sorted, a long one counted per kind. */
 static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
                                                              const int8_t *list, int len,
-                                                             int kinds) {
+                                                             int kinds, int mode) {
     if (len > 8) {
         uint8_t count[MR_MAX_CONTENTS];
         memset(count, 0, (size_t)kinds);
@@ -135,25 +147,9 @@ static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
                 count[list[i]]++;
             }
         }
-        if (o->dense || o->k + kinds > o->width) {
-            for (int i = 0; i < kinds; i++) {
-                emit(o, base + i, (float)count[i]);
-            }
-            return;
+        for (int c = 0; c < kinds; c++) {
+            emit(o, base + c, (float)count[c], mode);
         }
-        int32_t *idx = o->idx;
-        float *val = o->val;
-        int k = o->k, at = o->off + base;
-        for (int i = 0; i < kinds; i++) { /* branchless: a slot written for each kind */
-            idx[k] = at + i;
-            val[k] = (float)count[i];
-            k += count[i] != 0;
-        }
-        if (k < o->width) { /* the one slot past the last entry may hold a zero count */
-            idx[k] = o->pad;
-            val[k] = 0.0f;
-        }
-        o->k = k;
         return;
     }
     int8_t sorted[8];
@@ -164,17 +160,16 @@ static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
         while (j < len && sorted[j] == sorted[i]) {
             j++;
         }
-        emit(o, base + sorted[i], (float)(j - i));
+        emit(o, base + sorted[i], (float)(j - i), mode);
         i = j;
     }
 }
 
-static void encode_features(const mr_config *cfg, const mr_state *st, int observer,
-                            const int32_t *points, sink *out) {
-    sink local = *out, *o = &local; /* a local copy: its count stays in a register */
-    if (o->dense) {
-        memset(o->dense, 0, sizeof(float) * (size_t)cfg->num_features);
-    }
+static inline __attribute__((always_inline)) void features_into(const mr_config *cfg,
+                                                               const mr_state *st,
+                                                               int observer,
+                                                               const int32_t *points, sink *o,
+                                                               int mode) {
     const int *f = cfg->feature;
     int n = cfg->n, k = cfg->num_plot_kinds, k1 = k + 1;
     int over = st->phase == PH_GAME_OVER;
@@ -182,27 +177,27 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
     for (int r = 0; r < n; r++) {
         seat_of[r] = (observer + r) % n;
     }
-    emit(o, f[F_PHASE] + st->phase, 1.0f);
+    emit(o, f[F_PHASE] + st->phase, 1.0f, mode);
     if (!over) {
-        emit(o, f[F_ACTOR] + rel(st->seat, observer, n), 1.0f);
+        emit(o, f[F_ACTOR] + rel(st->seat, observer, n), 1.0f, mode);
     }
     double rnd = st->round / 24.0;
-    emit(o, f[F_ROUND], (float)(rnd < 1.0 ? rnd : 1.0));
-    emit(o, f[F_FINAL_ROUND], st->final_round ? 1.0f : 0.0f);
-    emit(o, f[F_FINAL_TURN], !over && st->final_turn ? 1.0f : 0.0f);
-    emit(o, f[F_DOMINOES], (float)(st->dominoes / 2.0));
+    emit(o, f[F_ROUND], (float)(rnd < 1.0 ? rnd : 1.0), mode);
+    emit(o, f[F_FINAL_ROUND], st->final_round ? 1.0f : 0.0f, mode);
+    emit(o, f[F_FINAL_TURN], !over && st->final_turn ? 1.0f : 0.0f, mode);
+    emit(o, f[F_DOMINOES], (float)(st->dominoes / 2.0), mode);
     for (int r = 0; r < n; r++) {
         int s = seat_of[r];
-        emit_counts(o, f[F_HELD] + r * k, st->held[s], st->held_len[s], k);
+        emit_counts(o, f[F_HELD] + r * k, st->held[s], st->held_len[s], k, mode);
     }
     for (int r = 0; r < n; r++) {
-        emit(o, f[F_HELD_COUNT] + r, (float)st->held_len[seat_of[r]]);
+        emit(o, f[F_HELD_COUNT] + r, (float)st->held_len[seat_of[r]], mode);
     }
     for (int r = 0; r < n; r++) {
-        emit(o, f[F_RESERVE_SLOTS] + r, (float)(st->slots[seat_of[r]] / 4.0));
+        emit(o, f[F_RESERVE_SLOTS] + r, (float)(st->slots[seat_of[r]] / 4.0), mode);
     }
     for (int r = 0; r < n; r++) {
-        emit(o, f[F_BOARD] + r * MR_NUM_BOARDS + st->boards[seat_of[r]], 1.0f);
+        emit(o, f[F_BOARD] + r * MR_NUM_BOARDS + st->boards[seat_of[r]], 1.0f, mode);
     }
     const int8_t *cols[2] = {st->cur_col, st->next_col}, *claims[2] = {st->cur_claim,
                                                                           st->next_claim};
@@ -211,34 +206,40 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
         int claim = f[c ? F_NEXT_CLAIMS : F_CURRENT_CLAIMS];
         for (int p = 0; p < cfg->column_size; p++) {
             int kind = cols[c][p];
-            emit(o, col + p * k1 + (kind >= 0 ? kind : k1 - 1), 1.0f);
+            emit(o, col + p * k1 + (kind >= 0 ? kind : k1 - 1), 1.0f, mode);
         }
         for (int p = 0; p < cfg->column_size; p++) {
             if (claims[c][p] >= 0) {
-                emit(o, claim + p * n + rel(claims[c][p], observer, n), 1.0f);
+                emit(o, claim + p * n + rel(claims[c][p], observer, n), 1.0f, mode);
             }
         }
     }
     for (int i = 0; i < cfg->saloon_size; i++) {
         if (st->saloon[i] >= 0) {
-            emit(o, f[F_SALOON] + i * MR_NUM_PARTNER_KINDS + st->saloon[i], 1.0f);
+            emit(o, f[F_SALOON] + i * MR_NUM_PARTNER_KINDS + st->saloon[i], 1.0f, mode);
         }
     }
     emit(o, f[F_STACK_SIZE],
-         cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners) : 0.0f);
+         cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners) : 0.0f, mode);
     emit(o, f[F_COW_SUPPLY],
-         (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)));
-    emit_counts(o, f[F_UNSEEN_PLOTS], st->pile, st->pile_len, k);
+         (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)), mode);
+    if (o->unseen) {
+        for (int c = 0; c < k; c++) {
+            emit(o, f[F_UNSEEN_PLOTS] + c, (float)o->unseen[c], mode);
+        }
+    } else {
+        emit_counts(o, f[F_UNSEEN_PLOTS], st->pile, st->pile_len, k, mode);
+    }
     for (int r = 0; r < n; r++) {
         const int32_t *p = points + 4 * seat_of[r]; /* the tie-break keys are not shown */
         int scores = f[F_SCORES] + r * 5;
-        emit(o, scores, (float)(p[0] / 100.0));
-        emit(o, scores + 1, (float)(p[1] / 100.0));
-        emit(o, scores + 2, (float)(p[2] / 100.0));
-        emit(o, scores + 3, (float)(p[3] / 100.0));
-        emit(o, scores + 4, (float)((p[0] + p[1] + p[2] + p[3]) / 100.0));
+        emit(o, scores, (float)(p[0] / 100.0), mode);
+        emit(o, scores + 1, (float)(p[1] / 100.0), mode);
+        emit(o, scores + 2, (float)(p[2] / 100.0), mode);
+        emit(o, scores + 3, (float)(p[3] / 100.0), mode);
+        emit(o, scores + 4, (float)((p[0] + p[1] + p[2] + p[3]) / 100.0), mode);
     }
-    emit(o, f[F_PENDING_SKULLS], (float)st->skulls_len);
+    emit(o, f[F_PENDING_SKULLS], (float)st->skulls_len, mode);
     int c0 = st->circles_len > 0 ? st->circles[0] : -1;
     int c1 = st->circles_len > 1 ? st->circles[1] : -1;
     if (c0 >= 0 && c1 >= 0 && c1 < c0) {
@@ -247,20 +248,37 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
         c1 = t;
     }
     if (c0 >= 0) {
-        emit(o, f[F_PENDING_CIRCLES] + c0, 1.0f);
+        emit(o, f[F_PENDING_CIRCLES] + c0, 1.0f, mode);
     }
     if (c1 >= 0 && c1 != c0) {
-        emit(o, f[F_PENDING_CIRCLES] + c1, 1.0f);
+        emit(o, f[F_PENDING_CIRCLES] + c1, 1.0f, mode);
     }
     emit(o, f[F_COWBOY_MOVES_LEFT],
-         st->phase == PH_COWBOY ? (float)(st->cowboy_moves / 3.0) : 0.0f);
+         st->phase == PH_COWBOY ? (float)(st->cowboy_moves / 3.0) : 0.0f, mode);
     for (int i = 0; i < cfg->num_tiles && i < 2; i++) {
-        emit(o, f[F_BONUS_TILES_AVAILABLE] + i, st->tiles[i] ? 1.0f : 0.0f);
+        emit(o, f[F_BONUS_TILES_AVAILABLE] + i, st->tiles[i] ? 1.0f : 0.0f, mode);
     }
     for (int r = 0; r < n; r++) {
-        emit(o, f[F_BONUS_TILE_TAKEN] + r, st->bonus_done[seat_of[r]] ? 1.0f : 0.0f);
+        emit(o, f[F_BONUS_TILE_TAKEN] + r, st->bonus_done[seat_of[r]] ? 1.0f : 0.0f, mode);
     }
-    emit(o, f[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario), 1.0f);
+    emit(o, f[F_SCENARIO] + (st->scenario < 0 ? 0 : 1 + st->scenario), 1.0f, mode);
+}
+
+static void encode_features(const mr_config *cfg, const mr_state *st, int observer,
+                            const int32_t *points, sink *out) {
+    sink local = *out, *o = &local; /* a local copy: its count stays in a register */
+    if (o->dense) {
+        memset(o->dense, 0, sizeof(float) * (size_t)cfg->num_features);
+        features_into(cfg, st, observer, points, o, SINK_DENSE);
+    } else if (o->width - o->k >= cfg->num_features) {
+        features_into(cfg, st, observer, points, o, SINK_ROOMY);
+        if (o->k < o->width) { /* the slot past the last entry may hold a zero */
+            o->idx[o->k] = o->pad;
+            o->val[o->k] = 0.0f;
+        }
+    } else {
+        features_into(cfg, st, observer, points, o, SINK_SPARSE);
+    }
     out->k = local.k;
 }
 
@@ -268,7 +286,7 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
  * block-relative indices: each channel's cells as a bitboard, then the channels in their
  * public order, each one's cells in order. Returns the count, or -1 past cap entries. */
 static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t *bi,
-                        float *bv, int cap) {
+                        uint8_t *bv, int cap) {
     int cells = cfg->cells;
     uint64_t bb[MR_NUM_CHANNELS] = {0};
     const int8_t *kinds = st->kinds[a], *cows = st->cows[a], *partners = st->partners[a];
@@ -284,14 +302,24 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
         int c = __builtin_ctzll(m);
         bb[CH_PARTNER0 + partners[c]] |= 1ull << c;
     }
-    static const int sym_channel[MR_NUM_SYMBOLS] = {CH_GOLD,   CH_BEAVER, CH_CORN,
-                                                    CH_SKULL, CH_CIRCLE, CH_BONUS_TILE};
+    /* Each symbol's cells, kept in registers (no store per symbol a cell). */
+    uint64_t gold = 0, beaver = 0, corn = 0, skull = 0, circle = 0, tile = 0;
     for (uint64_t m = occ; m; m &= m - 1) {
         int c = __builtin_ctzll(m);
-        for (unsigned s = cfg->symbols[kinds[c]]; s; s &= s - 1) {
-            bb[sym_channel[__builtin_ctz(s)]] |= 1ull << c;
-        }
+        uint64_t s = cfg->symbols[kinds[c]], bit = 1ull << c;
+        gold |= -(s >> SYM_GOLD & 1) & bit;
+        beaver |= -(s >> SYM_BEAVER & 1) & bit;
+        corn |= -(s >> SYM_CORN & 1) & bit;
+        skull |= -(s >> SYM_SKULL & 1) & bit;
+        circle |= -(s >> SYM_CIRCLE & 1) & bit;
+        tile |= -(s >> SYM_BONUS_TILE & 1) & bit;
     }
+    bb[CH_GOLD] = gold;
+    bb[CH_BEAVER] = beaver;
+    bb[CH_CORN] = corn;
+    bb[CH_SKULL] = skull;
+    bb[CH_CIRCLE] = circle;
+    bb[CH_BONUS_TILE] = tile;
     bb[CH_PROTECTED] = mr_protected(cfg, st, a);
     bb[CH_RIVER] = cells < 5 ? cfg->full : 0x1full;
     bb[CH_BRIDGE] = st->bridges[a];
@@ -302,6 +330,7 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
     if (total > cap) {
         return -1;
     }
+    memset(bv, 1, (size_t)total); /* most entries are ones: the counts overwrite theirs */
     int k = 0;
     for (int pub = 0; pub < MR_NUM_CHANNELS; pub++) {
         int in = cfg->channel_of[pub];
@@ -315,18 +344,17 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
             for (; m; m &= m - 1) {
                 int c = __builtin_ctzll(m);
                 bi[k] = (int16_t)(base + c);
-                bv[k++] = (float)count[kinds[c]];
+                bv[k++] = (uint8_t)count[kinds[c]]; /* at most 20 (config.c) */
             }
         } else if (in == CH_COWS) {
             for (; m; m &= m - 1) {
                 int c = __builtin_ctzll(m);
                 bi[k] = (int16_t)(base + c);
-                bv[k++] = (float)cows[c];
+                bv[k++] = (uint8_t)cows[c]; /* at most 127 (config.c) */
             }
         } else {
             for (; m; m &= m - 1) {
-                bi[k] = (int16_t)(base + __builtin_ctzll(m));
-                bv[k++] = 1.0f;
+                bi[k++] = (int16_t)(base + __builtin_ctzll(m));
             }
         }
     }
@@ -336,7 +364,7 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
 /* Rebuilds the cached ranch blocks (with blocks; and their points) whose ranch changed since
  * they were built; with sidx, also each such ranch's non-zero entries. */
 static void refresh_blocks(const mr_config *cfg, const mr_state *st, float *blocks,
-                           int32_t *points, uint32_t *keys, int16_t *sidx, float *sval,
+                           int32_t *points, uint32_t *keys, int16_t *sidx, uint8_t *sval,
                            int32_t *slen, int cap) {
     int size = mr_block_size(cfg);
     for (int a = 0; a < cfg->n; a++) {
@@ -363,18 +391,19 @@ void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float 
                       float *blocks, int32_t *points, uint32_t *keys) {
     refresh_blocks(cfg, st, blocks, points, keys, NULL, NULL, NULL, 0);
     encode_planes(cfg, st, seat, blocks, out);
-    sink o = {out + cfg->plane_size, NULL, NULL, 0, 0, 0, 0};
+    sink o = {out + cfg->plane_size, NULL, NULL, 0, 0, 0, 0, NULL};
     encode_features(cfg, st, seat, points, &o);
 }
 
 /* Appends cnt cached entries at k, their indices shifted by base; returns the new count. */
 static inline int copy_shifted(int32_t *idx, float *val, int k, const int16_t *bi,
-                               const float *bv, int cnt, int base) {
+                               const uint8_t *bv, int cnt, int base) {
     int32_t *out = idx + k;
+    float *vout = val + k;
     for (int j = 0; j < cnt; j++) {
         out[j] = base + bi[j];
+        vout[j] = (float)bv[j];
     }
-    memcpy(val + k, bv, sizeof(float) * (size_t)cnt);
     return k + cnt;
 }
 
@@ -385,71 +414,104 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
     int n = cfg->n, cells = cfg->cells, size = mr_block_size(cfg);
     /* The acting seat's pending piece and skull territory: entries of channels the cached
      * blocks leave empty, merged in index order. */
-    int32_t extra[2 + MR_MAX_CELLS];
-    int ne = 0;
+    uint64_t piece = 0, skull = 0;
     if (st->piece_len && st->phase != PH_SELECT && st->phase != PH_SETUP_CLAIM &&
         st->phase != PH_GAME_OVER) {
-        const int *ch = cfg->channel;
         for (int i = 0; i < st->piece_len; i++) {
-            extra[ne++] = ch[CH_PIECE] * cells + st->piece[i];
+            piece |= 1ull << st->piece[i];
         }
         if (st->phase == PH_SKULL) {
-            uint64_t t = mr_skull_territory(cfg, st);
-            while (t) {
-                extra[ne++] = ch[CH_SKULL_TARGET] * cells + __builtin_ctzll(t);
-                t &= t - 1;
-            }
-        }
-        for (int i = 1; i < ne; i++) { /* insertion sort: a handful of entries */
-            int32_t x = extra[i];
-            int j = i - 1;
-            while (j >= 0 && extra[j] > x) {
-                extra[j + 1] = extra[j];
-                j--;
-            }
-            extra[j + 1] = x;
+            skull = mr_skull_territory(cfg, st);
         }
     }
+    mr_sparse_prefix *memo = c->prefix;
     int k = 0;
-    for (int r = 0; r < n; r++) {
-        int a = (seat + r) % n;
-        const int16_t *bi = c->sidx + (size_t)a * c->ranch_width;
-        const float *bv = c->sval + (size_t)a * c->ranch_width;
-        int len = c->slen[a], base = r * size;
-        int ex = a == st->seat ? ne : 0;
-        if (len < 0 || k + len + ex > width) {
-            return -1;
+    if (memo && memo->len >= 0 && memo->seat == seat && memo->piece == piece &&
+        memo->skull == skull && !memcmp(memo->keys, c->keys, sizeof(uint32_t) * (size_t)n)) {
+        k = memo->len; /* the row's ranch part is as the last call wrote it */
+    } else {
+        if (memo) {
+            memo->len = -1;
         }
-        if (!ex) { /* the common case: a straight copy, shifted by the ranch's base */
-            k = copy_shifted(idx, val, k, bi, bv, len, base);
-            continue;
+        int32_t extra[2 * MR_MAX_CELLS];
+        int ne = 0;
+        const int *ch = cfg->channel;
+        uint64_t first = piece, second = skull;
+        int at1 = ch[CH_PIECE] * cells, at2 = ch[CH_SKULL_TARGET] * cells;
+        if (at2 < at1) {
+            first = skull, second = piece;
+            at1 = at2, at2 = ch[CH_PIECE] * cells;
         }
-        /* The extra entries go in between runs of the cached list, each run copied whole:
-         * the first cached entry past the next extra one is found by bisection. */
-        int e = 0, j = 0;
-        while (e < ex) {
-            int lo = j, hi = len;
-            while (lo < hi) {
-                int mid = (lo + hi) >> 1;
-                if (bi[mid] < extra[e]) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
+        for (; first; first &= first - 1) {
+            extra[ne++] = at1 + __builtin_ctzll(first);
+        }
+        for (; second; second &= second - 1) {
+            extra[ne++] = at2 + __builtin_ctzll(second);
+        }
+        for (int r = 0; r < n; r++) {
+            int a = (seat + r) % n;
+            const int16_t *bi = c->sidx + (size_t)a * c->ranch_width;
+            const uint8_t *bv = c->sval + (size_t)a * c->ranch_width;
+            int len = c->slen[a], base = r * size;
+            int ex = a == st->seat ? ne : 0;
+            if (len < 0 || k + len + ex > width) {
+                return -1;
+            }
+            if (!ex) { /* the common case: a straight copy, shifted by the ranch's base */
+                k = copy_shifted(idx, val, k, bi, bv, len, base);
+                continue;
+            }
+            /* The extra entries go in between runs of the cached list, each run copied
+             * whole: the first cached entry past the next extra one is found by bisection. */
+            int e = 0, j = 0;
+            while (e < ex) {
+                int lo = j, hi = len;
+                while (lo < hi) {
+                    int mid = (lo + hi) >> 1;
+                    if (bi[mid] < extra[e]) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                k = copy_shifted(idx, val, k, bi + j, bv + j, lo - j, base);
+                j = lo;
+                while (e < ex && (j == len || extra[e] < bi[j])) {
+                    idx[k] = base + extra[e++];
+                    val[k++] = 1.0f;
                 }
             }
-            k = copy_shifted(idx, val, k, bi + j, bv + j, lo - j, base);
-            j = lo;
-            while (e < ex && (j == len || extra[e] < bi[j])) {
-                idx[k] = base + extra[e++];
-                val[k++] = 1.0f;
-            }
+            k = copy_shifted(idx, val, k, bi + j, bv + j, len - j, base);
         }
-        k = copy_shifted(idx, val, k, bi + j, bv + j, len - j, base);
+        if (memo) {
+            memcpy(memo->keys, c->keys, sizeof(uint32_t) * (size_t)n);
+            memo->piece = piece;
+            memo->skull = skull;
+            memo->seat = seat;
+            memo->len = k;
+        }
     }
     /* The features, appended in index order. */
-    sink o = {NULL, idx, val, k, width, cfg->plane_size, cfg->obs_size};
+    sink o = {NULL, idx, val, k, width, cfg->plane_size, cfg->obs_size, NULL};
+    if (memo) { /* the pile only shrinks in a game (a shuffle keeps its kinds): its counts
+                 * change with its length */
+        if (memo->unseen_len != st->pile_len) {
+            memset(memo->unseen, 0, sizeof memo->unseen);
+            for (int i = 0; i < st->pile_len; i++) {
+                memo->unseen[st->pile[i] & (MR_MAX_CONTENTS - 1)]++;
+            }
+            memo->unseen_len = st->pile_len;
+        }
+        o.unseen = memo->unseen;
+    }
     encode_features(cfg, st, seat, c->points, &o);
-    return o.k > width ? -1 : o.k;
+    if (o.k > width) {
+        if (memo) {
+            memo->len = -1; /* the caller pads the refused row whole */
+        }
+        return -1;
+    }
+    return o.k;
 }
 
 void mr_encode(const mr_config *cfg, const mr_state *st, int seat, float *out) {

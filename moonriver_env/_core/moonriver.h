@@ -326,20 +326,33 @@ int mr_block_size(const mr_config *cfg);
 #define MR_NO_KEY 0xFFFFFFFFu
 void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
                       float *blocks, int32_t *points, uint32_t *keys);
+/* What the ranch part of a game's sparse row was written from (the row's first len entries):
+ * the observing seat, the ranches' versions, the pending piece's cells and the skull
+ * territory shown; and the pile's count of each kind when it held unseen_len plots.
+ * len and unseen_len -1: nothing known (a new game, a set state; len also a refused row). */
+typedef struct {
+    uint32_t keys[MR_MAX_PLAYERS];
+    uint64_t piece, skull;
+    int32_t len, seat, unseen_len;
+    uint8_t unseen[MR_MAX_CONTENTS];
+} mr_sparse_prefix;
 /* One game's caches for the sparse observation: the ranch blocks of mr_encode_cached (blocks,
  * NULL where no dense observation is kept; points, keys: n entries each), each ranch's
- * non-zero entries (sidx/sval: n x ranch_width, slen: n). */
+ * non-zero entries (sidx/sval: n x ranch_width, slen: n), and the row's ranch part (prefix:
+ * where it is unchanged, only the features are written again). */
 typedef struct {
     float *blocks;
     int32_t *points;
     uint32_t *keys;
     int16_t *sidx;
-    float *sval;
+    uint8_t *sval; /* the entries' values: small whole numbers */
     int32_t *slen; /* -1: the ranch had more entries than ranch_width */
     int ranch_width;
+    mr_sparse_prefix *prefix;
 } mr_sparse_cache;
 /* The non-zero entries of mr_encode's observation in ascending index order (idx, val);
- * returns their count, or -1 (the outputs partly written) if there are more than width. */
+ * returns their count, or -1 (the outputs partly written) if there are more than width.
+ * idx/val must hold what the last call for this game wrote (c->prefix says what that was). */
 int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_sparse_cache *c,
                      int32_t *idx, float *val, int width);
 

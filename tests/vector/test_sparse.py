@@ -75,6 +75,38 @@ def test_core_sparse_rows_equal_the_dense_rows(name: str) -> None:
     random_steps([both, sparse_only], 400, seed=1, check=check)
 
 
+def test_a_set_state_rewrites_the_ranch_part_of_the_row() -> None:
+    """The core rewrites only the features of a row whose ranches, observer and pending piece
+    are as at its last write, and counts the unseen plots again only when the pile's length
+    changed; a state set into a game is a new row, even where the ranch versions it starts
+    from equal those of the row before (a set state starts them at 0, as a new game does) and
+    its pile is as long. Games left out by ``active`` keep their rows."""
+    donors = [make("2p-base", num_games=1, seed=seed) for seed in (9, 10)]
+    rng = np.random.default_rng(4)
+    states = []
+    for _ in range(40):  # mid-game states with plots on the ranches, each seat acting
+        for donor in donors:  # two games at the same point: piles as long, other plots
+            donor.step([int(donor.legal_ids[0, rng.integers(donor.num_legal[0])])])
+            states.append(donor.get_state(0))
+    both = make("2p-base", num_games=2, seed=5, observe="both")
+    sparse_only = make("2p-base", num_games=2, seed=5, observe="sparse")
+
+    def check() -> None:
+        assert_sparse_rows(both, both.observation)
+        for arr in ("obs_idx", "obs_val", "obs_nnz"):
+            np.testing.assert_array_equal(getattr(sparse_only, arr), getattr(both, arr))
+
+    for t, state in enumerate(states):  # one after another: the versions all 0 each time
+        for vg in (both, sparse_only):
+            vg.set_state(0, state)
+        check()
+        if t % 10 == 9:
+            actions = [int(both.legal_ids[i, 0]) for i in range(2)]
+            for vg in (both, sparse_only):
+                vg.step(actions, active=np.array([True, False]))
+            check()
+
+
 @pytest.mark.parametrize("name", ["2p-legends", "4p-base", "kd-2p"])
 def test_python_engine_packs_the_same_rows(name: str) -> None:
     native = make(name, num_games=3, seed=8, observe="sparse", backend="native")
