@@ -426,8 +426,10 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
     }
     mr_sparse_prefix *memo = c->prefix;
     int k = 0;
-    if (memo && memo->len >= 0 && memo->seat == seat && memo->piece == piece &&
-        memo->skull == skull && !memcmp(memo->keys, c->keys, sizeof(uint32_t) * (size_t)n)) {
+    int actor = piece | skull ? st->seat : -1; /* whose ranch shows them */
+    if (memo && memo->len >= 0 && memo->seat == seat && memo->actor == actor &&
+        memo->piece == piece && memo->skull == skull &&
+        !memcmp(memo->keys, c->keys, sizeof(uint32_t) * (size_t)n)) {
         k = memo->len; /* the row's ranch part is as the last call wrote it */
     } else {
         if (memo) {
@@ -488,6 +490,7 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
             memo->piece = piece;
             memo->skull = skull;
             memo->seat = seat;
+            memo->actor = actor;
             memo->len = k;
         }
     }

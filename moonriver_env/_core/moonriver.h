@@ -328,12 +328,13 @@ void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float 
                       float *blocks, int32_t *points, uint32_t *keys);
 /* What the ranch part of a game's sparse row was written from (the row's first len entries):
  * the observing seat, the ranches' versions, the pending piece's cells and the skull
- * territory shown; and the pile's count of each kind when it held unseen_len plots.
- * len and unseen_len -1: nothing known (a new game, a set state; len also a refused row). */
+ * territory shown, on the acting seat's ranch; and the pile's count of each kind when it held
+ * unseen_len plots. len and unseen_len -1: nothing known (a new game, a set state; len also a
+ * refused row). */
 typedef struct {
     uint32_t keys[MR_MAX_PLAYERS];
     uint64_t piece, skull;
-    int32_t len, seat, unseen_len;
+    int32_t len, seat, actor, unseen_len;
     uint8_t unseen[MR_MAX_CONTENTS];
 } mr_sparse_prefix;
 /* One game's caches for the sparse observation: the ranch blocks of mr_encode_cached (blocks,
@@ -352,7 +353,8 @@ typedef struct {
 } mr_sparse_cache;
 /* The non-zero entries of mr_encode's observation in ascending index order (idx, val);
  * returns their count, or -1 (the outputs partly written) if there are more than width.
- * idx/val must hold what the last call for this game wrote (c->prefix says what that was). */
+ * With c->prefix, idx/val must hold what the last call for this game wrote (the prefix says
+ * what that was): a caller whose rows anyone else may write passes no prefix. */
 int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_sparse_cache *c,
                      int32_t *idx, float *val, int width);
 

@@ -206,6 +206,58 @@ def test_the_core_never_writes_past_the_width() -> None:
         )
 
 
+def test_a_row_that_fits_again_after_a_refusal_is_whole() -> None:
+    """A width that some rows of a game overflow and later ones fit again (raw ``Batch``; Python
+    never passes one): a refused row is all padding with count -1, and the next row that fits
+    equals the dense observation's non-zero entries, its ranch part written again (not taken as
+    unchanged from the padded row)."""
+    from moonriver_env.moonriver.encoding import ObservationEncoder
+    from moonriver_env.moonriver.vector._backend import native_config
+
+    probe = VectorGame(num_games=8, num_players=2, seed=0, observe="sparse")
+    counts = []
+    rng = np.random.default_rng(1)
+    rows = np.arange(8)
+    for _ in range(200):
+        counts.extend(probe.obs_nnz.tolist())
+        pick = (rng.random(8) * probe.num_legal).astype(np.int64)
+        probe.step(probe.legal_ids[rows, pick].astype(np.int64))
+    width = int(np.median(counts))  # about half the rows overflow it
+    cfg = native_config(probe.config)
+    n_games, n, a, size = 8, 2, probe.num_actions, probe.observation_size
+    obs = np.zeros((n_games, size), np.float32)
+    idx = np.zeros((n_games, width), np.int32)
+    val = np.zeros((n_games, width), np.float32)
+    nnz = np.zeros(n_games, np.int32)
+    legal = np.zeros((n_games, a), np.int16)
+    num_legal = np.zeros(n_games, np.int32)
+    batch = _native.Batch(
+        cfg, n_games, 0, 0.0, True, obs, np.zeros((n_games, a), np.int8), legal, num_legal,
+        np.zeros(n_games, np.int32), np.zeros((n_games, n)), np.zeros(n_games, np.bool_),
+        np.zeros((n_games, n, 7), np.int32), sparse_idx=idx, sparse_val=val, sparse_nnz=nnz,
+        sparse_width=width, ranch_width=ObservationEncoder(probe.config).ranch_sparse_width,
+    )
+    batch.reset(np.arange(n_games, dtype=np.uint64))
+    refused = np.zeros(n_games, np.bool_)
+    fits_after_refusal = 0
+    for _ in range(300):
+        for i in range(n_games):
+            if nnz[i] < 0:
+                assert (idx[i] == size).all() and (val[i] == 0).all(), "a refused row's padding"
+                refused[i] = True
+                continue
+            fits_after_refusal += int(refused[i])
+            refused[i] = False
+            expected = np.flatnonzero(obs[i])
+            assert nnz[i] == expected.size
+            np.testing.assert_array_equal(idx[i, : nnz[i]], expected)
+            np.testing.assert_array_equal(val[i, : nnz[i]], obs[i, expected])
+            assert (idx[i, nnz[i] :] == size).all() and (val[i, nnz[i] :] == 0).all()
+        pick = (rng.random(n_games) * num_legal).astype(np.int64)
+        batch.step(legal[np.arange(n_games), pick].astype(np.int64))
+    assert fits_after_refusal >= 5, "the width should be refused now and then, and fit again"
+
+
 @pytest.mark.parametrize("name", ["2p-base", "4p-legends", "kd-2p", "kd-4p-study"])
 def test_layout_tables_describe_the_observation(name: str) -> None:
     vg = make(name, num_games=1, seed=0, observe=False)
