@@ -134,6 +134,26 @@ static inline __attribute__((always_inline)) void emit(sink *o, int i, float v, 
     }
 }
 
+/* count[kind]: how many of list's len entries are that kind, for kinds in [0, kinds) (an entry
+ * out of range is not counted; a list holds at most MR_MAX_PLOTS, so a count fits a byte). */
+static void count_kinds(const int8_t *list, int len, int kinds, uint8_t *count) {
+    memset(count, 0, (size_t)kinds);
+    for (int i = 0; i < len; i++) {
+        if ((unsigned)list[i] < (unsigned)kinds) {
+            count[list[i]]++;
+        }
+    }
+}
+
+/* Emits count[kind] at base + kind for every kind (the zeros left out of a sparse row). */
+static inline __attribute__((always_inline)) void emit_kind_counts(sink *o, int base,
+                                                                  const uint8_t *count,
+                                                                  int kinds, int mode) {
+    for (int c = 0; c < kinds; c++) {
+        emit(o, base + c, (float)count[c], mode);
+    }
+}
+
 /* Emits the counts of the kinds in list (len entries, each in [0, kinds)) at base + kind:
  * a short list sorted, a long one counted per kind. */
 static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
@@ -141,15 +161,8 @@ static inline __attribute__((always_inline)) void emit_counts(sink *o, int base,
                                                              int kinds, int mode) {
     if (len > 8) {
         uint8_t count[MR_MAX_CONTENTS];
-        memset(count, 0, (size_t)kinds);
-        for (int i = 0; i < len; i++) {
-            if ((unsigned)list[i] < (unsigned)kinds) {
-                count[list[i]]++;
-            }
-        }
-        for (int c = 0; c < kinds; c++) {
-            emit(o, base + c, (float)count[c], mode);
-        }
+        count_kinds(list, len, kinds, count);
+        emit_kind_counts(o, base, count, kinds, mode);
         return;
     }
     int8_t sorted[8];
@@ -224,9 +237,7 @@ static inline __attribute__((always_inline)) void features_into(const mr_config 
     emit(o, f[F_COW_SUPPLY],
          (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)), mode);
     if (o->unseen) {
-        for (int c = 0; c < k; c++) {
-            emit(o, f[F_UNSEEN_PLOTS] + c, (float)o->unseen[c], mode);
-        }
+        emit_kind_counts(o, f[F_UNSEEN_PLOTS], o->unseen, k, mode);
     } else {
         emit_counts(o, f[F_UNSEEN_PLOTS], st->pile, st->pile_len, k, mode);
     }
@@ -499,10 +510,7 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
     if (memo) { /* the pile only shrinks in a game (a shuffle keeps its kinds): its counts
                  * change with its length */
         if (memo->unseen_len != st->pile_len) {
-            memset(memo->unseen, 0, sizeof memo->unseen);
-            for (int i = 0; i < st->pile_len; i++) {
-                memo->unseen[st->pile[i] & (MR_MAX_CONTENTS - 1)]++;
-            }
+            count_kinds(st->pile, st->pile_len, cfg->num_plot_kinds, memo->unseen);
             memo->unseen_len = st->pile_len;
         }
         o.unseen = memo->unseen;
