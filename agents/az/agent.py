@@ -6,7 +6,9 @@
 ``kingdomino_4p_harmony+middle_kingdom+must_place``), else the game's model of every table
 (``agents/checkpoints/az_<game>/model.pt``: ``az_moonriver``, ``az_kingdomino``; :mod:`.tables`).
 A model of another game is refused before the first move, naming both games; ``az:path=FILE`` plays a saved model (a training run's
-``checkpoints/latest.pt``). Parameters, each overriding the model's own search settings:
+``checkpoints/latest.pt``). A model plays each table with its search settings, changed for
+some tables where its file says so (:func:`.checkpoint.play_settings`). Parameters, each
+overriding the model's own search settings:
 ``sims`` (``sims=0``: the raw policy, no search; else the candidates ``k``), ``k``, ``r``
 (determinizations), ``depth`` (decisions after the next reveal), ``leaves`` (values averaged
 along a rollout, every ``depth`` decisions), ``rollout_temp`` (the rollouts' policy
@@ -35,6 +37,7 @@ from .checkpoint import (
     game_text,
     load_checkpoint,
     net_shape,
+    play_settings,
     read_blob,
     shipped_model,
     shipped_path,
@@ -130,7 +133,7 @@ class AzAgent(Agent):
         path = self.model_path(config)
         net, meta = load_checkpoint(path)
         check_game(net.shape, config, path)
-        settings = replace(SearchSettings.from_mapping(meta.get("search", {})), **self.overrides)
+        settings = replace(play_settings(meta, key), **self.overrides)
         if self.raw:
             settings = replace(settings, k=0)
         spec = GameSpec.from_config(config)

@@ -7,6 +7,8 @@ A file holds::
      "shape": NetShape fields (the game: num_players, mode; the layer sizes),
      "state_dict": the weights,
      "search": default play settings (SearchSettings fields),
+     "search_tables": (optional) {table: the settings changed at that table}, e.g.
+         {"kingdomino_2p_mighty_duel": {"r": 12}} (:func:`play_settings`),
      "provenance": {"command", "config", "iteration", "positions", "games", "seconds", ...}}
 
 Reading checks, before any move is played: the file exists and is complete (a truncated or
@@ -59,6 +61,52 @@ def shipped_model(spec: GameSpec) -> Path | None:
         if p.is_file():
             return p
     return None
+
+
+TABLE_SEARCH = "search_tables"
+"""The key of a model file's play settings changed for some of its tables (``--export --play
+TABLE:KEY=VALUE``): ``{table as GameSpec.text spells it: {setting: value}}``."""
+
+
+def play_settings(meta: Mapping[str, Any], table: str) -> SearchSettings:
+    """The settings a model (its file's contents, ``meta``) plays ``table`` with: its
+    ``search``, with the changes recorded for that table (a Legends table with its scenario
+    named, ``2p_legends@gold_rush``, takes those of ``2p_legends`` where it has none of its
+    own). ``ValueError`` for a setting out of range."""
+    tables = meta.get(TABLE_SEARCH) or {}
+    own = tables.get(table, tables.get(table.partition("@")[0], {}))
+    return SearchSettings.from_mapping({**meta.get("search", {}), **own})
+
+
+def check_table_search(meta: Mapping[str, Any], shape: NetShape, path: Any) -> None:
+    """``CheckpointError`` unless the per-table play settings (:data:`TABLE_SEARCH`) are a
+    table of changes per table the model plays, each giving valid settings."""
+    tables = meta.get(TABLE_SEARCH, {})
+    if not isinstance(tables, Mapping):
+        raise CheckpointError(
+            f"path: {str(path)!r}: bad play settings ({TABLE_SEARCH}: expected a table of "
+            f"tables, got {tables!r:.100})"
+        )
+    for text, changes in tables.items():
+        try:
+            spec = GameSpec.from_text(text) if isinstance(text, str) else None
+        except ValueError:
+            spec = None
+        if spec is None or spec.text != text:
+            raise CheckpointError(
+                f"path: {str(path)!r}: bad play settings ({TABLE_SEARCH}: {text!r} is not a "
+                "table spelt as the games are, e.g. 'kingdomino_2p_mighty_duel')"
+            )
+        check_game(shape, spec.config(), path)
+        try:
+            if not isinstance(changes, Mapping) or not changes:
+                raise ValueError("expected a table of the settings changed")
+            play_settings(meta, text)
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(
+                f"path: {str(path)!r}: bad play settings ({TABLE_SEARCH}: {text}: "
+                f"{changes!r:.200}): {exc}"
+            ) from None
 
 
 def save_checkpoint(
@@ -297,6 +345,7 @@ def load_checkpoint(path: str | os.PathLike[str]) -> tuple[AzNet, dict[str, Any]
         raise CheckpointError(
             f"path: {str(path)!r}: bad play settings (search: {search!r:.200}): {exc}"
         ) from None
+    check_table_search(blob, shape, path)
     try:
         net = AzNet(shape)
     except ValueError as exc:

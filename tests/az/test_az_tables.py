@@ -13,7 +13,7 @@ import pytest
 import torch
 from az_models import FAST, HIDDEN1, HIDDEN2, random_net
 
-from agents.az import AzAgent, CheckpointError, NetShape, save_checkpoint
+from agents.az import AzAgent, CheckpointError, NetShape, load_checkpoint, save_checkpoint
 from agents.az.network import AzNet, sparse_batch, spread
 from agents.az.tables import input_layout, table_tokens, to_layout
 from moonriver_env.games import GAMES, GameSpec, parse_game
@@ -232,3 +232,61 @@ def test_az_plays_every_table_with_the_shipped_models(game: str) -> None:
         agent.check_game(spec.config())
         state = spec.entry.hook("new_game")(spec.config(), seed=1)
         assert agent.choose(state) in state.legal_actions()
+
+
+def test_a_model_of_every_table_plays_each_table_with_its_own_settings(tmp_path: Path) -> None:
+    """``--export --play TABLE:KEY=VALUE`` changes a play setting at one table only: the agent
+    plays that table (and its scenarios) with it and every other table with the model's own,
+    the change and its reason are in the provenance, a second change at the table keeps the
+    first; a table the model does not play, a table spelt otherwise, a bad value and a change
+    of nothing are refused before anything is written, and a file whose per-table settings
+    are damaged is refused on reading."""
+    from training.az.cli import export, play_changes
+
+    spec = parse_game("4p_base")
+    every = spread(random_net(spec, seed=4), NetShape.for_game(spec, HIDDEN1, HIDDEN2, tables=True))
+    src = tmp_path / "run"
+    src.mkdir()
+    save_checkpoint(
+        src / "model.pt", every, settings_dict(FAST), {"command": "t", "iteration": 1, "games": 2}
+    )
+    play, tables = play_changes(["2p_legends:r=3", "2p_legends:depth=5", "3p_base:k=4"])
+    assert (play, tables) == ({}, {"2p_legends": {"r": 3, "depth": 5}, "3p_base": {"k": 4}})
+    out = tmp_path / "tuned"
+    export(src, out, play=play, why="cheaper at two tables", table_play=tables)
+
+    def settings(table: str, path: Path = out) -> tuple[int, int, int]:
+        agent = AzAgent(seed=0, path=path)
+        agent.load_for(parse_game(table).config())
+        assert agent.settings is not None
+        return agent.settings.k, agent.settings.r, agent.settings.depth
+
+    own = (FAST.k, FAST.r, FAST.depth)
+    assert settings("4p_base") == own and settings("3p_legends") == own
+    assert settings("2p_legends") == (FAST.k, 3, 5) == settings("2p_legends@gold_rush")
+    assert settings("3p_base") == (4, FAST.r, FAST.depth)
+    note = load_checkpoint(out)[1]["provenance"]["play_settings"]
+    assert f"search.r {FAST.r} -> 3 at 2p_legends" in note and "cheaper at two tables" in note
+    assert "at 4p_base" not in note
+    export(out, out, force=True, why="deeper", table_play={"2p_legends": {"depth": 6}})
+    assert settings("2p_legends") == (FAST.k, 3, 6) and settings("3p_base") == (
+        4,
+        FAST.r,
+        FAST.depth,
+    )
+    before = (out / "model.pt").read_bytes()
+    for bad, message in (({"kingdomino_2p_base": {"r": 3}}, "kingdomino"),
+                         ({"2p-legends": {"r": 3}}, "spelt as the games are"),
+                         ({"3p_base": {"r": 5000}}, "r: expected an integer in"),
+                         ({"3p_base": {"k": 4}}, "nothing changes")):  # fmt: skip
+        with pytest.raises(ValueError, match=message):
+            export(out, out, force=True, why="x", table_play=bad)
+        assert (out / "model.pt").read_bytes() == before
+    with pytest.raises(ValueError, match=r"\[TABLE:\]KEY=VALUE"):
+        play_changes([":r=3"])
+    blob = torch.load(out / "model.pt", weights_only=True)
+    for damaged in ({"3p_base": {"r": -1}}, {"8p_base": {"r": 3}}, ["3p_base"], {"3p_base": {}}):
+        blob["search_tables"] = damaged
+        torch.save(blob, tmp_path / "damaged.pt")
+        with pytest.raises(CheckpointError, match="search_tables|game"):
+            load_checkpoint(tmp_path / "damaged.pt")

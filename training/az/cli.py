@@ -12,7 +12,8 @@ run directory after its last checkpoint (``--config`` may then be left out; keys
 and ``[net]`` cannot change). ``--export`` copies a run's ``model.pt`` with its provenance,
 curves and config into a model folder (what ``az`` ships); ``--play KEY=VALUE`` changes a play
 setting of the exported model (the search's ``k``, ``r``, ``depth``, ``max_depth``,
-``leaves``, ``rollout_temp``, ``opponent_temp``, ``tau``; training is not affected) and needs ``--why``: the change and the reason are kept in its provenance
+``leaves``, ``rollout_temp``, ``opponent_temp``, ``tau``; training is not affected), at every
+table, or at one (``--play kingdomino_2p_mighty_duel:r=12``), and needs ``--why``: the change and the reason are kept in its provenance
 (``play_settings``), the run's config stays as trained.
 """
 
@@ -30,8 +31,16 @@ from typing import Any
 import torch
 
 from agents.atomic import csv_text
-from agents.az.checkpoint import MODEL_FILE, load_checkpoint, read_blob
-from agents.az.search import BOUNDS, INTEGER_SETTINGS, SearchSettings
+from agents.az.checkpoint import (
+    MODEL_FILE,
+    TABLE_SEARCH,
+    CheckpointError,
+    check_table_search,
+    load_checkpoint,
+    play_settings,
+    read_blob,
+)
+from agents.az.search import BOUNDS, INTEGER_SETTINGS
 from agents.jobs import BackendError, add_backend_arguments, backend_from_args
 from training.common.config import ConfigError
 from training.common.export import (
@@ -47,23 +56,30 @@ from .evaluate import plot_curve
 from .run import start_run
 
 
-def play_changes(pairs: Sequence[str]) -> dict[str, int | float]:
-    """``KEY=VALUE`` play settings (``--play``) as a mapping; a ``ValueError`` naming the first
-    bad one (an unknown key, a value of the wrong kind; ranges: :class:`SearchSettings`)."""
+def play_changes(
+    pairs: Sequence[str],
+) -> tuple[dict[str, int | float], dict[str, dict[str, int | float]]]:
+    """``KEY=VALUE`` play settings (``--play``) as a mapping, and ``TABLE:KEY=VALUE`` ones (a
+    change at one table, spelt as the games are: ``kingdomino_2p_mighty_duel:r=12``) per
+    table; a ``ValueError`` naming the first bad one (an unknown key, a value of the wrong
+    kind; ranges: :class:`SearchSettings`; tables: :func:`export`)."""
     out: dict[str, int | float] = {}
+    tables: dict[str, dict[str, int | float]] = {}
     for pair in pairs:
-        key, sep, text = pair.partition("=")
+        setting, sep, text = pair.partition("=")
+        table, colon, key = setting.rpartition(":")
         key = key.strip().removeprefix("search.")
-        if not sep or key not in BOUNDS:
+        if not sep or key not in BOUNDS or (colon and not table.strip()):
             raise ValueError(
-                f"--play: expected KEY=VALUE with KEY one of {sorted(BOUNDS)}, got {pair!r}"
+                f"--play: expected [TABLE:]KEY=VALUE with KEY one of {sorted(BOUNDS)}, got {pair!r}"
             )
         try:
-            out[key] = int(text) if key in INTEGER_SETTINGS else float(text)
+            value = int(text) if key in INTEGER_SETTINGS else float(text)
         except ValueError:
             kind = "an integer" if key in INTEGER_SETTINGS else "a number"
             raise ValueError(f"--play: {key}: expected {kind}, got {text.strip()!r}") from None
-    return out
+        (tables.setdefault(table.strip(), {}) if colon else out)[key] = value
+    return out, tables
 
 
 def export(
@@ -72,40 +88,56 @@ def export(
     force: bool = False,
     play: dict[str, int | float] | None = None,
     why: str | None = None,
+    table_play: dict[str, dict[str, int | float]] | None = None,
 ) -> Path:
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
-    the run directory (its ``model.pt``, the latest), one of its model files (a kept
-    ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named,
-    its evaluations stay unless the play settings change, its other files stay). ``play``: play settings changed
-    in the exported model (its ``search``), with ``why`` (required) recorded beside the change
-    in its provenance. The folder is built beside ``out`` and swapped in whole
-    (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
-    its files survive a replacement."""
+        the run directory (its ``model.pt``, the latest), one of its model files (a kept
+        ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named,
+        its evaluations stay unless the play settings change, its other files stay). ``play``: play settings changed
+        in the exported model (its ``search``), with ``why`` (required) recorded beside the change
+        in its provenance; ``table_play``: changes at some of the model's tables only (a table it
+    does not play is refused). The folder is built beside ``out`` and swapped in whole
+        (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
+        its files survive a replacement."""
     if source.is_file():
         src = source
         run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
     else:
         src, run_dir = source / "model.pt", source
-    _, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
+    net, meta = load_checkpoint(src)  # refuse a damaged model before writing anything
     blob = None
-    if play:
+    if play or table_play:
         reason = (why or "").strip()
         if not reason:
             raise ValueError("--why: a changed play setting needs its reason (kept in provenance)")
-        before = SearchSettings.from_mapping(dict(meta["search"]))
+        search = {**meta["search"], **(play or {})}
+        tables = {t: dict(c) for t, c in (meta.get(TABLE_SEARCH) or {}).items()}
+        for table, changes in (table_play or {}).items():
+            tables[table] = {**tables.get(table, {}), **changes}
+        after_meta = {**meta, "search": search, TABLE_SEARCH: tables}
+        moved = []
         try:
-            after = SearchSettings.from_mapping({**meta["search"], **play})  # the ranges
-        except ValueError as exc:
-            raise ValueError(f"--play: {exc}") from None
-        moved = [k for k in play if getattr(before, k) != getattr(after, k)]
+            check_table_search(after_meta, net.shape, src)  # the tables and the ranges
+            for table in ("", *sorted(set(tables) | set(meta.get(TABLE_SEARCH) or {}))):
+                before, after = play_settings(meta, table), play_settings(after_meta, table)
+                at = f" at {table}" if table else ""
+                moved += [
+                    f"search.{k} {getattr(before, k)} -> {getattr(after, k)}{at}"
+                    for k in BOUNDS
+                    if getattr(before, k) != getattr(after, k)
+                    and k in ((table_play or {}).get(table, {}) if table else (play or {}))
+                ]
+        except (CheckpointError, ValueError) as exc:
+            raise ValueError(f"--play: {str(exc).removeprefix('game: ')}") from None
         if not moved:
-            raise ValueError(f"--play: the model already plays {play} (nothing changes)")
-        changed = ", ".join(
-            f"search.{k} {getattr(before, k)} -> {getattr(after, k)}" for k in moved
-        )
+            asked = {**(play or {}), **{f"{t}:{k}": v for t, c in (table_play or {}).items()
+                                        for k, v in c.items()}}  # fmt: skip
+            raise ValueError(f"--play: the model already plays {asked} (nothing changes)")
         weights = read_blob(src)["state_dict"]  # the file's own, kept whole (its checksum)
-        blob = {**meta, "state_dict": weights, "search": {**meta["search"], **play}}
-        note = f"play settings changed at export: {changed} ({reason})"
+        blob = {**after_meta, "state_dict": weights}
+        if not tables:
+            del blob[TABLE_SEARCH]
+        note = f"play settings changed at export: {', '.join(moved)} ({reason})"
         earlier = blob["provenance"].get("play_settings")  # a change before: both are kept
         blob["provenance"] = {
             **blob["provenance"],
@@ -224,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="with --export: the model folder")
     parser.add_argument("--force", action="store_true", help="with --export: replace a model")
     parser.add_argument(
-        "--play", action="append", default=[], metavar="KEY=VALUE",
+        "--play", action="append", default=[], metavar="[TABLE:]KEY=VALUE",
         help="with --export: change a play setting of the exported model (needs --why)",
     )  # fmt: skip
     parser.add_argument("--why", default=None, help="with --play: the reason, kept in provenance")
@@ -234,8 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.export is not None:
             if not args.out:
                 parser.error("--export needs --out")
-            play = play_changes(args.play)
-            print(export(Path(args.export), Path(args.out), args.force, play, args.why))
+            play, table_play = play_changes(args.play)
+            print(export(Path(args.export), Path(args.out), args.force, play, args.why,
+                         table_play))  # fmt: skip
             return 0
         if args.play or args.why is not None:
             parser.error("--play and --why go with --export")
