@@ -6,6 +6,7 @@ the training run play tables with it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -268,7 +269,14 @@ def test_a_model_of_every_table_plays_each_table_with_its_own_settings(tmp_path:
     note = load_checkpoint(out)[1]["provenance"]["play_settings"]
     assert f"search.r {FAST.r} -> 3 at 2p_legends" in note and "cheaper at two tables" in note
     assert "at 4p_base" not in note
+    prov = json.loads((out / "provenance.json").read_text())
+    prov["seeds"] = {"evaluation": 7}
+    prov["bars"] = [{"row": "legends", "table": "2p_legends@rotation", "win_rate": 0.5},
+                    {"row": "three", "table": "3p_base", "win_rate": 0.5}]  # fmt: skip
+    (out / "provenance.json").write_text(json.dumps(prov))
     export(out, out, force=True, why="deeper", table_play={"2p_legends": {"depth": 6}})
+    prov = json.loads((out / "provenance.json").read_text())  # the bars of the changed table go
+    assert prov["seeds"] == {"evaluation": 7} and [b["row"] for b in prov["bars"]] == ["three"]
     assert settings("2p_legends") == (FAST.k, 3, 6) and settings("3p_base") == (
         4,
         FAST.r,

@@ -24,7 +24,7 @@ import csv
 import shlex
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +93,8 @@ def export(
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
         the run directory (its ``model.pt``, the latest), one of its model files (a kept
         ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named,
-        its evaluations stay unless the play settings change, its other files stay). ``play``: play settings changed
+        its evaluations stay unless the play settings change, its seeds and the bars of the
+    tables whose play settings stay stay, its other files stay). ``play``: play settings changed
         in the exported model (its ``search``), with ``why`` (required) recorded beside the change
         in its provenance; ``table_play``: changes at some of the model's tables only (a table it
     does not play is refused). The folder is built beside ``out`` and swapped in whole
@@ -146,7 +147,11 @@ def export(
     dest = out / MODEL_FILE
     in_place = check_out(out, run_dir, force, exported_files)
     prov = meta["provenance"] if blob is None else blob["provenance"]
-    build_folder(out, lambda build: _fill(build, src, run_dir, prov, blob, in_place))
+
+    def same_play(table: str) -> bool:  # a table the changed play settings leave as it was
+        return blob is None or play_settings(meta, table) == play_settings(blob, table)
+
+    build_folder(out, lambda build: _fill(build, src, run_dir, prov, blob, in_place, same_play))
     return dest
 
 
@@ -177,6 +182,7 @@ def _fill(
     prov: dict[str, Any],
     blob: dict[str, Any] | None,
     in_place: bool = False,
+    same_play: Callable[[str], bool] = lambda _: True,
 ) -> None:
     """The model folder's files: the model (``blob`` when its play settings changed), the
     run's config, and its records up to the model (progress up to its iteration, evaluations
@@ -212,6 +218,12 @@ def _fill(
         origin = {k: before.get(k, v) for k, v in origin.items()}
         if blob is None and "evaluations" in before:
             kept["evaluations"] = before["evaluations"]  # the same model, the same play
+        if isinstance(before.get("seeds"), dict):  # the same weights: how they were chosen
+            kept["seeds"] = before["seeds"]
+        bars = [b for b in before.get("bars") or [] if isinstance(b, dict)
+                and isinstance(b.get("table"), str) and same_play(b["table"])]  # fmt: skip
+        if bars:  # the bars of the tables whose play settings stay (training/az/bars.py)
+            kept["bars"] = bars
         ours = exported_files(run_dir) or frozenset()
         for f in run_dir.iterdir():  # and the folder's other files (a curve added to it, say)
             if f.is_file() and not f.is_symlink() and f.name not in written:
