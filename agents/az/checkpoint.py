@@ -71,11 +71,11 @@ TABLE:KEY=VALUE``): ``{table as GameSpec.text spells it: {setting: value}}``."""
 def play_settings(meta: Mapping[str, Any], table: str) -> SearchSettings:
     """The settings a model (its file's contents, ``meta``) plays ``table`` with: its
     ``search``, with the changes recorded for that table (a Legends table with its scenario
-    named, ``2p_legends@gold_rush``, takes those of ``2p_legends`` where it has none of its
-    own). ``ValueError`` for a setting out of range."""
+    named, ``2p_legends@gold_rush``, takes those of ``2p_legends``, then its own over them).
+    ``ValueError`` for a setting out of range."""
     tables = meta.get(TABLE_SEARCH) or {}
-    own = tables.get(table, tables.get(table.partition("@")[0], {}))
-    return SearchSettings.from_mapping({**meta.get("search", {}), **own})
+    mode = tables.get(table.partition("@")[0], {}) if "@" in table else {}
+    return SearchSettings.from_mapping({**meta.get("search", {}), **mode, **tables.get(table, {})})
 
 
 def check_table_search(meta: Mapping[str, Any], shape: NetShape, path: Any) -> None:
@@ -90,14 +90,15 @@ def check_table_search(meta: Mapping[str, Any], shape: NetShape, path: Any) -> N
     for text, changes in tables.items():
         try:
             spec = GameSpec.from_text(text) if isinstance(text, str) else None
-        except ValueError:
-            spec = None
+            config = None if spec is None else spec.config()
+        except ValueError:  # a spelling no game takes (or a variant its player count lacks)
+            spec = config = None
         if spec is None or spec.text != text:
             raise CheckpointError(
                 f"path: {str(path)!r}: bad play settings ({TABLE_SEARCH}: {text!r} is not a "
                 "table spelt as the games are, e.g. 'kingdomino_2p_mighty_duel')"
             )
-        check_game(shape, spec.config(), path)
+        check_game(shape, config, path)
         try:
             if not isinstance(changes, Mapping) or not changes:
                 raise ValueError("expected a table of the settings changed")

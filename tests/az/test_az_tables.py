@@ -282,6 +282,14 @@ def test_a_model_of_every_table_plays_each_table_with_its_own_settings(tmp_path:
         FAST.r,
         FAST.depth,
     )
+    # a scenario's own change goes over its mode's (which it keeps), and a bar that rotates
+    # through the scenarios goes with it
+    prov["bars"] = [{"row": "legends", "table": "2p_legends@rotation", "win_rate": 0.5}]
+    (out / "provenance.json").write_text(json.dumps(prov))
+    export(out, out, force=True, why="one", table_play={"2p_legends@gold_rush": {"k": 2}})
+    assert settings("2p_legends@gold_rush") == (2, 3, 6)
+    assert settings("2p_legends@outlaws") == (FAST.k, 3, 6)
+    assert "bars" not in json.loads((out / "provenance.json").read_text())
     before = (out / "model.pt").read_bytes()
     for bad, message in (({"kingdomino_2p_base": {"r": 3}}, "kingdomino"),
                          ({"2p-legends": {"r": 3}}, "spelt as the games are"),
@@ -293,7 +301,8 @@ def test_a_model_of_every_table_plays_each_table_with_its_own_settings(tmp_path:
     with pytest.raises(ValueError, match=r"\[TABLE:\]KEY=VALUE"):
         play_changes([":r=3"])
     blob = torch.load(out / "model.pt", weights_only=True)
-    for damaged in ({"3p_base": {"r": -1}}, {"8p_base": {"r": 3}}, ["3p_base"], {"3p_base": {}}):
+    for damaged in ({"3p_base": {"r": -1}}, {"8p_base": {"r": 3}}, ["3p_base"], {"3p_base": {}},
+                    {"2p_legends@no_such_scenario": {"r": 3}}):  # fmt: skip
         blob["search_tables"] = damaged
         torch.save(blob, tmp_path / "damaged.pt")
         with pytest.raises(CheckpointError, match="search_tables|game"):

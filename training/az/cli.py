@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import shlex
 import shutil
 import sys
@@ -52,6 +53,7 @@ from training.common.export import (
 )
 from training.common.outputs import OutputError, write_json, write_text
 
+from .bars import tables_of
 from .evaluate import plot_curve
 from .run import start_run
 
@@ -122,14 +124,20 @@ def export(
             for table in ("", *sorted(set(tables) | set(meta.get(TABLE_SEARCH) or {}))):
                 before, after = play_settings(meta, table), play_settings(after_meta, table)
                 at = f" at {table}" if table else ""
-                moved += [
+                own = (play_settings(meta, ""), play_settings(after_meta, ""))
+                moved += [  # at a table: where it plays its own value (not the model's, moved)
                     f"search.{k} {getattr(before, k)} -> {getattr(after, k)}{at}"
                     for k in BOUNDS
                     if getattr(before, k) != getattr(after, k)
-                    and k in ((table_play or {}).get(table, {}) if table else (play or {}))
+                    and (
+                        not table
+                        or getattr(before, k) != getattr(own[0], k)
+                        or getattr(after, k) != getattr(own[1], k)
+                    )
                 ]
-        except (CheckpointError, ValueError) as exc:
-            raise ValueError(f"--play: {str(exc).removeprefix('game: ')}") from None
+        except (CheckpointError, ValueError) as exc:  # the table's fault, not the file's
+            text = re.sub(r"^(game|path): ('[^']*': )?(bad play settings )?", "", str(exc))
+            raise ValueError(f"--play: {text}") from None
         if not moved:
             asked = {**(play or {}), **{f"{t}:{k}": v for t, c in (table_play or {}).items()
                                         for k, v in c.items()}}  # fmt: skip
@@ -148,8 +156,12 @@ def export(
     in_place = check_out(out, run_dir, force, exported_files)
     prov = meta["provenance"] if blob is None else blob["provenance"]
 
-    def same_play(table: str) -> bool:  # a table the changed play settings leave as it was
-        return blob is None or play_settings(meta, table) == play_settings(blob, table)
+    def same_play(table: str) -> bool:  # the tables a bar plays, as they were (bars.py)
+        try:
+            texts = [t.text for t in tables_of(table)]
+        except ValueError:  # a table no game takes: not kept
+            return False
+        return blob is None or all(play_settings(meta, t) == play_settings(blob, t) for t in texts)
 
     build_folder(out, lambda build: _fill(build, src, run_dir, prov, blob, in_place, same_play))
     return dest
