@@ -93,15 +93,15 @@ def export(
     table_play: dict[str, dict[str, int | float]] | None = None,
 ) -> Path:
     """Copy a run's model into the model folder ``out`` with the run's records: ``source`` is
-        the run directory (its ``model.pt``, the latest), one of its model files (a kept
-        ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named,
-        its evaluations stay unless the play settings change, its seeds and the bars of the
-    tables whose play settings stay stay, its other files stay). ``play``: play settings changed
-        in the exported model (its ``search``), with ``why`` (required) recorded beside the change
-        in its provenance; ``table_play``: changes at some of the model's tables only (a table it
-    does not play is refused). The folder is built beside ``out`` and swapped in whole
-        (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
-        its files survive a replacement."""
+    the run directory (its ``model.pt``, the latest), one of its model files (a kept
+    ``checkpoints/iter_<N>.pt``) or a model folder this wrote (its run and model stay named;
+    its evaluations stay unless the play settings change; its seeds stay, and the bars of the
+    tables whose play settings stay; its other files stay). ``play``: play settings changed in
+    the exported model (its ``search``), with ``why`` (required) recorded beside the change in
+    its provenance; ``table_play``: changes at some of the model's tables only (a table it does
+    not play is refused). The folder is built beside ``out`` and swapped in whole
+    (:func:`~training.common.export.build_folder`): a crash leaves the old folder, and none of
+    its files survive a replacement."""
     if source.is_file():
         src = source
         run_dir = source.parent.parent if source.parent.name == "checkpoints" else source.parent
