@@ -121,10 +121,10 @@ def export(
         moved = []
         try:
             check_table_search(after_meta, net.shape, src)  # the tables and the ranges
+            own = (play_settings(meta, ""), play_settings(after_meta, ""))  # the model's
             for table in ("", *sorted(set(tables) | set(meta.get(TABLE_SEARCH) or {}))):
                 before, after = play_settings(meta, table), play_settings(after_meta, table)
                 at = f" at {table}" if table else ""
-                own = (play_settings(meta, ""), play_settings(after_meta, ""))
                 moved += [  # at a table: where it plays its own value (not the model's, moved)
                     f"search.{k} {getattr(before, k)} -> {getattr(after, k)}{at}"
                     for k in BOUNDS
