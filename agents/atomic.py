@@ -4,7 +4,8 @@ Every file the project writes for later reading (saved games, tournament results
 snapshots, the training run's models, configs and reports) goes through :func:`atomic_path`: the
 content is written to a temporary file in the target's directory, flushed to disk and renamed
 over the target (``os.replace``), so a crash or Ctrl-C leaves either the old file or the new one,
-never a truncated one. :func:`csv_text` is the one way those CSV files' text is made. It lives
+never a truncated one. A writer killed mid-write (SIGKILL) cannot remove its temporary file; the
+next write of the same target does. :func:`csv_text` is the one way those CSV files' text is made. It lives
 in ``agents`` because both ``agents`` and ``training`` (which imports ``agents``) need it.
 """
 
@@ -15,6 +16,7 @@ import csv
 import io
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from glob import escape as glob_escape
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,27 @@ def fsync_dir(directory: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def _remove_stale_temporaries(target: Path) -> None:
+    """Remove the temporary files of ``target`` that writers killed mid-write left behind (a
+    SIGKILL or power loss skips the clean-up): only names this module makes for this target,
+    and only those whose writing process no longer exists, so a concurrent writer's file stays."""
+    head, tail = f".{target.stem}.tmp", target.suffix
+    for old in target.parent.glob(f"{glob_escape(head)}*{glob_escape(tail)}"):
+        pid = old.name[len(head) : len(old.name) - len(tail)]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            old.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path`` (same suffix, so writers that add or read one keep
@@ -35,6 +58,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     The target's directory is created if missing."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_temporaries(target)
     tmp = target.with_name(f".{target.stem}.tmp{os.getpid()}{target.suffix}")
     try:
         yield tmp

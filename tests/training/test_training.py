@@ -13,6 +13,8 @@ import hashlib
 import json
 import math
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -69,6 +71,22 @@ def test_atomic_write_keeps_the_old_file_on_a_crash(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == ["model.zip"]  # no temporary file left
     outputs.write_text(target, "new")
     assert target.read_text() == "new" and os.listdir(tmp_path) == ["model.zip"]
+
+
+def test_the_next_write_removes_what_a_killed_writer_left_and_nothing_else(tmp_path: Path) -> None:
+    """A writer killed mid-write (SIGKILL skips its clean-up) leaves ``.model.tmp<pid>.zip``; the
+    next write of the same target removes it. A live writer's file, another target's and a name
+    this module does not make stay."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    left = tmp_path / f".model.tmp{dead}.zip"
+    live = tmp_path / f".model.tmp{os.getppid()}.zip"
+    other = tmp_path / f".other.tmp{dead}.zip"
+    odd = tmp_path / ".model.tmpx1.zip"
+    for p in (left, live, other, odd):
+        p.write_bytes(b"half")
+    outputs.write_text(tmp_path / "model.zip", "new")
+    assert sorted(os.listdir(tmp_path)) == sorted(["model.zip", live.name, other.name, odd.name])
 
 
 def test_run_lock_refuses_a_second_holder_and_takes_over_a_stale_one(
