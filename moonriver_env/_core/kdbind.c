@@ -311,6 +311,34 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* greedy_top(i) -> the legal ids of game i with the largest greedy gain, in the legal list's
+ * order (the greedy agent's choices before its tie-break; empty for a finished game). */
+static PyObject *KdBatch_greedy_top(KdBatchObject *self, PyObject *args) {
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "n", &i) || !batch_index(self, i)) return NULL;
+    const KdGame *g = &self->games[i];
+    int count = g->phase == KD_GAME_OVER ? 0 : self->nlegal[i];
+    int32_t legal[KD_MAX_LEGAL], gain[KD_MAX_LEGAL];
+    const int16_t *own = self->legal + i * KD_MAX_LEGAL;
+    for (int j = 0; j < count; j++) legal[j] = own[j];
+    if (count > 0) kd_greedy_gains(self->p, g, legal, count, gain);
+    int best = INT32_MIN, ntop = 0;
+    for (int j = 0; j < count; j++) {
+        if (gain[j] > best) best = gain[j], ntop = 0;
+        if (gain[j] == best) legal[ntop++] = legal[j];
+    }
+    PyObject *out = PyTuple_New(ntop);
+    for (int j = 0; out && j < ntop; j++) {
+        PyObject *a = PyLong_FromLong(legal[j]);
+        if (!a) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, j, a);
+    }
+    return out;
+}
+
 /* afterstates(rows, seed, features) -> (legal, counts, off, idx, val): batch_afterstates. */
 static PyObject *KdBatch_afterstates(KdBatchObject *self, PyObject *args) {
     return batch_afterstates(1, self->p, (const char *)self->games, sizeof(KdGame),
@@ -325,6 +353,7 @@ static PyObject *KdBatch_afterstates(KdBatchObject *self, PyObject *args) {
     X(P, scores, "scores(i) -> ((points, largest), ...)") \
     X(P, get_record, "get_record(i) -> bytes") \
     X(P, set_record, "set_record(i, bytes)") \
+    X(P, greedy_top, "greedy_top(i) -> the legal ids with the largest greedy gain") \
     X(P, afterstates, "afterstates(rows, seed, features) -> the legal moves' afterstates")
 BATCH_METHODS(KDBATCH_LIST, KdBatch)
 

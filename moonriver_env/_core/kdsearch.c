@@ -89,28 +89,38 @@ static int best_gain(const KdParams *p, const KdGame *g, int s, const Territorie
     return best;
 }
 
-/* The greedy choice among legal (count > 1): greedy_placements or greedy_picks, ties drawn
- * with rng.integers as the playout does. */
-int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
-                             mr_pcg64 *rng, double *gains) {
-    int32_t top[KD_MAX_LEGAL];
-    int ntop = 0, best = INT_MIN, s = g->seat;
+/* Each legal move's greedy gain, in legal's order: a placement's points gain (the discard
+ * 0), a pick's best_gain of its domino. The values kd_greedy_action compares. */
+void kd_greedy_gains(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+                     int32_t *gains) {
+    int s = g->seat;
     Territories t;
     kd_territories(p, g, s, &t);
     Bonuses b = placement_bonuses(p, g, s);
     const int8_t *line = g->phase == KD_SETUP_PICK ? g->cur_line : g->next_line;
     for (int i = 0; i < count; i++) {
-        int a = legal[i], gain;
+        int a = legal[i];
         if (g->phase == KD_PLACE)
-            gain = a == p->discard ? 0 : placement_gain(p, g, s, &t, b, g->cur_line[g->turn_pos], a);
+            gains[i] = a == p->discard ? 0 : placement_gain(p, g, s, &t, b, g->cur_line[g->turn_pos], a);
         else
-            gain = best_gain(p, g, s, &t, b, line[a - p->pick_base]);
-        if (gains) gains[i] = gain;
-        if (gain > best) {
-            best = gain;
+            gains[i] = best_gain(p, g, s, &t, b, line[a - p->pick_base]);
+    }
+}
+
+/* The greedy choice among legal (count > 1): greedy_placements or greedy_picks, ties drawn
+ * with rng.integers as the playout does. */
+int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+                             mr_pcg64 *rng, double *gains) {
+    int32_t top[KD_MAX_LEGAL], gain[KD_MAX_LEGAL];
+    int ntop = 0, best = INT_MIN;
+    kd_greedy_gains(p, g, legal, count, gain);
+    for (int i = 0; i < count; i++) {
+        if (gains) gains[i] = gain[i];
+        if (gain[i] > best) {
+            best = gain[i];
             ntop = 0;
         }
-        if (gain == best) top[ntop++] = a;
+        if (gain[i] == best) top[ntop++] = legal[i];
     }
     return ntop > 1 ? top[mr_integers(rng, (uint64_t)ntop)] : top[0];
 }

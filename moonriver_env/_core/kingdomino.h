@@ -122,6 +122,10 @@ void kd_encode(const KdParams *p, const KdGame *g, int seat, float *out);
 void kd_redetermine(KdGame *g, mr_pcg64 *rng);
 /* playout(state, policy, rng, me) to the end; the decisions played. */
 int kd_playout(const KdParams *p, KdGame *g, int policy, int me, mr_pcg64 *rng);
+/* Each legal move's greedy gain (count <= KD_MAX_LEGAL), in legal's order: the values the
+ * greedy agent compares (a placement's points gain, the discard 0, a pick's best gain). */
+void kd_greedy_gains(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+                     int32_t *gains);
 /* The greedy agent's move among legal (count > 1): the best points gain, ties drawn with rng;
  * gains (NULL: not wanted) gets every legal action's gain, in legal's order. */
 int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,

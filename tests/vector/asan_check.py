@@ -119,7 +119,8 @@ def value_leaves() -> None:
 
 def kingdomino() -> None:
     """Kingdomino on the core: the differential check over its configs, then random and
-    out-of-range action ids into every game."""
+    out-of-range action ids into every game, and the greedy gains of every game and of
+    out-of-range ones."""
     from test_kdsearch import fuzz_records, midgame_states
     from test_kingdomino_core import CONFIGS, compare
 
@@ -142,6 +143,16 @@ def kingdomino() -> None:
                 vg.step(ids)
             except IllegalActionError:
                 vg.step(vg.legal_ids[:, 0].astype(np.int64))
+            for i in range(4):  # the greedy gains of every game, finished ones included
+                top = vg.greedy_top(i)
+                assert top is not None and set(top) <= set(vg.legal_ids[i, : vg.num_legal[i]])
+        for bad in (-1, 4, 2**40):
+            try:
+                vg._backend._batch.greedy_top(bad)  # past the Python API's own check
+            except (IndexError, ValueError, OverflowError):
+                pass
+            else:
+                raise AssertionError(f"greedy_top({bad}) was not refused")
         config = KingdominoConfig(players, variants)
         for state in midgame_states(config, players, 4):
             ns = NativeKingdominoState.from_state(state)

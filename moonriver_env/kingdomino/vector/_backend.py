@@ -82,6 +82,10 @@ class KdNativeBackend:
     def set_state(self, i: int, state: KingdominoState) -> None:
         self._batch.set_record(i, state_to_record(self._dtype, state))
 
+    def greedy_top(self, i: int) -> tuple[int, ...] | None:
+        top: tuple[int, ...] = self._batch.greedy_top(i)
+        return top
+
 
 class KdPythonBackend:
     """The games are :class:`KingdominoState` objects of the Python engine."""
@@ -116,6 +120,9 @@ class KdPythonBackend:
 
     def get_state(self, i: int) -> KingdominoState:
         return self._states[i].clone()
+
+    def greedy_top(self, i: int) -> tuple[int, ...] | None:
+        return None  # the agent decides on the state
 
     def set_state(self, i: int, state: KingdominoState) -> None:
         self._states[i] = state.clone()

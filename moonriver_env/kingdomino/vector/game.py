@@ -219,6 +219,14 @@ class KingdominoVectorGame(AfterstatesOf):
         state: KingdominoState = self._backend.get_state(self._index(i))
         return state
 
+    def greedy_top(self, i: int) -> tuple[int, ...] | None:
+        """The legal ids of game ``i`` with the largest greedy gain (the points a placement
+        adds, the discard 0; a pick: its domino's best placement now), in the legal list's
+        order, computed in the core: the options the ``greedy`` agent draws among (empty for a
+        finished game). ``None`` on the Python backend. The batched opponents decide on it
+        (``GreedyKingdominoAgent.choose_batch``)."""
+        return self._backend.greedy_top(self._index(i))
+
     def set_state(self, i: int, state: KingdominoState) -> None:
         """Game ``i`` plays on from ``state`` (a state of this config, checked first:
         :class:`~moonriver_env.kingdomino.rules.core.StateFormatError` naming the broken rule,
