@@ -331,6 +331,60 @@ static double best_steal_estimate(const mr_config *cfg, const mr_state *st, int 
     return best != 0.0 ? best + gain : 0.0;
 }
 
+/* --- the greedy agent's keys (moonriver/agents/greedy.py) ----------------------------------- */
+/* Its tie-break of action a in st: a placement's same-landscape neighbours (+2 a side joining
+ * a territory with cows, +0.5 for one landscape), stop -1, a claim its plot's symbols, a steal
+ * the cow's worth to both owners, anything else 0. */
+static double greedy_tiebreak(const mr_config *cfg, const mr_state *st, int a) {
+    int seat = st->seat, seg = seg_of(cfg, a), x = a - cfg->seg_start[seg];
+    const int *s = cfg->seg_stride[seg];
+    if (seg == SEG_PLACE) {
+        int pair = x / s[0], cell = x % s[0] / s[1], d = x % s[1] / s[2];
+        int other = cell + cfg->delta[d];
+        int la = cfg->land[st->held[seat][cfg->pair_i[pair]]];
+        int lb = cfg->land[st->held[seat][cfg->pair_j[pair]]];
+        const uint64_t *bb = st->land_bb[seat];
+        double v = la == lb ? 0.5 : 0.0;
+        int xs[2] = {cell, other}, ys[2] = {other, cell}, ls[2] = {la, lb};
+        for (int q = 0; q < 2; q++) {
+            uint64_t nb = nbrs(cfg, 1ull << xs[q]) & ~(1ull << ys[q]) & bb[ls[q]];
+            v += popc(nb);
+            if (nb && (mr_flood(cfg, nb, bb[ls[q]]) & st->cow_bb[seat])) {
+                v += 2.0;
+            }
+        }
+        return v;
+    }
+    if (seg == SEG_STOP) {
+        return -1.0;
+    }
+    if (seg == SEG_CLAIM) {
+        const int8_t *col = st->phase == PH_SETUP_CLAIM ? st->cur_col : st->next_col;
+        int k = col[x / s[0]];
+        return cfg->gold[k] + cfg->beaver[k] + cfg->corn[k] + 2 * cfg->cowsym[k] +
+               cfg->circle[k] - cfg->skull[k];
+    }
+    if (seg == SEG_THIEF_STEAL) {
+        int victim = (seat + 1 + x / s[0]) % cfg->n, cell = x % s[0] / s[1]; /* target_seat */
+        int eff = st->effect_cell;
+        int loss = st->cows[victim][cell] == 1 ? popc(territory(cfg, st, victim, cell)) : 1;
+        int gain = st->cows[seat][eff] == 0 ? popc(territory(cfg, st, seat, eff)) : 1;
+        return (double)loss + gain;
+    }
+    return 0.0;
+}
+
+void mr_greedy_keys(const mr_config *cfg, const mr_state *det, const int *actions, int count,
+                    mr_state *sim, double *gain, double *tiebreak) {
+    int seat = det->seat, before = mr_total(cfg, det, seat);
+    for (int j = 0; j < count; j++) {
+        *sim = *det;
+        mr_apply(cfg, sim, actions[j]);
+        gain[j] = (double)(mr_total(cfg, sim, seat) - before);
+        tiebreak[j] = greedy_tiebreak(cfg, det, actions[j]);
+    }
+}
+
 int mr_effect_choice(const mr_config *cfg, const mr_state *st, const context *ctx,
                      const int16_t *legal, int count) {
     int seat = st->seat, n = cfg->n;

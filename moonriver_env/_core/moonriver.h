@@ -284,6 +284,12 @@ int mr_value_leaf(const mr_config *cfg, mr_state *st, int seat, int action, int 
 void mr_action_values(const mr_config *cfg, const mr_state *det, const int *actions, int count,
                       const double *weights, mr_state *sim, double *out);
 
+/* The greedy agent's keys of each of actions (legal in det, a determinization) for the acting
+ * seat (moonriver.agents.greedy.GreedyAgent): gain, the change of its total when the action is
+ * applied to sim (a copy of det); tiebreak, the agent's documented tie-break key. */
+void mr_greedy_keys(const mr_config *cfg, const mr_state *det, const int *actions, int count,
+                    mr_state *sim, double *gain, double *tiebreak);
+
 /* --- inside the agents (agent.c, rollout.c; MR_AGENT_INTERNAL) ------------------------- */
 #ifdef MR_AGENT_INTERNAL
 static inline int popc(uint64_t x) { return __builtin_popcountll(x); }

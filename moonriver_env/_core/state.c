@@ -202,6 +202,40 @@ static PyObject *State_action_values(StateObject *self, PyObject *args) {
     return out;
 }
 
+/* greedy_keys(actions) -> (gains, tiebreaks): the greedy agent's keys of each action (legal
+ * here) for the acting seat, on this state (a determinization), which stays as it is. */
+static PyObject *State_greedy_keys(StateObject *self, PyObject *args) {
+    PyObject *actions_obj;
+    if (!PyArg_ParseTuple(args, "O", &actions_obj)) {
+        return NULL;
+    }
+    Py_ssize_t k;
+    int *acts = read_action_ids(actions_obj, "actions", PY_SSIZE_T_MAX / 16, &k);
+    if (!acts || check_legal(self, acts, k) < 0) {
+        PyMem_Free(acts);
+        return NULL;
+    }
+    double *gain = PyMem_Malloc((k ? k : 1) * sizeof(double));
+    double *tie = PyMem_Malloc((k ? k : 1) * sizeof(double));
+    mr_state *sim = PyMem_Malloc(sizeof(mr_state));
+    PyObject *out = NULL;
+    if (gain && tie && sim) {
+        mr_greedy_keys(self->cfg, &self->st, acts, (int)k, sim, gain, tie);
+        PyObject *g = build_items(0, k, item_double, gain);
+        PyObject *t = g ? build_items(0, k, item_double, tie) : NULL;
+        out = t ? PyTuple_Pack(2, g, t) : NULL;
+        Py_XDECREF(g);
+        Py_XDECREF(t);
+    } else {
+        PyErr_NoMemory();
+    }
+    PyMem_Free(acts);
+    PyMem_Free(gain);
+    PyMem_Free(tie);
+    PyMem_Free(sim);
+    return out;
+}
+
 /* value_leaves(seat, actions, depth, seed, weights, rows) -> one entry per action: the
  * final margin of a leaf whose game ended, None when its network input went into its row of
  * rows (float32, len(actions) x (obs_size + n + 1)); this state is left as it was
@@ -306,6 +340,8 @@ static PyMethodDef State_methods[] = {
      "simulate(policy, depth, value_mode, seed, weights) -> leaf values"},
     {"action_values", (PyCFunction)State_action_values, METH_VARARGS,
      "action_values(actions, weights) -> the heuristic's one-ply values"},
+    {"greedy_keys", (PyCFunction)State_greedy_keys, METH_VARARGS,
+     "greedy_keys(actions) -> (gains, tiebreaks): the greedy agent's keys"},
     {"value_leaves", (PyCFunction)State_value_leaves, METH_VARARGS,
      "value_leaves(seat, actions, depth, seed, weights, rows) -> margins or None"},
     {"observe", (PyCFunction)State_observe, METH_VARARGS, "observe(seat, out)"},

@@ -73,8 +73,8 @@ def search() -> None:
 
 
 def value_leaves() -> None:
-    """The trained agent's leaves, the heuristic's one-ply values and the state's observation
-    (agent.c mr_value_leaf, mr_action_values; mr_encode) from positions over whole games, at
+    """The trained agent's leaves, the heuristic's one-ply values, the greedy agent's keys and
+    the state's observation (agent.c mr_value_leaf, mr_action_values, mr_greedy_keys; mr_encode) from positions over whole games, at
     every kind of depth, and bad candidates, seats and buffers refused."""
     from moonriver_env.moonriver.agents.evaluation import Weights
     from moonriver_env.moonriver.rules import GameConfig, new_game
@@ -91,6 +91,7 @@ def value_leaves() -> None:
             for depth in (-1, 3) if step % 6 else (-1, 0, 3):
                 core.value_leaves(state.seat, legal[:6], depth, int(rng.integers(2**62)), weights)
             core.action_values(legal, weights)
+            core.greedy_keys(legal)
             core.observation(state.seat)
             state.apply(legal[int(rng.integers(len(legal)))])
             step += 1
@@ -110,11 +111,15 @@ def value_leaves() -> None:
                 continue
             raise AssertionError(f"observe accepted seat {seat} with a buffer of {size}")
         for actions in ([-1], [2**40], [*legal, 10**6]):
-            try:
-                core.action_values(actions, weights)
-            except ValueError:
-                continue
-            raise AssertionError(f"action_values accepted {actions}")
+            for method in ("action_values", "greedy_keys"):
+                try:
+                    if method == "action_values":
+                        core.action_values(actions, weights)
+                    else:
+                        core.greedy_keys(actions)
+                except ValueError:
+                    continue
+                raise AssertionError(f"action_values or greedy_keys accepted {actions}")
 
 
 def kingdomino() -> None:

@@ -290,6 +290,7 @@ def mr_mutating_sequences() -> None:
     legal = state.legal()[:4]
     want = state.action_values(legal, weights)
     assert state.action_values(shrinking(legal), weights) == want
+    assert state.greedy_keys(shrinking(legal)) == state.greedy_keys(legal)
     assert state.action_values(legal, shrinking(weights)) == want
     width = vg.observation_size + 2 + 1
     rows = np.zeros((len(legal), width), dtype=np.float32)

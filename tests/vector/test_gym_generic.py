@@ -215,6 +215,32 @@ def test_the_batched_heuristic_decides_as_the_agent_on_states() -> None:
     assert compared > 100
 
 
+@pytest.mark.parametrize("spec", ["2p_base", "3p_base", "4p_base", "2p_legends", "4p_legends"])
+def test_the_batched_moonriver_greedy_decides_as_the_agent_on_states(spec: str) -> None:
+    """Moon River's ``greedy`` on the core's keys (``NativeState.greedy_keys`` of
+    ``vg.native_state(i)``) makes the decisions of ``choose`` on a state copy, every segment's
+    tie-break included (ties drawn in the same order from the same generator)."""
+    from moonriver_env.opponents import make_opponent
+
+    env = make_vector_env(spec, num_envs=8, seed=5)
+    env.reset(seed=5)
+    batched = make_opponent("greedy", seed=4, game="moonriver")
+    one_by_one = make_opponent("greedy", seed=4, game="moonriver")
+    layout = env.vg.config.layout
+    rng = np.random.default_rng(3)
+    rows = np.arange(8)
+    segments: set[str] = set()
+    for _ in range(250):
+        got = batched.choose_batch(env.vg, rows)
+        want = [one_by_one.choose(env.vg.get_state(i)) for i in rows.tolist()]
+        assert got.tolist() == want
+        for i in rows.tolist():
+            if env.vg.num_legal[i] > 1:
+                segments.add(layout.located[int(got[i])][0])
+        env.step(random_legal(env, rng))
+    assert {"claim", "place", "cowboy_move"} <= segments and len(segments) >= 6, segments
+
+
 @pytest.mark.parametrize(
     "spec",
     ["kingdomino_2p_base", "kingdomino_3p_base", "kingdomino_4p_harmony+middle_kingdom+must_place",

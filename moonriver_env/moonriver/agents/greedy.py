@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from agents.base import Agent
 from moonriver_env.moonriver.rules import GameState
 
@@ -47,6 +51,32 @@ class GreedyAgent(Agent):
             elif key == best_key:
                 best.append(a)
         return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+
+    def choose_batch(self, vg: Any, rows: np.ndarray) -> np.ndarray:
+        """:meth:`choose` for the acting seat of each game ``rows`` of the batched game ``vg``
+        (a :class:`~moonriver_env.moonriver.vector.VectorGame`; what the Gymnasium vector env,
+        the reference PPO and the evaluation ask of an opponent): the keys computed in the
+        core on its copy of each game (``vg.native_state(i)``, no :class:`GameState` built),
+        the same decisions as ``choose(vg.get_state(i))`` in the same order
+        (``tests/vector/test_gym_generic.py``)."""
+        out = np.empty(len(rows), dtype=np.int64)
+        native_state = getattr(vg, "native_state", None)
+        for k, i in enumerate(np.asarray(rows).tolist()):
+            legal = vg.legal_ids[i, : int(vg.num_legal[i])].tolist()
+            if len(legal) == 1:
+                out[k] = legal[0]
+                continue
+            det = native_state(i) if native_state is not None else None
+            if det is None:
+                out[k] = self.choose(vg.get_state(i))
+                continue
+            det.determinize(self.rng)
+            gains, ties = det.greedy_keys(legal)
+            keys = list(zip(gains, ties, strict=True))
+            top = max(keys)
+            best = [a for a, key in zip(legal, keys, strict=True) if key == top]
+            out[k] = best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
+        return out
 
     @staticmethod
     def _tiebreak(state: GameState, a: int) -> float:

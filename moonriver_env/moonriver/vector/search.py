@@ -132,6 +132,14 @@ class NativeState(CoreState):
         if an action is not legal."""
         return list(self._core.action_values([int(a) for a in actions], tuple(weights)))
 
+    def greedy_keys(self, actions: Sequence[int]) -> tuple[list[float], list[float]]:
+        """``moonriver_env.moonriver.agents.greedy.GreedyAgent``'s keys on this determinization
+        (which stays as it is): for each of ``actions``, the change of the acting seat's total
+        when it is applied to a copy, and the agent's tie-break key. ``ValueError`` if an
+        action is not legal."""
+        gains, ties = self._core.greedy_keys([int(a) for a in actions])
+        return list(gains), list(ties)
+
     def value_leaves(
         self,
         seat: int,
