@@ -311,21 +311,29 @@ static PyObject *KdBatch_set_record(KdBatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* greedy_top(i) -> the legal ids of game i with the largest greedy gain, in the legal list's
- * order (the greedy agent's choices before its tie-break; empty for a finished game). */
-static PyObject *KdBatch_greedy_top(KdBatchObject *self, PyObject *args) {
+/* The legal ids of game i with the largest value (agent 0: the greedy gain, 1: the heuristic's
+ * value), in the legal list's order: the agent's choices before its tie-break; empty for a
+ * finished game. */
+static PyObject *best_moves(KdBatchObject *self, PyObject *args, int agent) {
     Py_ssize_t i;
     if (!PyArg_ParseTuple(args, "n", &i) || !batch_index(self, i)) return NULL;
     const KdGame *g = &self->games[i];
     int count = g->phase == KD_GAME_OVER ? 0 : self->nlegal[i];
     int32_t legal[KD_MAX_LEGAL], gain[KD_MAX_LEGAL];
+    double value[KD_MAX_LEGAL];
     const int16_t *own = self->legal + i * KD_MAX_LEGAL;
     for (int j = 0; j < count; j++) legal[j] = own[j];
-    if (count > 0) kd_greedy_gains(self->p, g, legal, count, gain);
-    int best = INT32_MIN, ntop = 0;
+    if (count > 0 && agent == 0) {
+        kd_greedy_gains(self->p, g, legal, count, gain);
+        for (int j = 0; j < count; j++) value[j] = gain[j];
+    } else if (count > 0) {
+        kd_heuristic_values(self->p, g, legal, count, value);
+    }
+    double best = 0.0;
+    int ntop = 0;
     for (int j = 0; j < count; j++) {
-        if (gain[j] > best) best = gain[j], ntop = 0;
-        if (gain[j] == best) legal[ntop++] = legal[j];
+        if (ntop == 0 || value[j] > best) best = value[j], ntop = 0;
+        if (value[j] == best) legal[ntop++] = legal[j];
     }
     PyObject *out = PyTuple_New(ntop);
     for (int j = 0; out && j < ntop; j++) {
@@ -337,6 +345,15 @@ static PyObject *KdBatch_greedy_top(KdBatchObject *self, PyObject *args) {
         PyTuple_SET_ITEM(out, j, a);
     }
     return out;
+}
+
+/* greedy_top(i), heuristic_top(i): best_moves of the greedy and the heuristic agent. */
+static PyObject *KdBatch_greedy_top(KdBatchObject *self, PyObject *args) {
+    return best_moves(self, args, 0);
+}
+
+static PyObject *KdBatch_heuristic_top(KdBatchObject *self, PyObject *args) {
+    return best_moves(self, args, 1);
 }
 
 /* afterstates(rows, seed, features) -> (legal, counts, off, idx, val): batch_afterstates. */
@@ -354,6 +371,7 @@ static PyObject *KdBatch_afterstates(KdBatchObject *self, PyObject *args) {
     X(P, get_record, "get_record(i) -> bytes") \
     X(P, set_record, "set_record(i, bytes)") \
     X(P, greedy_top, "greedy_top(i) -> the legal ids with the largest greedy gain") \
+    X(P, heuristic_top, "heuristic_top(i) -> the legal ids with the heuristic's best value") \
     X(P, afterstates, "afterstates(rows, seed, features) -> the legal moves' afterstates")
 BATCH_METHODS(KDBATCH_LIST, KdBatch)
 

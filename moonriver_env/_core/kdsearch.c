@@ -107,6 +107,90 @@ void kd_greedy_gains(const KdParams *p, const KdGame *g, const int32_t *legal, i
     }
 }
 
+/* --- the heuristic agent's values (kingdomino/agents/heuristic.py) ------------------------- */
+
+/* position_value: the kingdom's points (with the game's bonuses), minus 2 per empty square of
+ * the still possible frame (the centred one while the Middle Kingdom holds) with no empty
+ * neighbour there, plus 0.5 per crown of each territory with an empty neighbour there. */
+static double position_value(const KdParams *p, const KdGame *g, int s) {
+    int32_t points, largest;
+    kd_score(p, g, s, &points, &largest);
+    int side = p->side, k = p->size - 1;
+    int r0 = g->rmax[s] - k, r1 = g->rmin[s] + k, c0 = g->cmax[s] - k, c1 = g->cmin[s] + k;
+    if (p->middle && kd_centred(p, g, s)) { /* ruling KR3: keep the castle in the middle */
+        int mid = p->size - 1, half = (p->size - 1) / 2;
+        if (r0 < mid - half) r0 = mid - half;
+        if (r1 > mid + half) r1 = mid + half;
+        if (c0 < mid - half) c0 = mid - half;
+        if (c1 > mid + half) c1 = mid + half;
+    }
+    if (r0 < 0) r0 = 0;
+    if (c0 < 0) c0 = 0;
+    if (r1 > side - 1) r1 = side - 1;
+    if (c1 > side - 1) c1 = side - 1;
+    uint8_t empty[KD_MAX_CELLS];
+    memset(empty, 0, (size_t)p->cells);
+    for (int r = r0; r <= r1; r++)
+        for (int c = c0; c <= c1; c++) empty[r * side + c] = g->land[s][r * side + c] == KD_EMPTY;
+    int dead = 0;
+    Territories t;
+    int count = kd_territories(p, g, s, &t);
+    uint8_t open[KD_MAX_CELLS];
+    memset(open, 0, (size_t)(count ? count : 1));
+    for (int cell = 0; cell < p->cells; cell++) {
+        int r = cell / side, c = cell % side;
+        int next = (r > 0 && empty[cell - side]) || (r < side - 1 && empty[cell + side]) ||
+                   (c > 0 && empty[cell - 1]) || (c < side - 1 && empty[cell + 1]);
+        if (empty[cell]) {
+            dead += !next;
+        } else if (next && t.label[cell] >= 0) {
+            open[t.label[cell]] = 1;
+        }
+    }
+    double value = (double)points - 2.0 * dead;
+    for (int i = 0; i < count; i++)
+        if (open[i]) value += 0.5 * t.crowns[i];
+    return value;
+}
+
+/* domino_value: the best position_value reachable by placing domino d (or, if allowed or
+ * there is no placement, by discarding it). */
+static double domino_value(const KdParams *p, const KdGame *g, int s, int d, KdGame *sim) {
+    int32_t ids[4 * KD_MAX_CELLS];
+    int k = kd_placements(p, g, s, d, ids);
+    double best = -1e300;
+    for (int i = 0; i < k; i++) {
+        memcpy(sim, g, sizeof *sim);
+        kd_place(p, sim, s, d, ids[i]);
+        double v = position_value(p, sim, s);
+        if (v > best) best = v;
+    }
+    if (k == 0 || !p->must_place) {
+        double v = position_value(p, g, s);
+        if (v > best) best = v;
+    }
+    return best;
+}
+
+void kd_heuristic_values(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+                         double *values) {
+    int s = g->seat;
+    KdGame sim;
+    const int8_t *line = g->phase == KD_SETUP_PICK ? g->cur_line : g->next_line;
+    for (int i = 0; i < count; i++) {
+        int a = legal[i];
+        if (g->phase != KD_PLACE) {
+            values[i] = domino_value(p, g, s, line[a - p->pick_base], &sim);
+        } else if (a == p->discard) {
+            values[i] = position_value(p, g, s);
+        } else {
+            memcpy(&sim, g, sizeof sim);
+            kd_place(p, &sim, s, g->cur_line[g->turn_pos], a);
+            values[i] = position_value(p, &sim, s);
+        }
+    }
+}
+
 /* The greedy choice among legal (count > 1): greedy_placements or greedy_picks, ties drawn
  * with rng.integers as the playout does. */
 int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,

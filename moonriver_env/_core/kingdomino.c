@@ -418,13 +418,17 @@ static void put_square(const KdParams *p, KdGame *g, int s, int cell, int land, 
     if (c > g->cmax[s]) g->cmax[s] = (int8_t)c;
 }
 
+void kd_place(const KdParams *p, KdGame *g, int s, int d, int32_t a) {
+    int cell = a % p->cells, o = kd_other_cell(p, cell, a / p->cells);
+    put_square(p, g, s, cell, p->land1[d], p->crowns1[d]);
+    put_square(p, g, s, o, p->land2[d], p->crowns2[d]);
+}
+
 void kd_apply(const KdParams *p, KdGame *g, int32_t a) {
     if (g->phase == KD_PLACE) {
         int pos = g->turn_pos, s = g->seat, d = g->cur_line[pos];
         if (a != p->discard) {
-            int cell = a % p->cells, o = kd_other_cell(p, cell, a / p->cells);
-            put_square(p, g, s, cell, p->land1[d], p->crowns1[d]);
-            put_square(p, g, s, o, p->land2[d], p->crowns2[d]);
+            kd_place(p, g, s, d, a);
             g->placed[s][g->placed_len[s]++] = (int8_t)d;
         } else {
             g->discarded[g->discarded_len++] = (int8_t)d;

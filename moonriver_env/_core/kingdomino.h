@@ -87,6 +87,9 @@ int kd_territories(const KdParams *p, const KdGame *g, int s, Territories *t);
 int kd_centred(const KdParams *p, const KdGame *g, int s);
 /* The second half's cell in direction dir (S, E, N, W), or -1 off the board. */
 int kd_other_cell(const KdParams *p, int cell, int dir);
+/* Domino d's squares into seat s's kingdom at placement a (a legal placement id): the
+ * kingdom only (Kingdom.place), nothing else of the game changes. */
+void kd_place(const KdParams *p, KdGame *g, int s, int d, int32_t a);
 /* The placements of domino d in seat s's kingdom (placement_ids), ascending; their count. */
 int kd_placements(const KdParams *p, const KdGame *g, int s, int d, int32_t *out);
 
@@ -126,6 +129,11 @@ int kd_playout(const KdParams *p, KdGame *g, int policy, int me, mr_pcg64 *rng);
  * greedy agent compares (a placement's points gain, the discard 0, a pick's best gain). */
 void kd_greedy_gains(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
                      int32_t *gains);
+/* Each legal move's value to the heuristic agent (kingdomino/agents/heuristic.py), in legal's
+ * order: a placement's position_value after it (the discard: as things stand), a pick's
+ * domino_value of its domino. */
+void kd_heuristic_values(const KdParams *p, const KdGame *g, const int32_t *legal, int count,
+                         double *values);
 /* The greedy agent's move among legal (count > 1): the best points gain, ties drawn with rng;
  * gains (NULL: not wanted) gets every legal action's gain, in legal's order. */
 int32_t kd_greedy_action(const KdParams *p, const KdGame *g, const int32_t *legal, int count,

@@ -124,8 +124,8 @@ def value_leaves() -> None:
 
 def kingdomino() -> None:
     """Kingdomino on the core: the differential check over its configs, then random and
-    out-of-range action ids into every game, and the greedy gains of every game and of
-    out-of-range ones."""
+    out-of-range action ids into every game, and the greedy and heuristic values of every game
+    and of out-of-range ones."""
     from test_kdsearch import fuzz_records, midgame_states
     from test_kingdomino_core import CONFIGS, compare
 
@@ -148,16 +148,18 @@ def kingdomino() -> None:
                 vg.step(ids)
             except IllegalActionError:
                 vg.step(vg.legal_ids[:, 0].astype(np.int64))
-            for i in range(4):  # the greedy gains of every game, finished ones included
-                top = vg.greedy_top(i)
-                assert top is not None and set(top) <= set(vg.legal_ids[i, : vg.num_legal[i]])
+            for i in range(4):  # the agents' values of every game, finished ones included
+                for agent in ("greedy", "heuristic"):
+                    top = vg.best_moves(i, agent)
+                    legal = set(vg.legal_ids[i, : vg.num_legal[i]])
+                    assert top is not None and set(top) <= legal
         for bad in (-1, 4, 2**40):
-            try:
-                vg._backend._batch.greedy_top(bad)  # past the Python API's own check
-            except (IndexError, ValueError, OverflowError):
-                pass
-            else:
-                raise AssertionError(f"greedy_top({bad}) was not refused")
+            for method in (vg._backend._batch.greedy_top, vg._backend._batch.heuristic_top):
+                try:
+                    method(bad)  # past the Python API's own check
+                except (IndexError, ValueError, OverflowError):
+                    continue
+                raise AssertionError(f"{method.__name__}({bad}) was not refused")
         config = KingdominoConfig(players, variants)
         for state in midgame_states(config, players, 4):
             ns = NativeKingdominoState.from_state(state)

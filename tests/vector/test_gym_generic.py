@@ -246,21 +246,22 @@ def test_the_batched_moonriver_greedy_decides_as_the_agent_on_states(spec: str) 
     ["kingdomino_2p_base", "kingdomino_3p_base", "kingdomino_4p_harmony+middle_kingdom+must_place",
      "kingdomino_2p_mighty_duel", "kingdomino_4p_dynasty"],
 )  # fmt: skip
-def test_the_batched_kingdomino_greedy_decides_as_the_agent_on_states(spec: str) -> None:
-    """Kingdomino's ``greedy`` on the core's gains (``vg.greedy_top``) makes the decisions of
-    ``choose`` on a state copy, ties drawn in the same order from the same generator; the
-    random draft, the study's filters and the Python engine decide on states."""
+def test_the_batched_kingdomino_agents_decide_as_on_states(spec: str) -> None:
+    """Kingdomino's ``greedy`` and ``heuristic`` on the core's values (``vg.best_moves``) make
+    the decisions of ``choose`` on a state copy, ties drawn in the same order from the same
+    generator; the random draft, the study's filters and the Python engine decide on states."""
     from moonriver_env.opponents import make_opponent
 
     env = make_vector_env(spec, num_envs=8, seed=2)
     env.reset(seed=2)
-    assert env.vg.greedy_top(0) is not None  # the core's gains, not the state fallback
-    agents = ["greedy", "greedy:draft=random", "greedy:study=true"]
+    assert env.vg.best_moves(0, "heuristic") is not None  # the core's, not the fallback
+    agents = ["greedy", "heuristic", "greedy:draft=random", "greedy:study=true"]
     batched = [make_opponent(a, seed=4, game="kingdomino") for a in agents]
     one_by_one = [make_opponent(a, seed=4, game="kingdomino") for a in agents]
     rng = np.random.default_rng(3)
     rows = np.arange(8)
-    compared = ties = 0
+    compared = 0
+    ties = dict.fromkeys(("greedy", "heuristic"), 0)
     for _ in range(120):
         for b, o in zip(batched, one_by_one, strict=True):
             got = b.choose_batch(env.vg, rows)
@@ -269,13 +270,17 @@ def test_the_batched_kingdomino_greedy_decides_as_the_agent_on_states(spec: str)
         for i in rows.tolist():
             if env.vg.num_legal[i] > 1:
                 compared += 1
-                ties += len(env.vg.greedy_top(i)) > 1
+                for agent in ties:
+                    ties[agent] += len(env.vg.best_moves(i, agent)) > 1
         env.step(random_legal(env, rng))
-    assert compared > 400 and ties > 50  # the tie-break's order was tested too
+    assert compared > 400 and min(ties.values()) > 30, ties  # the tie-break's order too
+    with pytest.raises(ValueError, match="agent: expected 'greedy' or 'heuristic'"):
+        env.vg.best_moves(0, "mc")
     engine = make_vector_env(spec, num_envs=2, seed=2, backend="python")
-    assert engine.vg.greedy_top(0) is None
-    agent = make_opponent("greedy", seed=4, game="kingdomino")
-    assert agent.choose_batch(engine.vg, np.arange(2)).shape == (2,)
+    assert engine.vg.best_moves(0, "greedy") is None
+    for name in ("greedy", "heuristic"):
+        agent = make_opponent(name, seed=4, game="kingdomino")
+        assert agent.choose_batch(engine.vg, np.arange(2)).shape == (2,)
 
 
 def test_heuristic_opponents_play_the_same_on_the_core_and_the_engine() -> None:

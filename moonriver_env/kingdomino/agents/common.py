@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from agents.base import Agent
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
 
@@ -42,6 +44,21 @@ class KingdominoAgent(Agent):
 
     def _pick_uniform(self, options: list[int]) -> int:
         return options[int(self.rng.integers(len(options)))] if len(options) > 1 else options[0]
+
+    def _choose_best(self, vg: Any, rows: np.ndarray, agent: str | None) -> np.ndarray:
+        """A ``choose_batch`` on the core's values: for each game of ``rows``, the one legal
+        move, or a uniform draw among ``vg.best_moves(i, agent)`` (the moves ``choose`` draws
+        among, in its order); on states where ``agent`` is ``None`` or the batched game has
+        no core."""
+        out = np.empty(len(rows), dtype=np.int64)
+        best_moves = getattr(vg, "best_moves", None) if agent is not None else None
+        for k, i in enumerate(np.asarray(rows).tolist()):
+            if int(vg.num_legal[i]) == 1:
+                out[k] = int(vg.legal_ids[i, 0])
+                continue
+            top = best_moves(i, agent) if best_moves is not None else None
+            out[k] = self._pick_uniform(list(top)) if top else self.choose(vg.get_state(i))
+        return out
 
 
 def flags(config: KingdominoConfig) -> tuple[bool, bool]:

@@ -168,23 +168,12 @@ class GreedyKingdominoAgent(KingdominoAgent):
         """:meth:`choose` for the acting seat of each game ``rows`` of the batched game ``vg``
         (a :class:`~moonriver_env.kingdomino.vector.game.KingdominoVectorGame`; what the
         Gymnasium vector env, the reference PPO and the evaluation ask of an opponent): the
-        gains computed in the core (``vg.greedy_top(i)``, no :class:`KingdominoState` built),
-        the same decisions as ``choose(vg.get_state(i))`` in the same order
-        (``tests/vector/test_gym_generic.py``). The study's filters and the random draft, and
-        a batched game without the core, decide on states."""
-        out = np.empty(len(rows), dtype=np.int64)
+        gains computed in the core (``vg.best_moves(i, "greedy")``, no
+        :class:`KingdominoState` built), the same decisions as ``choose(vg.get_state(i))`` in
+        the same order (``tests/vector/test_gym_generic.py``). The study's filters and the
+        random draft, and a batched game without the core, decide on states."""
         plain = not self.study and self.draft == "greedy"
-        greedy_top = getattr(vg, "greedy_top", None) if plain else None
-        for k, i in enumerate(np.asarray(rows).tolist()):
-            if int(vg.num_legal[i]) == 1:
-                out[k] = int(vg.legal_ids[i, 0])
-                continue
-            top = greedy_top(i) if greedy_top is not None else None
-            if not top:
-                out[k] = self.choose(vg.get_state(i))
-                continue
-            out[k] = self._pick_uniform(list(top))
-        return out
+        return self._choose_best(vg, rows, "greedy" if plain else None)
 
 
 def core_teacher() -> tuple[str, None]:

@@ -4,6 +4,10 @@ territories."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase
 from moonriver_env.kingdomino.rules.components import Domino
 from moonriver_env.kingdomino.rules.kingdom import Kingdom, placement_ids
@@ -94,3 +98,12 @@ class HeuristicKingdominoAgent(KingdominoAgent):
         )
         top = ranked[0][0]
         return self._pick_uniform([a for v, a in ranked if v == top])
+
+    def choose_batch(self, vg: Any, rows: np.ndarray) -> np.ndarray:
+        """:meth:`choose` for the acting seat of each game ``rows`` of the batched game ``vg``
+        (a :class:`~moonriver_env.kingdomino.vector.game.KingdominoVectorGame`): the values
+        computed in the core (``vg.best_moves(i, "heuristic")``, no :class:`KingdominoState`
+        built), the same decisions as ``choose(vg.get_state(i))`` in the same order
+        (``tests/vector/test_gym_generic.py``); a batched game without the core decides on
+        states."""
+        return self._choose_best(vg, rows, "heuristic")

@@ -82,8 +82,9 @@ class KdNativeBackend:
     def set_state(self, i: int, state: KingdominoState) -> None:
         self._batch.set_record(i, state_to_record(self._dtype, state))
 
-    def greedy_top(self, i: int) -> tuple[int, ...] | None:
-        top: tuple[int, ...] = self._batch.greedy_top(i)
+    def best_moves(self, i: int, agent: str) -> tuple[int, ...] | None:
+        method = self._batch.greedy_top if agent == "greedy" else self._batch.heuristic_top
+        top: tuple[int, ...] = method(i)
         return top
 
 
@@ -121,7 +122,7 @@ class KdPythonBackend:
     def get_state(self, i: int) -> KingdominoState:
         return self._states[i].clone()
 
-    def greedy_top(self, i: int) -> tuple[int, ...] | None:
+    def best_moves(self, i: int, agent: str) -> tuple[int, ...] | None:
         return None  # the agent decides on the state
 
     def set_state(self, i: int, state: KingdominoState) -> None:

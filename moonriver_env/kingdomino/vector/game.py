@@ -219,13 +219,16 @@ class KingdominoVectorGame(AfterstatesOf):
         state: KingdominoState = self._backend.get_state(self._index(i))
         return state
 
-    def greedy_top(self, i: int) -> tuple[int, ...] | None:
-        """The legal ids of game ``i`` with the largest greedy gain (the points a placement
-        adds, the discard 0; a pick: its domino's best placement now), in the legal list's
-        order, computed in the core: the options the ``greedy`` agent draws among (empty for a
-        finished game). ``None`` on the Python backend. The batched opponents decide on it
-        (``GreedyKingdominoAgent.choose_batch``)."""
-        return self._backend.greedy_top(self._index(i))
+    def best_moves(self, i: int, agent: str) -> tuple[int, ...] | None:
+        """The legal ids of game ``i`` that ``agent`` values most, in the legal list's order,
+        computed in the core: the options the agent draws among (empty for a finished game).
+        ``agent``: ``"greedy"`` (the largest gain: the points a placement adds, the discard 0;
+        a pick: its domino's best placement now) or ``"heuristic"`` (the best
+        ``position_value`` after a placement; a pick: its domino's best one). ``None`` on the
+        Python backend. The batched opponents decide on it (``choose_batch`` of both agents)."""
+        if agent not in ("greedy", "heuristic"):
+            raise ValueError(f"agent: expected 'greedy' or 'heuristic', got {agent!r}")
+        return self._backend.best_moves(self._index(i), agent)
 
     def set_state(self, i: int, state: KingdominoState) -> None:
         """Game ``i`` plays on from ``state`` (a state of this config, checked first:
