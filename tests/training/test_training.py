@@ -73,20 +73,44 @@ def test_atomic_write_keeps_the_old_file_on_a_crash(tmp_path: Path) -> None:
     assert target.read_text() == "new" and os.listdir(tmp_path) == ["model.zip"]
 
 
+def _writer(target: Path) -> tuple[subprocess.Popen[str], Path]:
+    """A process that writes ``target`` through ``atomic_path`` and stops mid-write; its
+    temporary file."""
+    code = (
+        "import sys, time\nfrom agents.atomic import atomic_path\n"
+        "with atomic_path(sys.argv[1]) as tmp:\n"
+        "    tmp.write_bytes(b'half')\n    print(tmp, flush=True)\n    time.sleep(120)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.Popen([sys.executable, "-c", code, str(target)], cwd=root,
+                             stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert child.stdout is not None
+    return child, Path(child.stdout.readline().strip())
+
+
 def test_the_next_write_removes_what_a_killed_writer_left_and_nothing_else(tmp_path: Path) -> None:
-    """A writer killed mid-write (SIGKILL skips its clean-up) leaves ``.model.tmp<pid>.zip``; the
-    next write of the same target removes it. A live writer's file, another target's and a name
-    this module does not make stay."""
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    left = tmp_path / f".model.tmp{dead}.zip"
-    live = tmp_path / f".model.tmp{os.getppid()}.zip"
-    other = tmp_path / f".other.tmp{dead}.zip"
-    odd = tmp_path / ".model.tmpx1.zip"
-    for p in (left, live, other, odd):
-        p.write_bytes(b"half")
-    outputs.write_text(tmp_path / "model.zip", "new")
-    assert sorted(os.listdir(tmp_path)) == sorted(["model.zip", live.name, other.name, odd.name])
+    """A writer killed mid-write (SIGKILL skips its clean-up) leaves its temporary file; the
+    next write of the same target removes it. A file a live writer holds (the writer's lock,
+    whatever its process id means here), another target's, and names this module does not make
+    stay."""
+    target = tmp_path / "model.zip"
+    alive, live = _writer(target)
+    try:
+        killed, left = _writer(target)  # its own clean-up leaves the live writer's file
+        killed.kill()
+        killed.wait(30)
+        keep = [tmp_path / f".other.tmp{killed.pid}.partial.zip", tmp_path / ".model.tmpx1.partial.zip",
+                tmp_path / f".model.tmp{killed.pid}.zip", tmp_path / ".model.tmp9.partial.zip.bak"]  # fmt: skip
+        for p in keep:
+            p.write_bytes(b"user")
+        assert left.exists() and live.exists() and left != live
+        outputs.write_text(target, "new")
+        names = sorted(os.listdir(tmp_path))
+        assert names == sorted(["model.zip", live.name, *(p.name for p in keep)])
+        assert target.read_text() == "new" and live.read_bytes() == b"half"
+    finally:
+        alive.kill()
+        alive.wait(30)
 
 
 def test_run_lock_refuses_a_second_holder_and_takes_over_a_stale_one(

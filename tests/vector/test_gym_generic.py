@@ -215,6 +215,10 @@ def test_the_batched_heuristic_decides_as_the_agent_on_states() -> None:
     assert compared > 100
 
 
+def _no_state_decisions(state: Any) -> int:
+    raise AssertionError("a batched agent decided on a state copy")
+
+
 @pytest.mark.parametrize("spec", ["2p_base", "3p_base", "4p_base", "2p_legends", "4p_legends"])
 def test_the_batched_moonriver_greedy_decides_as_the_agent_on_states(spec: str) -> None:
     """Moon River's ``greedy`` on the core's keys (``NativeState.greedy_keys`` of
@@ -225,6 +229,7 @@ def test_the_batched_moonriver_greedy_decides_as_the_agent_on_states(spec: str) 
     env = make_vector_env(spec, num_envs=8, seed=5)
     env.reset(seed=5)
     batched = make_opponent("greedy", seed=4, game="moonriver")
+    batched.choose = _no_state_decisions  # the core's keys, never the fallback on states
     one_by_one = make_opponent("greedy", seed=4, game="moonriver")
     layout = env.vg.config.layout
     rng = np.random.default_rng(3)
@@ -257,6 +262,8 @@ def test_the_batched_kingdomino_agents_decide_as_on_states(spec: str) -> None:
     assert env.vg.best_moves(0, "heuristic") is not None  # the core's, not the fallback
     agents = ["greedy", "heuristic", "greedy:draft=random", "greedy:study=true"]
     batched = [make_opponent(a, seed=4, game="kingdomino") for a in agents]
+    for agent in batched[:2]:
+        agent.choose = _no_state_decisions  # the core's values, never the fallback on states
     one_by_one = [make_opponent(a, seed=4, game="kingdomino") for a in agents]
     rng = np.random.default_rng(3)
     rows = np.arange(8)
