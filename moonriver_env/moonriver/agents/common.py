@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from moonriver_env.family.native import NATIVE
@@ -32,3 +35,31 @@ def native_root(state: GameState) -> NativeState | None:
     if type(state) is not GameState or not NATIVE:
         return None
     return NativeState.from_state(state)
+
+
+def choose_on_core(
+    agent: Any,
+    vg: Any,
+    rows: np.ndarray,
+    decide: Callable[[NativeState, list[int]], int],
+    native: bool = True,
+) -> np.ndarray:
+    """An agent's ``choose_batch``: for the acting seat of each game ``rows`` of the batched
+    game ``vg``, the one legal move, or ``decide(det, legal)`` on the core's copy of the game
+    (``vg.native_state(i)``, determinized with the agent's generator as ``choose`` does, no
+    :class:`GameState` built); ``agent.choose(vg.get_state(i))`` where there is no such copy
+    (``native`` false, or a batched game without the core)."""
+    out = np.empty(len(rows), dtype=np.int64)
+    native_state = getattr(vg, "native_state", None) if native else None
+    for k, i in enumerate(np.asarray(rows).tolist()):
+        legal = vg.legal_ids[i, : int(vg.num_legal[i])].tolist()
+        if len(legal) == 1:
+            out[k] = legal[0]
+            continue
+        det = native_state(i) if native_state is not None else None
+        if det is None:
+            out[k] = agent.choose(vg.get_state(i))
+            continue
+        det.determinize(agent.rng)
+        out[k] = decide(det, legal)
+    return out

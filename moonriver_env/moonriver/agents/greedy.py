@@ -8,8 +8,9 @@ import numpy as np
 
 from agents.base import Agent
 from moonriver_env.moonriver.rules import GameState
+from moonriver_env.moonriver.vector.search import NativeState
 
-from .common import determinize
+from .common import choose_on_core, determinize
 from .evaluation import popcount, steal_value
 
 
@@ -59,24 +60,16 @@ class GreedyAgent(Agent):
         core on its copy of each game (``vg.native_state(i)``, no :class:`GameState` built),
         the same decisions as ``choose(vg.get_state(i))`` in the same order
         (``tests/vector/test_gym_generic.py``)."""
-        out = np.empty(len(rows), dtype=np.int64)
-        native_state = getattr(vg, "native_state", None)
-        for k, i in enumerate(np.asarray(rows).tolist()):
-            legal = vg.legal_ids[i, : int(vg.num_legal[i])].tolist()
-            if len(legal) == 1:
-                out[k] = legal[0]
-                continue
-            det = native_state(i) if native_state is not None else None
-            if det is None:
-                out[k] = self.choose(vg.get_state(i))
-                continue
-            det.determinize(self.rng)
-            gains, ties = det.greedy_keys(legal)
-            keys = list(zip(gains, ties, strict=True))
-            top = max(keys)
-            best = [a for a, key in zip(legal, keys, strict=True) if key == top]
-            out[k] = best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
-        return out
+        return choose_on_core(self, vg, rows, self._best_by_keys)
+
+    def _best_by_keys(self, det: NativeState, legal: list[int]) -> int:
+        """The move ``choose`` plays on the determinization ``det``: the best keys from the
+        core, ties drawn in ``legal``'s order with the agent's generator."""
+        gains, ties = det.greedy_keys(legal)
+        keys = list(zip(gains, ties, strict=True))
+        top = max(keys)
+        best = [a for a, key in zip(legal, keys, strict=True) if key == top]
+        return best[int(self.rng.integers(len(best)))] if len(best) > 1 else best[0]
 
     @staticmethod
     def _tiebreak(state: GameState, a: int) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 from agents.base import Agent
 from moonriver_env.moonriver.rules import CLAIM_PHASES, GameState
 
-from .common import determinize, native_root
+from .common import choose_on_core, determinize, native_root
 from .evaluation import Context, Evaluator, Weights, complete_effects, make_context, pipeline
 
 
@@ -67,23 +67,14 @@ class HeuristicAgent(Agent):
         asks of an opponent): on the core's copy of each game (``vg.native_state(i)``), with no
         :class:`GameState` built, the same decisions as ``choose(vg.get_state(i))`` in the same
         order (``tests/vector/test_gym_generic.py``)."""
-        out = np.empty(len(rows), dtype=np.int64)
         weights = self.evaluator.w.as_list()
-        # a batched game without the core's copies (another batched form) decides on states
-        native_state = getattr(vg, "native_state", None) if self.native else None
-        for k, i in enumerate(np.asarray(rows).tolist()):
-            legal = vg.legal_ids[i, : int(vg.num_legal[i])].tolist()
-            if len(legal) == 1:
-                out[k] = legal[0]
-                continue
-            det = native_state(i) if native_state is not None else None
-            if det is None:
-                out[k] = self.choose(vg.get_state(i))
-                continue
-            det.determinize(self.rng)
+
+        def decide(det: Any, legal: list[int]) -> int:
             values = det.action_values(legal, weights)
-            out[k] = self.pick(legal, dict(zip(legal, values, strict=True)))
-        return out
+            return self.pick(legal, dict(zip(legal, values, strict=True)))
+
+        # a batched game without the core's copies (another batched form) decides on states
+        return choose_on_core(self, vg, rows, decide, native=self.native)
 
     def pick(self, legal: list[int], scores: dict[int, float]) -> int:
         """The move :meth:`choose` plays given the one-ply values ``scores`` of ``legal``: the
