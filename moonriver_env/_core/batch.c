@@ -189,6 +189,32 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
     return 0;
 }
 
+/* Asks the cache for the memory game i's step and publish read first (its state, its cached
+ * ranch lists, the heads of its rows), while the game before it is played: with hundreds of
+ * games a step, each game's lines have left the nearer caches since its last step. Only hints:
+ * a prefetch never faults and changes nothing. */
+static void prefetch_game(const BatchObject *self, Py_ssize_t i) {
+    const char *st = (const char *)&self->states[i];
+    for (size_t b = 0; b < sizeof(mr_state); b += 64) {
+        __builtin_prefetch(st + b);
+    }
+    Py_ssize_t A = self->cfg->num_actions;
+    __builtin_prefetch(self->legal + i * A);
+    __builtin_prefetch((int16_t *)self->out[OUT_LEGAL].buf + i * A);
+    if (self->sparse) {
+        int n = self->cfg->n;
+        for (int s = 0; s < n; s++) {
+            size_t at = (size_t)(i * n + s) * (size_t)self->ranch_width;
+            __builtin_prefetch(self->sidx + at);
+            __builtin_prefetch(self->sidx + at + 32);
+            __builtin_prefetch(self->sval + at);
+        }
+        __builtin_prefetch(&self->prefix[i]);
+        __builtin_prefetch((int32_t *)self->out[OUT_SIDX].buf + i * self->sparse_width, 1);
+        __builtin_prefetch((float *)self->out[OUT_SVAL].buf + i * self->sparse_width, 1);
+    }
+}
+
 /* The legal list of game i, its mask, seat and observation into the outputs. */
 static void publish(BatchObject *self, Py_ssize_t i) {
     const mr_config *cfg = self->cfg;
@@ -404,6 +430,9 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     int n = cfg->n;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < N; i++) {
+        if (i + 1 < N && todo[i + 1] != TODO_INACTIVE) {
+            prefetch_game(self, i + 1);
+        }
         if (todo[i] == TODO_INACTIVE) {
             continue;
         }

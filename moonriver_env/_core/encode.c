@@ -7,7 +7,11 @@
 
 #include "moonriver.h"
 
-static inline int rel(int seat, int observer, int n) { return (seat - observer + n) % n; }
+/* seat's position counted from observer's (both in [0, n)), with no division. */
+static inline int rel(int seat, int observer, int n) {
+    int r = seat - observer;
+    return r < 0 ? r + n : r;
+}
 
 int mr_block_size(const mr_config *cfg) { return MR_NUM_CHANNELS * cfg->cells; }
 
@@ -188,7 +192,7 @@ static inline __attribute__((always_inline)) void features_into(const mr_config 
     int over = st->phase == PH_GAME_OVER;
     int seat_of[MR_MAX_PLAYERS]; /* relative position r -> seat */
     for (int r = 0; r < n; r++) {
-        seat_of[r] = (observer + r) % n;
+        seat_of[r] = observer + r < n ? observer + r : observer + r - n;
     }
     emit(o, f[F_PHASE] + st->phase, 1.0f, mode);
     if (!over) {
@@ -341,11 +345,17 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
     if (total > cap) {
         return -1;
     }
-    memset(bv, 1, (size_t)total); /* most entries are ones: the counts overwrite theirs */
+    /* Each channel's cells in order. A binary channel's are written four at a time while
+     * three spare entries remain (the writes past its last cell are overwritten or lie past
+     * the count); a set top bit keeps ctz defined once the mask is spent (no cell is 63). */
+    const uint64_t top = 1ull << 63;
     int k = 0;
     for (int pub = 0; pub < MR_NUM_CHANNELS; pub++) {
         int in = cfg->channel_of[pub];
         uint64_t m = bb[in];
+        if (!m) {
+            continue;
+        }
         int base = pub * cells;
         const int *count = in == CH_GOLD     ? cfg->gold
                            : in == CH_BEAVER ? cfg->beaver
@@ -364,9 +374,23 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
                 bv[k++] = (uint8_t)cows[c]; /* at most 127 (config.c) */
             }
         } else {
-            for (; m; m &= m - 1) {
-                bi[k++] = (int16_t)(base + __builtin_ctzll(m));
+            int end = k + __builtin_popcountll(m);
+            for (; end + 3 <= cap && k < end; k += 4) {
+                bi[k] = (int16_t)(base + __builtin_ctzll(m | top));
+                m &= m - 1;
+                bi[k + 1] = (int16_t)(base + __builtin_ctzll(m | top));
+                m &= m - 1;
+                bi[k + 2] = (int16_t)(base + __builtin_ctzll(m | top));
+                m &= m - 1;
+                bi[k + 3] = (int16_t)(base + __builtin_ctzll(m | top));
+                m &= m - 1;
+                memset(bv + k, 1, 4);
             }
+            for (; k < end; m &= m - 1) { /* near the end of the cache: one at a time */
+                bi[k] = (int16_t)(base + __builtin_ctzll(m));
+                bv[k++] = 1;
+            }
+            k = end;
         }
     }
     return k;

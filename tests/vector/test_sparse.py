@@ -206,6 +206,55 @@ def test_the_core_never_writes_past_the_width() -> None:
         )
 
 
+@pytest.mark.parametrize("name", ["2p-base", "4p-legends"])
+def test_a_ranch_cache_filled_to_its_last_entries_lists_every_cell(name: str) -> None:
+    """Ranch widths about what the ranches hold (raw ``Batch``): a ranch with more entries is
+    refused whole, one that fits exactly or within a few entries is listed in full (the
+    listing writes ahead in blocks of four only where the cache has room for it)."""
+    from moonriver_env.moonriver.encoding import RANCH_CHANNEL_NAMES, RANCH_CHANNELS
+    from moonriver_env.moonriver.vector._backend import native_config
+
+    probe = VectorGame(**CONFIGS[name], num_games=8, seed=0, observe=False)
+    cfg = native_config(probe.config)
+    n_games, n, a, size = 8, probe.num_players, probe.num_actions, probe.observation_size
+    cells = int(np.prod(probe.plane_shape)) // (n * RANCH_CHANNELS)
+    shown = np.ones(RANCH_CHANNELS, np.bool_)  # the channels a ranch cache lists
+    shown[[RANCH_CHANNEL_NAMES.index("piece"), RANCH_CHANNEL_NAMES.index("skull_target")]] = 0
+    near_full = 0
+    for ranch_width in (18, 30, 45, 60):
+        width = n * ranch_width + 2 * cells + 400  # the ranches decide, not the row
+        obs = np.zeros((n_games, size), np.float32)
+        idx = np.zeros((n_games, width), np.int32)
+        val = np.zeros((n_games, width), np.float32)
+        nnz = np.zeros(n_games, np.int32)
+        legal = np.zeros((n_games, a), np.int16)
+        num_legal = np.zeros(n_games, np.int32)
+        batch = _native.Batch(
+            cfg, n_games, 0, 0.0, True, obs, np.zeros((n_games, a), np.int8), legal,
+            num_legal, np.zeros(n_games, np.int32), np.zeros((n_games, n)),
+            np.zeros(n_games, np.bool_), np.zeros((n_games, n, 7), np.int32), sparse_idx=idx,
+            sparse_val=val, sparse_nnz=nnz, sparse_width=width, ranch_width=ranch_width,
+        )
+        batch.reset(np.arange(n_games, dtype=np.uint64))
+        rng = np.random.default_rng(ranch_width)
+        for _ in range(150):
+            for i in range(n_games):
+                ranches = obs[i, : n * RANCH_CHANNELS * cells].reshape(n, RANCH_CHANNELS, cells)
+                per_ranch = (ranches[:, shown] != 0).sum(axis=(1, 2))
+                if nnz[i] < 0:
+                    assert per_ranch.max() > ranch_width, "refused, yet every ranch fits"
+                    continue
+                assert per_ranch.max() <= ranch_width
+                near_full += int(per_ranch.max() > ranch_width - 3)
+                expected = np.flatnonzero(obs[i])
+                assert nnz[i] == expected.size
+                np.testing.assert_array_equal(idx[i, : nnz[i]], expected)
+                np.testing.assert_array_equal(val[i, : nnz[i]], obs[i, expected])
+            pick = (rng.random(n_games) * num_legal).astype(np.int64)
+            batch.step(legal[np.arange(n_games), pick].astype(np.int64))
+    assert near_full >= 20, "rows whose ranch fills its cache to the last three entries"
+
+
 def test_a_row_that_fits_again_after_a_refusal_is_whole() -> None:
     """A width that some rows of a game overflow and later ones fit again (raw ``Batch``; Python
     never passes one): a refused row is all padding with count -1, and the next row that fits
