@@ -117,7 +117,7 @@ typedef struct {
     int32_t *idx;
     float *val;
     int k, width, off, pad; /* pad: the padding index (the observation's size) */
-    const uint8_t *unseen;  /* the pile's count of each kind, where known (else NULL) */
+    const mr_sparse_prefix *unseen; /* the pile's kinds and counts, where known (else NULL) */
 } sink;
 
 enum { SINK_DENSE, SINK_SPARSE, SINK_ROOMY };
@@ -240,8 +240,19 @@ static inline __attribute__((always_inline)) void features_into(const mr_config 
          cfg->num_partners ? (float)((double)st->stack_len / cfg->num_partners) : 0.0f, mode);
     emit(o, f[F_COW_SUPPLY],
          (float)((double)st->supply / (cfg->cows_total > 1 ? cfg->cows_total : 1)), mode);
-    if (o->unseen) {
-        emit_kind_counts(o, f[F_UNSEEN_PLOTS], o->unseen, k, mode);
+    if (o->unseen && mode == SINK_ROOMY) { /* the kinds held, none zero: written in a run */
+        const mr_sparse_prefix *u = o->unseen;
+        int at = o->off + f[F_UNSEEN_PLOTS];
+        for (int j = 0; j < u->unseen_nk; j++) {
+            o->idx[o->k + j] = at + u->unseen_kind[j];
+            o->val[o->k + j] = u->unseen_count[j];
+        }
+        o->k += u->unseen_nk;
+    } else if (o->unseen) {
+        const mr_sparse_prefix *u = o->unseen;
+        for (int j = 0; j < u->unseen_nk; j++) {
+            emit(o, f[F_UNSEEN_PLOTS] + u->unseen_kind[j], u->unseen_count[j], mode);
+        }
     } else {
         emit_counts(o, f[F_UNSEEN_PLOTS], st->pile, st->pile_len, k, mode);
     }
@@ -301,7 +312,7 @@ static void encode_features(const mr_config *cfg, const mr_state *st, int observ
  * block-relative indices: each channel's cells as a bitboard, then the channels in their
  * public order, each one's cells in order. Returns the count, or -1 past cap entries. */
 static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t *bi,
-                        uint8_t *bv, int cap) {
+                        uint8_t *bv, int cap, uint64_t *sym, int fresh) {
     int cells = cfg->cells;
     uint64_t bb[MR_NUM_CHANNELS] = {0};
     const int8_t *kinds = st->kinds[a], *cows = st->cows[a], *partners = st->partners[a];
@@ -317,9 +328,17 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
         int c = __builtin_ctzll(m);
         bb[CH_PARTNER0 + partners[c]] |= 1ull << c;
     }
-    /* Each symbol's cells, kept in registers (no store per symbol a cell). */
-    uint64_t gold = 0, beaver = 0, corn = 0, skull = 0, circle = 0, tile = 0;
-    for (uint64_t m = occ; m; m &= m - 1) {
+    /* Each symbol's cells, kept in registers (no store per symbol a cell). A plot is only
+     * ever put on an empty cell and stays, so with sym (what the last call gathered from
+     * this ranch, not since a new game or a set state: fresh) only the cells occupied since
+     * then are read. */
+    uint64_t gold = 0, beaver = 0, corn = 0, skull = 0, circle = 0, tile = 0, from = occ;
+    if (sym && !fresh && !(sym[0] & ~occ)) {
+        gold = sym[1], beaver = sym[2], corn = sym[3];
+        skull = sym[4], circle = sym[5], tile = sym[6];
+        from = occ & ~sym[0];
+    }
+    for (uint64_t m = from; m; m &= m - 1) {
         int c = __builtin_ctzll(m);
         uint64_t s = cfg->symbols[kinds[c]], bit = 1ull << c;
         gold |= -(s >> SYM_GOLD & 1) & bit;
@@ -335,6 +354,10 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
     bb[CH_SKULL] = skull;
     bb[CH_CIRCLE] = circle;
     bb[CH_BONUS_TILE] = tile;
+    if (sym) {
+        sym[0] = occ, sym[1] = gold, sym[2] = beaver, sym[3] = corn;
+        sym[4] = skull, sym[5] = circle, sym[6] = tile;
+    }
     bb[CH_PROTECTED] = mr_protected(cfg, st, a);
     bb[CH_RIVER] = cells < 5 ? cfg->full : 0x1full;
     bb[CH_BRIDGE] = st->bridges[a];
@@ -400,7 +423,7 @@ static int ranch_sparse(const mr_config *cfg, const mr_state *st, int a, int16_t
  * they were built; with sidx, also each such ranch's non-zero entries. */
 static void refresh_blocks(const mr_config *cfg, const mr_state *st, float *blocks,
                            int32_t *points, uint32_t *keys, int16_t *sidx, uint8_t *sval,
-                           int32_t *slen, int cap) {
+                           int32_t *slen, int cap, uint64_t (*sym)[7]) {
     int size = mr_block_size(cfg);
     for (int a = 0; a < cfg->n; a++) {
         if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
@@ -413,10 +436,11 @@ static void refresh_blocks(const mr_config *cfg, const mr_state *st, float *bloc
                     points[4 * a + i] = p[i];
                 }
             }
+            int fresh = keys[a] == MR_NO_KEY;
             keys[a] = st->version[a];
             if (sidx) {
                 slen[a] = ranch_sparse(cfg, st, a, sidx + (size_t)a * cap,
-                                       sval + (size_t)a * cap, cap);
+                                       sval + (size_t)a * cap, cap, sym ? sym[a] : NULL, fresh);
             }
         }
     }
@@ -424,7 +448,7 @@ static void refresh_blocks(const mr_config *cfg, const mr_state *st, float *bloc
 
 void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
                       float *blocks, int32_t *points, uint32_t *keys) {
-    refresh_blocks(cfg, st, blocks, points, keys, NULL, NULL, NULL, 0);
+    refresh_blocks(cfg, st, blocks, points, keys, NULL, NULL, NULL, 0, NULL);
     encode_planes(cfg, st, seat, blocks, out);
     sink o = {out + cfg->plane_size, NULL, NULL, 0, 0, 0, 0, NULL};
     encode_features(cfg, st, seat, points, &o);
@@ -445,7 +469,7 @@ static inline int copy_shifted(int32_t *idx, float *val, int k, const int16_t *b
 int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_sparse_cache *c,
                      int32_t *idx, float *val, int width) {
     refresh_blocks(cfg, st, c->blocks, c->points, c->keys, c->sidx, c->sval, c->slen,
-                   c->ranch_width);
+                   c->ranch_width, c->prefix ? c->prefix->sym : NULL);
     int n = cfg->n, cells = cfg->cells, size = mr_block_size(cfg);
     /* The acting seat's pending piece and skull territory: entries of channels the cached
      * blocks leave empty, merged in index order. */
@@ -534,10 +558,19 @@ int mr_encode_sparse(const mr_config *cfg, const mr_state *st, int seat, mr_spar
     if (memo) { /* the pile only shrinks in a game (a shuffle keeps its kinds): its counts
                  * change with its length */
         if (memo->unseen_len != st->pile_len) {
-            count_kinds(st->pile, st->pile_len, cfg->num_plot_kinds, memo->unseen);
+            uint8_t count[MR_MAX_CONTENTS];
+            count_kinds(st->pile, st->pile_len, cfg->num_plot_kinds, count);
+            int nk = 0;
+            for (int kind = 0; kind < cfg->num_plot_kinds; kind++) {
+                if (count[kind]) {
+                    memo->unseen_kind[nk] = (uint8_t)kind;
+                    memo->unseen_count[nk++] = (float)count[kind];
+                }
+            }
+            memo->unseen_nk = nk;
             memo->unseen_len = st->pile_len;
         }
-        o.unseen = memo->unseen;
+        o.unseen = memo;
     }
     encode_features(cfg, st, seat, c->points, &o);
     if (o.k > width) {

@@ -341,7 +341,11 @@ typedef struct {
     uint32_t keys[MR_MAX_PLAYERS];
     uint64_t piece, skull;
     int32_t len, seat, actor, unseen_len;
-    uint8_t unseen[MR_MAX_CONTENTS];
+    uint64_t sym[MR_MAX_PLAYERS][7];       /* each ranch's occupied cells and, among them,
+                                            * each symbol's (SYM_*), as last gathered */
+    int32_t unseen_nk;                     /* the kinds the pile holds: how many, */
+    uint8_t unseen_kind[MR_MAX_CONTENTS];  /* which (ascending) */
+    float unseen_count[MR_MAX_CONTENTS];   /* and how many of each */
 } mr_sparse_prefix;
 /* One game's caches for the sparse observation: the ranch blocks of mr_encode_cached (blocks,
  * NULL where no dense observation is kept; points, keys: n entries each), each ranch's
