@@ -215,8 +215,9 @@ static void prefetch_game(const BatchObject *self, Py_ssize_t i) {
     }
 }
 
-/* The legal list of game i, its mask, seat and observation into the outputs. */
-static void publish(BatchObject *self, Py_ssize_t i) {
+/* The legal list of game i, its mask, seat and observation into the outputs. Returns 1 when
+ * its sparse row did not fit the width (the row left all padding, its count -1), else 0. */
+static int publish(BatchObject *self, Py_ssize_t i) {
     const mr_config *cfg = self->cfg;
     Py_ssize_t A = cfg->num_actions;
     mr_state *st = &self->states[i];
@@ -239,6 +240,7 @@ static void publish(BatchObject *self, Py_ssize_t i) {
     ((int32_t *)self->out[OUT_NUM_LEGAL].buf)[i] = count;
     ((int32_t *)self->out[OUT_SEAT].buf)[i] = st->phase == PH_GAME_OVER ? -1 : st->seat;
     Py_ssize_t n = cfg->n;
+    int refused = 0;
     if (self->sparse) { /* first: its block refresh also lists the blocks' entries */
         int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
         Py_ssize_t W = self->sparse_width;
@@ -260,6 +262,7 @@ static void publish(BatchObject *self, Py_ssize_t i) {
         }
         self->sprev[i] = count;
         ((int32_t *)self->out[OUT_SNNZ].buf)[i] = k;
+        refused = k < 0;
     }
     if (self->observe) {
         int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
@@ -267,6 +270,7 @@ static void publish(BatchObject *self, Py_ssize_t i) {
                          self->blocks + i * n * mr_block_size(cfg), self->points + i * n * 4,
                          self->keys + i * n);
     }
+    return refused;
 }
 
 static void forget_blocks(BatchObject *self, Py_ssize_t i) {
@@ -380,7 +384,8 @@ static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode
 }
 
 /* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
- * the first game whose action is not legal (then nothing changed). A finished game
+ * the first game whose action is not legal (then nothing changed), or -2 when a sparse row
+ * did not fit its width (the encoder's bound broken: a bug; the row is all padding). A finished game
  * (auto_reset off) ignores its action; a game whose active entry is false is left as it is,
  * its outputs included. Each action is read once from the caller's array into todo and
  * checked there; the games play todo only (the caller's arrays may change meanwhile). */
@@ -427,7 +432,7 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     if (bad >= 0) {
         return PyLong_FromSsize_t(bad);
     }
-    int n = cfg->n;
+    int n = cfg->n, refused = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < N; i++) {
         if (i + 1 < N && todo[i + 1] != TODO_INACTIVE) {
@@ -483,10 +488,10 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
                 memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
             }
         }
-        publish(self, i);
+        refused |= publish(self, i);
     }
     Py_END_ALLOW_THREADS;
-    return PyLong_FromLong(-1);
+    return PyLong_FromLong(refused ? -2 : -1);
 }
 
 static int check_index(BatchObject *self, Py_ssize_t i) {

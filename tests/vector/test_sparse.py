@@ -146,7 +146,7 @@ def test_pack_rows_refuses_a_row_wider_than_the_width() -> None:
 def test_the_core_never_writes_past_the_width() -> None:
     """A ranch width below what a ranch holds: the row is left all padding, its count says
     -1, and the memory around it is untouched (guards on both sides)."""
-    from moonriver_env.moonriver.vector._backend import native_config
+    from moonriver_env.moonriver.vector._backend import SPARSE_OVERFLOW, native_config
 
     vg = VectorGame(num_games=2, num_players=2, seed=0, observe=False)
     cfg = native_config(vg.config)
@@ -171,18 +171,20 @@ def test_the_core_never_writes_past_the_width() -> None:
     width = int((full.obs_idx[:, : int(full.obs_nnz.max())] < plane_size).sum(1).max()) + 3
     guard = np.full(2 * width + 2, -7, dtype=np.int32)
     vguard = np.full(2 * width + 2, -7.0, dtype=np.float32)
+    legal = np.zeros((2, a), np.int16)
     batch = _native.Batch(
-        cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),
+        cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), legal,
         np.zeros(2, np.int32), np.zeros(2, np.int32), np.zeros((2, n)), np.zeros(2, np.bool_),
         np.zeros((2, n, 7), np.int32), sparse_idx=guard[1:-1], sparse_val=vguard[1:-1],
         sparse_nnz=nnz, sparse_width=width, ranch_width=full.sparse_width,
     )
     batch.reset(np.arange(2, dtype=np.uint64))
-    for _ in range(2):  # the first publish, then one after a move
+    for _ in range(3):  # the first publish, then after each of two moves
         assert (nnz == -1).all()
         assert guard[0] == guard[-1] == -7 and vguard[0] == vguard[-1] == -7.0
         assert (guard[1:-1] == vg.observation_size).all() and (vguard[1:-1] == 0).all()
-        batch.step(np.zeros(2, np.int64))  # the first claim
+        # a legal move; the step says a row was refused (VectorGame raises on it)
+        assert batch.step(legal[:, 0].astype(np.int64)) == SPARSE_OVERFLOW
     with pytest.raises(ValueError, match="go together"):
         _native.Batch(
             cfg, 2, 0, 0.0, True, None, np.zeros((2, a), np.int8), np.zeros((2, a), np.int16),

@@ -48,7 +48,7 @@ from moonriver_env.family.validation import check_int
 from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, GameState, IllegalActionError, Phase
-from moonriver_env.moonriver.vector._backend import NativeBackend, PythonBackend
+from moonriver_env.moonriver.vector._backend import SPARSE_OVERFLOW, NativeBackend, PythonBackend
 from moonriver_env.moonriver.vector.search import NativeState
 
 _SEED_LIMIT = 2**64
@@ -187,7 +187,7 @@ class VectorGame(AfterstatesOf):
         bad = self._backend.step(arr, active)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
-        if self.sparse and int(self._arrays["obs_nnz"].min()) < 0:  # the width's bound broke
+        if bad == SPARSE_OVERFLOW:  # the width's bound broke
             raise RuntimeError("the sparse observation overflowed its width (a bug; report it)")
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
