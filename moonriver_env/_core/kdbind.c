@@ -184,8 +184,9 @@ static int batch_index(KdBatchObject *self, Py_ssize_t i) {
     return 1;
 }
 
-/* Game i's legal ids, mask, seat, phase and observation into the outputs. */
-static void publish(KdBatchObject *self, Py_ssize_t i) {
+/* Game i's legal ids, mask, seat, phase and observation into the outputs. Returns 1 when its
+ * sparse row did not fit the width (the row left all padding, its count -1), else 0. */
+static int publish(KdBatchObject *self, Py_ssize_t i) {
     const KdParams *p = self->p;
     const KdGame *g = &self->games[i];
     Py_ssize_t A = p->num_actions;
@@ -213,10 +214,13 @@ static void publish(KdBatchObject *self, Py_ssize_t i) {
     if (dense) kd_encode(p, g, g->phase == KD_GAME_OVER ? 0 : g->seat, dense);
     if (self->sparse_width) {
         Py_ssize_t W = self->sparse_width;
-        ((int32_t *)self->out[KO_SNNZ].buf)[i] = pack_dense_row(
-            dense, p->obs_size, (int32_t *)self->out[KO_SIDX].buf + i * W,
-            (float *)self->out[KO_SVAL].buf + i * W, (int)W, &self->sprev[i]);
+        int nnz = pack_dense_row(dense, p->obs_size, (int32_t *)self->out[KO_SIDX].buf + i * W,
+                                 (float *)self->out[KO_SVAL].buf + i * W, (int)W,
+                                 &self->sprev[i]);
+        ((int32_t *)self->out[KO_SNNZ].buf)[i] = nnz;
+        return nnz < 0;
     }
+    return 0;
 }
 
 /* new_game(i, seed): the game new_game(config, seed) sets up, in slot i. */
@@ -230,7 +234,8 @@ static PyObject *KdBatch_new_game(KdBatchObject *self, PyObject *args) {
 }
 
 /* step(actions int64 (N,), active bool (N,)) -> -1, or the first active game whose action is
- * not legal (then no game has changed). A finished game (no auto-reset) ignores its action.
+ * not legal (then no game has changed), or -2 when a sparse row did not fit its width (a
+ * bug: the row is all padding). A finished game (no auto-reset) ignores its action.
  * Each action is read once from the caller's array into todo and checked there; the games
  * play todo only (the caller's arrays may change meanwhile). */
 static PyObject *KdBatch_step(KdBatchObject *self, PyObject *args) {
@@ -257,16 +262,17 @@ static PyObject *KdBatch_step(KdBatchObject *self, PyObject *args) {
     }
     PyBuffer_Release(&av);
     PyBuffer_Release(&bv);
+    int refused = 0;
     if (bad < 0) {
         Py_BEGIN_ALLOW_THREADS;
         for (Py_ssize_t i = 0; i < N; i++) {
             if (self->todo[i] < 0) continue;
             kd_apply(self->p, &self->games[i], self->todo[i]);
-            publish(self, i);
+            refused |= publish(self, i);
         }
         Py_END_ALLOW_THREADS;
     }
-    return PyLong_FromSsize_t(bad);
+    return PyLong_FromSsize_t(bad < 0 && refused ? -2 : bad);
 }
 
 /* observe(i, seat, out float32 (O,)) */
@@ -365,7 +371,7 @@ static PyObject *KdBatch_afterstates(KdBatchObject *self, PyObject *args) {
 /* Every method runs through batch_call (binding.h): one call at a time on a ready KdBatch. */
 #define KDBATCH_LIST(X, P) \
     X(P, new_game, "new_game(i, seed)") \
-    X(P, step, "step(actions, active) -> -1 or i") \
+    X(P, step, "step(actions, active) -> -1, i or -2") \
     X(P, observe, "observe(i, seat, out)") \
     X(P, scores, "scores(i) -> ((points, largest), ...)") \
     X(P, get_record, "get_record(i) -> bytes") \

@@ -28,6 +28,12 @@ def fields_dtype(fields: Any, itemsize: int) -> np.dtype:
     return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": itemsize})
 
 
+SPARSE_OVERFLOW = -2
+"""A core batch's ``step`` answer when a sparse row did not fit its width (``Batch`` in
+batch.c, ``KdBatch`` in kdbind.c): the encoder's proven bound broken, a bug. The vector games
+raise ``RuntimeError`` on it."""
+
+
 def step_arrays(
     num_games: int,
     actions: Sequence[int] | np.ndarray,

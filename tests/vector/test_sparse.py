@@ -143,10 +143,49 @@ def test_pack_rows_refuses_a_row_wider_than_the_width() -> None:
         pack_rows(dense, idx, np.zeros((1, 4), np.float32), np.zeros(1, np.int32))
 
 
+class RawBatch:
+    """A raw ``Batch`` of ``n_games`` Moon River games with the dense observation and sparse
+    rows of ``width`` entries (ranch caches of ``ranch_width``), and the arrays it writes."""
+
+    def __init__(self, probe: VectorGame, n_games: int, width: int, ranch_width: int) -> None:
+        from moonriver_env.moonriver.vector._backend import native_config
+
+        n, a, size = probe.num_players, probe.num_actions, probe.observation_size
+        self.size = size
+        self.obs = np.zeros((n_games, size), np.float32)
+        self.idx = np.zeros((n_games, width), np.int32)
+        self.val = np.zeros((n_games, width), np.float32)
+        self.nnz = np.zeros(n_games, np.int32)
+        self.legal = np.zeros((n_games, a), np.int16)
+        self.num_legal = np.zeros(n_games, np.int32)
+        self.batch = _native.Batch(
+            native_config(probe.config), n_games, 0, 0.0, True, self.obs,
+            np.zeros((n_games, a), np.int8), self.legal, self.num_legal,
+            np.zeros(n_games, np.int32), np.zeros((n_games, n)), np.zeros(n_games, np.bool_),
+            np.zeros((n_games, n, 7), np.int32), sparse_idx=self.idx, sparse_val=self.val,
+            sparse_nnz=self.nnz, sparse_width=width, ranch_width=ranch_width,
+        )
+        self.batch.reset(np.arange(n_games, dtype=np.uint64))
+
+    def check_row(self, i: int) -> None:
+        """Row ``i`` (one that fits) is the dense observation's non-zero entries, then padding."""
+        expected = np.flatnonzero(self.obs[i])
+        k = self.nnz[i]
+        assert k == expected.size
+        np.testing.assert_array_equal(self.idx[i, :k], expected)
+        np.testing.assert_array_equal(self.val[i, :k], self.obs[i, expected])
+        assert (self.idx[i, k:] == self.size).all() and (self.val[i, k:] == 0).all()
+
+    def step_random(self, rng: np.random.Generator) -> None:
+        pick = (rng.random(len(self.nnz)) * self.num_legal).astype(np.int64)
+        self.batch.step(self.legal[np.arange(len(self.nnz)), pick].astype(np.int64))
+
+
 def test_the_core_never_writes_past_the_width() -> None:
     """A ranch width below what a ranch holds: the row is left all padding, its count says
     -1, and the memory around it is untouched (guards on both sides)."""
-    from moonriver_env.moonriver.vector._backend import SPARSE_OVERFLOW, native_config
+    from moonriver_env.family.batch import SPARSE_OVERFLOW
+    from moonriver_env.moonriver.vector._backend import native_config
 
     vg = VectorGame(num_games=2, num_players=2, seed=0, observe=False)
     cfg = native_config(vg.config)
@@ -214,47 +253,46 @@ def test_a_ranch_cache_filled_to_its_last_entries_lists_every_cell(name: str) ->
     refused whole, one that fits exactly or within a few entries is listed in full (the
     listing writes ahead in blocks of four only where the cache has room for it)."""
     from moonriver_env.moonriver.encoding import RANCH_CHANNEL_NAMES, RANCH_CHANNELS
-    from moonriver_env.moonriver.vector._backend import native_config
 
     probe = VectorGame(**CONFIGS[name], num_games=8, seed=0, observe=False)
-    cfg = native_config(probe.config)
-    n_games, n, a, size = 8, probe.num_players, probe.num_actions, probe.observation_size
+    n = probe.num_players
     cells = int(np.prod(probe.plane_shape)) // (n * RANCH_CHANNELS)
     shown = np.ones(RANCH_CHANNELS, np.bool_)  # the channels a ranch cache lists
     shown[[RANCH_CHANNEL_NAMES.index("piece"), RANCH_CHANNEL_NAMES.index("skull_target")]] = 0
     near_full = 0
     for ranch_width in (18, 30, 45, 60):
         width = n * ranch_width + 2 * cells + 400  # the ranches decide, not the row
-        obs = np.zeros((n_games, size), np.float32)
-        idx = np.zeros((n_games, width), np.int32)
-        val = np.zeros((n_games, width), np.float32)
-        nnz = np.zeros(n_games, np.int32)
-        legal = np.zeros((n_games, a), np.int16)
-        num_legal = np.zeros(n_games, np.int32)
-        batch = _native.Batch(
-            cfg, n_games, 0, 0.0, True, obs, np.zeros((n_games, a), np.int8), legal,
-            num_legal, np.zeros(n_games, np.int32), np.zeros((n_games, n)),
-            np.zeros(n_games, np.bool_), np.zeros((n_games, n, 7), np.int32), sparse_idx=idx,
-            sparse_val=val, sparse_nnz=nnz, sparse_width=width, ranch_width=ranch_width,
-        )
-        batch.reset(np.arange(n_games, dtype=np.uint64))
+        raw = RawBatch(probe, 8, width, ranch_width)
         rng = np.random.default_rng(ranch_width)
         for _ in range(150):
-            for i in range(n_games):
-                ranches = obs[i, : n * RANCH_CHANNELS * cells].reshape(n, RANCH_CHANNELS, cells)
+            for i in range(8):
+                ranches = raw.obs[i, : n * RANCH_CHANNELS * cells].reshape(n, RANCH_CHANNELS, -1)
                 per_ranch = (ranches[:, shown] != 0).sum(axis=(1, 2))
-                if nnz[i] < 0:
+                if raw.nnz[i] < 0:
                     assert per_ranch.max() > ranch_width, "refused, yet every ranch fits"
                     continue
                 assert per_ranch.max() <= ranch_width
                 near_full += int(per_ranch.max() > ranch_width - 3)
-                expected = np.flatnonzero(obs[i])
-                assert nnz[i] == expected.size
-                np.testing.assert_array_equal(idx[i, : nnz[i]], expected)
-                np.testing.assert_array_equal(val[i, : nnz[i]], obs[i, expected])
-            pick = (rng.random(n_games) * num_legal).astype(np.int64)
-            batch.step(legal[np.arange(n_games), pick].astype(np.int64))
+                raw.check_row(i)
+            raw.step_random(rng)
     assert near_full >= 20, "rows whose ranch fills its cache to the last three entries"
+
+
+@pytest.mark.parametrize("name", ["2p-base", "kd-2p"])
+def test_a_row_past_the_width_stops_the_step_with_an_error(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should the encoder's proven width ever be too small (a bug), ``step`` says so with a
+    RuntimeError instead of handing out a row whose count is -1."""
+    from moonriver_env.kingdomino.encoding import KingdominoEncoder
+    from moonriver_env.moonriver.encoding import ObservationEncoder
+
+    encoder = KingdominoEncoder if name in KD_CONFIGS else ObservationEncoder
+    monkeypatch.setattr(encoder, "sparse_width", property(lambda self: 12))
+    vg = make(name, num_games=2, seed=0, observe="sparse")
+    assert vg.sparse_width == 12 and (vg.obs_nnz == -1).all()  # the set-up's rows, refused
+    with pytest.raises(RuntimeError, match="overflowed its width"):
+        vg.step(vg.legal_ids[:, 0].astype(np.int64))
 
 
 def test_a_row_that_fits_again_after_a_refusal_is_whole() -> None:
@@ -263,7 +301,6 @@ def test_a_row_that_fits_again_after_a_refusal_is_whole() -> None:
     equals the dense observation's non-zero entries, its ranch part written again (not taken as
     unchanged from the padded row)."""
     from moonriver_env.moonriver.encoding import ObservationEncoder
-    from moonriver_env.moonriver.vector._backend import native_config
 
     probe = VectorGame(num_games=8, num_players=2, seed=0, observe="sparse")
     counts = []
@@ -274,38 +311,19 @@ def test_a_row_that_fits_again_after_a_refusal_is_whole() -> None:
         pick = (rng.random(8) * probe.num_legal).astype(np.int64)
         probe.step(probe.legal_ids[rows, pick].astype(np.int64))
     width = int(np.median(counts))  # about half the rows overflow it
-    cfg = native_config(probe.config)
-    n_games, n, a, size = 8, 2, probe.num_actions, probe.observation_size
-    obs = np.zeros((n_games, size), np.float32)
-    idx = np.zeros((n_games, width), np.int32)
-    val = np.zeros((n_games, width), np.float32)
-    nnz = np.zeros(n_games, np.int32)
-    legal = np.zeros((n_games, a), np.int16)
-    num_legal = np.zeros(n_games, np.int32)
-    batch = _native.Batch(
-        cfg, n_games, 0, 0.0, True, obs, np.zeros((n_games, a), np.int8), legal, num_legal,
-        np.zeros(n_games, np.int32), np.zeros((n_games, n)), np.zeros(n_games, np.bool_),
-        np.zeros((n_games, n, 7), np.int32), sparse_idx=idx, sparse_val=val, sparse_nnz=nnz,
-        sparse_width=width, ranch_width=ObservationEncoder(probe.config).ranch_sparse_width,
-    )
-    batch.reset(np.arange(n_games, dtype=np.uint64))
-    refused = np.zeros(n_games, np.bool_)
+    raw = RawBatch(probe, 8, width, ObservationEncoder(probe.config).ranch_sparse_width)
+    refused = np.zeros(8, np.bool_)
     fits_after_refusal = 0
     for _ in range(300):
-        for i in range(n_games):
-            if nnz[i] < 0:
-                assert (idx[i] == size).all() and (val[i] == 0).all(), "a refused row's padding"
+        for i in range(8):
+            if raw.nnz[i] < 0:
+                assert (raw.idx[i] == raw.size).all() and (raw.val[i] == 0).all(), "padding"
                 refused[i] = True
                 continue
             fits_after_refusal += int(refused[i])
             refused[i] = False
-            expected = np.flatnonzero(obs[i])
-            assert nnz[i] == expected.size
-            np.testing.assert_array_equal(idx[i, : nnz[i]], expected)
-            np.testing.assert_array_equal(val[i, : nnz[i]], obs[i, expected])
-            assert (idx[i, nnz[i] :] == size).all() and (val[i, nnz[i] :] == 0).all()
-        pick = (rng.random(n_games) * num_legal).astype(np.int64)
-        batch.step(legal[np.arange(n_games), pick].astype(np.int64))
+            raw.check_row(i)
+        raw.step_random(rng)
     assert fits_after_refusal >= 5, "the width should be refused now and then, and fit again"
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, REWARD_MODES, check_seed
-from moonriver_env.family.batch import readonly, step_arrays
+from moonriver_env.family.batch import SPARSE_OVERFLOW, readonly, step_arrays
 from moonriver_env.family.native import GAME_SEED_HIGH, choose_backend, native
 from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_choice, check_finite, check_int
@@ -188,6 +188,8 @@ class KingdominoVectorGame(AfterstatesOf):
         bad = self._backend.step(arr, on)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
+        if bad == SPARSE_OVERFLOW:  # the width's bound broke
+            raise RuntimeError("the sparse observation overflowed its width (a bug; report it)")
         over = phase == int(Phase.GAME_OVER)
         self._rewards[on] = 0.0
         if self.dense_reward:

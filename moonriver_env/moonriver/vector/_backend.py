@@ -32,11 +32,6 @@ VectorGame = (
 _CONFIGS: dict[int, tuple[Any, Any]] = {}
 
 
-SPARSE_OVERFLOW = -2
-"""``Batch.step``'s answer when a sparse row did not fit its width (batch.c): the encoder's
-bound broken, a bug."""
-
-
 def native_config(config: Any) -> Any:
     """The core's checked tables for ``config`` (built once per config object)."""
     import moonriver_env._native as _native

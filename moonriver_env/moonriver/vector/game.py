@@ -41,14 +41,14 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
-from moonriver_env.family.batch import readonly, step_arrays
+from moonriver_env.family.batch import SPARSE_OVERFLOW, readonly, step_arrays
 from moonriver_env.family.native import SCORE_WIDTH, choose_backend
 from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_int
 from moonriver_env.moonriver.args import env_settings
 from moonriver_env.moonriver.encoding import ObservationEncoder
 from moonriver_env.moonriver.rules import GameConfig, GameState, IllegalActionError, Phase
-from moonriver_env.moonriver.vector._backend import SPARSE_OVERFLOW, NativeBackend, PythonBackend
+from moonriver_env.moonriver.vector._backend import NativeBackend, PythonBackend
 from moonriver_env.moonriver.vector.search import NativeState
 
 _SEED_LIMIT = 2**64
