@@ -206,7 +206,9 @@ static void prefetch_game(const BatchObject *self, Py_ssize_t i) {
         for (int s = 0; s < n; s++) {
             size_t at = (size_t)(i * n + s) * (size_t)self->ranch_width;
             __builtin_prefetch(self->sidx + at);
-            __builtin_prefetch(self->sidx + at + 32);
+            if (self->ranch_width > 32) { /* its second line, inside the list */
+                __builtin_prefetch(self->sidx + at + 32);
+            }
             __builtin_prefetch(self->sval + at);
         }
         __builtin_prefetch(&self->prefix[i]);

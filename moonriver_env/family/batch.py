@@ -30,8 +30,21 @@ def fields_dtype(fields: Any, itemsize: int) -> np.dtype:
 
 SPARSE_OVERFLOW = -2
 """A core batch's ``step`` answer when a sparse row did not fit its width (``Batch`` in
-batch.c, ``KdBatch`` in kdbind.c): the encoder's proven bound broken, a bug. The vector games
-raise ``RuntimeError`` on it."""
+batch.c, ``KdBatch`` in kdbind.c): the encoder's proven bound broken, a bug."""
+
+
+def sparse_overflow() -> RuntimeError:
+    """The error a vector game raises when a sparse row did not fit its width."""
+    return RuntimeError("the sparse observation overflowed its width (a bug; report it)")
+
+
+def check_sparse_rows(
+    nnz: np.ndarray | None, rows: int | slice | np.ndarray = slice(None)
+) -> None:
+    """Raise :func:`sparse_overflow` when a sparse row among ``rows`` was refused (its count
+    -1): after a reset or a set state, whose rows the core writes without a step's answer."""
+    if nnz is not None and np.size(nnz[rows]) and int(np.min(nnz[rows])) < 0:
+        raise sparse_overflow()
 
 
 def step_arrays(

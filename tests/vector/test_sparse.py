@@ -279,20 +279,36 @@ def test_a_ranch_cache_filled_to_its_last_entries_lists_every_cell(name: str) ->
 
 
 @pytest.mark.parametrize("name", ["2p-base", "kd-2p"])
-def test_a_row_past_the_width_stops_the_step_with_an_error(
+def test_a_row_past_the_width_is_an_error_not_a_row(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Should the encoder's proven width ever be too small (a bug), ``step`` says so with a
-    RuntimeError instead of handing out a row whose count is -1."""
+    """Should the encoder's proven width ever be too small (a bug), the call that wrote the
+    row says so with a RuntimeError instead of handing out a row whose count is -1: a reset
+    (the set-up's rows), a set state, and a step (a later row past a width the set-up fit)."""
     from moonriver_env.kingdomino.encoding import KingdominoEncoder
     from moonriver_env.moonriver.encoding import ObservationEncoder
 
     encoder = KingdominoEncoder if name in KD_CONFIGS else ObservationEncoder
-    monkeypatch.setattr(encoder, "sparse_width", property(lambda self: 12))
-    vg = make(name, num_games=2, seed=0, observe="sparse")
-    assert vg.sparse_width == 12 and (vg.obs_nnz == -1).all()  # the set-up's rows, refused
+    fits = make(name, num_games=4, seed=0, observe="sparse")
+    setup_width = int(fits.obs_nnz.max())  # the set-up's rows fit, later ones do not
+    monkeypatch.setattr(encoder, "sparse_width", property(lambda self: setup_width - 1))
     with pytest.raises(RuntimeError, match="overflowed its width"):
-        vg.step(vg.legal_ids[:, 0].astype(np.int64))
+        make(name, num_games=4, seed=0, observe="sparse")
+    monkeypatch.setattr(encoder, "sparse_width", property(lambda self: setup_width))
+    vg = make(name, num_games=4, seed=0, observe="sparse")
+    rng = np.random.default_rng(0)
+    rows = np.arange(4)
+    with pytest.raises(RuntimeError, match="overflowed its width"):
+        for _ in range(100):
+            pick = (rng.random(4) * vg.num_legal).astype(np.int64)
+            vg.step(vg.legal_ids[rows, pick].astype(np.int64))
+    with pytest.raises(RuntimeError, match="overflowed its width"):
+        fits.step(fits.legal_ids[:, 0].astype(np.int64))
+        vg.set_state(0, fits.get_state(0))
+        for _ in range(100):  # a state whose row does not fit
+            pick = (rng.random(4) * fits.num_legal).astype(np.int64)
+            fits.step(fits.legal_ids[rows, pick].astype(np.int64))
+            vg.set_state(0, fits.get_state(0))
 
 
 def test_a_row_that_fits_again_after_a_refusal_is_whole() -> None:

@@ -33,7 +33,13 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, REWARD_MODES, check_seed
-from moonriver_env.family.batch import SPARSE_OVERFLOW, readonly, step_arrays
+from moonriver_env.family.batch import (
+    SPARSE_OVERFLOW,
+    check_sparse_rows,
+    readonly,
+    sparse_overflow,
+    step_arrays,
+)
 from moonriver_env.family.native import GAME_SEED_HIGH, choose_backend, native
 from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_choice, check_finite, check_int
@@ -188,8 +194,6 @@ class KingdominoVectorGame(AfterstatesOf):
         bad = self._backend.step(arr, on)
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
-        if bad == SPARSE_OVERFLOW:  # the width's bound broke
-            raise RuntimeError("the sparse observation overflowed its width (a bug; report it)")
         over = phase == int(Phase.GAME_OVER)
         self._rewards[on] = 0.0
         if self.dense_reward:
@@ -200,8 +204,14 @@ class KingdominoVectorGame(AfterstatesOf):
                 self._dense_points[i] = points
         self._scores[moving] = 0
         self._terminated[moving] = over[moving]
-        for i in np.flatnonzero(moving & over).tolist():
+        ended = np.flatnonzero(moving & over)
+        for i in ended.tolist():
             self._game_over(i)
+        # the width's bound broke (a bug): said once every array agrees with the games
+        if bad == SPARSE_OVERFLOW:
+            raise sparse_overflow()
+        if self.auto_reset:
+            check_sparse_rows(self._arrays.get("obs_nnz"), ended)
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation)."""
@@ -247,6 +257,7 @@ class KingdominoVectorGame(AfterstatesOf):
         self._backend.set_state(i, state)
         self._clear(i)
         self._note_points(i)
+        check_sparse_rows(self._arrays.get("obs_nnz"), i)
 
     # -- helpers -----------------------------------------------------------------------------
     def _index(self, i: int) -> int:
@@ -257,12 +268,16 @@ class KingdominoVectorGame(AfterstatesOf):
         self._terminated[i] = False
         self._scores[i] = 0
 
-    def _new_game(self, i: int, seed: int | None) -> None:
+    def _new_game(self, i: int, seed: int | None, check: bool = True) -> None:
+        """A new game in slot ``i``; ``check``: its sparse row checked here (a step checks
+        the rows of the games it restarted once its arrays agree)."""
         rng = self._seed_rngs[i]
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
         self._backend.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
         self._note_points(i)
+        if check:
+            check_sparse_rows(self._arrays.get("obs_nnz"), i)
 
     def _note_points(self, i: int) -> None:
         """Game ``i``'s points as they stand: what the next step's ``dense_reward`` starts from."""
@@ -274,7 +289,7 @@ class KingdominoVectorGame(AfterstatesOf):
         self._scores[i] = keys
         self._rewards[i] += self._final_rewards(keys)
         if self.auto_reset:
-            self._new_game(i, None)
+            self._new_game(i, None, check=False)
 
     def _final_rewards(self, keys: list[tuple[int, int]]) -> list[float]:
         """The env's final rewards (``kingdomino_v0.raw_env._final_rewards``)."""

@@ -41,7 +41,13 @@ from typing import Any
 import numpy as np
 
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
-from moonriver_env.family.batch import SPARSE_OVERFLOW, readonly, step_arrays
+from moonriver_env.family.batch import (
+    SPARSE_OVERFLOW,
+    check_sparse_rows,
+    readonly,
+    sparse_overflow,
+    step_arrays,
+)
 from moonriver_env.family.native import SCORE_WIDTH, choose_backend
 from moonriver_env.family.sparse import AfterstatesOf, observe_forms, sparse_arrays
 from moonriver_env.family.validation import check_int
@@ -162,6 +168,7 @@ class VectorGame(AfterstatesOf):
                 )
             seeds = np.arange(self.num_games, dtype=np.uint64) + np.uint64(seed)
         self._backend.reset(seeds)
+        check_sparse_rows(self._arrays.get("obs_nnz"))
 
     def reset_game(self, i: int, seed: int | None = None) -> None:
         """A new game in slot ``i`` only: with ``seed``, the env's game after
@@ -171,6 +178,7 @@ class VectorGame(AfterstatesOf):
         if seed is not None and seed >= _SEED_LIMIT:
             raise ValueError(f"seed: expected a seed below 2**64 for VectorGame, got {seed}")
         self._backend.reset_game(i, seed)
+        check_sparse_rows(self._arrays.get("obs_nnz"), i)
 
     def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """Play one action per game (for its acting seat); the arrays show the result.
@@ -188,7 +196,7 @@ class VectorGame(AfterstatesOf):
         if bad >= 0:
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
         if bad == SPARSE_OVERFLOW:  # the width's bound broke
-            raise RuntimeError("the sparse observation overflowed its width (a bug; report it)")
+            raise sparse_overflow()
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation; any seat, also with
@@ -216,6 +224,7 @@ class VectorGame(AfterstatesOf):
         if state.config != self.config:
             raise ValueError("state: its config differs from this VectorGame's config")
         self._backend.set_state(i, state)
+        check_sparse_rows(self._arrays.get("obs_nnz"), i)
 
     # -- helpers -----------------------------------------------------------------------------
     def _index(self, i: int) -> int:
