@@ -163,6 +163,7 @@ class KingdominoVectorGame(AfterstatesOf):
             raise ValueError(f"seed: expected seed + num_games <= 2**64, got {seed}")
         for i in range(self.num_games):
             self._new_game(i, None if seed is None else seed + i)
+        check_sparse_rows(self._arrays.get("obs_nnz"))
         self._rewards.fill(0.0)
         self._terminated.fill(False)
         self._scores.fill(0)
@@ -175,6 +176,7 @@ class KingdominoVectorGame(AfterstatesOf):
             raise ValueError(f"seed: expected a seed below 2**64, got {seed}")
         self._new_game(i, seed)
         self._clear(i)
+        check_sparse_rows(self._arrays.get("obs_nnz"), i)
 
     def step(self, actions: Sequence[int] | np.ndarray, active: np.ndarray | None = None) -> None:
         """Play one action per game (for its acting seat); the arrays show the result.
@@ -268,16 +270,13 @@ class KingdominoVectorGame(AfterstatesOf):
         self._terminated[i] = False
         self._scores[i] = 0
 
-    def _new_game(self, i: int, seed: int | None, check: bool = True) -> None:
-        """A new game in slot ``i``; ``check``: its sparse row checked here (a step checks
-        the rows of the games it restarted once its arrays agree)."""
+    def _new_game(self, i: int, seed: int | None) -> None:
+        """A new game in slot ``i`` (its caller checks the sparse row: ``check_sparse_rows``)."""
         rng = self._seed_rngs[i]
         if seed is not None or rng is None:  # a seedless first reset: the env's fresh generator
             rng = self._seed_rngs[i] = np.random.default_rng(seed)
         self._backend.new_game(i, int(rng.integers(GAME_SEED_HIGH)))
         self._note_points(i)
-        if check:
-            check_sparse_rows(self._arrays.get("obs_nnz"), i)
 
     def _note_points(self, i: int) -> None:
         """Game ``i``'s points as they stand: what the next step's ``dense_reward`` starts from."""
@@ -289,7 +288,7 @@ class KingdominoVectorGame(AfterstatesOf):
         self._scores[i] = keys
         self._rewards[i] += self._final_rewards(keys)
         if self.auto_reset:
-            self._new_game(i, None, check=False)
+            self._new_game(i, None)
 
     def _final_rewards(self, keys: list[tuple[int, int]]) -> list[float]:
         """The env's final rewards (``kingdomino_v0.raw_env._final_rewards``)."""
