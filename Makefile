@@ -47,7 +47,7 @@ install-all: $(VENV_STAMP)
 	$(MAKE) install EXTRAS=all
 
 # The main job: the short az run (training/configs/az_short.toml: 6,000 heuristic games played
-# in the native core as the warm start, then 160 iterations of 512 self-play games in the core:
+# in the native core as the warm start, then 280 iterations of 512 self-play games in the core:
 # a fixed amount of work, so its model does not hang on the machine's load), then the
 # evaluation of the model it ends with against the baseline ladder (random, greedy, heuristic;
 # 100 games each: table printed, learning_curve.png in the run dir). PPO trains with
