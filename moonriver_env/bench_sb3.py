@@ -7,8 +7,8 @@ through the single-agent Gymnasium env (``gymnasium.make(entry.gymnasium_id)``),
 Both routes train sb3-contrib's ``MaskablePPO("MlpPolicy", ...)`` with the same network (SB3's
 default MLP), the same hyperparameters and the same samples per update: the single env with
 ``n_steps`` (default 2048, SB3's), the vector route with ``num_envs`` games of
-``n_steps // num_envs`` steps each; ``batch_size`` (default 64) and ``n_epochs`` 10 (SB3's
-defaults) for both, the same opponents for both (``--opponents``, default random), one torch
+``n_steps // num_envs`` steps each; ``batch_size`` (default 64) and ``n_epochs`` (default 10;
+SB3's defaults) for both, the same opponents for both (``--opponents``, default random), one torch
 thread (``--threads``; the machine is shared). A run times ``learn(steps)`` (the model built
 beforehand) and reports learner steps per second, learning included; a row is the median of
 ``--runs`` runs, the routes interleaved so that a change of the machine's load hits both. The last line
@@ -65,6 +65,7 @@ def time_route(
     batch_size: int = 64,
     seed: int = 0,
     opponents: str = "random",
+    n_epochs: int = 10,
 ) -> tuple[float, float]:
     """Learner steps per second of one ``learn(steps)`` through ``route`` (``"single"`` or
     ``"vector"``), learning included, and the share of the time spent in the updates."""
@@ -75,7 +76,7 @@ def time_route(
         env = make_sb3_vec_env(game, num_envs=num_envs, opponents=opponents, seed=seed)
         per_env = max(1, n_steps // num_envs)
     model = MaskablePPO(
-        "MlpPolicy", env, n_steps=per_env, batch_size=batch_size, n_epochs=10, seed=seed
+        "MlpPolicy", env, n_steps=per_env, batch_size=batch_size, n_epochs=n_epochs, seed=seed
     )
     update = [0.0]
     train = model.train
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=4096, help="learner steps per run")
     parser.add_argument("--n-steps", type=int, default=2048, help="samples per update")
     parser.add_argument("--batch-size", type=int, default=64, help="minibatch (both routes)")
+    parser.add_argument("--n-epochs", type=int, default=10, help="passes over each update's samples")
     parser.add_argument("--num-envs", type=int, default=16, help="games of the vector route")
     parser.add_argument("--opponents", default="random", help="agent spec (both routes)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's)")
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
         torch.set_num_threads(args.threads)
     print(
         f"MaskablePPO MlpPolicy, {args.n_steps} samples per update, batch {args.batch_size}, "
-        f"10 epochs, "
+        f"{args.n_epochs} epochs, "
         f"{args.opponents} opponents; {args.steps} steps per run, median of {args.runs} runs, "
         f"torch threads {torch.get_num_threads()}"
     )
@@ -126,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
                     args.batch_size,
                     run,
                     args.opponents,
+                    args.n_epochs,
                 )
                 rates[route].append(rate)
                 shares[route].append(share)
