@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=4096, help="learner steps per run")
     parser.add_argument("--n-steps", type=int, default=2048, help="samples per update")
     parser.add_argument("--batch-size", type=int, default=64, help="minibatch (both routes)")
-    parser.add_argument("--n-epochs", type=int, default=10, help="passes over each update's samples")
+    parser.add_argument("--n-epochs", type=int, default=10, help="passes over an update's samples")
     parser.add_argument("--num-envs", type=int, default=16, help="games of the vector route")
     parser.add_argument("--opponents", default="random", help="agent spec (both routes)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's)")
