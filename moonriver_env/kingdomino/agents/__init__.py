@@ -93,10 +93,10 @@ AGENTS: dict[str, AgentKind] = {
 
 STRONGEST = ("az", "mc:sims=0,time=0.5,rollout=greedy,k=3,value=margin")
 """The agents seated by default, strongest first (the ``strongest`` hook of its entry): ``az``,
-which plays every table (the study rules' and the 2-player base game's own models, the model
-of every table ``az_kingdomino`` elsewhere); flat Monte Carlo at 0.5 s a move where no model
-plays (a missing or damaged file), which won 0.857 [0.812, 0.892] against three greedy agents
-(300 games, 4 players; docs/kingdomino.md) and plays every table."""
+which plays every table (the own models of the study's rules and of the 2- and 3-player base
+games, the model of every table ``az_kingdomino`` elsewhere); flat Monte Carlo at 0.5 s a move
+where no model plays (a missing or damaged file), which won 0.857 [0.812, 0.892] against three
+greedy agents (300 games, 4 players; docs/kingdomino.md) and plays every table."""
 
 
 def make_kingdomino_agent(spec: str, seed: int | None = None) -> KingdominoAgent:
