@@ -388,9 +388,10 @@ static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode
 /* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
  * the first game whose action is not legal (then nothing changed), or -2 when a sparse row
  * did not fit its width (the encoder's bound broken: a bug; the row is all padding). A
- * finished game (auto_reset off) ignores its action; a game whose active entry is false is left as it is,
- * its outputs included. Each action is read once from the caller's array into todo and
- * checked there; the games play todo only (the caller's arrays may change meanwhile). */
+ * finished game (auto_reset off) ignores its action; a game whose active entry is false is
+ * left as it is, its outputs included. Each action is read once from the caller's array into
+ * todo and checked there; the games play todo only (the caller's arrays may change
+ * meanwhile). */
 enum { TODO_INACTIVE = -1, TODO_OVER = -2 };
 
 static PyObject *Batch_step(BatchObject *self, PyObject *args) {
