@@ -15,6 +15,13 @@ beforehand) and reports learner steps per second, learning included; a row is th
 per game is the ratio of the medians. Each row also gives the share of its time spent in
 MaskablePPO's updates (SB3's own work, the same per sample on both routes: it bounds the ratio)
 and the rate of the rollouts alone (collection: the env and the policy's forward passes).
+
+The ceiling line bounds what any environment could give this network: the single env's time a
+step over the vector route's time a step without its env, that is its update time a sample plus
+the policy's own forward pass a row (``policy(obs, action_masks=...)`` as MaskablePPO's rollout
+calls it, on ``num_envs`` rows of the vector route's observations; median of ``--runs``). Where
+the ceiling is under a target, no faster env reaches the target with this network and these
+hyperparameters.
 """
 
 from __future__ import annotations
@@ -66,9 +73,10 @@ def time_route(
     seed: int = 0,
     opponents: str = "random",
     n_epochs: int = 10,
-) -> tuple[float, float]:
+) -> tuple[float, float, float]:
     """Learner steps per second of one ``learn(steps)`` through ``route`` (``"single"`` or
-    ``"vector"``), learning included, and the share of the time spent in the updates."""
+    ``"vector"``), learning included, the share of the time spent in the updates, and (the
+    vector route; 0.0 for the single env) the seconds of the policy's forward pass a row."""
     if route == "single":
         env: Any = _single_env(game, seed, opponents)
         per_env = n_steps
@@ -90,8 +98,27 @@ def time_route(
     start = time.perf_counter()
     model.learn(steps)
     elapsed = time.perf_counter() - start
+    forward = _forward_per_row(model, env) if route == "vector" else 0.0
     env.close()
-    return model.num_timesteps / elapsed, update[0] / elapsed
+    return model.num_timesteps / elapsed, update[0] / elapsed, forward
+
+
+def _forward_per_row(model: Any, env: Any, calls: int = 20) -> float:
+    """Seconds a row of the policy's forward pass as MaskablePPO's rollout makes it (the
+    observations to a tensor, the masked distribution, the sampled actions back to NumPy), on
+    the vector env's own rows; the best of three timings of ``calls`` calls."""
+    obs = env.reset()
+    masks = env.action_masks()
+    policy = model.policy
+    best = float("inf")
+    with torch.no_grad():
+        for _ in range(3):
+            t = time.perf_counter()
+            for _ in range(calls):
+                actions, _values, _logp = policy(policy.obs_to_tensor(obs)[0], action_masks=masks)
+                actions.cpu().numpy()
+            best = min(best, time.perf_counter() - t)
+    return best / (calls * len(masks))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -117,9 +144,10 @@ def main(argv: list[str] | None = None) -> None:
     for game in args.games:
         rates: dict[str, list[float]] = {"single": [], "vector": []}
         shares: dict[str, list[float]] = {"single": [], "vector": []}
+        forwards: list[float] = []
         for run in range(args.runs):
             for route in rates:
-                rate, share = time_route(
+                rate, share, forward = time_route(
                     route,
                     game,
                     args.steps,
@@ -132,6 +160,8 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 rates[route].append(rate)
                 shares[route].append(share)
+                if route == "vector":
+                    forwards.append(forward)
         single = statistics.median(rates["single"])
         vector = statistics.median(rates["vector"])
         us = statistics.median(shares["single"])
@@ -145,6 +175,14 @@ def main(argv: list[str] | None = None) -> None:
             f"  (updates {uv:.0%} of the time; rollouts alone {vector / (1 - uv):6.0f}/s)"
         )
         print(f"{game:24s} ratio                            {vector / single:9.2f}x")
+        update_per_step = uv / vector
+        forward = statistics.median(forwards)
+        ceiling = 1 / single / (update_per_step + forward)
+        print(
+            f"{game:24s} ceiling with an env that costs nothing {ceiling:.2f}x  (updates "
+            f"{update_per_step * 1e3:.3f} ms a sample, the policy's forward pass "
+            f"{forward * 1e3:.3f} ms a row)"
+        )
 
 
 if __name__ == "__main__":

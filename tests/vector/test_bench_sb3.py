@@ -21,3 +21,11 @@ def test_both_routes_and_the_ratio(capsys: pytest.CaptureFixture[str]) -> None:
     assert "single env (gymnasium.make)" in out
     assert "SB3VecEnv,   4 games" in out
     assert "ratio" in out
+    ceiling = [
+        line for line in out.splitlines() if "ceiling with an env that costs nothing" in line
+    ]
+    assert len(ceiling) == 1
+    # the bound is a positive ratio, and above the measured one (the env cost something)
+    bound = float(ceiling[0].split("nothing")[1].split("x")[0])
+    ratio = float([line for line in out.splitlines() if " ratio " in line][0].split()[-1][:-1])
+    assert 0 < bound < float("inf") and bound >= 0.5 * ratio  # timing noise: a margin
