@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from agents.networks.sparse_policy import load_model
@@ -38,28 +39,9 @@ def test_ppo_trains_the_third_game_through_the_fallback(tmp_path: Path) -> None:
     """The same file trains, checkpoints, saves and evaluates a game with no core and no
     line of its own; the saved model plays legal moves as the game's ``ppo:PATH`` would."""
     run = tmp_path / "run"
-    argv = [
-        "--game",
-        "minidraft_2p_base",
-        "--run-dir",
-        str(run),
-        "--total-steps",
-        "2304",
-        "--num-games",
-        "32",
-        "--num-steps",
-        "36",
-        "--eval-opponent",
-        "random",
-        "--eval-games",
-        "20",
-        "--threads",
-        "1",
-        "--embed",
-        "16",
-        "--hidden",
-        "16",
-    ]
+    argv = ["--game", "minidraft_2p_base", "--run-dir", str(run), "--total-steps", "2304",
+            "--num-games", "32", "--num-steps", "36", "--eval-opponent", "random",
+            "--eval-games", "20", "--threads", "1", "--embed", "16", "--hidden", "16"]
     assert ppo.main(argv) == 0
     policy, game = load_model(run / "model.pt")
     assert game == "minidraft_2p_base"
@@ -84,11 +66,11 @@ def test_az_refuses_a_game_without_a_core_by_name() -> None:
         game_spec(cfg)  # type: ignore[arg-type]
 
 
-def test_core_rollouts_refuse_a_game_without_a_core(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_core_rollouts_refuse_a_game_without_a_core(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--rollouts core`` plays the games in the native core: a game without one is a named
     error (exit status 2) before anything is written."""
-    import pytest
-
     run = tmp_path / "run"
     with pytest.raises(SystemExit) as exit_info:
         ppo.main(["--game", "minidraft_2p_base", "--run-dir", str(run), "--total-steps", "64",

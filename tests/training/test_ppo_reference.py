@@ -37,9 +37,8 @@ def random_csr(rng: np.random.Generator, rows: int, d: int) -> tuple[SparseRows,
 
 
 @pytest.mark.parametrize(("core", "rows"), [(True, 40), (True, 1500), (False, 40)])
-def test_sparse_linear_matches_dense_both_ways(
-    core: bool, rows: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_sparse_linear_matches_dense_both_ways(core: bool, rows: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     if not core:  # the fallback without a built core: torch's sparse product
         monkeypatch.setattr(sp, "native", None)
     threads = torch.get_num_threads()
@@ -96,9 +95,8 @@ def test_sparse_products_refuse_wrong_shapes_and_types() -> None:
     with pytest.raises(ValueError, match="out: expected"):
         native.sparse_matmul(x.crow, x.idx, x.val, w, np.zeros((5, 3), np.float32), 30, 4)
     with pytest.raises(ValueError, match="val: expected"):
-        native.sparse_matmul(
-            x.crow, x.idx, x.val.astype(np.float64), w, np.zeros((5, 4), np.float32), 30, 4
-        )
+        native.sparse_matmul(x.crow, x.idx, x.val.astype(np.float64), w,
+                             np.zeros((5, 4), np.float32), 30, 4)
     with pytest.raises(TypeError, match="C-contiguous"):
         native.sparse_matmul(x.crow, x.idx, x.val, w[:, :2], np.zeros((5, 2), np.float32), 30, 2)
 
@@ -158,30 +156,10 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = tmp_path / "run"
-    argv = [
-        "--game",
-        "moonriver_2p_base",
-        "--run-dir",
-        str(run),
-        "--total-steps",
-        "256",
-        "--num-games",
-        "16",
-        "--num-steps",
-        "8",
-        "--eval-opponent",
-        "random",
-        "--eval-games",
-        "2",
-        "--save-every",
-        "1",
-        "--embed",
-        "8",
-        "--hidden",
-        "8",
-        "--threads",
-        "1",
-    ]
+    argv = ["--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "256",
+            "--num-games", "16", "--num-steps", "8", "--eval-opponent", "random",
+            "--eval-games", "2", "--save-every", "1", "--embed", "8", "--hidden", "8",
+            "--threads", "1"]
     assert ppo.main(argv) == 0
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == 256 and summary["updates"] == 2
@@ -211,28 +189,9 @@ def test_a_run_from_before_the_afterstate_head_resumes_with_its_action_head(
     tmp_path: Path,
 ) -> None:
     run = tmp_path / "old"
-    argv = [
-        "--game",
-        "moonriver_2p_base",
-        "--run-dir",
-        str(run),
-        "--total-steps",
-        "128",
-        "--num-games",
-        "16",
-        "--num-steps",
-        "8",
-        "--eval-opponent",
-        "random",
-        "--eval-games",
-        "2",
-        "--embed",
-        "8",
-        "--hidden",
-        "8",
-        "--threads",
-        "1",
-    ]
+    argv = ["--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "128",
+            "--num-games", "16", "--num-steps", "8", "--eval-opponent", "random",
+            "--eval-games", "2", "--embed", "8", "--hidden", "8", "--threads", "1"]
     assert ppo.main([*argv, "--head", "action"]) == 0
     saved = json.loads((run / "args.json").read_text())
     del saved["head"], saved["features"], saved["afterstate_value"]  # as such a run wrote it
@@ -244,28 +203,9 @@ def test_a_run_from_before_the_afterstate_head_resumes_with_its_action_head(
 
 
 def test_kingdomino_trains_through_the_same_file(tmp_path: Path) -> None:
-    argv = [
-        "--game",
-        "kingdomino_2p_base",
-        "--run-dir",
-        str(tmp_path / "kd"),
-        "--total-steps",
-        "128",
-        "--num-games",
-        "16",
-        "--num-steps",
-        "8",
-        "--eval-opponent",
-        "random",
-        "--eval-games",
-        "2",
-        "--embed",
-        "8",
-        "--hidden",
-        "8",
-        "--threads",
-        "1",
-    ]
+    argv = ["--game", "kingdomino_2p_base", "--run-dir", str(tmp_path / "kd"), "--total-steps",
+            "128", "--num-games", "16", "--num-steps", "8", "--eval-opponent", "random",
+            "--eval-games", "2", "--embed", "8", "--hidden", "8", "--threads", "1"]
     assert ppo.main(argv) == 0
     assert json.loads((tmp_path / "kd" / "summary.json").read_text())["steps"] == 128
 
@@ -290,24 +230,20 @@ def test_opponents_play_their_seats_and_leave_no_samples() -> None:
     assert (adv[theirs] == 0).all()
     batches = ppo.minibatches(ro, adv, adv + ro.value, args, np.random.default_rng(1))
     assert sum(b.x.rows for b in batches) == int(ro.mine.sum())
-    ppo.update(
-        policy, torch.optim.Adam(policy.parameters()), batches, args, np.random.default_rng(2)
-    )
+    ppo.update(policy, torch.optim.Adam(policy.parameters()), batches, args,
+               np.random.default_rng(2))
 
 
 @pytest.mark.parametrize(("head", "features"), [("action", False), ("afterstate", True)])
-def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(
-    tmp_path: Path, head: str, features: bool
-) -> None:
+def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(tmp_path: Path, head: str,
+                                                          features: bool) -> None:
     from agents.registry import make_agent
     from moonriver_env.kingdomino import new_game as kd_new_game
     from moonriver_env.moonriver.rules import GameConfig, new_game
     from moonriver_env.vector import vector_game
 
-    for game, start in (
-        ("moonriver_2p_base", lambda: new_game(GameConfig(num_players=2), 3)),
-        ("kingdomino_2p_base", None),
-    ):
+    for game, start in (("moonriver_2p_base", lambda: new_game(GameConfig(num_players=2), 3)),
+                        ("kingdomino_2p_base", None)):
         vg = vector_game(game, num_games=1, seed=0, observe="sparse")
         policy = SparsePolicy(vg.observation_size, vg.action_table, 8, 8, head, features)
         path = tmp_path / f"{game}.pt"
@@ -331,9 +267,7 @@ def test_a_saved_model_plays_as_the_ppo_agent_of_its_game(
     bad = tmp_path / "bad.pt"
     state_dict = dict(policy.state_dict())
     state_dict["b1"] = torch.full_like(state_dict["b1"], float("nan"))
-    torch.save(
-        {**sp.model_record(policy, "kingdomino_2p_base", 8, 8), "state_dict": state_dict}, bad
-    )
+    torch.save({**sp.model_record(policy, "kingdomino_2p_base", 8, 8), "state_dict": state_dict}, bad)
     with pytest.raises(ValueError, match="not all finite"):
         sp.load_model(bad)
 
@@ -375,23 +309,8 @@ def test_the_afterstate_head_learns_on_the_moves_it_scored(features: bool) -> No
 def test_the_bench_prints_steps_per_second(capsys: pytest.CaptureFixture[str]) -> None:
     from training.ppo import bench
 
-    assert (
-        bench.main(
-            [
-                "--runs",
-                "2",
-                "--updates",
-                "1",
-                "--num-games",
-                "16",
-                "--num-steps",
-                "4",
-                "--threads",
-                "1",
-            ]
-        )
-        == 0
-    )
+    assert bench.main(["--runs", "2", "--updates", "1", "--num-games", "16", "--num-steps",
+                       "4", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "run 2: ppo" in out
     line = [x for x in out.splitlines() if x.startswith("ppo: ")][0]
@@ -442,7 +361,7 @@ def test_core_updates_start_from_the_policy_that_played() -> None:
     with torch.no_grad():
         learner.net.value.weight.mul_(30.0)  # scores far apart: a policy with a shape
     pos = learner.games(0, learner.net.native(), 1)
-    (_, logp_all), chosen, rows = ppo._afterstate_logp(learner.net, pos, ppo.AFTERSTATE_TAU)
+    (_, logp_all), chosen, rows = ppo._afterstate_logp(learner.net, pos, args.tau)
     assert rows.size > 20 and np.all(pos.chosen[rows] >= 0)
     behaviour = pos.pi[pos.legal_ptr[rows] + pos.chosen[rows]]
     close = np.abs(logp_all[chosen].detach().numpy() - np.log(behaviour)) < 1e-3
@@ -484,10 +403,8 @@ def _digest(folder: Path) -> dict[str, bytes]:
         (["--head", "sideways"], "--head: expected auto, action or afterstate"),
         (["--afterstate-value", "-1"], "--afterstate-value: expected a finite number"),
         (["--rollouts", "gpu"], "--rollouts: expected python or core, got 'gpu'"),
-        (
-            ["--rollouts", "core", "--opponent", "greedy", "--opponent-share", "0.5"],
-            "--opponent: core rollouts are self-play only",
-        ),
+        (["--rollouts", "core", "--opponent", "greedy", "--opponent-share", "0.5"],
+         "--opponent: core rollouts are self-play only"),
         (["--rollouts", "core", "--dense-reward", "0.1"], "--reward, --dense-reward"),
         (["--rollouts", "core", "--value-share", "0"], "--value-share: expected a finite number"),
         (["--rollouts", "core", "--pg-share", "1.5"], "--pg-share: expected a finite number"),

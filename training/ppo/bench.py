@@ -11,7 +11,7 @@ game's vector game with the sparse observation and the network, or with ``--roll
 core's self-play and az's network; Adam), plays one warm-up update, then times ``--updates``
 updates: collection (the games and the policy's sampling), advantages, minibatches and the PPO
 epochs. With ``--rollouts core`` an update is ``--num-games`` whole games (default 256), with
-the shipped core runs' settings (``--embed 128 --hidden 64 --vf-coef 2 --max-grad-norm 5
+the documented core runs' settings (``--embed 128 --hidden 64 --vf-coef 2 --max-grad-norm 5
 --num-minibatches 16``). It prints the decisions per second of each run and their
 median as ``ppo: N steps/s``, and beside it, measured in the same process between the runs,
 the anchor: the core alone playing random legal moves with the sparse observation (one
@@ -74,58 +74,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--updates", type=int, default=3, help="timed updates per run")
     parser.add_argument("--threads", type=int, default=defaults.threads)
-    parser.add_argument(
-        "--num-games",
-        type=int,
-        default=None,
-        help=f"games an update (default {defaults.num_games}; core: 256)",
-    )
+    parser.add_argument("--num-games", type=int, default=None,
+                        help=f"games an update (default {defaults.num_games}; core: 256)")
     parser.add_argument("--num-steps", type=int, default=defaults.num_steps)
-    parser.add_argument(
-        "--head",
-        choices=("auto", *HEADS),
-        default=defaults.head,
-        help="the network's head, as training.ppo.ppo's --head",
-    )
-    parser.add_argument(
-        "--rollouts",
-        choices=ROLLOUTS,
-        default=defaults.rollouts,
-        help="where the games are played, as training.ppo.ppo's --rollouts "
-        "(core: --num-games whole games an update, --num-steps unused)",
-    )
+    parser.add_argument("--head", choices=("auto", *HEADS), default=defaults.head,
+                        help="the network's head, as training.ppo.ppo's --head")
+    parser.add_argument("--rollouts", choices=ROLLOUTS, default=defaults.rollouts,
+                        help="where the games are played, as training.ppo.ppo's --rollouts "
+                        "(core: --num-games whole games an update, --num-steps unused)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     ns = parser.parse_args(argv)
     if ns.num_games is None:
         ns.num_games = 256 if ns.rollouts == "core" else defaults.num_games
     if min(ns.runs, ns.updates, ns.threads, ns.num_games, ns.num_steps) < 1:
         parser.error("--runs, --updates, --threads, --num-games and --num-steps must be >= 1")
-    args = replace(
-        defaults,
-        game=ns.game,
-        threads=ns.threads,
-        num_games=ns.num_games,
-        num_steps=ns.num_steps,
-        head=ns.head,
-        rollouts=ns.rollouts,
-    )
-    if args.rollouts == "core":  # az's network shape (128 then 64), as the shipped runs
-        args = replace(
-            args, embed=128, hidden=64, vf_coef=2.0, max_grad_norm=5.0, num_minibatches=16
-        )
-    shape = (
-        f"{args.num_games} whole games an update in the core"
-        if args.rollouts == "core"
-        else f"{args.num_games} games x {args.num_steps} steps an update, head "
-        f"{make_policy(args, batched_game(args.game, num_games=1, seed=0)).head}"
-    )
-    print(
-        f"training.ppo bench: {args.game}, {shape}, {args.update_epochs} epochs, "
-        f"{args.threads} threads; "
-        f"CPU {cpu_model()}, "
-        f"{os.cpu_count()} logical CPUs, load {os.getloadavg()[0]:.2f}",
-        flush=True,
-    )
+    args = replace(defaults, game=ns.game, threads=ns.threads, num_games=ns.num_games,
+                   num_steps=ns.num_steps, head=ns.head, rollouts=ns.rollouts)
+    if args.rollouts == "core":  # az's network shape (128 then 64), as the documented runs
+        args = replace(args, embed=128, hidden=64, vf_coef=2.0, max_grad_norm=5.0,
+                       num_minibatches=16)
+    shape = (f"{args.num_games} whole games an update in the core" if args.rollouts == "core"
+             else f"{args.num_games} games x {args.num_steps} steps an update, head "
+             f"{make_policy(args, batched_game(args.game, num_games=1, seed=0)).head}")
+    print(f"training.ppo bench: {args.game}, {shape}, {args.update_epochs} epochs, "
+          f"{args.threads} threads; "
+          f"CPU {cpu_model()}, "
+          f"{os.cpu_count()} logical CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
     rates, cpus, anchors = [], [], []
     for r in range(ns.runs):
         rate, cpu = ppo_rate(args, ns.updates, seed=r)
@@ -133,37 +107,20 @@ def main(argv: list[str] | None = None) -> int:
         rates.append(rate)
         cpus.append(cpu)
         anchors.append(anchor)
-        print(
-            f"  run {r + 1}: ppo {rate:,.0f} steps/s ({cpu:.2f} CPU s per 1,000 steps); "
-            f"core alone {anchor:,.0f} steps/s",
-            flush=True,
-        )
+        print(f"  run {r + 1}: ppo {rate:,.0f} steps/s ({cpu:.2f} CPU s per 1,000 steps); "
+              f"core alone {anchor:,.0f} steps/s", flush=True)
     med, anchor = statistics.median(rates), statistics.median(anchors)
-    print(
-        f"ppo: {med:,.0f} steps/s (median of {ns.runs} runs, min {min(rates):,.0f}, "
-        f"max {max(rates):,.0f}); the core alone: {anchor:,.0f} steps/s; ppo / core "
-        f"{med / anchor:.3f}; load {os.getloadavg()[0]:.2f}"
-    )
+    print(f"ppo: {med:,.0f} steps/s (median of {ns.runs} runs, min {min(rates):,.0f}, "
+          f"max {max(rates):,.0f}); the core alone: {anchor:,.0f} steps/s; ppo / core "
+          f"{med / anchor:.3f}; load {os.getloadavg()[0]:.2f}")
     if ns.json:
-        ns.json.write_text(
-            json.dumps(
-                {
-                    "game": args.game,
-                    "ppo_steps_per_second": rates,
-                    "core_steps_per_second": anchors,
-                    "cpu_seconds_per_1000_steps": cpus,
-                    "median": med,
-                    "core_median": anchor,
-                    "threads": args.threads,
-                    "num_games": args.num_games,
-                    "num_steps": args.num_steps,
-                    "head": args.head,
-                    "rollouts": args.rollouts,
-                    "cpu_model": cpu_model(),
-                },
-                indent=2,
-            )
-        )
+        ns.json.write_text(json.dumps({
+            "game": args.game, "ppo_steps_per_second": rates, "core_steps_per_second": anchors,
+            "cpu_seconds_per_1000_steps": cpus, "median": med, "core_median": anchor,
+            "threads": args.threads, "num_games": args.num_games, "num_steps": args.num_steps,
+            "head": args.head, "rollouts": args.rollouts,
+            "cpu_model": cpu_model(),
+        }, indent=2))
     return 0
 
 

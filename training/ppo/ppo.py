@@ -118,6 +118,7 @@ class Args:
     # actor or another seat) for the value
     pg_share: float = 0.5  # core rollouts: the share of the actor's kept decisions that also
     # keep every legal move's afterstate, for the policy's clipped objective
+    tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau)
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -491,7 +492,7 @@ class CoreLearner:
         self.net = AzNet(
             NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features)
         )
-        tau = AFTERSTATE_TAU
+        tau = args.tau
         self.play = PlaySettings(
             SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(),
             CORE_EXPLORE,
@@ -567,7 +568,7 @@ def update_core(
     softmax(afterstate value / tau), the old one taken before the first epoch), with the
     advantage target - value, normalised per minibatch, an entropy bonus, and the chosen
     afterstate's value towards the same return (``afterstate_value``)."""
-    tau = AFTERSTATE_TAU
+    tau = args.tau
     n = len(p)
     counts = np.diff(p.aft_ptr)
     with torch.no_grad():
@@ -757,7 +758,7 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    bounds = {"value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0), "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
+    bounds = {"tau": (0.003, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0), "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
               "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
