@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -359,9 +360,9 @@ def test_core_updates_start_from_the_policy_that_played() -> None:
     torch.manual_seed(0)
     learner = ppo.CoreLearner(args)
     with torch.no_grad():
-        learner.net.value.weight.mul_(30.0)  # scores far apart: a policy with a shape
-    pos = learner.games(0, learner.net.native(), 1)
-    (_, logp_all), chosen, rows = ppo._afterstate_logp(learner.net, pos, args.tau)
+        learner.net.az.value.weight.mul_(30.0)  # scores far apart: a policy with a shape
+    pos = learner.games(0, 1)
+    _, logp_all, chosen, rows = learner.net.afterstates(pos)
     assert rows.size > 20 and np.all(pos.chosen[rows] >= 0)
     behaviour = pos.pi[pos.legal_ptr[rows] + pos.chosen[rows]]
     close = np.abs(logp_all[chosen].detach().numpy() - np.log(behaviour)) < 1e-3
@@ -372,6 +373,10 @@ def test_core_updates_start_from_the_policy_that_played() -> None:
     stats = ppo.update_core(learner.net, opt, pos, args, np.random.default_rng(0))
     assert np.isfinite(list(stats.values())).all() and stats["v"] > 0 and stats["ent"] > 0
     assert any(not torch.equal(a, b) for a, b in zip(before, learner.net.parameters(), strict=True))
+    assert stats["tau"] != args.tau  # the policy's temperature is learned
+    fixed = ppo.CoreLearner(replace(args, learn_tau=False))
+    opt = torch.optim.Adam(fixed.net.parameters(), lr=1e-2)
+    assert ppo.update_core(fixed.net, opt, pos, args, np.random.default_rng(0))["tau"] == 0.1
 
 
 # -- the run's safety: bad flags, resume, the lock, Ctrl-C and kill -----------------------------

@@ -51,7 +51,7 @@ from torch import nn
 from agents.atomic import atomic_path, write_text
 from agents.az.checkpoint import save_checkpoint
 from agents.az.network import AzNet, NetShape, sparse_batch
-from agents.az.search import SearchSettings
+from agents.az.search import MIN_TAU, SearchSettings
 from agents.networks.sparse_policy import (
     AFTERSTATE_TAU,
     HEADS,
@@ -118,7 +118,9 @@ class Args:
     # actor or another seat) for the value
     pg_share: float = 0.5  # core rollouts: the share of the actor's kept decisions that also
     # keep every legal move's afterstate, for the policy's clipped objective
-    tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau)
+    tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau), tau as it
+    # starts with --learn-tau
+    learn_tau: bool = True  # core rollouts: tau a parameter the clipped objective learns
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -478,37 +480,67 @@ CORE_EXPLORE = 1 << 30
 """Core rollouts: every decision of a game is drawn from the policy (the core's ``explore``)."""
 
 
+class CorePolicy(nn.Module):
+    """The core rollouts' policy: az's network (its value of each legal move's afterstate) and
+    an inverse temperature ``beta``, a parameter of its own when ``learn_tau`` (learned by the
+    clipped objective alone: the value losses do not reach it), so that how sure the policy is
+    of its moves does not hang on how far apart the values of one position's afterstates are.
+    A move's logit is its afterstate's value x beta."""
+
+    def __init__(self, az: AzNet, tau: float, learn_tau: bool) -> None:
+        super().__init__()
+        self.az = az
+        self.log_beta = nn.Parameter(torch.tensor(-float(np.log(tau))), requires_grad=learn_tau)
+
+    @property
+    def tau(self) -> float:
+        """1 / beta, as the core's search settings take it (at least the core's least)."""
+        return max(float(torch.exp(-self.log_beta.detach())), MIN_TAU)
+
+    def afterstates(
+        self, p: Positions
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
+        """For the positions of ``p`` that kept their afterstates (``rows``): every afterstate's
+        value and logit, their log-softmax within each position, and each position's move played
+        as an index into them."""
+        counts = np.diff(p.aft_ptr)
+        rows = np.flatnonzero(counts)
+        if np.any(p.chosen[rows] < 0):
+            raise ValueError("positions: an afterstate row without the move played")
+        value = self.az.value_of(sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr)))
+        logits = value * self.log_beta.exp()
+        group = torch.from_numpy(np.repeat(np.arange(rows.size), counts[rows]))
+        logp_all = segment_log_softmax(logits, group, rows.size)
+        starts = np.concatenate(([0], np.cumsum(counts[rows])[:-1]))
+        chosen = torch.from_numpy(starts + p.chosen[rows].astype(np.int64))
+        return value, logp_all, chosen, rows
+
+
 class CoreLearner:
     """``--rollouts core``: whole self-play games played in the native core by az's network
     (:class:`agents.az.network.AzNet`, evaluated in C: the sparse first layer and each legal
-    move's afterstate scored there), every move drawn from the policy, softmax(afterstate
-    value / 0.1); the update (:func:`update_core`) in torch. ``model.pt`` is an az model file:
+    move's afterstate scored there), every move drawn from the policy (:class:`CorePolicy`);
+    the update (:func:`update_core`) in torch. ``model.pt`` is an az model file:
     ``az:path=RUN/model.pt,sims=0`` plays the raw policy, without ``sims=0`` with az's search."""
 
     def __init__(self, args: Args) -> None:
         self.args = args
         self.spec = parse_game(args.game)
         self.template = native_template(self.spec)
-        self.net = AzNet(
-            NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features)
-        )
-        tau = args.tau
-        self.play = PlaySettings(
-            SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(),
-            CORE_EXPLORE,
-            args.gae_lambda,
-            args.value_share,
-            args.pg_share,
-        )
+        az = AzNet(NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features))
+        self.net = CorePolicy(az, args.tau, args.learn_tau)
         self.pending: tuple[int, Positions] | None = None  # the next update's games, if played
         self.torch_threads = max(1, args.threads - 1)  # one thread plays beside the update
 
-    def games(self, update_i: int, net: Any, threads: int) -> Positions:
-        """Update ``update_i``'s games (every game of the run its own seed), played by ``net``
-        (the core's copy of the weights)."""
-        a = self.args
+    def games(self, update_i: int, threads: int) -> Positions:
+        """Update ``update_i``'s games (every game of the run its own seed), played by the
+        policy as it is now (the core's copy of its weights)."""
+        a, tau = self.args, self.net.tau
+        play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(), CORE_EXPLORE,
+                            a.gae_lambda, a.value_share, a.pg_share)  # fmt: skip
         first = (a.seed << 40) + update_i * a.num_games
-        return play_threads(self.template, net, range(first, first + a.num_games), self.play,
+        net = self.net.az.native()
+        return play_threads(self.template, net, range(first, first + a.num_games), play,
                             threads, features=a.features)  # fmt: skip
 
     def step(self, opt: torch.optim.Optimizer, rng: np.random.Generator, update_i: int):
@@ -519,18 +551,14 @@ class CoreLearner:
         objective's old log-probabilities (taken when the update begins) absorb."""
         a = self.args
         if a.threads < 2:
-            positions = self.games(update_i, self.net.native(), 1)
-            return (
-                positions.decisions,
-                update_core(self.net, opt, positions, a, rng),
-                positions.games,
-            )
+            positions = self.games(update_i, 1)
+            stats = update_core(self.net, opt, positions, a, rng)
+            return positions.decisions, stats, positions.games
         if self.pending is None or self.pending[0] != update_i:
-            self.pending = (update_i, self.games(update_i, self.net.native(), a.threads))
+            self.pending = (update_i, self.games(update_i, a.threads))
         positions = self.pending[1]
-        net = self.net.native()
         nxt, stats, _, _ = overlapped(
-            lambda: self.games(update_i + 1, net, 1),
+            lambda: self.games(update_i + 1, 1),  # the weights copied before the update starts
             lambda stop: update_core(self.net, opt, positions, a, rng),
         )
         self.pending = (update_i + 1, nxt)
@@ -538,15 +566,15 @@ class CoreLearner:
         return positions.decisions, stats, positions.games
 
     def model(self) -> dict[str, Any]:
-        return {"shape": self.net.shape.to_dict(), "state_dict": self.net.state_dict()}
+        return {"shape": self.net.az.shape.to_dict(), "state_dict": self.net.state_dict()}
 
     def load(self, model: dict[str, Any]) -> None:
         self.net.load_state_dict(model["state_dict"])
 
     def save_model(self, path: Path) -> None:
-        search = {**SearchSettings().__dict__, "tau": AFTERSTATE_TAU}
-        save_checkpoint(path, self.net, search, {"command": "python -m training.ppo.ppo",
-                                                 "args": asdict(self.args)})  # fmt: skip
+        search = {**asdict(SearchSettings()), "tau": self.net.tau}
+        save_checkpoint(path, self.net.az, search, {"command": "python -m training.ppo.ppo",
+                                                    "args": asdict(self.args)})  # fmt: skip
 
     def evaluate(self, path: Path) -> dict[str, Any]:
         a = self.args
@@ -555,7 +583,7 @@ class CoreLearner:
 
 
 def update_core(
-    net: AzNet,
+    net: CorePolicy,
     opt: torch.optim.Optimizer,
     p: Positions,
     args: Args,
@@ -564,18 +592,17 @@ def update_core(
     """PPO over one batch of core games. Every kept position's value learns its seat's
     TD(lambda) return (``target``, computed in the core over the seat's later chosen
     afterstate values, ending in the game's outcome); at the actor's positions that kept their
-    afterstates, the clipped objective on the move played (its log-probability under
-    softmax(afterstate value / tau), the old one taken before the first epoch), with the
-    advantage target - value, normalised per minibatch, an entropy bonus, and the chosen
-    afterstate's value towards the same return (``afterstate_value``)."""
-    tau = args.tau
+    afterstates, the clipped objective on the move played (its log-probability under the
+    policy, the old one taken before the first epoch), with the advantage target - value,
+    normalised per minibatch, an entropy bonus, and the chosen afterstate's value towards the
+    same return (``afterstate_value``)."""
     n = len(p)
     counts = np.diff(p.aft_ptr)
     with torch.no_grad():
-        value = net.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr))).numpy()
+        value = net.az.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr))).numpy()
         old_logp = np.full(n, np.nan, np.float32)
         if int(counts.sum()):
-            (_, logp_all), chosen, rows = _afterstate_logp(net, p, tau)
+            _, logp_all, chosen, rows = net.afterstates(p)
             old_logp[rows] = logp_all[chosen].numpy()
     adv = (p.target - value).astype(np.float32)
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip")}
@@ -583,24 +610,22 @@ def update_core(
         for mb in np.array_split(rng.permutation(n), args.num_minibatches):
             mb = np.sort(mb)
             b = p.take(mb)
-            v = net.value_of(sparse_batch(b.obs_idx, b.obs_val, np.diff(b.obs_ptr)))
+            v = net.az.value_of(sparse_batch(b.obs_idx, b.obs_val, np.diff(b.obs_ptr)))
             v_loss = 0.5 * ((v - torch.from_numpy(b.target)) ** 2).mean()
             pg = ent = after = torch.zeros(())
             kl = clip = 0.0
             if int(np.diff(b.aft_ptr).sum()):
-                (logits, logp_all), chosen, rows = _afterstate_logp(net, b, tau)
+                aft_value, logp_all, chosen, rows = net.afterstates(b)
                 logp = logp_all[chosen]
                 a = torch.from_numpy(adv[mb][rows])
                 a = (a - a.mean()) / (a.std() + 1e-8) if a.numel() > 1 else a * 0.0
                 ratio = (logp - torch.from_numpy(old_logp[mb][rows])).exp()
-                pg = torch.max(
-                    -a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)
-                ).mean()
+                low, high = 1 - args.clip_coef, 1 + args.clip_coef
+                pg = torch.max(-a * ratio, -a * ratio.clamp(low, high)).mean()
                 group = torch.from_numpy(np.repeat(np.arange(rows.size), np.diff(b.aft_ptr)[rows]))
                 ent = -torch.zeros(rows.size).index_add_(0, group, logp_all.exp() * logp_all).mean()
-                after = (
-                    0.5 * ((logits[chosen] * tau - torch.from_numpy(b.target[rows])) ** 2).mean()
-                )
+                target = torch.from_numpy(b.target[rows])
+                after = 0.5 * ((aft_value[chosen] - target) ** 2).mean()
                 with torch.no_grad():
                     kl = float(((ratio - 1) - ratio.log()).mean())
                     clip = float(((ratio - 1).abs() > args.clip_coef).float().mean())
@@ -613,25 +638,9 @@ def update_core(
                 stats[k].append(float(x.detach()))
             stats["kl"].append(kl)
             stats["clip"].append(clip)
-    return {k: float(np.mean(x)) if x else 0.0 for k, x in stats.items()}
-
-
-def _afterstate_logp(
-    net: AzNet, p: Positions, tau: float
-) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor, np.ndarray]:
-    """For the positions of ``p`` that kept their afterstates (``rows``): the logits of every
-    afterstate (value / tau) and their log-softmax within each position, and each position's
-    move played as an index into them."""
-    counts = np.diff(p.aft_ptr)
-    rows = np.flatnonzero(counts)
-    if np.any(p.chosen[rows] < 0):
-        raise ValueError("positions: an afterstate row without the move played")
-    logits = net.value_of(sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr))) / tau
-    group = torch.from_numpy(np.repeat(np.arange(rows.size), counts[rows]))
-    logp_all = segment_log_softmax(logits, group, rows.size)
-    starts = np.concatenate(([0], np.cumsum(counts[rows])[:-1]))
-    chosen = torch.from_numpy(starts + p.chosen[rows].astype(np.int64))
-    return (logits, logp_all), chosen, rows
+    out = {k: float(np.mean(x)) if x else 0.0 for k, x in stats.items()}
+    out["tau"] = net.tau
+    return out
 
 
 def make_learner(args: Args) -> PythonLearner | CoreLearner:
@@ -713,7 +722,8 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             eta = (time.perf_counter() - start) * (1 - p) / max(p, 1e-9)
             print(
                 f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
-                f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
+                f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}"
+                + (f", tau {stats['tau']:.4f}" if "tau" in stats else ""),
                 flush=True,
             )
             if args.save_every and update_i % args.save_every == 0:
@@ -758,7 +768,8 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    bounds = {"tau": (0.003, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0), "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
+    bounds = {"tau": (MIN_TAU, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
+              "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
               "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
