@@ -566,13 +566,13 @@ static PyObject *az_selfplay(PyObject *mod, PyObject *args) {
     }
     int64_t P = b.positions, A = b.aft.rows;
     PyObject *out = Py_BuildValue(
-        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsLsL}", "game", BYTES(b.game, P, int32_t), "seat",
+        "{sNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsNsLsL}", "game", BYTES(b.game, P, int32_t), "seat",
         BYTES(b.seat, P, int8_t), "obs_off", BYTES(b.obs.off, P ? P + 1 : 0, int64_t), "obs_idx",
         BYTES(b.obs.idx, b.obs.nnz, int16_t), "obs_val", BYTES(b.obs.val, b.obs.nnz, float),
         "legal_off", BYTES(b.legal_off, P ? P + 1 : 0, int64_t), "legal_id",
         BYTES(b.legal_id, b.legal_total, int16_t), "pi", BYTES(b.pi, b.legal_total, float), "q",
         BYTES(b.q, P, float), "z", BYTES(b.z, P, float), "target", BYTES(b.target, P, float),
-        "aft_off", BYTES(b.aft_off, P ? P + 1 : 0, int64_t), "aft_obs_off",
+        "chosen", BYTES(b.chosen, P, int16_t), "aft_off", BYTES(b.aft_off, P ? P + 1 : 0, int64_t), "aft_obs_off",
         BYTES(b.aft.off, A ? A + 1 : 0, int64_t), "aft_idx", BYTES(b.aft.idx, b.aft.nnz, int16_t),
         "aft_val", BYTES(b.aft.val, b.aft.nnz, float), "outcomes",
         BYTES(b.outcomes, b.games * g.n, float), "lengths", BYTES(b.lengths, b.games, int32_t),

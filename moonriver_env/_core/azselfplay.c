@@ -25,6 +25,7 @@ void lr_buffer_free(lr_buffer *b) {
     free(b->q);
     free(b->z);
     free(b->target);
+    free(b->chosen);
     free(b->aft_off);
     lr_sparse_free(&b->aft);
     free(b->outcomes);
@@ -94,6 +95,7 @@ static int reserve(lr_buffer *b, int count) {
             resize((void **)&b->q, c, sizeof(float)) < 0 ||
             resize((void **)&b->z, c, sizeof(float)) < 0 ||
             resize((void **)&b->target, c, sizeof(float)) < 0 ||
+            resize((void **)&b->chosen, c, sizeof(int16_t)) < 0 ||
             resize((void **)&b->legal_off, c + 1, sizeof(int64_t)) < 0 ||
             resize((void **)&b->aft_off, c + 1, sizeof(int64_t)) < 0) {
             return -1;
@@ -112,10 +114,11 @@ static int reserve(lr_buffer *b, int count) {
 }
 
 /* Keeps a position of st seen from seat (its observation in w->obs); with afterstates, also
- * each legal move's afterstate seen from seat, on one determinization of st. */
+ * each legal move's afterstate seen from seat, on one determinization of st. chosen: the
+ * index in r->legal of the move played (-1: seen from another seat). */
 static int keep(const lr_game *g, lr_buffer *b, int game, int seat, const void *st,
-                const lr_result *r, float q, const float *pi, int afterstates, mr_pcg64 *rng,
-                lr_work *w) {
+                const lr_result *r, float q, const float *pi, int chosen, int afterstates,
+                mr_pcg64 *rng, lr_work *w) {
     if (reserve(b, r->count) < 0) {
         return -1;
     }
@@ -131,6 +134,7 @@ static int keep(const lr_game *g, lr_buffer *b, int game, int seat, const void *
     b->game[p] = game;
     b->seat[p] = (int8_t)seat;
     b->q[p] = q;
+    b->chosen[p] = (int16_t)chosen;
     b->z[p] = b->target[p] = 0.0f;
     int64_t l = b->legal_total;
     for (int i = 0; i < r->count; i++) {
@@ -300,8 +304,13 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
                 int o = observer(seat, g->n, &rng);
                 int with_after = o == seat && mr_random(&rng) < s->afterstates;
                 const float *pi = o == seat ? r->pi : none;
+                int chosen = -1;
+                for (int i = 0; o == seat && i < r->count; i++) {
+                    chosen = r->legal[i] == a ? i : chosen;
+                }
                 row = out->positions;
-                failed = keep(g, out, (int)(g0 + game), o, st, r, q, pi, with_after, &rng, &w) < 0;
+                failed = keep(g, out, (int)(g0 + game), o, st, r, q, pi, chosen, with_after, &rng,
+                              &w) < 0;
             }
             failed = failed || note_decision(&dec, seat, q, row) < 0;
             g->apply(g, st, a);

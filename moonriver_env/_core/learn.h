@@ -188,6 +188,8 @@ typedef struct {
     int16_t *legal_id;  /* legal_total */
     float *pi;          /* legal_total: the policy target */
     float *q, *z, *target; /* positions: search value, outcome, TD(lambda) target */
+    int16_t *chosen;       /* positions: the move played, its index in the position's legal
+                              actions (-1: seen from another seat than the actor's) */
     int64_t *aft_off;      /* positions + 1: rows of aft */
     lr_sparse aft;         /* the afterstates' observations */
     float *outcomes;       /* games x n */

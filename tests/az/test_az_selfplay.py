@@ -61,7 +61,7 @@ def arrays(out: dict[str, Any]) -> dict[str, np.ndarray]:
     types = {"game": np.int32, "seat": np.int8, "obs_off": np.int64, "obs_idx": np.int16,
              "obs_val": np.float32, "legal_off": np.int64, "legal_id": np.int16,
              "pi": np.float32, "q": np.float32, "z": np.float32, "target": np.float32,
-             "aft_off": np.int64, "aft_obs_off": np.int64, "aft_idx": np.int16,
+             "chosen": np.int16, "aft_off": np.int64, "aft_obs_off": np.int64, "aft_idx": np.int16,
              "aft_val": np.float32, "outcomes": np.float32, "lengths": np.int32}  # fmt: skip
     return {k: np.frombuffer(out[k], t) for k, t in types.items()}
 
@@ -268,8 +268,11 @@ def test_raw_policy_games_replay_on_the_engine(key: str, nets: dict[str, Any]) -
         assert moves, p
         lo, hi = a["legal_off"][p], a["legal_off"][p + 1]
         assert -1.0 <= a["q"][p] <= 1.0  # the move's afterstate value, whoever observes
-        if a["seat"][p] == actor:  # the prior's argmax is the move played
+        if a["seat"][p] == actor:  # the prior's argmax is the move played, and recorded
             assert legal[int(np.argmax(a["pi"][lo:hi]))] in moves, p
+            assert 0 <= a["chosen"][p] < hi - lo and legal[int(a["chosen"][p])] in moves, p
+        else:
+            assert a["chosen"][p] == -1, p
         return moves[0]
 
     actors, played = replay(spec, a, games, seed, move_of)
@@ -317,6 +320,47 @@ def test_afterstate_moves_value_the_chosen_afterstate(key: str, nets: dict[str, 
     final = np.concatenate([np.arange(max(0, e - 9), e + 1) for e in ends])
     full = legal.sum() + len(legal)
     assert full - legal[final].sum() <= out["evals"] <= full
+
+
+@pytest.mark.parametrize("key", SPECS)
+def test_sampled_moves_are_recorded(key: str, nets: dict[str, Any]) -> None:
+    """Every move drawn from the prior (the reference PPO's core rollouts): an actor's row
+    records the move played as its index in the legal actions (``chosen``), whose kept
+    afterstate has the value ``q`` the move was played with (where no hidden piece is turned
+    up); a row seen from another seat records -1; the moves are not all the prior's argmax."""
+    spec, net = SPECS[key], nets[key]
+    settings = SearchSettings(k=0).as_tuple()
+    out = selfplay(key, net, 2, 41, explore=1 << 30, afterstates=1.0, settings=settings)
+    a = check_consistent(spec, out, 2)
+    actor = ~np.isnan(a["pi"][a["legal_off"][:-1]])
+    legal = np.diff(a["legal_off"])
+    assert np.all(a["chosen"][~actor] == -1)
+    assert np.all((a["chosen"][actor] >= 0) & (a["chosen"][actor] < legal[actor]))
+    rows = np.flatnonzero(actor)
+    best = np.array([np.argmax(a["pi"][a["legal_off"][p] : a["legal_off"][p + 1]]) for p in rows])
+    assert np.any(a["chosen"][rows] != best)  # drawn, not the argmax
+    size, hits = spec.observation_size, 0
+    sample = rows[:: max(1, rows.size // 25)]
+    for p in sample:
+        i = int(a["aft_off"][p]) + int(a["chosen"][p])
+        value = net.evaluate(dense(a["aft_idx"], a["aft_val"], a["aft_obs_off"], i, size))
+        hits += abs(a["q"][p] - value) < 1e-5
+    assert hits >= 0.8 * sample.size
+
+
+def test_a_shard_from_before_the_move_was_recorded_reads_as_none(nets: dict[str, Any]) -> None:
+    """Positions saved without ``chosen`` (an older replay shard) read back with -1 at every
+    row; a ``chosen`` out of its row's legal actions is refused."""
+    pos = play_games(native_template(SPECS["mr2"]), nets["mr2"], 1, 5,
+                     PlaySettings(SETTINGS, explore=4, lam=0.5))  # fmt: skip
+    old = {k: v for k, v in pos.arrays().items() if k != "chosen"}
+    back = Positions.from_arrays(old)
+    assert back.chosen.shape == pos.seat.shape and np.all(back.chosen == -1)
+    assert np.array_equal(back.obs_idx, pos.obs_idx)
+    bad = pos.arrays()
+    bad["chosen"] = np.diff(pos.legal_ptr).astype(np.int16)  # one past each row's last
+    with pytest.raises(ValueError, match="inconsistent"):
+        Positions.from_arrays(bad)
 
 
 @pytest.mark.parametrize("key", SPECS)

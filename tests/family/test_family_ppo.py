@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 from agents.networks.sparse_policy import load_model
@@ -63,3 +64,17 @@ def test_az_refuses_a_game_without_a_core_by_name() -> None:
     cfg = {"env": {"game": "minidraft", "num_players": 2, "mode": "base"}}
     with pytest.raises(ConfigError, match="Mini Draft has no native core.*training.ppo.ppo"):
         game_spec(cfg)  # type: ignore[arg-type]
+
+
+def test_core_rollouts_refuse_a_game_without_a_core(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--rollouts core`` plays the games in the native core: a game without one is a named
+    error (exit status 2) before anything is written."""
+    run = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_info:
+        ppo.main(["--game", "minidraft_2p_base", "--run-dir", str(run), "--total-steps", "64",
+                  "--rollouts", "core", "--eval-opponent", "random"])  # fmt: skip
+    assert exit_info.value.code == 2
+    assert "--rollouts core: minidraft_2p_base has no native core" in capsys.readouterr().err
+    assert not run.exists()

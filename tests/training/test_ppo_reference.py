@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -317,6 +318,69 @@ def test_the_bench_prints_steps_per_second(capsys: pytest.CaptureFixture[str]) -
     assert float(line.split()[1].replace(",", "")) > 0 and "the core alone" in line
 
 
+# -- core rollouts: the games in the native core, az's network ----------------------------------
+CORE = ["--rollouts", "core", "--num-games", "4", "--eval-opponent", "random", "--eval-games",
+        "2", "--embed", "8", "--hidden", "8", "--num-minibatches", "2"]  # fmt: skip
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_core_rollouts_run_resume_and_save_an_az_model(tmp_path: Path, threads: str) -> None:
+    """A run whose games are played in the core (with 2 threads the next games beside the
+    update) checkpoints, resumes with a larger budget, and saves an az model file that the
+    ``az`` agent plays without search (``sims=0``), legally."""
+    from agents.registry import make_agent
+    from moonriver_env.moonriver.rules import GameConfig, new_game
+
+    run = tmp_path / "core"
+    argv = [*CORE, "--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "1",
+            "--threads", threads, "--save-every", "1"]  # fmt: skip
+    assert ppo.main(argv) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["updates"] == 1 and summary["steps"] > 4 * 50  # whole games' decisions
+    first = summary["steps"]
+    more = [a if a != "1" or i == 0 else str(first + 1) for i, a in enumerate(argv)]
+    assert ppo.main([*more, "--resume"]) == 0
+    again = json.loads((run / "summary.json").read_text())
+    assert again["updates"] == 2 and again["steps"] > first
+    agent = make_agent(f"az:path={run / 'model.pt'},sims=0", seed=0, game="moonriver")
+    state = new_game(GameConfig(num_players=2), 3)
+    for _ in range(20):
+        a = agent.choose(state)
+        assert state.is_legal(a)
+        state.apply(a)
+
+
+def test_core_updates_start_from_the_policy_that_played() -> None:
+    """The games' recorded policy (the prior the core drew each move from) is the network's
+    softmax over the recorded afterstates, so the update's old log-probability is the
+    behaviour's (where no hidden piece is turned up: the afterstates are kept on another
+    deal); one update moves the scores and reports finite losses."""
+    args = Args(game="kingdomino_4p_base", rollouts="core", num_games=3, embed=8, hidden=8,
+                num_minibatches=2, threads=1, features=False)  # fmt: skip
+    torch.manual_seed(0)
+    learner = ppo.CoreLearner(args)
+    with torch.no_grad():
+        learner.net.az.value.weight.mul_(30.0)  # scores far apart: a policy with a shape
+    pos = learner.games(0, 1)
+    _, logp_all, chosen, rows = learner.net.afterstates(pos)
+    assert rows.size > 20 and np.all(pos.chosen[rows] >= 0)
+    behaviour = pos.pi[pos.legal_ptr[rows] + pos.chosen[rows]]
+    close = np.abs(logp_all[chosen].detach().numpy() - np.log(behaviour)) < 1e-3
+    assert close.mean() > 0.8
+    assert np.std(behaviour) > 0.05  # not uniform: the check above can tell moves apart
+    before = [p.detach().clone() for p in learner.net.parameters()]
+    opt = torch.optim.Adam(learner.net.parameters(), lr=1e-2)
+    stats = ppo.update_core(learner.net, opt, pos, args, np.random.default_rng(0))
+    assert np.isfinite(list(stats.values())).all() and stats["v"] > 0 and stats["ent"] > 0
+    params = learner.net.parameters()
+    assert any(not torch.equal(a, b) for a, b in zip(before, params, strict=True))
+    assert stats["tau"] != args.tau  # the policy's temperature is learned
+    fixed = ppo.CoreLearner(replace(args, learn_tau=False))
+    opt = torch.optim.Adam(fixed.net.parameters(), lr=1e-2)
+    tau = ppo.update_core(fixed.net, opt, pos, args, np.random.default_rng(0))["tau"]
+    assert tau == pytest.approx(0.1, rel=1e-6)
+
+
 # -- the run's safety: bad flags, resume, the lock, Ctrl-C and kill -----------------------------
 TINY = ["--game", "moonriver_2p_base", "--num-games", "16", "--num-steps", "8",
         "--eval-opponent", "random", "--eval-games", "2", "--embed", "8", "--hidden", "8",
@@ -345,6 +409,12 @@ def _digest(folder: Path) -> dict[str, bytes]:
         (["--num-steps", "many"], "--num-steps: invalid int value"),
         (["--head", "sideways"], "--head: expected auto, action or afterstate"),
         (["--afterstate-value", "-1"], "--afterstate-value: expected a finite number"),
+        (["--rollouts", "gpu"], "--rollouts: expected python or core, got 'gpu'"),
+        (["--rollouts", "core", "--opponent", "greedy", "--opponent-share", "0.5"],
+         "--opponent: core rollouts are self-play only"),
+        (["--rollouts", "core", "--dense-reward", "0.1"], "--reward, --dense-reward"),
+        (["--rollouts", "core", "--value-share", "0"], "--value-share: expected a finite number"),
+        (["--rollouts", "core", "--pg-share", "1.5"], "--pg-share: expected a finite number"),
     ],
 )
 def test_a_bad_flag_is_a_named_error_with_exit_status_2_and_writes_nothing(

@@ -13,6 +13,8 @@ GIL. Each decision with more than one legal action is a position:
   (``aft_ptr`` rows of ``aft_obs_ptr``/``aft_idx``/``aft_val``, in the order of ``legal``):
   the value then learns to rank the moves as the policy target does
   (:func:`training.az.learner.losses`);
+* ``chosen``, the move played: its index in the position's legal actions (-1 when seen from
+  another seat; a replay shard written before it was recorded reads as -1 throughout);
 * ``q``, the search's value of the move played (NaN for a teacher's move), ``z`` the seat's
   outcome (half 2 x its share of the win - 1, half tanh(its points margin over the best other
   seat / 20): ``share_outcome`` in azgames.c) and ``target`` its TD(lambda) return over its
@@ -37,7 +39,7 @@ from moonriver_env.games import GameSpec
 ARRAYS = {
     "obs_ptr": np.int64, "obs_idx": np.int16, "obs_val": np.float32, "legal_ptr": np.int64,
     "legal": np.int16, "pi": np.float32, "seat": np.int8, "q": np.float32, "z": np.float32,
-    "target": np.float32, "aft_ptr": np.int64, "aft_obs_ptr": np.int64, "aft_idx": np.int16,
+    "target": np.float32, "chosen": np.int16, "aft_ptr": np.int64, "aft_obs_ptr": np.int64, "aft_idx": np.int16,
     "aft_val": np.float32,
 }  # fmt: skip
 """A :class:`Positions`' arrays and their types (a replay shard's entries)."""
@@ -58,6 +60,7 @@ class Positions:
     q: np.ndarray
     z: np.ndarray
     target: np.ndarray
+    chosen: np.ndarray
     aft_ptr: np.ndarray
     aft_obs_ptr: np.ndarray
     aft_idx: np.ndarray
@@ -78,6 +81,8 @@ class Positions:
     @classmethod
     def from_arrays(cls, a: Mapping[str, np.ndarray]) -> Positions:
         """Back from :meth:`arrays` (types checked: a foreign file is a ``ValueError``)."""
+        if "chosen" not in a and "seat" in a:  # a shard from before the move was recorded
+            a = {**a, "chosen": np.full(np.asarray(a["seat"]).shape, -1, np.int16)}
         missing = sorted((set(ARRAYS) | {"counts"}) - set(a))
         if missing:
             raise ValueError(f"positions: missing arrays {missing}")
@@ -94,7 +99,8 @@ class Positions:
             self.obs_ptr.shape == (n + 1,) and self.legal_ptr.shape == (n + 1,)
             and int(self.obs_ptr[-1]) == self.obs_idx.size == self.obs_val.size
             and int(self.legal_ptr[-1]) == self.legal.size == self.pi.size
-            and self.q.shape == self.z.shape == self.target.shape == (n,)
+            and self.q.shape == self.z.shape == self.target.shape == self.chosen.shape == (n,)
+            and bool(np.all((self.chosen >= -1) & (self.chosen < np.diff(self.legal_ptr))))
             and self.aft_ptr.shape == (n + 1,)
             and int(self.aft_ptr[-1]) == self.aft_obs_ptr.size - 1
             and int(self.aft_obs_ptr[-1]) == self.aft_idx.size == self.aft_val.size
@@ -144,7 +150,7 @@ class Positions:
             obs_ptr=_ptr(self.obs_ptr, rows), obs_idx=self.obs_idx[obs_rows],
             obs_val=self.obs_val[obs_rows], legal_ptr=_ptr(self.legal_ptr, rows),
             legal=self.legal[legal_rows], pi=self.pi[legal_rows], seat=self.seat[rows],
-            q=self.q[rows], z=self.z[rows], target=self.target[rows],
+            q=self.q[rows], z=self.z[rows], target=self.target[rows], chosen=self.chosen[rows],
             aft_ptr=_ptr(self.aft_ptr, rows), aft_obs_ptr=_ptr(self.aft_obs_ptr, aft_rows),
             aft_idx=self.aft_idx[aft_entries], aft_val=self.aft_val[aft_entries],
         )  # fmt: skip
@@ -232,6 +238,7 @@ def play_games(
         "q": np.frombuffer(out["q"], np.float32),
         "z": np.frombuffer(out["z"], np.float32),
         "target": np.frombuffer(out["target"], np.float32),
+        "chosen": np.frombuffer(out["chosen"], np.int16),
         "aft_ptr": np.frombuffer(out["aft_off"], np.int64),
         "aft_obs_ptr": np.frombuffer(out["aft_obs_off"], np.int64),
         "aft_idx": np.frombuffer(out["aft_idx"], np.int16),

@@ -3,12 +3,16 @@
 Usage::
 
     python -m training.ppo.bench [--game moonriver_2p_base] [--runs 5] [--updates 3]
-                                 [--threads 2] [--num-games 1024] [--num-steps 32] [--json PATH]
+                                 [--threads 2] [--num-games 1024] [--num-steps 32]
+                                 [--rollouts python|core] [--json PATH]
 
-Each run builds the run's pieces as :func:`training.ppo.ppo.train` does (the game's vector game
-with the sparse observation, the network, Adam), plays one warm-up update, then times
-``--updates`` updates: collection (the core's steps and the policy's sampling), advantages,
-minibatches and the PPO epochs. It prints the decisions per second of each run and their
+Each run builds the run's pieces as :func:`training.ppo.ppo.train` does (its learner: the
+game's vector game with the sparse observation and the network, or with ``--rollouts core`` the
+core's self-play and az's network; Adam), plays one warm-up update, then times ``--updates``
+updates: collection (the games and the policy's sampling), advantages, minibatches and the PPO
+epochs. With ``--rollouts core`` an update is ``--num-games`` whole games (default 256), with
+the documented core runs' settings (``--embed 128 --hidden 64 --vf-coef 2 --max-grad-norm 5
+--num-minibatches 16``). It prints the decisions per second of each run and their
 median as ``ppo: N steps/s``, and beside it, measured in the same process between the runs,
 the anchor: the core alone playing random legal moves with the sparse observation (one
 thread), so that ``ppo`` reads as a share of what the game itself allows. Also the CPU
@@ -30,39 +34,21 @@ import torch
 
 from moonriver_env.bench import cpu_model
 from moonriver_env.vector.env_batch import batched_game
-from training.ppo.ppo import (
-    HEADS,
-    Args,
-    Rollout,
-    advantages,
-    collect,
-    make_policy,
-    minibatches,
-    update,
-)
+from training.ppo.ppo import HEADS, ROLLOUTS, Args, make_learner, make_policy
 
 
 def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
     """Steps per second (wall) and CPU seconds per 1,000 steps over ``updates`` timed updates
     after one warm-up update."""
-    torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
+    torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    vg = batched_game(args.game, num_games=args.num_games, seed=seed, observe="sparse")
-    policy = make_policy(args, vg)
-    opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
-    ro = Rollout(args, vg.num_players)
-
-    def one() -> None:
-        collect(policy, vg, ro, rng)
-        adv, ret = advantages(ro, args, vg.num_players)
-        update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
-
-    one()
+    learner = make_learner(replace(args, seed=seed))
+    torch.set_num_threads(learner.torch_threads)
+    opt = torch.optim.Adam(learner.net.parameters(), lr=args.learning_rate, eps=1e-5)
+    learner.step(opt, rng, 0)  # the warm-up update
     wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(updates):
-        one()
-    steps = updates * args.num_games * args.num_steps
+    steps = sum(learner.step(opt, rng, 1 + i)[0] for i in range(updates))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return steps / wall, 1000.0 * cpu / steps
 
@@ -88,19 +74,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--updates", type=int, default=3, help="timed updates per run")
     parser.add_argument("--threads", type=int, default=defaults.threads)
-    parser.add_argument("--num-games", type=int, default=defaults.num_games)
+    parser.add_argument("--num-games", type=int, default=None,
+                        help=f"games an update (default {defaults.num_games}; core: 256)")
     parser.add_argument("--num-steps", type=int, default=defaults.num_steps)
     parser.add_argument("--head", choices=("auto", *HEADS), default=defaults.head,
                         help="the network's head, as training.ppo.ppo's --head")
+    parser.add_argument("--rollouts", choices=ROLLOUTS, default=defaults.rollouts,
+                        help="where the games are played, as training.ppo.ppo's --rollouts "
+                        "(core: --num-games whole games an update, --num-steps unused)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     ns = parser.parse_args(argv)
+    if ns.num_games is None:
+        ns.num_games = 256 if ns.rollouts == "core" else defaults.num_games
     if min(ns.runs, ns.updates, ns.threads, ns.num_games, ns.num_steps) < 1:
         parser.error("--runs, --updates, --threads, --num-games and --num-steps must be >= 1")
     args = replace(defaults, game=ns.game, threads=ns.threads, num_games=ns.num_games,
-                   num_steps=ns.num_steps, head=ns.head)
-    print(f"training.ppo bench: {args.game}, {args.num_games} games x {args.num_steps} steps "
-          f"an update, {args.update_epochs} epochs, {args.threads} threads, head "
-          f"{make_policy(args, batched_game(args.game, num_games=1, seed=0)).head}; "
+                   num_steps=ns.num_steps, head=ns.head, rollouts=ns.rollouts)
+    if args.rollouts == "core":  # az's network shape (128 then 64), as the documented runs
+        args = replace(args, embed=128, hidden=64, vf_coef=2.0, max_grad_norm=5.0,
+                       num_minibatches=16)
+    shape = (f"{args.num_games} whole games an update in the core" if args.rollouts == "core"
+             else f"{args.num_games} games x {args.num_steps} steps an update, head "
+             f"{make_policy(args, batched_game(args.game, num_games=1, seed=0)).head}")
+    print(f"training.ppo bench: {args.game}, {shape}, {args.update_epochs} epochs, "
+          f"{args.threads} threads; "
           f"CPU {cpu_model()}, "
           f"{os.cpu_count()} logical CPUs, load {os.getloadavg()[0]:.2f}", flush=True)
     rates, cpus, anchors = [], [], []
@@ -121,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             "game": args.game, "ppo_steps_per_second": rates, "core_steps_per_second": anchors,
             "cpu_seconds_per_1000_steps": cpus, "median": med, "core_median": anchor,
             "threads": args.threads, "num_games": args.num_games, "num_steps": args.num_steps,
-            "head": args.head,
+            "head": args.head, "rollouts": args.rollouts,
             "cpu_model": cpu_model(),
         }, indent=2))
     return 0

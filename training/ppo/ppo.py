@@ -49,6 +49,9 @@ import torch
 from torch import nn
 
 from agents.atomic import atomic_path, write_text
+from agents.az.checkpoint import save_checkpoint
+from agents.az.network import AzNet, NetShape, sparse_batch
+from agents.az.search import MIN_TAU, SearchSettings
 from agents.networks.sparse_policy import (
     AFTERSTATE_TAU,
     HEADS,
@@ -71,6 +74,9 @@ from moonriver_env.games import (
 )
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
+from training.az.evaluate import evaluate_model
+from training.az.learner import overlapped
+from training.az.selfplay import PlaySettings, Positions, native_template, play_threads
 from training.common.evaluation import evaluate_batched, vg_game_name_of
 from training.common.outputs import OutputError, RunLock
 
@@ -105,6 +111,16 @@ class Args:
     # trunk; a game played in the native core), "action" (the state against the move's parts;
     # any game) or "auto" (afterstate where the core plays the game, else action)
     features: bool = True  # the afterstate head: the core's territory features as inputs too
+    rollouts: str = "python"  # where the rollouts are played: "python" (the vector game, the
+    # policy in torch) or "core" (whole self-play games in the native core, the network
+    # evaluated there: az's network and self-play; module docstring)
+    value_share: float = 0.5  # core rollouts: the share of decisions kept (each seen from the
+    # actor or another seat) for the value
+    pg_share: float = 0.5  # core rollouts: the share of the actor's kept decisions that also
+    # keep every legal move's afterstate, for the policy's clipped objective
+    tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau), tau as it
+    # starts with --learn-tau
+    learn_tau: bool = True  # core rollouts: tau a parameter the clipped objective learns
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -415,38 +431,244 @@ def atomic_save(obj: Any, path: Path) -> None:
         torch.save(obj, tmp)
 
 
+class PythonLearner:
+    """``--rollouts python``: the vector game (:func:`collect`) and the :class:`SparsePolicy`,
+    with its opponents; one :meth:`step` is a rollout and its PPO update."""
+
+    def __init__(self, args: Args) -> None:
+        self.vg = batched_game(
+            args.game,
+            num_games=args.num_games,
+            seed=args.seed * 2**32,
+            observe="sparse",
+            reward=args.reward,
+            **({"dense_reward": args.dense_reward} if args.dense_reward else {}),
+        )
+        self.policy = make_policy(args, self.vg)
+        # "auto" as resolved: a resume builds the same network
+        self.args = replace(args, head=self.policy.head)
+        self.ro = Rollout(args, self.vg.num_players)
+        self.opponents = Opponents(args.opponent, args.opponent_share, self.vg, args.seed)
+        self.net: nn.Module = self.policy
+        self.torch_threads = args.threads
+
+    def step(self, opt: torch.optim.Optimizer, rng: np.random.Generator, update_i: int):
+        """One rollout and its update: (decisions learned from, the losses, games ended)."""
+        args, ro = self.args, self.ro
+        collect(self.policy, self.vg, ro, rng, self.opponents)
+        if args.reward_scale != 1.0:
+            ro.reward *= args.reward_scale
+        adv, ret = advantages(ro, args, self.vg.num_players)
+        stats = update(self.policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
+        return args.num_games * args.num_steps, stats, int(ro.done.sum())
+
+    def model(self) -> dict[str, Any]:
+        return model_record(self.policy, self.args.game, self.args.embed, self.args.hidden)
+
+    def load(self, model: dict[str, Any]) -> None:
+        self.policy.load_state_dict(model["state_dict"])
+
+    def save_model(self, path: Path) -> None:
+        atomic_save(self.model(), path)
+
+    def evaluate(self, path: Path) -> dict[str, Any]:
+        a = self.args
+        return evaluate(self.policy, a.game, a.eval_opponent, a.eval_games, a.eval_seed)
+
+
+CORE_EXPLORE = 1 << 30
+"""Core rollouts: every decision of a game is drawn from the policy (the core's ``explore``)."""
+
+
+class CorePolicy(nn.Module):
+    """The core rollouts' policy: az's network (its value of each legal move's afterstate) and
+    an inverse temperature ``beta``, a parameter of its own when ``learn_tau`` (learned by the
+    clipped objective alone: the value losses do not reach it), so that how sure the policy is
+    of its moves does not hang on how far apart the values of one position's afterstates are.
+    A move's logit is its afterstate's value x beta."""
+
+    def __init__(self, az: AzNet, tau: float, learn_tau: bool) -> None:
+        super().__init__()
+        self.az = az
+        self.log_beta = nn.Parameter(torch.tensor(-float(np.log(tau))), requires_grad=learn_tau)
+
+    @property
+    def tau(self) -> float:
+        """1 / beta, as the core's search settings take it (at least the core's least)."""
+        return max(float(torch.exp(-self.log_beta.detach())), MIN_TAU)
+
+    def afterstates(
+        self, p: Positions
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
+        """For the positions of ``p`` that kept their afterstates (``rows``): every afterstate's
+        value and logit, their log-softmax within each position, and each position's move played
+        as an index into them."""
+        counts = np.diff(p.aft_ptr)
+        rows = np.flatnonzero(counts)
+        if np.any(p.chosen[rows] < 0):
+            raise ValueError("positions: an afterstate row without the move played")
+        value = self.az.value_of(sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr)))
+        logits = value * self.log_beta.exp()
+        group = torch.from_numpy(np.repeat(np.arange(rows.size), counts[rows]))
+        logp_all = segment_log_softmax(logits, group, rows.size)
+        starts = np.concatenate(([0], np.cumsum(counts[rows])[:-1]))
+        chosen = torch.from_numpy(starts + p.chosen[rows].astype(np.int64))
+        return value, logp_all, chosen, rows
+
+
+class CoreLearner:
+    """``--rollouts core``: whole self-play games played in the native core by az's network
+    (:class:`agents.az.network.AzNet`, evaluated in C: the sparse first layer and each legal
+    move's afterstate scored there), every move drawn from the policy (:class:`CorePolicy`);
+    the update (:func:`update_core`) in torch. ``model.pt`` is an az model file:
+    ``az:path=RUN/model.pt,sims=0`` plays the raw policy, without ``sims=0`` with az's search."""
+
+    def __init__(self, args: Args) -> None:
+        self.args = args
+        self.spec = parse_game(args.game)
+        self.template = native_template(self.spec)
+        az = AzNet(NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features))
+        self.net = CorePolicy(az, args.tau, args.learn_tau)
+        self.pending: tuple[int, Positions] | None = None  # the next update's games, if played
+        self.torch_threads = max(1, args.threads - 1)  # one thread plays beside the update
+
+    def games(self, update_i: int, threads: int) -> Positions:
+        """Update ``update_i``'s games (every game of the run its own seed), played by the
+        policy as it is now (the core's copy of its weights)."""
+        a, tau = self.args, self.net.tau
+        play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(), CORE_EXPLORE,
+                            a.gae_lambda, a.value_share, a.pg_share)  # fmt: skip
+        first = (a.seed << 40) + update_i * a.num_games
+        net = self.net.az.native()
+        return play_threads(self.template, net, range(first, first + a.num_games), play,
+                            threads, features=a.features)  # fmt: skip
+
+    def step(self, opt: torch.optim.Optimizer, rng: np.random.Generator, update_i: int):
+        """One batch of ``num_games`` self-play games and its update: (decisions played, the
+        losses, games ended). With ``--threads`` 2 or more the next batch is played (one
+        thread) while this one is learned from (the others): the games of update ``i + 1``
+        are played by the weights before update ``i``, one update behind, which the clipped
+        objective's old log-probabilities (taken when the update begins) absorb."""
+        a = self.args
+        if a.threads < 2:
+            positions = self.games(update_i, 1)
+            stats = update_core(self.net, opt, positions, a, rng)
+            return positions.decisions, stats, positions.games
+        if self.pending is None or self.pending[0] != update_i:
+            self.pending = (update_i, self.games(update_i, a.threads))
+        positions = self.pending[1]
+        nxt, stats, _, _ = overlapped(
+            lambda: self.games(update_i + 1, 1),  # the weights copied before the update starts
+            lambda stop: update_core(self.net, opt, positions, a, rng),
+        )
+        self.pending = (update_i + 1, nxt)
+        assert stats is not None
+        return positions.decisions, stats, positions.games
+
+    def model(self) -> dict[str, Any]:
+        return {"shape": self.net.az.shape.to_dict(), "state_dict": self.net.state_dict()}
+
+    def load(self, model: dict[str, Any]) -> None:
+        self.net.load_state_dict(model["state_dict"])
+
+    def save_model(self, path: Path) -> None:
+        search = {**asdict(SearchSettings()), "tau": self.net.tau}
+        save_checkpoint(path, self.net.az, search, {"command": "python -m training.ppo.ppo",
+                                                    "args": asdict(self.args)})  # fmt: skip
+
+    def evaluate(self, path: Path) -> dict[str, Any]:
+        a = self.args
+        return evaluate_model(path, self.spec, [a.eval_opponent], a.eval_games, a.eval_seed,
+                              sims=0, progress=False)[0]  # fmt: skip
+
+
+def update_core(
+    net: CorePolicy,
+    opt: torch.optim.Optimizer,
+    p: Positions,
+    args: Args,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """PPO over one batch of core games. Every kept position's value learns its seat's
+    TD(lambda) return (``target``, computed in the core over the seat's later chosen
+    afterstate values, ending in the game's outcome); at the actor's positions that kept their
+    afterstates, the clipped objective on the move played (its log-probability under the
+    policy, the old one taken before the first epoch), with the advantage target - value,
+    normalised per minibatch, an entropy bonus, and the chosen afterstate's value towards the
+    same return (``afterstate_value``)."""
+    n = len(p)
+    counts = np.diff(p.aft_ptr)
+    with torch.no_grad():
+        value = net.az.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr))).numpy()
+        old_logp = np.full(n, np.nan, np.float32)
+        if int(counts.sum()):
+            _, logp_all, chosen, rows = net.afterstates(p)
+            old_logp[rows] = logp_all[chosen].numpy()
+    adv = (p.target - value).astype(np.float32)
+    stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip")}
+    for _ in range(args.update_epochs):
+        for mb in np.array_split(rng.permutation(n), args.num_minibatches):
+            mb = np.sort(mb)
+            b = p.take(mb)
+            v = net.az.value_of(sparse_batch(b.obs_idx, b.obs_val, np.diff(b.obs_ptr)))
+            v_loss = 0.5 * ((v - torch.from_numpy(b.target)) ** 2).mean()
+            pg = ent = after = torch.zeros(())
+            kl = clip = 0.0
+            if int(np.diff(b.aft_ptr).sum()):
+                aft_value, logp_all, chosen, rows = net.afterstates(b)
+                logp = logp_all[chosen]
+                a = torch.from_numpy(adv[mb][rows])
+                a = (a - a.mean()) / (a.std() + 1e-8) if a.numel() > 1 else a * 0.0
+                ratio = (logp - torch.from_numpy(old_logp[mb][rows])).exp()
+                low, high = 1 - args.clip_coef, 1 + args.clip_coef
+                pg = torch.max(-a * ratio, -a * ratio.clamp(low, high)).mean()
+                group = torch.from_numpy(np.repeat(np.arange(rows.size), np.diff(b.aft_ptr)[rows]))
+                ent = -torch.zeros(rows.size).index_add_(0, group, logp_all.exp() * logp_all).mean()
+                target = torch.from_numpy(b.target[rows])
+                after = 0.5 * ((aft_value[chosen] - target) ** 2).mean()
+                with torch.no_grad():
+                    kl = float(((ratio - 1) - ratio.log()).mean())
+                    clip = float(((ratio - 1).abs() > args.clip_coef).float().mean())
+            loss = pg + args.vf_coef * v_loss - args.ent_coef * ent + args.afterstate_value * after
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            opt.step()
+            for k, x in (("pg", pg), ("v", v_loss), ("after_v", after), ("ent", ent)):
+                stats[k].append(float(x.detach()))
+            stats["kl"].append(kl)
+            stats["clip"].append(clip)
+    out = {k: float(np.mean(x)) if x else 0.0 for k, x in stats.items()}
+    out["tau"] = net.tau
+    return out
+
+
+def make_learner(args: Args) -> PythonLearner | CoreLearner:
+    """The run's learner for ``--rollouts``."""
+    return CoreLearner(args) if args.rollouts == "core" else PythonLearner(args)
+
+
 def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     """The run (module docstring); returns its summary (also ``summary.json``)."""
     from torch.utils.tensorboard import SummaryWriter
 
-    torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)  # tiny weights and gradients must not slow the CPU 10x
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    vg = batched_game(
-        args.game,
-        num_games=args.num_games,
-        seed=args.seed * 2**32,
-        observe="sparse",
-        reward=args.reward,
-        **({"dense_reward": args.dense_reward} if args.dense_reward else {}),
-    )
-    policy = make_policy(args, vg)
-    args = replace(args, head=policy.head)  # "auto" as resolved: a resume builds the same network
-    opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate, eps=1e-5)
+    learner = make_learner(args)
+    torch.set_num_threads(learner.torch_threads)
+    args = learner.args
+    opt = torch.optim.Adam(learner.net.parameters(), lr=args.learning_rate, eps=1e-5)
     step, update_i, spent = 0, 0, 0.0
     latest = run_dir / "checkpoints" / "latest.pt"
     if resume:
         ck = torch.load(latest, map_location="cpu", weights_only=False)
-        policy.load_state_dict(ck["model"]["state_dict"])
+        learner.load(ck["model"])
         opt.load_state_dict(ck["optim"])
         step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
         rng.bit_generator.state = ck["rng"]
     write_text(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     writer = SummaryWriter(str(run_dir / "tb"))
-    ro = Rollout(args, vg.num_players)
-    opponents = Opponents(args.opponent, args.opponent_share, vg, args.seed)
-    per_update = args.num_games * args.num_steps
     start = time.perf_counter() - spent
     evals: list[dict[str, Any]] = []
 
@@ -461,7 +683,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     def save() -> None:
         atomic_save(
             {
-                "model": model_record(policy, args.game, args.embed, args.hidden),
+                "model": learner.model(),
                 "optim": opt.state_dict(),
                 "step": step,
                 "update": update_i,
@@ -474,7 +696,8 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
 
     def run_eval() -> None:
         t0 = time.perf_counter()
-        res = evaluate(policy, args.game, args.eval_opponent, args.eval_games, args.eval_seed)
+        learner.save_model(run_dir / "model.pt")
+        res = learner.evaluate(run_dir / "model.pt")
         res.update(step=step, seconds=time.perf_counter() - t0)
         evals.append(res)
         writer.add_scalar(f"eval/win_rate_vs_{args.eval_opponent}", res["win_rate"], step)
@@ -487,15 +710,10 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             if args.anneal_lr:
                 opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
             t0 = time.perf_counter()
-            collect(policy, vg, ro, rng, opponents)
-            if args.reward_scale != 1.0:
-                ro.reward *= args.reward_scale
-            adv, ret = advantages(ro, args, vg.num_players)
-            stats = update(policy, opt, minibatches(ro, adv, ret, args, rng), args, rng)
-            step += per_update
+            done, stats, ended = learner.step(opt, rng, update_i)
+            step += done
             update_i += 1
-            rate = per_update / (time.perf_counter() - t0)
-            ended = ro.done.sum()
+            rate = done / (time.perf_counter() - t0)
             for k, v in stats.items():
                 writer.add_scalar(f"loss/{k}", v, step)
             writer.add_scalar("perf/steps_per_second", rate, step)
@@ -504,7 +722,8 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             eta = (time.perf_counter() - start) * (1 - p) / max(p, 1e-9)
             print(
                 f"update {update_i}: {step:,} steps, {rate:,.0f} steps/s, {p:.0%} done, "
-                f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}",
+                f"ETA {eta / 60:.1f} min, entropy {stats['ent']:.3f}, kl {stats['kl']:.4f}"
+                + (f", tau {stats['tau']:.4f}" if "tau" in stats else ""),
                 flush=True,
             )
             if args.save_every and update_i % args.save_every == 0:
@@ -512,7 +731,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             if args.eval_every and update_i % args.eval_every == 0:
                 run_eval()
         save()
-        atomic_save(model_record(policy, args.game, args.embed, args.hidden), run_dir / "model.pt")
+        learner.save_model(run_dir / "model.pt")
         if not evals or evals[-1]["step"] != step:  # the final model, unless just evaluated
             run_eval()
         summary = {
@@ -527,6 +746,9 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         writer.close()
     return summary
 
+
+ROLLOUTS = ("python", "core")
+"""Where a run's games are played (``--rollouts``; :class:`PythonLearner`, :class:`CoreLearner`)."""
 
 RESUMABLE = ("total_steps", "minutes", "threads", "save_every", "eval_every", "eval_opponent",
              "eval_games")  # fmt: skip
@@ -546,7 +768,8 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    bounds = {"learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
+    bounds = {"tau": (MIN_TAU, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
+              "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
               "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
@@ -576,6 +799,19 @@ def check_args(args: Args) -> None:
                 raise ValueError(f"{flag}: {exc}") from None
     if not args.eval_opponent:
         raise ValueError("--eval-opponent: expected an agent spec, got ''")
+    if args.rollouts not in ROLLOUTS:
+        raise ValueError(f"--rollouts: expected {' or '.join(ROLLOUTS)}, got {args.rollouts!r}")
+    if args.rollouts == "core":
+        if parse_game(args.game).entry.hook("native_state") is None:
+            raise ValueError(f"--rollouts core: {args.game} has no native core (its games are "
+                             "played there); use --rollouts python")  # fmt: skip
+        if args.opponent:
+            raise ValueError("--opponent: core rollouts are self-play only (use --rollouts python)")
+        if args.reward != "win" or args.dense_reward or args.reward_scale != 1.0:
+            raise ValueError(
+                "--reward, --dense-reward, --reward-scale: core rollouts learn the "
+                "core's outcome (az's: the share of the win and the points margin)"
+            )
     if args.head not in ("auto", *HEADS):
         raise ValueError(f"--head: expected auto, {' or '.join(HEADS)}, got {args.head!r}")
     if args.head == "afterstate" and not in_core(batched_game(args.game, num_games=1, seed=0)):
