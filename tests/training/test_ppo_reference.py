@@ -381,6 +381,31 @@ def test_core_updates_start_from_the_policy_that_played() -> None:
     assert tau == pytest.approx(0.1, rel=1e-6)
 
 
+def test_core_tau_keeps_its_floor_and_a_non_finite_step_is_refused() -> None:
+    """The learned tau never goes below the floor (a step that would push it lower is clamped);
+    a policy saved before tau was learned (the network alone) loads with tau as it starts; a
+    step whose loss is not finite raises before the weights change."""
+    args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=8, hidden=8,
+                num_minibatches=1, threads=1)  # fmt: skip
+    learner = ppo.CoreLearner(args)
+    with torch.no_grad():
+        learner.net.log_beta.fill_(10.0)  # tau 4.5e-5
+    learner.net.keep_tau()
+    assert learner.net.tau == pytest.approx(ppo.TAU_FLOOR, rel=1e-5)
+    other = ppo.CoreLearner(args)
+    other.net.load_state_dict(learner.net.az.state_dict())  # the network alone
+    assert other.net.tau == pytest.approx(args.tau, rel=1e-6)
+    pos = learner.games(0, 1)
+    with torch.no_grad():
+        learner.net.az.b1.fill_(float("nan"))
+    before = [p.detach().clone() for p in learner.net.parameters()]
+    opt = torch.optim.Adam(ppo.learned(learner.net), lr=1e-2)
+    with pytest.raises(FloatingPointError, match="not finite"):
+        ppo.update_core(learner.net, opt, pos, args, np.random.default_rng(0))
+    for a, b in zip(before, learner.net.parameters(), strict=True):
+        assert torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
+
+
 # -- the run's safety: bad flags, resume, the lock, Ctrl-C and kill -----------------------------
 TINY = ["--game", "moonriver_2p_base", "--num-games", "16", "--num-steps", "8",
         "--eval-opponent", "random", "--eval-games", "2", "--embed", "8", "--hidden", "8",

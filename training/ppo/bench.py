@@ -34,7 +34,7 @@ import torch
 
 from moonriver_env.bench import cpu_model
 from moonriver_env.vector.env_batch import batched_game
-from training.ppo.ppo import HEADS, ROLLOUTS, Args, make_learner, make_policy
+from training.ppo.ppo import HEADS, ROLLOUTS, Args, learned, make_learner, make_policy
 
 
 def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
@@ -45,7 +45,7 @@ def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     learner = make_learner(replace(args, seed=seed))
     torch.set_num_threads(learner.torch_threads)
-    opt = torch.optim.Adam(learner.net.parameters(), lr=args.learning_rate, eps=1e-5)
+    opt = torch.optim.Adam(learned(learner.net), lr=args.learning_rate, eps=1e-5)
     learner.step(opt, rng, 0)  # the warm-up update
     wall, cpu = time.perf_counter(), time.process_time()
     steps = sum(learner.step(opt, rng, 1 + i)[0] for i in range(updates))

@@ -51,7 +51,7 @@ from torch import nn
 from agents.atomic import atomic_path, write_text
 from agents.az.checkpoint import save_checkpoint
 from agents.az.network import AzNet, NetShape, sparse_batch
-from agents.az.search import MIN_TAU, SearchSettings
+from agents.az.search import SearchSettings
 from agents.networks.sparse_policy import (
     AFTERSTATE_TAU,
     HEADS,
@@ -480,6 +480,17 @@ CORE_EXPLORE = 1 << 30
 """Core rollouts: every decision of a game is drawn from the policy (the core's ``explore``)."""
 
 
+TAU_FLOOR = 0.02
+"""The least tau the core rollouts' policy learns: below it one value step swings the logits
+(value / tau) past what the clipped objective holds (measured: Moon River 2p at tau 0.012, an
+approximate KL of 4e19 and then NaN weights)."""
+
+
+def learned(net: nn.Module) -> list[nn.Parameter]:
+    """The parameters an optimizer steps (a fixed tau is not one)."""
+    return [p for p in net.parameters() if p.requires_grad]
+
+
 class CorePolicy(nn.Module):
     """The core rollouts' policy: az's network (its value of each legal move's afterstate) and
     an inverse temperature ``beta``, a parameter of its own when ``learn_tau`` (learned by the
@@ -494,8 +505,22 @@ class CorePolicy(nn.Module):
 
     @property
     def tau(self) -> float:
-        """1 / beta, as the core's search settings take it (at least the core's least)."""
-        return max(float(torch.exp(-self.log_beta.detach())), MIN_TAU)
+        """1 / beta, as the core's search settings take it."""
+        return float(torch.exp(-self.log_beta.detach()))
+
+    def keep_tau(self) -> None:
+        """Tau back to at least :data:`TAU_FLOOR` (after a step)."""
+        with torch.no_grad():
+            self.log_beta.clamp_(max=-float(np.log(TAU_FLOOR)))
+
+    def load_state_dict(self, state: Any, strict: bool = True, assign: bool = False) -> Any:
+        """A saved policy, or the network alone (a core run from before tau was learned:
+        tau stays as it starts)."""
+        if "log_beta" not in state:
+            return self.az.load_state_dict(state, strict, assign)
+        out = super().load_state_dict(state, strict, assign)
+        self.keep_tau()
+        return out
 
     def afterstates(
         self, p: Positions
@@ -632,8 +657,16 @@ def update_core(
             loss = pg + args.vf_coef * v_loss - args.ent_coef * ent + args.afterstate_value * after
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            norm = nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            if not (torch.isfinite(loss) and torch.isfinite(norm)):
+                raise FloatingPointError(
+                    f"update: the loss or its gradient is not finite (pg {float(pg.detach()):.4g}, "
+                    f"value {float(v_loss.detach()):.4g}, afterstate {float(after.detach()):.4g}); "
+                    "the step was not taken "
+                    "and the run's last checkpoint stays for --resume"
+                )
             opt.step()
+            net.keep_tau()
             for k, x in (("pg", pg), ("v", v_loss), ("after_v", after), ("ent", ent)):
                 stats[k].append(float(x.detach()))
             stats["kl"].append(kl)
@@ -658,7 +691,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     learner = make_learner(args)
     torch.set_num_threads(learner.torch_threads)
     args = learner.args
-    opt = torch.optim.Adam(learner.net.parameters(), lr=args.learning_rate, eps=1e-5)
+    opt = torch.optim.Adam(learned(learner.net), lr=args.learning_rate, eps=1e-5)
     step, update_i, spent = 0, 0, 0.0
     latest = run_dir / "checkpoints" / "latest.pt"
     if resume:
@@ -768,7 +801,7 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    bounds = {"tau": (MIN_TAU, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
+    bounds = {"tau": (TAU_FLOOR, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
               "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
@@ -922,6 +955,7 @@ def resumed_args(run_dir: Path, given: dict[str, Any], game: str | None) -> Args
     try:
         saved = json.loads((run_dir / "args.json").read_text())
         saved.setdefault("head", "action")  # a run from before the afterstate head had none
+        saved.setdefault("learn_tau", False)  # a core run from before tau was learned: fixed
         args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"--resume: {run_dir / 'args.json'} is unreadable ({exc})") from None
