@@ -191,6 +191,14 @@ def az_interrupts() -> None:
             assert ended == ["stopped"] * 3, ended
         action, legal = core.az_search(state, net, fast, 0, False)[:2]
         assert action in legal
+        raw = SearchSettings(k=0).as_tuple()  # whole games, every move drawn (PPO's rollouts)
+        out = core.az_selfplay(state, net, 2, 3, raw, False, 1 << 30, 0.8, 1.0, 1.0, None,
+                               False, 0.0)  # fmt: skip
+        chosen = np.frombuffer(out["chosen"], np.int16)
+        legal_off = np.frombuffer(out["legal_off"], np.int64)
+        assert chosen.size == out["positions"] and np.all(chosen < np.diff(legal_off))
+        actor = ~np.isnan(np.frombuffer(out["pi"], np.float32)[legal_off[:-1]])
+        assert np.all(chosen[actor] >= 0) and np.all(chosen[~actor] == -1)
 
 
 def _interrupted_calls(

@@ -19,6 +19,12 @@ What it does, top to bottom:
   legal action's logit is the dot product of the state's embedding with the action's. The
   softmax, sampling and entropy run over the ragged list of legal actions (6 on average, not
   1,748 ids).
+* **Core rollouts** (``--rollouts core``, a game with a native core): whole self-play games
+  played in the core by az's network (the sparse first layer and every legal move's afterstate
+  scored in C), every move drawn from softmax(afterstate value / tau), tau learned
+  (:class:`CorePolicy`); the core keeps the positions, the move played and the TD(lambda)
+  returns, and :func:`update_core` runs PPO over them (no clipped value loss there;
+  ``--gamma`` and ``--num-steps`` do not apply). ``model.pt`` is then an az model file.
 * **PPO**: the clipped objective, a clipped value loss, an entropy bonus, advantage
   normalisation per minibatch, gradient clipping, a linearly annealed learning rate.
 * **A run**: a step or minute budget, TensorBoard scalars, ``checkpoints/latest.pt`` written
@@ -39,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -75,7 +82,7 @@ from moonriver_env.games import (
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
 from training.az.evaluate import evaluate_model
-from training.az.learner import overlapped
+from training.az.learner import Stopped, overlapped
 from training.az.selfplay import PlaySettings, Positions, native_template, play_threads
 from training.common.evaluation import evaluate_batched, vg_game_name_of
 from training.common.outputs import OutputError, RunLock
@@ -471,7 +478,7 @@ class PythonLearner:
     def save_model(self, path: Path) -> None:
         atomic_save(self.model(), path)
 
-    def evaluate(self, path: Path) -> dict[str, Any]:
+    def evaluate(self, run_dir: Path) -> dict[str, Any]:
         a = self.args
         return evaluate(self.policy, a.game, a.eval_opponent, a.eval_games, a.eval_seed)
 
@@ -494,7 +501,7 @@ def learned(net: nn.Module) -> list[nn.Parameter]:
 class CorePolicy(nn.Module):
     """The core rollouts' policy: az's network (its value of each legal move's afterstate) and
     an inverse temperature ``beta``, a parameter of its own when ``learn_tau`` (learned by the
-    clipped objective alone: the value losses do not reach it), so that how sure the policy is
+    clipped objective and the entropy bonus: the value losses do not reach it), so that how sure the policy is
     of its moves does not hang on how far apart the values of one position's afterstates are.
     A move's logit is its afterstate's value x beta."""
 
@@ -557,14 +564,16 @@ class CoreLearner:
         self.pending: tuple[int, Positions] | None = None  # the next update's games, if played
         self.torch_threads = max(1, args.threads - 1)  # one thread plays beside the update
 
-    def games(self, update_i: int, threads: int) -> Positions:
+    def games(
+        self, update_i: int, threads: int, played_by: tuple[Any, float] | None = None
+    ) -> Positions:
         """Update ``update_i``'s games (every game of the run its own seed), played by the
-        policy as it is now (the core's copy of its weights)."""
-        a, tau = self.args, self.net.tau
+        policy as it is now, or by ``played_by`` (the core's copy of the weights and tau)."""
+        a = self.args
+        net, tau = played_by or (self.net.az.native(), self.net.tau)
         play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(), CORE_EXPLORE,
                             a.gae_lambda, a.value_share, a.pg_share)  # fmt: skip
         first = (a.seed << 40) + update_i * a.num_games
-        net = self.net.az.native()
         return play_threads(self.template, net, range(first, first + a.num_games), play,
                             threads, features=a.features)  # fmt: skip
 
@@ -572,8 +581,9 @@ class CoreLearner:
         """One batch of ``num_games`` self-play games and its update: (decisions played, the
         losses, games ended). With ``--threads`` 2 or more the next batch is played (one
         thread) while this one is learned from (the others): the games of update ``i + 1``
-        are played by the weights before update ``i``, one update behind, which the clipped
-        objective's old log-probabilities (taken when the update begins) absorb."""
+        are played by the weights before update ``i``, one update behind; the clipped
+        objective's old log-probabilities are the weights' when the update begins, not
+        corrected for that step."""
         a = self.args
         if a.threads < 2:
             positions = self.games(update_i, 1)
@@ -582,13 +592,14 @@ class CoreLearner:
         if self.pending is None or self.pending[0] != update_i:
             self.pending = (update_i, self.games(update_i, a.threads))
         positions = self.pending[1]
-        nxt, stats, _, _ = overlapped(
-            lambda: self.games(update_i + 1, 1),  # the weights copied before the update starts
-            lambda stop: update_core(self.net, opt, positions, a, rng),
+        now = (self.net.az.native(), self.net.tau)  # copied before the update starts
+        nxt, learnt, _, _ = overlapped(
+            lambda: self.games(update_i + 1, 1, now),
+            lambda stop: update_core(self.net, opt, positions, a, rng, stop),
         )
         self.pending = (update_i + 1, nxt)
-        assert stats is not None
-        return positions.decisions, stats, positions.games
+        assert learnt is not None
+        return positions.decisions, learnt, positions.games
 
     def model(self) -> dict[str, Any]:
         return {"shape": self.net.az.shape.to_dict(), "state_dict": self.net.state_dict()}
@@ -601,8 +612,12 @@ class CoreLearner:
         save_checkpoint(path, self.net.az, search, {"command": "python -m training.ppo.ppo",
                                                     "args": asdict(self.args)})  # fmt: skip
 
-    def evaluate(self, path: Path) -> dict[str, Any]:
+    def evaluate(self, run_dir: Path) -> dict[str, Any]:
+        """The raw policy (``sims=0``) of the weights now, saved for the evaluator as
+        ``checkpoints/eval_model.pt`` (``model.pt`` is the run's final model alone)."""
         a = self.args
+        path = run_dir / "checkpoints" / "eval_model.pt"
+        self.save_model(path)
         return evaluate_model(path, self.spec, [a.eval_opponent], a.eval_games, a.eval_seed,
                               sims=0, progress=False)[0]  # fmt: skip
 
@@ -613,8 +628,10 @@ def update_core(
     p: Positions,
     args: Args,
     rng: np.random.Generator,
+    stop: threading.Event | None = None,
 ) -> dict[str, float]:
-    """PPO over one batch of core games. Every kept position's value learns its seat's
+    """PPO over one batch of core games (``stop``: set when the play beside it failed or was
+    interrupted; the update ends before its next minibatch). Every kept position's value learns its seat's
     TD(lambda) return (``target``, computed in the core over the seat's later chosen
     afterstate values, ending in the game's outcome); at the actor's positions that kept their
     afterstates, the clipped objective on the move played (its log-probability under the
@@ -633,6 +650,10 @@ def update_core(
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip")}
     for _ in range(args.update_epochs):
         for mb in np.array_split(rng.permutation(n), args.num_minibatches):
+            if stop is not None and stop.is_set():
+                raise Stopped("update: stopped, the play beside it ended early")
+            if not mb.size:  # fewer positions than minibatches
+                continue
             mb = np.sort(mb)
             b = p.take(mb)
             v = net.az.value_of(sparse_batch(b.obs_idx, b.obs_val, np.diff(b.obs_ptr)))
@@ -697,7 +718,11 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     if resume:
         ck = torch.load(latest, map_location="cpu", weights_only=False)
         learner.load(ck["model"])
-        opt.load_state_dict(ck["optim"])
+        try:
+            opt.load_state_dict(ck["optim"])
+        except ValueError:  # saved when the optimizer also held a fixed tau
+            opt = torch.optim.Adam(learner.net.parameters(), lr=args.learning_rate, eps=1e-5)
+            opt.load_state_dict(ck["optim"])
         step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
         rng.bit_generator.state = ck["rng"]
     write_text(run_dir / "args.json", json.dumps(asdict(args), indent=2))
@@ -729,8 +754,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
 
     def run_eval() -> None:
         t0 = time.perf_counter()
-        learner.save_model(run_dir / "model.pt")
-        res = learner.evaluate(run_dir / "model.pt")
+        res = learner.evaluate(run_dir)
         res.update(step=step, seconds=time.perf_counter() - t0)
         evals.append(res)
         writer.add_scalar(f"eval/win_rate_vs_{args.eval_opponent}", res["win_rate"], step)
