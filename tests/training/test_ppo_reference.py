@@ -363,7 +363,7 @@ def test_core_updates_start_from_the_policy_that_played() -> None:
     with torch.no_grad():
         learner.net.az.value.weight.mul_(30.0)  # scores far apart: a policy with a shape
     pos = learner.games(0, 1)
-    _, logp_all, chosen, rows = learner.net.afterstates(pos)
+    _, logp_all, chosen, rows, _ = learner.net.afterstates(pos)
     assert rows.size > 20 and np.all(pos.chosen[rows] >= 0)
     behaviour = pos.pi[pos.legal_ptr[rows] + pos.chosen[rows]]
     close = np.abs(logp_all[chosen].detach().numpy() - np.log(behaviour)) < 1e-3

@@ -39,8 +39,8 @@ from moonriver_env.games import GameSpec
 ARRAYS = {
     "obs_ptr": np.int64, "obs_idx": np.int16, "obs_val": np.float32, "legal_ptr": np.int64,
     "legal": np.int16, "pi": np.float32, "seat": np.int8, "q": np.float32, "z": np.float32,
-    "target": np.float32, "chosen": np.int16, "aft_ptr": np.int64, "aft_obs_ptr": np.int64, "aft_idx": np.int16,
-    "aft_val": np.float32,
+    "target": np.float32, "chosen": np.int16, "aft_ptr": np.int64, "aft_obs_ptr": np.int64,
+    "aft_idx": np.int16, "aft_val": np.float32,
 }  # fmt: skip
 """A :class:`Positions`' arrays and their types (a replay shard's entries)."""
 

@@ -34,7 +34,15 @@ import torch
 
 from moonriver_env.bench import cpu_model
 from moonriver_env.vector.env_batch import batched_game
-from training.ppo.ppo import HEADS, ROLLOUTS, Args, learned, make_learner, make_policy
+from training.ppo.ppo import (
+    CORE_SETTINGS,
+    HEADS,
+    ROLLOUTS,
+    Args,
+    learned,
+    make_learner,
+    make_policy,
+)
 
 
 def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
@@ -85,14 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     ns = parser.parse_args(argv)
     if ns.num_games is None:
-        ns.num_games = 256 if ns.rollouts == "core" else defaults.num_games
+        ns.num_games = CORE_SETTINGS["num_games"] if ns.rollouts == "core" else defaults.num_games
     if min(ns.runs, ns.updates, ns.threads, ns.num_games, ns.num_steps) < 1:
         parser.error("--runs, --updates, --threads, --num-games and --num-steps must be >= 1")
     args = replace(defaults, game=ns.game, threads=ns.threads, num_games=ns.num_games,
                    num_steps=ns.num_steps, head=ns.head, rollouts=ns.rollouts)
-    if args.rollouts == "core":  # az's network shape (128 then 64), as the documented runs
-        args = replace(args, embed=128, hidden=64, vf_coef=2.0, max_grad_norm=5.0,
-                       num_minibatches=16)
+    if args.rollouts == "core":  # the documented core runs' settings
+        args = replace(args, **{**CORE_SETTINGS, "num_games": ns.num_games})
     shape = (f"{args.num_games} whole games an update in the core" if args.rollouts == "core"
              else f"{args.num_games} games x {args.num_steps} steps an update, head "
              f"{make_policy(args, batched_game(args.game, num_games=1, seed=0)).head}")

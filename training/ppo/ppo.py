@@ -483,6 +483,13 @@ class PythonLearner:
         return evaluate(self.policy, a.game, a.eval_opponent, a.eval_games, a.eval_seed)
 
 
+CORE_SETTINGS: dict[str, Any] = {
+    "embed": 128, "hidden": 64, "num_games": 256, "num_minibatches": 16, "vf_coef": 2.0,
+    "max_grad_norm": 5.0,
+}  # fmt: skip
+"""The core rollouts' documented run settings (az's network shape, 128 then 64; docs/ppo.md's
+runs and ``training.ppo.bench --rollouts core``)."""
+
 CORE_EXPLORE = 1 << 30
 """Core rollouts: every decision of a game is drawn from the policy (the core's ``explore``)."""
 
@@ -501,8 +508,9 @@ def learned(net: nn.Module) -> list[nn.Parameter]:
 class CorePolicy(nn.Module):
     """The core rollouts' policy: az's network (its value of each legal move's afterstate) and
     an inverse temperature ``beta``, a parameter of its own when ``learn_tau`` (learned by the
-    clipped objective and the entropy bonus: the value losses do not reach it), so that how sure the policy is
-    of its moves does not hang on how far apart the values of one position's afterstates are.
+    clipped objective and the entropy bonus: the value losses do not reach it), so that how
+    sure the policy is of its moves does not hang on how far apart the values of one
+    position's afterstates are.
     A move's logit is its afterstate's value x beta."""
 
     def __init__(self, az: AzNet, tau: float, learn_tau: bool) -> None:
@@ -531,10 +539,11 @@ class CorePolicy(nn.Module):
 
     def afterstates(
         self, p: Positions
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray, torch.Tensor]:
         """For the positions of ``p`` that kept their afterstates (``rows``): every afterstate's
-        value and logit, their log-softmax within each position, and each position's move played
-        as an index into them."""
+        value, the log-softmax of their logits within each position, each position's move
+        played as an index into them, and each afterstate's position (``group``, into
+        ``rows``)."""
         counts = np.diff(p.aft_ptr)
         rows = np.flatnonzero(counts)
         if np.any(p.chosen[rows] < 0):
@@ -545,7 +554,7 @@ class CorePolicy(nn.Module):
         logp_all = segment_log_softmax(logits, group, rows.size)
         starts = np.concatenate(([0], np.cumsum(counts[rows])[:-1]))
         chosen = torch.from_numpy(starts + p.chosen[rows].astype(np.int64))
-        return value, logp_all, chosen, rows
+        return value, logp_all, chosen, rows, group
 
 
 class CoreLearner:
@@ -631,10 +640,10 @@ def update_core(
     stop: threading.Event | None = None,
 ) -> dict[str, float]:
     """PPO over one batch of core games (``stop``: set when the play beside it failed or was
-    interrupted; the update ends before its next minibatch). Every kept position's value learns its seat's
-    TD(lambda) return (``target``, computed in the core over the seat's later chosen
-    afterstate values, ending in the game's outcome); at the actor's positions that kept their
-    afterstates, the clipped objective on the move played (its log-probability under the
+    interrupted; the update ends before its next minibatch). Every kept position's value
+    learns its seat's TD(lambda) return (``target``, computed in the core over the seat's later
+    chosen afterstate values, ending in the game's outcome); at the actor's positions that kept
+    their afterstates, the clipped objective on the move played (its log-probability under the
     policy, the old one taken before the first epoch), with the advantage target - value,
     normalised per minibatch, an entropy bonus, and the chosen afterstate's value towards the
     same return (``afterstate_value``)."""
@@ -644,7 +653,7 @@ def update_core(
         value = net.az.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr))).numpy()
         old_logp = np.full(n, np.nan, np.float32)
         if int(counts.sum()):
-            _, logp_all, chosen, rows = net.afterstates(p)
+            _, logp_all, chosen, rows, _ = net.afterstates(p)
             old_logp[rows] = logp_all[chosen].numpy()
     adv = (p.target - value).astype(np.float32)
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip")}
@@ -661,14 +670,13 @@ def update_core(
             pg = ent = after = torch.zeros(())
             kl = clip = 0.0
             if int(np.diff(b.aft_ptr).sum()):
-                aft_value, logp_all, chosen, rows = net.afterstates(b)
+                aft_value, logp_all, chosen, rows, group = net.afterstates(b)
                 logp = logp_all[chosen]
                 a = torch.from_numpy(adv[mb][rows])
                 a = (a - a.mean()) / (a.std() + 1e-8) if a.numel() > 1 else a * 0.0
                 ratio = (logp - torch.from_numpy(old_logp[mb][rows])).exp()
                 low, high = 1 - args.clip_coef, 1 + args.clip_coef
                 pg = torch.max(-a * ratio, -a * ratio.clamp(low, high)).mean()
-                group = torch.from_numpy(np.repeat(np.arange(rows.size), np.diff(b.aft_ptr)[rows]))
                 ent = -torch.zeros(rows.size).index_add_(0, group, logp_all.exp() * logp_all).mean()
                 target = torch.from_numpy(b.target[rows])
                 after = 0.5 * ((aft_value[chosen] - target) ** 2).mean()
