@@ -29,3 +29,22 @@ def test_both_routes_and_the_ratio(capsys: pytest.CaptureFixture[str]) -> None:
     bound = float(ceiling[0].split("nothing")[1].split("x")[0])
     ratio = float([line for line in out.splitlines() if " ratio " in line][0].split()[-1][:-1])
     assert 0 < bound < float("inf") and bound >= 0.5 * ratio  # timing noise: a margin
+
+
+def test_the_free_env_hands_back_its_first_rows() -> None:
+    import numpy as np
+
+    from moonriver_env.bench_sb3 import FreeVecEnv
+    from moonriver_env.vector.sb3 import make_sb3_vec_env
+
+    real = make_sb3_vec_env("2p_base", num_envs=3, seed=5)
+    first = real.reset()
+    masks = real.action_masks()
+    free = FreeVecEnv(make_sb3_vec_env("2p_base", num_envs=3, seed=5))
+    assert np.array_equal(free.reset(), first)
+    free.step_async(np.flatnonzero(masks[0])[:1].repeat(3))
+    obs, rewards, dones, infos = free.step_wait()
+    assert np.array_equal(obs, first) and not dones.any() and not rewards.any()
+    assert np.array_equal(np.stack(free.env_method("action_masks")), masks)
+    with pytest.raises(AttributeError, match="no method"):
+        free.env_method("render")
