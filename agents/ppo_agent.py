@@ -1,5 +1,7 @@
 """``ppo:PATH`` for every game: a saved model of the reference PPO (``model.pt``,
-:mod:`agents.networks.sparse_policy`) or a MaskablePPO model of the game's own ``ppo`` agent.
+:mod:`agents.networks.sparse_policy`; or, from a run with ``--rollouts core``, an ``az`` model
+file, played as its raw policy) or a MaskablePPO model of the game's own ``ppo`` agent
+(:func:`reference_ppo_agent` tells them apart).
 
 :class:`SparsePPOAgent` plays the reference PPO's raw policy: for the acting seat's flat
 observation (the game's ``encoder`` hook, its non-zero entries) it takes the most likely legal
@@ -80,3 +82,23 @@ def is_sparse_ppo(path: str | Path) -> bool:
     from agents.networks.sparse_policy import is_model_file
 
     return is_model_file(p)
+
+
+def reference_ppo_agent(path: str | Path, seed: int | None = None) -> Agent | None:
+    """The agent of a reference-PPO model file: :class:`SparsePPOAgent` for the sparse
+    network's ``model.pt``; for a run with ``--rollouts core`` (whose ``model.pt`` is an ``az``
+    model file) its raw policy, ``az:path=PATH,sims=0``. ``None`` for any other file (the game's
+    own MaskablePPO reader takes it). Both are read without running code."""
+    if is_sparse_ppo(path):
+        return SparsePPOAgent(path, seed=seed)
+    p = Path(path)
+    if p.suffix == ".pt" and p.is_file():
+        from agents.az import AzAgent
+        from agents.az.checkpoint import CheckpointError, read_blob
+
+        try:
+            read_blob(p)
+        except CheckpointError:
+            return None
+        return AzAgent(seed=seed, path=p, sims=0)
+    return None

@@ -344,10 +344,11 @@ def test_core_rollouts_run_resume_and_save_an_az_model(tmp_path: Path, threads: 
     again = json.loads((run / "summary.json").read_text())
     assert again["updates"] == 2 and again["steps"] > first
     agent = make_agent(f"az:path={run / 'model.pt'},sims=0", seed=0, game="moonriver")
+    as_ppo = make_agent(f"ppo:{run / 'model.pt'}", seed=0, game="moonriver")  # the same player
     state = new_game(GameConfig(num_players=2), 3)
     for _ in range(20):
         a = agent.choose(state)
-        assert state.is_legal(a)
+        assert state.is_legal(a) and as_ppo.choose(state) == a
         state.apply(a)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, AgentKind
-from agents.ppo_agent import SparsePPOAgent, is_sparse_ppo
+from agents.ppo_agent import reference_ppo_agent
 from agents.registry import make_agent
 from agents.spec_params import AZ_PARAMS
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
@@ -69,9 +69,8 @@ def _ppo_params(spec: str, rest: str) -> dict[str, Any]:
 
 
 def _ppo(seed: int | None = None, path: str = "") -> Agent:
-    if is_sparse_ppo(path):  # a model of the reference PPO (training.ppo.ppo)
-        return SparsePPOAgent(path, seed=seed)
-    return PolicyKingdominoAgent(path, seed=seed)
+    reference = reference_ppo_agent(path, seed=seed)  # a model of training.ppo.ppo
+    return reference if reference is not None else PolicyKingdominoAgent(path, seed=seed)
 
 
 def _az(seed: int | None = None, **params: Any) -> Agent:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.base import Agent, AgentKind, PolicyAgent
-from agents.ppo_agent import SparsePPOAgent, is_sparse_ppo
+from agents.ppo_agent import reference_ppo_agent
 from agents.random_agent import RandomAgent
 from agents.rllib_agent import RLlibAgent, rllib_params
 from agents.shipped import CHECKPOINTS
@@ -90,9 +90,8 @@ def _trained_params(spec: str, rest: str) -> dict[str, Any]:
 
 
 def _ppo(seed: int | None = None, path: str = "") -> Agent:
-    if is_sparse_ppo(path):  # a model of the reference PPO (training.ppo.ppo)
-        return SparsePPOAgent(path, seed=seed)
-    return PolicyAgent.from_path(path, seed=seed)
+    reference = reference_ppo_agent(path, seed=seed)  # a model of training.ppo.ppo
+    return reference if reference is not None else PolicyAgent.from_path(path, seed=seed)
 
 
 def _heuristic(seed: int | None = None, **weights: float) -> Agent:
