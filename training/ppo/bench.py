@@ -42,6 +42,7 @@ from training.ppo.ppo import (
     learned,
     make_learner,
     make_policy,
+    optimizer_for,
 )
 
 
@@ -53,7 +54,7 @@ def ppo_rate(args: Args, updates: int, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     learner = make_learner(replace(args, seed=seed))
     torch.set_num_threads(learner.torch_threads)
-    opt = torch.optim.Adam(learned(learner.net), lr=args.learning_rate, eps=1e-5)
+    opt = optimizer_for(learned(learner.net), args)
     learner.step(opt, rng, 0)  # the warm-up update
     wall, cpu = time.perf_counter(), time.process_time()
     steps = sum(learner.step(opt, rng, 1 + i)[0] for i in range(updates))

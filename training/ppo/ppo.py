@@ -47,6 +47,7 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -505,6 +506,11 @@ def learned(net: nn.Module) -> list[nn.Parameter]:
     return [p for p in net.parameters() if p.requires_grad]
 
 
+def optimizer_for(params: Iterable[nn.Parameter], args: Args) -> torch.optim.Adam:
+    """The run's optimizer over ``params``: Adam at ``args.learning_rate``, eps 1e-5."""
+    return torch.optim.Adam(params, lr=args.learning_rate, eps=1e-5)
+
+
 class CorePolicy(nn.Module):
     """The core rollouts' policy: az's network (its value of each legal move's afterstate) and
     an inverse temperature ``beta``, a parameter of its own when ``learn_tau`` (learned by the
@@ -720,7 +726,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     learner = make_learner(args)
     torch.set_num_threads(learner.torch_threads)
     args = learner.args
-    opt = torch.optim.Adam(learned(learner.net), lr=args.learning_rate, eps=1e-5)
+    opt = optimizer_for(learned(learner.net), args)
     step, update_i, spent = 0, 0, 0.0
     latest = run_dir / "checkpoints" / "latest.pt"
     if resume:
@@ -729,7 +735,7 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         try:
             opt.load_state_dict(ck["optim"])
         except ValueError:  # saved when the optimizer also held a fixed tau
-            opt = torch.optim.Adam(learner.net.parameters(), lr=args.learning_rate, eps=1e-5)
+            opt = optimizer_for(learner.net.parameters(), args)
             opt.load_state_dict(ck["optim"])
         step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
         rng.bit_generator.state = ck["rng"]
