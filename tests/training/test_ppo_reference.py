@@ -408,6 +408,53 @@ def test_core_tau_keeps_its_floor_and_a_non_finite_step_is_refused() -> None:
         assert torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
 
 
+def test_the_dual_clip_caps_a_move_made_far_less_likely() -> None:
+    """A sample whose ratio swung far: with a negative advantage its loss is capped at
+    dual x |advantage| and gives no gradient (without the dual clip it grows with the ratio); with
+    a positive one the usual clip holds it; a log-ratio of 1,000 stays finite."""
+    logratio = torch.tensor([1000.0, 5.0, 5.0, 0.05], requires_grad=True)
+    adv = torch.tensor([-1.0, -2.0, 2.0, -1.0])
+    loss, ratio = ppo.clipped_objective(logratio, adv, 0.2, dual=3.0)
+    assert torch.isfinite(loss).all() and torch.isfinite(ratio).all()
+    assert loss[0].item() == pytest.approx(3.0) and loss[1].item() == pytest.approx(6.0)
+    assert loss[2].item() == pytest.approx(-2.0 * 1.2)  # the usual clip
+    assert loss[3].item() == pytest.approx(np.exp(0.05))  # inside the clip: untouched
+    loss.sum().backward()
+    assert logratio.grad is not None
+    assert logratio.grad[:3].abs().max().item() == 0.0 and logratio.grad[3].item() > 0
+    plain, _ = ppo.clipped_objective(logratio.detach(), adv, 0.2)
+    assert plain[1].item() == pytest.approx(2.0 * np.exp(5.0))  # grows with the ratio
+
+
+def test_core_update_stops_where_the_policy_moved_too_far() -> None:
+    """With --target-kl tiny, the update takes its first steps (the ratio is 1 there), then
+    stops at the first minibatch whose KL from the policy that played passes it; without a
+    target every minibatch is stepped."""
+    args = Args(game="kingdomino_4p_base", rollouts="core", num_games=3, embed=8, hidden=8,
+                num_minibatches=4, update_epochs=2, threads=1, features=False)  # fmt: skip
+    torch.manual_seed(0)
+    learner = ppo.CoreLearner(args)
+    pos = learner.games(0, 1)
+    state = {k: v.clone() for k, v in learner.net.state_dict().items()}
+    steps = []
+    for target in (0.0, 1e-9):
+        learner.net.load_state_dict(state)
+        opt = torch.optim.Adam(ppo.learned(learner.net), lr=1e-1)
+        count = [0]
+        step = opt.step
+
+        def counted(*a: object, step: object = step, count: list[int] = count) -> object:
+            count[0] += 1
+            return step(*a)  # type: ignore[operator]
+
+        opt.step = counted  # type: ignore[method-assign,assignment]
+        stats = ppo.update_core(learner.net, opt, pos, replace(args, target_kl=target),
+                                np.random.default_rng(0))  # fmt: skip
+        steps.append(count[0])
+        assert stats["kl_stops"] == (1.0 if target else 0.0)
+    assert steps[0] == 8 and 1 <= steps[1] < 8
+
+
 # -- the run's safety: bad flags, resume, the lock, Ctrl-C and kill -----------------------------
 TINY = ["--game", "moonriver_2p_base", "--num-games", "16", "--num-steps", "8",
         "--eval-opponent", "random", "--eval-games", "2", "--embed", "8", "--hidden", "8",
@@ -426,6 +473,7 @@ def _digest(folder: Path) -> dict[str, bytes]:
         (["--num-games", "0"], "--num-games: expected a positive integer"),
         (["--learning-rate", "nan"], "--learning-rate: expected a finite number"),
         (["--gamma", "1.5"], "--gamma: expected a finite number in [0.0, 1.0]"),
+        (["--dual-clip", "0.5"], "--dual-clip: expected 0 (off) or a number over 1"),
         (["--opponent-share", "0.5"], "--opponent-share: needs --opponent"),
         (["--opponent", "nosuch", "--opponent-share", "0.5"], "--opponent: "),
         (["--eval-opponent", "grredy"], "--eval-opponent: "),

@@ -129,6 +129,11 @@ class Args:
     tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau), tau as it
     # starts with --learn-tau
     learn_tau: bool = True  # core rollouts: tau a parameter the clipped objective learns
+    dual_clip: float = 3.0  # core rollouts: a move whose advantage is negative has its term
+    # capped at this times the advantage (dual-clip PPO), so a step that swung the logits far
+    # cannot blow the objective up (0: off)
+    target_kl: float = 0.2  # core rollouts: an update ends, that step not taken, at a minibatch
+    # whose approximate KL from the policy that played passes this (0: never)
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -388,9 +393,8 @@ def update(
                 after_loss = 0.5 * ((chosen_value - b.ret) ** 2).mean()
             logp = logp_all[b.chosen]
             entropy = -torch.zeros(n).index_add_(0, b.rows, logp_all.exp() * logp_all)
-            ratio = (logp - b.old_logp).exp()
             a = (b.adv - b.adv.mean()) / (b.adv.std() + 1e-8)
-            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef))
+            pg, ratio = clipped_objective(logp - b.old_logp, a, args.clip_coef)
             v_clipped = b.old_value + (value - b.old_value).clamp(-args.clip_coef, args.clip_coef)
             v_loss = 0.5 * torch.max((value - b.ret) ** 2, (v_clipped - b.ret) ** 2).mean()
             loss = (
@@ -662,8 +666,12 @@ def update_core(
             _, logp_all, chosen, rows, _ = net.afterstates(p)
             old_logp[rows] = logp_all[chosen].numpy()
     adv = (p.target - value).astype(np.float32)
-    stats: dict[str, list[float]] = {k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip")}
+    stats: dict[str, list[float]] = {
+        k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip", "kl_stops")
+    }
     for _ in range(args.update_epochs):
+        if stats["kl_stops"]:
+            break
         for mb in np.array_split(rng.permutation(n), args.num_minibatches):
             if stop is not None and stop.is_set():
                 raise Stopped("update: stopped, the play beside it ended early")
@@ -680,15 +688,18 @@ def update_core(
                 logp = logp_all[chosen]
                 a = torch.from_numpy(adv[mb][rows])
                 a = (a - a.mean()) / (a.std() + 1e-8) if a.numel() > 1 else a * 0.0
-                ratio = (logp - torch.from_numpy(old_logp[mb][rows])).exp()
-                low, high = 1 - args.clip_coef, 1 + args.clip_coef
-                pg = torch.max(-a * ratio, -a * ratio.clamp(low, high)).mean()
+                pg, ratio = clipped_objective(logp - torch.from_numpy(old_logp[mb][rows]), a,
+                                              args.clip_coef, args.dual_clip)  # fmt: skip
+                pg = pg.mean()
                 ent = -torch.zeros(rows.size).index_add_(0, group, logp_all.exp() * logp_all).mean()
                 target = torch.from_numpy(b.target[rows])
                 after = 0.5 * ((aft_value[chosen] - target) ** 2).mean()
                 with torch.no_grad():
                     kl = float(((ratio - 1) - ratio.log()).mean())
                     clip = float(((ratio - 1).abs() > args.clip_coef).float().mean())
+                if args.target_kl and kl > args.target_kl:  # the policy moved too far: stop
+                    stats["kl_stops"].append(1.0)
+                    break
             loss = pg + args.vf_coef * v_loss - args.ent_coef * ent + args.afterstate_value * after
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -707,8 +718,23 @@ def update_core(
             stats["kl"].append(kl)
             stats["clip"].append(clip)
     out = {k: float(np.mean(x)) if x else 0.0 for k, x in stats.items()}
+    out["kl_stops"] = float(len(stats["kl_stops"]))  # 1.0 where the update ended early
     out["tau"] = net.tau
     return out
+
+
+def clipped_objective(
+    logratio: torch.Tensor, adv: torch.Tensor, clip: float, dual: float = 0.0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """PPO's clipped objective, as a loss per sample, and the probability ratios. ``dual``
+    (> 1; 0: off) caps the loss of a sample with a negative advantage at ``-dual * adv``
+    (dual-clip PPO: past that, the sample gives no gradient). The log-ratio is clamped at 20
+    first, where either clip has already cut the gradient, so that no ratio is infinite."""
+    ratio = logratio.clamp(max=20.0).exp()
+    loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip))
+    if dual:
+        loss = torch.where(adv < 0, torch.minimum(loss, -dual * adv), loss)
+    return loss, ratio
 
 
 def make_learner(args: Args) -> PythonLearner | CoreLearner:
@@ -842,9 +868,12 @@ def check_args(args: Args) -> None:
     bounds = {"tau": (TAU_FLOOR, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
               "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
+              "target_kl": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
               "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
               "opponent_share": (0.0, 1.0)}  # fmt: skip
+    if not (args.dual_clip == 0 or 1 < args.dual_clip < float("inf")):
+        raise ValueError(f"--dual-clip: expected 0 (off) or a number over 1, got {args.dual_clip}")
     for name, (low, high) in bounds.items():
         v = float(getattr(args, name))
         if not np.isfinite(v) or v < low or (high is not None and v > high):
