@@ -88,17 +88,14 @@ def reference_ppo_agent(path: str | Path, seed: int | None = None) -> Agent | No
     """The agent of a reference-PPO model file: :class:`SparsePPOAgent` for the sparse
     network's ``model.pt``; for a run with ``--rollouts core`` (whose ``model.pt`` is an ``az``
     model file) its raw policy, ``az:path=PATH,sims=0``. ``None`` for any other file (the game's
-    own MaskablePPO reader takes it). Both are read without running code."""
+    own MaskablePPO reader takes it). Both are read without running code; an az file that
+    cannot be played (another version) gets az's own error."""
     if is_sparse_ppo(path):
         return SparsePPOAgent(path, seed=seed)
-    p = Path(path)
-    if p.suffix == ".pt" and p.is_file():
+    if Path(path).suffix == ".pt":
         from agents.az import AzAgent
-        from agents.az.checkpoint import CheckpointError, read_blob
+        from agents.az.checkpoint import has_az_tag
 
-        try:
-            read_blob(p)
-        except CheckpointError:
-            return None
-        return AzAgent(seed=seed, path=p, sims=0)
+        if has_az_tag(path):
+            return AzAgent(seed=seed, path=path, sims=0)
     return None

@@ -76,8 +76,10 @@ class FreeVecEnv(VecEnv):
     def __init__(self, env: Any) -> None:
         self._obs = env.reset()
         self._masks = env.action_masks()
+        env.close()  # its rows are all it gives
         self._mask_rows = list(self._masks)
         n = len(self._masks)
+        self.render_mode = None  # read by VecEnv's constructor
         self._rewards = np.zeros(n, dtype=np.float32)
         self._dones = np.zeros(n, dtype=bool)
         self._infos: list[dict[str, Any]] = [{} for _ in range(n)]
@@ -99,7 +101,7 @@ class FreeVecEnv(VecEnv):
         """Nothing to release."""
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self, attr_name)] * self.num_envs
+        return [getattr(self, attr_name)] * len(self._rows(indices))
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         setattr(self, attr_name, value)
@@ -108,10 +110,19 @@ class FreeVecEnv(VecEnv):
         """``"action_masks"``: the rows, as the adapter gives them (MaskablePPO stacks them)."""
         if method_name != "action_masks":
             raise AttributeError(f"FreeVecEnv has no method {method_name!r}")
-        return self._mask_rows
+        return (
+            self._mask_rows
+            if indices is None
+            else [self._mask_rows[i] for i in self._rows(indices)]
+        )
 
     def env_is_wrapped(self, wrapper_class: Any, indices: Any = None) -> list[bool]:
-        return [False] * self.num_envs
+        return [False] * len(self._rows(indices))
+
+    def _rows(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [indices] if isinstance(indices, int) else list(indices)
 
 
 def time_route(
@@ -127,7 +138,7 @@ def time_route(
 ) -> tuple[float, float, float]:
     """Learner steps per second of one ``learn(steps)`` through ``route`` (``"single"``,
     ``"vector"`` or ``"free"``: :class:`FreeVecEnv` over the vector route's rows), learning included, the share of the time spent in the updates, and (the
-    vector route; 0.0 for the single env) the seconds of the policy's forward pass a row."""
+    vector route; 0.0 for the others) the seconds of the policy's forward pass a row."""
     if route == "single":
         env: Any = _single_env(game, seed, opponents)
         per_env = n_steps

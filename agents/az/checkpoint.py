@@ -164,6 +164,21 @@ def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
     return blob
 
 
+def has_az_tag(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a file that says it is an az model (its format tag, any version;
+    read as :func:`read_blob` reads, without running code). A file too damaged to read says
+    nothing: ``False``."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    try:
+        check_archive(p)
+        blob = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception:  # noqa: BLE001 - unreadable: not one that says so
+        return False
+    return isinstance(blob, dict) and blob.get("format") == FORMAT
+
+
 MAX_FILE_BYTES = 256 * 2**20
 """The largest model file read, and the most its archive's members may hold unpacked (the
 largest network the az config allows is about 10 MB; the shipped files are 2 MB)."""

@@ -196,11 +196,14 @@ def test_a_run_from_before_the_afterstate_head_resumes_with_its_action_head(
     assert ppo.main([*argv, "--head", "action"]) == 0
     saved = json.loads((run / "args.json").read_text())
     del saved["head"], saved["features"], saved["afterstate_value"]  # as such a run wrote it
+    del saved["dual_clip"], saved["target_kl"]  # nor these: its update resumes as it was
     (run / "args.json").write_text(json.dumps(saved))
     more = [a if a != "128" else "256" for a in argv]
     assert ppo.main([*more, "--resume"]) == 0
     assert sp.load_model(run / "model.pt")[0].head == "action"
-    assert json.loads((run / "args.json").read_text())["head"] == "action"
+    resumed = json.loads((run / "args.json").read_text())
+    assert resumed["head"] == "action"
+    assert resumed["dual_clip"] == 0.0 and resumed["target_kl"] == 0.0
 
 
 def test_kingdomino_trains_through_the_same_file(tmp_path: Path) -> None:
@@ -408,7 +411,7 @@ def test_core_tau_keeps_its_floor_and_a_non_finite_step_is_refused() -> None:
         assert torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
 
 
-def test_the_dual_clip_caps_a_move_made_far_less_likely() -> None:
+def test_the_dual_clip_caps_a_bad_move_made_far_more_likely() -> None:
     """A sample whose ratio swung far: with a negative advantage its loss is capped at
     dual x |advantage| and gives no gradient (without the dual clip it grows with the ratio); with
     a positive one the usual clip holds it; a log-ratio of 1,000 stays finite."""
@@ -625,3 +628,24 @@ def test_ctrl_c_and_kill_keep_the_last_checkpoint_and_resume_continues(tmp_path:
     after = [float(s["step"]) for s in end["optim"]["state"].values()]
     assert after == [b + 2 * 4 * 2 for b in before] and before[0] > 0
     assert json.loads((run / "args.json").read_text())["total_steps"] == budget
+
+
+def test_ppo_path_tells_an_az_file_from_other_models(tmp_path: Path) -> None:
+    """``ppo:PATH`` on an az model file (a core-rollouts run's ``model.pt``) plays its raw
+    policy; an az file of another version gets az's own error, not a MaskablePPO reader's; a
+    file that is no model of the reference PPO is left to the game's own reader (``None``)."""
+    from agents.az import AzAgent
+    from agents.az.checkpoint import CheckpointError
+    from agents.ppo_agent import reference_ppo_agent
+    from agents.shipped import CHECKPOINTS
+
+    shipped = CHECKPOINTS / "az_2p_base" / "model.pt"
+    agent = reference_ppo_agent(shipped, seed=0)
+    assert isinstance(agent, AzAgent) and agent.raw
+    blob = torch.load(shipped, map_location="cpu", weights_only=True)
+    torch.save({**blob, "version": -1}, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match="version"):
+        reference_ppo_agent(tmp_path / "old.pt")
+    torch.save({"format": "something else"}, tmp_path / "other.pt")
+    assert reference_ppo_agent(tmp_path / "other.pt") is None
+    assert reference_ppo_agent(tmp_path / "missing.pt") is None

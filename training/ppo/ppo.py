@@ -133,7 +133,8 @@ class Args:
     # capped at this times the advantage (dual-clip PPO), so a step that swung the logits far
     # cannot blow the objective up (0: off)
     target_kl: float = 0.2  # core rollouts: an update ends, that step not taken, at a minibatch
-    # whose approximate KL from the policy that played passes this (0: never)
+    # whose approximate KL from the weights the update began with (with --threads 2, one update
+    # after those that played) passes this (0: never)
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -655,8 +656,10 @@ def update_core(
     chosen afterstate values, ending in the game's outcome); at the actor's positions that kept
     their afterstates, the clipped objective on the move played (its log-probability under the
     policy, the old one taken before the first epoch), with the advantage target - value,
-    normalised per minibatch, an entropy bonus, and the chosen afterstate's value towards the
-    same return (``afterstate_value``)."""
+    normalised per minibatch; ``dual_clip``, :func:`clipped_objective`), an entropy bonus, and
+    the chosen afterstate's value towards the same return (``afterstate_value``). The update
+    ends early (that step not taken) at a minibatch whose approximate KL passes
+    ``target_kl``."""
     n = len(p)
     counts = np.diff(p.aft_ptr)
     with torch.no_grad():
@@ -699,6 +702,7 @@ def update_core(
                     clip = float(((ratio - 1).abs() > args.clip_coef).float().mean())
                 if args.target_kl and kl > args.target_kl:  # the policy moved too far: stop
                     stats["kl_stops"].append(1.0)
+                    stats["kl"].append(kl)  # logged: the KL that stopped it
                     break
             loss = pg + args.vf_coef * v_loss - args.ent_coef * ent + args.afterstate_value * after
             opt.zero_grad(set_to_none=True)
@@ -729,7 +733,8 @@ def clipped_objective(
     """PPO's clipped objective, as a loss per sample, and the probability ratios. ``dual``
     (> 1; 0: off) caps the loss of a sample with a negative advantage at ``-dual * adv``
     (dual-clip PPO: past that, the sample gives no gradient). The log-ratio is clamped at 20
-    first, where either clip has already cut the gradient, so that no ratio is infinite."""
+    first, so that no ratio is infinite: past it a sample gives no gradient either (with the
+    dual clip on, it had none already)."""
     ratio = logratio.clamp(max=20.0).exp()
     loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip, 1 + clip))
     if dual:
@@ -1023,6 +1028,8 @@ def resumed_args(run_dir: Path, given: dict[str, Any], game: str | None) -> Args
         saved = json.loads((run_dir / "args.json").read_text())
         saved.setdefault("head", "action")  # a run from before the afterstate head had none
         saved.setdefault("learn_tau", False)  # a core run from before tau was learned: fixed
+        saved.setdefault("dual_clip", 0.0)  # a run from before these: its update as it was
+        saved.setdefault("target_kl", 0.0)
         args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"--resume: {run_dir / 'args.json'} is unreadable ({exc})") from None
