@@ -83,8 +83,6 @@ def test_an_unknown_agent_is_named_with_the_game_s_agents() -> None:
         make_agent("x")
     with pytest.raises(ValueError, match=r"^game: expected one of"):
         make_agent("greedy", game="chess")
-    with pytest.raises(ValueError, match=r"^spec: expected ppo:PATH"):
-        make_agent("ppo", game="kingdomino")
 
 
 def test_engine_state_refuses_what_is_no_game() -> None:
@@ -120,3 +118,16 @@ def test_the_generic_agent_modules_name_no_game(path: str) -> None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in GAMES
     ]
     assert not spelled, f"{path} spells a game's name: {spelled}"
+
+
+def test_kingdomino_s_bare_ppo_is_its_shipped_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ppo`` in Kingdomino plays the shipped reference-PPO model's raw policy; without the
+    file, a named error asks for a path."""
+    from agents.az import AzAgent
+    from moonriver_env.kingdomino import agents as kd_agents
+
+    agent = make_agent("ppo", game="kingdomino")
+    assert isinstance(agent, AzAgent) and agent.raw and agent.path == kd_agents.SHIPPED_PPO
+    monkeypatch.setattr(kd_agents, "SHIPPED_PPO", kd_agents.SHIPPED_PPO.with_name("gone.pt"))
+    with pytest.raises(ValueError, match=r"^spec: no shipped model at .*give ppo:PATH"):
+        make_agent("ppo", game="kingdomino")

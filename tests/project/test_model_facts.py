@@ -147,3 +147,30 @@ def test_no_doc_says_the_shipped_2p_value_model_uses_rollout_labels() -> None:
     for text in (README, TRAINING_README, SHORT_README, trained):
         claims = re.findall(r"(\w+)(?:\"``)?[:,]? the 2-player model", text)
         assert all(word == labels for word in claims), claims
+
+
+def test_the_kingdomino_ppo_rows_are_its_provenance() -> None:
+    """Every figure the pages give for the shipped Kingdomino ``ppo`` (its ladder against three
+    greedy, heuristics and random, the run's steps) is the one its provenance holds."""
+    name = "ppo_kingdomino_4p_harmony+middle_kingdom+must_place"
+    prov = provenance(name)
+    ppo_page = (DOCS / "ppo.md").read_text(encoding="utf-8")
+    by = {rec["opponents"]: rec for rec in prov["ladder"]}
+    assert set(by) == {"three greedy", "three heuristic", "three random"}
+    for label, key in (("three greedy", "three greedy"), ("three heuristics", "three heuristic"),
+                       ("three random", "three random")):  # fmt: skip
+        rec = by[key]
+        assert rec["games"] == 400 and rec["seed"] == prov["seeds"]["evaluation"]
+        cells = row(ppo_page, label)
+        assert interval(rec) in cells[1]
+        low, high = min(rec["opponent_scores"]), max(rec["opponent_scores"])
+        assert cells[2] == f"{rec['mean_score']:.1f} against {low:.1f}-{high:.1f}"
+        on_results = [line for line in README.splitlines()
+                      if line.startswith("| `ppo`") and f"| {label} |" in line]  # fmt: skip
+        assert len(on_results) == 1 and interval(rec) in on_results[0]
+    steps = prov["run_summary"]["steps"]
+    assert f"{steps / 1e6:.1f} M steps in {prov['run_summary']['updates']:,} updates" in ppo_page
+    assert interval(by["three greedy"]) in SHORT_README
+    assert prov["evaluation"]["agents"][0]["win_rate"] == pytest.approx(
+        by["three greedy"]["win_rate"], abs=5e-4
+    )

@@ -15,6 +15,7 @@ import math
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -273,6 +274,9 @@ def test_export_keeps_the_model_its_settings_and_provenance(ppo_run: Path, tmp_p
     assert prov["budget"]["total_steps"] == 256
     assert prov["run_summary"]["steps"] == 256 and prov["run_summary"]["evals"]
     assert set(prov[MANIFEST]) == {p.name for p in dest.iterdir()} == exported_files(dest)
+    cfg = tomllib.loads((dest / "config.toml").read_text())  # as every shipped folder has
+    assert cfg["env"] == {"game": "moonriver", "num_players": 2, "mode": "base"}
+    assert cfg["ppo"]["total_steps"] == 256 and cfg["ppo"]["game"] == prov["game"]
     agent = make_agent(f"ppo:{dest / 'model.pt'}", seed=0)  # the exported model plays
     assert agent.game.num_players == 2
     args = ["--run-dir", str(ppo_run), "--name", "x", "--command", "c", "--dest", str(tmp_path)]

@@ -5,7 +5,7 @@
 
 copies the reference PPO run's model (``model.pt`` of :mod:`training.ppo.ppo`, or ``--model
 PATH``) to ``agents/checkpoints/NAME/model.pt`` together with the run's settings
-(``args.json``) and ``summary.json`` (steps, wall time, its evaluations with their Wilson
+(``args.json``, and as ``config.toml``: :func:`run_config`) and ``summary.json`` (steps, wall time, its evaluations with their Wilson
 intervals), and writes ``provenance.json``: the command, the budget, the git commit, the
 machine and, with ``--evaluation``, a separate evaluation report (``evaluation.json`` of
 ``python -m training.evaluate``). The model then plays as the agent ``ppo:agents/checkpoints/
@@ -35,6 +35,8 @@ from typing import Any
 
 from agents.shipped import CHECKPOINTS
 from moonriver_env.bench import cpu_model
+from moonriver_env.games import parse_game
+from training.common.config import dumps
 from training.common.outputs import OutputError, replace_dir, write_json
 from training.common.provenance import git_commit
 
@@ -220,6 +222,18 @@ def listed_files(prov: dict[str, Any] | None, before: Sequence[str]) -> frozense
     return frozenset(listed)
 
 
+def run_config(args: dict[str, Any]) -> str:
+    """The ``config.toml`` of an exported run, as every shipped model folder has one: the
+    table (``[env]``: the game's name, players, mode and scenario) and the run's settings
+    (``[ppo]``: those of ``args.json`` that are plain values)."""
+    spec = parse_game(str(args["game"]))
+    env: dict[str, Any] = {"game": spec.game, "num_players": spec.num_players, "mode": spec.mode}
+    if spec.scenario is not None:
+        env["scenario"] = spec.scenario
+    plain = {k: v for k, v in args.items() if isinstance(v, (bool, int, float, str))}
+    return dumps({"env": env, "ppo": plain})
+
+
 def _fill(
     dest: Path,
     source: Path,
@@ -233,6 +247,7 @@ def _fill(
     for kept in RUN_FILES[1:]:
         shutil.copyfile(run_dir / kept, dest / kept)
     args = json.loads((run_dir / "args.json").read_text())
+    (dest / "config.toml").write_text(run_config(args), encoding="utf-8")
     provenance = {
         "model": str(source),
         "game": args.get("game"),

@@ -7,7 +7,8 @@ largest immediate gain: the paper's "full greedy"; ``greedy:draft=random``: gree
 random pick; :mod:`.greedy`), ``heuristic`` (one ply on a position value, :mod:`.heuristic`),
 ``mc`` (flat Monte Carlo over the heuristic's best candidates, with greedy, player-greedy or
 random playouts, :mod:`.montecarlo`), ``mcts`` (determinized UCT over the decisions,
-:mod:`.mcts`) and ``ppo:PATH`` (a saved MaskablePPO model, :mod:`.policy`). The base class
+:mod:`.mcts`), ``ppo:PATH`` (a model of the reference PPO, or a saved MaskablePPO model,
+:mod:`.policy`; a bare ``ppo``: the shipped model of 4 players, the study's rules) and ``az``. The base class
 and the playouts they share: :mod:`.common`, :mod:`.search`.
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 from agents.base import Agent, AgentKind
 from agents.ppo_agent import reference_ppo_agent
 from agents.registry import make_agent
+from agents.shipped import CHECKPOINTS
 from agents.spec_params import AZ_PARAMS
 from moonriver_env.kingdomino import KingdominoConfig, KingdominoState, Phase, new_game
 
@@ -58,14 +60,22 @@ _SEARCH_PARAMS: dict[str, type] = {
 }
 
 
+SHIPPED_PPO = CHECKPOINTS / "ppo_kingdomino_4p_harmony+middle_kingdom+must_place" / "model.pt"
+"""The reference PPO's Kingdomino model kept in the repository (4 players, the study's rules;
+a core-rollouts run's az model file, played as its raw policy); its provenance (command,
+budget, measured results) is in the same folder."""
+
+
 def _ppo_params(spec: str, rest: str) -> dict[str, Any]:
-    """``ppo:PATH`` -> ``{"path": PATH}`` (a path is needed: no model is shipped)."""
-    if not rest.strip():
+    """``ppo:PATH`` -> ``{"path": PATH}``; a bare ``ppo``: the shipped model."""
+    if rest.strip():
+        return {"path": rest.strip()}
+    if not SHIPPED_PPO.is_file():
         raise ValueError(
-            "spec: expected ppo:PATH (a model.pt of training.ppo.ppo, or a MaskablePPO zip "
-            "trained on Kingdomino-v0)"
+            f"spec: no shipped model at {SHIPPED_PPO}; give ppo:PATH (a model.pt of "
+            "training.ppo.ppo, or a MaskablePPO zip trained on Kingdomino-v0)"
         )
-    return {"path": rest.strip()}
+    return {"path": str(SHIPPED_PPO)}
 
 
 def _ppo(seed: int | None = None, path: str = "") -> Agent:
@@ -85,7 +95,7 @@ AGENTS: dict[str, AgentKind] = {
     "heuristic": AgentKind(HeuristicKingdominoAgent),
     "mc": AgentKind(MonteCarloKingdominoAgent, params={**_SEARCH_PARAMS, "engine": str}),
     "mcts": AgentKind(MCTSKingdominoAgent, params={**_SEARCH_PARAMS, "c": float}),
-    "ppo": AgentKind(_ppo, parse=_ppo_params, shown=("ppo:PATH",)),
+    "ppo": AgentKind(_ppo, parse=_ppo_params, shown=("ppo", "ppo:PATH")),
     "az": AgentKind(_az, params=AZ_PARAMS),
 }
 """Kingdomino's agents by spec name: the ``agents`` hook of its entry."""
