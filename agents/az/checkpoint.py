@@ -145,15 +145,7 @@ def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
         p = p / MODEL_FILE
     if not p.is_file():
         raise CheckpointError(f"path: no az model file at {str(p)!r}")
-    check_archive(p)
-    try:
-        blob = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception as exc:  # truncated zip, pickle refused, ...: whatever the bytes raise
-        first = (str(exc).strip().splitlines() or [""])[0][:200]
-        raise CheckpointError(
-            f"path: {str(p)!r} is not a readable az model (truncated or corrupt: "
-            f"{type(exc).__name__}: {first})"
-        ) from None
+    blob = _load(p)
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise CheckpointError(f"path: {str(p)!r} is not an az model (no {FORMAT!r} format tag)")
     if blob.get("version") != VERSION:
@@ -164,6 +156,19 @@ def read_blob(path: str | os.PathLike[str]) -> dict[str, Any]:
     return blob
 
 
+def _load(p: Path) -> Any:
+    """The file's contents, read without running code (``CheckpointError`` if unreadable)."""
+    check_archive(p)
+    try:
+        return torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated zip, pickle refused, ...: whatever the bytes raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise CheckpointError(
+            f"path: {str(p)!r} is not a readable az model (truncated or corrupt: "
+            f"{type(exc).__name__}: {first})"
+        ) from None
+
+
 def has_az_tag(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a file that says it is an az model (its format tag, any version;
     read as :func:`read_blob` reads, without running code). A file too damaged to read says
@@ -172,9 +177,8 @@ def has_az_tag(path: str | os.PathLike[str]) -> bool:
     if not p.is_file():
         return False
     try:
-        check_archive(p)
-        blob = torch.load(p, map_location="cpu", weights_only=True)
-    except Exception:  # noqa: BLE001 - unreadable: not one that says so
+        blob = _load(p)
+    except CheckpointError:
         return False
     return isinstance(blob, dict) and blob.get("format") == FORMAT
 
