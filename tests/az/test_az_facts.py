@@ -54,3 +54,41 @@ def test_the_from_zero_curve_is_its_record() -> None:
         rate = f"{float(r['win_rate']):.3f} [{float(r['ci_low']):.3f}, {float(r['ci_high']):.3f}]"
         line = f"| {float(r['hours']):.2f} | {games} | {rate} |"
         assert line in README, f"docs/az.md lacks the curve row {line!r}"
+
+
+def recorded_bars() -> dict[str, dict[str, object]]:
+    """Each bar row's record, from the provenance of the shipped model that holds it."""
+    found: dict[str, dict[str, object]] = {}
+    for path in sorted(CHECKPOINTS.glob("az_*/provenance.json")):
+        for bar in json.loads(path.read_text()).get("bars", []):
+            assert bar["row"] not in found, f"{bar['row']} is recorded twice ({path.parent.name})"
+            found[bar["row"]] = {**bar, "model": path.parent.name}
+    return found
+
+
+def test_the_bars_table_is_the_provenance() -> None:
+    """docs/az.md's table of the bars is read from the provenances: every row of
+    training/configs/az_bars.toml is there once, with its model's recorded win rate, interval,
+    time a decision and verdict, and the count of met rows is theirs."""
+    import tomllib
+
+    from training.az.bars import BARS_FILE
+
+    rows = [r["name"] for r in tomllib.loads(BARS_FILE.read_text())["row"]]
+    bars = recorded_bars()
+    assert sorted(bars) == sorted(rows), "a bar row without a record, or a record of no row"
+    for name in rows:
+        bar = bars[name]
+        lines = [line for line in README.splitlines() if line.startswith(f"| `{name}` |")]
+        assert len(lines) == 1, f"docs/az.md: expected one bars row for {name}"
+        cells = [c.strip() for c in lines[0].strip("|").split("|")]
+        assert f"`{bar['model']}`" in cells[2], (name, cells[2], bar["model"])
+        m = re.fullmatch(r"([\d.]+) \[([\d.]+), ([\d.]+)\]", cells[5])
+        assert m, (name, cells[5])
+        for got, key in zip(m.groups(), ("win_rate", "ci_low", "ci_high"), strict=True):
+            assert abs(float(got) - float(bar[key])) <= 0.0011, (name, key, got, bar[key])
+        assert int(cells[4]) == bar["games"]
+        assert cells[6].endswith("**met**") == bool(bar["met"]), (name, cells[6], bar["met"])
+        assert cells[7] == f"{float(bar['az_cpu_ms']):.2f} ms", (name, cells[7], bar["az_cpu_ms"])
+    met = sum(bool(b["met"]) for b in bars.values())
+    assert f"Met (the interval's lower bound at or above the bar, within the time limit): {met} of {len(rows)}" in " ".join(README.split())
