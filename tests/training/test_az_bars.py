@@ -26,12 +26,43 @@ def test_every_shipped_row_names_a_table_and_agents_that_play_it() -> None:
             assert len(row["agents"]) == spec.num_players
 
 
-def write(path: Path, rows: str) -> Path:
+def write(path: Path, rows: str, limit_ms: float = 20.0) -> Path:
     path.write_text(
         "seed = 5\ncalibration_seed = 6\ncalibrate_games = 2\ncalibrate_sims = 8\n"
-        "margin = 1.0\ngames = 4\n" + rows
+        f"margin = 1.0\ngames = 4\n[time_limit_ms]\nmoonriver = {limit_ms}\n" + rows
     )
     return path
+
+
+EASY = """
+[[row]]
+name = "easy"
+table = "2p_base"
+agents = ["greedy", "random"]
+bar = 0.0
+"""
+
+
+@pytest.mark.parametrize("limit_ms", [1e-6, 1e6])
+def test_a_row_over_the_time_limit_is_not_met(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, limit_ms: float
+) -> None:
+    """Met needs both: the lower bound at the bar (0 here, always) and az's time within the
+    file's limit for the game."""
+    monkeypatch.chdir(tmp_path)
+    f = write(tmp_path / "bars.toml", EASY, limit_ms=limit_ms)
+    assert bars.main(["--file", str(f), "easy"]) == 0
+    res = json.loads(capsys.readouterr().out.splitlines()[0])
+    within = res["az_cpu_ms"] <= limit_ms
+    assert res["time_limit_ms"] == limit_ms and res["time_met"] is within
+    assert res["met"] is within and within is (limit_ms > 1)
+
+
+def test_a_file_without_time_limits_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "bars.toml"
+    f.write_text("seed = 5\ncalibration_seed = 6\n" + EASY)
+    with pytest.raises(ValueError, match="time_limit_ms"):
+        bars.read_bars(f)
 
 
 def test_rows_play_rotate_and_resume(

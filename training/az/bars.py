@@ -11,7 +11,8 @@ tuned nothing (no setting of a shipped model was chosen on it); the win rate cou
 win 1/k, with its 95% Wilson interval.
 
 Time is the CPU time of the deciding thread a decision (``time.thread_time``), from the same
-games. A row whose opponent is ``mc`` at ``time = x`` times az's gets its ``sims`` from a
+games; a row is met when its interval's lower bound reaches the bar and az's time is within the
+file's limit for the game (``time_limit_ms``). A row whose opponent is ``mc`` at ``time = x`` times az's gets its ``sims`` from a
 calibration first (a few games on another seed: az's and mc's time a decision at
 ``calibrate_sims``, mc's time taken as proportional to its simulations, plus a margin); the
 row then reports both times from its own games, and whether mc's was at least ``x`` times az's.
@@ -58,6 +59,9 @@ def read_bars(path: Path = BARS_FILE) -> tuple[dict[str, Any], dict[str, dict[st
             if key not in row:
                 raise ValueError(f"{path}: row {name!r}: no {key!r}")
         rows[name] = row
+    limits = settings.get("time_limit_ms")
+    if not isinstance(limits, dict) or not limits:
+        raise ValueError(f"{path}: no [time_limit_ms] table (ms a decision, by game)")
     return settings, rows
 
 
@@ -156,11 +160,14 @@ def run_row(
     rate = result_row(agents[1], int(played), wins, float("nan"), float("nan"))
     low = rate["ci_low"]
     per = {e: (t / n if n else float("nan")) for e, (t, n) in times.items()}
+    limit = float(settings["time_limit_ms"][tables[0].game])
+    time_met = per[0] <= limit
     res: dict[str, Any] = {
         "row": name, "table": row["table"], "agents": agents, "games": int(played),
         "win_rate": round(rate["win_rate"], 4), "ci_low": round(low, 4),
-        "ci_high": round(rate["ci_high"], 4), "bar": row["bar"], "met": low >= row["bar"],
+        "ci_high": round(rate["ci_high"], 4), "bar": row["bar"], "met": low >= row["bar"] and time_met,
         "point_met": wins / played >= row["bar"], "az_cpu_ms": round(per[0], 2),
+        "time_limit_ms": limit, "time_met": time_met,
         "opponent_cpu_ms": round(per[1], 2), "az_mean_score": round(sum(points) / len(points), 1),
         "seed": seed, "seconds": round(time.perf_counter() - start, 1),
     }  # fmt: skip
