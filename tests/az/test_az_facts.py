@@ -71,7 +71,7 @@ def test_the_bars_table_is_the_provenance() -> None:
     training/configs/az_bars.toml is there once, with its model's recorded win rate, interval,
     games, bar, time a decision and verdict (met: the lower bound at the bar and the time within
     the file's limit for the game), and the count of met rows is theirs."""
-    from training.az.bars import read_bars, tables_of
+    from training.az.bars import read_bars, time_limit_ms
 
     settings, rows = read_bars()
     bars = recorded_bars()
@@ -90,7 +90,7 @@ def test_the_bars_table_is_the_provenance() -> None:
             assert abs(float(got) - float(bar[key])) <= 0.0006, (name, key, got, bar[key])
         assert int(cells[4]) == bar["games"] == int(row.get("games", settings["games"]))
         assert bar["bar"] == row["bar"] and cells[6].startswith(f"{float(row['bar']):.2f}: ")
-        limit = settings["time_limit_ms"][tables_of(row["table"])[0].game]
+        limit = time_limit_ms(settings, row["table"])
         verdict = float(bar["ci_low"]) >= row["bar"] and float(bar["az_cpu_ms"]) <= limit
         assert cells[6].endswith("**met**") == verdict, (name, cells[6], verdict)
         assert cells[7] == f"{float(bar['az_cpu_ms']):.2f} ms", (name, cells[7], bar["az_cpu_ms"])

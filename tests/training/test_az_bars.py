@@ -63,6 +63,9 @@ def test_a_file_without_time_limits_is_refused(tmp_path: Path) -> None:
     f.write_text("seed = 5\ncalibration_seed = 6\n" + EASY)
     with pytest.raises(ValueError, match="time_limit_ms"):
         bars.read_bars(f)
+    f.write_text("seed = 5\ncalibration_seed = 6\n[time_limit_ms]\nkingdomino = 50\n" + EASY)
+    with pytest.raises(ValueError, match="row 'easy': no time_limit_ms for 'moonriver'"):
+        bars.read_bars(f)  # a game without a limit is refused before its row plays
 
 
 def test_rows_play_rotate_and_resume(

@@ -12,8 +12,8 @@ win 1/k, with its 95% Wilson interval.
 
 Time is the CPU time of the deciding thread a decision (``time.thread_time``), from the same
 games; a row is met when its interval's lower bound reaches the bar and az's time is within the
-file's limit for the game (``time_limit_ms``). A row whose opponent is ``mc`` at ``time = x`` times az's gets its ``sims`` from a
-calibration first (a few games on another seed: az's and mc's time a decision at
+file's limit for the game (``time_limit_ms``). A row whose opponent is ``mc`` at ``time = x``
+times az's gets its ``sims`` from a calibration first (a few games on another seed: az's and mc's time a decision at
 ``calibrate_sims``, mc's time taken as proportional to its simulations, plus a margin); the
 row then reports both times from its own games, and whether mc's was at least ``x`` times az's.
 A row already begun goes on at the ``sims`` its games were played at (``--force``: sized again).
@@ -62,7 +62,16 @@ def read_bars(path: Path = BARS_FILE) -> tuple[dict[str, Any], dict[str, dict[st
     limits = settings.get("time_limit_ms")
     if not isinstance(limits, dict) or not limits:
         raise ValueError(f"{path}: no [time_limit_ms] table (ms a decision, by game)")
+    for name, row in rows.items():  # checked before any row plays, not after its games
+        game = tables_of(row["table"])[0].game
+        if game not in limits:
+            raise ValueError(f"{path}: row {name!r}: no time_limit_ms for {game!r}")
     return settings, rows
+
+
+def time_limit_ms(settings: Mapping[str, Any], table: str) -> float:
+    """az's CPU time a decision, at most, for a row of ``table`` to be met."""
+    return float(settings["time_limit_ms"][tables_of(table)[0].game])
 
 
 def tables_of(table: str) -> list[GameSpec]:
@@ -160,7 +169,7 @@ def run_row(
     rate = result_row(agents[1], int(played), wins, float("nan"), float("nan"))
     low = rate["ci_low"]
     per = {e: (t / n if n else float("nan")) for e, (t, n) in times.items()}
-    limit = float(settings["time_limit_ms"][tables[0].game])
+    limit = time_limit_ms(settings, row["table"])
     time_met = per[0] <= limit
     res: dict[str, Any] = {
         "row": name, "table": row["table"], "agents": agents, "games": int(played),
