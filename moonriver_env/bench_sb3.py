@@ -9,8 +9,10 @@ default MLP), the same hyperparameters and the same samples per update: the sing
 ``n_steps`` (default 2048, SB3's), the vector route with ``num_envs`` games of
 ``n_steps // num_envs`` steps each; ``batch_size`` (default 64) and ``n_epochs`` (default 10;
 SB3's defaults) for both, the same opponents for both (``--opponents``, default random), one torch
-thread (``--threads``; the machine is shared). A run times ``learn(steps)`` (the model built
-beforehand) and reports learner steps per second, learning included; a row is the median of
+thread (``--threads``; the machine is shared; the vector env writes its observations with as many
+threads, ``make_sb3_vec_env(threads=...)``). A run first learns one update's samples untimed
+(the warm-up: the first rollout buffer, torch's first calls), then times ``learn(steps)`` and
+reports learner steps per second, learning included; a row is the median of
 ``--runs`` runs, the routes interleaved so that a change of the machine's load hits both. The last line
 per game is the ratio of the medians. Each row also gives the share of its time spent in
 MaskablePPO's updates (SB3's own work, the same per sample on both routes: it bounds the ratio)
@@ -135,6 +137,7 @@ def time_route(
     seed: int = 0,
     opponents: str = "random",
     n_epochs: int = 10,
+    threads: int = 1,
 ) -> tuple[float, float, float]:
     """Learner steps per second of one ``learn(steps)`` through ``route`` (``"single"``,
     ``"vector"`` or ``"free"``: :class:`FreeVecEnv` over the vector route's rows), learning included, the share of the time spent in the updates, and (the
@@ -143,7 +146,9 @@ def time_route(
         env: Any = _single_env(game, seed, opponents)
         per_env = n_steps
     else:
-        env = make_sb3_vec_env(game, num_envs=num_envs, opponents=opponents, seed=seed)
+        env = make_sb3_vec_env(
+            game, num_envs=num_envs, opponents=opponents, seed=seed, threads=threads
+        )
         if route == "free":
             env = FreeVecEnv(env)
         per_env = max(1, n_steps // num_envs)
@@ -158,13 +163,15 @@ def time_route(
         train()
         update[0] += time.perf_counter() - t
 
+    model.learn(per_env * model.n_envs)  # the warm-up: one update, untimed
+    before = model.num_timesteps
     model.train = timed_train  # type: ignore[method-assign]
     start = time.perf_counter()
-    model.learn(steps)
+    model.learn(steps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
     forward = _forward_per_row(model, env) if route == "vector" else 0.0
     env.close()
-    return model.num_timesteps / elapsed, update[0] / elapsed, forward
+    return (model.num_timesteps - before) / elapsed, update[0] / elapsed, forward
 
 
 def _forward_per_row(model: Any, env: Any, calls: int = 20) -> float:
@@ -221,6 +228,7 @@ def main(argv: list[str] | None = None) -> None:
                     run,
                     args.opponents,
                     args.n_epochs,
+                    torch.get_num_threads(),
                 )
                 rates[route].append(rate)
                 shares[route].append(share)

@@ -217,9 +217,18 @@ static void prefetch_game(const BatchObject *self, Py_ssize_t i) {
     }
 }
 
+static int publish_observation(BatchObject *self, Py_ssize_t i);
+static void publish_moves(BatchObject *self, Py_ssize_t i);
+
 /* The legal list of game i, its mask, seat and observation into the outputs. Returns 1 when
  * its sparse row did not fit the width (the row left all padding, its count -1), else 0. */
 static int publish(BatchObject *self, Py_ssize_t i) {
+    publish_moves(self, i);
+    return publish_observation(self, i);
+}
+
+/* publish without the observation: the legal list, the mask and the seat. */
+static void publish_moves(BatchObject *self, Py_ssize_t i) {
     const mr_config *cfg = self->cfg;
     Py_ssize_t A = cfg->num_actions;
     mr_state *st = &self->states[i];
@@ -241,6 +250,13 @@ static int publish(BatchObject *self, Py_ssize_t i) {
     memcpy((int16_t *)self->out[OUT_LEGAL].buf + i * A, legal, sizeof(int16_t) * (size_t)count);
     ((int32_t *)self->out[OUT_NUM_LEGAL].buf)[i] = count;
     ((int32_t *)self->out[OUT_SEAT].buf)[i] = st->phase == PH_GAME_OVER ? -1 : st->seat;
+}
+
+/* publish's observation forms (those the Batch writes) of game i: 1 when its sparse row did
+ * not fit the width, else 0. */
+static int publish_observation(BatchObject *self, Py_ssize_t i) {
+    const mr_config *cfg = self->cfg;
+    mr_state *st = &self->states[i];
     Py_ssize_t n = cfg->n;
     int refused = 0;
     if (self->sparse) { /* first: its block refresh also lists the blocks' entries */
@@ -385,6 +401,52 @@ static void final_rewards(const mr_config *cfg, const mr_breakdown *sc, int mode
     }
 }
 
+/* Game i (not finished) plays action (legal): its rewards, terminated flag and scores into
+ * the outputs as a step shows them; a game that ends starts the next when auto_reset. The
+ * legal list, the mask and the observation are left to publish. */
+static void play_move(BatchObject *self, Py_ssize_t i, int action) {
+    const mr_config *cfg = self->cfg;
+    int n = cfg->n;
+    mr_state *st = &self->states[i];
+    double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
+    char *terminated = (char *)self->out[OUT_TERMINATED].buf + i;
+    int was_done = *terminated;
+    mr_apply(cfg, st, action);
+    for (int s = 0; s < n; s++) {
+        rewards[s] = 0.0;
+    }
+    if (self->dense != 0.0) {
+        int32_t *last = self->totals + i * n;
+        for (int s = 0; s < n; s++) {
+            int total = mr_total(cfg, st, s);
+            rewards[s] += self->dense * (double)(total - last[s]);
+            last[s] = total;
+        }
+    }
+    int32_t *scores = (int32_t *)self->out[OUT_SCORES].buf + i * n * 7;
+    if (was_done) {
+        memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
+    }
+    if (st->phase == PH_GAME_OVER) {
+        mr_breakdown sc[MR_MAX_PLAYERS];
+        double fin[MR_MAX_PLAYERS];
+        for (int s = 0; s < n; s++) {
+            mr_score(cfg, st, s, &sc[s]);
+            memcpy(scores + 7 * s, &sc[s], sizeof(int32_t) * 7);
+        }
+        final_rewards(cfg, sc, self->reward_mode, fin);
+        for (int s = 0; s < n; s++) {
+            rewards[s] += fin[s];
+        }
+        *terminated = 1;
+        if (self->auto_reset) {
+            new_game(self, i);
+        }
+    } else {
+        *terminated = 0;
+    }
+}
+
 /* step(actions, active=None): int64 (N,) and bool (N,) or None. Returns -1, or the index of
  * the first game whose action is not legal (then nothing changed), or -2 when a sparse row
  * did not fit its width (the encoder's bound broken: a bug; the row is all padding). A
@@ -435,7 +497,7 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
     if (bad >= 0) {
         return PyLong_FromSsize_t(bad);
     }
-    int n = cfg->n, refused = 0;
+    int refused = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < N; i++) {
         if (i + 1 < N && todo[i + 1] != TODO_INACTIVE) {
@@ -444,56 +506,102 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
         if (todo[i] == TODO_INACTIVE) {
             continue;
         }
-        mr_state *st = &self->states[i];
-        double *rewards = (double *)self->out[OUT_REWARDS].buf + i * n;
-        char *terminated = (char *)self->out[OUT_TERMINATED].buf + i;
-        if (st->phase == PH_GAME_OVER) {
-            for (int s = 0; s < n; s++) {
+        if (self->states[i].phase == PH_GAME_OVER) {
+            double *rewards = (double *)self->out[OUT_REWARDS].buf + i * cfg->n;
+            for (int s = 0; s < cfg->n; s++) {
                 rewards[s] = 0.0;
             }
             continue; /* stays terminated (auto_reset off) */
         }
-        int was_done = *terminated;
-        mr_apply(cfg, st, (int)todo[i]);
-        for (int s = 0; s < n; s++) {
-            rewards[s] = 0.0;
-        }
-        if (self->dense != 0.0) {
-            int32_t *last = self->totals + i * n;
-            for (int s = 0; s < n; s++) {
-                int total = mr_total(cfg, st, s);
-                rewards[s] += self->dense * (double)(total - last[s]);
-                last[s] = total;
-            }
-        }
-        int32_t *scores = (int32_t *)self->out[OUT_SCORES].buf + i * n * 7;
-        if (was_done) {
-            memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
-        }
-        if (st->phase == PH_GAME_OVER) {
-            mr_breakdown sc[MR_MAX_PLAYERS];
-            double fin[MR_MAX_PLAYERS];
-            for (int s = 0; s < n; s++) {
-                mr_score(cfg, st, s, &sc[s]);
-                memcpy(scores + 7 * s, &sc[s], sizeof(int32_t) * 7);
-            }
-            final_rewards(cfg, sc, self->reward_mode, fin);
-            for (int s = 0; s < n; s++) {
-                rewards[s] += fin[s];
-            }
-            *terminated = 1;
-            if (self->auto_reset) {
-                new_game(self, i);
-            }
-        } else {
-            *terminated = 0;
-            if (was_done) {
-                memset(scores, 0, sizeof(int32_t) * (size_t)(n * 7));
-            }
-        }
+        play_move(self, i, (int)todo[i]);
         refused |= publish(self, i);
     }
     Py_END_ALLOW_THREADS;
+    return PyLong_FromLong(refused ? -2 : -1);
+}
+
+/* The random opponents' stream: splitmix64 (Steele, Lea and Flood), game i's from seed + i *
+ * RANDOM_GAME_STRIDE; a draw among count legal ids takes (r * count) >> 64 (as
+ * moonriver_env.family.batch.random_draw). */
+#define RANDOM_GAME_STRIDE 0xD1B54A32D192ED03ull
+
+static inline uint64_t splitmix64(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* play_random(seats int32 (N,), seed uint64, gained float64 (N,), ended bool (N,)) -> -1, or
+ * -2 when a sparse row did not fit its width (a bug, as step). In every game, uniformly random
+ * legal moves (the stream above) while the game is not finished and seats[i] is not to act;
+ * a game that ends stops there (the next game begun when auto_reset). gained[i]: the sum of
+ * seats[i]'s rewards over game i's moves; ended[i]: whether game i ended. The outputs show
+ * each game as step leaves it after its last move; a game that did not move is untouched.
+ * The seats are checked (0..n-1) and copied before anything is played. */
+static PyObject *Batch_play_random(BatchObject *self, PyObject *args) {
+    PyObject *seats_obj, *gained_obj, *ended_obj;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OKOO", &seats_obj, &seed, &gained_obj, &ended_obj)) {
+        return NULL;
+    }
+    const mr_config *cfg = self->cfg;
+    Py_ssize_t N = self->num_games, A = cfg->num_actions;
+    Py_buffer sv, gv, ev;
+    if (get_buffer(seats_obj, &sv, "seats", "i", 4, N, 0) < 0) {
+        return NULL;
+    }
+    int64_t *todo = self->todo;
+    Py_ssize_t bad = -1;
+    for (Py_ssize_t i = 0; i < N && bad < 0; i++) {
+        int32_t seat = ((const volatile int32_t *)sv.buf)[i];
+        todo[i] = seat;
+        bad = seat < 0 || seat >= cfg->n ? i : -1;
+    }
+    PyBuffer_Release(&sv);
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "seats: expected seats 0..%d, got %lld at %zd", cfg->n - 1,
+                     (long long)todo[bad], bad);
+        return NULL;
+    }
+    if (get_buffer(gained_obj, &gv, "gained", "d", 8, N, 1) < 0) {
+        return NULL;
+    }
+    if (get_buffer(ended_obj, &ev, "ended", "?", 1, N, 1) < 0) {
+        PyBuffer_Release(&gv);
+        return NULL;
+    }
+    double *gained = gv.buf;
+    char *ended = ev.buf;
+    const char *terminated = (const char *)self->out[OUT_TERMINATED].buf;
+    int refused = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        mr_state *st = &self->states[i];
+        int seat = (int)todo[i], moved = 0;
+        const double *rewards = (const double *)self->out[OUT_REWARDS].buf + i * cfg->n;
+        uint64_t x = (uint64_t)seed + (uint64_t)i * RANDOM_GAME_STRIDE;
+        gained[i] = 0.0;
+        ended[i] = 0;
+        while (st->phase != PH_GAME_OVER && st->seat != seat && self->nlegal[i] > 0) {
+            uint64_t r = splitmix64(&x);
+            int k = (int)(((unsigned __int128)r * (uint64_t)self->nlegal[i]) >> 64);
+            play_move(self, i, self->legal[i * A + k]);
+            publish_moves(self, i);
+            moved = 1;
+            gained[i] += rewards[seat];
+            if (terminated[i]) {
+                ended[i] = 1;
+                break;
+            }
+        }
+        if (moved) {
+            refused |= publish_observation(self, i);
+        }
+    }
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&gv);
+    PyBuffer_Release(&ev);
     return PyLong_FromLong(refused ? -2 : -1);
 }
 
@@ -543,6 +651,62 @@ static PyObject *Batch_observe(BatchObject *self, PyObject *args) {
     return observe_into(self->cfg, &self->states[i], seat, out);
 }
 
+typedef struct {
+    BatchObject *self;
+    float *rows;
+} rows_out;
+
+/* Games lo..hi-1's observations for their acting seats (seat 0 when finished) into rows. */
+static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
+    const rows_out *job = arg;
+    BatchObject *self = job->self;
+    const mr_config *cfg = self->cfg;
+    Py_ssize_t n = cfg->n;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const mr_state *st = &self->states[i];
+        int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
+        mr_encode_cached(cfg, st, seat, job->rows + i * cfg->obs_size,
+                         self->blocks + i * n * mr_block_size(cfg), self->points + i * n * 4,
+                         self->keys + i * n);
+    }
+}
+
+/* observe_rows(out float32 (N, O), writable, C-contiguous, threads=1): each game's
+ * observation for its acting seat (seat 0 for a finished game), as publish writes it, into
+ * out's row; for a Batch built without the dense observation (the steps write none). With
+ * threads > 1, that many threads write consecutive shares of the rows (parallel_rows: each
+ * game reads and writes only its own cache and row). The ranch blocks' cache is made on the
+ * first call (every game's keys forgotten, so that nothing is read from it unbuilt). */
+static PyObject *Batch_observe_rows(BatchObject *self, PyObject *args) {
+    PyObject *out;
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "O|i", &out, &threads) || check_row_threads(threads) < 0) {
+        return NULL;
+    }
+    const mr_config *cfg = self->cfg;
+    Py_ssize_t N = self->num_games, n = cfg->n;
+    Py_buffer view;
+    if (get_buffer(out, &view, "out", "f", 4, N * cfg->obs_size, 1) < 0) {
+        return NULL;
+    }
+    if (!self->blocks) {
+        self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
+        if (!self->blocks) {
+            PyBuffer_Release(&view);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < N; i++) {
+            forget_blocks(self, i);
+        }
+    }
+    rows_out job = {self, view.buf};
+    Py_BEGIN_ALLOW_THREADS;
+    parallel_rows(N, threads, observe_range, &job);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 /* phase(i) -> int */
 static PyObject *Batch_phase(BatchObject *self, PyObject *args) {
     Py_ssize_t i;
@@ -567,6 +731,8 @@ static PyObject *Batch_afterstates(BatchObject *self, PyObject *args) {
     X(P, set_record, "set_record(i, bytes)") \
     X(P, phase, "phase(i) -> phase code") \
     X(P, observe, "observe(i, seat, out)") \
+    X(P, observe_rows, "observe_rows(out, threads=1): every game's observation, acting seat") \
+    X(P, play_random, "play_random(seats, seed, gained, ended) -> -1 or -2") \
     X(P, afterstates, "afterstates(rows, seed, features) -> the legal moves' afterstates")
 BATCH_METHODS(BATCH_LIST, Batch)
 

@@ -97,6 +97,19 @@ int az_add_to_module(PyObject *m);
  * 0, or -1 with an exception set. */
 int kd_add_to_module(PyObject *m);
 
+/* The most threads a batch method's rows are shared among (observe_rows). */
+#define MAX_ROW_THREADS 64
+
+/* Calls fn(ctx, lo, hi) on consecutive shares of the rows 0..N-1, from threads threads
+ * (1..MAX_ROW_THREADS; the caller's own included, the others started and joined here; a
+ * share whose thread cannot start is done by the caller). No Python may run in fn: call it
+ * with the GIL released. */
+void parallel_rows(Py_ssize_t N, int threads, void (*fn)(void *, Py_ssize_t, Py_ssize_t),
+                   void *ctx);
+
+/* threads checked for parallel_rows: 1 with ValueError set when out of 1..MAX_ROW_THREADS. */
+int check_row_threads(int threads);
+
 /* The buffer of obj as count items of one of the struct codes in format (module.c); 0, or
  * -1 with TypeError/ValueError set (nothing held). */
 int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,

@@ -292,6 +292,40 @@ static PyObject *KdBatch_observe(KdBatchObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+typedef struct {
+    const KdBatchObject *self;
+    float *rows;
+} rows_out;
+
+/* Games lo..hi-1's observations for their acting seats (seat 0 when finished) into rows. */
+static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
+    const rows_out *job = arg;
+    const KdParams *p = job->self->p;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const KdGame *g = &job->self->games[i];
+        kd_encode(p, g, g->phase == KD_GAME_OVER ? 0 : g->seat, job->rows + i * p->obs_size);
+    }
+}
+
+/* observe_rows(out float32 (N, O), writable, C-contiguous, threads=1): each game's
+ * observation for its acting seat (seat 0 for a finished game), as publish writes it, into
+ * out's row; with threads > 1 from that many threads (parallel_rows). */
+static PyObject *KdBatch_observe_rows(KdBatchObject *self, PyObject *args) {
+    PyObject *out;
+    int threads = 1;
+    if (!PyArg_ParseTuple(args, "O|i", &out, &threads) || check_row_threads(threads) < 0)
+        return NULL;
+    Py_buffer view;
+    if (get_buffer(out, &view, "out", "f", 4, self->num_games * self->p->obs_size, 1) < 0)
+        return NULL;
+    rows_out job = {self, view.buf};
+    Py_BEGIN_ALLOW_THREADS;
+    parallel_rows(self->num_games, threads, observe_range, &job);
+    Py_END_ALLOW_THREADS;
+    PyBuffer_Release(&view);
+    Py_RETURN_NONE;
+}
+
 /* scores(i) -> per seat (points, largest territory) of the match so far */
 static PyObject *KdBatch_scores(KdBatchObject *self, PyObject *args) {
     Py_ssize_t i;
@@ -373,6 +407,7 @@ static PyObject *KdBatch_afterstates(KdBatchObject *self, PyObject *args) {
     X(P, new_game, "new_game(i, seed)") \
     X(P, step, "step(actions, active) -> -1, i or -2") \
     X(P, observe, "observe(i, seat, out)") \
+    X(P, observe_rows, "observe_rows(out, threads=1): every game's observation, acting seat") \
     X(P, scores, "scores(i) -> ((points, largest), ...)") \
     X(P, get_record, "get_record(i) -> bytes") \
     X(P, set_record, "set_record(i, bytes)") \

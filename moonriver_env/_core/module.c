@@ -8,11 +8,61 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "binding.h"
 #include "moonriver.h"
+
+/* --- rows shared among threads (binding.h) -------------------------------------------------- */
+typedef struct {
+    void (*fn)(void *, Py_ssize_t, Py_ssize_t);
+    void *ctx;
+    Py_ssize_t lo, hi;
+} rows_share;
+
+static void *run_share(void *arg) {
+    rows_share *share = arg;
+    share->fn(share->ctx, share->lo, share->hi);
+    return NULL;
+}
+
+void parallel_rows(Py_ssize_t N, int threads, void (*fn)(void *, Py_ssize_t, Py_ssize_t),
+                   void *ctx) {
+    if (threads > N) {
+        threads = N > 0 ? (int)N : 1;
+    }
+    if (threads < 1 || threads > MAX_ROW_THREADS) {
+        threads = 1;
+    }
+    pthread_t tid[MAX_ROW_THREADS];
+    rows_share shares[MAX_ROW_THREADS];
+    int started[MAX_ROW_THREADS] = {0};
+    for (int t = 0; t < threads; t++) {
+        shares[t] = (rows_share){fn, ctx, N * t / threads, N * (t + 1) / threads};
+    }
+    for (int t = 1; t < threads; t++) {
+        started[t] = pthread_create(&tid[t], NULL, run_share, &shares[t]) == 0;
+    }
+    run_share(&shares[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) {
+            pthread_join(tid[t], NULL);
+        } else {
+            run_share(&shares[t]);
+        }
+    }
+}
+
+int check_row_threads(int threads) {
+    if (threads < 1 || threads > MAX_ROW_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads: expected 1..%d, got %d", MAX_ROW_THREADS,
+                     threads);
+        return -1;
+    }
+    return 0;
+}
 
 /* --- Config -------------------------------------------------------------------------------- */
 int get_buffer(PyObject *obj, Py_buffer *view, const char *name, const char *format,
@@ -503,6 +553,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0 ||
         PyModule_AddIntConstant(m, "RECORD_SIZE", (long)sizeof(mr_state)) < 0 ||
         PyModule_AddIntConstant(m, "MAX_PLAYERS", MR_MAX_PLAYERS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_ROW_THREADS", MAX_ROW_THREADS) < 0 ||
         kd_add_to_module(m) < 0 || az_add_to_module(m) < 0 ||
         PyModule_AddIntConstant(m, "NUM_PHASES", MR_NUM_PHASES) < 0 ||
         PyModule_AddObject(m, "CHANNELS", names(CHANNEL_NAMES, MR_NUM_CHANNELS)) < 0 ||

@@ -10,7 +10,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fields_dtype", "readonly", "step_arrays"]
+from moonriver_env.family.validation import check_int
+
+__all__ = [
+    "MAX_ROW_THREADS",
+    "RowsObserved",
+    "fields_dtype",
+    "observation_rows",
+    "random_seats",
+    "random_stream",
+    "readonly",
+    "step_arrays",
+]
 
 _TYPE_CODES = {"b": np.int8, "h": np.int16, "I": np.uint32, "Q": np.uint64}
 """The core's type codes of a record's fields (Python's ``struct`` letters)."""
@@ -77,6 +88,83 @@ def step_arrays(
             )
         active = np.ascontiguousarray(active)
     return np.ascontiguousarray(arr, dtype=np.int64), active
+
+
+def observation_rows(out: np.ndarray | None, num_games: int, size: int) -> np.ndarray:
+    """The array a vector game's ``observe_rows`` writes: ``out`` checked (float32, shape
+    ``(num_games, size)``, C-contiguous and writable; ``ValueError`` naming what is wrong,
+    before anything is written), or a new one when ``None``."""
+    if out is None:
+        return np.empty((num_games, size), dtype=np.float32)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out: expected a NumPy array, got {type(out).__name__}")
+    if out.dtype != np.float32 or out.shape != (num_games, size):
+        raise ValueError(
+            f"out: expected a float32 array of shape ({num_games}, {size}), "
+            f"got {out.dtype} {out.shape}"
+        )
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out: expected a C-contiguous, writable array")
+    return out
+
+
+MAX_ROW_THREADS = 64
+"""The most threads ``observe_rows`` shares the rows among (the core's ``MAX_ROW_THREADS``,
+binding.h: equal, tested)."""
+
+
+class RowsObserved:
+    """A vector game's :meth:`observe_rows` (its backend's ``observe_rows(out, threads)``
+    writes; the Python engines write the rows in one thread)."""
+
+    num_games: int
+    observation_size: int
+    _backend: Any
+
+    def observe_rows(self, out: np.ndarray | None = None, threads: int = 1) -> np.ndarray:
+        """Every game's flat observation for its acting seat (seat 0 for a finished game), the
+        rows ``observation`` shows with ``observe=True``, written into ``out`` (float32
+        ``(num_games, observation_size)``, C-contiguous and writable; a new array when
+        ``None``) and returned. Any ``observe`` setting: a batch stepped without the dense
+        observation writes it only when asked. ``threads`` (1..``MAX_ROW_THREADS``): the core
+        shares the rows among that many threads (the rows are the same)."""
+        threads = check_int("threads", threads, 1, MAX_ROW_THREADS)
+        out = observation_rows(out, self.num_games, self.observation_size)
+        self._backend.observe_rows(out, threads)
+        return out
+
+
+_MASK64 = (1 << 64) - 1
+RANDOM_GAME_STRIDE = 0xD1B54A32D192ED03
+"""Game ``i``'s random-opponent stream starts at ``seed + i * RANDOM_GAME_STRIDE`` (mod
+2**64): the core's ``play_random`` (batch.c) and the Python engines' (:func:`random_stream`)."""
+
+
+def random_stream(seed: int, i: int) -> Any:
+    """Game ``i``'s draws of a ``play_random(seats, seed)``: a generator that, sent the number
+    of legal ids, yields the index of the one drawn (splitmix64; index ``(r * count) >> 64``),
+    as the core draws them."""
+    x = (seed + i * RANDOM_GAME_STRIDE) & _MASK64
+    count = yield 0
+    while True:
+        x = (x + 0x9E3779B97F4A7C15) & _MASK64
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+        z ^= z >> 31
+        count = yield (z * count) >> 64
+
+
+def random_seats(seats: Any, num_games: int, num_players: int) -> np.ndarray:
+    """``play_random``'s ``seats`` checked: ``num_games`` integer seats in ``0..num_players -
+    1`` (``ValueError`` naming what is wrong), as contiguous int32."""
+    arr = np.asarray(seats)
+    if arr.shape != (num_games,) or arr.dtype.kind not in "iu":
+        raise ValueError(
+            f"seats: expected {num_games} integer seats, got {arr.dtype} {arr.shape}"
+        )
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= num_players):
+        raise ValueError(f"seats: expected seats 0..{num_players - 1}, got {arr.tolist()}")
+    return np.ascontiguousarray(arr, dtype=np.int32)
 
 
 def readonly(arr: np.ndarray) -> np.ndarray:

@@ -66,6 +66,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from moonriver_env.env_checks import check_seat, check_seed
+from moonriver_env.family.batch import MAX_ROW_THREADS
+from moonriver_env.family.validation import check_int
 from moonriver_env.games import GAMES, GameSpec, parse_game
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.dispatch import vector_game
@@ -78,12 +80,16 @@ __all__ = [
     "GameVectorEnv",
     "gymnasium_vector_env",
     "make_vector_env",
+    "observes",
 ]
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
 """A batched opponent: ``(observations (k, obs), masks (k, A) bool) -> k actions``."""
 Opponents = str | BatchPolicy
 """What plays the seats beside the learner: ``"random"``, an agent spec, a batched policy."""
+
+_SEED_HIGH = 2**63
+"""The random opponents' seed of each ``play_random`` call is drawn below this."""
 
 LEARNER_SEATS = ("random", "rotate")
 """The learner-seat rules besides a fixed seat: drawn per episode, or rotating."""
@@ -100,6 +106,8 @@ class GameVectorEnv(VectorEnv):
             ``(observations, masks) -> actions`` (module docstring).
         learner_seat: a seat, ``"random"`` (drawn per episode) or ``"rotate"``.
         seed: the seed of the first deal (as ``reset(seed=seed)``); ``None`` draws one.
+        threads: the threads the core writes the learner's observations with at each step
+            (``observe_rows``; the observations are the same for any number).
         **kwargs: the batched game's other arguments (``reward``, ``dense_reward``,
             ``backend``, ...; checked there).
     """
@@ -113,6 +121,7 @@ class GameVectorEnv(VectorEnv):
         opponents: Opponents = "random",
         learner_seat: int | str = "random",
         seed: int | None = None,
+        threads: int = 1,
         **kwargs: Any,
     ) -> None:
         spec = parse_game(game) if isinstance(game, str) else game
@@ -121,8 +130,10 @@ class GameVectorEnv(VectorEnv):
         for key in ("observe", "auto_reset", "num_games"):
             if key in kwargs:
                 raise TypeError(f"{key}: set by the environment, not an argument")
-        vg = vector_game(spec, num_envs, seed=seed, observe=True, auto_reset=True, **kwargs)
-        self._setup(vg, spec, opponents, learner_seat, seed)
+        vg = vector_game(
+            spec, num_envs, seed=seed, observe=observes(opponents), auto_reset=True, **kwargs
+        )
+        self._setup(vg, spec, opponents, learner_seat, seed, threads)
 
     def _setup(
         self,
@@ -131,8 +142,10 @@ class GameVectorEnv(VectorEnv):
         opponents: Opponents,
         learner_seat: int | str,
         seed: int | None,
+        threads: int = 1,
     ) -> None:
         """Everything but building the batched game ``vg`` (subclasses build their own)."""
+        self.threads = check_int("threads", threads, 1, MAX_ROW_THREADS)
         self.vg = vg
         self.game_spec = spec
         self.num_envs = n_envs = int(vg.num_games)
@@ -195,12 +208,13 @@ class GameVectorEnv(VectorEnv):
             raise RuntimeError("step: call reset() first")
         vg = self.vg
         vg.step(actions)  # checked there: refused as a whole, nothing changed
-        rewards = self._carry.copy()
-        self._carry[:] = 0.0
+        rewards = self._carry
+        self._carry = np.zeros(self.num_envs, dtype=np.float64)
         rewards += vg.rewards[self._rows, self._seats]
         ended = vg.terminated.copy()
-        self._scores[...] = 0
-        self._scores[ended] = vg.scores[ended]
+        self._scores = np.zeros_like(vg.scores)  # a new array each step: infos["scores"]
+        if ended.any():
+            self._scores[ended] = vg.scores[ended]
         self._draw_seats(ended)
         # Opponents play until the learner is to act; what a seat receives after its game
         # ended in this step belongs to the next episode.
@@ -208,7 +222,7 @@ class GameVectorEnv(VectorEnv):
         rewards += this
         self._carry += later
         infos = self._infos()
-        infos["scores"] = self._scores.copy()
+        infos["scores"] = self._scores
         return self._obs(), rewards, ended, np.zeros(self.num_envs, dtype=bool), infos
 
     def action_masks(self) -> np.ndarray:
@@ -235,22 +249,39 @@ class GameVectorEnv(VectorEnv):
         rewards for the episode of this step, those for the next (games that ended already),
         and which games ended (``ended``, or on an opponent's move)."""
         vg = self.vg
+        rows = self._rows
         this = np.zeros(self.num_envs, dtype=np.float64)
         later = np.zeros(self.num_envs, dtype=np.float64)
         ended = ended.copy()
+        play = getattr(vg, "play_random", None)
+        if play is not None and self._agent is None and self._policy is None:
+            # random opponents, played in the batched game until every learner is to act
+            while True:
+                gained, newly = play(self._seats, int(self._rng.integers(_SEED_HIGH)))
+                later += gained * ended
+                this += gained * ~ended
+                if not newly.any():
+                    return this, later, ended
+                self._scores[newly] = vg.scores[newly]
+                self._draw_seats(newly)  # the next game's seat; its moves go to `later`
+                ended |= newly
+        split = bool(ended.any())  # some games' rewards already belong to the next episode
         while True:
             waiting = vg.current_seat != self._seats
             if not waiting.any():
                 return this, later, ended
             vg.step(self._opponent_actions(waiting), waiting)
-            got = np.where(waiting, vg.rewards[self._rows, self._seats], 0.0)
-            this += np.where(ended, 0.0, got)
-            later += np.where(ended, got, 0.0)
+            got = vg.rewards[rows, self._seats] * waiting
+            if split:
+                later += got * ended
+                got *= ~ended
+            this += got
             newly = waiting & vg.terminated
             if newly.any():  # a game ended on an opponent's move: the next game's seat
                 self._scores[newly] = vg.scores[newly]
                 self._draw_seats(newly)
                 ended |= newly
+                split = True
 
     def _opponent_actions(self, waiting: np.ndarray) -> np.ndarray:
         vg = self.vg
@@ -282,11 +313,22 @@ class GameVectorEnv(VectorEnv):
         return actions
 
     def _obs(self) -> np.ndarray:
-        assert self.vg.observation is not None
+        """The learner's rows, a new array (the caller may keep it)."""
+        if self.vg.observation is None:  # the steps wrote none: the learner's rows, once
+            rows: np.ndarray = self.vg.observe_rows(threads=self.threads)
+            return rows
         return np.array(self.vg.observation, dtype=np.float32)
 
     def _infos(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "learner_seat": self._seats.copy()}
+
+
+def observes(opponents: Opponents) -> bool:
+    """Whether the batched game under a :class:`GameVectorEnv` with these ``opponents`` writes
+    the dense observation at every move: only for a batched policy, which reads the acting
+    opponents' rows. Otherwise its steps write none and the env asks for the learner's rows
+    once a step (``observe_rows``), the one observation it hands out."""
+    return not isinstance(opponents, str)
 
 
 def make_vector_env(

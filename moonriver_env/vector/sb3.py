@@ -61,6 +61,7 @@ class SB3VecEnv(VecEnv):
         self._returns = np.zeros(env.num_envs, dtype=np.float64)
         self._lengths = np.zeros(env.num_envs, dtype=np.int64)
         self._t0 = time.time()
+        self._masks = env.action_masks()  # the masks env_method gives: the last step's
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
 
     # -- VecEnv API ----------------------------------------------------------------------------
@@ -93,8 +94,9 @@ class SB3VecEnv(VecEnv):
                 "t": round(time.time() - self._t0, 6),
             }
             out[i]["TimeLimit.truncated"] = bool(truncated[i])
-        self._returns[dones] = 0.0
-        self._lengths[dones] = 0
+        if dones.any():
+            self._returns[dones] = 0.0
+            self._lengths[dones] = 0
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:
@@ -125,8 +127,8 @@ class SB3VecEnv(VecEnv):
         each game of ``indices``."""
         rows = self._indices(indices)
         if method_name == "action_masks":
-            masks = self.env.action_masks()
-            return [masks[i] for i in rows]
+            masks = self._masks  # the last step's (or reset's): what infos["action_mask"] holds
+            return list(masks) if indices is None else [masks[i] for i in rows]
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         return [result] * len(rows)
 
@@ -144,9 +146,9 @@ class SB3VecEnv(VecEnv):
         return list(indices)
 
     def _split(self, infos: dict[str, Any]) -> list[dict[str, Any]]:
-        masks = infos["action_mask"]
+        self._masks = masks = infos["action_mask"]
         seats = infos["learner_seat"].tolist()
-        return [{"action_mask": masks[i], "learner_seat": seats[i]} for i in range(self.num_envs)]
+        return [{"action_mask": m, "learner_seat": s} for m, s in zip(masks, seats, strict=True)]
 
 
 def make_sb3_vec_env(

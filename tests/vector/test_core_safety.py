@@ -171,6 +171,84 @@ def kd_writer(num_games: int = 2000, steps: int = 30) -> None:
     check_kd_batch(vg)
 
 
+def mr_random_and_rows_racing(num_games: int = 2000, steps: int = 20) -> None:
+    """One thread plays random opponents and writes the rows with three threads while another
+    steps the same batch: each call plays whole, or is refused as busy."""
+    vg = mr_game(num_games)
+    batch = vg._backend._batch
+    out = np.zeros((num_games, vg.observation_size), dtype=np.float32)
+
+    def others() -> None:
+        rng = np.random.default_rng(3)
+        for _ in range(steps):
+            seats = rng.integers(2, size=num_games).astype(np.int32)
+            seed = int(rng.integers(2**63))
+            for name, args in (
+                ("play_random", (seats, seed, np.zeros(num_games), np.zeros(num_games, bool))),
+                ("observe_rows", (out, 3)),
+            ):
+                try:
+                    getattr(batch, name)(*args)
+                except RuntimeError as exc:
+                    assert BUSY in str(exc) and "Batch" in str(exc), str(exc)
+
+    race(stepper(vg.step, vg, 1, steps), others)
+    check_mr_batch(vg)
+
+
+def kd_rows_racing(num_games: int = 2000, steps: int = 20) -> None:
+    """The rows written from three threads while another thread steps the batch."""
+    vg = kd_game(num_games)
+    out = np.zeros((num_games, vg.observation_size), dtype=np.float32)
+
+    def rows() -> None:
+        for _ in range(steps):
+            try:
+                vg._backend._batch.observe_rows(out, 3)
+            except RuntimeError as exc:
+                assert BUSY in str(exc) and "KdBatch" in str(exc), str(exc)
+
+    race(stepper(vg.step, vg, 1, steps), rows)
+    check_kd_batch(vg)
+
+
+def mr_random_and_rows_refusals() -> None:
+    """play_random and observe_rows refuse wrong arrays, seats and thread counts before
+    anything changes: the games' records stay as they were."""
+    vg = mr_game(4)
+    batch = vg._backend._batch
+    before = [batch.get_record(i) for i in range(4)]
+    size = vg.observation_size
+    gained, ended = np.zeros(4), np.zeros(4, np.bool_)
+    for seats, kind in (
+        (np.array([0, 1, 2, 0], np.int32), ValueError),  # a seat past the table
+        (np.array([0, -1, 0, 0], np.int32), ValueError),
+        (np.zeros(3, np.int32), ValueError),  # too short
+        (np.zeros(4, np.int64), ValueError),  # not int32
+        ("seats", TypeError),
+    ):
+        raises(kind, "seats", batch.play_random, seats, 1, gained, ended)
+    seats = np.zeros(4, np.int32)
+    raises(ValueError, "gained", batch.play_random, seats, 1, np.zeros(3), ended)
+    raises(ValueError, "ended", batch.play_random, seats, 1, gained, np.zeros(4, np.int8))
+    readonly = np.zeros(4)
+    readonly.flags.writeable = False
+    raises((ValueError, TypeError), "gained", batch.play_random, seats, 1, readonly, ended)
+    for out, threads in (
+        (np.zeros((4, size - 1), np.float32), 1),
+        (np.zeros((4, size), np.float64), 1),
+        (np.zeros((4, size), np.float32)[:, ::-1], 1),
+        (np.zeros((4, size), np.float32), 0),
+        (np.zeros((4, size), np.float32), 65),
+    ):
+        raises((ValueError, TypeError), "out" if threads == 1 else "threads",
+               batch.observe_rows, out, threads)
+    assert [batch.get_record(i) for i in range(4)] == before
+    from moonriver_env.family.batch import MAX_ROW_THREADS
+
+    assert native().MAX_ROW_THREADS == MAX_ROW_THREADS
+
+
 def half_initialised(
     batch_type: Any, config_type: Any, good: tuple, bad: tuple, calls: dict[str, tuple]
 ) -> None:
@@ -213,6 +291,8 @@ def mr_half_initialised() -> None:
         "get_record": (0,),
         "set_record": (0, b""),
         "observe": (0, 0, np.zeros(10, dtype=np.float32)),
+        "observe_rows": (np.zeros((4, 10), dtype=np.float32), 2),
+        "play_random": (np.zeros(4, np.int32), 1, np.zeros(4), np.zeros(4, np.bool_)),
     }
     half_initialised(core.Batch, core.Config, good, bad, calls)
     blank = core.Config.__new__(core.Config)
@@ -239,6 +319,7 @@ def kd_half_initialised() -> None:
         "new_game": (0, 1),
         "get_record": (0,),
         "scores": (0,),
+        "observe_rows": (np.zeros((4, 10), dtype=np.float32), 2),
     }
     half_initialised(core.KdBatch, core.KdConfig, good, bad, calls)
     blank = core.KdConfig.__new__(core.KdConfig)
@@ -321,6 +402,9 @@ SCENARIOS: dict[str, Callable[[], None]] = {
         kd_two_steppers,
         mr_writer,
         kd_writer,
+        mr_random_and_rows_racing,
+        kd_rows_racing,
+        mr_random_and_rows_refusals,
         mr_half_initialised,
         kd_half_initialised,
         mr_mutating_sequences,
@@ -333,7 +417,7 @@ def run_all(scale: float = 1.0) -> None:
     """Every scenario in this interpreter (asan_check.py, with the sanitizer build loaded);
     the threaded ones on scale times their games."""
     for name, scenario in SCENARIOS.items():
-        if "steppers" in name or "writer" in name:
+        if "steppers" in name or "writer" in name or "racing" in name:
             scenario(max(8, int(2000 * scale)))  # type: ignore[call-arg]
         else:
             scenario()

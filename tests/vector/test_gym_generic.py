@@ -109,12 +109,14 @@ def test_an_illegal_action_is_refused_and_changes_nothing(game: str) -> None:
     actions = first_legal(env)
     bad = actions.copy()
     bad[1] = int(np.flatnonzero(~env.action_masks()[1])[0])
-    before = env.vg.observation.copy()
+    before = env.vg.observe_rows()
+    legal = env.vg.legal_ids.copy()
     with pytest.raises(ValueError, match=rf"game 1\b.*{bad[1]}|{bad[1]}.*game 1\b"):
         env.step(bad)
     with pytest.raises(ValueError, match="actions"):
         env.step(actions[:2])
-    assert (env.vg.observation == before).all()
+    assert (env.vg.observe_rows() == before).all()
+    assert (env.vg.legal_ids == legal).all()
     got = env.step(actions)
     want = twin.step(actions)
     for x, y in zip(got[:4], want[:4], strict=True):

@@ -72,6 +72,9 @@ class KdNativeBackend:
         self._batch.observe(i, seat, out)
         return out
 
+    def observe_rows(self, out: np.ndarray, threads: int) -> None:
+        self._batch.observe_rows(out, threads)
+
     def rank_keys(self, i: int) -> list[tuple[int, int]]:
         return [(int(p), int(b)) for p, b in self._batch.scores(i)]
 
@@ -115,6 +118,10 @@ class KdPythonBackend:
 
     def observe(self, i: int, seat: int) -> np.ndarray:
         return self._encoder.encode_flat(self._states[i], seat)
+
+    def observe_rows(self, out: np.ndarray, threads: int) -> None:
+        for i, state in enumerate(self._states):
+            out[i] = self._encoder.encode_flat(state, max(state.seat, 0))
 
     def rank_keys(self, i: int) -> list[tuple[int, int]]:
         return self._states[i].rank_keys()

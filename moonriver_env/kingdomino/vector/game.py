@@ -35,6 +35,7 @@ import numpy as np
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, REWARD_MODES, check_seed
 from moonriver_env.family.batch import (
     SPARSE_OVERFLOW,
+    RowsObserved,
     check_sparse_rows,
     readonly,
     sparse_overflow,
@@ -63,7 +64,7 @@ class UnsupportedKingdominoConfig(ValueError):
     """A Kingdomino config the native core does not play."""
 
 
-class KingdominoVectorGame(AfterstatesOf):
+class KingdominoVectorGame(AfterstatesOf, RowsObserved):
     """``num_games`` Kingdomino games of one config, one action per game per :meth:`step`.
 
     Args:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from moonriver_env.family.batch import random_stream
 from moonriver_env.family.native import GAME_SEED_HIGH, REWARD_CODES, SCORE_WIDTH
 from moonriver_env.family.sparse import pack_rows
 from moonriver_env.moonriver.encoding import ObservationEncoder
@@ -109,6 +110,14 @@ class NativeBackend:
         self._batch.observe(i, seat, out)
         return out
 
+    def observe_rows(self, out: np.ndarray, threads: int) -> None:
+        self._batch.observe_rows(out, threads)
+
+    def play_random(
+        self, seats: np.ndarray, seed: int, gained: np.ndarray, ended: np.ndarray
+    ) -> int:
+        return int(self._batch.play_random(seats, seed, gained, ended))
+
 
 class PythonBackend:
     """The games are :class:`GameState` objects of the reference engine, one encoder each."""
@@ -153,7 +162,7 @@ class PythonBackend:
         arrays["scores"][i] = 0
         self._publish(i)
 
-    def _publish(self, i: int) -> None:
+    def _publish(self, i: int, observe: bool = True) -> None:
         arrays = self._vg._arrays
         state = self._states[i]
         legal = state.legal_action_list() if not state.is_terminal else []
@@ -163,7 +172,7 @@ class PythonBackend:
         arrays["num_legal"][i] = len(legal)
         seat = state.current_seat
         arrays["seat"][i] = -1 if seat is None else seat
-        if self._vg.observe or self._vg.sparse:
+        if observe and (self._vg.observe or self._vg.sparse):
             flat = self._encoders[i].encode_flat(state, seat or 0)
             if self._vg.observe:
                 arrays["observation"][i] = flat
@@ -179,38 +188,75 @@ class PythonBackend:
         for i, state in enumerate(self._states):
             if playing[i] and not state.is_terminal and not state.is_legal(int(actions[i])):
                 return i
-        vg = self._vg
-        arrays = vg._arrays
+        arrays = self._vg._arrays
         for i, state in enumerate(self._states):
             if not playing[i]:
                 continue
-            rewards = arrays["rewards"][i]
             if state.is_terminal:
-                rewards[:] = 0.0
+                arrays["rewards"][i] = 0.0
                 continue
-            was_done = bool(arrays["terminated"][i])
-            state.apply(int(actions[i]))
-            row = [0.0] * vg.num_players
-            if vg.dense_reward:
-                totals = self._encoders[i].ranch_totals(state)
-                for s in range(vg.num_players):
-                    row[s] += vg.dense_reward * (totals[s] - self._totals[i][s])
-                self._totals[i] = totals
-            if was_done:
-                arrays["scores"][i] = 0
-            if state.is_terminal:
-                scores = state.scores()
-                for s, r in enumerate(_final_rewards(vg.reward_mode, scores)):
-                    row[s] += r
-                arrays["scores"][i] = [[getattr(sc, f) for f in _SCORE_FIELDS] for sc in scores]
-                arrays["terminated"][i] = True
-                if vg.auto_reset:
-                    self._states[i] = self._new_game(i)
-            else:
-                arrays["terminated"][i] = False
-            rewards[:] = row
+            self._move(i, int(actions[i]))
             self._publish(i)
         return -1
+
+    def play_random(
+        self, seats: np.ndarray, seed: int, gained: np.ndarray, ended: np.ndarray
+    ) -> int:
+        arrays = self._vg._arrays
+        for i in range(len(self._states)):
+            seat = int(seats[i])
+            draws = random_stream(seed, i)
+            next(draws)
+            moved = False
+            while True:
+                state = self._states[i]
+                count = int(arrays["num_legal"][i])
+                if state.is_terminal or state.current_seat == seat or count <= 0:
+                    break
+                self._move(i, int(arrays["legal"][i, draws.send(count)]))
+                self._publish(i, observe=False)
+                moved = True
+                gained[i] += arrays["rewards"][i, seat]
+                if arrays["terminated"][i]:
+                    ended[i] = True
+                    break
+            if moved:
+                self._publish(i)
+        return -1
+
+    def _move(self, i: int, action: int) -> None:
+        """Game ``i`` (not finished) plays ``action``: its rewards, terminated flag and scores
+        as the core's ``play_move`` writes them; the legal list and observation are left to
+        ``_publish``."""
+        vg = self._vg
+        arrays = vg._arrays
+        state = self._states[i]
+        rewards = arrays["rewards"][i]
+        was_done = bool(arrays["terminated"][i])
+        state.apply(action)
+        row = [0.0] * vg.num_players
+        if vg.dense_reward:
+            totals = self._encoders[i].ranch_totals(state)
+            for s in range(vg.num_players):
+                row[s] += vg.dense_reward * (totals[s] - self._totals[i][s])
+            self._totals[i] = totals
+        if was_done:
+            arrays["scores"][i] = 0
+        if state.is_terminal:
+            scores = state.scores()
+            for s, r in enumerate(_final_rewards(vg.reward_mode, scores)):
+                row[s] += r
+            arrays["scores"][i] = [[getattr(sc, f) for f in _SCORE_FIELDS] for sc in scores]
+            arrays["terminated"][i] = True
+            if vg.auto_reset:
+                self._states[i] = self._new_game(i)
+        else:
+            arrays["terminated"][i] = False
+        rewards[:] = row
+
+    def observe_rows(self, out: np.ndarray, threads: int) -> None:
+        for i, state in enumerate(self._states):
+            out[i] = self._encoders[i].encode_flat(state, state.current_seat or 0)
 
     def record(self, i: int) -> bytes | None:
         """``None``: the games are the engine's, not the core's."""

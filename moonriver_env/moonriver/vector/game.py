@@ -43,7 +43,9 @@ import numpy as np
 from moonriver_env.env_checks import DEFAULT_DENSE_REWARD, DEFAULT_REWARD, check_seed
 from moonriver_env.family.batch import (
     SPARSE_OVERFLOW,
+    RowsObserved,
     check_sparse_rows,
+    random_seats,
     readonly,
     sparse_overflow,
     step_arrays,
@@ -60,7 +62,7 @@ from moonriver_env.moonriver.vector.search import NativeState
 _SEED_LIMIT = 2**64
 
 
-class VectorGame(AfterstatesOf):
+class VectorGame(AfterstatesOf, RowsObserved):
     """``num_games`` games of one config, one action per game per :meth:`step`.
 
     Args:
@@ -197,6 +199,23 @@ class VectorGame(AfterstatesOf):
             raise IllegalActionError(self._illegal_message(bad, int(arr[bad])))
         if bad == SPARSE_OVERFLOW:  # the width's bound broke
             raise sparse_overflow()
+
+    def play_random(self, seats: Any, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """Uniformly random legal moves in every game while it is not finished and
+        ``seats[i]`` is not to act (the moves of random opponents until the learner's turn),
+        drawn from ``seed`` (game ``i``'s stream: :func:`~moonriver_env.family.batch.random_stream`;
+        the same on both engines). A game that ends stops there (the next game begun with
+        ``auto_reset``). Returns ``gained`` (float64 (N,): the sum of ``seats[i]``'s rewards
+        over game ``i``'s moves) and ``ended`` (bool (N,)); the arrays show each game as
+        ``step`` leaves it after its last move (``rewards``, ``terminated`` and ``scores``
+        of that move). ``seats`` out of range: ``ValueError``, nothing played."""
+        seats = random_seats(seats, self.num_games, self.num_players)
+        seed = check_int("seed", seed, 0, _SEED_LIMIT - 1)
+        gained = np.zeros(self.num_games, dtype=np.float64)
+        ended = np.zeros(self.num_games, dtype=np.bool_)
+        if self._backend.play_random(seats, seed, gained, ended) == SPARSE_OVERFLOW:
+            raise sparse_overflow()
+        return gained, ended
 
     def observation_of(self, i: int, seat: int) -> np.ndarray:
         """Game ``i`` as ``seat`` sees it (a new flat observation; any seat, also with

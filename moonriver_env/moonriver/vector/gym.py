@@ -15,7 +15,7 @@ from typing import Any
 
 from moonriver_env.games import GameSpec
 from moonriver_env.moonriver.vector.game import VectorGame
-from moonriver_env.vector.gym_env import GameVectorEnv, Opponents
+from moonriver_env.vector.gym_env import GameVectorEnv, Opponents, observes
 
 __all__ = ["MoonRiverVectorEnv"]
 
@@ -39,5 +39,5 @@ class MoonRiverVectorEnv(GameVectorEnv):
         seed: int | None = None,
         **game: Any,
     ) -> None:
-        vg = VectorGame(num_games=num_envs, seed=seed, **game)
+        vg = VectorGame(num_games=num_envs, seed=seed, observe=observes(opponents), **game)
         self._setup(vg, GameSpec.from_config(vg.config), opponents, learner_seat, seed)

@@ -1,0 +1,170 @@
+"""The batched games' ``observe_rows`` (every game's observation for its acting seat, written
+when asked) and Moon River's ``play_random`` (random opponents played inside the batched game),
+on both engines, and the Gymnasium env that uses them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from moonriver_env.family.batch import MAX_ROW_THREADS, random_stream
+from moonriver_env.games import parse_game
+from moonriver_env.vector.dispatch import vector_game
+from moonriver_env.vector.gym_env import make_vector_env
+
+GAMES = ["2p_base", "4p_legends", "kingdomino_2p_base", "kingdomino_4p_harmony+middle_kingdom"]
+ENGINES = ["native", "python"]
+
+
+def game(spec: str, n: int, observe: Any, backend: str = "native", seed: int = 3) -> Any:
+    return vector_game(parse_game(spec), n, seed=seed, observe=observe, auto_reset=True,
+                       backend=backend)
+
+
+def random_moves(vg: Any, rng: np.random.Generator) -> np.ndarray:
+    pick = (rng.random(vg.num_games) * vg.num_legal).astype(np.int64)
+    return vg.legal_ids[np.arange(vg.num_games), pick].astype(np.int64)
+
+
+@pytest.mark.parametrize("spec", GAMES)
+@pytest.mark.parametrize("backend", ENGINES)
+def test_the_rows_are_the_observations_a_dense_batch_writes(spec: str, backend: str) -> None:
+    n = 7 if backend == "native" else 3
+    dense = game(spec, n, True, backend)
+    quiet = game(spec, n, False, backend)
+    sparse = game(spec, n, "sparse", backend)
+    assert quiet.observation is None
+    rng = np.random.default_rng(0)
+    out = np.full((n, dense.observation_size), np.nan, dtype=np.float32)
+    for step in range(60 if backend == "native" else 25):
+        threads = 1 + step % 4
+        assert quiet.observe_rows(out, threads=threads) is out
+        assert np.array_equal(out, dense.observation)
+        assert np.array_equal(sparse.observe_rows(threads=threads), dense.observation)
+        assert np.array_equal(dense.observe_rows(), dense.observation)
+        actions = random_moves(dense, rng)
+        for vg in (dense, quiet, sparse):
+            vg.step(actions)
+    if backend == "native":  # the sparse rows are not changed by the dense ones written
+        twin = game(spec, n, "sparse", backend)
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            twin.step(random_moves(twin, rng))
+        assert np.array_equal(twin.obs_idx, sparse.obs_idx)
+        assert np.array_equal(twin.obs_val, sparse.obs_val)
+
+
+@pytest.mark.parametrize("spec", ["2p_base", "kingdomino_2p_base"])
+def test_a_wrong_array_or_thread_count_is_refused(spec: str) -> None:
+    vg = game(spec, 3, False)
+    size = vg.observation_size
+    for out, match in (
+        (np.zeros((3, size), np.float64), "float32"),
+        (np.zeros((2, size), np.float32), r"\(3, "),
+        (np.zeros(3 * size, np.float32), r"\(3, "),
+        (np.zeros((3, 2 * size), np.float32)[:, ::2], "C-contiguous"),
+        ([[0.0] * size] * 3, "NumPy array"),
+    ):
+        with pytest.raises((ValueError, TypeError), match=match):
+            vg.observe_rows(out)
+    frozen = np.zeros((3, size), np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        vg.observe_rows(frozen)
+    for threads in (0, MAX_ROW_THREADS + 1, -1):
+        with pytest.raises(ValueError, match="threads"):
+            vg.observe_rows(threads=threads)
+    assert frozen.sum() == 0.0
+
+
+@pytest.mark.parametrize("spec", ["2p_base", "3p_legends", "4p_base"])
+def test_random_opponents_play_the_same_on_both_engines(spec: str) -> None:
+    a, b = game(spec, 6, "sparse", "native", 7), game(spec, 6, "sparse", "python", 7)
+    n = a.num_players
+    rng = np.random.default_rng(1)
+    seats = rng.integers(n, size=6)
+    ended_games = 0
+    for t in range(200):
+        got_a, ended_a = a.play_random(seats, 1000 + t)
+        got_b, ended_b = b.play_random(seats, 1000 + t)
+        assert np.array_equal(got_a, got_b) and np.array_equal(ended_a, ended_b)
+        for name in ("legal_ids", "num_legal", "current_seat", "rewards", "terminated",
+                     "scores", "action_mask", "obs_idx", "obs_val"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), (t, name)
+        waiting = a.current_seat == seats
+        assert (waiting | a.terminated).all()  # stopped at the seat, or at the game's end
+        ended_games += int(ended_a.sum())
+        seats = np.where(ended_a, rng.integers(n, size=6), seats)
+        turn = a.current_seat == seats
+        moves = random_moves(a, rng)
+        a.step(moves, turn)
+        b.step(moves, turn)
+        if ended_games >= 2:
+            break
+    assert ended_games >= 2
+
+
+def test_random_opponents_are_the_moves_their_stream_draws() -> None:
+    """play_random plays, game by game, the legal id its stream draws, as step would."""
+    vg, twin = game("3p_base", 5, True, seed=11), game("3p_base", 5, True, seed=11)
+    rng = np.random.default_rng(2)
+    for t in range(40):
+        seats = rng.integers(3, size=5)
+        gained, ended = vg.play_random(seats, 77 + t)
+        want = np.zeros(5)
+        stopped = np.zeros(5, bool)
+        for i in range(5):
+            draws = random_stream(77 + t, i)
+            next(draws)
+            only = np.arange(5) == i
+            while twin.current_seat[i] != seats[i]:
+                k = draws.send(int(twin.num_legal[i]))
+                moves = np.zeros(5, np.int64)
+                moves[i] = twin.legal_ids[i, k]
+                twin.step(moves, only)
+                want[i] += twin.rewards[i, seats[i]]
+                if twin.terminated[i]:
+                    stopped[i] = True
+                    break
+        assert np.array_equal(gained, want) and np.array_equal(ended, stopped)
+        assert np.array_equal(vg.observation, twin.observation)
+        assert np.array_equal(vg.legal_ids, twin.legal_ids)
+        turn = vg.current_seat == seats
+        moves = random_moves(vg, rng)
+        vg.step(moves, turn)
+        twin.step(moves, turn)
+
+
+def test_bad_seats_or_seed_change_nothing() -> None:
+    vg = game("2p_base", 4, True)
+    batch = vg._backend._batch
+    before = [batch.get_record(i) for i in range(4)]
+    for seats in ([0, 1, 2, 0], [0, 0, 0], np.array([0.5, 0, 0, 0]), [[0, 1, 0, 1]]):
+        with pytest.raises(ValueError, match="seats"):
+            vg.play_random(seats, 1)
+    for seed in (-1, 2**64, None, 1.5):
+        with pytest.raises((ValueError, TypeError), match="seed"):
+            vg.play_random([0, 0, 0, 0], seed)
+    assert [batch.get_record(i) for i in range(4)] == before
+
+
+@pytest.mark.parametrize("spec", ["2p_base", "3p_legends"])
+def test_the_vector_env_plays_the_same_on_both_engines(spec: str) -> None:
+    envs = [make_vector_env(spec, num_envs=3, seed=4, backend=b, threads=1 + k)
+            for k, b in enumerate(ENGINES)]
+    assert envs[0].vg.observation is None  # random opponents: the rows written once a step
+    outs = [env.reset(seed=4) for env in envs]
+    assert np.array_equal(outs[0][0], outs[1][0])
+    rng = np.random.default_rng(5)
+    episodes = 0
+    for _ in range(120):
+        masks = envs[0].action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        steps = [env.step(actions) for env in envs]
+        for x, y in zip(steps[0][:4], steps[1][:4], strict=True):
+            assert np.array_equal(x, y)
+        assert np.array_equal(steps[0][4]["scores"], steps[1][4]["scores"])
+        episodes += int(steps[0][2].sum())
+    assert episodes > 0
