@@ -42,6 +42,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.vec_env import VecEnv
 
+from moonriver_env.family.batch import MAX_ROW_THREADS
 from moonriver_env.games import GAMES, GameSpec, parse_game
 from moonriver_env.vector.sb3 import make_sb3_vec_env
 
@@ -228,7 +229,7 @@ def main(argv: list[str] | None = None) -> None:
                     run,
                     args.opponents,
                     args.n_epochs,
-                    torch.get_num_threads(),
+                    min(torch.get_num_threads(), MAX_ROW_THREADS),
                 )
                 rates[route].append(rate)
                 shares[route].append(share)

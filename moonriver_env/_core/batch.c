@@ -540,9 +540,12 @@ static inline uint64_t splitmix64(uint64_t *x) {
  * each game as step leaves it after its last move; a game that did not move is untouched.
  * The seats are checked (0..n-1) and copied before anything is played. */
 static PyObject *Batch_play_random(BatchObject *self, PyObject *args) {
-    PyObject *seats_obj, *gained_obj, *ended_obj;
-    unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OKOO", &seats_obj, &seed, &gained_obj, &ended_obj)) {
+    PyObject *seats_obj, *seed_obj, *gained_obj, *ended_obj;
+    if (!PyArg_ParseTuple(args, "OOOO", &seats_obj, &seed_obj, &gained_obj, &ended_obj)) {
+        return NULL;
+    }
+    unsigned long long seed = PyLong_AsUnsignedLongLong(seed_obj); /* no int of 0..2**64-1: */
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) {        /* refused, not wrapped */
         return NULL;
     }
     const mr_config *cfg = self->cfg;
@@ -656,7 +659,10 @@ typedef struct {
     float *rows;
 } rows_out;
 
-/* Games lo..hi-1's observations for their acting seats (seat 0 when finished) into rows. */
+/* Games lo..hi-1's observations for their acting seats (seat 0 when finished) into rows. The
+ * ranch keys are shared with the sparse lists' cache, which this refresh (dense blocks only)
+ * leaves as they are: right because every change of a game is published (step, play_random,
+ * reset, set_record) before any other call, and a sparse publish refreshes the lists. */
 static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
     const rows_out *job = arg;
     BatchObject *self = job->self;

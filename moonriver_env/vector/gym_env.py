@@ -35,8 +35,10 @@ and seeds the learner-seat draws, the ``random`` opponents and the agents' gener
 ``s``: the same seed and the same actions give the same games, decision for decision.
 ``reset()`` without a seed continues (new deals drawn, generators running on).
 
-**Opponents** (``opponents=``): ``"random"`` (uniform over the legal ids, drawn in NumPy on the
-whole batch: the loop stays in the core), any agent spec of the game (``"greedy"``,
+**Opponents** (``opponents=``): ``"random"`` (uniform over the legal ids: played inside the
+batched game by its ``play_random`` where it has one, all the opponents' moves of a step in one
+call, each call seeded from the env's generator; else drawn in NumPy on the whole batch, one
+``step`` a move), any agent spec of the game (``"greedy"``,
 ``"heuristic"``, ``"mc:sims=16"``, ``"az"``, ``"ppo:PATH"``...), or a batched policy: a callable
 ``policy(observations, masks) -> actions`` given the acting opponents' own flat observations
 (k, observation size) and legal masks (k, A) of the k games where an opponent is to act, all
@@ -44,6 +46,12 @@ at once (a snapshot of the learner: :func:`moonriver_env.vector.sb3.policy_oppon
 decides for every game where an opponent is to act: through its ``choose_batch(vg, rows)``
 when it has one (a batched decision on the core's arrays; Moon River's ``heuristic`` decides on
 the core's copies of the games), else through ``choose(vg.get_state(i))`` per game.
+
+**Observations.** With ``"random"`` or an agent spec the batched game steps without writing
+observations (``vg.observation`` is ``None``) and the env writes the learner's rows once a
+step (``vg.observe_rows``, a new array each time; ``threads=`` shares it among threads of the
+core). A batched policy reads the opponents' rows, so with one the batched game writes the
+observation at every move.
 
 **Gymnasium's registry.** Every game with a batched form registers this env as its id's
 vector entry point (``moonriver_env/__init__.py``), so that ``gymnasium.make_vec(
@@ -183,6 +191,8 @@ class GameVectorEnv(VectorEnv):
         self._carry = np.zeros(n_envs, dtype=np.float64)
         self._scores = np.zeros_like(vg.scores)
         self._started = False
+        self.calls = 0
+        """The env's ``reset`` and ``step`` calls so far (what its masks are of, for a cache)."""
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -193,6 +203,7 @@ class GameVectorEnv(VectorEnv):
             self._rng = np.random.default_rng(seed)
             if self._agent is not None and hasattr(self._agent, "reset"):
                 self._agent.reset(seed)
+        self.calls += 1
         self.vg.reset(seed=seed)
         self._episodes[:] = 0
         self._draw_seats(np.ones(self.num_envs, dtype=bool))
@@ -208,6 +219,7 @@ class GameVectorEnv(VectorEnv):
             raise RuntimeError("step: call reset() first")
         vg = self.vg
         vg.step(actions)  # checked there: refused as a whole, nothing changed
+        self.calls += 1
         rewards = self._carry
         self._carry = np.zeros(self.num_envs, dtype=np.float64)
         rewards += vg.rewards[self._rows, self._seats]

@@ -10,7 +10,9 @@
 
 MaskablePPO finds the masks as on any ``VecEnv`` (``has_attr("action_masks")``, then
 ``np.stack(env_method("action_masks"))``): :meth:`SB3VecEnv.env_method` answers
-``"action_masks"`` with one mask row per game, taken from the batched game's arrays in one call.
+``"action_masks"`` with one mask row per game: the rows of the last ``step``'s (or ``reset``'s)
+``infos["action_mask"]`` (the same arrays), read again from the env if it has been stepped or
+reset since other than through this adapter.
 
 SB3's conventions: ``reset()`` returns the observations only (``reset_infos`` holds the
 infos; the seed given by ``seed(s)`` is used by the next ``reset``, which deals game ``i`` as
@@ -62,6 +64,7 @@ class SB3VecEnv(VecEnv):
         self._lengths = np.zeros(env.num_envs, dtype=np.int64)
         self._t0 = time.time()
         self._masks = env.action_masks()  # the masks env_method gives: the last step's
+        self._masks_at = env.calls  # ... after that many of the env's calls
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
 
     # -- VecEnv API ----------------------------------------------------------------------------
@@ -100,8 +103,8 @@ class SB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every game, (N, A) bool."""
-        return self.env.action_masks()
+        """The learner's legal actions in every game, (N, A) bool (a new array)."""
+        return self._current_masks().copy()
 
     def close(self) -> None:
         self.env.close()
@@ -127,7 +130,7 @@ class SB3VecEnv(VecEnv):
         each game of ``indices``."""
         rows = self._indices(indices)
         if method_name == "action_masks":
-            masks = self._masks  # the last step's (or reset's): what infos["action_mask"] holds
+            masks = self._current_masks()
             return list(masks) if indices is None else [masks[i] for i in rows]
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         return [result] * len(rows)
@@ -145,8 +148,16 @@ class SB3VecEnv(VecEnv):
             return [indices]
         return list(indices)
 
+    def _current_masks(self) -> np.ndarray:
+        """The last step's (or reset's) masks, what ``infos["action_mask"]`` holds; read
+        again when the env has been stepped or reset since by another caller."""
+        if self._masks_at != self.env.calls:
+            self._masks, self._masks_at = self.env.action_masks(), self.env.calls
+        return self._masks
+
     def _split(self, infos: dict[str, Any]) -> list[dict[str, Any]]:
-        self._masks = masks = infos["action_mask"]
+        self._masks, self._masks_at = infos["action_mask"], self.env.calls
+        masks = self._masks
         seats = infos["learner_seat"].tolist()
         return [{"action_mask": m, "learner_seat": s} for m, s in zip(masks, seats, strict=True)]
 

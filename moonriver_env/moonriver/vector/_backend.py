@@ -203,6 +203,8 @@ class PythonBackend:
         self, seats: np.ndarray, seed: int, gained: np.ndarray, ended: np.ndarray
     ) -> int:
         arrays = self._vg._arrays
+        gained[:] = 0.0
+        ended[:] = False
         for i in range(len(self._states)):
             seat = int(seats[i])
             draws = random_stream(seed, i)

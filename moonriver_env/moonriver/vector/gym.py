@@ -28,6 +28,7 @@ class MoonRiverVectorEnv(GameVectorEnv):
         opponents: ``"random"``, an agent spec of the ``agents`` package or a batched policy.
         learner_seat: a seat, ``"random"`` (drawn per game from the seed) or ``"rotate"``.
         seed: the games of ``reset(seed=s)`` are VectorGame's (``env.reset(seed=s + i)``).
+        threads: the threads the core writes the learner's observations with.
         **game: the game and reward arguments of ``moonriver_v0.env`` (checked there).
     """
 
@@ -37,7 +38,8 @@ class MoonRiverVectorEnv(GameVectorEnv):
         opponents: Opponents = "random",
         learner_seat: int | str = "random",
         seed: int | None = None,
+        threads: int = 1,
         **game: Any,
     ) -> None:
         vg = VectorGame(num_games=num_envs, seed=seed, observe=observes(opponents), **game)
-        self._setup(vg, GameSpec.from_config(vg.config), opponents, learner_seat, seed)
+        self._setup(vg, GameSpec.from_config(vg.config), opponents, learner_seat, seed, threads)
