@@ -65,6 +65,7 @@ the action and the phase) and change nothing: not the games, the rewards or the 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +96,9 @@ BatchPolicy = Callable[[np.ndarray, np.ndarray], Any]
 """A batched opponent: ``(observations (k, obs), masks (k, A) bool) -> k actions``."""
 Opponents = str | BatchPolicy
 """What plays the seats beside the learner: ``"random"``, an agent spec, a batched policy."""
+
+_ROWS_POOL = 4
+"""The most observation arrays a GameVectorEnv keeps for reuse (:meth:`GameVectorEnv._free_rows`)."""
 
 _SEED_HIGH = 2**63
 """The random opponents' seed of each ``play_random`` call is drawn below this."""
@@ -190,6 +194,7 @@ class GameVectorEnv(VectorEnv):
         self._episodes = np.zeros(n_envs, dtype=np.int64)
         self._carry = np.zeros(n_envs, dtype=np.float64)
         self._scores = np.zeros_like(vg.scores)
+        self._rows_pool: list[np.ndarray] = []
         self._started = False
         self.calls = 0
         """The env's ``reset`` and ``step`` calls so far (what its masks are of, for a cache)."""
@@ -325,11 +330,25 @@ class GameVectorEnv(VectorEnv):
         return actions
 
     def _obs(self) -> np.ndarray:
-        """The learner's rows, a new array (the caller may keep it)."""
+        """The learner's rows in an array no one else holds (the caller may keep it)."""
         if self.vg.observation is None:  # the steps wrote none: the learner's rows, once
-            rows: np.ndarray = self.vg.observe_rows(threads=self.threads)
+            rows: np.ndarray = self.vg.observe_rows(self._free_rows(), threads=self.threads)
             return rows
         return np.array(self.vg.observation, dtype=np.float32)
+
+    def _free_rows(self) -> np.ndarray:
+        """An array for the learner's rows: one this env handed out before that nothing else
+        references any more (no caller, view or tensor can see it rewritten), else a new one.
+        Reusing them spares the allocator a fresh mapping of the rows at every step (page
+        faults that cost MaskablePPO's route about 3% of its time at 512 games)."""
+        pool = self._rows_pool
+        for k in range(len(pool)):
+            if sys.getrefcount(pool[k]) == 2:  # the pool's reference and the call's own
+                return pool[k]
+        rows = np.empty((self.num_envs, self.vg.observation_size), dtype=np.float32)
+        if len(pool) < _ROWS_POOL:
+            pool.append(rows)
+        return rows
 
     def _infos(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "learner_seat": self._seats.copy()}

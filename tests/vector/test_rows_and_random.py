@@ -4,6 +4,7 @@ on both engines, and the Gymnasium env that uses them."""
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -272,3 +273,29 @@ def test_the_sb3_masks_follow_the_env_stepped_around_the_adapter() -> None:
         rows = np.stack(venv.env_method("action_masks"))
         assert np.array_equal(rows, venv.env.action_masks())
         assert np.array_equal(venv.action_masks(), rows)
+
+
+def test_an_observation_the_caller_holds_is_never_rewritten() -> None:
+    """The env reuses an observation array only once nothing references it: arrays, views and
+    tensors kept by the caller stay as they were handed out; arrays let go are reused."""
+    env = make_vector_env("2p_base", num_envs=3, seed=6)
+    obs, _ = env.reset(seed=6)
+    held: list[Any] = [obs]
+    copies = [obs.copy()]
+    earlier: list[Any] = []  # weak references to the arrays handed out
+    reused = 0
+    for t in range(30):
+        actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()])
+        obs = env.step(actions)[0]
+        reused += any(ref() is obs for ref in earlier)
+        earlier.append(weakref.ref(obs))
+        if t % 3 == 0:  # keep the array, a view of it or nothing
+            held.append(obs)
+            copies.append(obs.copy())
+        elif t % 3 == 1:
+            held.append(obs[1])
+            copies.append(obs[1].copy())
+        del obs
+    for kept, copy in zip(held, copies, strict=True):
+        assert np.array_equal(kept, copy)
+    assert reused > 0  # the ones let go were written again
