@@ -49,8 +49,8 @@ the core's copies of the games), else through ``choose(vg.get_state(i))`` per ga
 
 **Observations.** With ``"random"`` or an agent spec the batched game steps without writing
 observations (``vg.observation`` is ``None``) and the env writes the learner's rows once a
-step (``vg.observe_rows``, a new array each time; ``threads=`` shares it among threads of the
-core). A batched policy reads the opponents' rows, so with one the batched game writes the
+step (``vg.observe_rows``, into an array nothing else holds; ``threads=`` shares it among
+threads of the core). A batched policy reads the opponents' rows, so with one the batched game writes the
 observation at every move.
 
 **Gymnasium's registry.** Every game with a batched form registers this env as its id's
@@ -98,7 +98,8 @@ Opponents = str | BatchPolicy
 """What plays the seats beside the learner: ``"random"``, an agent spec, a batched policy."""
 
 _ROWS_POOL = 4
-"""The most observation arrays a GameVectorEnv keeps for reuse (:meth:`GameVectorEnv._free_rows`)."""
+"""The observation arrays a GameVectorEnv keeps for reuse: the last ones it handed out
+(:meth:`GameVectorEnv._free_rows`)."""
 
 _SEED_HIGH = 2**63
 """The random opponents' seed of each ``play_random`` call is drawn below this."""
@@ -330,24 +331,26 @@ class GameVectorEnv(VectorEnv):
         return actions
 
     def _obs(self) -> np.ndarray:
-        """The learner's rows in an array no one else holds (the caller may keep it)."""
+        """The learner's rows, in an array no one else holds (the caller may keep it)."""
         if self.vg.observation is None:  # the steps wrote none: the learner's rows, once
-            rows: np.ndarray = self.vg.observe_rows(self._free_rows(), threads=self.threads)
-            return rows
+            rows = self.vg.observe_rows(self._free_rows(), threads=self.threads)
+            return rows.view()  # the caller's own view: its flags and shape are the caller's
         return np.array(self.vg.observation, dtype=np.float32)
 
     def _free_rows(self) -> np.ndarray:
-        """An array for the learner's rows: one this env handed out before that nothing else
-        references any more (no caller, view or tensor can see it rewritten), else a new one.
-        Reusing them spares the allocator a fresh mapping of the rows at every step (page
-        faults that cost MaskablePPO's route about 3% of its time at 512 games)."""
+        """A private array for the learner's rows: one whose view this env handed out before
+        and that nothing references any more (a view, an array or a tensor made from it holds
+        a reference to it), else a new one. Reusing them spares the allocator a fresh mapping
+        of the rows (megabytes) at every step. A caller who keeps only a weak reference or a
+        raw pointer to the data does not hold it."""
         pool = self._rows_pool
         for k in range(len(pool)):
             if sys.getrefcount(pool[k]) == 2:  # the pool's reference and the call's own
                 return pool[k]
         rows = np.empty((self.num_envs, self.vg.observation_size), dtype=np.float32)
-        if len(pool) < _ROWS_POOL:
-            pool.append(rows)
+        pool.append(rows)  # the last few handed out (the oldest left to whoever holds it)
+        if len(pool) > _ROWS_POOL:
+            del pool[0]
         return rows
 
     def _infos(self) -> dict[str, Any]:

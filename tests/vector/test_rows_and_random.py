@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import torch
 
 from moonriver_env.family.batch import MAX_ROW_THREADS, random_stream
 from moonriver_env.games import parse_game
@@ -287,15 +288,23 @@ def test_an_observation_the_caller_holds_is_never_rewritten() -> None:
     for t in range(30):
         actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()])
         obs = env.step(actions)[0]
-        reused += any(ref() is obs for ref in earlier)
-        earlier.append(weakref.ref(obs))
-        if t % 3 == 0:  # keep the array, a view of it or nothing
+        base = obs.base  # the env's own array under the view it hands out
+        reused += any(ref() is base for ref in earlier)
+        earlier.append(weakref.ref(base))
+        del base
+        if t % 4 == 0:  # keep the array, a view of it, a tensor of it or nothing
             held.append(obs)
             copies.append(obs.copy())
-        elif t % 3 == 1:
+        elif t % 4 == 1:
             held.append(obs[1])
             copies.append(obs[1].copy())
+        elif t % 4 == 2:
+            held.append(torch.from_numpy(obs))
+            copies.append(obs.copy())
+        elif t % 8 == 3:  # an array let go after its flags and shape were changed
+            obs.flags.writeable = False
+            obs.shape = (-1,)
         del obs
     for kept, copy in zip(held, copies, strict=True):
-        assert np.array_equal(kept, copy)
+        assert np.array_equal(np.asarray(kept), copy)
     assert reused > 0  # the ones let go were written again
