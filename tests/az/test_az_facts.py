@@ -97,3 +97,17 @@ def test_the_bars_table_is_the_provenance() -> None:
         met += verdict
     sentence = "Met (the interval's lower bound at or above the bar, within the time limit):"
     assert f"{sentence} {met} of {len(rows)}" in " ".join(README.split())
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(p.name for p in CHECKPOINTS.glob("az_*") if (p / "model.pt").is_file())
+)
+def test_every_shipped_model_plays_argmax_rollouts(folder: str) -> None:
+    """docs/az.md: every shipped model plays argmax rollouts, set at export (sampled rollouts
+    at temperature 1 lost); a model exported with its run's sampled rollouts fails here."""
+    from agents.az.checkpoint import TABLE_SEARCH, read_blob
+
+    meta = read_blob(CHECKPOINTS / folder / "model.pt")
+    assert float(meta["search"]["rollout_temp"]) == 0.0
+    for table, changed in (meta.get(TABLE_SEARCH) or {}).items():
+        assert float(changed.get("rollout_temp", 0.0)) == 0.0, table
