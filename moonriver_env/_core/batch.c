@@ -522,7 +522,7 @@ static PyObject *Batch_step(BatchObject *self, PyObject *args) {
 
 /* The random opponents' stream: splitmix64 (Steele, Lea and Flood), game i's from seed + i *
  * RANDOM_GAME_STRIDE; a draw among count legal ids takes (r * count) >> 64 (as
- * moonriver_env.family.batch.random_draw). */
+ * moonriver_env.family.batch.random_stream draws). */
 #define RANDOM_GAME_STRIDE 0xD1B54A32D192ED03ull
 
 static inline uint64_t splitmix64(uint64_t *x) {
