@@ -120,3 +120,50 @@ bar = 0.5
     with pytest.raises(SystemExit):
         bars.main(["--file", str(f), "nope"])
     assert "unknown rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("ratio", [1e-6, 1e6])
+def test_an_mc_row_given_less_time_than_asked_is_not_met(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys, ratio: float
+) -> None:
+    """The bar (0 here) is reached either way; the row is met only where mc's time a decision
+    held at the asked multiple of az's."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bars, "calibrate", lambda *args: 4)
+    row = f"""
+[[row]]
+name = "timed"
+table = "2p_base"
+agents = ["greedy", "mc:time=none"]
+time = {ratio}
+bar = 0.0
+"""
+    f = write(tmp_path / "bars.toml", row, limit_ms=1e6)
+    assert bars.main(["--file", str(f), "timed"]) == 0
+    res = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert res["mc_sims"] == 4 and res["time_met"] and res["ci_low"] >= 0.0
+    assert res["mc_time_held"] is (ratio < 1) and res["met"] is (ratio < 1)
+
+
+def test_the_calibration_scales_from_a_time_measured_near_its_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two rounds: the second plays at the first's estimate and scales from its own times."""
+    played: list[str] = []
+
+    class Result:
+        def __init__(self, mc_ms: float) -> None:
+            self.mc_ms = mc_ms
+
+    def fake_play(spec, agents, games, seed, workers, out):  # type: ignore[no-untyped-def]
+        sims = int(agents[1].rsplit("sims=", 1)[1])
+        played.append(agents[1])
+        return Result(0.01 * sims if sims <= 100 else 0.02 * sims)  # slower a sim when large
+
+    monkeypatch.setattr(bars, "play", fake_play)
+    monkeypatch.setattr(bars, "cpu_ms", lambda r, e: ((10.0, 1) if e == 0 else (r.mc_ms, 1)))
+    row = {"table": "2p_base", "agents": ["az", "mc:time=none"], "time": 1.0}
+    settings = {"calibrate_sims": 100, "calibrate_games": 2, "calibration_seed": 7, "margin": 1.0}
+    # round 1: 1 ms at 100 sims -> 1,000 sims; round 2: 20 ms at 1,000 -> 500 sims
+    assert bars.calibrate(row, settings, 1) == 500
+    assert played == ["mc:time=none,sims=100", "mc:time=none,sims=1000"]

@@ -14,8 +14,9 @@ Time is the CPU time of the deciding thread a decision (``time.thread_time``), f
 games; a row is met when its interval's lower bound reaches the bar and az's time is within the
 file's limit for the game (``time_limit_ms``). A row whose opponent is ``mc`` at ``time = x``
 times az's gets its ``sims`` from a calibration first (a few games on another seed: az's and mc's time a decision at
-``calibrate_sims``, mc's time taken as proportional to its simulations, plus a margin); the
-row then reports both times from its own games, and whether mc's was at least ``x`` times az's.
+``calibrate_sims``, mc's time taken as proportional to its simulations, plus a margin, then
+once more at that estimate); the row then reports both times from its own games, and whether
+mc's was at least ``x`` times az's: a row where it was not is not met.
 A row already begun goes on at the ``sims`` its games were played at (``--force``: sized again).
 
 Each part's games go to ``runs/bars/<row>/<part>/games.csv`` as they finish: a command stopped
@@ -108,16 +109,21 @@ def play(
 
 
 def calibrate(row: Mapping[str, Any], settings: Mapping[str, Any], workers: int) -> int:
-    """``sims`` for the row's ``mc`` so that its time a decision is ``time`` x az's."""
+    """``sims`` for the row's ``mc`` so that its time a decision is ``time`` x az's (times the
+    file's margin). Two rounds of games: the first at ``calibrate_sims``, the second at the first
+    round's estimate, so that the estimate is scaled from a time measured near it (mc's time a
+    simulation is not the same at every size)."""
     spec = tables_of(row["table"])[0]
-    probe = int(settings.get("calibrate_sims", 256))
-    mc = f"{row['agents'][1]},sims={probe}"
-    result = play(spec, [row["agents"][0], mc], int(settings.get("calibrate_games", 4)),
-                  int(settings["calibration_seed"]), workers, None)  # fmt: skip
-    az_ms, _ = cpu_ms(result, 0)
-    mc_ms, _ = cpu_ms(result, 1)
-    want = float(row["time"]) * az_ms * float(settings.get("margin", 1.15))
-    return max(1, math.ceil(probe * want / mc_ms))
+    sims = int(settings.get("calibrate_sims", 256))
+    for _ in range(2):
+        mc = f"{row['agents'][1]},sims={sims}"
+        result = play(spec, [row["agents"][0], mc], int(settings.get("calibrate_games", 4)),
+                      int(settings["calibration_seed"]), workers, None)  # fmt: skip
+        az_ms, _ = cpu_ms(result, 0)
+        mc_ms, _ = cpu_ms(result, 1)
+        want = float(row["time"]) * az_ms * float(settings.get("margin", 1.15))
+        sims = max(1, math.ceil(sims * want / mc_ms))
+    return sims
 
 
 def recorded_sims(name: str, opponent: str) -> int | None:
@@ -184,6 +190,7 @@ def run_row(
         res["mc_sims"] = sims
         res["mc_time_ratio"] = round(per[1] / per[0], 2)
         res["mc_time_held"] = per[1] >= float(row["time"]) * per[0]
+        res["met"] = res["met"] and res["mc_time_held"]  # mc given less time than asked: not met
     return res
 
 
