@@ -88,6 +88,10 @@ def test_the_bars_table_is_the_provenance() -> None:
         assert len(lines) == 1, f"docs/az.md: expected one bars row for {name}"
         cells = [c.strip() for c in lines[0].strip("|").split("|")]
         assert f"`{bar['model']}`" in cells[2], (name, cells[2], bar["model"])
+        # the record is of the row as it stands: its az (and search), its opponents
+        assert bar["agents"][0] == row["agents"][0], (name, bar["agents"], row["agents"])
+        for got, want in zip(bar["agents"][1:], row["agents"][1:], strict=True):
+            assert got == want or ("time" in row and got.startswith(f"{want},sims=")), (name, got)
         m = re.fullmatch(r"([\d.]+) \[([\d.]+), ([\d.]+)\]", cells[5])
         assert m, (name, cells[5])
         # the docs print 3 decimals of a record kept to 3 or 4 (rounded either way)

@@ -107,6 +107,7 @@ bar = 0.5
     assert bars.main(["--file", str(f), "legends"]) == 0
     again = json.loads(capsys.readouterr().out.splitlines()[0])
     assert again["win_rate"] == legends["win_rate"] and again["games"] == 4
+
     # a begun timed row goes on at its recorded sims, not at a new calibration's
     def no_calibration(*args: object) -> int:
         raise AssertionError("calibrated again")
@@ -161,9 +162,18 @@ def test_the_calibration_scales_from_a_time_measured_near_its_estimate(
         return Result(0.01 * sims if sims <= 100 else 0.02 * sims)  # slower a sim when large
 
     monkeypatch.setattr(bars, "play", fake_play)
-    monkeypatch.setattr(bars, "cpu_ms", lambda r, e: ((10.0, 1) if e == 0 else (r.mc_ms, 1)))
+    monkeypatch.setattr(bars, "cpu_ms", lambda r, e: (10.0, 1) if e == 0 else (r.mc_ms, 1))
     row = {"table": "2p_base", "agents": ["az", "mc:time=none"], "time": 1.0}
     settings = {"calibrate_sims": 100, "calibrate_games": 2, "calibration_seed": 7, "margin": 1.0}
     # round 1: 1 ms at 100 sims -> 1,000 sims; round 2: 20 ms at 1,000 -> 500 sims
     assert bars.calibrate(row, settings, 1) == 500
     assert played == ["mc:time=none,sims=100", "mc:time=none,sims=1000"]
+
+
+def test_a_calibration_that_timed_nothing_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bars, "play", lambda *args: None)
+    monkeypatch.setattr(bars, "cpu_ms", lambda r, e: (float("nan"), 0))
+    row = {"table": "2p_base", "agents": ["az", "mc:time=none"], "time": 1.0}
+    settings = {"calibrate_sims": 100, "calibrate_games": 2, "calibration_seed": 7}
+    with pytest.raises(ValueError, match="no time measured"):
+        bars.calibrate(row, settings, 1)

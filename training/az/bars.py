@@ -121,6 +121,10 @@ def calibrate(row: Mapping[str, Any], settings: Mapping[str, Any], workers: int)
                       int(settings["calibration_seed"]), workers, None)  # fmt: skip
         az_ms, _ = cpu_ms(result, 0)
         mc_ms, _ = cpu_ms(result, 1)
+        if not (az_ms > 0 and mc_ms > 0):  # NaN where no decision was timed
+            raise ValueError(
+                f"calibration of {row['agents'][1]}: no time measured ({az_ms}, {mc_ms})"
+            )
         want = float(row["time"]) * az_ms * float(settings.get("margin", 1.15))
         sims = max(1, math.ceil(sims * want / mc_ms))
     return sims
@@ -133,7 +137,7 @@ def recorded_sims(name: str, opponent: str) -> int | None:
         agents = read_arguments(record).get("agents", [])
         prefix = f"{opponent},sims="
         if len(agents) > 1 and str(agents[1]).startswith(prefix):
-            return int(str(agents[1])[len(prefix):])
+            return int(str(agents[1])[len(prefix) :])
     return None
 
 
