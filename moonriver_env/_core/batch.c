@@ -124,7 +124,9 @@ static int Batch_setup(BatchObject *self, PyObject *config, Py_ssize_t num_games
         return -1;
     }
     self->sparse = sparse;
-    if (self->sparse && (ranch_width < 1 || ranch_width > mr_block_size(cfg))) {
+    /* ranch_width: the sparse observation's (required), or observe_rows's lists (0: the
+     * block's size) */
+    if ((self->sparse || ranch_width) && (ranch_width < 1 || ranch_width > mr_block_size(cfg))) {
         PyErr_Format(PyExc_ValueError, "Batch: ranch_width must be in 1..%d, got %d",
                      mr_block_size(cfg), ranch_width);
         return -1;
@@ -659,10 +661,11 @@ typedef struct {
     float *rows;
 } rows_out;
 
-/* Games lo..hi-1's observations for their acting seats (seat 0 when finished) into rows. The
- * ranch keys are shared with the sparse lists' cache, which this refresh (dense blocks only)
- * leaves as they are: right because every change of a game is published (step, play_random,
- * reset, set_record) before any other call, and a sparse publish refreshes the lists. */
+/* Games lo..hi-1's observations for their acting seats (seat 0 when finished) into rows, from
+ * the dense blocks' cache (a Batch that writes the dense observation). The ranch keys are
+ * shared with the sparse lists' cache, which this refresh (dense blocks only) leaves as they
+ * are: right because every change of a game is published (step, play_random, reset,
+ * set_record) before any other call, and a sparse publish refreshes the lists. */
 static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
     const rows_out *job = arg;
     BatchObject *self = job->self;
@@ -677,12 +680,80 @@ static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
     }
 }
 
+/* observe_range for a Batch without the dense blocks: each row cleared, then its non-zero
+ * entries (mr_encode_sparse from the private ranch lists, no prefix: the scratch lists are
+ * not the rows a prefix describes) written in. A third of the memory traffic of rebuilding
+ * and copying dense blocks, where the rows are megabytes. The lists are private, so every
+ * index is the encoder's (below obs_size); checked anyway before the write. A row whose
+ * entries do not fit the scratch (never: it holds obs_size) or without scratch memory is
+ * written by mr_encode. */
+static void observe_range_sparse(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
+    const rows_out *job = arg;
+    BatchObject *self = job->self;
+    const mr_config *cfg = self->cfg;
+    Py_ssize_t n = cfg->n;
+    int size = cfg->obs_size;
+    int32_t *idx = PyMem_RawMalloc(sizeof(int32_t) * (size_t)size);
+    float *val = PyMem_RawMalloc(sizeof(float) * (size_t)size);
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const mr_state *st = &self->states[i];
+        int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
+        float *row = job->rows + i * size;
+        int k = -1;
+        if (idx && val) {
+            mr_sparse_cache c = {NULL, self->points + i * n * 4, self->keys + i * n,
+                                 self->sidx + i * n * self->ranch_width,
+                                 self->sval + i * n * self->ranch_width, self->slen + i * n,
+                                 self->ranch_width, NULL};
+            k = mr_encode_sparse(cfg, st, seat, &c, idx, val, size);
+        }
+        if (k < 0) {
+            mr_encode(cfg, st, seat, row);
+            continue;
+        }
+        memset(row, 0, sizeof(float) * (size_t)size);
+        for (int j = 0; j < k; j++) {
+            if ((uint32_t)idx[j] < (uint32_t)size) {
+                row[idx[j]] = val[j];
+            }
+        }
+    }
+    PyMem_RawFree(idx);
+    PyMem_RawFree(val);
+}
+
+/* The ranch lists' cache of a Batch built without the sparse observation, made on
+ * observe_rows's first call (every game's keys forgotten, so that nothing is read from it
+ * unbuilt): 0, or -1 with MemoryError set (nothing kept). */
+static int make_ranch_lists(BatchObject *self) {
+    Py_ssize_t N = self->num_games, n = self->cfg->n;
+    int width = self->ranch_width > 0 ? self->ranch_width : mr_block_size(self->cfg);
+    int16_t *sidx = PyMem_Calloc((size_t)(N * n * width), sizeof(int16_t));
+    uint8_t *sval = PyMem_Calloc((size_t)(N * n * width), sizeof(uint8_t));
+    int32_t *slen = PyMem_Calloc((size_t)(N * n), sizeof(int32_t));
+    if (!sidx || !sval || !slen) {
+        PyMem_Free(sidx);
+        PyMem_Free(sval);
+        PyMem_Free(slen);
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->sidx = sidx, self->sval = sval, self->slen = slen;
+    self->ranch_width = width;
+    for (Py_ssize_t i = 0; i < N; i++) {
+        forget_blocks(self, i);
+    }
+    return 0;
+}
+
 /* observe_rows(out float32 (N, O), writable, C-contiguous, threads=1): each game's
  * observation for its acting seat (seat 0 for a finished game), as publish writes it, into
  * out's row; for a Batch built without the dense observation (the steps write none). With
  * threads > 1, that many threads write consecutive shares of the rows (parallel_rows: each
- * game reads and writes only its own cache and row). The ranch blocks' cache is made on the
- * first call (every game's keys forgotten, so that nothing is read from it unbuilt). */
+ * game reads and writes only its own cache and row). A Batch that writes the dense
+ * observation copies its ranch blocks (observe_range); any other writes each row from its
+ * ranch lists (observe_range_sparse: the sparse observation's own, or, without it, lists made
+ * on the first call, make_ranch_lists). */
 static PyObject *Batch_observe_rows(BatchObject *self, PyObject *args) {
     PyObject *out;
     int threads = 1;
@@ -690,24 +761,18 @@ static PyObject *Batch_observe_rows(BatchObject *self, PyObject *args) {
         return NULL;
     }
     const mr_config *cfg = self->cfg;
-    Py_ssize_t N = self->num_games, n = cfg->n;
+    Py_ssize_t N = self->num_games;
     Py_buffer view;
     if (get_buffer(out, &view, "out", "f", 4, N * cfg->obs_size, 1) < 0) {
         return NULL;
     }
-    if (!self->blocks) {
-        self->blocks = PyMem_Calloc((size_t)(N * n * mr_block_size(cfg)), sizeof(float));
-        if (!self->blocks) {
-            PyBuffer_Release(&view);
-            return PyErr_NoMemory();
-        }
-        for (Py_ssize_t i = 0; i < N; i++) {
-            forget_blocks(self, i);
-        }
+    if (!self->observe && !self->sidx && make_ranch_lists(self) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
     }
     rows_out job = {self, view.buf};
     Py_BEGIN_ALLOW_THREADS;
-    parallel_rows(N, threads, observe_range, &job);
+    parallel_rows(N, threads, self->observe ? observe_range : observe_range_sparse, &job);
     Py_END_ALLOW_THREADS;
     PyBuffer_Release(&view);
     Py_RETURN_NONE;

@@ -58,6 +58,37 @@ def test_the_rows_are_the_observations_a_dense_batch_writes(spec: str, backend: 
         assert np.array_equal(twin.obs_val, sparse.obs_val)
 
 
+@pytest.mark.parametrize("spec", ["2p_base", "3p_legends", "4p_base"])
+def test_the_rows_follow_whole_games_to_their_end_and_a_set_state(spec: str) -> None:
+    # Moon River's rows without a dense batch come from its ranch lists: every phase of
+    # whole games (skulls, partners, the finished game's seat 0), into arrays that held other
+    # rows, and a game whose state was set (its lists rebuilt, not read stale).
+    n = 5
+    dense = vector_game(parse_game(spec), n, seed=11, observe=True, auto_reset=False)
+    quiet = vector_game(parse_game(spec), n, seed=11, observe=False, auto_reset=False)
+    rng = np.random.default_rng(2)
+    ring = [np.full((n, dense.observation_size), v, np.float32) for v in (np.nan, 7.0)]
+    step = 0
+    while True:
+        out = ring[step % 2]
+        quiet.observe_rows(out, threads=1 + step % 2)
+        assert np.array_equal(out, dense.observation), step
+        if dense.terminated.all():
+            break
+        active = ~dense.terminated
+        actions = np.where(active, random_moves(dense, rng), 0)
+        dense.step(actions, active)
+        quiet.step(actions, active)
+        step += 1
+    assert step > 100  # whole games were played
+    other = vector_game(parse_game(spec), n, seed=12, observe=True, auto_reset=False)
+    for _ in range(40):
+        other.step(random_moves(other, rng))
+    for i in range(n):
+        quiet.set_state(i, other.get_state(i))
+    assert np.array_equal(quiet.observe_rows(), other.observation)
+
+
 @pytest.mark.parametrize("spec", ["2p_base", "kingdomino_2p_base"])
 def test_a_wrong_array_or_thread_count_is_refused(spec: str) -> None:
     vg = game(spec, 3, False)

@@ -68,13 +68,13 @@ class NativeBackend:
             arrays["rewards"],
             arrays["terminated"],
             arrays["scores"],
+            ranch_width=ObservationEncoder(vg.config).ranch_sparse_width,
             **(
                 {
                     "sparse_idx": arrays["obs_idx"],
                     "sparse_val": arrays["obs_val"],
                     "sparse_nnz": arrays["obs_nnz"],
                     "sparse_width": vg.sparse_width,
-                    "ranch_width": ObservationEncoder(vg.config).ranch_sparse_width,
                 }
                 if vg.sparse
                 else {}
