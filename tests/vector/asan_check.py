@@ -259,15 +259,39 @@ def sparse() -> None:
     vg = VectorGame(num_games=2, num_players=2, seed=0, observe=False)
     a, w = vg.num_actions, 8
     nnz = np.zeros(2, np.int32)
+    acting = np.zeros(2, np.int32)
     batch = native.Batch(
         native_config(vg.config), 2, 0, 0.0, True, None, np.zeros((2, a), np.int8),
-        np.zeros((2, a), np.int16), np.zeros(2, np.int32), np.zeros(2, np.int32),
+        np.zeros((2, a), np.int16), np.zeros(2, np.int32), acting,
         np.zeros((2, 2)), np.zeros(2, np.bool_), np.zeros((2, 2, 7), np.int32),
         sparse_idx=np.zeros((2, w), np.int32), sparse_val=np.zeros((2, w), np.float32),
         sparse_nnz=nnz, sparse_width=w, ranch_width=4,
     )
     batch.reset(np.arange(2, dtype=np.uint64))
     assert (nnz == -1).all()
+    seats = np.zeros(2, np.int32)
+    narrow = native.Batch(  # without the sparse outputs: observe_rows's own lists, too narrow
+        native_config(vg.config), 2, 0, 0.0, True, None, np.zeros((2, a), np.int8),
+        np.zeros((2, a), np.int16), np.zeros(2, np.int32), seats,
+        np.zeros((2, 2)), np.zeros(2, np.bool_), np.zeros((2, 2, 7), np.int32), ranch_width=4,
+    )
+    narrow.reset(np.arange(2, dtype=np.uint64))
+    for b, seat in ((batch, acting), (narrow, seats)):  # lists too narrow: rows by the encoder
+        out = np.full((2, vg.observation_size), np.nan, np.float32)
+        b.observe_rows(out, 2)
+        for i in range(2):
+            one = np.zeros(vg.observation_size, np.float32)
+            b.observe(i, int(seat[i]), one)
+            assert np.array_equal(out[i], one)
+    dense = VectorGame(num_games=8, num_players=4, mode="legends", seed=2, observe=True)
+    quiet = VectorGame(num_games=8, num_players=4, mode="legends", seed=2, observe=False)
+    rows = np.arange(8)
+    for step in range(200):  # observe_rows from the lists it makes, against the dense rows
+        assert np.array_equal(quiet.observe_rows(threads=1 + step % 3), dense.observation)
+        pick = (rng.random(8) * dense.num_legal).astype(np.int64)
+        moves = dense.legal_ids[rows, pick].astype(np.int64)
+        dense.step(moves)
+        quiet.step(moves)
     for rows in (b"\x01" * 7, np.array([2], np.int64).tobytes(), np.array([-1], np.int64).tobytes(),
                  np.array([2**62], np.int64).tobytes()):  # fmt: skip
         try:
