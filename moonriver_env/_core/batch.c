@@ -680,13 +680,26 @@ static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
     }
 }
 
+/* Whether game i's ranch lists are those of its state (none to rebuild). */
+static int lists_current(const BatchObject *self, const mr_state *st, Py_ssize_t i) {
+    const uint32_t *keys = self->keys + i * self->cfg->n;
+    for (int a = 0; a < self->cfg->n; a++) {
+        if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* observe_range for a Batch without the dense blocks: each row cleared, then its non-zero
- * entries (mr_encode_sparse from the private ranch lists, no prefix: the scratch lists are
- * not the rows a prefix describes) written in. A third of the memory traffic of rebuilding
- * and copying dense blocks, where the rows are megabytes. The lists are private, so every
- * index is the encoder's (below obs_size); checked anyway before the write. A row whose
- * entries do not fit the scratch (never: it holds obs_size) or without scratch memory is
- * written by mr_encode. */
+ * entries (mr_encode_sparse from the private ranch lists, into scratch lists: no prefix, which
+ * describes the published rows) written in, where rebuilding and copying dense blocks would
+ * read and write megabytes more. Every index is the encoder's (below obs_size); checked
+ * anyway before the write. A row is written by mr_encode instead when its lists do not fit
+ * ranch_width, without scratch memory, or, on a Batch that publishes the sparse observation,
+ * when its lists are not its state's: those lists are rebuilt only by publish, which keeps
+ * their symbols' memo (prefix->sym) with them. (Every change of a game is published before
+ * any other call, so they always are.) */
 static void observe_range_sparse(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
     const rows_out *job = arg;
     BatchObject *self = job->self;
@@ -700,7 +713,7 @@ static void observe_range_sparse(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
         int seat = st->phase == PH_GAME_OVER ? 0 : st->seat;
         float *row = job->rows + i * size;
         int k = -1;
-        if (idx && val) {
+        if (idx && val && (!self->sparse || lists_current(self, st, i))) {
             mr_sparse_cache c = {NULL, self->points + i * n * 4, self->keys + i * n,
                                  self->sidx + i * n * self->ranch_width,
                                  self->sval + i * n * self->ranch_width, self->slen + i * n,

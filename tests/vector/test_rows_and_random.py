@@ -89,6 +89,27 @@ def test_the_rows_follow_whole_games_to_their_end_and_a_set_state(spec: str) -> 
     assert np.array_equal(quiet.observe_rows(), other.observation)
 
 
+@pytest.mark.parametrize("observe", [False, "sparse"])
+def test_the_rows_after_several_moves_and_new_games(observe: Any) -> None:
+    # As the Gymnasium env asks: after several moves (its own and play_random's), across games
+    # that ended and began again in between, on a batch with and without the sparse rows.
+    n = 4
+    dense = vector_game(parse_game("2p_base"), n, seed=5, observe=True, auto_reset=True)
+    quiet = vector_game(parse_game("2p_base"), n, seed=5, observe=observe, auto_reset=True)
+    rng = np.random.default_rng(3)
+    out = np.full((n, dense.observation_size), np.nan, np.float32)
+    ended = 0
+    for step in range(700):
+        actions = random_moves(dense, rng)
+        dense.step(actions)
+        quiet.step(actions)
+        ended += int(dense.terminated.sum())
+        if step % 3 == 2 or rng.random() < 0.2:
+            quiet.observe_rows(out, threads=2)
+            assert np.array_equal(out, dense.observation), step
+    assert ended >= n  # games ended and new ones began between calls
+
+
 @pytest.mark.parametrize("spec", ["2p_base", "kingdomino_2p_base"])
 def test_a_wrong_array_or_thread_count_is_refused(spec: str) -> None:
     vg = game(spec, 3, False)
