@@ -100,6 +100,12 @@ class Batch:
         rewards: Any,
         terminated: Any,
         scores: Any,
+        *,
+        sparse_idx: Any = None,
+        sparse_val: Any = None,
+        sparse_nnz: Any = None,
+        sparse_width: int = 0,
+        ranch_width: int = 0,
     ) -> None: ...
     def reset(self, seeds: Any) -> None: ...
     def reset_game(self, i: int, seed: int | None) -> None: ...
