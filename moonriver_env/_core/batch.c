@@ -684,7 +684,7 @@ static void observe_range(void *arg, Py_ssize_t lo, Py_ssize_t hi) {
 static int lists_current(const BatchObject *self, const mr_state *st, Py_ssize_t i) {
     const uint32_t *keys = self->keys + i * self->cfg->n;
     for (int a = 0; a < self->cfg->n; a++) {
-        if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
+        if (mr_ranch_stale(keys[a], st, a)) {
             return 0;
         }
     }

@@ -426,7 +426,7 @@ static void refresh_blocks(const mr_config *cfg, const mr_state *st, float *bloc
                            int32_t *slen, int cap, uint64_t (*sym)[7]) {
     int size = mr_block_size(cfg);
     for (int a = 0; a < cfg->n; a++) {
-        if (keys[a] != st->version[a] || keys[a] == MR_NO_KEY) {
+        if (mr_ranch_stale(keys[a], st, a)) {
             if (blocks) {
                 ranch_block(cfg, st, a, blocks + (size_t)a * size, points + 4 * a);
             } else {

@@ -330,6 +330,10 @@ int mr_block_size(const mr_config *cfg);
  * 4 per seat, keys: n), rebuilt only for ranches whose version changed; a key of
  * MR_NO_KEY forces a rebuild. */
 #define MR_NO_KEY 0xFFFFFFFFu
+/* Whether the cache of ranch a, built at key, must be rebuilt for st. */
+static inline int mr_ranch_stale(uint32_t key, const mr_state *st, int a) {
+    return key != st->version[a] || key == MR_NO_KEY;
+}
 void mr_encode_cached(const mr_config *cfg, const mr_state *st, int seat, float *out,
                       float *blocks, int32_t *points, uint32_t *keys);
 /* What the ranch part of a game's sparse row was written from (the row's first len entries):

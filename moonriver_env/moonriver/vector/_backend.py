@@ -68,7 +68,7 @@ class NativeBackend:
             arrays["rewards"],
             arrays["terminated"],
             arrays["scores"],
-            ranch_width=ObservationEncoder(vg.config).ranch_sparse_width,
+            ranch_width=vg._ranch_width,
             **(
                 {
                     "sparse_idx": arrays["obs_idx"],

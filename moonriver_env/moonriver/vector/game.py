@@ -125,6 +125,7 @@ class VectorGame(AfterstatesOf, RowsObserved):
         self.plane_shape: tuple[int, ...] = encoder.plane_shape
         self.feature_ranges: dict[str, tuple[int, int]] = encoder.feature_ranges
         self.sparse_width = encoder.sparse_width
+        self._ranch_width = encoder.ranch_sparse_width  # the core's ranch lists' width
         self.action_table = cfg.layout.action_table
         self._arrays: dict[str, np.ndarray] = {
             "observation": np.zeros((n_games, self.observation_size), dtype=np.float32),
