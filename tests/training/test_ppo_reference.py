@@ -355,65 +355,6 @@ def test_core_rollouts_run_resume_and_save_an_az_model(tmp_path: Path, threads: 
         state.apply(a)
 
 
-def test_core_warm_start_learns_the_teachers_moves_once(tmp_path: Path) -> None:
-    """``--teacher-games``: the teacher's games in the core, then az's warm-start losses: the
-    raw policy then plays the heuristic's move far more often than the random weights did (0.21 -> 0.42 here) (on
-    positions of games no warm start played); a run checkpoints the warm start as done, and its
-    resume does not learn it again."""
-    from agents.registry import make_agent
-    from moonriver_env.moonriver.rules import GameConfig, new_game
-
-    args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=32, hidden=32,
-                threads=2, teacher_games=400, teacher_epochs=4.0, learning_rate=3e-3)  # fmt: skip
-    torch.manual_seed(0)
-    learner = ppo.CoreLearner(args)
-    teacher = make_agent("heuristic", seed=0, game="moonriver")
-    states = []
-    for seed in (11, 12, 13):
-        state = new_game(GameConfig(num_players=2), seed)
-        while not state.is_terminal and len(states) < 60 * (seed - 10):
-            if len(state.legal_action_list()) > 1:
-                states.append(state.clone())
-            state.apply(teacher.choose(state))
-
-    def agreement() -> float:
-        path = tmp_path / "m.pt"
-        learner.save_model(path)
-        raw = make_agent(f"az:path={path},sims=0", seed=0, game="moonriver")
-        return float(np.mean([raw.choose(s.clone()) == teacher.choose(s.clone()) for s in states]))
-
-    before = agreement()
-    opt = torch.optim.Adam(ppo.learned(learner.net), lr=args.learning_rate)
-    tau = learner.net.tau
-    out = learner.warm_start(opt)
-    after = agreement()
-    assert out["games"] == 400 and out["train_steps"] > 0 and np.isfinite(out["loss"])
-    assert learner.net.tau == tau  # the warm start teaches the values, not the temperature
-    assert after > before + 0.15, (before, after)
-
-    run = tmp_path / "run"
-    argv = [*CORE, "--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "1",
-            "--threads", "1", "--teacher-games", "8"]  # fmt: skip
-    assert ppo.main(argv) == 0
-    ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
-    assert ck["warm_done"] is True
-    calls: list[int] = []
-    real = ppo.CoreLearner.warm_start
-
-    def counted(self: ppo.CoreLearner, opt: torch.optim.Optimizer) -> dict[str, float]:
-        calls.append(1)
-        return real(self, opt)
-
-    more = list(argv)
-    more[more.index("--total-steps") + 1] = str(int(ck["step"]) + 1)
-    ppo.CoreLearner.warm_start = counted  # type: ignore[method-assign]
-    try:
-        assert ppo.main([*more, "--resume"]) == 0
-    finally:
-        ppo.CoreLearner.warm_start = real  # type: ignore[method-assign]
-    assert calls == []
-
-
 def test_core_updates_start_from_the_policy_that_played() -> None:
     """The games' recorded policy (the prior the core drew each move from) is the network's
     softmax over the recorded afterstates, so the update's old log-probability is the
@@ -552,9 +493,6 @@ def _digest(folder: Path) -> dict[str, bytes]:
         (["--rollouts", "core", "--dense-reward", "0.1"], "--reward, --dense-reward"),
         (["--rollouts", "core", "--value-share", "0"], "--value-share: expected a finite number"),
         (["--rollouts", "core", "--pg-share", "1.5"], "--pg-share: expected a finite number"),
-        (["--teacher-games", "10"], "--teacher-games: a warm start of the core rollouts"),
-        (["--rollouts", "core", "--teacher-games", "-1"], "--teacher-games: expected 0 or more"),
-        (["--rollouts", "core", "--teacher-epochs", "0"], "--teacher-epochs: expected a finite"),
     ],
 )
 def test_a_bad_flag_is_a_named_error_with_exit_status_2_and_writes_nothing(

@@ -82,10 +82,8 @@ from moonriver_env.games import (
 )
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
-from training.az.config import load_az_config
 from training.az.evaluate import evaluate_model
-from training.az.learner import LossWeights, Stopped, overlapped, steps_for, train_steps
-from training.az.replay import ReplayBuffer
+from training.az.learner import Stopped, overlapped
 from training.az.selfplay import PlaySettings, Positions, native_template, play_threads
 from training.common.evaluation import evaluate_batched, vg_game_name_of
 from training.common.outputs import OutputError, RunLock
@@ -137,12 +135,6 @@ class Args:
     target_kl: float = 0.2  # core rollouts: an update ends, that step not taken, at a minibatch
     # whose approximate KL from the weights the update began with (with --threads 2, one update
     # after those that played) passes this (0: never)
-    teacher_games: int = 0  # core rollouts: games the game's teacher (its hand-written agent,
-    # az's warm start: Moon River's heuristic, Kingdomino's greedy) plays in the core first; the
-    # network learns az's warm-start losses on them (each position's value, and the softmax of
-    # its moves' afterstate values / tau towards the teacher's move) before PPO begins, inside
-    # the run's budget (0: PPO from the random weights alone)
-    teacher_epochs: float = 2.0  # passes over the teacher's positions
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -508,10 +500,6 @@ CORE_EXPLORE = 1 << 30
 """Core rollouts: every decision of a game is drawn from the policy (the core's ``explore``)."""
 
 
-TEACHER_BATCH = 512
-"""``--teacher-games``: the warm start's batch (az's ``train.batch_size``)."""
-
-
 TAU_FLOOR = 0.02
 """The least tau the core rollouts' policy learns: below it one value step swings the logits
 (value / tau) past what the clipped objective holds (measured: Moon River 2p at tau 0.012, an
@@ -608,39 +596,6 @@ class CoreLearner:
         first = (a.seed << 40) + update_i * a.num_games
         return play_threads(self.template, net, range(first, first + a.num_games), play,
                             threads, features=a.features)  # fmt: skip
-
-    def warm_start(self, opt: torch.optim.Optimizer) -> dict[str, float]:
-        """``--teacher-games``: the game's teacher (its ``az_teacher`` hook) plays that many
-        games in the core, with az's warm-start shares of its decisions kept
-        (``training/configs/az_default.toml``'s ``[warmstart]``), and the network learns az's
-        losses on them for ``--teacher-epochs`` passes (:func:`training.az.learner.train_steps`:
-        each position's value towards its TD(lambda) return, and the softmax of its moves'
-        afterstate values / ``--tau`` towards the teacher's move). The games' seeds are apart
-        from the self-play ones. Returns the mean losses and the games' counts."""
-        a = self.args
-        hook = self.spec.entry.hook("az_teacher")
-        if hook is None:
-            raise ValueError(f"--teacher-games: {self.spec.text} has no teacher (az_teacher)")
-        _, weights = hook()
-        ws = load_az_config()["warmstart"]
-        play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=a.tau).as_tuple(), 0,
-                            a.gae_lambda, ws["keep"], ws["afterstates"])  # fmt: skip
-        first = (a.seed << 40) + (1 << 39)  # above every self-play game's seed of the run
-        positions = play_threads(self.template, None, range(first, first + a.teacher_games),
-                                 play, a.threads, teacher=True, weights=weights,
-                                 features=a.features)  # fmt: skip
-        buffer = ReplayBuffer(len(positions))
-        buffer.add(positions)
-        batch = TEACHER_BATCH
-        steps = steps_for(len(positions), a.teacher_epochs, batch)
-        rng = np.random.default_rng((a.seed << 8) + 1)
-        torch.set_num_threads(a.threads)  # nothing plays beside these steps
-        try:
-            out = train_steps(self.net.az, opt, buffer, steps, batch, rng, LossWeights(tau=a.tau))
-        finally:
-            torch.set_num_threads(self.torch_threads)
-        return {**out, "games": float(positions.games), "positions": float(len(positions)),
-                "train_steps": float(steps)}  # fmt: skip
 
     def step(self, opt: torch.optim.Optimizer, rng: np.random.Generator, update_i: int):
         """One batch of ``num_games`` self-play games and its update: (decisions played, the
@@ -804,7 +759,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     args = learner.args
     opt = optimizer_for(learned(learner.net), args)
     step, update_i, spent = 0, 0, 0.0
-    warm_done = False  # --teacher-games: the warm start learned (saved in the checkpoints)
     latest = run_dir / "checkpoints" / "latest.pt"
     if resume:
         ck = torch.load(latest, map_location="cpu", weights_only=False)
@@ -815,7 +769,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             opt = optimizer_for(learner.net.parameters(), args)
             opt.load_state_dict(ck["optim"])
         step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
-        warm_done = bool(ck.get("warm_done", update_i > 0))
         rng.bit_generator.state = ck["rng"]
     write_text(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     writer = SummaryWriter(str(run_dir / "tb"))
@@ -839,7 +792,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
                 "update": update_i,
                 "seconds": time.perf_counter() - start,
                 "rng": rng.bit_generator.state,
-                "warm_done": warm_done,
                 "args": asdict(args),
             },
             latest,
@@ -856,21 +808,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
               flush=True)  # fmt: skip
 
     try:  # the TensorBoard events written so far reach the disk however the run ends
-        if args.teacher_games and not warm_done:
-            t0 = time.perf_counter()
-            print(f"warm start: {args.teacher_games:,} teacher games", flush=True)
-            warm = learner.warm_start(opt)
-            warm_done = True
-            for k, v in warm.items():
-                writer.add_scalar(f"warm_start/{k}", v, 0)
-            print(
-                f"warm start: {int(warm['positions']):,} positions, {int(warm['train_steps'])} "
-                f"steps, loss {warm['loss']:.3f}, {time.perf_counter() - t0:.0f} s",
-                flush=True,
-            )
-            save()
-            if args.eval_every:
-                run_eval()
         while progress() < 1.0:
             if args.anneal_lr:
                 opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
@@ -929,7 +866,7 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed", "teacher_games"):
+    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed"):
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
@@ -939,7 +876,7 @@ def check_args(args: Args) -> None:
               "target_kl": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
               "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
-              "opponent_share": (0.0, 1.0), "teacher_epochs": (1e-6, 1000.0)}  # fmt: skip
+              "opponent_share": (0.0, 1.0)}  # fmt: skip
     if not (args.dual_clip == 0 or 1 < args.dual_clip < float("inf")):
         raise ValueError(f"--dual-clip: expected 0 (off) or a number over 1, got {args.dual_clip}")
     for name, (low, high) in bounds.items():
@@ -975,10 +912,6 @@ def check_args(args: Args) -> None:
                              "played there); use --rollouts python")  # fmt: skip
         if args.opponent:
             raise ValueError("--opponent: core rollouts are self-play only (use --rollouts python)")
-        if args.teacher_games and parse_game(args.game).entry.hook("az_teacher") is None:
-            raise ValueError(f"--teacher-games: {args.game} has no teacher (az_teacher)")
-    elif args.teacher_games:
-        raise ValueError("--teacher-games: a warm start of the core rollouts (--rollouts core)")
         if args.reward != "win" or args.dense_reward or args.reward_scale != 1.0:
             raise ValueError(
                 "--reward, --dense-reward, --reward-scale: core rollouts learn the "
