@@ -154,7 +154,7 @@ def test_advantages_credit_dense_rewards_to_the_seat_that_received_them() -> Non
 
 
 def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = tmp_path / "run"
     argv = ["--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "256",
@@ -166,6 +166,9 @@ def test_a_short_run_checkpoints_resumes_and_saves_a_safe_model(
     assert summary["steps"] == 256 and summary["updates"] == 2
     assert json.loads((run / "args.json").read_text())["head"] == "afterstate"  # auto, resolved
     assert len(summary["evals"]) == 1 and 0.0 <= summary["evals"][0]["win_rate"] <= 1.0
+    ev = summary["evals"][0]  # the progress line gives the evaluation's points too
+    shown = f"over 2 games, {ev['mean_score']:.1f} points against {ev['opponent_score']:.1f}"
+    assert shown in capsys.readouterr().out
     assert (run / "tb").is_dir() and any((run / "tb").iterdir())
     with pytest.raises(SystemExit):  # the folder holds a run: a new one is refused
         ppo.main(argv)
@@ -497,13 +500,17 @@ def test_core_pg_coef_weighs_the_clipped_objective_and_tau_keeps_its_own_floor()
         ppo.check_args(replace(args, tau=0.1, tau_floor=0.2, total_steps=128))
 
 
-def test_core_separate_critic_learns_the_returns_and_the_policy_only_the_objective() -> None:
-    """``--critic separate``: the state values come from a second network, which alone learns
-    the returns; the policy's network moves only by the clipped objective (with its weight 0
-    and no entropy bonus it stays as it was), and at weight 1 it moves too. The critic is in
-    the saved state, so a resumed run keeps it."""
+@pytest.mark.parametrize("critic", ["separate", "afterstate"])
+def test_core_separate_critic_learns_the_returns_and_the_policy_only_the_objective(
+    critic: str,
+) -> None:
+    """``--critic separate`` and ``afterstate``: the values come from a second network, which
+    alone learns the returns (with ``afterstate``, the value of the move played too); the
+    policy's network moves only by the clipped objective (with its weight 0 and no entropy
+    bonus it stays as it was), and at weight 1 it moves too. The critic is in the saved
+    state, so a resumed run keeps it."""
     args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=8, hidden=8,
-                num_minibatches=1, threads=1, ent_coef=0.0, critic="separate",
+                num_minibatches=1, threads=1, ent_coef=0.0, critic=critic,
                 gae_lambda=1.0)  # fmt: skip
     for coef in (0.0, 1.0):
         torch.manual_seed(0)
@@ -511,18 +518,28 @@ def test_core_separate_critic_learns_the_returns_and_the_policy_only_the_objecti
         assert learner.net.critic is not None
         pos = learner.games(0, 1)
         actor = [p.detach().clone() for p in learner.net.az.parameters()]
-        critic = [p.detach().clone() for p in learner.net.critic.parameters()]
+        critic_before = [p.detach().clone() for p in learner.net.critic.parameters()]
         opt = torch.optim.Adam(ppo.learned(learner.net), lr=1e-2)
         stats = ppo.update_core(learner.net, opt, pos, learner.args, np.random.default_rng(0))
-        assert stats["after_v"] == 0.0 and stats["v"] > 0
+        assert (stats["after_v"] > 0) == (critic == "afterstate") and stats["v"] > 0
         now = zip(actor, learner.net.az.parameters(), strict=True)
         assert any(not torch.equal(a, b) for a, b in now) == (coef > 0)
-        now = zip(critic, learner.net.critic.parameters(), strict=True)
+        now = zip(critic_before, learner.net.critic.parameters(), strict=True)
         assert any(not torch.equal(a, b) for a, b in now)
     assert any(k.startswith("critic.") for k in learner.net.state_dict())
     again = ppo.CoreLearner(args)
     again.load(learner.model())
     assert torch.equal(again.net.critic.b1, learner.net.critic.b1)
+
+
+def test_the_afterstate_critics_advantage_is_the_move_against_the_policys_expectation() -> None:
+    """``--critic afterstate``: two positions (two moves, then three); the advantage is the
+    critic's value of the move played less the policy-weighted mean of its values there."""
+    q = torch.tensor([1.0, 0.0, 0.2, 0.4, 0.6])
+    probs = torch.tensor([0.25, 0.75, 0.5, 0.25, 0.25])
+    group = torch.tensor([0, 0, 1, 1, 1])
+    adv = ppo.move_advantage(q, probs.log(), torch.tensor([0, 4]), group, 2)
+    torch.testing.assert_close(adv, torch.tensor([0.75, 0.6 - 0.35]))
 
 
 def test_the_dual_clip_caps_a_bad_move_made_far_more_likely() -> None:

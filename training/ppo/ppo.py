@@ -735,8 +735,7 @@ def update_core(
         with torch.no_grad():
             aft = sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr))
             q_all = net.critic.value_of(aft)
-            base = torch.zeros(rows.size).index_add_(0, group, logp_all.exp() * q_all)
-            adv[rows] = (q_all[chosen] - base).numpy()
+            adv[rows] = move_advantage(q_all, logp_all, chosen, group, rows.size).numpy()
     stats: dict[str, list[float]] = {
         k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip", "kl_stops")
     }
@@ -802,6 +801,15 @@ def update_core(
     out["kl_stops"] = float(len(stats["kl_stops"]))  # 1.0 where the update ended early
     out["tau"] = net.tau
     return out
+
+
+def move_advantage(
+    q: torch.Tensor, logp: torch.Tensor, chosen: torch.Tensor, group: torch.Tensor, n: int
+) -> torch.Tensor:
+    """``--critic afterstate``: at each of ``n`` positions, the critic's value ``q`` of the
+    move played (``chosen``, an index into the afterstates) less its expectation under the
+    policy (``logp``: each afterstate's log-probability within its position ``group``)."""
+    return q[chosen] - torch.zeros(n, dtype=q.dtype).index_add_(0, group, logp.exp() * q)
 
 
 def chosen_rows(p: Positions, chosen: np.ndarray) -> Any:
