@@ -358,65 +358,6 @@ def test_core_rollouts_run_resume_and_save_an_az_model(tmp_path: Path, threads: 
         state.apply(a)
 
 
-def test_core_warm_start_learns_the_teachers_moves_once(tmp_path: Path) -> None:
-    """``--teacher-games``: the teacher's games in the core, then az's warm-start losses: the
-    raw policy then plays the heuristic's move far more often than the random weights did (0.21 -> 0.42 here) (on
-    positions of games no warm start played); a run checkpoints the warm start as done, and its
-    resume does not learn it again."""
-    from agents.registry import make_agent
-    from moonriver_env.moonriver.rules import GameConfig, new_game
-
-    args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=32, hidden=32,
-                threads=2, teacher_games=400, teacher_epochs=4.0, learning_rate=3e-3)  # fmt: skip
-    torch.manual_seed(0)
-    learner = ppo.CoreLearner(args)
-    teacher = make_agent("heuristic", seed=0, game="moonriver")
-    states = []
-    for seed in (11, 12, 13):
-        state = new_game(GameConfig(num_players=2), seed)
-        while not state.is_terminal and len(states) < 60 * (seed - 10):
-            if len(state.legal_action_list()) > 1:
-                states.append(state.clone())
-            state.apply(teacher.choose(state))
-
-    def agreement() -> float:
-        path = tmp_path / "m.pt"
-        learner.save_model(path)
-        raw = make_agent(f"az:path={path},sims=0", seed=0, game="moonriver")
-        return float(np.mean([raw.choose(s.clone()) == teacher.choose(s.clone()) for s in states]))
-
-    before = agreement()
-    opt = torch.optim.Adam(ppo.learned(learner.net), lr=args.learning_rate)
-    tau = learner.net.tau
-    out = learner.warm_start(opt)
-    after = agreement()
-    assert out["games"] == 400 and out["train_steps"] > 0 and np.isfinite(out["loss"])
-    assert learner.net.tau == tau  # the warm start teaches the values, not the temperature
-    assert after > before + 0.15, (before, after)
-
-    run = tmp_path / "run"
-    argv = [*CORE, "--game", "moonriver_2p_base", "--run-dir", str(run), "--total-steps", "1",
-            "--threads", "1", "--teacher-games", "8"]  # fmt: skip
-    assert ppo.main(argv) == 0
-    ck = torch.load(run / "checkpoints" / "latest.pt", weights_only=False)
-    assert ck["warm_done"] is True
-    calls: list[int] = []
-    real = ppo.CoreLearner.warm_start
-
-    def counted(self: ppo.CoreLearner, opt: torch.optim.Optimizer) -> dict[str, float]:
-        calls.append(1)
-        return real(self, opt)
-
-    more = list(argv)
-    more[more.index("--total-steps") + 1] = str(int(ck["step"]) + 1)
-    ppo.CoreLearner.warm_start = counted  # type: ignore[method-assign]
-    try:
-        assert ppo.main([*more, "--resume"]) == 0
-    finally:
-        ppo.CoreLearner.warm_start = real  # type: ignore[method-assign]
-    assert calls == []
-
-
 def test_core_updates_start_from_the_policy_that_played() -> None:
     """The games' recorded policy (the prior the core drew each move from) is the network's
     softmax over the recorded afterstates, so the update's old log-probability is the
@@ -471,75 +412,6 @@ def test_core_tau_keeps_its_floor_and_a_non_finite_step_is_refused() -> None:
         ppo.update_core(learner.net, opt, pos, args, np.random.default_rng(0))
     for a, b in zip(before, learner.net.parameters(), strict=True):
         assert torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num())
-
-
-def test_core_pg_coef_weighs_the_clipped_objective_and_tau_keeps_its_own_floor() -> None:
-    """``--pg-coef 0`` (and no entropy bonus): nothing reaches tau (only the clipped objective
-    and the entropy bonus do), while the values still learn; at 1 tau moves. ``--tau-floor``
-    is the least tau a step leaves, and a starting tau under it is a named error."""
-    args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=8, hidden=8,
-                num_minibatches=1, threads=1, ent_coef=0.0)  # fmt: skip
-    moved = {}
-    for coef in (0.0, 1.0):
-        torch.manual_seed(0)
-        learner = ppo.CoreLearner(replace(args, pg_coef=coef))
-        pos = learner.games(0, 1)
-        first = [p.detach().clone() for p in learner.net.az.parameters()]
-        opt = torch.optim.Adam(ppo.learned(learner.net), lr=1e-2)
-        tau = ppo.update_core(learner.net, opt, pos, learner.args, np.random.default_rng(0))["tau"]
-        moved[coef] = tau != pytest.approx(args.tau, rel=1e-6)
-        after = learner.net.az.parameters()
-        assert any(not torch.equal(a, b) for a, b in zip(first, after, strict=True))
-    assert moved == {0.0: False, 1.0: True}
-    low = ppo.CoreLearner(replace(args, tau_floor=0.005))
-    with torch.no_grad():
-        low.net.log_beta.fill_(10.0)
-    low.net.keep_tau()
-    assert low.net.tau == pytest.approx(0.005, rel=1e-5)
-    with pytest.raises(ValueError, match="--tau: expected a finite number in \\[0.2"):
-        ppo.check_args(replace(args, tau=0.1, tau_floor=0.2, total_steps=128))
-
-
-@pytest.mark.parametrize("critic", ["separate", "afterstate"])
-def test_core_separate_critic_learns_the_returns_and_the_policy_only_the_objective(
-    critic: str,
-) -> None:
-    """``--critic separate`` and ``afterstate``: the values come from a second network, which
-    alone learns the returns (with ``afterstate``, the value of the move played too); the
-    policy's network moves only by the clipped objective (with its weight 0 and no entropy
-    bonus it stays as it was), and at weight 1 it moves too. The critic is in the saved
-    state, so a resumed run keeps it."""
-    args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=8, hidden=8,
-                num_minibatches=1, threads=1, ent_coef=0.0, critic=critic,
-                gae_lambda=1.0)  # fmt: skip
-    for coef in (0.0, 1.0):
-        torch.manual_seed(0)
-        learner = ppo.CoreLearner(replace(args, pg_coef=coef))
-        assert learner.net.critic is not None
-        pos = learner.games(0, 1)
-        actor = [p.detach().clone() for p in learner.net.az.parameters()]
-        critic_before = [p.detach().clone() for p in learner.net.critic.parameters()]
-        opt = torch.optim.Adam(ppo.learned(learner.net), lr=1e-2)
-        stats = ppo.update_core(learner.net, opt, pos, learner.args, np.random.default_rng(0))
-        assert (stats["after_v"] > 0) == (critic == "afterstate") and stats["v"] > 0
-        now = zip(actor, learner.net.az.parameters(), strict=True)
-        assert any(not torch.equal(a, b) for a, b in now) == (coef > 0)
-        now = zip(critic_before, learner.net.critic.parameters(), strict=True)
-        assert any(not torch.equal(a, b) for a, b in now)
-    assert any(k.startswith("critic.") for k in learner.net.state_dict())
-    again = ppo.CoreLearner(args)
-    again.load(learner.model())
-    assert torch.equal(again.net.critic.b1, learner.net.critic.b1)
-
-
-def test_the_afterstate_critics_advantage_is_the_move_against_the_policys_expectation() -> None:
-    """``--critic afterstate``: two positions (two moves, then three); the advantage is the
-    critic's value of the move played less the policy-weighted mean of its values there."""
-    q = torch.tensor([1.0, 0.0, 0.2, 0.4, 0.6])
-    probs = torch.tensor([0.25, 0.75, 0.5, 0.25, 0.25])
-    group = torch.tensor([0, 0, 1, 1, 1])
-    adv = ppo.move_advantage(q, probs.log(), torch.tensor([0, 4]), group, 2)
-    torch.testing.assert_close(adv, torch.tensor([0.75, 0.6 - 0.35]))
 
 
 def test_the_dual_clip_caps_a_bad_move_made_far_more_likely() -> None:
@@ -624,14 +496,6 @@ def _digest(folder: Path) -> dict[str, bytes]:
         (["--rollouts", "core", "--dense-reward", "0.1"], "--reward, --dense-reward"),
         (["--rollouts", "core", "--value-share", "0"], "--value-share: expected a finite number"),
         (["--rollouts", "core", "--pg-share", "1.5"], "--pg-share: expected a finite number"),
-        (["--teacher-games", "10"], "--teacher-games: a warm start of the core rollouts"),
-        (["--rollouts", "core", "--teacher-games", "-1"], "--teacher-games: expected 0 or more"),
-        (["--rollouts", "core", "--teacher-epochs", "0"], "--teacher-epochs: expected a finite"),
-        (["--rollouts", "core", "--tau-floor", "0"], "--tau-floor: expected a finite number"),
-        (["--pg-coef", "-1"], "--pg-coef: expected a finite number"),
-        (["--rollouts", "core", "--critic", "both"], "--critic: expected shared or separate"),
-        (["--rollouts", "core", "--critic", "separate"], "--critic separate: needs --gae-lambda 1"),
-        (["--critic", "separate", "--gae-lambda", "1"], "--critic: a setting of the core rollouts"),
     ],
 )
 def test_a_bad_flag_is_a_named_error_with_exit_status_2_and_writes_nothing(

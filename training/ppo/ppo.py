@@ -82,21 +82,11 @@ from moonriver_env.games import (
 )
 from moonriver_env.opponents import make_opponent
 from moonriver_env.vector.env_batch import batched_game
-from training.az.config import load_az_config
 from training.az.evaluate import evaluate_model
-from training.az.learner import LossWeights, Stopped, overlapped, steps_for, train_steps
-from training.az.replay import ReplayBuffer
+from training.az.learner import Stopped, overlapped
 from training.az.selfplay import PlaySettings, Positions, native_template, play_threads
 from training.common.evaluation import evaluate_batched, vg_game_name_of
 from training.common.outputs import OutputError, RunLock
-
-CRITICS = ("shared", "separate", "afterstate")
-"""``--critic``: where the core rollouts' state values come from."""
-
-TAU_FLOOR = 0.02
-"""The least tau the core rollouts' policy learns: below it one value step swings the logits
-(value / tau) past what the clipped objective holds (measured: Moon River 2p at tau 0.012, an
-approximate KL of 4e19 and then NaN weights)."""
 
 
 @dataclass
@@ -118,7 +108,6 @@ class Args:
     num_minibatches: int = 4
     update_epochs: int = 2
     clip_coef: float = 0.2
-    pg_coef: float = 1.0  # the clipped objective's weight in the loss
     vf_coef: float = 0.5
     ent_coef: float = 0.01
     afterstate_value: float = 1.0  # the afterstate head: weight of the chosen afterstate's score
@@ -140,23 +129,12 @@ class Args:
     tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau), tau as it
     # starts with --learn-tau
     learn_tau: bool = True  # core rollouts: tau a parameter the clipped objective learns
-    tau_floor: float = TAU_FLOOR  # core rollouts: the least tau it learns
-    critic: str = "shared"  # core rollouts: the state values the advantages are taken from:
-    # "shared" (the policy's own network, which also learns the TD(lambda) returns) or
-    # "separate" (a second network of the same shape learns the returns; the policy's network
-    # learns from the clipped objective alone; needs --gae-lambda 1: the games' outcomes)
     dual_clip: float = 3.0  # core rollouts: a move whose advantage is negative has its term
     # capped at this times the advantage (dual-clip PPO), so a step that swung the logits far
     # cannot blow the objective up (0: off)
     target_kl: float = 0.2  # core rollouts: an update ends, that step not taken, at a minibatch
     # whose approximate KL from the weights the update began with (with --threads 2, one update
     # after those that played) passes this (0: never)
-    teacher_games: int = 0  # core rollouts: games the game's teacher (its hand-written agent,
-    # az's warm start: Moon River's heuristic, Kingdomino's greedy) plays in the core first; the
-    # network learns az's warm-start losses on them (each position's value, and the softmax of
-    # its moves' afterstate values / tau towards the teacher's move) before PPO begins, inside
-    # the run's budget (0: PPO from the random weights alone)
-    teacher_epochs: float = 2.0  # passes over the teacher's positions
     embed: int = 64  # the sparse layer's width
     hidden: int = 128  # the trunk's and the action embeddings' width
     seed: int = 1
@@ -421,7 +399,7 @@ def update(
             v_clipped = b.old_value + (value - b.old_value).clamp(-args.clip_coef, args.clip_coef)
             v_loss = 0.5 * torch.max((value - b.ret) ** 2, (v_clipped - b.ret) ** 2).mean()
             loss = (
-                args.pg_coef * pg.mean()
+                pg.mean()
                 + args.vf_coef * v_loss
                 - args.ent_coef * entropy.mean()
                 + args.afterstate_value * after_loss
@@ -522,8 +500,10 @@ CORE_EXPLORE = 1 << 30
 """Core rollouts: every decision of a game is drawn from the policy (the core's ``explore``)."""
 
 
-TEACHER_BATCH = 512
-"""``--teacher-games``: the warm start's batch (az's ``train.batch_size``)."""
+TAU_FLOOR = 0.02
+"""The least tau the core rollouts' policy learns: below it one value step swings the logits
+(value / tau) past what the clipped objective holds (measured: Moon River 2p at tau 0.012, an
+approximate KL of 4e19 and then NaN weights)."""
 
 
 def learned(net: nn.Module) -> list[nn.Parameter]:
@@ -544,13 +524,9 @@ class CorePolicy(nn.Module):
     position's afterstates are.
     A move's logit is its afterstate's value x beta."""
 
-    def __init__(
-        self, az: AzNet, tau: float, learn_tau: bool, floor: float = 0.0, critic: bool = False
-    ) -> None:
+    def __init__(self, az: AzNet, tau: float, learn_tau: bool) -> None:
         super().__init__()
         self.az = az
-        self.floor = floor or TAU_FLOOR
-        self.critic = AzNet(az.shape) if critic else None  # --critic separate
         self.log_beta = nn.Parameter(torch.tensor(-float(np.log(tau))), requires_grad=learn_tau)
 
     @property
@@ -559,9 +535,9 @@ class CorePolicy(nn.Module):
         return float(torch.exp(-self.log_beta.detach()))
 
     def keep_tau(self) -> None:
-        """Tau back to at least its floor (``--tau-floor``) after a step."""
+        """Tau back to at least :data:`TAU_FLOOR` (after a step)."""
         with torch.no_grad():
-            self.log_beta.clamp_(max=-float(np.log(self.floor)))
+            self.log_beta.clamp_(max=-float(np.log(TAU_FLOOR)))
 
     def load_state_dict(self, state: Any, strict: bool = True, assign: bool = False) -> Any:
         """A saved policy, or the network alone (a core run from before tau was learned:
@@ -604,8 +580,7 @@ class CoreLearner:
         self.spec = parse_game(args.game)
         self.template = native_template(self.spec)
         az = AzNet(NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features))
-        self.net = CorePolicy(az, args.tau, args.learn_tau, args.tau_floor,
-                              args.critic != "shared")  # fmt: skip
+        self.net = CorePolicy(az, args.tau, args.learn_tau)
         self.pending: tuple[int, Positions] | None = None  # the next update's games, if played
         self.torch_threads = max(1, args.threads - 1)  # one thread plays beside the update
 
@@ -621,41 +596,6 @@ class CoreLearner:
         first = (a.seed << 40) + update_i * a.num_games
         return play_threads(self.template, net, range(first, first + a.num_games), play,
                             threads, features=a.features)  # fmt: skip
-
-    def warm_start(self, opt: torch.optim.Optimizer) -> dict[str, float]:
-        """``--teacher-games``: the game's teacher (its ``az_teacher`` hook) plays that many
-        games in the core, with az's warm-start shares of its decisions kept
-        (``training/configs/az_default.toml``'s ``[warmstart]``), and the network learns az's
-        losses on them for ``--teacher-epochs`` passes (:func:`training.az.learner.train_steps`:
-        each position's value towards its TD(lambda) return, and the softmax of its moves'
-        afterstate values / ``--tau`` towards the teacher's move). The games' seeds are apart
-        from the self-play ones. Returns the mean losses and the games' counts."""
-        a = self.args
-        hook = self.spec.entry.hook("az_teacher")
-        if hook is None:
-            raise ValueError(f"--teacher-games: {self.spec.text} has no teacher (az_teacher)")
-        _, weights = hook()
-        ws = load_az_config()["warmstart"]
-        play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=a.tau).as_tuple(), 0,
-                            a.gae_lambda, ws["keep"], ws["afterstates"])  # fmt: skip
-        first = (a.seed << 40) + (1 << 39)  # above every self-play game's seed of the run
-        positions = play_threads(self.template, None, range(first, first + a.teacher_games),
-                                 play, a.threads, teacher=True, weights=weights,
-                                 features=a.features)  # fmt: skip
-        buffer = ReplayBuffer(len(positions))
-        buffer.add(positions)
-        batch = TEACHER_BATCH
-        steps = steps_for(len(positions), a.teacher_epochs, batch)
-        rng = np.random.default_rng((a.seed << 8) + 1)
-        torch.set_num_threads(a.threads)  # nothing plays beside these steps
-        try:
-            out = train_steps(self.net.az, opt, buffer, steps, batch, rng, LossWeights(tau=a.tau))
-        finally:
-            torch.set_num_threads(self.torch_threads)
-        if self.net.critic is not None:  # the critic starts from the teacher's values too
-            self.net.critic.load_state_dict(self.net.az.state_dict())
-        return {**out, "games": float(positions.games), "positions": float(len(positions)),
-                "train_steps": float(steps)}  # fmt: skip
 
     def step(self, opt: torch.optim.Optimizer, rng: np.random.Generator, update_i: int):
         """One batch of ``num_games`` self-play games and its update: (decisions played, the
@@ -722,20 +662,13 @@ def update_core(
     ``target_kl``."""
     n = len(p)
     counts = np.diff(p.aft_ptr)
-    critic = net.az if net.critic is None else net.critic
     with torch.no_grad():
-        value = critic.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr))).numpy()
+        value = net.az.value_of(sparse_batch(p.obs_idx, p.obs_val, np.diff(p.obs_ptr))).numpy()
         old_logp = np.full(n, np.nan, np.float32)
         if int(counts.sum()):
-            _, logp_all, chosen, rows, group = net.afterstates(p)
+            _, logp_all, chosen, rows, _ = net.afterstates(p)
             old_logp[rows] = logp_all[chosen].numpy()
     adv = (p.target - value).astype(np.float32)
-    if args.critic == "afterstate" and int(counts.sum()):  # the critic's value of each move
-        assert net.critic is not None
-        with torch.no_grad():
-            aft = sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr))
-            q_all = net.critic.value_of(aft)
-            adv[rows] = move_advantage(q_all, logp_all, chosen, group, rows.size).numpy()
     stats: dict[str, list[float]] = {
         k: [] for k in ("pg", "v", "after_v", "ent", "kl", "clip", "kl_stops")
     }
@@ -749,7 +682,7 @@ def update_core(
                 continue
             mb = np.sort(mb)
             b = p.take(mb)
-            v = critic.value_of(sparse_batch(b.obs_idx, b.obs_val, np.diff(b.obs_ptr)))
+            v = net.az.value_of(sparse_batch(b.obs_idx, b.obs_val, np.diff(b.obs_ptr)))
             v_loss = 0.5 * ((v - torch.from_numpy(b.target)) ** 2).mean()
             pg = ent = after = torch.zeros(())
             kl = clip = 0.0
@@ -763,11 +696,7 @@ def update_core(
                 pg = pg.mean()
                 ent = -torch.zeros(rows.size).index_add_(0, group, logp_all.exp() * logp_all).mean()
                 target = torch.from_numpy(b.target[rows])
-                if net.critic is None:  # the policy's scores are values too
-                    after = 0.5 * ((aft_value[chosen] - target) ** 2).mean()
-                elif args.critic == "afterstate":  # the critic's value of the move played
-                    played = chosen_rows(b, chosen.numpy())
-                    after = 0.5 * ((net.critic.value_of(played) - target) ** 2).mean()
+                after = 0.5 * ((aft_value[chosen] - target) ** 2).mean()
                 with torch.no_grad():
                     kl = float(((ratio - 1) - ratio.log()).mean())
                     clip = float(((ratio - 1).abs() > args.clip_coef).float().mean())
@@ -775,12 +704,7 @@ def update_core(
                     stats["kl_stops"].append(1.0)
                     stats["kl"].append(kl)  # logged: the KL that stopped it
                     break
-            loss = (
-                args.pg_coef * pg
-                + args.vf_coef * v_loss
-                - args.ent_coef * ent
-                + args.afterstate_value * after
-            )
+            loss = pg + args.vf_coef * v_loss - args.ent_coef * ent + args.afterstate_value * after
             opt.zero_grad(set_to_none=True)
             loss.backward()
             norm = nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
@@ -801,25 +725,6 @@ def update_core(
     out["kl_stops"] = float(len(stats["kl_stops"]))  # 1.0 where the update ended early
     out["tau"] = net.tau
     return out
-
-
-def move_advantage(
-    q: torch.Tensor, logp: torch.Tensor, chosen: torch.Tensor, group: torch.Tensor, n: int
-) -> torch.Tensor:
-    """``--critic afterstate``: at each of ``n`` positions, the critic's value ``q`` of the
-    move played (``chosen``, an index into the afterstates) less its expectation under the
-    policy (``logp``: each afterstate's log-probability within its position ``group``)."""
-    return q[chosen] - torch.zeros(n, dtype=q.dtype).index_add_(0, group, logp.exp() * q)
-
-
-def chosen_rows(p: Positions, chosen: np.ndarray) -> Any:
-    """The sparse batch of the afterstate rows ``chosen`` of ``p`` (indices into its
-    afterstates), in that order."""
-    starts, ends = p.aft_obs_ptr[chosen], p.aft_obs_ptr[chosen + 1]
-    lens = ends - starts
-    first = np.cumsum(np.concatenate(([0], lens[:-1])))
-    at = np.repeat(starts - first, lens) + np.arange(int(lens.sum()))
-    return sparse_batch(p.aft_idx[at], p.aft_val[at], lens)
 
 
 def clipped_objective(
@@ -854,7 +759,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
     args = learner.args
     opt = optimizer_for(learned(learner.net), args)
     step, update_i, spent = 0, 0, 0.0
-    warm_done = False  # --teacher-games: the warm start learned (saved in the checkpoints)
     latest = run_dir / "checkpoints" / "latest.pt"
     if resume:
         ck = torch.load(latest, map_location="cpu", weights_only=False)
@@ -865,7 +769,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
             opt = optimizer_for(learner.net.parameters(), args)
             opt.load_state_dict(ck["optim"])
         step, update_i, spent = ck["step"], ck["update"], ck["seconds"]
-        warm_done = bool(ck.get("warm_done", update_i > 0))
         rng.bit_generator.state = ck["rng"]
     write_text(run_dir / "args.json", json.dumps(asdict(args), indent=2))
     writer = SummaryWriter(str(run_dir / "tb"))
@@ -889,7 +792,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
                 "update": update_i,
                 "seconds": time.perf_counter() - start,
                 "rng": rng.bit_generator.state,
-                "warm_done": warm_done,
                 "args": asdict(args),
             },
             latest,
@@ -907,22 +809,6 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
               flush=True)  # fmt: skip
 
     try:  # the TensorBoard events written so far reach the disk however the run ends
-        if args.teacher_games and not warm_done:
-            assert isinstance(learner, CoreLearner)  # check_args: core rollouts only
-            t0 = time.perf_counter()
-            print(f"warm start: {args.teacher_games:,} teacher games", flush=True)
-            warm = learner.warm_start(opt)
-            warm_done = True
-            for k, v in warm.items():
-                writer.add_scalar(f"warm_start/{k}", v, 0)
-            print(
-                f"warm start: {int(warm['positions']):,} positions, {int(warm['train_steps'])} "
-                f"steps, loss {warm['loss']:.3f}, {time.perf_counter() - t0:.0f} s",
-                flush=True,
-            )
-            save()
-            if args.eval_every:
-                run_eval()
         while progress() < 1.0:
             if args.anneal_lr:
                 opt.param_groups[0]["lr"] = args.learning_rate * (1.0 - progress())
@@ -981,18 +867,17 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed", "teacher_games"):
+    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed"):
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    bounds = {"tau_floor": (1e-4, 1.0), "tau": (args.tau_floor, 100.0),
-              "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
+    bounds = {"tau": (TAU_FLOOR, 100.0), "value_share": (1e-6, 1.0), "pg_share": (0.0, 1.0),
               "learning_rate": (0.0, None), "minutes": (0.0, None), "dense_reward": (0.0, None),
               "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "clip_coef": (0.0, None),
-              "pg_coef": (0.0, None), "target_kl": (0.0, None),
+              "target_kl": (0.0, None),
               "vf_coef": (0.0, None), "ent_coef": (0.0, None), "afterstate_value": (0.0, None),
               "reward_scale": (0.0, None), "max_grad_norm": (0.0, None),
-              "opponent_share": (0.0, 1.0), "teacher_epochs": (1e-6, 1000.0)}  # fmt: skip
+              "opponent_share": (0.0, 1.0)}  # fmt: skip
     if not (args.dual_clip == 0 or 1 < args.dual_clip < float("inf")):
         raise ValueError(f"--dual-clip: expected 0 (off) or a number over 1, got {args.dual_clip}")
     for name, (low, high) in bounds.items():
@@ -1028,22 +913,11 @@ def check_args(args: Args) -> None:
                              "played there); use --rollouts python")  # fmt: skip
         if args.opponent:
             raise ValueError("--opponent: core rollouts are self-play only (use --rollouts python)")
-        if args.critic not in CRITICS:
-            raise ValueError(f"--critic: expected {' or '.join(CRITICS)}, got {args.critic!r}")
-        if args.critic != "shared" and args.gae_lambda != 1.0:
-            raise ValueError(f"--critic {args.critic}: needs --gae-lambda 1 (the core's returns run "
-                             "over the policy's scores, which are no values then)")  # fmt: skip
-        if args.teacher_games and parse_game(args.game).entry.hook("az_teacher") is None:
-            raise ValueError(f"--teacher-games: {args.game} has no teacher (az_teacher)")
         if args.reward != "win" or args.dense_reward or args.reward_scale != 1.0:
             raise ValueError(
                 "--reward, --dense-reward, --reward-scale: core rollouts learn the "
                 "core's outcome (az's: the share of the win and the points margin)"
             )
-    elif args.teacher_games:
-        raise ValueError("--teacher-games: a warm start of the core rollouts (--rollouts core)")
-    elif args.critic != "shared":
-        raise ValueError("--critic: a setting of the core rollouts (--rollouts core)")
     if args.head not in ("auto", *HEADS):
         raise ValueError(f"--head: expected auto, {' or '.join(HEADS)}, got {args.head!r}")
     if args.head == "afterstate" and not in_core(batched_game(args.game, num_games=1, seed=0)):
