@@ -803,10 +803,12 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
         res.update(step=step, seconds=time.perf_counter() - t0)
         evals.append(res)
         writer.add_scalar(f"eval/win_rate_vs_{args.eval_opponent}", res["win_rate"], step)
+        points = ""  # the python rollouts' batched evaluator counts no points (NaN)
+        if np.isfinite(res["mean_score"]) and np.isfinite(res["opponent_score"]):
+            points = f", {res['mean_score']:.1f} points against {res['opponent_score']:.1f}"
         print(f"  eval vs {args.eval_opponent}: {res['win_rate']:.3f} "
-              f"[{res['ci_low']:.3f}, {res['ci_high']:.3f}] over {args.eval_games} games, "
-              f"{res['mean_score']:.1f} points against {res['opponent_score']:.1f}",
-              flush=True)  # fmt: skip
+              f"[{res['ci_low']:.3f}, {res['ci_high']:.3f}] over {args.eval_games} games"
+              f"{points}", flush=True)  # fmt: skip
 
     try:  # the TensorBoard events written so far reach the disk however the run ends
         while progress() < 1.0:
