@@ -412,6 +412,10 @@ def test_explore_draws_the_first_moves_and_scores_only_those() -> None:
     opt = torch.optim.Adam(learner.net.parameters(), lr=1e-3)
     stats = ppo.update_core(learner.net, opt, pos, args, np.random.default_rng(0))
     assert np.isfinite(list(stats.values())).all() and stats["ent"] > 0
+    # the core rollouts split positions, not steps: more minibatches than --num-steps is fine
+    ppo.check_args(replace(args, num_minibatches=48, minutes=1.0))
+    with pytest.raises(ValueError, match="--num-minibatches: at most --num-steps"):
+        ppo.check_args(replace(args, rollouts="python", num_minibatches=48, minutes=1.0))
 
 
 def test_core_tau_keeps_its_floor_and_a_non_finite_step_is_refused() -> None:

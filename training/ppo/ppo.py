@@ -895,7 +895,7 @@ def check_args(args: Args) -> None:
             )
     if args.learning_rate <= 0:
         raise ValueError(f"--learning-rate: expected a positive number, got {args.learning_rate}")
-    if args.num_minibatches > args.num_steps:
+    if args.rollouts != "core" and args.num_minibatches > args.num_steps:
         raise ValueError(f"--num-minibatches: at most --num-steps ({args.num_steps}) "
                          f"(a minibatch is whole steps), got {args.num_minibatches}")  # fmt: skip
     if not args.total_steps and not args.minutes:
