@@ -302,12 +302,7 @@ int lr_selfplay(const lr_game *g, const lr_net *net, int games, uint64_t seed,
             int64_t row = -1;
             if (r->count > 1 && mr_random(&rng) < s->keep) {
                 int o = observer(seat, g->n, &rng);
-                /* the raw policy's self-play with a greedy tail (k 0, explore > 0: the
-                 * reference PPO's --explore) keeps afterstates only where the move was drawn
-                 * from the policy: the clipped objective scores sampled moves alone */
-                int drawn = s->teacher || s->search.k > 0 || s->explore == 0 ||
-                            decisions_played < s->explore;
-                int with_after = o == seat && mr_random(&rng) < s->afterstates && drawn;
+                int with_after = o == seat && mr_random(&rng) < s->afterstates;
                 const float *pi = o == seat ? r->pi : none;
                 int chosen = -1;
                 for (int i = 0; o == seat && i < r->count; i++) {

@@ -205,9 +205,7 @@ typedef struct {
     int explore;       /* decisions of a game drawn from pi; argmax afterwards */
     float lambda;      /* TD(lambda) over each seat's search values */
     float keep;        /* share of the decisions recorded (drawn at random) */
-    float afterstates; /* share of the actor's recorded positions that keep their afterstates
-                          (with search.k 0, explore > 0 and no teacher: only among the
-                          decisions drawn from pi) */
+    float afterstates; /* share of the actor's recorded positions that keep their afterstates */
     float teacher_temp; /* the teacher's policy target: 0 its move (one-hot), else the softmax
                            of its values / teacher_temp */
     unsigned mark;      /* lr_interrupts() when the call began: a later interrupt stops it */

@@ -348,36 +348,6 @@ def test_sampled_moves_are_recorded(key: str, nets: dict[str, Any]) -> None:
     assert hits >= 0.8 * sample.size
 
 
-@pytest.mark.parametrize("key", SPECS)
-def test_a_greedy_tail_keeps_afterstates_only_where_moves_were_drawn(
-    key: str, nets: dict[str, Any]
-) -> None:
-    """The raw policy's self-play with ``explore`` decisions drawn and the rest the argmax (the
-    reference PPO's ``--explore``): every actor row among a game's first ``explore`` decisions
-    keeps its afterstates (``afterstates = 1``), no later row does, and the later actor rows
-    still record the move played. Rows are decisions with a choice (``keep = 1``), so a row's
-    index within its game is at most its decision's."""
-    spec, net, explore = SPECS[key], nets[key], 12
-    settings = SearchSettings(k=0).as_tuple()
-    out = selfplay(key, net, 3, 42, explore=explore, afterstates=1.0, settings=settings)
-    a = check_consistent(spec, out, 3)
-    actor = ~np.isnan(a["pi"][a["legal_off"][:-1]])
-    with_aft = np.diff(a["aft_off"]) > 0
-    first = np.searchsorted(a["game"], a["game"], side="left")
-    index = np.arange(a["game"].size) - first  # each row's place among its game's rows
-    assert np.all(index[with_aft] < explore) and with_aft.any()
-    late = actor & (index >= explore)
-    assert late.sum() > 20 and not with_aft[late].any()
-    assert np.all(a["chosen"][late] >= 0)
-    # the decisions before the first forced move are rows one for one: those actor rows all
-    # keep their afterstates
-    assert with_aft[actor & (index < 2)].all()
-    everywhere = selfplay(key, net, 3, 42, explore=1 << 30, afterstates=1.0, settings=settings)
-    b = arrays(everywhere)
-    b_actor = ~np.isnan(b["pi"][b["legal_off"][:-1]])
-    assert np.array_equal(np.diff(b["aft_off"]) > 0, b_actor)  # every actor row when all drawn
-
-
 def test_a_shard_from_before_the_move_was_recorded_reads_as_none(nets: dict[str, Any]) -> None:
     """Positions saved without ``chosen`` (an older replay shard) read back with -1 at every
     row; a ``chosen`` out of its row's legal actions is refused."""

@@ -129,9 +129,6 @@ class Args:
     tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau), tau as it
     # starts with --learn-tau
     learn_tau: bool = True  # core rollouts: tau a parameter the clipped objective learns
-    explore: int = 0  # core rollouts: the first decisions of a game drawn from the policy, the
-    # rest its most likely move (az's self-play); the clipped objective is taken on the drawn
-    # moves alone, the values learn from every decision (0: every decision drawn)
     dual_clip: float = 3.0  # core rollouts: a move whose advantage is negative has its term
     # capped at this times the advantage (dual-clip PPO), so a step that swung the logits far
     # cannot blow the objective up (0: off)
@@ -594,9 +591,8 @@ class CoreLearner:
         policy as it is now, or by ``played_by`` (the core's copy of the weights and tau)."""
         a = self.args
         net, tau = played_by or (self.net.az.native(), self.net.tau)
-        play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(),
-                            a.explore or CORE_EXPLORE, a.gae_lambda, a.value_share,
-                            a.pg_share)  # fmt: skip
+        play = PlaySettings(SearchSettings(k=0, r=0, depth=0, tau=tau).as_tuple(), CORE_EXPLORE,
+                            a.gae_lambda, a.value_share, a.pg_share)  # fmt: skip
         first = (a.seed << 40) + update_i * a.num_games
         return play_threads(self.template, net, range(first, first + a.num_games), play,
                             threads, features=a.features)  # fmt: skip
@@ -873,7 +869,7 @@ def check_args(args: Args) -> None:
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')}: expected a positive integer, "
                              f"got {getattr(args, name)}")  # fmt: skip
-    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed", "explore"):
+    for name in ("total_steps", "save_every", "eval_every", "seed", "eval_seed"):
         if getattr(args, name) < 0:
             raise ValueError(f"--{name.replace('_', '-')}: expected 0 or more, "
                              f"got {getattr(args, name)}")  # fmt: skip
@@ -924,10 +920,6 @@ def check_args(args: Args) -> None:
                 "--reward, --dense-reward, --reward-scale: core rollouts learn the "
                 "core's outcome (az's: the share of the win and the points margin)"
             )
-    if args.explore and args.rollouts != "core":
-        raise ValueError("--explore: a setting of the core rollouts (--rollouts core)")
-    if args.explore > CORE_EXPLORE:
-        raise ValueError(f"--explore: at most {CORE_EXPLORE}, got {args.explore}")
     if args.head not in ("auto", *HEADS):
         raise ValueError(f"--head: expected auto, {' or '.join(HEADS)}, got {args.head!r}")
     if args.head == "afterstate" and not in_core(batched_game(args.game, num_games=1, seed=0)):
