@@ -665,3 +665,25 @@ def test_ppo_path_tells_an_az_file_from_other_models(tmp_path: Path) -> None:
     torch.save({"format": "something else"}, tmp_path / "other.pt")
     assert reference_ppo_agent(tmp_path / "other.pt") is None
     assert reference_ppo_agent(tmp_path / "missing.pt") is None
+
+
+def test_value_scale_keeps_the_logits_and_scales_their_gradient_into_the_values() -> None:
+    """``--value-scale``: the same policy (logits value x beta), but the objective's gradient
+    reaches each afterstate value once, not beta times; tau's gradient is unchanged."""
+    args = Args(game="moonriver_2p_base", rollouts="core", num_games=2, embed=8, hidden=8,
+                num_minibatches=1, threads=1)  # fmt: skip
+    torch.manual_seed(0)
+    learner = ppo.CoreLearner(args)
+    pos = learner.games(0, 1)
+    grads = []
+    for scaled in (False, True):
+        learner.net.value_scale = scaled
+        learner.net.zero_grad(set_to_none=True)
+        _, logp_all, chosen, _, _ = learner.net.afterstates(pos)
+        logp_all[chosen].sum().backward()
+        grads.append((logp_all.detach().clone(), learner.net.az.value.bias.grad.clone(),
+                      learner.net.log_beta.grad.clone()))  # fmt: skip
+    (lp0, gv0, gb0), (lp1, gv1, gb1) = grads
+    assert torch.allclose(lp0, lp1) and torch.allclose(gb0, gb1)
+    beta = 1.0 / learner.net.tau
+    assert float(gv0.abs().sum()) > 0 and torch.allclose(gv1 * beta, gv0, rtol=1e-4, atol=1e-6)

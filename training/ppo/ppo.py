@@ -129,6 +129,9 @@ class Args:
     tau: float = 0.1  # core rollouts: the policy is softmax(afterstate value / tau), tau as it
     # starts with --learn-tau
     learn_tau: bool = True  # core rollouts: tau a parameter the clipped objective learns
+    value_scale: bool = False  # core rollouts: the clipped objective and the entropy bonus move
+    # the afterstate values at the value's scale (a logit's gradient reaches its value once, not
+    # beta = 1 / tau times), so that they do not outweigh the values' TD regression
     dual_clip: float = 3.0  # core rollouts: a move whose advantage is negative has its term
     # capped at this times the advantage (dual-clip PPO), so a step that swung the logits far
     # cannot blow the objective up (0: off)
@@ -528,6 +531,7 @@ class CorePolicy(nn.Module):
         super().__init__()
         self.az = az
         self.log_beta = nn.Parameter(torch.tensor(-float(np.log(tau))), requires_grad=learn_tau)
+        self.value_scale = False  # the logits' gradient reaches the values once (Args.value_scale)
 
     @property
     def tau(self) -> float:
@@ -560,7 +564,11 @@ class CorePolicy(nn.Module):
         if np.any(p.chosen[rows] < 0):
             raise ValueError("positions: an afterstate row without the move played")
         value = self.az.value_of(sparse_batch(p.aft_idx, p.aft_val, np.diff(p.aft_obs_ptr)))
-        logits = value * self.log_beta.exp()
+        beta = self.log_beta.exp()
+        if self.value_scale:  # the same logits; d logit / d value = 1 instead of beta
+            logits = value.detach() * beta + (value - value.detach())
+        else:
+            logits = value * beta
         group = torch.from_numpy(np.repeat(np.arange(rows.size), counts[rows]))
         logp_all = segment_log_softmax(logits, group, rows.size)
         starts = np.concatenate(([0], np.cumsum(counts[rows])[:-1]))
@@ -581,6 +589,7 @@ class CoreLearner:
         self.template = native_template(self.spec)
         az = AzNet(NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features))
         self.net = CorePolicy(az, args.tau, args.learn_tau)
+        self.net.value_scale = args.value_scale
         self.pending: tuple[int, Positions] | None = None  # the next update's games, if played
         self.torch_threads = max(1, args.threads - 1)  # one thread plays beside the update
 
