@@ -4,6 +4,7 @@ without running code."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import subprocess
@@ -548,6 +549,45 @@ def test_resume_refuses_to_change_the_run_and_writes_nothing(
     assert exit_info.value.code == 2
     assert named in capsys.readouterr().err
     assert _digest(finished_run) == before
+
+
+@pytest.mark.parametrize(("retired", "value", "refused"),
+                         [("pg_coef", 0.1, True), ("explore", 30, True), ("pg_coef", 1.0, False),
+                          ("no_such_setting", 1, True)])  # fmt: skip
+def test_resume_refuses_a_run_saved_with_a_setting_this_version_lacks(
+    tmp_path: Path, retired: str, value: object, refused: bool
+) -> None:
+    """A run saved by a version with a setting this one lacks resumes only where that setting
+    held the value at which the run trains as this version does; otherwise the refusal names
+    it (it is not silently dropped)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_with_args(tmp_path), run)
+    saved = json.loads((run / "args.json").read_text())
+    (run / "args.json").write_text(json.dumps({**saved, retired: value}))
+    flag = "--" + retired.replace("_", "-")
+    if refused:
+        with pytest.raises(ValueError, match=f"--resume: the run was saved with {flag} "):
+            ppo.resumed_args(run, {}, None)
+    else:
+        assert ppo.resumed_args(run, {}, None) == Args(**saved)
+
+
+def run_with_args(tmp_path: Path) -> Path:
+    """A folder as a run leaves it, for :func:`ppo.resumed_args`: its settings and a
+    checkpoint file."""
+    run = tmp_path / "saved"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "checkpoints" / "latest.pt").write_bytes(b"")
+    args = Args(game="moonriver_2p_base", rollouts="core", minutes=1.0)
+    (run / "args.json").write_text(json.dumps(dataclasses.asdict(args)))
+    return run
+
+
+def test_an_unknown_rollouts_is_named_before_the_minibatch_bound() -> None:
+    with pytest.raises(ValueError, match="--rollouts: expected python or core, got 'gpu'"):
+        ppo.check_args(Args(rollouts="gpu", num_minibatches=48, minutes=1.0))
 
 
 def test_resume_without_a_run_is_a_named_error(

@@ -864,6 +864,12 @@ def train(args: Args, run_dir: Path, resume: bool = False) -> dict[str, Any]:
 ROLLOUTS = ("python", "core")
 """Where a run's games are played (``--rollouts``; :class:`PythonLearner`, :class:`CoreLearner`)."""
 
+RETIRED: dict[str, Any] = {"pg_coef": 1.0, "tau_floor": TAU_FLOOR, "critic": "shared",
+                           "teacher_games": 0, "explore": 0}  # fmt: skip
+"""Settings that earlier versions had and this one does not, each with the value at which a run
+saved with it trains as this version does: a run saved with another value is refused on
+``--resume`` rather than continued without it."""
+
 RESUMABLE = ("total_steps", "minutes", "threads", "save_every", "eval_every", "eval_opponent",
              "eval_games")  # fmt: skip
 """The settings a ``--resume`` may change (the budget and how the run reports); the others
@@ -900,6 +906,8 @@ def check_args(args: Args) -> None:
             )
     if args.learning_rate <= 0:
         raise ValueError(f"--learning-rate: expected a positive number, got {args.learning_rate}")
+    if args.rollouts not in ROLLOUTS:
+        raise ValueError(f"--rollouts: expected {' or '.join(ROLLOUTS)}, got {args.rollouts!r}")
     if args.rollouts != "core" and args.num_minibatches > args.num_steps:
         raise ValueError(f"--num-minibatches: at most --num-steps ({args.num_steps}) "
                          f"(a minibatch is whole steps), got {args.num_minibatches}")  # fmt: skip
@@ -916,8 +924,6 @@ def check_args(args: Args) -> None:
                 raise ValueError(f"{flag}: {exc}") from None
     if not args.eval_opponent:
         raise ValueError("--eval-opponent: expected an agent spec, got ''")
-    if args.rollouts not in ROLLOUTS:
-        raise ValueError(f"--rollouts: expected {' or '.join(ROLLOUTS)}, got {args.rollouts!r}")
     if args.rollouts == "core":
         if parse_game(args.game).entry.hook("native_state") is None:
             raise ValueError(f"--rollouts core: {args.game} has no native core (its games are "
@@ -1042,9 +1048,17 @@ def resumed_args(run_dir: Path, given: dict[str, Any], game: str | None) -> Args
         saved.setdefault("learn_tau", False)  # a core run from before tau was learned: fixed
         saved.setdefault("dual_clip", 0.0)  # a run from before these: its update as it was
         saved.setdefault("target_kl", 0.0)
-        args = Args(**{k: v for k, v in saved.items() if k in {f.name for f in fields(Args)}})
+        known = {f.name for f in fields(Args)}
+        args = Args(**{k: v for k, v in saved.items() if k in known})
     except (OSError, ValueError, TypeError) as exc:
         raise ValueError(f"--resume: {run_dir / 'args.json'} is unreadable ({exc})") from None
+    for name in sorted(set(saved) - known):
+        if name not in RETIRED or saved[name] != RETIRED[name]:
+            raise ValueError(
+                f"--resume: the run was saved with --{name.replace('_', '-')} "
+                f"{saved[name]!r}, a setting this version does not have (docs/ppo.md says "
+                "what it measured); it cannot continue as it was"
+            )
     if game is not None and parse_game(game) != parse_game(args.game):
         raise ValueError(f"--game: the run plays {args.game}; it cannot change on --resume")
     for name, value in given.items():
