@@ -865,7 +865,7 @@ ROLLOUTS = ("python", "core")
 """Where a run's games are played (``--rollouts``; :class:`PythonLearner`, :class:`CoreLearner`)."""
 
 RETIRED: dict[str, Any] = {"pg_coef": 1.0, "tau_floor": TAU_FLOOR, "critic": "shared",
-                           "teacher_games": 0, "explore": 0}  # fmt: skip
+                           "teacher_games": 0, "teacher_epochs": 2.0, "explore": 0}  # fmt: skip
 """Settings that earlier versions had and this one does not, each with the value at which a run
 saved with it trains as this version does: a run saved with another value is refused on
 ``--resume`` rather than continued without it."""
@@ -924,6 +924,9 @@ def check_args(args: Args) -> None:
                 raise ValueError(f"{flag}: {exc}") from None
     if not args.eval_opponent:
         raise ValueError("--eval-opponent: expected an agent spec, got ''")
+    if args.value_scale and args.rollouts != "core":
+        raise ValueError("--value-scale: core rollouts only (their policy is the afterstate "
+                         "values x beta)")  # fmt: skip
     if args.rollouts == "core":
         if parse_game(args.game).entry.hook("native_state") is None:
             raise ValueError(f"--rollouts core: {args.game} has no native core (its games are "
@@ -1054,10 +1057,11 @@ def resumed_args(run_dir: Path, given: dict[str, Any], game: str | None) -> Args
         raise ValueError(f"--resume: {run_dir / 'args.json'} is unreadable ({exc})") from None
     for name in sorted(set(saved) - known):
         if name not in RETIRED or saved[name] != RETIRED[name]:
+            where = " (docs/ppo.md says what it measured)" if name in RETIRED else ""
             raise ValueError(
                 f"--resume: the run was saved with --{name.replace('_', '-')} "
-                f"{saved[name]!r}, a setting this version does not have (docs/ppo.md says "
-                "what it measured); it cannot continue as it was"
+                f"{saved[name]!r}, a setting this version does not have{where}; it cannot "
+                "continue as it was"
             )
     if game is not None and parse_game(game) != parse_game(args.game):
         raise ValueError(f"--game: the run plays {args.game}; it cannot change on --resume")
