@@ -527,11 +527,11 @@ class CorePolicy(nn.Module):
     position's afterstates are.
     A move's logit is its afterstate's value x beta."""
 
-    def __init__(self, az: AzNet, tau: float, learn_tau: bool) -> None:
+    def __init__(self, az: AzNet, tau: float, learn_tau: bool, value_scale: bool = False) -> None:
         super().__init__()
         self.az = az
         self.log_beta = nn.Parameter(torch.tensor(-float(np.log(tau))), requires_grad=learn_tau)
-        self.value_scale = False  # the logits' gradient reaches the values once (Args.value_scale)
+        self.value_scale = value_scale  # the logits' gradient reaches the values once
 
     @property
     def tau(self) -> float:
@@ -588,8 +588,7 @@ class CoreLearner:
         self.spec = parse_game(args.game)
         self.template = native_template(self.spec)
         az = AzNet(NetShape.for_game(self.spec, args.embed, args.hidden, features=args.features))
-        self.net = CorePolicy(az, args.tau, args.learn_tau)
-        self.net.value_scale = args.value_scale
+        self.net = CorePolicy(az, args.tau, args.learn_tau, args.value_scale)
         self.pending: tuple[int, Positions] | None = None  # the next update's games, if played
         self.torch_threads = max(1, args.threads - 1)  # one thread plays beside the update
 
